@@ -1,0 +1,239 @@
+/* Directories, atomic replacement, whole-file reads and advisory locks. */
+#include <dirent.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "test_support.h"
+
+static int make_dir(void** state) {
+  *state = test_temp_dir_create();
+  return 0;
+}
+
+static int remove_dir(void** state) {
+  test_temp_dir_remove(*state);
+  return 0;
+}
+
+static size_t count_entries(const char* dir) {
+  DIR* handle = opendir(dir);
+  assert_non_null(handle);
+  size_t count = 0;
+  for (struct dirent* e; (e = readdir(handle));) {
+    if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) count++;
+  }
+  closedir(handle);
+  return count;
+}
+
+static void test_dir_create_all(void** state) {
+  const char* dir = *state;
+  char* nested = test_strdup_printf("%s/x//y/z/", dir);
+  assert_ok(hrx_dir_create_all(nested, 0755));
+  assert_ok(hrx_dir_create_all(nested, 0755));
+  struct stat info;
+  assert_int_equal(stat(nested, &info), 0);
+  assert_true(S_ISDIR(info.st_mode));
+  char* file = test_strdup_printf("%s/plain", dir);
+  test_write_file(file, "x", 1);
+  assert_status_code(hrx_dir_create_all(file, 0755),
+                     HRX_STATUS_ALREADY_EXISTS);
+  char* below = test_strdup_printf("%s/plain/child", dir);
+  assert_status_code(hrx_dir_create_all(below, 0755),
+                     HRX_STATUS_ALREADY_EXISTS);
+  assert_status_code(hrx_dir_create_all("", 0755),
+                     HRX_STATUS_INVALID_ARGUMENT);
+  free(below);
+  free(file);
+  free(nested);
+}
+
+static void test_atomic_write_replaces(void** state) {
+  const char* dir = *state;
+  char* path = test_strdup_printf("%s/data.json", dir);
+  assert_ok(hrx_file_write_atomic(path, "old", 3, 0640));
+  assert_ok(hrx_file_write_atomic(path, "new contents", 12, 0600));
+  void* data = NULL;
+  size_t length = 0;
+  assert_ok(hrx_file_read_all(hrx_allocator_system(), path, 1024, &data,
+                              &length));
+  assert_int_equal(length, 12);
+  assert_string_equal(data, "new contents");
+  free(data);
+  struct stat info;
+  assert_int_equal(stat(path, &info), 0);
+  assert_int_equal(info.st_mode & 0777, 0600);
+  /* No temporaries are left behind. */
+  assert_int_equal(count_entries(dir), 1);
+  /* Empty content is a valid file. */
+  assert_ok(hrx_file_write_atomic(path, NULL, 0, 0600));
+  assert_int_equal(stat(path, &info), 0);
+  assert_int_equal(info.st_size, 0);
+  free(path);
+}
+
+static void test_atomic_write_failures_leave_nothing(void** state) {
+  const char* dir = *state;
+  char* missing = test_strdup_printf("%s/no/such/dir/file", dir);
+  assert_status_code(hrx_file_write_atomic(missing, "x", 1, 0600),
+                     HRX_STATUS_NOT_FOUND);
+  /* Renaming over a directory fails; the temporary is cleaned up. */
+  char* sub = test_strdup_printf("%s/sub", dir);
+  assert_ok(hrx_dir_create_all(sub, 0755));
+  hrx_status_t status = hrx_file_write_atomic(sub, "x", 1, 0600);
+  assert_true(status != HRX_OK);
+  hrx_status_free(status);
+  assert_int_equal(count_entries(dir), 1);
+  assert_status_code(hrx_file_write_atomic("", "x", 1, 0600),
+                     HRX_STATUS_INVALID_ARGUMENT);
+  free(sub);
+  free(missing);
+}
+
+static void test_read_all_limits(void** state) {
+  const char* dir = *state;
+  char* path = test_strdup_printf("%s/ten", dir);
+  test_write_file(path, "0123456789", 10);
+  void* data = (void*)1;
+  size_t length = 7;
+  assert_status_code(
+      hrx_file_read_all(hrx_allocator_system(), path, 9, &data, &length),
+      HRX_STATUS_OUT_OF_RANGE);
+  assert_null(data);
+  assert_int_equal(length, 0);
+  assert_status_code(
+      hrx_file_read_all(hrx_allocator_system(), dir, 100, &data, &length),
+      HRX_STATUS_INVALID_ARGUMENT);
+  char* missing = test_strdup_printf("%s/missing", dir);
+  assert_status_code(
+      hrx_file_read_all(hrx_allocator_system(), missing, 100, &data, &length),
+      HRX_STATUS_NOT_FOUND);
+  test_allocator_t counts = {.fail_at = 1};
+  assert_status_code(
+      hrx_file_read_all(test_allocator(&counts), path, 100, &data, &length),
+      HRX_STATUS_RESOURCE_EXHAUSTED);
+  assert_int_equal(counts.live, 0);
+  free(missing);
+  free(path);
+}
+
+static void test_lock_exclusion(void** state) {
+  const char* dir = *state;
+  char* path = test_strdup_printf("%s/lock", dir);
+  hrx_file_lock_t a;
+  hrx_file_lock_t b;
+  assert_ok(hrx_file_lock_acquire(path, HRX_LOCK_EXCLUSIVE, &a));
+  assert_status_code(hrx_file_lock_try_acquire(path, HRX_LOCK_SHARED, &b),
+                     HRX_STATUS_BUSY);
+  assert_int_equal(b.fd, -1);
+  hrx_file_lock_release(&a);
+  hrx_file_lock_release(&a); /* second release is a no-op */
+  assert_ok(hrx_file_lock_try_acquire(path, HRX_LOCK_SHARED, &a));
+  assert_ok(hrx_file_lock_try_acquire(path, HRX_LOCK_SHARED, &b));
+  hrx_file_lock_t c;
+  assert_status_code(hrx_file_lock_try_acquire(path, HRX_LOCK_EXCLUSIVE, &c),
+                     HRX_STATUS_BUSY);
+  hrx_file_lock_release(&a);
+  hrx_file_lock_release(&b);
+  assert_status_code(
+      hrx_file_lock_try_acquire(path, (hrx_lock_mode_t)7, &c),
+      HRX_STATUS_INVALID_ARGUMENT);
+  char* bad = test_strdup_printf("%s/missing/lock", dir);
+  assert_status_code(hrx_file_lock_acquire(bad, HRX_LOCK_EXCLUSIVE, &c),
+                     HRX_STATUS_NOT_FOUND);
+  free(bad);
+  free(path);
+}
+
+static void test_lock_across_processes(void** state) {
+  const char* dir = *state;
+  char* path = test_strdup_printf("%s/lock", dir);
+  int ready[2];
+  int done[2];
+  assert_int_equal(pipe(ready), 0);
+  assert_int_equal(pipe(done), 0);
+  pid_t child = fork();
+  assert_true(child >= 0);
+  if (child == 0) {
+    hrx_file_lock_t held;
+    hrx_status_t status =
+        hrx_file_lock_acquire(path, HRX_LOCK_EXCLUSIVE, &held);
+    char byte = status == HRX_OK ? 'y' : 'n';
+    if (write(ready[1], &byte, 1) != 1) _exit(2);
+    if (read(done[0], &byte, 1) != 1) _exit(3);
+    free(path);
+    _exit(0); /* exiting drops the lock */
+  }
+  char byte = 0;
+  assert_int_equal(read(ready[0], &byte, 1), 1);
+  assert_int_equal(byte, 'y');
+  hrx_file_lock_t mine;
+  assert_status_code(hrx_file_lock_try_acquire(path, HRX_LOCK_EXCLUSIVE,
+                                               &mine),
+                     HRX_STATUS_BUSY);
+  assert_int_equal(write(done[1], "x", 1), 1);
+  int child_status = 0;
+  assert_int_equal(waitpid(child, &child_status, 0), child);
+  assert_true(WIFEXITED(child_status) && WEXITSTATUS(child_status) == 0);
+  assert_ok(hrx_file_lock_try_acquire(path, HRX_LOCK_EXCLUSIVE, &mine));
+  hrx_file_lock_release(&mine);
+  close(ready[0]);
+  close(ready[1]);
+  close(done[0]);
+  close(done[1]);
+  free(path);
+}
+
+typedef struct blocking_ctx_t {
+  const char* path;
+  hrx_file_lock_t lock;
+  hrx_status_t status;
+} blocking_ctx_t;
+
+static void* acquire_blocking(void* arg) {
+  blocking_ctx_t* ctx = arg;
+  ctx->status = hrx_file_lock_acquire(ctx->path, HRX_LOCK_EXCLUSIVE,
+                                      &ctx->lock);
+  return NULL;
+}
+
+static void test_blocking_acquire_waits(void** state) {
+  const char* dir = *state;
+  char* path = test_strdup_printf("%s/lock", dir);
+  hrx_file_lock_t first;
+  assert_ok(hrx_file_lock_acquire(path, HRX_LOCK_EXCLUSIVE, &first));
+  blocking_ctx_t ctx = {.path = path};
+  pthread_t thread;
+  assert_int_equal(pthread_create(&thread, NULL, acquire_blocking, &ctx), 0);
+  usleep(20000);
+  hrx_file_lock_release(&first);
+  pthread_join(thread, NULL);
+  assert_ok(ctx.status);
+  hrx_file_lock_release(&ctx.lock);
+  free(path);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_dir_create_all, make_dir,
+                                      remove_dir),
+      cmocka_unit_test_setup_teardown(test_atomic_write_replaces, make_dir,
+                                      remove_dir),
+      cmocka_unit_test_setup_teardown(test_atomic_write_failures_leave_nothing,
+                                      make_dir, remove_dir),
+      cmocka_unit_test_setup_teardown(test_read_all_limits, make_dir,
+                                      remove_dir),
+      cmocka_unit_test_setup_teardown(test_lock_exclusion, make_dir,
+                                      remove_dir),
+      cmocka_unit_test_setup_teardown(test_lock_across_processes, make_dir,
+                                      remove_dir),
+      cmocka_unit_test_setup_teardown(test_blocking_acquire_waits, make_dir,
+                                      remove_dir),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

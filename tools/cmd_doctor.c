@@ -1,0 +1,47 @@
+/* hrx doctor: what this installation sees. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hrx_cli.h"
+
+static void hrx_doctor_path(const char* label, hrx_status_t status,
+                            char* path, hrx_path_source_t source) {
+  if (status != HRX_OK) {
+    char text[1024];
+    hrx_status_format(status, text, sizeof(text));
+    printf("%-12s unavailable (%s)\n", label, text);
+    hrx_status_free(status);
+    return;
+  }
+  printf("%-12s %s (from %s)\n", label, path,
+         hrx_path_source_string(source));
+}
+
+int hrx_cmd_doctor(int argc, char** argv) {
+  if (argc > 1) {
+    return hrx_cli_usage_error("doctor", "unknown argument '%s'", argv[1]);
+  }
+  hrx_allocator_t allocator = hrx_allocator_system();
+  printf("libraries:\n");
+  printf("  %-12s %s\n", "hrx-core", hrx_core_version());
+
+  printf("paths:\n");
+  char* cache = NULL;
+  hrx_path_source_t source = HRX_PATH_SOURCE_XDG;
+  hrx_status_t status = hrx_path_cache_root(allocator, &cache, &source);
+  printf("  ");
+  hrx_doctor_path("cache root", status, cache, source);
+  char* runtime = NULL;
+  status = hrx_path_runtime_dir(allocator, &runtime, &source);
+  printf("  ");
+  hrx_doctor_path("runtime dir", status, runtime, source);
+  hrx_allocator_free(allocator, cache);
+  hrx_allocator_free(allocator, runtime);
+
+  printf("logging:\n  %-12s %s\n", "HRX_LOG",
+         hrx_log_level_string(hrx_logger_from_env().level));
+
+  printf("devices:\n  none found (no device layer is built yet)\n");
+  return HRX_EXIT_OK;
+}

@@ -1,0 +1,84 @@
+/* hrx: the HRX command-line tool. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "hrx_cli.h"
+
+static int hrx_cmd_help(int argc, char** argv);
+
+static const hrx_cli_command_t hrx_commands[] = {
+    {"doctor", "report libraries, cache and runtime paths, and devices",
+     hrx_cmd_doctor},
+    {"help", "show this help", hrx_cmd_help},
+};
+
+#define HRX_COMMAND_COUNT (sizeof(hrx_commands) / sizeof(hrx_commands[0]))
+
+static void hrx_print_usage(FILE* out) {
+  fprintf(out,
+          "usage: hrx [--version] [--help] <command> [<args>]\n"
+          "\n"
+          "commands:\n");
+  for (size_t i = 0; i < HRX_COMMAND_COUNT; ++i) {
+    fprintf(out, "  %-10s %s\n", hrx_commands[i].name,
+            hrx_commands[i].summary);
+  }
+  fprintf(out,
+          "\n"
+          "environment: HRX_LOG=debug|info|warn|error|off, XDG_CACHE_HOME, "
+          "XDG_RUNTIME_DIR\n");
+}
+
+static int hrx_cmd_help(int argc, char** argv) {
+  if (argc > 1) {
+    return hrx_cli_usage_error("help", "unexpected argument '%s'", argv[1]);
+  }
+  hrx_print_usage(stdout);
+  return HRX_EXIT_OK;
+}
+
+int hrx_cli_usage_error(const char* command, const char* format, ...) {
+  fprintf(stderr, "hrx: %s%s", command ? command : "", command ? ": " : "");
+  va_list args;
+  va_start(args, format);
+  vfprintf(stderr, format, args);
+  va_end(args);
+  fprintf(stderr, "\n(see 'hrx help')\n");
+  return HRX_EXIT_USAGE;
+}
+
+int hrx_cli_fail(const char* command, hrx_status_t status) {
+  char text[2048];
+  hrx_status_format(status, text, sizeof(text));
+  fprintf(stderr, "hrx: %s: %s\n", command, text);
+  hrx_status_free(status);
+  return HRX_EXIT_FAILURE;
+}
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    hrx_print_usage(stderr);
+    return HRX_EXIT_USAGE;
+  }
+  const char* first = argv[1];
+  if (strcmp(first, "--version") == 0 || strcmp(first, "-V") == 0) {
+    if (argc > 2) {
+      return hrx_cli_usage_error(NULL, "--version takes no arguments");
+    }
+    printf("hrx %s\n", hrx_core_version());
+    return HRX_EXIT_OK;
+  }
+  if (strcmp(first, "--help") == 0 || strcmp(first, "-h") == 0) {
+    return hrx_cmd_help(argc - 1, argv + 1);
+  }
+  if (first[0] == '-') {
+    return hrx_cli_usage_error(NULL, "unknown option '%s'", first);
+  }
+  for (size_t i = 0; i < HRX_COMMAND_COUNT; ++i) {
+    if (strcmp(first, hrx_commands[i].name) == 0) {
+      return hrx_commands[i].run(argc - 1, argv + 1);
+    }
+  }
+  return hrx_cli_usage_error(NULL, "unknown command '%s'", first);
+}

@@ -1,0 +1,34 @@
+/* Shared declarations of the `hrx` command-line tool. */
+#ifndef HRX_TOOLS_HRX_CLI_H_
+#define HRX_TOOLS_HRX_CLI_H_
+
+#include <stdio.h>
+
+#include "hrx/core.h"
+
+/* Exit codes: 0 success, 1 the operation failed, 2 usage error. */
+enum {
+  HRX_EXIT_OK = 0,
+  HRX_EXIT_FAILURE = 1,
+  HRX_EXIT_USAGE = 2,
+};
+
+typedef struct hrx_cli_command_t {
+  const char* name;
+  const char* summary;
+  /* argv[0] is the command name. */
+  int (*run)(int argc, char** argv);
+} hrx_cli_command_t;
+
+/* Prints "hrx: <command>: <message>" for a usage error and returns
+ * HRX_EXIT_USAGE. */
+int hrx_cli_usage_error(const char* command, const char* format, ...)
+    HRX_PRINTF(2, 3);
+
+/* Prints "hrx: <command>: <status>" and returns HRX_EXIT_FAILURE; frees
+ * |status|. */
+int hrx_cli_fail(const char* command, hrx_status_t status);
+
+int hrx_cmd_doctor(int argc, char** argv);
+
+#endif /* HRX_TOOLS_HRX_CLI_H_ */

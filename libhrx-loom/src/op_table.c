@@ -1,0 +1,282 @@
+#include "op_table.h"
+
+#include <string.h>
+
+#define ANY LOOM_PLACE_ANY
+#define DEVICE LOOM_PLACE_DEVICE
+
+#define CONSTANT(n, t) \
+  {.name = n, .shape = LOOM_SHAPE_CONSTANT, .places = ANY, .types = t}
+#define NARY(n, a, t, p) \
+  {.name = n, .shape = LOOM_SHAPE_NARY, .arity = a, .places = p, .types = t}
+#define COMPARE(n, e, t, p)                                               \
+  {.name = n, .shape = LOOM_SHAPE_COMPARE, .arity = 2, .enum_set = e,     \
+   .enum_required = true, .places = p, .types = t}
+#define CAST(n, c, from, to, p)                                           \
+  {.name = n, .shape = LOOM_SHAPE_CAST, .cast = c, .places = p,           \
+   .types = from, .types2 = to}
+#define NULLARY(n, e, p)                                                  \
+  {.name = n, .shape = LOOM_SHAPE_NULLARY, .enum_set = e,                 \
+   .enum_required = (e) != LOOM_ENUM_NONE, .places = p,                   \
+   .types = LOOM_MASK_INDEX}
+
+const loom_op_def_t loom_op_defs[] = {
+    /* index: the signed logical (index) and unsigned byte (offset) domain */
+    CONSTANT("index.constant", LOOM_MASK_ADDR),
+    NARY("index.add", 2, LOOM_MASK_ADDR, ANY),
+    NARY("index.sub", 2, LOOM_MASK_ADDR, ANY),
+    NARY("index.mul", 2, LOOM_MASK_ADDR, ANY),
+    NARY("index.div", 2, LOOM_MASK_ADDR, ANY),
+    NARY("index.rem", 2, LOOM_MASK_ADDR, ANY),
+    NARY("index.min", 2, LOOM_MASK_ADDR, ANY),
+    NARY("index.max", 2, LOOM_MASK_ADDR, ANY),
+    NARY("index.madd", 3, LOOM_MASK_ADDR, ANY),
+    NARY("index.andi", 2, LOOM_MASK_ADDR, ANY),
+    NARY("index.ori", 2, LOOM_MASK_ADDR, ANY),
+    NARY("index.xori", 2, LOOM_MASK_ADDR, ANY),
+    NARY("index.shli", 2, LOOM_MASK_ADDR, ANY),
+    NARY("index.shrui", 2, LOOM_MASK_ADDR, ANY),
+    COMPARE("index.cmp", LOOM_ENUM_ICMP, LOOM_MASK_ADDR, ANY),
+    {.name = "index.assume", .shape = LOOM_SHAPE_ASSUME, .places = ANY,
+     .types = LOOM_MASK_ADDR},
+    CAST("index.cast", LOOM_CAST_INDEX, LOOM_MASK_ADDR | LOOM_MASK_INT,
+         LOOM_MASK_ADDR | LOOM_MASK_INT, ANY),
+    {.name = "index.scale", .shape = LOOM_SHAPE_SCALE, .places = ANY,
+     .types = LOOM_MASK_ADDR, .types2 = LOOM_MASK_ADDR},
+
+    /* scalar arithmetic */
+    CONSTANT("scalar.constant", LOOM_MASK_INT | LOOM_MASK_FLOAT),
+    NARY("scalar.addf", 2, LOOM_MASK_FLOAT, DEVICE),
+    NARY("scalar.subf", 2, LOOM_MASK_FLOAT, DEVICE),
+    NARY("scalar.mulf", 2, LOOM_MASK_FLOAT, DEVICE),
+    NARY("scalar.divf", 2, LOOM_MASK_FLOAT, DEVICE),
+    NARY("scalar.minnumf", 2, LOOM_MASK_FLOAT, DEVICE),
+    NARY("scalar.maxnumf", 2, LOOM_MASK_FLOAT, DEVICE),
+    NARY("scalar.fmaf", 3, LOOM_MASK_FLOAT, DEVICE),
+    NARY("scalar.negf", 1, LOOM_MASK_FLOAT, DEVICE),
+    NARY("scalar.absf", 1, LOOM_MASK_FLOAT, DEVICE),
+    NARY("scalar.floorf", 1, LOOM_MASK_FLOAT, DEVICE),
+    NARY("scalar.ceilf", 1, LOOM_MASK_FLOAT, DEVICE),
+    NARY("scalar.truncf", 1, LOOM_MASK_FLOAT, DEVICE),
+    NARY("scalar.roundevenf", 1, LOOM_MASK_FLOAT, DEVICE),
+    NARY("scalar.sqrtf", 1, LOOM_MASK_FLOAT, DEVICE),
+    NARY("scalar.rsqrtf", 1, LOOM_MASK_FLOAT, DEVICE),
+    NARY("scalar.expf", 1, LOOM_MASK_FLOAT, DEVICE),
+    NARY("scalar.logf", 1, LOOM_MASK_FLOAT, DEVICE),
+    NARY("scalar.tanhf", 1, LOOM_MASK_FLOAT, DEVICE),
+    NARY("scalar.addi", 2, LOOM_MASK_INT, DEVICE),
+    NARY("scalar.subi", 2, LOOM_MASK_INT, DEVICE),
+    NARY("scalar.muli", 2, LOOM_MASK_INT, DEVICE),
+    NARY("scalar.divsi", 2, LOOM_MASK_INT, DEVICE),
+    NARY("scalar.divui", 2, LOOM_MASK_INT, DEVICE),
+    NARY("scalar.remsi", 2, LOOM_MASK_INT, DEVICE),
+    NARY("scalar.remui", 2, LOOM_MASK_INT, DEVICE),
+    NARY("scalar.minsi", 2, LOOM_MASK_INT, DEVICE),
+    NARY("scalar.maxsi", 2, LOOM_MASK_INT, DEVICE),
+    NARY("scalar.minui", 2, LOOM_MASK_INT, DEVICE),
+    NARY("scalar.maxui", 2, LOOM_MASK_INT, DEVICE),
+    NARY("scalar.andi", 2, LOOM_MASK_INT, DEVICE),
+    NARY("scalar.ori", 2, LOOM_MASK_INT, DEVICE),
+    NARY("scalar.xori", 2, LOOM_MASK_INT, DEVICE),
+    NARY("scalar.shli", 2, LOOM_MASK_INT, DEVICE),
+    NARY("scalar.shrui", 2, LOOM_MASK_INT, DEVICE),
+    NARY("scalar.shrsi", 2, LOOM_MASK_INT, DEVICE),
+    COMPARE("scalar.cmpf", LOOM_ENUM_FCMP, LOOM_MASK_FLOAT, DEVICE),
+    COMPARE("scalar.cmpi", LOOM_ENUM_ICMP, LOOM_MASK_INT, DEVICE),
+    CAST("scalar.extf", LOOM_CAST_EXTF, LOOM_MASK_FLOAT, LOOM_MASK_FLOAT,
+         DEVICE),
+    CAST("scalar.fptrunc", LOOM_CAST_TRUNCF, LOOM_MASK_FLOAT,
+         LOOM_MASK_FLOAT, DEVICE),
+    CAST("scalar.extui", LOOM_CAST_EXTI, LOOM_MASK_INT, LOOM_MASK_INT,
+         DEVICE),
+    CAST("scalar.extsi", LOOM_CAST_EXTI, LOOM_MASK_INT, LOOM_MASK_INT,
+         DEVICE),
+    CAST("scalar.trunci", LOOM_CAST_TRUNCI, LOOM_MASK_INT, LOOM_MASK_INT,
+         DEVICE),
+    CAST("scalar.uitofp", LOOM_CAST_ITOF, LOOM_MASK_INT, LOOM_MASK_FLOAT,
+         DEVICE),
+    CAST("scalar.sitofp", LOOM_CAST_ITOF, LOOM_MASK_INT, LOOM_MASK_FLOAT,
+         DEVICE),
+    CAST("scalar.fptoui", LOOM_CAST_FTOI, LOOM_MASK_FLOAT, LOOM_MASK_INT,
+         DEVICE),
+    CAST("scalar.fptosi", LOOM_CAST_FTOI, LOOM_MASK_FLOAT, LOOM_MASK_INT,
+         DEVICE),
+    CAST("scalar.bitcast", LOOM_CAST_BITCAST,
+         LOOM_MASK_INT | LOOM_MASK_FLOAT, LOOM_MASK_INT | LOOM_MASK_FLOAT,
+         DEVICE),
+
+    /* kernel: dispatch geometry, subgroups, synchronisation, launch */
+    NULLARY("kernel.workgroup.id", LOOM_ENUM_DIM, DEVICE),
+    NULLARY("kernel.workgroup.size", LOOM_ENUM_DIM, DEVICE),
+    NULLARY("kernel.workgroup.count", LOOM_ENUM_DIM, DEVICE),
+    NULLARY("kernel.workitem.id", LOOM_ENUM_DIM, DEVICE),
+    NULLARY("kernel.subgroup.id", LOOM_ENUM_NONE, DEVICE),
+    NULLARY("kernel.subgroup.lane.id", LOOM_ENUM_NONE, DEVICE),
+    NULLARY("kernel.subgroup.size", LOOM_ENUM_NONE, DEVICE),
+    NULLARY("target.subgroup.size", LOOM_ENUM_NONE, ANY),
+    {.name = "kernel.subgroup.shuffle", .shape = LOOM_SHAPE_SHUFFLE,
+     .enum_set = LOOM_ENUM_SHUFFLE, .enum_required = true, .places = DEVICE,
+     .types = LOOM_MASK_SCALAR},
+    {.name = "kernel.subgroup.reduce", .shape = LOOM_SHAPE_REDUCE,
+     .enum_set = LOOM_ENUM_COMBINE, .enum_required = true, .places = DEVICE,
+     .types = LOOM_MASK_INT | LOOM_MASK_FLOAT},
+    {.name = "kernel.barrier", .shape = LOOM_SHAPE_SYNC,
+     .enum_set = LOOM_ENUM_SCOPE, .enum_required = true, .places = DEVICE},
+    {.name = "kernel.launch.config", .shape = LOOM_SHAPE_LAUNCH_CONFIG,
+     .places = LOOM_PLACE_CONFIG, .terminator = LOOM_TERM_LAUNCH_CONFIG,
+     .types = LOOM_MASK_INDEX},
+    {.name = "kernel.return", .shape = LOOM_SHAPE_TERMINATOR,
+     .places = LOOM_PLACE_BODY, .terminator = LOOM_TERM_KERNEL_RETURN},
+
+    /* config */
+    {.name = "config.get", .shape = LOOM_SHAPE_CONFIG_GET, .places = ANY,
+     .types = LOOM_MASK_SCALAR},
+
+    /* buffers and views */
+    {.name = "buffer.assume.memory_space", .shape = LOOM_SHAPE_MEMORY_SPACE,
+     .enum_set = LOOM_ENUM_MEMORY_SPACE, .enum_required = true,
+     .places = DEVICE, .types = LOOM_MASK_BUFFER},
+    {.name = "buffer.assume.noalias", .shape = LOOM_SHAPE_NOALIAS,
+     .places = DEVICE, .types = LOOM_MASK_BUFFER},
+    {.name = "buffer.view", .shape = LOOM_SHAPE_BUFFER_VIEW, .places = DEVICE,
+     .types = LOOM_MASK_BUFFER, .types2 = LOOM_MASK_VIEW},
+    {.name = "buffer.alloca", .shape = LOOM_SHAPE_ALLOCA,
+     .enum_set = LOOM_ENUM_MEMORY_SPACE, .enum_required = true,
+     .places = DEVICE, .types = LOOM_MASK_BUFFER},
+    {.name = "buffer.fence", .shape = LOOM_SHAPE_SYNC, .places = DEVICE},
+    {.name = "view.load", .shape = LOOM_SHAPE_LOAD, .places = DEVICE,
+     .types = LOOM_MASK_VIEW, .types2 = LOOM_MASK_SCALAR},
+    {.name = "view.store", .shape = LOOM_SHAPE_STORE, .places = DEVICE,
+     .types = LOOM_MASK_SCALAR, .types2 = LOOM_MASK_VIEW},
+    {.name = "view.atomic.load", .shape = LOOM_SHAPE_LOAD, .places = DEVICE,
+     .types = LOOM_MASK_VIEW, .types2 = LOOM_MASK_INT | LOOM_MASK_FLOAT},
+    {.name = "view.atomic.store", .shape = LOOM_SHAPE_STORE,
+     .places = DEVICE, .types = LOOM_MASK_INT | LOOM_MASK_FLOAT,
+     .types2 = LOOM_MASK_VIEW},
+    {.name = "view.atomic.rmw", .shape = LOOM_SHAPE_RMW,
+     .enum_set = LOOM_ENUM_COMBINE, .enum_required = true, .places = DEVICE,
+     .types = LOOM_MASK_INT | LOOM_MASK_FLOAT, .types2 = LOOM_MASK_VIEW},
+
+    /* vectors */
+    {.name = "vector.load", .shape = LOOM_SHAPE_LOAD, .places = DEVICE,
+     .types = LOOM_MASK_VIEW, .types2 = LOOM_MASK_VECTOR},
+    {.name = "vector.store", .shape = LOOM_SHAPE_STORE, .places = DEVICE,
+     .types = LOOM_MASK_VECTOR, .types2 = LOOM_MASK_VIEW},
+    {.name = "vector.extract", .shape = LOOM_SHAPE_EXTRACT, .places = DEVICE,
+     .types = LOOM_MASK_VECTOR, .types2 = LOOM_MASK_SCALAR},
+    {.name = "vector.insert", .shape = LOOM_SHAPE_INSERT, .places = DEVICE,
+     .types = LOOM_MASK_SCALAR, .types2 = LOOM_MASK_VECTOR},
+    {.name = "vector.splat", .shape = LOOM_SHAPE_SPLAT, .places = DEVICE,
+     .types = LOOM_MASK_VECTOR},
+
+    /* structured control flow */
+    {.name = "scf.if", .shape = LOOM_SHAPE_IF, .places = ANY},
+    {.name = "scf.for", .shape = LOOM_SHAPE_FOR, .places = ANY},
+    {.name = "scf.while", .shape = LOOM_SHAPE_WHILE, .places = ANY},
+    {.name = "scf.select", .shape = LOOM_SHAPE_SELECT, .places = ANY,
+     .types = LOOM_MASK_VALUE | LOOM_MASK_BUFFER},
+    {.name = "scf.yield", .shape = LOOM_SHAPE_TERMINATOR, .places = ANY,
+     .terminator = LOOM_TERM_YIELD, .types = LOOM_MASK_ANY},
+    {.name = "scf.condition", .shape = LOOM_SHAPE_TERMINATOR, .places = ANY,
+     .terminator = LOOM_TERM_CONDITION, .types = LOOM_MASK_ANY},
+
+    /* functions */
+    {.name = "func.call", .shape = LOOM_SHAPE_CALL, .places = DEVICE,
+     .types = LOOM_MASK_ANY},
+    {.name = "func.return", .shape = LOOM_SHAPE_TERMINATOR,
+     .places = LOOM_PLACE_FUNC, .terminator = LOOM_TERM_FUNC_RETURN,
+     .types = LOOM_MASK_ANY},
+};
+
+const uint32_t loom_op_def_count =
+    sizeof(loom_op_defs) / sizeof(loom_op_defs[0]);
+
+uint32_t loom_op_lookup(const char* name, size_t length) {
+  /* ~100 entries; the parser caches nothing, and a linear scan over
+   * first-character-filtered names costs little next to lexing. */
+  for (uint32_t i = 0; i < loom_op_def_count; ++i) {
+    const char* candidate = loom_op_defs[i].name;
+    if (candidate[0] == name[0] && strlen(candidate) == length &&
+        memcmp(candidate, name, length) == 0) {
+      return i;
+    }
+  }
+  return LOOM_NONE;
+}
+
+uint32_t loom_opcode(const char* name) {
+  return loom_op_lookup(name, strlen(name));
+}
+
+static const char* const loom_enum_dim[] = {"x", "y", "z", NULL};
+static const char* const loom_enum_icmp[] = {
+    "eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge", NULL};
+static const char* const loom_enum_fcmp[] = {
+    "oeq", "ogt", "oge", "olt", "ole", "one", "ord",
+    "ueq", "ugt", "uge", "ult", "ule", "une", "uno", NULL};
+static const char* const loom_enum_memory_space[] = {
+    "unknown", "global", "workgroup", "private", "constant", "host",
+    "descriptor", "generic", NULL};
+static const char* const loom_enum_shuffle[] = {"xor", "up", "down", "index",
+                                                NULL};
+static const char* const loom_enum_combine[] = {
+    "addi", "addf", "muli", "mulf", "maxnumf", "minnumf", "maxsi", "minsi",
+    "maxui", "minui", "andi", "ori", "xori", "xchg", NULL};
+static const char* const loom_enum_scope[] = {
+    "thread", "subgroup", "workgroup", "device", "system", NULL};
+static const char* const loom_enum_ordering[] = {
+    "relaxed", "acquire", "release", "acq_rel", "seq_cst", NULL};
+
+static const char* const* const loom_enum_sets[LOOM_ENUM_COUNT] = {
+    [LOOM_ENUM_NONE] = NULL,
+    [LOOM_ENUM_DIM] = loom_enum_dim,
+    [LOOM_ENUM_ICMP] = loom_enum_icmp,
+    [LOOM_ENUM_FCMP] = loom_enum_fcmp,
+    [LOOM_ENUM_MEMORY_SPACE] = loom_enum_memory_space,
+    [LOOM_ENUM_SHUFFLE] = loom_enum_shuffle,
+    [LOOM_ENUM_COMBINE] = loom_enum_combine,
+    [LOOM_ENUM_SCOPE] = loom_enum_scope,
+    [LOOM_ENUM_ORDERING] = loom_enum_ordering,
+};
+
+static const char* const loom_enum_choice_text[LOOM_ENUM_COUNT] = {
+    [LOOM_ENUM_NONE] = "",
+    [LOOM_ENUM_DIM] = "x, y, z",
+    [LOOM_ENUM_ICMP] = "eq, ne, slt, sle, sgt, sge, ult, ule, ugt, uge",
+    [LOOM_ENUM_FCMP] =
+        "oeq, ogt, oge, olt, ole, one, ord, ueq, ugt, uge, ult, ule, une, uno",
+    [LOOM_ENUM_MEMORY_SPACE] = "unknown, global, workgroup, private, "
+                               "constant, host, descriptor, generic",
+    [LOOM_ENUM_SHUFFLE] = "xor, up, down, index",
+    [LOOM_ENUM_COMBINE] = "addi, addf, muli, mulf, maxnumf, minnumf, maxsi, "
+                          "minsi, maxui, minui, andi, ori, xori, xchg",
+    [LOOM_ENUM_SCOPE] = "thread, subgroup, workgroup, device, system",
+    [LOOM_ENUM_ORDERING] = "relaxed, acquire, release, acq_rel, seq_cst",
+};
+
+const char* loom_enum_keyword(loom_enum_set_t set, uint32_t index) {
+  if ((unsigned)set >= LOOM_ENUM_COUNT || !loom_enum_sets[set]) return NULL;
+  const char* const* words = loom_enum_sets[set];
+  for (uint32_t i = 0; words[i]; ++i) {
+    if (i == index) return words[i];
+  }
+  return NULL;
+}
+
+uint32_t loom_enum_lookup(loom_enum_set_t set, const char* text,
+                          size_t length) {
+  if ((unsigned)set >= LOOM_ENUM_COUNT || !loom_enum_sets[set]) {
+    return LOOM_ENUM_ABSENT;
+  }
+  const char* const* words = loom_enum_sets[set];
+  for (uint32_t i = 0; words[i]; ++i) {
+    if (strlen(words[i]) == length && memcmp(words[i], text, length) == 0) {
+      return i;
+    }
+  }
+  return LOOM_ENUM_ABSENT;
+}
+
+const char* loom_enum_choices(loom_enum_set_t set) {
+  return (unsigned)set < LOOM_ENUM_COUNT ? loom_enum_choice_text[set] : "";
+}

@@ -1,0 +1,148 @@
+/* The Loom op table: one entry per op.
+ *
+ * Each op names a syntactic shape (how it is written), the type kinds its
+ * written type may take, the keyword vocabulary of its <param>, where it may
+ * appear, and an optional extra verifier. The parser, printer, verifier and
+ * lowerings all dispatch on the shape, so adding an op of an existing shape
+ * is one entry here.
+ */
+#ifndef HRX_LOOM_OP_TABLE_H_
+#define HRX_LOOM_OP_TABLE_H_
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ir.h"
+
+typedef enum loom_shape_e {
+  LOOM_SHAPE_CONSTANT,      /* %r = op LITERAL : T */
+  LOOM_SHAPE_NARY,          /* %r = op %a[, %b[, %c]] : T */
+  LOOM_SHAPE_COMPARE,       /* %r = op PRED, %a, %b : T      (-> i1) */
+  LOOM_SHAPE_CAST,          /* %r = op %a : T to U */
+  LOOM_SHAPE_NULLARY,       /* %r = op[<dim>] : T */
+  LOOM_SHAPE_CONFIG_GET,    /* %r = config.get @sym : T */
+  LOOM_SHAPE_ASSUME,        /* %r = index.assume %x [preds] : T */
+  LOOM_SHAPE_MEMORY_SPACE,  /* %r = buffer.assume.memory_space<sp> %b : buffer */
+  LOOM_SHAPE_NOALIAS,       /* %a, %b = buffer.assume.noalias %x, %y : buffer, buffer */
+  LOOM_SHAPE_BUFFER_VIEW,   /* %v = buffer.view %b[%off] : buffer -> VIEW */
+  LOOM_SHAPE_LOAD,          /* %x = op %v[i, ...] [{attrs}] : VIEW -> T */
+  LOOM_SHAPE_STORE,         /* op %x, %v[i, ...] [{attrs}] : T, VIEW */
+  LOOM_SHAPE_RMW,           /* %o = op<k> %x, %v[i, ...] {attrs} : T, VIEW */
+  LOOM_SHAPE_EXTRACT,       /* %e = vector.extract %v[N] : VEC -> T */
+  LOOM_SHAPE_INSERT,        /* %w = vector.insert %s into %v[N] : T, VEC */
+  LOOM_SHAPE_SPLAT,         /* %w = vector.splat %s : VEC */
+  LOOM_SHAPE_SCALE,         /* %r = index.scale %i, %s : index, offset -> offset */
+  LOOM_SHAPE_SHUFFLE,       /* %r, %ok = op<mode> %v, %off, %w : T, i32, i32 */
+  LOOM_SHAPE_REDUCE,        /* %r = op<kind> %x [{cluster_size = N}] : T */
+  LOOM_SHAPE_SYNC,          /* op[<scope>] scope(..) ordering(..) */
+  LOOM_SHAPE_ALLOCA,        /* %b = buffer.alloca<space> align(N) %bytes : buffer */
+  LOOM_SHAPE_LAUNCH_CONFIG, /* kernel.launch.config workgroups(..) workgroup_size(..) : index */
+  LOOM_SHAPE_TERMINATOR,    /* op [%a, ... : T, ...] */
+  LOOM_SHAPE_SELECT,        /* %r = scf.select %c, %a, %b : T */
+  LOOM_SHAPE_IF,
+  LOOM_SHAPE_FOR,
+  LOOM_SHAPE_WHILE,
+  LOOM_SHAPE_CALL,          /* %r = func.call @f(%a, ...) : (T, ...) -> (U, ...) */
+} loom_shape_t;
+
+/* Keyword vocabularies for <param> and predicate positions. */
+typedef enum loom_enum_set_e {
+  LOOM_ENUM_NONE = 0,
+  LOOM_ENUM_DIM,          /* x y z */
+  LOOM_ENUM_ICMP,         /* eq ne slt sle sgt sge ult ule ugt uge */
+  LOOM_ENUM_FCMP,         /* oeq ogt ... uno */
+  LOOM_ENUM_MEMORY_SPACE, /* unknown global workgroup private constant ... */
+  LOOM_ENUM_SHUFFLE,      /* xor up down index */
+  LOOM_ENUM_COMBINE,      /* addf addi maxnumf minnumf maxsi ... */
+  LOOM_ENUM_SCOPE,        /* thread subgroup workgroup device system */
+  LOOM_ENUM_ORDERING,     /* relaxed acquire release acq_rel seq_cst */
+  LOOM_ENUM_COUNT,
+} loom_enum_set_t;
+
+/* Sentinel index values for enum-less entries. */
+#define LOOM_ENUM_ABSENT 0xFF
+
+/* Where an op may appear. */
+enum {
+  LOOM_PLACE_CONFIG = 1u << 0, /* kernel launch-config regions */
+  LOOM_PLACE_BODY = 1u << 1,   /* kernel bodies and their nested regions */
+  LOOM_PLACE_FUNC = 1u << 2,   /* func.def bodies */
+  LOOM_PLACE_ANY = LOOM_PLACE_CONFIG | LOOM_PLACE_BODY | LOOM_PLACE_FUNC,
+  LOOM_PLACE_DEVICE = LOOM_PLACE_BODY | LOOM_PLACE_FUNC,
+};
+
+/* Type-kind masks. */
+#define LOOM_KIND_BIT(kind) (1u << (kind))
+#define LOOM_MASK_ADDR \
+  (LOOM_KIND_BIT(LOOM_TYPE_INDEX) | LOOM_KIND_BIT(LOOM_TYPE_OFFSET))
+#define LOOM_MASK_INDEX LOOM_KIND_BIT(LOOM_TYPE_INDEX)
+#define LOOM_MASK_INT                                                    \
+  (LOOM_KIND_BIT(LOOM_TYPE_I1) | LOOM_KIND_BIT(LOOM_TYPE_I8) |          \
+   LOOM_KIND_BIT(LOOM_TYPE_I16) | LOOM_KIND_BIT(LOOM_TYPE_I32) |        \
+   LOOM_KIND_BIT(LOOM_TYPE_I64))
+#define LOOM_MASK_FLOAT                                                  \
+  (LOOM_KIND_BIT(LOOM_TYPE_F16) | LOOM_KIND_BIT(LOOM_TYPE_BF16) |       \
+   LOOM_KIND_BIT(LOOM_TYPE_F32) | LOOM_KIND_BIT(LOOM_TYPE_F64))
+#define LOOM_MASK_SCALAR (LOOM_MASK_ADDR | LOOM_MASK_INT | LOOM_MASK_FLOAT)
+#define LOOM_MASK_VECTOR LOOM_KIND_BIT(LOOM_TYPE_VECTOR)
+#define LOOM_MASK_VIEW LOOM_KIND_BIT(LOOM_TYPE_VIEW)
+#define LOOM_MASK_BUFFER LOOM_KIND_BIT(LOOM_TYPE_BUFFER)
+#define LOOM_MASK_VALUE (LOOM_MASK_SCALAR | LOOM_MASK_VECTOR)
+#define LOOM_MASK_ANY \
+  (LOOM_MASK_VALUE | LOOM_MASK_VIEW | LOOM_MASK_BUFFER)
+
+/* Cast families, checked by the cast verifier. */
+typedef enum loom_cast_e {
+  LOOM_CAST_NONE = 0,
+  LOOM_CAST_EXTF,    /* narrower float -> wider float */
+  LOOM_CAST_TRUNCF,  /* wider float -> narrower float */
+  LOOM_CAST_EXTI,    /* narrower int -> wider int */
+  LOOM_CAST_TRUNCI,  /* wider int -> narrower int */
+  LOOM_CAST_ITOF,    /* int -> float */
+  LOOM_CAST_FTOI,    /* float -> int */
+  LOOM_CAST_INDEX,   /* index/offset <-> integer */
+  LOOM_CAST_BITCAST, /* same width */
+} loom_cast_t;
+
+/* Terminator roles. */
+typedef enum loom_term_e {
+  LOOM_TERM_NONE = 0,
+  LOOM_TERM_KERNEL_RETURN,
+  LOOM_TERM_LAUNCH_CONFIG,
+  LOOM_TERM_YIELD,
+  LOOM_TERM_CONDITION,
+  LOOM_TERM_FUNC_RETURN,
+} loom_term_t;
+
+typedef struct loom_op_def_t {
+  const char* name;
+  loom_shape_t shape;
+  uint8_t arity;         /* NARY operand count; TERMINATOR: 0 = variadic */
+  uint8_t enum_set;      /* loom_enum_set_t of the <param>/predicate */
+  uint8_t places;        /* LOOM_PLACE_* */
+  uint8_t cast;          /* loom_cast_t for CAST ops */
+  uint8_t terminator;    /* loom_term_t */
+  bool enum_required;    /* <param> must be present */
+  uint32_t types;        /* allowed kinds of the written type */
+  uint32_t types2;       /* allowed kinds of the second written type */
+} loom_op_def_t;
+
+extern const loom_op_def_t loom_op_defs[];
+extern const uint32_t loom_op_def_count;
+
+/* Looks an op up by its full name (e.g. "index.add"); LOOM_NONE when
+ * unknown. */
+uint32_t loom_op_lookup(const char* name, size_t length);
+
+/* The keyword at |index| of |set|, or NULL. */
+const char* loom_enum_keyword(loom_enum_set_t set, uint32_t index);
+/* Index of |text| in |set|, or LOOM_ENUM_ABSENT. */
+uint32_t loom_enum_lookup(loom_enum_set_t set, const char* text,
+                          size_t length);
+/* "x, y, z" style list for diagnostics. */
+const char* loom_enum_choices(loom_enum_set_t set);
+
+/* Opcodes the rest of the compiler refers to by name. */
+uint32_t loom_opcode(const char* name);
+
+#endif /* HRX_LOOM_OP_TABLE_H_ */

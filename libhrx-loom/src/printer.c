@@ -1,0 +1,532 @@
+/* Canonical text of a module. Targets, then configs, functions and
+ * kernels; one op per line, two spaces per nesting level. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "hrx/loom/module.h"
+#include "op_table.h"
+
+typedef struct loom_printer_t {
+  const loom_module_t* module;
+  hrx_string_builder_t* out;
+} loom_printer_t;
+
+#define P_TRY(expr) HRX_RETURN_IF_ERROR(expr)
+
+static hrx_status_t loom_p(loom_printer_t* p, const char* text) {
+  return hrx_string_builder_append_cstr(p->out, text);
+}
+
+static hrx_status_t loom_pf(loom_printer_t* p, const char* format, ...)
+    HRX_PRINTF(2, 3);
+static hrx_status_t loom_pf(loom_printer_t* p, const char* format, ...) {
+  va_list args;
+  va_start(args, format);
+  hrx_status_t status = hrx_string_builder_appendf_v(p->out, format, args);
+  va_end(args);
+  return status;
+}
+
+static hrx_status_t loom_p_type(loom_printer_t* p, loom_type_id_t type) {
+  return loom_type_print(p->module, type, p->out);
+}
+
+static hrx_status_t loom_p_value(loom_printer_t* p, uint32_t value) {
+  return loom_pf(p, "%%%s", loom_module_string(
+                                p->module, LOOM_VALUE(p->module, value).name));
+}
+
+static hrx_status_t loom_p_operand(loom_printer_t* p, uint32_t operand) {
+  if (loom_operand_is_static(operand)) {
+    return loom_pf(p, "%" PRId64, LOOM_STATIC(p->module, operand));
+  }
+  return loom_p_value(p, operand);
+}
+
+/* Operands [first, end) separated by ", ". */
+static hrx_status_t loom_p_operands(loom_printer_t* p, const loom_op_t* op,
+                                    uint32_t first, uint32_t end) {
+  for (uint32_t i = first; i < end; ++i) {
+    if (i > first) P_TRY(loom_p(p, ", "));
+    P_TRY(loom_p_operand(p, LOOM_OPERAND(p->module, op, i)));
+  }
+  return HRX_OK;
+}
+
+static hrx_status_t loom_p_operand_types(loom_printer_t* p,
+                                         const loom_op_t* op, uint32_t first,
+                                         uint32_t end) {
+  for (uint32_t i = first; i < end; ++i) {
+    if (i > first) P_TRY(loom_p(p, ", "));
+    P_TRY(loom_p_type(p, LOOM_VALUE(p->module,
+                                    LOOM_OPERAND(p->module, op, i)).type));
+  }
+  return HRX_OK;
+}
+
+static hrx_status_t loom_p_result_types(loom_printer_t* p,
+                                        const loom_op_t* op) {
+  P_TRY(loom_p(p, "("));
+  for (uint32_t i = 0; i < op->result_count; ++i) {
+    if (i) P_TRY(loom_p(p, ", "));
+    P_TRY(loom_p_type(p, LOOM_VALUE(p->module, op->results_start + i).type));
+  }
+  return loom_p(p, ")");
+}
+
+static hrx_status_t loom_p_indices(loom_printer_t* p, const loom_op_t* op,
+                                   uint32_t first) {
+  P_TRY(loom_p(p, "["));
+  P_TRY(loom_p_operands(p, op, first, op->operand_count));
+  return loom_p(p, "]");
+}
+
+static hrx_status_t loom_p_literal(loom_printer_t* p,
+                                   const loom_literal_t* literal) {
+  switch (literal->kind) {
+    case LOOM_LITERAL_BOOL: return loom_p(p, literal->i ? "true" : "false");
+    case LOOM_LITERAL_FLOAT:
+      return loom_p(p, loom_module_string(p->module, literal->text));
+    default: return loom_pf(p, "%" PRId64, literal->i);
+  }
+}
+
+static hrx_status_t loom_p_ref(loom_printer_t* p, const loom_ref_t* ref) {
+  if (ref->is_static) return loom_pf(p, "%" PRId64, ref->constant);
+  return loom_p_value(p, ref->value);
+}
+
+static hrx_status_t loom_p_preds(loom_printer_t* p, uint32_t start,
+                                 uint32_t count) {
+  static const char* const names[LOOM_PRED_COUNT] = {
+      [LOOM_PRED_RANGE] = "range", [LOOM_PRED_LT] = "lt",
+      [LOOM_PRED_LE] = "le",       [LOOM_PRED_EQ] = "eq",
+      [LOOM_PRED_NE] = "ne",       [LOOM_PRED_MUL] = "mul"};
+  P_TRY(loom_p(p, "["));
+  for (uint32_t i = 0; i < count; ++i) {
+    const loom_pred_t* pred = &LOOM_PRED(p->module, start + i);
+    P_TRY(loom_pf(p, "%s%s(", i ? ", " : "", names[pred->kind]));
+    for (uint32_t a = 0; a < pred->arg_count; ++a) {
+      if (a) P_TRY(loom_p(p, ", "));
+      P_TRY(loom_p_ref(p, &pred->args[a]));
+    }
+    P_TRY(loom_p(p, ")"));
+  }
+  return loom_p(p, "]");
+}
+
+/* {key = value, ...} in alphabetical key order, or nothing. */
+static hrx_status_t loom_p_attr_dict(loom_printer_t* p, const loom_op_t* op) {
+  static const struct {
+    loom_attr_key_t key;
+    const char* name;
+    loom_enum_set_t set;
+  } order[] = {{LOOM_ATTR_ALIGN, "align", LOOM_ENUM_NONE},
+               {LOOM_ATTR_CLUSTER_SIZE, "cluster_size", LOOM_ENUM_NONE},
+               {LOOM_ATTR_ORDERING, "ordering", LOOM_ENUM_ORDERING},
+               {LOOM_ATTR_SCOPE, "scope", LOOM_ENUM_SCOPE}};
+  bool any = false;
+  for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); ++i) {
+    int64_t value = op->attrs[order[i].key];
+    if (value < 0) continue;
+    P_TRY(loom_p(p, any ? ", " : " {"));
+    any = true;
+    if (order[i].set != LOOM_ENUM_NONE) {
+      P_TRY(loom_pf(p, "%s = %s", order[i].name,
+                    loom_enum_keyword(order[i].set, (uint32_t)value)));
+    } else {
+      P_TRY(loom_pf(p, "%s = %" PRId64, order[i].name, value));
+    }
+  }
+  return any ? loom_p(p, "}") : HRX_OK;
+}
+
+static hrx_status_t loom_p_indent(loom_printer_t* p, uint32_t depth) {
+  for (uint32_t i = 0; i < depth; ++i) P_TRY(loom_p(p, "  "));
+  return HRX_OK;
+}
+
+static hrx_status_t loom_p_region(loom_printer_t* p, uint32_t region,
+                                  uint32_t depth);
+
+static hrx_status_t loom_p_op(loom_printer_t* p, uint32_t op_id,
+                              uint32_t depth) {
+  const loom_module_t* m = p->module;
+  const loom_op_t* op = &LOOM_OP(m, op_id);
+  const loom_op_def_t* def = &loom_op_defs[op->opcode];
+  P_TRY(loom_p_indent(p, depth));
+  for (uint32_t i = 0; i < op->result_count; ++i) {
+    if (i) P_TRY(loom_p(p, ", "));
+    P_TRY(loom_p_value(p, op->results_start + i));
+  }
+  if (op->result_count) P_TRY(loom_p(p, " = "));
+  P_TRY(loom_p(p, def->name));
+  if (def->shape != LOOM_SHAPE_COMPARE && op->enum_value != LOOM_ENUM_ABSENT &&
+      def->enum_set != LOOM_ENUM_NONE) {
+    P_TRY(loom_pf(p, "<%s>", loom_enum_keyword((loom_enum_set_t)def->enum_set,
+                                               op->enum_value)));
+  }
+  switch (def->shape) {
+    case LOOM_SHAPE_CONSTANT:
+      P_TRY(loom_p(p, " "));
+      P_TRY(loom_p_literal(p, &op->literal));
+      P_TRY(loom_p(p, " : "));
+      P_TRY(loom_p_type(p, op->type));
+      break;
+    case LOOM_SHAPE_NARY:
+    case LOOM_SHAPE_SELECT:
+    case LOOM_SHAPE_SPLAT:
+    case LOOM_SHAPE_MEMORY_SPACE:
+      P_TRY(loom_p(p, " "));
+      P_TRY(loom_p_operands(p, op, 0, op->operand_count));
+      P_TRY(loom_p(p, " : "));
+      P_TRY(loom_p_type(p, op->type));
+      break;
+    case LOOM_SHAPE_COMPARE:
+      P_TRY(loom_pf(p, " %s, ", loom_enum_keyword((loom_enum_set_t)def->enum_set,
+                                                  op->enum_value)));
+      P_TRY(loom_p_operands(p, op, 0, op->operand_count));
+      P_TRY(loom_p(p, " : "));
+      P_TRY(loom_p_type(p, op->type));
+      break;
+    case LOOM_SHAPE_CAST:
+      P_TRY(loom_p(p, " "));
+      P_TRY(loom_p_operands(p, op, 0, 1));
+      P_TRY(loom_p(p, " : "));
+      P_TRY(loom_p_type(p, op->type));
+      P_TRY(loom_p(p, " to "));
+      P_TRY(loom_p_type(p, op->type2));
+      break;
+    case LOOM_SHAPE_NULLARY:
+      P_TRY(loom_p(p, " : "));
+      P_TRY(loom_p_type(p, op->type));
+      break;
+    case LOOM_SHAPE_CONFIG_GET:
+      P_TRY(loom_pf(p, " @%s : ", loom_module_string(m, op->symbol)));
+      P_TRY(loom_p_type(p, op->type));
+      break;
+    case LOOM_SHAPE_ASSUME:
+      P_TRY(loom_p(p, " "));
+      P_TRY(loom_p_operands(p, op, 0, 1));
+      P_TRY(loom_p(p, " "));
+      P_TRY(loom_p_preds(p, op->preds_start, op->pred_count));
+      P_TRY(loom_p(p, " : "));
+      P_TRY(loom_p_type(p, op->type));
+      break;
+    case LOOM_SHAPE_NOALIAS:
+      P_TRY(loom_p(p, " "));
+      P_TRY(loom_p_operands(p, op, 0, op->operand_count));
+      P_TRY(loom_p(p, " : "));
+      P_TRY(loom_p_operand_types(p, op, 0, op->operand_count));
+      break;
+    case LOOM_SHAPE_BUFFER_VIEW:
+    case LOOM_SHAPE_LOAD:
+    case LOOM_SHAPE_EXTRACT:
+      P_TRY(loom_p(p, " "));
+      P_TRY(loom_p_operands(p, op, 0, 1));
+      P_TRY(loom_p_indices(p, op, 1));
+      P_TRY(loom_p_attr_dict(p, op));
+      P_TRY(loom_p(p, " : "));
+      P_TRY(loom_p_type(p, op->type));
+      P_TRY(loom_p(p, " -> "));
+      P_TRY(loom_p_type(p, op->type2));
+      break;
+    case LOOM_SHAPE_STORE:
+    case LOOM_SHAPE_RMW:
+      P_TRY(loom_p(p, " "));
+      P_TRY(loom_p_operands(p, op, 0, 2));
+      P_TRY(loom_p_indices(p, op, 2));
+      P_TRY(loom_p_attr_dict(p, op));
+      P_TRY(loom_p(p, " : "));
+      P_TRY(loom_p_type(p, op->type));
+      P_TRY(loom_p(p, ", "));
+      P_TRY(loom_p_type(p, op->type2));
+      break;
+    case LOOM_SHAPE_INSERT:
+      P_TRY(loom_p(p, " "));
+      P_TRY(loom_p_operands(p, op, 0, 1));
+      P_TRY(loom_p(p, " into "));
+      P_TRY(loom_p_operands(p, op, 1, 2));
+      P_TRY(loom_p_indices(p, op, 2));
+      P_TRY(loom_p(p, " : "));
+      P_TRY(loom_p_type(p, op->type));
+      P_TRY(loom_p(p, ", "));
+      P_TRY(loom_p_type(p, op->type2));
+      break;
+    case LOOM_SHAPE_SCALE:
+      P_TRY(loom_p(p, " "));
+      P_TRY(loom_p_operands(p, op, 0, op->operand_count));
+      P_TRY(loom_p(p, " : "));
+      P_TRY(loom_p_type(p, op->type));
+      P_TRY(loom_p(p, ", "));
+      P_TRY(loom_p_type(p, op->type2));
+      P_TRY(loom_p(p, " -> "));
+      P_TRY(loom_p_type(p, op->type2));
+      break;
+    case LOOM_SHAPE_SHUFFLE:
+      P_TRY(loom_p(p, " "));
+      P_TRY(loom_p_operands(p, op, 0, op->operand_count));
+      P_TRY(loom_p(p, " : "));
+      P_TRY(loom_p_type(p, op->type));
+      P_TRY(loom_p(p, ", i32, i32"));
+      break;
+    case LOOM_SHAPE_REDUCE:
+      P_TRY(loom_p(p, " "));
+      P_TRY(loom_p_operands(p, op, 0, 1));
+      P_TRY(loom_p_attr_dict(p, op));
+      P_TRY(loom_p(p, " : "));
+      P_TRY(loom_p_type(p, op->type));
+      break;
+    case LOOM_SHAPE_SYNC:
+      if (op->attrs[LOOM_ATTR_SCOPE] >= 0) {
+        P_TRY(loom_pf(p, " scope(%s)",
+                      loom_enum_keyword(LOOM_ENUM_SCOPE,
+                                        (uint32_t)op->attrs[LOOM_ATTR_SCOPE])));
+      }
+      if (op->attrs[LOOM_ATTR_ORDERING] >= 0) {
+        P_TRY(loom_pf(p, " ordering(%s)",
+                      loom_enum_keyword(
+                          LOOM_ENUM_ORDERING,
+                          (uint32_t)op->attrs[LOOM_ATTR_ORDERING])));
+      }
+      break;
+    case LOOM_SHAPE_ALLOCA:
+      if (op->attrs[LOOM_ATTR_ALIGN] >= 0) {
+        P_TRY(loom_pf(p, " align(%" PRId64 ")", op->attrs[LOOM_ATTR_ALIGN]));
+      }
+      P_TRY(loom_p(p, " "));
+      P_TRY(loom_p_operands(p, op, 0, 1));
+      P_TRY(loom_p(p, " : "));
+      P_TRY(loom_p_type(p, op->type));
+      break;
+    case LOOM_SHAPE_LAUNCH_CONFIG:
+      P_TRY(loom_p(p, " workgroups("));
+      P_TRY(loom_p_operands(p, op, 0, 3));
+      P_TRY(loom_p(p, ") workgroup_size("));
+      P_TRY(loom_p_operands(p, op, 3, 6));
+      P_TRY(loom_p(p, ")"));
+      if (op->operand_count == 9) {
+        P_TRY(loom_p(p, " cluster_size("));
+        P_TRY(loom_p_operands(p, op, 6, 9));
+        P_TRY(loom_p(p, ")"));
+      }
+      P_TRY(loom_p(p, " : "));
+      P_TRY(loom_p_type(p, op->type));
+      break;
+    case LOOM_SHAPE_TERMINATOR:
+      if (op->operand_count) {
+        P_TRY(loom_p(p, " "));
+        P_TRY(loom_p_operands(p, op, 0, op->operand_count));
+        P_TRY(loom_p(p, " : "));
+        P_TRY(loom_p_operand_types(p, op, 0, op->operand_count));
+      }
+      break;
+    case LOOM_SHAPE_IF:
+      P_TRY(loom_p(p, " "));
+      P_TRY(loom_p_operands(p, op, 0, 1));
+      if (op->result_count) {
+        P_TRY(loom_p(p, " -> "));
+        P_TRY(loom_p_result_types(p, op));
+      }
+      P_TRY(loom_p(p, " "));
+      P_TRY(loom_p_region(p, op->regions[0], depth));
+      if (op->has_else) {
+        P_TRY(loom_p(p, " else "));
+        P_TRY(loom_p_region(p, op->regions[1], depth));
+      }
+      break;
+    case LOOM_SHAPE_FOR: {
+      const loom_region_t* body = &LOOM_REGION(m, op->regions[0]);
+      P_TRY(loom_p(p, " "));
+      P_TRY(loom_p_value(p, body->args_start));
+      P_TRY(loom_p(p, " = ["));
+      P_TRY(loom_p_operand(p, LOOM_OPERAND(m, op, 0)));
+      P_TRY(loom_p(p, " to "));
+      P_TRY(loom_p_operand(p, LOOM_OPERAND(m, op, 1)));
+      P_TRY(loom_p(p, " step "));
+      P_TRY(loom_p_operand(p, LOOM_OPERAND(m, op, 2)));
+      P_TRY(loom_p(p, "]"));
+      if (body->arg_count > 1) {
+        P_TRY(loom_p(p, "("));
+        for (uint32_t i = 1; i < body->arg_count; ++i) {
+          if (i > 1) P_TRY(loom_p(p, ", "));
+          P_TRY(loom_p_value(p, body->args_start + i));
+          P_TRY(loom_p(p, " = "));
+          P_TRY(loom_p_operand(p, LOOM_OPERAND(m, op, 2 + i)));
+          P_TRY(loom_p(p, " : "));
+          P_TRY(loom_p_type(p, LOOM_VALUE(m, body->args_start + i).type));
+        }
+        P_TRY(loom_p(p, ")"));
+      }
+      if (op->result_count) {
+        P_TRY(loom_p(p, " -> "));
+        P_TRY(loom_p_result_types(p, op));
+      }
+      P_TRY(loom_p(p, " "));
+      P_TRY(loom_p_region(p, op->regions[0], depth));
+      break;
+    }
+    case LOOM_SHAPE_WHILE: {
+      const loom_region_t* before = &LOOM_REGION(m, op->regions[0]);
+      const loom_region_t* after = &LOOM_REGION(m, op->regions[1]);
+      P_TRY(loom_p(p, "("));
+      for (uint32_t i = 0; i < before->arg_count; ++i) {
+        if (i) P_TRY(loom_p(p, ", "));
+        P_TRY(loom_p_value(p, before->args_start + i));
+        P_TRY(loom_p(p, " = "));
+        P_TRY(loom_p_operand(p, LOOM_OPERAND(m, op, i)));
+        P_TRY(loom_p(p, " : "));
+        P_TRY(loom_p_type(p, LOOM_VALUE(m, before->args_start + i).type));
+      }
+      P_TRY(loom_p(p, ")"));
+      if (op->result_count) {
+        P_TRY(loom_p(p, " -> "));
+        P_TRY(loom_p_result_types(p, op));
+      }
+      P_TRY(loom_p(p, " "));
+      P_TRY(loom_p_region(p, op->regions[0], depth));
+      P_TRY(loom_p(p, " do("));
+      for (uint32_t i = 0; i < after->arg_count; ++i) {
+        if (i) P_TRY(loom_p(p, ", "));
+        P_TRY(loom_p_value(p, after->args_start + i));
+        P_TRY(loom_p(p, ": "));
+        P_TRY(loom_p_type(p, LOOM_VALUE(m, after->args_start + i).type));
+      }
+      P_TRY(loom_p(p, ") "));
+      P_TRY(loom_p_region(p, op->regions[1], depth));
+      break;
+    }
+    case LOOM_SHAPE_CALL:
+      P_TRY(loom_pf(p, " @%s(", loom_module_string(m, op->symbol)));
+      P_TRY(loom_p_operands(p, op, 0, op->operand_count));
+      P_TRY(loom_p(p, ") : ("));
+      P_TRY(loom_p_operand_types(p, op, 0, op->operand_count));
+      P_TRY(loom_p(p, ") -> "));
+      P_TRY(loom_p_result_types(p, op));
+      break;
+  }
+  return loom_p(p, "\n");
+}
+
+/* '{' newline ops '}' with the closing brace at |depth|. */
+static hrx_status_t loom_p_region(loom_printer_t* p, uint32_t region_id,
+                                  uint32_t depth) {
+  const loom_region_t* region = &LOOM_REGION(p->module, region_id);
+  P_TRY(loom_p(p, "{\n"));
+  for (uint32_t i = 0; i < region->op_count; ++i) {
+    P_TRY(loom_p_op(p, LOOM_REGION_OP(p->module, region, i), depth + 1));
+  }
+  P_TRY(loom_p_indent(p, depth));
+  return loom_p(p, "}");
+}
+
+static hrx_status_t loom_p_args(loom_printer_t* p, uint32_t region_id) {
+  const loom_region_t* region = &LOOM_REGION(p->module, region_id);
+  P_TRY(loom_p(p, "("));
+  for (uint32_t i = 0; i < region->arg_count; ++i) {
+    if (i) P_TRY(loom_p(p, ", "));
+    P_TRY(loom_p_value(p, region->args_start + i));
+    P_TRY(loom_p(p, ": "));
+    P_TRY(loom_p_type(p, LOOM_VALUE(p->module, region->args_start + i).type));
+  }
+  return loom_p(p, ")");
+}
+
+static hrx_status_t loom_p_module(loom_printer_t* p) {
+  const loom_module_t* m = p->module;
+  for (uint32_t t = 0; t < m->targets.count; ++t) {
+    const loom_target_t* target = &LOOM_TARGET(m, t);
+    P_TRY(loom_pf(p, "%s.target<%s> @%s",
+                  target->family == LOOM_TARGET_HOST ? "host" : "amdgpu",
+                  loom_module_string(m, target->kind),
+                  loom_module_string(m, target->symbol)));
+    if (target->subgroup_size) {
+      P_TRY(loom_pf(p, " {subgroup_size = %" PRId64 "}",
+                    target->subgroup_size));
+    }
+    P_TRY(loom_p(p, "\n"));
+  }
+  for (uint32_t c = 0; c < m->configs.count; ++c) {
+    const loom_config_decl_t* decl = &LOOM_CONFIG(m, c);
+    P_TRY(loom_pf(p, "config.decl @%s : ",
+                  loom_module_string(m, decl->symbol)));
+    if (decl->value_name != LOOM_NONE) {
+      P_TRY(loom_p_value(p, decl->value_name));
+      P_TRY(loom_p(p, ": "));
+      P_TRY(loom_p_type(p, decl->type));
+      P_TRY(loom_p(p, " where "));
+      P_TRY(loom_p_preds(p, decl->preds_start, decl->pred_count));
+    } else {
+      P_TRY(loom_p_type(p, decl->type));
+    }
+    P_TRY(loom_p(p, "\n"));
+    if (decl->has_default) {
+      P_TRY(loom_pf(p, "config.def @%s = ",
+                    loom_module_string(m, decl->symbol)));
+      P_TRY(loom_p_literal(p, &decl->default_value));
+      P_TRY(loom_p(p, " : "));
+      P_TRY(loom_p_type(p, decl->type));
+      P_TRY(loom_p(p, "\n"));
+    }
+  }
+  for (uint32_t f = 0; f < m->funcs.count; ++f) {
+    const loom_func_t* func = &LOOM_FUNC(m, f);
+    P_TRY(loom_p(p, "\nfunc.def"));
+    if (func->flags & LOOM_FUNC_PUBLIC) P_TRY(loom_p(p, " public"));
+    if (func->flags & LOOM_FUNC_PURE) P_TRY(loom_p(p, " pure"));
+    if (func->flags & LOOM_FUNC_INLINE) P_TRY(loom_p(p, " inline"));
+    if (func->flags & LOOM_FUNC_NOINLINE) P_TRY(loom_p(p, " noinline"));
+    if (func->target != LOOM_NONE) {
+      P_TRY(loom_pf(p, " target(@%s)",
+                    loom_module_string(m, LOOM_TARGET(m, func->target).symbol)));
+    }
+    P_TRY(loom_pf(p, " @%s", loom_module_string(m, func->symbol)));
+    P_TRY(loom_p_args(p, func->body_region));
+    if (func->result_count) {
+      P_TRY(loom_p(p, " -> ("));
+      for (uint32_t i = 0; i < func->result_count; ++i) {
+        if (i) P_TRY(loom_p(p, ", "));
+        P_TRY(loom_p_type(p, LOOM_AT(m->type_lists, loom_type_id_t,
+                                     func->results_start + i)));
+      }
+      P_TRY(loom_p(p, ")"));
+    }
+    P_TRY(loom_p(p, " "));
+    P_TRY(loom_p_region(p, func->body_region, 0));
+    P_TRY(loom_p(p, "\n"));
+  }
+  for (uint32_t k = 0; k < m->kernels.count; ++k) {
+    const loom_kernel_t* kernel = &LOOM_KERNEL(m, k);
+    P_TRY(loom_p(p, "\nkernel.def"));
+    if (kernel->retain) P_TRY(loom_p(p, " retain"));
+    if (kernel->target != LOOM_NONE) {
+      P_TRY(loom_pf(p, " target(@%s)",
+                    loom_module_string(m,
+                                       LOOM_TARGET(m, kernel->target).symbol)));
+    }
+    if (kernel->export_name != LOOM_NONE) {
+      P_TRY(loom_p(p, " export("));
+      const char* name = loom_module_string(m, kernel->export_name);
+      P_TRY(loom_pf(p, "\"%s\")", name));
+    }
+    P_TRY(loom_pf(p, " @%s", loom_module_string(m, kernel->symbol)));
+    P_TRY(loom_p_args(p, kernel->config_region));
+    P_TRY(loom_p(p, " "));
+    P_TRY(loom_p_region(p, kernel->config_region, 0));
+    P_TRY(loom_p(p, " launch"));
+    P_TRY(loom_p_args(p, kernel->body_region));
+    P_TRY(loom_p(p, " "));
+    P_TRY(loom_p_region(p, kernel->body_region, 0));
+    P_TRY(loom_p(p, "\n"));
+  }
+  return HRX_OK;
+}
+
+hrx_status_t hrx_loom_module_print(const hrx_loom_module_t* module,
+                                   hrx_string_builder_t* out) {
+  loom_printer_t p = {.module = module, .out = out};
+  size_t start = out->length;
+  hrx_status_t status = loom_p_module(&p);
+  if (status != HRX_OK) hrx_string_builder_truncate(out, start);
+  return status;
+}

@@ -1,0 +1,937 @@
+/* Module verifier: types, dominance, terminators, facts, placement. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "hrx/loom/module.h"
+#include "op_table.h"
+
+typedef struct loom_verifier_t {
+  const loom_module_t* module;
+  hrx_loom_diagnostics_t* diagnostics;
+  uint8_t* visible; /* per value: defined and in scope at the current op */
+  uint8_t* used;    /* per value: has at least one use */
+  uint8_t place;    /* LOOM_PLACE_* of the top-level region being walked */
+  uint32_t func;    /* enclosing func.def, or LOOM_NONE */
+} loom_verifier_t;
+
+static void loom_verror(loom_verifier_t* v, loom_span_t span,
+                        hrx_loom_diag_code_t code,
+                        const hrx_loom_diag_param_t* params, size_t count,
+                        const char* format, ...) HRX_PRINTF(6, 7);
+
+static void loom_verror(loom_verifier_t* v, loom_span_t span,
+                        hrx_loom_diag_code_t code,
+                        const hrx_loom_diag_param_t* params, size_t count,
+                        const char* format, ...) {
+  char message[400];
+  va_list args;
+  va_start(args, format);
+  vsnprintf(message, sizeof(message), format, args);
+  va_end(args);
+  loom_diag_emit(v->diagnostics, &v->module->source, span,
+                 HRX_LOOM_SEVERITY_ERROR, code, params, count, "%s", message);
+}
+
+static const char* loom_vname(const loom_verifier_t* v, uint32_t value) {
+  return loom_module_string(v->module, LOOM_VALUE(v->module, value).name);
+}
+
+/* Formats a type for a diagnostic into |buffer|. */
+static const char* loom_type_text(const loom_verifier_t* v,
+                                  loom_type_id_t type, char* buffer,
+                                  size_t capacity) {
+  hrx_string_builder_t b;
+  hrx_string_builder_init(hrx_allocator_system(), &b);
+  hrx_status_t status = loom_type_print(v->module, type, &b);
+  snprintf(buffer, capacity, "%s",
+           status == HRX_OK ? hrx_string_builder_cstr(&b) : "?");
+  hrx_status_free(status);
+  hrx_string_builder_deinit(&b);
+  return buffer;
+}
+
+static void loom_type_mismatch(loom_verifier_t* v, const loom_op_t* op,
+                               const char* what, loom_type_id_t expected,
+                               loom_type_id_t actual) {
+  char e[96], a[96];
+  loom_type_text(v, expected, e, sizeof(e));
+  loom_type_text(v, actual, a, sizeof(a));
+  hrx_loom_diag_param_t params[] = {{"expected", e}, {"actual", a}};
+  loom_verror(v, op->span, HRX_LOOM_DIAG_TYPE_MISMATCH, params, 2,
+              "%s: %s type mismatch: expected %s, got %s",
+              loom_op_defs[op->opcode].name, what, e, a);
+}
+
+static void loom_type_not_allowed(loom_verifier_t* v, const loom_op_t* op,
+                                  const char* what, loom_type_id_t actual) {
+  char a[96];
+  loom_type_text(v, actual, a, sizeof(a));
+  hrx_loom_diag_param_t params[] = {{"actual", a}};
+  loom_verror(v, op->span, HRX_LOOM_DIAG_TYPE_NOT_ALLOWED, params, 1,
+              "%s: %s of type %s is not allowed here",
+              loom_op_defs[op->opcode].name, what, a);
+}
+
+static loom_type_id_t loom_operand_type(const loom_verifier_t* v,
+                                        const loom_op_t* op, uint32_t i) {
+  uint32_t operand = LOOM_OPERAND(v->module, op, i);
+  if (loom_operand_is_static(operand)) return LOOM_TYPE_INDEX;
+  return LOOM_VALUE(v->module, operand).type;
+}
+
+static bool loom_kind_in(const loom_verifier_t* v, loom_type_id_t type,
+                         uint32_t mask) {
+  return (mask & LOOM_KIND_BIT(loom_type_kind(v->module, type))) != 0;
+}
+
+/* Types equal, or views of one element and rank whose dynamic extents
+ * are named by different values (a call passes its own extents). */
+static bool loom_types_compatible(const loom_module_t* m, loom_type_id_t a,
+                                  loom_type_id_t b) {
+  if (a == b) return true;
+  const loom_type_t* x = &LOOM_TYPE(m, a);
+  const loom_type_t* y = &LOOM_TYPE(m, b);
+  if (x->kind != LOOM_TYPE_VIEW || y->kind != LOOM_TYPE_VIEW ||
+      x->element != y->element || x->rank != y->rank) {
+    return false;
+  }
+  for (uint32_t d = 0; d < x->rank; ++d) {
+    int64_t sx = LOOM_DIM(m, x->dims_start + d).size;
+    int64_t sy = LOOM_DIM(m, y->dims_start + d).size;
+    if (sx != sy && (sx >= 0 || sy >= 0)) return false;
+  }
+  return true;
+}
+
+/* Operand i must have type |expected|. */
+static bool loom_expect_operand(loom_verifier_t* v, const loom_op_t* op,
+                                uint32_t i, loom_type_id_t expected) {
+  loom_type_id_t actual = loom_operand_type(v, op, i);
+  if (actual == expected) return true;
+  char what[32];
+  snprintf(what, sizeof(what), "operand %u", i);
+  loom_type_mismatch(v, op, what, expected, actual);
+  return false;
+}
+
+static bool loom_expect_mask(loom_verifier_t* v, const loom_op_t* op,
+                             const char* what, loom_type_id_t type,
+                             uint32_t mask) {
+  if (loom_kind_in(v, type, mask)) return true;
+  loom_type_not_allowed(v, op, what, type);
+  return false;
+}
+
+static bool loom_expect_operand_count(loom_verifier_t* v, const loom_op_t* op,
+                                      uint32_t count) {
+  if (op->operand_count == count) return true;
+  loom_verror(v, op->span, HRX_LOOM_DIAG_EXPECTED_TOKEN, NULL, 0,
+              "%s takes %u operand%s, got %u", loom_op_defs[op->opcode].name,
+              count, count == 1 ? "" : "s", op->operand_count);
+  return false;
+}
+
+/*===------------------------------------------------------------------===*/
+/* Per-shape checks                                                        */
+/*===------------------------------------------------------------------===*/
+
+static void loom_check_constant(loom_verifier_t* v, const loom_op_t* op) {
+  loom_type_kind_t kind = loom_type_kind(v->module, op->type);
+  const loom_literal_t* l = &op->literal;
+  if (loom_type_is_float(kind)) {
+    if (l->kind != LOOM_LITERAL_FLOAT && l->kind != LOOM_LITERAL_INT) {
+      loom_verror(v, op->span, HRX_LOOM_DIAG_TYPE_MISMATCH, NULL, 0,
+                  "float constant needs a numeric literal");
+    }
+    return;
+  }
+  if (l->kind == LOOM_LITERAL_FLOAT) {
+    loom_verror(v, op->span, HRX_LOOM_DIAG_TYPE_MISMATCH, NULL, 0,
+                "integer constant of type %s written as a float",
+                loom_type_kind_name(kind));
+    return;
+  }
+  if (l->kind == LOOM_LITERAL_BOOL && kind != LOOM_TYPE_I1) {
+    loom_verror(v, op->span, HRX_LOOM_DIAG_TYPE_MISMATCH, NULL, 0,
+                "true/false are i1 constants, not %s",
+                loom_type_kind_name(kind));
+    return;
+  }
+  uint32_t bits = loom_type_bit_width(kind);
+  if (bits >= 64) {
+    if (kind == LOOM_TYPE_OFFSET && l->i < 0) {
+      loom_verror(v, op->span, HRX_LOOM_DIAG_CONSTANT_RANGE, NULL, 0,
+                  "offset constants are unsigned; %" PRId64 " is negative",
+                  l->i);
+    }
+    return;
+  }
+  /* Either the signed or the unsigned interpretation must fit. */
+  int64_t min = -((int64_t)1 << (bits - 1));
+  int64_t max = (int64_t)(((uint64_t)1 << bits) - 1);
+  if (bits == 1) min = -1;
+  if (l->i < min || l->i > max) {
+    char value[32];
+    snprintf(value, sizeof(value), "%" PRId64, l->i);
+    hrx_loom_diag_param_t params[] = {{"value", value},
+                                      {"type", loom_type_kind_name(kind)}};
+    loom_verror(v, op->span, HRX_LOOM_DIAG_CONSTANT_RANGE, params, 2,
+                "constant %s does not fit in %s", value,
+                loom_type_kind_name(kind));
+  }
+}
+
+static void loom_check_cast(loom_verifier_t* v, const loom_op_t* op) {
+  const loom_op_def_t* def = &loom_op_defs[op->opcode];
+  loom_type_kind_t from = loom_type_kind(v->module, op->type);
+  loom_type_kind_t to = loom_type_kind(v->module, op->type2);
+  uint32_t wf = loom_type_bit_width(from), wt = loom_type_bit_width(to);
+  bool ok = true;
+  switch ((loom_cast_t)def->cast) {
+    case LOOM_CAST_EXTF:
+    case LOOM_CAST_EXTI: ok = wt > wf; break;
+    case LOOM_CAST_TRUNCF:
+    case LOOM_CAST_TRUNCI: ok = wt < wf; break;
+    case LOOM_CAST_INDEX:
+      ok = loom_type_is_address(from) != loom_type_is_address(to) ||
+           (loom_type_is_address(from) && loom_type_is_address(to) &&
+            from != to);
+      break;
+    case LOOM_CAST_BITCAST: ok = wt == wf && from != to; break;
+    default: break;
+  }
+  if (!ok) {
+    hrx_loom_diag_param_t params[] = {{"from", loom_type_kind_name(from)},
+                                      {"to", loom_type_kind_name(to)}};
+    loom_verror(v, op->span, HRX_LOOM_DIAG_BAD_CAST, params, 2,
+                "%s cannot convert %s to %s", def->name,
+                loom_type_kind_name(from), loom_type_kind_name(to));
+  }
+}
+
+/* Index operands of view/vector accesses: index type or literals. */
+static void loom_check_indices(loom_verifier_t* v, const loom_op_t* op,
+                               uint32_t first, loom_type_id_t view) {
+  const loom_type_t* type = &LOOM_TYPE(v->module, view);
+  uint32_t count = op->operand_count - first;
+  if (type->kind == LOOM_TYPE_VIEW && count != type->rank) {
+    loom_verror(v, op->span, HRX_LOOM_DIAG_BAD_SHAPE, NULL, 0,
+                "%s: %u indices for a rank-%u view",
+                loom_op_defs[op->opcode].name, count, type->rank);
+    return;
+  }
+  for (uint32_t i = first; i < op->operand_count; ++i) {
+    uint32_t operand = LOOM_OPERAND(v->module, op, i);
+    if (loom_operand_is_static(operand)) {
+      int64_t value = LOOM_STATIC(v->module, operand);
+      const loom_dim_t* dim =
+          type->kind == LOOM_TYPE_VIEW || type->kind == LOOM_TYPE_VECTOR
+              ? &LOOM_DIM(v->module, type->dims_start + (i - first))
+              : NULL;
+      if (value < 0 || (dim && dim->size >= 0 && value >= dim->size)) {
+        loom_verror(v, op->span, HRX_LOOM_DIAG_CONSTANT_RANGE, NULL, 0,
+                    "static index %" PRId64 " is out of bounds", value);
+      }
+      continue;
+    }
+    loom_expect_operand(v, op, i, LOOM_TYPE_INDEX);
+  }
+}
+
+static loom_type_kind_t loom_element(const loom_verifier_t* v,
+                                     loom_type_id_t type) {
+  return LOOM_TYPE(v->module, type).element;
+}
+
+static void loom_check_access(loom_verifier_t* v, const loom_op_t* op) {
+  const loom_op_def_t* def = &loom_op_defs[op->opcode];
+  bool is_load = def->shape == LOOM_SHAPE_LOAD;
+  loom_type_id_t view = is_load ? op->type : op->type2;
+  loom_type_id_t value = is_load ? op->type2 : op->type;
+  uint32_t view_operand = is_load ? 0 : 1;
+  if (!loom_expect_mask(v, op, "view", view, LOOM_MASK_VIEW) ||
+      !loom_expect_mask(v, op, "value", value, def->types2 | def->types)) {
+    return;
+  }
+  if (!is_load) loom_expect_operand(v, op, 0, value);
+  loom_expect_operand(v, op, view_operand, view);
+  loom_check_indices(v, op, view_operand + 1, view);
+  loom_type_kind_t element = loom_element(v, view);
+  loom_type_kind_t value_element =
+      loom_type_kind(v->module, value) == LOOM_TYPE_VECTOR
+          ? loom_element(v, value)
+          : loom_type_kind(v->module, value);
+  if (value_element != element) {
+    loom_verror(v, op->span, HRX_LOOM_DIAG_TYPE_MISMATCH, NULL, 0,
+                "%s: value element %s differs from view element %s",
+                def->name, loom_type_kind_name(value_element),
+                loom_type_kind_name(element));
+  }
+  if (def->shape == LOOM_SHAPE_RMW && op->enum_value != LOOM_ENUM_ABSENT) {
+    const char* kind = loom_enum_keyword(LOOM_ENUM_COMBINE, op->enum_value);
+    bool float_kind = kind[strlen(kind) - 1] == 'f';
+    if (float_kind != loom_type_is_float(loom_type_kind(v->module, value)) &&
+        strcmp(kind, "xchg") != 0) {
+      loom_verror(v, op->span, HRX_LOOM_DIAG_TYPE_MISMATCH, NULL, 0,
+                  "atomic %s does not apply to %s", kind,
+                  loom_type_kind_name(loom_type_kind(v->module, value)));
+    }
+  }
+}
+
+static void loom_check_pred_ref(loom_verifier_t* v, const loom_pred_t* pred,
+                                const loom_ref_t* ref) {
+  if (ref->is_static) return;
+  if (!v->visible[ref->value]) {
+    hrx_loom_diag_param_t params[] = {{"symbol", loom_vname(v, ref->value)}};
+    loom_verror(v, pred->span, HRX_LOOM_DIAG_VALUE_NOT_VISIBLE, params, 1,
+                "fact refers to %%%s, which does not dominate it",
+                loom_vname(v, ref->value));
+  }
+  if (!loom_type_is_address(
+          loom_type_kind(v->module, LOOM_VALUE(v->module, ref->value).type))) {
+    loom_verror(v, pred->span, HRX_LOOM_DIAG_BAD_FACT, NULL, 0,
+                "fact operands must be index or offset values");
+  }
+}
+
+/* Facts about |subject| (a value, or LOOM_NONE for config declarations
+ * whose subject is the bound value). */
+static void loom_check_facts(loom_verifier_t* v, uint32_t subject,
+                             uint32_t start, uint32_t count) {
+  for (uint32_t i = 0; i < count; ++i) {
+    const loom_pred_t* pred = &LOOM_PRED(v->module, start + i);
+    const loom_ref_t* first = &pred->args[0];
+    if (first->is_static || (subject != LOOM_NONE && first->value != subject)) {
+      loom_verror(v, pred->span, HRX_LOOM_DIAG_BAD_FACT, NULL, 0,
+                  "a fact's first operand must be the value it describes");
+      continue;
+    }
+    for (uint32_t a = 1; a < pred->arg_count; ++a) {
+      loom_check_pred_ref(v, pred, &pred->args[a]);
+    }
+    if (pred->kind == LOOM_PRED_RANGE && pred->args[1].is_static &&
+        pred->args[2].is_static &&
+        pred->args[1].constant > pred->args[2].constant) {
+      loom_verror(v, pred->span, HRX_LOOM_DIAG_BAD_FACT, NULL, 0,
+                  "empty range: %" PRId64 " > %" PRId64,
+                  pred->args[1].constant, pred->args[2].constant);
+    }
+    if (pred->kind == LOOM_PRED_MUL &&
+        (!pred->args[1].is_static || pred->args[1].constant <= 0)) {
+      loom_verror(v, pred->span, HRX_LOOM_DIAG_BAD_FACT, NULL, 0,
+                  "mul(v, k) needs a positive literal k");
+    }
+  }
+}
+
+static const char* loom_combine_kind(const loom_op_t* op) {
+  return loom_enum_keyword(LOOM_ENUM_COMBINE, op->enum_value);
+}
+
+static void loom_check_op_types(loom_verifier_t* v, const loom_op_t* op) {
+  const loom_op_def_t* def = &loom_op_defs[op->opcode];
+  const loom_module_t* m = v->module;
+  switch (def->shape) {
+    case LOOM_SHAPE_CONSTANT:
+      if (loom_expect_mask(v, op, "result", op->type, def->types)) {
+        loom_check_constant(v, op);
+      }
+      break;
+    case LOOM_SHAPE_NARY:
+      if (!loom_expect_operand_count(v, op, def->arity)) break;
+      if (!loom_expect_mask(v, op, "operand", op->type, def->types)) break;
+      for (uint32_t i = 0; i < op->operand_count; ++i) {
+        loom_expect_operand(v, op, i, op->type);
+      }
+      break;
+    case LOOM_SHAPE_COMPARE:
+      if (!loom_expect_operand_count(v, op, 2)) break;
+      if (!loom_expect_mask(v, op, "operand", op->type, def->types)) break;
+      loom_expect_operand(v, op, 0, op->type);
+      loom_expect_operand(v, op, 1, op->type);
+      break;
+    case LOOM_SHAPE_CAST:
+      if (!loom_expect_mask(v, op, "source", op->type, def->types) ||
+          !loom_expect_mask(v, op, "result", op->type2, def->types2)) {
+        break;
+      }
+      loom_expect_operand(v, op, 0, op->type);
+      loom_check_cast(v, op);
+      break;
+    case LOOM_SHAPE_NULLARY:
+    case LOOM_SHAPE_CONFIG_GET:
+      if (def->shape == LOOM_SHAPE_NULLARY) {
+        loom_expect_mask(v, op, "result", op->type, def->types);
+        break;
+      } else {
+        const char* symbol = loom_module_string(m, op->symbol);
+        uint32_t decl = loom_module_find_config(m, symbol);
+        if (decl == LOOM_NONE) {
+          hrx_loom_diag_param_t params[] = {{"symbol", symbol}};
+          loom_verror(v, op->span, HRX_LOOM_DIAG_UNDEFINED_SYMBOL, params, 1,
+                      "config @%s is not declared", symbol);
+        } else if (LOOM_CONFIG(m, decl).type != op->type) {
+          loom_type_mismatch(v, op, "config", LOOM_CONFIG(m, decl).type,
+                             op->type);
+        }
+      }
+      break;
+    case LOOM_SHAPE_ASSUME:
+      if (loom_expect_mask(v, op, "value", op->type, def->types)) {
+        loom_expect_operand(v, op, 0, op->type);
+      }
+      loom_check_facts(v, LOOM_OPERAND(m, op, 0), op->preds_start,
+                       op->pred_count);
+      break;
+    case LOOM_SHAPE_MEMORY_SPACE:
+      loom_expect_mask(v, op, "result", op->type, LOOM_MASK_BUFFER);
+      loom_expect_operand(v, op, 0, LOOM_TYPE_BUFFER);
+      break;
+    case LOOM_SHAPE_NOALIAS:
+      for (uint32_t i = 0; i < op->operand_count; ++i) {
+        loom_expect_operand(v, op, i, LOOM_TYPE_BUFFER);
+      }
+      break;
+    case LOOM_SHAPE_BUFFER_VIEW:
+      if (!loom_expect_mask(v, op, "source", op->type, LOOM_MASK_BUFFER) ||
+          !loom_expect_mask(v, op, "result", op->type2, LOOM_MASK_VIEW) ||
+          !loom_expect_operand_count(v, op, 2)) {
+        break;
+      }
+      loom_expect_operand(v, op, 0, LOOM_TYPE_BUFFER);
+      if (!loom_operand_is_static(LOOM_OPERAND(m, op, 1))) {
+        loom_expect_operand(v, op, 1, LOOM_TYPE_OFFSET);
+      }
+      break;
+    case LOOM_SHAPE_LOAD:
+    case LOOM_SHAPE_STORE:
+    case LOOM_SHAPE_RMW:
+      loom_check_access(v, op);
+      break;
+    case LOOM_SHAPE_EXTRACT:
+    case LOOM_SHAPE_INSERT: {
+      bool extract = def->shape == LOOM_SHAPE_EXTRACT;
+      loom_type_id_t vector = extract ? op->type : op->type2;
+      loom_type_id_t element = extract ? op->type2 : op->type;
+      if (!loom_expect_mask(v, op, "vector", vector, LOOM_MASK_VECTOR)) break;
+      if (loom_type_kind(m, element) != loom_element(v, vector)) {
+        loom_type_mismatch(v, op, "element", loom_element(v, vector),
+                           element);
+      }
+      if (extract) {
+        loom_expect_operand(v, op, 0, vector);
+        loom_check_indices(v, op, 1, vector);
+      } else {
+        loom_expect_operand(v, op, 0, element);
+        loom_expect_operand(v, op, 1, vector);
+        loom_check_indices(v, op, 2, vector);
+      }
+      break;
+    }
+    case LOOM_SHAPE_SPLAT:
+      if (!loom_expect_mask(v, op, "result", op->type, LOOM_MASK_VECTOR) ||
+          !loom_expect_operand_count(v, op, 1)) {
+        break;
+      }
+      loom_expect_operand(v, op, 0, loom_element(v, op->type));
+      break;
+    case LOOM_SHAPE_SCALE:
+      if (!loom_expect_operand_count(v, op, 2)) break;
+      loom_expect_mask(v, op, "index", op->type, LOOM_MASK_ADDR);
+      loom_expect_mask(v, op, "stride", op->type2, LOOM_MASK_ADDR);
+      loom_expect_operand(v, op, 0, op->type);
+      loom_expect_operand(v, op, 1, op->type2);
+      break;
+    case LOOM_SHAPE_SHUFFLE:
+      if (!loom_expect_operand_count(v, op, 3)) break;
+      loom_expect_mask(v, op, "value", op->type, def->types);
+      loom_expect_operand(v, op, 0, op->type);
+      loom_expect_operand(v, op, 1, LOOM_TYPE_I32);
+      loom_expect_operand(v, op, 2, LOOM_TYPE_I32);
+      break;
+    case LOOM_SHAPE_REDUCE: {
+      if (!loom_expect_mask(v, op, "value", op->type, def->types)) break;
+      loom_expect_operand(v, op, 0, op->type);
+      const char* kind = loom_combine_kind(op);
+      bool float_kind = kind && kind[strlen(kind) - 1] == 'f';
+      if (kind && float_kind != loom_type_is_float(loom_type_kind(m, op->type))) {
+        loom_verror(v, op->span, HRX_LOOM_DIAG_TYPE_MISMATCH, NULL, 0,
+                    "reduction %s does not apply to %s", kind,
+                    loom_type_kind_name(loom_type_kind(m, op->type)));
+      }
+      break;
+    }
+    case LOOM_SHAPE_SYNC:
+      if (strcmp(def->name, "buffer.fence") == 0 &&
+          (op->attrs[LOOM_ATTR_SCOPE] < 0 ||
+           op->attrs[LOOM_ATTR_ORDERING] < 0)) {
+        loom_verror(v, op->span, HRX_LOOM_DIAG_BAD_ATTRIBUTE, NULL, 0,
+                    "buffer.fence needs scope(...) and ordering(...)");
+      }
+      break;
+    case LOOM_SHAPE_ALLOCA: {
+      loom_expect_mask(v, op, "result", op->type, LOOM_MASK_BUFFER);
+      loom_expect_mask(v, op, "size", loom_operand_type(v, op, 0),
+                       LOOM_MASK_ADDR);
+      const char* space =
+          loom_enum_keyword(LOOM_ENUM_MEMORY_SPACE, op->enum_value);
+      if (space && strcmp(space, "workgroup") && strcmp(space, "private")) {
+        loom_verror(v, op->span, HRX_LOOM_DIAG_BAD_ATTRIBUTE, NULL, 0,
+                    "buffer.alloca allocates workgroup or private memory, "
+                    "not %s", space);
+      }
+      break;
+    }
+    case LOOM_SHAPE_LAUNCH_CONFIG:
+      if (op->operand_count != 6 && op->operand_count != 9) {
+        loom_expect_operand_count(v, op, 6);
+        break;
+      }
+      loom_expect_mask(v, op, "operand", op->type, LOOM_MASK_INDEX);
+      for (uint32_t i = 0; i < op->operand_count; ++i) {
+        loom_expect_operand(v, op, i, LOOM_TYPE_INDEX);
+      }
+      break;
+    case LOOM_SHAPE_SELECT:
+      if (!loom_expect_operand_count(v, op, 3)) break;
+      loom_expect_operand(v, op, 0, LOOM_TYPE_I1);
+      loom_expect_operand(v, op, 1, op->type);
+      loom_expect_operand(v, op, 2, op->type);
+      break;
+    case LOOM_SHAPE_IF:
+      loom_expect_operand(v, op, 0, LOOM_TYPE_I1);
+      if (op->result_count && !op->has_else) {
+        loom_verror(v, op->span, HRX_LOOM_DIAG_YIELD_ARITY, NULL, 0,
+                    "scf.if with results needs an else region");
+      }
+      break;
+    case LOOM_SHAPE_FOR: {
+      for (uint32_t i = 0; i < 3; ++i) {
+        loom_expect_operand(v, op, i, LOOM_TYPE_INDEX);
+      }
+      const loom_region_t* body = &LOOM_REGION(m, op->regions[0]);
+      uint32_t iters = body->arg_count - 1;
+      if (op->result_count != iters) {
+        loom_verror(v, op->span, HRX_LOOM_DIAG_YIELD_ARITY, NULL, 0,
+                    "scf.for carries %u values but has %u results", iters,
+                    op->result_count);
+      }
+      for (uint32_t i = 0; i < iters; ++i) {
+        loom_type_id_t t = LOOM_VALUE(m, body->args_start + 1 + i).type;
+        loom_expect_operand(v, op, 3 + i, t);
+        if (i < op->result_count &&
+            LOOM_VALUE(m, op->results_start + i).type != t) {
+          loom_type_mismatch(v, op, "result",
+                             t, LOOM_VALUE(m, op->results_start + i).type);
+        }
+      }
+      break;
+    }
+    case LOOM_SHAPE_WHILE: {
+      const loom_region_t* before = &LOOM_REGION(m, op->regions[0]);
+      const loom_region_t* after = &LOOM_REGION(m, op->regions[1]);
+      for (uint32_t i = 0; i < before->arg_count; ++i) {
+        loom_expect_operand(v, op, i, LOOM_VALUE(m, before->args_start + i).type);
+      }
+      if (after->arg_count != op->result_count) {
+        loom_verror(v, op->span, HRX_LOOM_DIAG_YIELD_ARITY, NULL, 0,
+                    "scf.while 'do' takes %u values but the loop has %u "
+                    "results", after->arg_count, op->result_count);
+      }
+      for (uint32_t i = 0; i < after->arg_count && i < op->result_count; ++i) {
+        if (LOOM_VALUE(m, after->args_start + i).type !=
+            LOOM_VALUE(m, op->results_start + i).type) {
+          loom_type_mismatch(v, op, "do-argument",
+                             LOOM_VALUE(m, op->results_start + i).type,
+                             LOOM_VALUE(m, after->args_start + i).type);
+        }
+      }
+      break;
+    }
+    case LOOM_SHAPE_CALL: {
+      const char* symbol = loom_module_string(m, op->symbol);
+      uint32_t callee = loom_module_find_func(m, symbol);
+      if (callee == LOOM_NONE) {
+        hrx_loom_diag_param_t params[] = {{"symbol", symbol}};
+        loom_verror(v, op->span, HRX_LOOM_DIAG_UNDEFINED_SYMBOL, params, 1,
+                    "call to undefined function @%s", symbol);
+        break;
+      }
+      const loom_func_t* f = &LOOM_FUNC(m, callee);
+      if (f->body_region == LOOM_NONE) break;
+      const loom_region_t* body = &LOOM_REGION(m, f->body_region);
+      if (!loom_expect_operand_count(v, op, body->arg_count)) break;
+      for (uint32_t i = 0; i < body->arg_count; ++i) {
+        loom_type_id_t param = LOOM_VALUE(m, body->args_start + i).type;
+        if (!loom_types_compatible(m, param, loom_operand_type(v, op, i))) {
+          char what[32];
+          snprintf(what, sizeof(what), "argument %u", i);
+          loom_type_mismatch(v, op, what, param, loom_operand_type(v, op, i));
+        }
+      }
+      if (op->result_count != f->result_count) {
+        loom_verror(v, op->span, HRX_LOOM_DIAG_RESULT_COUNT, NULL, 0,
+                    "@%s returns %u values, call expects %u", symbol,
+                    f->result_count, op->result_count);
+        break;
+      }
+      for (uint32_t i = 0; i < f->result_count; ++i) {
+        loom_type_id_t t =
+            LOOM_AT(m->type_lists, loom_type_id_t, f->results_start + i);
+        if (LOOM_VALUE(m, op->results_start + i).type != t) {
+          loom_type_mismatch(v, op, "result", t,
+                             LOOM_VALUE(m, op->results_start + i).type);
+        }
+      }
+      break;
+    }
+    case LOOM_SHAPE_TERMINATOR:
+      break; /* checked against the enclosing op */
+  }
+}
+
+/*===------------------------------------------------------------------===*/
+/* Regions and terminators                                                 */
+/*===------------------------------------------------------------------===*/
+
+/* What must end a region, and the values it must carry. */
+typedef struct loom_region_rule_t {
+  loom_term_t terminator;
+  bool optional;           /* may be omitted when it would carry nothing */
+  uint32_t value_count;
+  const loom_type_id_t* value_types; /* NULL: use |value_source| */
+  uint32_t value_source;   /* first value id whose types to match */
+  bool leading_i1;         /* scf.condition: first operand is the i1 */
+} loom_region_rule_t;
+
+static void loom_verify_region(loom_verifier_t* v, uint32_t region,
+                               const loom_region_rule_t* rule);
+
+static const char* loom_term_name(loom_term_t term) {
+  switch (term) {
+    case LOOM_TERM_KERNEL_RETURN: return "kernel.return";
+    case LOOM_TERM_LAUNCH_CONFIG: return "kernel.launch.config";
+    case LOOM_TERM_YIELD: return "scf.yield";
+    case LOOM_TERM_CONDITION: return "scf.condition";
+    case LOOM_TERM_FUNC_RETURN: return "func.return";
+    default: return "a terminator";
+  }
+}
+
+static void loom_check_terminator(loom_verifier_t* v, const loom_op_t* op,
+                                  const loom_region_rule_t* rule) {
+  const loom_module_t* m = v->module;
+  uint32_t first = rule->leading_i1 ? 1 : 0;
+  if (rule->leading_i1) {
+    if (op->operand_count == 0) {
+      loom_verror(v, op->span, HRX_LOOM_DIAG_YIELD_ARITY, NULL, 0,
+                  "scf.condition needs an i1 condition");
+      return;
+    }
+    loom_expect_operand(v, op, 0, LOOM_TYPE_I1);
+  }
+  if (op->operand_count - first != rule->value_count &&
+      rule->terminator != LOOM_TERM_LAUNCH_CONFIG &&
+      rule->terminator != LOOM_TERM_KERNEL_RETURN) {
+    char expected[16], actual[16];
+    snprintf(expected, sizeof(expected), "%u", rule->value_count);
+    snprintf(actual, sizeof(actual), "%u", op->operand_count - first);
+    hrx_loom_diag_param_t params[] = {{"expected", expected},
+                                      {"actual", actual}};
+    loom_verror(v, op->span, HRX_LOOM_DIAG_YIELD_ARITY, params, 2,
+                "%s carries %s value%s, expected %s",
+                loom_term_name(rule->terminator), actual,
+                op->operand_count - first == 1 ? "" : "s", expected);
+    return;
+  }
+  if (rule->terminator == LOOM_TERM_KERNEL_RETURN && op->operand_count) {
+    loom_verror(v, op->span, HRX_LOOM_DIAG_YIELD_ARITY, NULL, 0,
+                "kernel.return takes no values");
+    return;
+  }
+  for (uint32_t i = 0; i < rule->value_count; ++i) {
+    loom_type_id_t expected =
+        rule->value_types ? rule->value_types[i]
+                          : LOOM_VALUE(m, rule->value_source + i).type;
+    loom_expect_operand(v, op, first + i, expected);
+  }
+}
+
+static void loom_check_uses(loom_verifier_t* v, const loom_op_t* op) {
+  for (uint32_t i = 0; i < op->operand_count; ++i) {
+    uint32_t operand = LOOM_OPERAND(v->module, op, i);
+    if (loom_operand_is_static(operand)) continue;
+    v->used[operand] = 1;
+    if (!v->visible[operand]) {
+      hrx_loom_diag_param_t params[] = {{"symbol", loom_vname(v, operand)}};
+      loom_verror(v, op->span, HRX_LOOM_DIAG_VALUE_NOT_VISIBLE, params, 1,
+                  "%%%s does not dominate this use",
+                  loom_vname(v, operand));
+    }
+  }
+}
+
+static void loom_mark_dims_used(loom_verifier_t* v, loom_type_id_t type) {
+  const loom_type_t* t = &LOOM_TYPE(v->module, type);
+  if (t->kind != LOOM_TYPE_VIEW) return;
+  for (uint32_t d = 0; d < t->rank; ++d) {
+    const loom_dim_t* dim = &LOOM_DIM(v->module, t->dims_start + d);
+    if (dim->size < 0) v->used[dim->value] = 1;
+  }
+}
+
+static void loom_verify_op(loom_verifier_t* v, uint32_t op_id) {
+  const loom_module_t* m = v->module;
+  const loom_op_t* op = &LOOM_OP(m, op_id);
+  const loom_op_def_t* def = &loom_op_defs[op->opcode];
+  if (!(def->places & v->place)) {
+    const char* where = v->place == LOOM_PLACE_CONFIG ? "a launch-config region"
+                        : v->place == LOOM_PLACE_FUNC ? "a function body"
+                                                      : "a kernel body";
+    hrx_loom_diag_param_t params[] = {{"op", def->name}};
+    loom_verror(v, op->span, HRX_LOOM_DIAG_OP_NOT_ALLOWED_HERE, params, 1,
+                "%s is not allowed in %s", def->name, where);
+  }
+  loom_check_uses(v, op);
+  loom_mark_dims_used(v, op->type);
+  loom_mark_dims_used(v, op->type2);
+  loom_check_op_types(v, op);
+
+  /* Nested regions. */
+  loom_region_rule_t rule = {.terminator = LOOM_TERM_YIELD, .optional = true};
+  switch (def->shape) {
+    case LOOM_SHAPE_IF:
+      rule.value_count = op->result_count;
+      rule.value_source = op->results_start;
+      rule.optional = op->result_count == 0;
+      for (uint32_t r = 0; r < op->region_count; ++r) {
+        loom_verify_region(v, op->regions[r], &rule);
+      }
+      break;
+    case LOOM_SHAPE_FOR: {
+      const loom_region_t* body = &LOOM_REGION(m, op->regions[0]);
+      rule.value_count = body->arg_count - 1;
+      rule.value_source = body->args_start + 1;
+      rule.optional = rule.value_count == 0;
+      loom_verify_region(v, op->regions[0], &rule);
+      break;
+    }
+    case LOOM_SHAPE_WHILE: {
+      const loom_region_t* before = &LOOM_REGION(m, op->regions[0]);
+      const loom_region_t* after = &LOOM_REGION(m, op->regions[1]);
+      loom_region_rule_t cond = {.terminator = LOOM_TERM_CONDITION,
+                                 .value_count = after->arg_count,
+                                 .value_source = after->args_start,
+                                 .leading_i1 = true};
+      loom_verify_region(v, op->regions[0], &cond);
+      rule.value_count = before->arg_count;
+      rule.value_source = before->args_start;
+      rule.optional = before->arg_count == 0;
+      loom_verify_region(v, op->regions[1], &rule);
+      break;
+    }
+    default:
+      break;
+  }
+  for (uint32_t i = 0; i < op->result_count; ++i) {
+    v->visible[op->results_start + i] = 1;
+  }
+}
+
+static void loom_verify_region(loom_verifier_t* v, uint32_t region_id,
+                               const loom_region_rule_t* rule) {
+  const loom_module_t* m = v->module;
+  const loom_region_t* region = &LOOM_REGION(m, region_id);
+  for (uint32_t i = 0; i < region->arg_count; ++i) {
+    v->visible[region->args_start + i] = 1;
+  }
+  uint32_t last_term = LOOM_NONE;
+  for (uint32_t i = 0; i < region->op_count; ++i) {
+    uint32_t op_id = LOOM_REGION_OP(m, region, i);
+    const loom_op_t* op = &LOOM_OP(m, op_id);
+    const loom_op_def_t* def = &loom_op_defs[op->opcode];
+    loom_verify_op(v, op_id);
+    if (def->terminator == LOOM_TERM_NONE) continue;
+    if (i + 1 != region->op_count) {
+      loom_verror(v, op->span, HRX_LOOM_DIAG_TERMINATOR_NOT_LAST, NULL, 0,
+                  "%s must be the last op of its region", def->name);
+    }
+    if (def->terminator != rule->terminator) {
+      hrx_loom_diag_param_t params[] = {
+          {"expected", loom_term_name(rule->terminator)},
+          {"actual", def->name}};
+      loom_verror(v, op->span, HRX_LOOM_DIAG_OP_NOT_ALLOWED_HERE, params, 2,
+                  "%s cannot end this region (expected %s)", def->name,
+                  loom_term_name(rule->terminator));
+    } else {
+      loom_check_terminator(v, op, rule);
+    }
+    last_term = op_id;
+  }
+  if (last_term == LOOM_NONE && !rule->optional) {
+    hrx_loom_diag_param_t params[] = {
+        {"expected", loom_term_name(rule->terminator)}};
+    loom_span_t end = region->span;
+    if (end.offset != UINT32_MAX && end.length) {
+      end.offset += end.length - 1;
+      end.length = 1;
+    }
+    loom_verror(v, end, HRX_LOOM_DIAG_MISSING_TERMINATOR, params, 1,
+                "region must end with %s", loom_term_name(rule->terminator));
+  }
+  /* Leaving the region hides what it defined. */
+  for (uint32_t i = 0; i < region->arg_count; ++i) {
+    v->visible[region->args_start + i] = 0;
+  }
+  for (uint32_t i = 0; i < region->op_count; ++i) {
+    const loom_op_t* op = &LOOM_OP(m, LOOM_REGION_OP(m, region, i));
+    for (uint32_t r = 0; r < op->result_count; ++r) {
+      v->visible[op->results_start + r] = 0;
+    }
+  }
+}
+
+/*===------------------------------------------------------------------===*/
+/* Top level                                                               */
+/*===------------------------------------------------------------------===*/
+
+static bool loom_is_amdgpu_kind(const char* kind) {
+  if (strncmp(kind, "gfx", 3) != 0 || !kind[3]) return false;
+  const char* generic = strstr(kind, "-generic");
+  size_t digits = generic ? (size_t)(generic - kind) - 3 : strlen(kind) - 3;
+  if (generic && generic[8] != '\0') return false;
+  for (size_t i = 0; i < digits; ++i) {
+    char c = kind[3 + i];
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return digits > 0;
+}
+
+static void loom_verify_targets(loom_verifier_t* v) {
+  const loom_module_t* m = v->module;
+  for (uint32_t t = 0; t < m->targets.count; ++t) {
+    const loom_target_t* target = &LOOM_TARGET(m, t);
+    const char* kind = loom_module_string(m, target->kind);
+    bool ok = target->family == LOOM_TARGET_HOST ? strcmp(kind, "cpu") == 0
+                                                 : loom_is_amdgpu_kind(kind);
+    if (!ok) {
+      hrx_loom_diag_param_t params[] = {{"target", kind}};
+      loom_verror(v, target->span, HRX_LOOM_DIAG_BAD_TARGET, params, 1,
+                  "unknown %s target kind '%s'",
+                  target->family == LOOM_TARGET_HOST ? "host" : "amdgpu",
+                  kind);
+    }
+  }
+}
+
+static void loom_verify_configs(loom_verifier_t* v) {
+  const loom_module_t* m = v->module;
+  for (uint32_t c = 0; c < m->configs.count; ++c) {
+    const loom_config_decl_t* decl = &LOOM_CONFIG(m, c);
+    loom_type_kind_t kind = loom_type_kind(m, decl->type);
+    if (!(LOOM_MASK_SCALAR & LOOM_KIND_BIT(kind))) {
+      loom_verror(v, decl->span, HRX_LOOM_DIAG_TYPE_NOT_ALLOWED, NULL, 0,
+                  "config values are scalars, not %s",
+                  loom_type_kind_name(kind));
+    }
+    if (decl->value_name != LOOM_NONE) {
+      v->visible[decl->value_name] = 1;
+      loom_check_facts(v, decl->value_name, decl->preds_start,
+                       decl->pred_count);
+      v->visible[decl->value_name] = 0;
+    }
+  }
+}
+
+static void loom_verify_kernel(loom_verifier_t* v, const loom_kernel_t* k) {
+  const loom_module_t* m = v->module;
+  const loom_region_t* config = &LOOM_REGION(m, k->config_region);
+  for (uint32_t i = 0; i < config->arg_count; ++i) {
+    const loom_value_t* arg = &LOOM_VALUE(m, config->args_start + i);
+    loom_type_kind_t kind = loom_type_kind(m, arg->type);
+    if (!(LOOM_KIND_BIT(kind) & (LOOM_MASK_ADDR | LOOM_MASK_INT |
+                                 LOOM_MASK_FLOAT))) {
+      loom_verror(v, arg->span, HRX_LOOM_DIAG_TYPE_NOT_ALLOWED, NULL, 0,
+                  "workload arguments are scalars, not %s",
+                  loom_type_kind_name(kind));
+    }
+  }
+  const loom_region_t* body = &LOOM_REGION(m, k->body_region);
+  for (uint32_t i = 0; i < body->arg_count; ++i) {
+    const loom_value_t* arg = &LOOM_VALUE(m, body->args_start + i);
+    loom_type_kind_t kind = loom_type_kind(m, arg->type);
+    if (kind == LOOM_TYPE_VIEW || kind == LOOM_TYPE_VECTOR) {
+      loom_verror(v, arg->span, HRX_LOOM_DIAG_TYPE_NOT_ALLOWED, NULL, 0,
+                  "launch arguments are scalars or buffers, not %s",
+                  loom_type_kind_name(kind));
+    }
+  }
+  loom_region_rule_t config_rule = {.terminator = LOOM_TERM_LAUNCH_CONFIG};
+  loom_region_rule_t body_rule = {.terminator = LOOM_TERM_KERNEL_RETURN};
+  v->place = LOOM_PLACE_CONFIG;
+  loom_verify_region(v, k->config_region, &config_rule);
+  v->place = LOOM_PLACE_BODY;
+  loom_verify_region(v, k->body_region, &body_rule);
+  for (uint32_t i = 0; i < body->arg_count; ++i) {
+    uint32_t arg = body->args_start + i;
+    if (!v->used[arg]) {
+      hrx_loom_diag_param_t params[] = {{"symbol", loom_vname(v, arg)}};
+      loom_diag_emit(v->diagnostics, &m->source, LOOM_VALUE(m, arg).span,
+                     HRX_LOOM_SEVERITY_WARNING,
+                     HRX_LOOM_DIAG_UNUSED_LAUNCH_ARGUMENT, params, 1,
+                     "launch argument %%%s is never used", loom_vname(v, arg));
+    }
+  }
+}
+
+hrx_status_t hrx_loom_module_verify(const hrx_loom_module_t* module,
+                                    hrx_loom_diagnostics_t* diagnostics) {
+  size_t errors_before =
+      diagnostics ? hrx_loom_diagnostics_error_count(diagnostics) : 0;
+  uint32_t count = module->values.count ? module->values.count : 1;
+  uint8_t* flags = NULL;
+  HRX_RETURN_IF_ERROR(hrx_allocator_malloc(module->allocator, 2 * (size_t)count,
+                                           (void**)&flags));
+  /* Without a caller's list, collect into a private one to count errors. */
+  hrx_loom_diagnostics_t* own = NULL;
+  if (!diagnostics) {
+    hrx_status_t status =
+        hrx_loom_diagnostics_create(1, module->allocator, &own);
+    if (status != HRX_OK) {
+      hrx_allocator_free(module->allocator, flags);
+      return status;
+    }
+  }
+  loom_verifier_t v = {.module = module,
+                       .diagnostics = diagnostics ? diagnostics : own,
+                       .visible = flags,
+                       .used = flags + count,
+                       .func = LOOM_NONE};
+  loom_verify_targets(&v);
+  loom_verify_configs(&v);
+  for (uint32_t k = 0; k < module->kernels.count; ++k) {
+    loom_verify_kernel(&v, &LOOM_KERNEL(module, k));
+  }
+  for (uint32_t f = 0; f < module->funcs.count; ++f) {
+    const loom_func_t* func = &LOOM_FUNC(module, f);
+    if (func->body_region == LOOM_NONE) continue;
+    loom_region_rule_t rule = {
+        .terminator = LOOM_TERM_FUNC_RETURN,
+        .value_count = func->result_count,
+        .value_types = func->result_count
+                           ? &LOOM_AT(module->type_lists, loom_type_id_t,
+                                      func->results_start)
+                           : NULL};
+    v.place = LOOM_PLACE_FUNC;
+    v.func = f;
+    loom_verify_region(&v, func->body_region, &rule);
+  }
+  hrx_status_t status = loom_diag_result(v.diagnostics,
+                                         own ? 0 : errors_before,
+                                         "verification");
+  hrx_loom_diagnostics_destroy(own);
+  hrx_allocator_free(module->allocator, flags);
+  return status;
+}

@@ -1,0 +1,79 @@
+#include "loom_test_util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+char* loom_test_read_kernel(const char* name, size_t* out_length) {
+  const char* dir = getenv("HRX_LOOM_KERNELS");
+  assert_non_null(dir);
+  char* path = test_strdup_printf("%s/%s", dir, name);
+  void* data = NULL;
+  size_t length = 0;
+  assert_ok(hrx_file_read_all(hrx_allocator_system(), path, 1 << 24, &data,
+                              &length));
+  free(path);
+  if (out_length) *out_length = length;
+  return data;
+}
+
+static void print_diagnostics(const hrx_loom_diagnostics_t* diagnostics) {
+  hrx_string_builder_t b;
+  hrx_string_builder_init(hrx_allocator_system(), &b);
+  hrx_status_free(hrx_loom_diagnostics_format(diagnostics, &b));
+  print_error("%s", hrx_string_builder_cstr(&b));
+  hrx_string_builder_deinit(&b);
+}
+
+hrx_loom_module_t* loom_test_parse_ok(const char* text) {
+  hrx_loom_diagnostics_t* diagnostics = NULL;
+  assert_ok(hrx_loom_diagnostics_create(0, hrx_allocator_system(),
+                                        &diagnostics));
+  hrx_loom_module_t* module = NULL;
+  hrx_loom_parse_options_t options = {.source_name = "test.loom"};
+  hrx_status_t status = hrx_loom_module_parse(
+      text, strlen(text), &options, diagnostics, hrx_allocator_system(),
+      &module);
+  if (status != HRX_OK) print_diagnostics(diagnostics);
+  hrx_loom_diagnostics_destroy(diagnostics);
+  assert_ok(status);
+  return module;
+}
+
+hrx_loom_diagnostics_t* loom_test_parse_fail(const char* text) {
+  hrx_loom_diagnostics_t* diagnostics = NULL;
+  assert_ok(hrx_loom_diagnostics_create(0, hrx_allocator_system(),
+                                        &diagnostics));
+  hrx_loom_module_t* module = NULL;
+  hrx_loom_parse_options_t options = {.source_name = "test.loom"};
+  hrx_status_t status = hrx_loom_module_parse(
+      text, strlen(text), &options, diagnostics, hrx_allocator_system(),
+      &module);
+  assert_null(module);
+  assert_status_code(status, HRX_STATUS_INVALID_ARGUMENT);
+  return diagnostics;
+}
+
+void loom_test_expect_diag(const hrx_loom_diagnostics_t* diagnostics,
+                           hrx_loom_diag_code_t code, uint32_t line,
+                           uint32_t column) {
+  for (size_t i = 0; i < hrx_loom_diagnostics_count(diagnostics); ++i) {
+    const hrx_loom_diagnostic_t* d = hrx_loom_diagnostics_at(diagnostics, i);
+    if (d->code == code && d->line == line &&
+        (column == 0 || d->column == column)) {
+      return;
+    }
+  }
+  print_diagnostics(diagnostics);
+  fail_msg("expected %s at %u:%u", hrx_loom_diag_code_string(code), line,
+           column);
+}
+
+char* loom_test_print(const hrx_loom_module_t* module) {
+  hrx_string_builder_t b;
+  hrx_string_builder_init(hrx_allocator_system(), &b);
+  assert_ok(hrx_loom_module_print(module, &b));
+  char* text = NULL;
+  assert_ok(hrx_string_builder_take(&b, &text, NULL));
+  return text;
+}

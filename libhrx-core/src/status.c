@@ -72,6 +72,9 @@ const char* hrx_status_code_string(hrx_status_code_t code) {
 /* vsnprintf into a fresh heap string; NULL when memory is short or the
  * format is unusable. */
 static char* hrx_vformat_alloc(size_t prefix, const char* format,
+                               va_list args, char** out_text)
+    HRX_PRINTF(2, 0);
+static char* hrx_vformat_alloc(size_t prefix, const char* format,
                                va_list args, char** out_text) {
   va_list measure;
   va_copy(measure, args);
@@ -96,8 +99,17 @@ hrx_status_t hrx_make_status_v(hrx_status_code_t code, const char* format,
     code = HRX_STATUS_INTERNAL;
   }
   char* text = NULL;
-  char* block = hrx_vformat_alloc(sizeof(struct hrx_status_s),
-                                  format ? format : "", args, &text);
+  char* block = NULL;
+  if (format) {
+    block = hrx_vformat_alloc(sizeof(struct hrx_status_s), format, args,
+                              &text);
+  } else {
+    block = malloc(sizeof(struct hrx_status_s) + 1);
+    if (block) {
+      text = block + sizeof(struct hrx_status_s);
+      text[0] = '\0';
+    }
+  }
   if (!block) return hrx_status_fallback(code);
   struct hrx_status_s* status = (struct hrx_status_s*)block;
   status->code = code;
@@ -150,11 +162,13 @@ static hrx_status_code_t hrx_status_code_from_errno(int error_number) {
 
 hrx_status_t hrx_status_from_errno(int error_number, const char* format,
                                    ...) {
-  char prefix[512];
-  va_list args;
-  va_start(args, format);
-  vsnprintf(prefix, sizeof(prefix), format ? format : "", args);
-  va_end(args);
+  char prefix[512] = "";
+  if (format) {
+    va_list args;
+    va_start(args, format);
+    vsnprintf(prefix, sizeof(prefix), format, args);
+    va_end(args);
+  }
   char reason[128];
   /* GNU strerror_r may return a static string instead of filling reason. */
   const char* text = strerror_r(error_number, reason, sizeof(reason));
@@ -166,7 +180,7 @@ hrx_status_t hrx_status_annotate(hrx_status_t status, const char* format,
                                  ...) {
   if (status == HRX_OK) return HRX_OK;
   if (status->is_static) {
-    hrx_status_t copy = hrx_make_status(status->code, "%s", "");
+    hrx_status_t copy = hrx_make_status(status->code, NULL);
     if (copy->is_static) return status;
     status = copy;
   }
@@ -174,10 +188,11 @@ hrx_status_t hrx_status_annotate(hrx_status_t status, const char* format,
                          (status->context_count + 1) * sizeof(char*));
   if (!grown) return status;
   status->contexts = grown;
+  if (!format) return status;
   char* text = NULL;
   va_list args;
   va_start(args, format);
-  char* block = hrx_vformat_alloc(0, format ? format : "", args, &text);
+  char* block = hrx_vformat_alloc(0, format, args, &text);
   va_end(args);
   if (!block) return status;
   status->contexts[status->context_count++] = text;

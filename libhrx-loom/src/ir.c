@@ -11,6 +11,8 @@ hrx_status_t loom_array_grow(loom_array_t* array, hrx_allocator_t allocator,
     return hrx_make_status(HRX_STATUS_RESOURCE_EXHAUSTED,
                            "module exceeds 2^32 entries");
   }
+  if (out_index) *out_index = array->count;
+  if (count == 0) return HRX_OK;
   uint32_t needed = array->count + count;
   if (needed > array->capacity) {
     uint64_t capacity = array->capacity ? array->capacity : 16;
@@ -24,7 +26,6 @@ hrx_status_t loom_array_grow(loom_array_t* array, hrx_allocator_t allocator,
   }
   memset((char*)array->data + (size_t)array->count * element_size, 0,
          (size_t)count * element_size);
-  if (out_index) *out_index = array->count;
   array->count = needed;
   return HRX_OK;
 }

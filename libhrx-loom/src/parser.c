@@ -776,9 +776,11 @@ static bool loom_region_body(loom_parser_t* p, uint32_t region,
   hrx_status_t status = loom_array_grow(&m->region_ops, m->allocator,
                                         sizeof(uint32_t), count, &start);
   if (status == HRX_OK) {
-    memcpy(&LOOM_AT(m->region_ops, uint32_t, start),
-           &LOOM_AT(p->pending, uint32_t, pending_mark),
-           count * sizeof(uint32_t));
+    if (count) {
+      memcpy(&LOOM_AT(m->region_ops, uint32_t, start),
+             &LOOM_AT(p->pending, uint32_t, pending_mark),
+             count * sizeof(uint32_t));
+    }
     LOOM_REGION(m, region).ops_start = start;
     LOOM_REGION(m, region).op_count = count;
   } else {
@@ -1124,7 +1126,12 @@ static bool loom_shape_launch_config(loom_parser_t* p, loom_op_ctx_t* c) {
 }
 
 static bool loom_shape_terminator(loom_parser_t* p, loom_op_ctx_t* c) {
-  if (!loom_is(p, LOOM_TOKEN_VALUE_ID)) return loom_set_results(c, 0, 0);
+  /* kernel.return carries nothing; other terminators' values start on the
+   * terminator's own line, so an empty yield never swallows the next op. */
+  if (c->def->terminator == LOOM_TERM_KERNEL_RETURN ||
+      !loom_is(p, LOOM_TOKEN_VALUE_ID) || p->token.line_start) {
+    return loom_set_results(c, 0, 0);
+  }
   uint32_t start = 0, count = 0;
   if (!loom_parse_operand_list(p, c->op) ||
       !loom_expect(p, LOOM_TOKEN_COLON) ||

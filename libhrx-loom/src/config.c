@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "config_internal.h"
+#include "hrx/core/half.h"
 #include "op_table.h"
 
 typedef struct loom_config_entry_t {
@@ -113,8 +114,7 @@ hrx_status_t hrx_loom_config_set_assignment(hrx_loom_config_t* config,
 /* Resolution                                                              */
 /*===------------------------------------------------------------------===*/
 
-/* Half and bfloat16 conversions with round-to-nearest-even; only used to
- * normalise config floats to their declared width. */
+/* The bits of |value| at the declared float width (nearest-even). */
 static uint64_t loom_float_bits(double value, loom_type_kind_t kind) {
   if (kind == LOOM_TYPE_F64) {
     uint64_t bits;
@@ -125,32 +125,8 @@ static uint64_t loom_float_bits(double value, loom_type_kind_t kind) {
   uint32_t bits;
   memcpy(&bits, &f, 4);
   if (kind == LOOM_TYPE_F32) return bits;
-  if (kind == LOOM_TYPE_BF16) {
-    if ((bits & 0x7fffffffu) > 0x7f800000u) return (bits >> 16) | 0x40u;
-    uint32_t rounding = 0x7fffu + ((bits >> 16) & 1u);
-    return (bits + rounding) >> 16;
-  }
-  /* f16 */
-  uint32_t sign = (bits >> 16) & 0x8000u;
-  uint32_t exponent = (bits >> 23) & 0xffu;
-  uint32_t mantissa = bits & 0x7fffffu;
-  if (exponent == 0xff) return sign | 0x7c00u | (mantissa ? 0x200u : 0);
-  int32_t e = (int32_t)exponent - 127 + 15;
-  if (e >= 31) return sign | 0x7c00u;
-  if (e <= 0) {
-    if (e < -10) return sign;
-    mantissa |= 0x800000u;
-    uint32_t shift = (uint32_t)(14 - e);
-    uint32_t half = mantissa >> shift;
-    uint32_t rest = mantissa & ((1u << shift) - 1);
-    uint32_t mid = 1u << (shift - 1);
-    if (rest > mid || (rest == mid && (half & 1u))) half++;
-    return sign | half;
-  }
-  uint32_t half = sign | ((uint32_t)e << 10) | (mantissa >> 13);
-  uint32_t rest = mantissa & 0x1fffu;
-  if (rest > 0x1000u || (rest == 0x1000u && (half & 1u))) half++;
-  return half;
+  if (kind == LOOM_TYPE_BF16) return hrx_f32_bits_to_bf16(bits);
+  return hrx_f32_bits_to_f16(bits);
 }
 
 static bool loom_parse_int_text(const char* text, int64_t* out) {

@@ -60,6 +60,8 @@ const char* hrx_loom_diag_code_string(hrx_loom_diag_code_t code) {
     case HRX_LOOM_DIAG_CONFIG_OUT_OF_RANGE: return "L0604";
     case HRX_LOOM_DIAG_LAUNCH_NOT_CONSTANT: return "L0701";
     case HRX_LOOM_DIAG_LAUNCH_UNSUPPORTED: return "L0702";
+    case HRX_LOOM_DIAG_BACKEND_UNSUPPORTED: return "L0801";
+    case HRX_LOOM_DIAG_BACKEND_LIMIT: return "L0802";
     case HRX_LOOM_DIAG_TOO_MANY_ERRORS: return "L0901";
     case HRX_LOOM_DIAG_NONE: break;
   }

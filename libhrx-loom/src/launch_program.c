@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "config_internal.h"
+#include "hrx/core/bytes.h"
 #include "hrx/loom/launch_program.h"
 #include "op_table.h"
 
@@ -652,16 +653,6 @@ hrx_status_t hrx_loom_launch_program_evaluate(
 #define LOOM_LP_HEADER_SIZE (8 + 6 * 4 + 3 * 8 + 9 * 2 + 4)
 #define LOOM_LP_INSN_SIZE 17
 
-static void loom_put(uint8_t** cursor, uint64_t value, int bytes) {
-  for (int i = 0; i < bytes; ++i) *(*cursor)++ = (uint8_t)(value >> (8 * i));
-}
-
-static uint64_t loom_get(const uint8_t** cursor, int bytes) {
-  uint64_t value = 0;
-  for (int i = 0; i < bytes; ++i) value |= (uint64_t)(*(*cursor)++) << (8 * i);
-  return value;
-}
-
 hrx_status_t hrx_loom_launch_program_serialize(
     const hrx_loom_launch_program_t* p, hrx_allocator_t allocator,
     uint8_t** out_bytes, size_t* out_length) {
@@ -677,28 +668,28 @@ hrx_status_t hrx_loom_launch_program_serialize(
   uint8_t* c = bytes;
   memcpy(c, LOOM_LP_MAGIC, 4);
   c += 4;
-  loom_put(&c, LOOM_LP_VERSION, 4);
-  loom_put(&c, p->workload_count, 4);
-  loom_put(&c, p->register_count, 4);
-  loom_put(&c, p->insn_count, 4);
-  loom_put(&c, p->subgroup_size, 4);
-  loom_put(&c, p->max_workgroup_size, 4);
-  loom_put(&c, p->max_workgroup_count, 4);
-  loom_put(&c, p->max_workgroup_storage, 8);
-  loom_put(&c, p->workgroup_storage, 8);
-  loom_put(&c, p->private_storage, 8);
-  for (int i = 0; i < 9; ++i) loom_put(&c, p->launch_regs[i], 2);
-  loom_put(&c, symbol_length, 4);
+  hrx_put_le(&c, LOOM_LP_VERSION, 4);
+  hrx_put_le(&c, p->workload_count, 4);
+  hrx_put_le(&c, p->register_count, 4);
+  hrx_put_le(&c, p->insn_count, 4);
+  hrx_put_le(&c, p->subgroup_size, 4);
+  hrx_put_le(&c, p->max_workgroup_size, 4);
+  hrx_put_le(&c, p->max_workgroup_count, 4);
+  hrx_put_le(&c, p->max_workgroup_storage, 8);
+  hrx_put_le(&c, p->workgroup_storage, 8);
+  hrx_put_le(&c, p->private_storage, 8);
+  for (int i = 0; i < 9; ++i) hrx_put_le(&c, p->launch_regs[i], 2);
+  hrx_put_le(&c, symbol_length, 4);
   memcpy(c, p->symbol, symbol_length);
   c += symbol_length;
   for (uint32_t i = 0; i < p->insn_count; ++i) {
     const loom_lp_insn_t* insn = &p->insns[i];
-    loom_put(&c, insn->op, 1);
-    loom_put(&c, insn->dst, 2);
-    loom_put(&c, insn->a, 2);
-    loom_put(&c, insn->b, 2);
-    loom_put(&c, insn->c, 2);
-    loom_put(&c, (uint64_t)insn->imm, 8);
+    hrx_put_le(&c, insn->op, 1);
+    hrx_put_le(&c, insn->dst, 2);
+    hrx_put_le(&c, insn->a, 2);
+    hrx_put_le(&c, insn->b, 2);
+    hrx_put_le(&c, insn->c, 2);
+    hrx_put_le(&c, (uint64_t)insn->imm, 8);
   }
   hrx_sha256_digest_t digest;
   hrx_sha256(bytes, (size_t)(c - bytes), &digest);
@@ -766,24 +757,24 @@ hrx_status_t hrx_loom_launch_program_load(const uint8_t* bytes, size_t length,
                            "(truncated or tampered)");
   }
   const uint8_t* c = bytes + 4;
-  uint32_t version = (uint32_t)loom_get(&c, 4);
+  uint32_t version = (uint32_t)hrx_get_le(&c, 4);
   if (version != LOOM_LP_VERSION) {
     return hrx_make_status(HRX_STATUS_UNIMPLEMENTED,
                            "launch program version %u; this build reads %u",
                            version, LOOM_LP_VERSION);
   }
   hrx_loom_launch_program_t header = {0};
-  header.workload_count = (uint32_t)loom_get(&c, 4);
-  header.register_count = (uint32_t)loom_get(&c, 4);
-  header.insn_count = (uint32_t)loom_get(&c, 4);
-  header.subgroup_size = (uint32_t)loom_get(&c, 4);
-  header.max_workgroup_size = (uint32_t)loom_get(&c, 4);
-  header.max_workgroup_count = (uint32_t)loom_get(&c, 4);
-  header.max_workgroup_storage = loom_get(&c, 8);
-  header.workgroup_storage = loom_get(&c, 8);
-  header.private_storage = loom_get(&c, 8);
-  for (int i = 0; i < 9; ++i) header.launch_regs[i] = (uint16_t)loom_get(&c, 2);
-  uint64_t symbol_length = loom_get(&c, 4);
+  header.workload_count = (uint32_t)hrx_get_le(&c, 4);
+  header.register_count = (uint32_t)hrx_get_le(&c, 4);
+  header.insn_count = (uint32_t)hrx_get_le(&c, 4);
+  header.subgroup_size = (uint32_t)hrx_get_le(&c, 4);
+  header.max_workgroup_size = (uint32_t)hrx_get_le(&c, 4);
+  header.max_workgroup_count = (uint32_t)hrx_get_le(&c, 4);
+  header.max_workgroup_storage = hrx_get_le(&c, 8);
+  header.workgroup_storage = hrx_get_le(&c, 8);
+  header.private_storage = hrx_get_le(&c, 8);
+  for (int i = 0; i < 9; ++i) header.launch_regs[i] = (uint16_t)hrx_get_le(&c, 2);
+  uint64_t symbol_length = hrx_get_le(&c, 4);
   if (header.register_count == 0 ||
       header.register_count > LOOM_LP_MAX_REGISTERS ||
       header.insn_count > LOOM_LP_MAX_INSNS ||
@@ -822,12 +813,12 @@ hrx_status_t hrx_loom_launch_program_load(const uint8_t* bytes, size_t length,
   }
   for (uint32_t i = 0; i < header.insn_count && status == HRX_OK; ++i) {
     loom_lp_insn_t* insn = &p->insns[i];
-    insn->op = (uint8_t)loom_get(&c, 1);
-    insn->dst = (uint16_t)loom_get(&c, 2);
-    insn->a = (uint16_t)loom_get(&c, 2);
-    insn->b = (uint16_t)loom_get(&c, 2);
-    insn->c = (uint16_t)loom_get(&c, 2);
-    insn->imm = (int64_t)loom_get(&c, 8);
+    insn->op = (uint8_t)hrx_get_le(&c, 1);
+    insn->dst = (uint16_t)hrx_get_le(&c, 2);
+    insn->a = (uint16_t)hrx_get_le(&c, 2);
+    insn->b = (uint16_t)hrx_get_le(&c, 2);
+    insn->c = (uint16_t)hrx_get_le(&c, 2);
+    insn->imm = (int64_t)hrx_get_le(&c, 8);
     status = loom_lp_check_insn(p, insn);
   }
   if (status != HRX_OK) {

@@ -10,6 +10,7 @@
 #include "hrx/core/allocator.h"  // IWYU pragma: export
 #include "hrx/core/api.h"        // IWYU pragma: export
 #include "hrx/core/budget.h"     // IWYU pragma: export
+#include "hrx/core/bytes.h"      // IWYU pragma: export
 #include "hrx/core/clock.h"      // IWYU pragma: export
 #include "hrx/core/file.h"       // IWYU pragma: export
 #include "hrx/core/log.h"        // IWYU pragma: export

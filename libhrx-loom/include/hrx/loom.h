@@ -8,6 +8,7 @@
 
 #include "hrx/loom/config.h"          // IWYU pragma: export
 #include "hrx/loom/diagnostics.h"     // IWYU pragma: export
+#include "hrx/loom/host_backend.h"    // IWYU pragma: export
 #include "hrx/loom/launch_program.h"  // IWYU pragma: export
 #include "hrx/loom/module.h"          // IWYU pragma: export
 

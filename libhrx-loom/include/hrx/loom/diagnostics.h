@@ -31,7 +31,7 @@ typedef enum hrx_loom_severity_e {
 
 /* Stable diagnostic codes, printed as L<number>. Groups: 01xx lexical,
  * 02xx syntax, 03xx names and symbols, 04xx types, 05xx structure, 06xx
- * config specialisation, 07xx launch programs. */
+ * config specialisation, 07xx launch programs, 08xx backends. */
 typedef enum hrx_loom_diag_code_e {
   HRX_LOOM_DIAG_NONE = 0,
   /* lexical */
@@ -78,6 +78,9 @@ typedef enum hrx_loom_diag_code_e {
   /* launch programs */
   HRX_LOOM_DIAG_LAUNCH_NOT_CONSTANT = 701,
   HRX_LOOM_DIAG_LAUNCH_UNSUPPORTED = 702,
+  /* backends */
+  HRX_LOOM_DIAG_BACKEND_UNSUPPORTED = 801,
+  HRX_LOOM_DIAG_BACKEND_LIMIT = 802,
   /* more errors than the cap */
   HRX_LOOM_DIAG_TOO_MANY_ERRORS = 901,
 } hrx_loom_diag_code_t;

@@ -1,0 +1,95 @@
+/* AQL packets (HSA Architected Queuing Language), 64 bytes each.
+ *
+ * Layouts follow the HSA specification byte for byte (checked below), so the
+ * same producer code fills a host queue and an amdgpu hardware queue. A
+ * packet is published by writing its body first and then its first 32 bits
+ * (header | setup << 16) with a release store; the slot is INVALID until
+ * then and again after the packet processor consumed it.
+ */
+#ifndef HRX_FABRIC_AQL_H_
+#define HRX_FABRIC_AQL_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum hrx_aql_packet_type_e {
+  HRX_AQL_PACKET_VENDOR = 0,
+  HRX_AQL_PACKET_INVALID = 1,
+  HRX_AQL_PACKET_KERNEL_DISPATCH = 2,
+  HRX_AQL_PACKET_BARRIER_AND = 3,
+  HRX_AQL_PACKET_AGENT = 4,
+  HRX_AQL_PACKET_BARRIER_OR = 5,
+} hrx_aql_packet_type_t;
+
+typedef enum hrx_aql_fence_scope_e {
+  HRX_AQL_FENCE_NONE = 0,
+  HRX_AQL_FENCE_AGENT = 1,
+  HRX_AQL_FENCE_SYSTEM = 2,
+} hrx_aql_fence_scope_t;
+
+/* Header bit fields. */
+#define HRX_AQL_HEADER_TYPE_SHIFT 0
+#define HRX_AQL_HEADER_TYPE_MASK 0xFFu
+#define HRX_AQL_HEADER_BARRIER (1u << 8)
+#define HRX_AQL_HEADER_ACQUIRE_SHIFT 9
+#define HRX_AQL_HEADER_RELEASE_SHIFT 11
+#define HRX_AQL_SETUP_DIMENSIONS_MASK 0x3u
+
+static inline uint16_t hrx_aql_header(hrx_aql_packet_type_t type,
+                                      int barrier,
+                                      hrx_aql_fence_scope_t acquire,
+                                      hrx_aql_fence_scope_t release) {
+  return (uint16_t)(((unsigned)type << HRX_AQL_HEADER_TYPE_SHIFT) |
+                    (barrier ? HRX_AQL_HEADER_BARRIER : 0u) |
+                    ((unsigned)acquire << HRX_AQL_HEADER_ACQUIRE_SHIFT) |
+                    ((unsigned)release << HRX_AQL_HEADER_RELEASE_SHIFT));
+}
+
+typedef struct hrx_aql_dispatch_packet_t {
+  uint16_t header;
+  uint16_t setup;
+  uint16_t workgroup_size_x;
+  uint16_t workgroup_size_y;
+  uint16_t workgroup_size_z;
+  uint16_t reserved0;
+  uint32_t grid_size_x; /* in work-items */
+  uint32_t grid_size_y;
+  uint32_t grid_size_z;
+  uint32_t private_segment_size;
+  uint32_t group_segment_size;
+  uint64_t kernel_object;
+  uint64_t kernarg_address;
+  uint64_t reserved2;
+  uint64_t completion_signal; /* hrx_fabric_signal_handle(), 0 = none */
+} hrx_aql_dispatch_packet_t;
+
+typedef struct hrx_aql_barrier_packet_t {
+  uint16_t header;
+  uint16_t reserved0;
+  uint32_t reserved1;
+  uint64_t dep_signal[5];
+  uint64_t reserved2;
+  uint64_t completion_signal;
+} hrx_aql_barrier_packet_t;
+
+typedef union hrx_aql_packet_t {
+  hrx_aql_dispatch_packet_t dispatch;
+  hrx_aql_barrier_packet_t barrier;
+  uint8_t bytes[64];
+} hrx_aql_packet_t;
+
+_Static_assert(sizeof(hrx_aql_dispatch_packet_t) == 64, "AQL dispatch size");
+_Static_assert(sizeof(hrx_aql_barrier_packet_t) == 64, "AQL barrier size");
+_Static_assert(offsetof(hrx_aql_dispatch_packet_t, grid_size_x) == 12, "");
+_Static_assert(offsetof(hrx_aql_dispatch_packet_t, private_segment_size) ==
+                   24, "");
+_Static_assert(offsetof(hrx_aql_dispatch_packet_t, kernel_object) == 32, "");
+_Static_assert(offsetof(hrx_aql_dispatch_packet_t, kernarg_address) == 40,
+               "");
+_Static_assert(offsetof(hrx_aql_dispatch_packet_t, completion_signal) == 56,
+               "");
+_Static_assert(offsetof(hrx_aql_barrier_packet_t, dep_signal) == 8, "");
+_Static_assert(offsetof(hrx_aql_barrier_packet_t, completion_signal) == 56,
+               "");
+
+#endif /* HRX_FABRIC_AQL_H_ */

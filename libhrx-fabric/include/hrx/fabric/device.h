@@ -1,0 +1,110 @@
+/* Devices, providers and memory.
+ *
+ * A provider implements one device family behind hrx_fabric_device_vtable_t
+ * (the host device now; amdgpu through KFD later). Public calls validate and
+ * dispatch through the vtable. Devices are reference counted and their
+ * calls are thread-safe.
+ */
+#ifndef HRX_FABRIC_DEVICE_H_
+#define HRX_FABRIC_DEVICE_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hrx/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct hrx_fabric_device_s hrx_fabric_device_t;
+typedef struct hrx_fabric_queue_s hrx_fabric_queue_t;
+typedef struct hrx_fabric_executable_s hrx_fabric_executable_t;
+
+typedef enum hrx_fabric_device_kind_e {
+  HRX_FABRIC_DEVICE_HOST = 0, /* the CPU as a virtual GPU */
+  HRX_FABRIC_DEVICE_GPU = 1,
+} hrx_fabric_device_kind_t;
+
+typedef struct hrx_fabric_device_properties_t {
+  hrx_fabric_device_kind_t kind;
+  const char* name;            /* "HRX host device" */
+  const char* profile_target;  /* "host", "gfx1151" */
+  uint32_t subgroup_size;
+  uint32_t max_workgroup_size;
+  uint64_t max_workgroup_storage;
+  uint32_t compute_units;      /* host: worker threads */
+  uint64_t memory_bytes;       /* host: physical memory */
+  uint32_t queue_count_limit;
+} hrx_fabric_device_properties_t;
+
+/* Who may touch an allocation (the kfd provider maps these to heaps; on the
+ * host every profile is host memory, tracked the same way). */
+typedef enum hrx_fabric_visibility_e {
+  HRX_FABRIC_VISIBILITY_DEVICE = 0,      /* device-local */
+  HRX_FABRIC_VISIBILITY_HOST_VISIBLE = 1,/* host may map and read/write */
+  HRX_FABRIC_VISIBILITY_HOST_COHERENT = 2,
+} hrx_fabric_visibility_t;
+
+typedef struct hrx_fabric_memory_t {
+  void* host_pointer;      /* NULL when not host-visible */
+  uint64_t device_address; /* what kernels and packets use */
+  uint64_t size;
+  hrx_fabric_visibility_t visibility;
+} hrx_fabric_memory_t;
+
+typedef struct hrx_fabric_host_options_t {
+  /* Worker threads; 0 reads HRX_HOST_THREADS, else the online CPUs. */
+  uint32_t worker_count;
+} hrx_fabric_host_options_t;
+
+/* Creates the host device. |options| may be NULL. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_fabric_host_device_create(
+    const hrx_fabric_host_options_t* options, hrx_allocator_t allocator,
+    hrx_fabric_device_t** out_device);
+
+HRX_API void hrx_fabric_device_retain(hrx_fabric_device_t* device);
+HRX_API void hrx_fabric_device_release(hrx_fabric_device_t* device);
+
+HRX_API const hrx_fabric_device_properties_t* hrx_fabric_device_properties(
+    const hrx_fabric_device_t* device);
+
+/* Allocates |size| (> 0) bytes, 64-byte aligned and zeroed. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_fabric_memory_allocate(
+    hrx_fabric_device_t* device, uint64_t size,
+    hrx_fabric_visibility_t visibility, hrx_fabric_memory_t* out_memory);
+/* Frees an allocation. The caller guarantees no queued work uses it. */
+HRX_API void hrx_fabric_memory_free(hrx_fabric_device_t* device,
+                                    hrx_fabric_memory_t* memory);
+
+/* Loads a code object for this device; validates it completely. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_fabric_executable_load(
+    hrx_fabric_device_t* device, const void* bytes, size_t length,
+    hrx_fabric_executable_t** out_executable);
+
+/* Creates a queue of |packet_count| packets (a power of two, 2..65536). */
+HRX_API HRX_MUST_USE hrx_status_t hrx_fabric_queue_create(
+    hrx_fabric_device_t* device, uint32_t packet_count,
+    hrx_fabric_queue_t** out_queue);
+
+/* Provider interface: one table per device family. */
+typedef struct hrx_fabric_device_vtable_t {
+  void (*destroy)(hrx_fabric_device_t* device);
+  hrx_status_t (*memory_allocate)(hrx_fabric_device_t* device, uint64_t size,
+                                  hrx_fabric_visibility_t visibility,
+                                  hrx_fabric_memory_t* out_memory);
+  void (*memory_free)(hrx_fabric_device_t* device,
+                      hrx_fabric_memory_t* memory);
+  hrx_status_t (*executable_load)(hrx_fabric_device_t* device,
+                                  const void* bytes, size_t length,
+                                  hrx_fabric_executable_t** out_executable);
+  hrx_status_t (*queue_create)(hrx_fabric_device_t* device,
+                               uint32_t packet_count,
+                               hrx_fabric_queue_t** out_queue);
+} hrx_fabric_device_vtable_t;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HRX_FABRIC_DEVICE_H_ */

@@ -1,0 +1,47 @@
+/* Fault reports: why a dispatch stopped. */
+#ifndef HRX_FABRIC_FAULT_H_
+#define HRX_FABRIC_FAULT_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hrx/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum hrx_fabric_fault_kind_e {
+  HRX_FABRIC_FAULT_NONE = 0,
+  HRX_FABRIC_FAULT_OUT_OF_BOUNDS,   /* access outside its allocation */
+  HRX_FABRIC_FAULT_UNBOUND_POINTER, /* buffer argument in no allocation */
+  HRX_FABRIC_FAULT_DIVIDE_BY_ZERO,
+  HRX_FABRIC_FAULT_MISALIGNED,      /* atomic not aligned to its size */
+  HRX_FABRIC_FAULT_BAD_PACKET,      /* malformed AQL packet */
+  HRX_FABRIC_FAULT_BAD_LAUNCH,      /* geometry the kernel cannot run */
+} hrx_fabric_fault_kind_t;
+
+typedef struct hrx_fabric_fault_t {
+  hrx_fabric_fault_kind_t kind;
+  char kernel[64];
+  uint32_t pc;            /* instruction index */
+  uint32_t lane;
+  uint32_t workgroup[3];
+  uint32_t slot;          /* binding index, or 0xFFFF for local memory */
+  uint64_t offset;        /* byte offset of the access in its slot */
+  uint32_t access_bytes;
+  uint64_t allocation_size; /* extent of the slot */
+  uint64_t address;       /* host address of the bound allocation start */
+} hrx_fabric_fault_t;
+
+HRX_API const char* hrx_fabric_fault_kind_string(hrx_fabric_fault_kind_t kind);
+
+/* One-line description, snprintf semantics. */
+HRX_API size_t hrx_fabric_fault_format(const hrx_fabric_fault_t* fault,
+                                       char* buffer, size_t capacity);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HRX_FABRIC_FAULT_H_ */

@@ -1,0 +1,59 @@
+/* Queues: rings of AQL packets drained in order by a packet processor.
+ *
+ * Producers reserve slots (BUSY when the ring is full, never blocking),
+ * fill packet bodies, then publish each header; publishing rings the
+ * doorbell. A host queue owns one packet-processor thread, started at
+ * creation and joined at destruction; it processes packets in order, one at
+ * a time (so the barrier bit always holds), splitting dispatches into
+ * workgroups over the device's worker pool. Reservation and publication are
+ * thread-safe for any number of producers.
+ */
+#ifndef HRX_FABRIC_QUEUE_H_
+#define HRX_FABRIC_QUEUE_H_
+
+#include <stdint.h>
+
+#include "hrx/core.h"
+#include "hrx/fabric/aql.h"
+#include "hrx/fabric/device.h"
+#include "hrx/fabric/fault.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Waits for every published packet to finish, stops the processor and
+ * frees the queue. */
+HRX_API void hrx_fabric_queue_destroy(hrx_fabric_queue_t* queue);
+
+HRX_API uint32_t hrx_fabric_queue_size(const hrx_fabric_queue_t* queue);
+HRX_API uint64_t hrx_fabric_queue_read_index(const hrx_fabric_queue_t* queue);
+HRX_API uint64_t hrx_fabric_queue_write_index(
+    const hrx_fabric_queue_t* queue);
+
+/* Reserves |count| consecutive packet slots and returns the first index.
+ * BUSY when fewer than |count| slots are free. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_fabric_queue_reserve(
+    hrx_fabric_queue_t* queue, uint32_t count, uint64_t* out_index);
+
+/* The slot for a reserved |index|; its header reads INVALID until
+ * published. */
+HRX_API hrx_aql_packet_t* hrx_fabric_queue_slot(hrx_fabric_queue_t* queue,
+                                                uint64_t index);
+
+/* Publishes a filled slot: stores header and setup with release semantics
+ * and rings the doorbell. */
+HRX_API void hrx_fabric_queue_publish(hrx_fabric_queue_t* queue,
+                                      uint64_t index, uint16_t header,
+                                      uint16_t setup);
+
+/* Takes the oldest fault report of a dispatch that failed on this queue;
+ * NOT_FOUND when there is none. Later dispatches keep running. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_fabric_queue_take_fault(
+    hrx_fabric_queue_t* queue, hrx_fabric_fault_t* out_fault);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HRX_FABRIC_QUEUE_H_ */

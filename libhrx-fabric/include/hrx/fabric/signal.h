@@ -1,0 +1,68 @@
+/* Signals: 64-bit values that the device and the host update atomically
+ * and that waiters block on, as HSA signals behave.
+ *
+ * A dispatch's completion signal is decremented when its last workgroup
+ * ends; a dispatch that faults sets it to HRX_FABRIC_SIGNAL_FAULTED (-1) so
+ * that "wait until < 1" waiters wake either way. Waiting spins briefly and
+ * then sleeps on a futex; it never busy-waits for long. All operations are
+ * thread-safe; signals are reference counted.
+ */
+#ifndef HRX_FABRIC_SIGNAL_H_
+#define HRX_FABRIC_SIGNAL_H_
+
+#include <stdint.h>
+
+#include "hrx/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define HRX_FABRIC_SIGNAL_FAULTED INT64_C(-1)
+
+typedef struct hrx_fabric_signal_s hrx_fabric_signal_t;
+
+typedef enum hrx_fabric_signal_condition_e {
+  HRX_FABRIC_SIGNAL_EQ = 0,
+  HRX_FABRIC_SIGNAL_NE,
+  HRX_FABRIC_SIGNAL_LT,
+  HRX_FABRIC_SIGNAL_GTE,
+} hrx_fabric_signal_condition_t;
+
+HRX_API HRX_MUST_USE hrx_status_t hrx_fabric_signal_create(
+    int64_t initial_value, hrx_allocator_t allocator,
+    hrx_fabric_signal_t** out_signal);
+HRX_API void hrx_fabric_signal_retain(hrx_fabric_signal_t* signal);
+HRX_API void hrx_fabric_signal_release(hrx_fabric_signal_t* signal);
+
+/* The value carried in AQL packets, and back. */
+HRX_API uint64_t hrx_fabric_signal_handle(const hrx_fabric_signal_t* signal);
+HRX_API hrx_fabric_signal_t* hrx_fabric_signal_from_handle(uint64_t handle);
+
+HRX_API int64_t hrx_fabric_signal_load(const hrx_fabric_signal_t* signal);
+HRX_API void hrx_fabric_signal_store(hrx_fabric_signal_t* signal,
+                                     int64_t value);
+/* Return the value before the operation. */
+HRX_API int64_t hrx_fabric_signal_add(hrx_fabric_signal_t* signal,
+                                      int64_t value);
+HRX_API int64_t hrx_fabric_signal_subtract(hrx_fabric_signal_t* signal,
+                                           int64_t value);
+HRX_API int64_t hrx_fabric_signal_exchange(hrx_fabric_signal_t* signal,
+                                           int64_t value);
+/* Stores |desired| if the value is |expected|; returns the value seen. */
+HRX_API int64_t hrx_fabric_signal_compare_exchange(
+    hrx_fabric_signal_t* signal, int64_t expected, int64_t desired);
+
+/* Blocks until `value <condition> compare` holds or |timeout_ns| passes
+ * (HRX_TIMEOUT_INFINITE waits forever): DEADLINE_EXCEEDED then.
+ * |out_value| (may be NULL) receives the value that satisfied it. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_fabric_signal_wait(
+    const hrx_fabric_signal_t* signal,
+    hrx_fabric_signal_condition_t condition, int64_t compare,
+    uint64_t timeout_ns, int64_t* out_value);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HRX_FABRIC_SIGNAL_H_ */

@@ -1,0 +1,71 @@
+/* Provider-independent device entry points: validate, then dispatch
+ * through the provider's vtable. */
+#include "fabric_internal.h"
+
+void hrx_fabric_device_retain(hrx_fabric_device_t* device) {
+  if (device) atomic_fetch_add_explicit(&device->ref_count, 1,
+                                        memory_order_relaxed);
+}
+
+void hrx_fabric_device_release(hrx_fabric_device_t* device) {
+  if (device && atomic_fetch_sub_explicit(&device->ref_count, 1,
+                                          memory_order_acq_rel) == 1) {
+    device->vtable->destroy(device);
+  }
+}
+
+const hrx_fabric_device_properties_t* hrx_fabric_device_properties(
+    const hrx_fabric_device_t* device) {
+  return &device->properties;
+}
+
+hrx_status_t hrx_fabric_memory_allocate(hrx_fabric_device_t* device,
+                                        uint64_t size,
+                                        hrx_fabric_visibility_t visibility,
+                                        hrx_fabric_memory_t* out_memory) {
+  *out_memory = (hrx_fabric_memory_t){0};
+  if (size == 0) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "allocations must be at least one byte");
+  }
+  if ((unsigned)visibility > HRX_FABRIC_VISIBILITY_HOST_COHERENT) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "unknown visibility %d", (int)visibility);
+  }
+  return device->vtable->memory_allocate(device, size, visibility,
+                                         out_memory);
+}
+
+void hrx_fabric_memory_free(hrx_fabric_device_t* device,
+                            hrx_fabric_memory_t* memory) {
+  if (!memory || !memory->device_address) return;
+  device->vtable->memory_free(device, memory);
+  *memory = (hrx_fabric_memory_t){0};
+}
+
+hrx_status_t hrx_fabric_executable_load(
+    hrx_fabric_device_t* device, const void* bytes, size_t length,
+    hrx_fabric_executable_t** out_executable) {
+  *out_executable = NULL;
+  if (!bytes || length == 0) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "code object is empty");
+  }
+  return device->vtable->executable_load(device, bytes, length,
+                                         out_executable);
+}
+
+hrx_status_t hrx_fabric_queue_create(hrx_fabric_device_t* device,
+                                     uint32_t packet_count,
+                                     hrx_fabric_queue_t** out_queue) {
+  *out_queue = NULL;
+  if (packet_count < 2 || packet_count > 65536 ||
+      (packet_count & (packet_count - 1)) != 0) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "queue size %u is not a power of two in [2, 65536]",
+                           packet_count);
+  }
+  return device->vtable->queue_create(device, packet_count, out_queue);
+}
+
+const char* hrx_fabric_version(void) { return HRX_FABRIC_VERSION; }

@@ -1,0 +1,446 @@
+/* Host code objects: parsing, complete validation, and kernel lookup.
+ * Nothing in a code object is trusted: every count, offset, register,
+ * jump target and enumeration is checked before the executor sees it. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fabric_internal.h"
+#include "hrx/core/bytes.h"
+
+/* Which fields an opcode reads or writes. */
+enum {
+  U_DST = 1u << 0,
+  U_A = 1u << 1,
+  U_B = 1u << 2,
+  U_C = 1u << 3,
+  U_VECTOR_DST = 1u << 4, /* dst must be a V register */
+  U_SCALAR_A = 1u << 5,   /* a must be an S register */
+  U_JUMP = 1u << 6,       /* imm is an instruction index */
+};
+
+static uint32_t hrx_host_op_usage(uint8_t op) {
+  switch ((hrx_host_op_t)op) {
+    case HRX_HOST_OP_NOP:
+    case HRX_HOST_OP_FENCE:
+    case HRX_HOST_OP_BARRIER:
+    case HRX_HOST_OP_ENDIF:
+    case HRX_HOST_OP_LOOP_BEGIN:
+    case HRX_HOST_OP_RET: return 0;
+    case HRX_HOST_OP_CONST:
+    case HRX_HOST_OP_ARG:
+    case HRX_HOST_OP_BINDING:
+    case HRX_HOST_OP_WORKGROUP_ID:
+    case HRX_HOST_OP_WORKGROUP_SIZE:
+    case HRX_HOST_OP_WORKGROUP_COUNT:
+    case HRX_HOST_OP_SUBGROUP_ID:
+    case HRX_HOST_OP_SUBGROUP_SIZE: return U_DST;
+    case HRX_HOST_OP_WORKITEM_ID:
+    case HRX_HOST_OP_LANE_ID: return U_DST | U_VECTOR_DST;
+    case HRX_HOST_OP_MOV:
+    case HRX_HOST_OP_FNEG:
+    case HRX_HOST_OP_FABS:
+    case HRX_HOST_OP_FFLOOR:
+    case HRX_HOST_OP_FCEIL:
+    case HRX_HOST_OP_FTRUNC:
+    case HRX_HOST_OP_FROUNDEVEN:
+    case HRX_HOST_OP_FSQRT:
+    case HRX_HOST_OP_FRSQRT:
+    case HRX_HOST_OP_FEXP:
+    case HRX_HOST_OP_FLOG:
+    case HRX_HOST_OP_FTANH:
+    case HRX_HOST_OP_CVT:
+    case HRX_HOST_OP_LOAD:
+    case HRX_HOST_OP_ATOMIC_LOAD: return U_DST | U_A;
+    case HRX_HOST_OP_REDUCE: return U_DST | U_A | U_VECTOR_DST;
+    case HRX_HOST_OP_IMADD:
+    case HRX_HOST_OP_FFMA:
+    case HRX_HOST_OP_SELECT: return U_DST | U_A | U_B | U_C;
+    case HRX_HOST_OP_SHUFFLE:
+    case HRX_HOST_OP_SHUFFLE_OK:
+      return U_DST | U_A | U_B | U_C | U_VECTOR_DST;
+    case HRX_HOST_OP_STORE:
+    case HRX_HOST_OP_ATOMIC_STORE: return U_A | U_B;
+    case HRX_HOST_OP_ATOMIC_RMW: return U_DST | U_A | U_B | U_VECTOR_DST;
+    case HRX_HOST_OP_JMP: return U_JUMP;
+    case HRX_HOST_OP_BRZ:
+    case HRX_HOST_OP_BRNZ: return U_A | U_SCALAR_A | U_JUMP;
+    case HRX_HOST_OP_IF:
+    case HRX_HOST_OP_ELSE:
+    case HRX_HOST_OP_LOOP_TEST: return U_A | U_JUMP;
+    default: return U_DST | U_A | U_B; /* binary arithmetic, compares */
+  }
+}
+
+static uint32_t hrx_host_type_bytes(uint8_t type) {
+  static const uint8_t bytes[HRX_HOST_TYPE_COUNT] = {1, 1, 2, 4, 8, 2, 2, 4, 8};
+  return type < HRX_HOST_TYPE_COUNT ? bytes[type] : 0;
+}
+
+static hrx_status_t hrx_bad_code(const char* kernel, uint32_t pc,
+                                 const char* what) {
+  return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                         "code object kernel '%s' instruction %u: %s",
+                         kernel, pc, what);
+}
+
+static hrx_status_t hrx_check_insn(const hrx_fabric_kernel_t* k, uint32_t pc) {
+  const hrx_host_insn_t* i = &k->insns[pc];
+  if (i->op >= HRX_HOST_OP_COUNT) return hrx_bad_code(k->name, pc, "bad opcode");
+  if (i->type >= HRX_HOST_TYPE_COUNT) return hrx_bad_code(k->name, pc, "bad type");
+  if (i->flags & ~0xFu) return hrx_bad_code(k->name, pc, "bad flags");
+  uint32_t use = hrx_host_op_usage(i->op);
+  struct {
+    uint32_t bit;
+    uint32_t flag;
+    uint16_t reg;
+  } fields[] = {{U_DST, HRX_HOST_FLAG_DST_SCALAR, i->dst},
+                {U_A, HRX_HOST_FLAG_A_SCALAR, i->a},
+                {U_B, HRX_HOST_FLAG_B_SCALAR, i->b},
+                {U_C, HRX_HOST_FLAG_C_SCALAR, i->c}};
+  bool reads_vector = false;
+  for (int f = 0; f < 4; ++f) {
+    if (!(use & fields[f].bit)) continue;
+    bool scalar = (i->flags & fields[f].flag) != 0;
+    uint32_t limit = scalar ? k->sreg_count : k->vreg_count;
+    if (fields[f].reg >= limit) {
+      return hrx_bad_code(k->name, pc, "register out of range");
+    }
+    if (f > 0 && !scalar) reads_vector = true;
+  }
+  bool dst_scalar = (i->flags & HRX_HOST_FLAG_DST_SCALAR) != 0;
+  if ((use & U_DST) && dst_scalar &&
+      (reads_vector || (use & U_VECTOR_DST))) {
+    return hrx_bad_code(k->name, pc, "per-lane result in a scalar register");
+  }
+  if ((use & U_SCALAR_A) && !(i->flags & HRX_HOST_FLAG_A_SCALAR)) {
+    return hrx_bad_code(k->name, pc, "uniform branch on a vector register");
+  }
+  if ((use & U_JUMP) && i->imm >= k->insn_count) {
+    return hrx_bad_code(k->name, pc, "jump target out of range");
+  }
+  switch ((hrx_host_op_t)i->op) {
+    case HRX_HOST_OP_CONST:
+      if (i->imm >= k->const_count) {
+        return hrx_bad_code(k->name, pc, "constant index out of range");
+      }
+      break;
+    case HRX_HOST_OP_ARG:
+      if ((uint64_t)i->imm + hrx_host_type_bytes(i->type) > k->kernarg_size) {
+        return hrx_bad_code(k->name, pc, "argument read past the kernarg");
+      }
+      break;
+    case HRX_HOST_OP_BINDING:
+      if (i->imm >= k->buffer_count) {
+        return hrx_bad_code(k->name, pc, "binding index out of range");
+      }
+      break;
+    case HRX_HOST_OP_ICMP:
+      if (i->aux >= HRX_HOST_ICMP_COUNT) return hrx_bad_code(k->name, pc, "bad predicate");
+      break;
+    case HRX_HOST_OP_FCMP:
+      if (i->aux >= HRX_HOST_FCMP_COUNT) return hrx_bad_code(k->name, pc, "bad predicate");
+      break;
+    case HRX_HOST_OP_CVT:
+      if (i->aux >= HRX_HOST_TYPE_COUNT || i->imm >= HRX_HOST_CVT_COUNT) {
+        return hrx_bad_code(k->name, pc, "bad conversion");
+      }
+      break;
+    case HRX_HOST_OP_WORKITEM_ID:
+    case HRX_HOST_OP_WORKGROUP_ID:
+    case HRX_HOST_OP_WORKGROUP_SIZE:
+    case HRX_HOST_OP_WORKGROUP_COUNT:
+      if (i->aux > 2) return hrx_bad_code(k->name, pc, "bad dimension");
+      break;
+    case HRX_HOST_OP_SHUFFLE:
+    case HRX_HOST_OP_SHUFFLE_OK:
+      if (i->aux >= HRX_HOST_SHUFFLE_COUNT) {
+        return hrx_bad_code(k->name, pc, "bad shuffle mode");
+      }
+      break;
+    case HRX_HOST_OP_REDUCE:
+    case HRX_HOST_OP_ATOMIC_RMW:
+      if (i->aux >= HRX_HOST_COMBINE_COUNT) {
+        return hrx_bad_code(k->name, pc, "bad combine kind");
+      }
+      if (i->op == HRX_HOST_OP_REDUCE && i->imm > HRX_HOST_MAX_LANES) {
+        return hrx_bad_code(k->name, pc, "bad cluster size");
+      }
+      if (i->op == HRX_HOST_OP_ATOMIC_RMW && i->imm >= HRX_HOST_ORDER_COUNT) {
+        return hrx_bad_code(k->name, pc, "bad ordering");
+      }
+      break;
+    case HRX_HOST_OP_ATOMIC_LOAD:
+    case HRX_HOST_OP_ATOMIC_STORE:
+    case HRX_HOST_OP_FENCE:
+      if (i->imm >= HRX_HOST_ORDER_COUNT) {
+        return hrx_bad_code(k->name, pc, "bad ordering");
+      }
+      break;
+    default:
+      break;
+  }
+  return HRX_OK;
+}
+
+/* A bounds-checked reader over the code object. */
+typedef struct hrx_reader_t {
+  const uint8_t* cursor;
+  const uint8_t* end;
+  bool overrun;
+} hrx_reader_t;
+
+static uint64_t hrx_read(hrx_reader_t* r, int bytes) {
+  if (r->overrun || r->end - r->cursor < bytes) {
+    r->overrun = true;
+    return 0;
+  }
+  return hrx_get_le(&r->cursor, bytes);
+}
+
+static const uint8_t* hrx_read_span(hrx_reader_t* r, uint64_t length) {
+  if (r->overrun || (uint64_t)(r->end - r->cursor) < length) {
+    r->overrun = true;
+    return NULL;
+  }
+  const uint8_t* at = r->cursor;
+  r->cursor += length;
+  return at;
+}
+
+static hrx_status_t hrx_truncated(void) {
+  return hrx_make_status(HRX_STATUS_DATA_LOSS, "code object is truncated");
+}
+
+static hrx_status_t hrx_parse_kernel(hrx_fabric_executable_t* exe,
+                                     hrx_reader_t* r, hrx_fabric_kernel_t* k) {
+  hrx_allocator_t a = exe->allocator;
+  k->executable = exe;
+  uint64_t name_length = hrx_read(r, 4);
+  const uint8_t* name = hrx_read_span(r, name_length);
+  if (r->overrun) return hrx_truncated();
+  if (name_length == 0 || name_length > 256 || memchr(name, 0, name_length)) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "code object kernel name is empty, too long or "
+                           "contains NUL");
+  }
+  HRX_RETURN_IF_ERROR(hrx_allocator_malloc_uninitialized(
+      a, name_length + 1, (void**)&k->name));
+  memcpy(k->name, name, name_length);
+  k->name[name_length] = '\0';
+  k->subgroup_size = (uint32_t)hrx_read(r, 4);
+  k->sreg_count = (uint32_t)hrx_read(r, 4);
+  k->vreg_count = (uint32_t)hrx_read(r, 4);
+  k->group_segment_size = (uint32_t)hrx_read(r, 4);
+  k->private_segment_size = (uint32_t)hrx_read(r, 4);
+  k->kernarg_size = (uint32_t)hrx_read(r, 4);
+  k->arg_count = (uint32_t)hrx_read(r, 4);
+  if (r->overrun) return hrx_truncated();
+  if ((k->subgroup_size != 32 && k->subgroup_size != 64) ||
+      k->sreg_count > HRX_HOST_MAX_REGISTERS ||
+      k->vreg_count > HRX_HOST_MAX_REGISTERS ||
+      k->group_segment_size > (64u << 20) || k->kernarg_size > 65536 ||
+      k->arg_count > 1024 || k->private_segment_size > (1u << 20)) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "code object kernel '%s' has out-of-range limits",
+                           k->name);
+  }
+  HRX_RETURN_IF_ERROR(hrx_allocator_malloc_array(
+      a, k->arg_count ? k->arg_count : 1, sizeof(*k->args),
+      (void**)&k->args));
+  for (uint32_t i = 0; i < k->arg_count; ++i) {
+    uint8_t kind = (uint8_t)hrx_read(r, 1);
+    uint8_t type = (uint8_t)hrx_read(r, 1);
+    (void)hrx_read(r, 2);
+    uint32_t offset = (uint32_t)hrx_read(r, 4);
+    if (r->overrun) return hrx_truncated();
+    uint32_t size = kind == HRX_HOST_ARG_BUFFER ? 8 : hrx_host_type_bytes(type);
+    if (kind > HRX_HOST_ARG_BUFFER || size == 0 ||
+        (uint64_t)offset + size > k->kernarg_size) {
+      return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                             "code object kernel '%s' argument %u is "
+                             "malformed", k->name, i);
+    }
+    k->args[i] = (hrx_fabric_kernel_arg_t){
+        .kind = kind == HRX_HOST_ARG_BUFFER ? HRX_FABRIC_ARG_BUFFER
+                                            : HRX_FABRIC_ARG_SCALAR,
+        .offset = offset, .size = size};
+    if (kind == HRX_HOST_ARG_BUFFER) k->buffer_count++;
+  }
+  if (k->buffer_count > HRX_HOST_MAX_BINDINGS) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "kernel '%s' has more than %u buffers", k->name,
+                           HRX_HOST_MAX_BINDINGS);
+  }
+  k->const_count = (uint32_t)hrx_read(r, 4);
+  if (r->overrun) return hrx_truncated();
+  if (k->const_count > (1u << 20)) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "kernel '%s' has too many constants", k->name);
+  }
+  HRX_RETURN_IF_ERROR(hrx_allocator_malloc_array(
+      a, k->const_count ? k->const_count : 1, sizeof(uint64_t),
+      (void**)&k->constants));
+  for (uint32_t i = 0; i < k->const_count; ++i) {
+    k->constants[i] = hrx_read(r, 8);
+  }
+  k->insn_count = (uint32_t)hrx_read(r, 4);
+  if (r->overrun) return hrx_truncated();
+  if (k->insn_count == 0 || k->insn_count > (1u << 24)) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "kernel '%s' has %u instructions", k->name,
+                           k->insn_count);
+  }
+  if ((uint64_t)(r->end - r->cursor) < (uint64_t)k->insn_count * 16) {
+    return hrx_truncated();
+  }
+  HRX_RETURN_IF_ERROR(hrx_allocator_malloc_array(
+      a, k->insn_count, sizeof(hrx_host_insn_t), (void**)&k->insns));
+  for (uint32_t pc = 0; pc < k->insn_count; ++pc) {
+    hrx_host_insn_t* i = &k->insns[pc];
+    i->op = (uint8_t)hrx_read(r, 1);
+    i->type = (uint8_t)hrx_read(r, 1);
+    i->flags = (uint8_t)hrx_read(r, 1);
+    i->aux = (uint8_t)hrx_read(r, 1);
+    i->dst = (uint16_t)hrx_read(r, 2);
+    i->a = (uint16_t)hrx_read(r, 2);
+    i->b = (uint16_t)hrx_read(r, 2);
+    i->c = (uint16_t)hrx_read(r, 2);
+    i->imm = (uint32_t)hrx_read(r, 4);
+  }
+  for (uint32_t pc = 0; pc < k->insn_count; ++pc) {
+    HRX_RETURN_IF_ERROR(hrx_check_insn(k, pc));
+  }
+  uint8_t last = k->insns[k->insn_count - 1].op;
+  if (last != HRX_HOST_OP_RET && last != HRX_HOST_OP_JMP) {
+    return hrx_bad_code(k->name, k->insn_count - 1,
+                        "program does not end in RET or JMP");
+  }
+  uint64_t launch_length = hrx_read(r, 4);
+  k->launch_program = hrx_read_span(r, launch_length);
+  k->launch_program_length = (size_t)launch_length;
+  if (r->overrun) return hrx_truncated();
+  return HRX_OK;
+}
+
+hrx_status_t hrx_host_code_object_parse(hrx_fabric_executable_t* exe,
+                                        const uint8_t* bytes, size_t length) {
+  if (length < 12 + HRX_SHA256_DIGEST_SIZE) return hrx_truncated();
+  if (memcmp(bytes, HRX_HOST_CODE_MAGIC, 4) != 0) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "not a host code object (bad magic)");
+  }
+  hrx_sha256_digest_t digest;
+  size_t body = length - HRX_SHA256_DIGEST_SIZE;
+  hrx_sha256(bytes, body, &digest);
+  if (memcmp(digest.bytes, bytes + body, HRX_SHA256_DIGEST_SIZE) != 0) {
+    return hrx_make_status(HRX_STATUS_DATA_LOSS,
+                           "code object fails its checksum (truncated or "
+                           "tampered)");
+  }
+  HRX_RETURN_IF_ERROR(hrx_allocator_malloc_uninitialized(
+      exe->allocator, length, (void**)&exe->storage));
+  memcpy(exe->storage, bytes, length);
+  exe->storage_length = length;
+  hrx_reader_t r = {exe->storage + 4, exe->storage + body, false};
+  uint32_t version = (uint32_t)hrx_read(&r, 4);
+  if (version != HRX_HOST_CODE_VERSION) {
+    return hrx_make_status(HRX_STATUS_UNIMPLEMENTED,
+                           "code object version %u; this build reads %u",
+                           version, HRX_HOST_CODE_VERSION);
+  }
+  uint32_t count = (uint32_t)hrx_read(&r, 4);
+  if (count == 0 || count > 1024) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "code object has %u kernels", count);
+  }
+  HRX_RETURN_IF_ERROR(hrx_allocator_malloc_array(
+      exe->allocator, count, sizeof(hrx_fabric_kernel_t),
+      (void**)&exe->kernels));
+  exe->kernel_count = count;
+  for (uint32_t k = 0; k < count; ++k) {
+    HRX_RETURN_IF_ERROR(hrx_parse_kernel(exe, &r, &exe->kernels[k]));
+  }
+  if (r.cursor != r.end) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "code object has %zu trailing bytes",
+                           (size_t)(r.end - r.cursor));
+  }
+  return HRX_OK;
+}
+
+void hrx_host_code_object_free(hrx_fabric_executable_t* exe) {
+  for (uint32_t k = 0; exe->kernels && k < exe->kernel_count; ++k) {
+    hrx_fabric_kernel_t* kernel = &exe->kernels[k];
+    hrx_allocator_free(exe->allocator, kernel->name);
+    hrx_allocator_free(exe->allocator, kernel->args);
+    hrx_allocator_free(exe->allocator, kernel->constants);
+    hrx_allocator_free(exe->allocator, kernel->insns);
+  }
+  hrx_allocator_free(exe->allocator, exe->kernels);
+  hrx_allocator_free(exe->allocator, exe->storage);
+  exe->kernels = NULL;
+  exe->storage = NULL;
+}
+
+void hrx_fabric_executable_retain(hrx_fabric_executable_t* exe) {
+  if (exe) atomic_fetch_add_explicit(&exe->ref_count, 1, memory_order_relaxed);
+}
+
+void hrx_fabric_executable_release(hrx_fabric_executable_t* exe) {
+  if (!exe) return;
+  hrx_host_device_t* device = hrx_host_device_cast(exe->device);
+  /* Dispatch-time lookups retain under the device lock, so the last
+   * release unregisters under it too: no lookup can revive a dying one. */
+  pthread_mutex_lock(&device->mutex);
+  bool last = atomic_fetch_sub_explicit(&exe->ref_count, 1,
+                                        memory_order_acq_rel) == 1;
+  pthread_mutex_unlock(&device->mutex);
+  if (!last) return;
+  hrx_host_device_forget_executable(device, exe);
+  hrx_fabric_device_t* owner = exe->device;
+  hrx_host_code_object_free(exe);
+  hrx_allocator_free(exe->allocator, exe);
+  hrx_fabric_device_release(owner);
+}
+
+size_t hrx_fabric_executable_kernel_count(const hrx_fabric_executable_t* exe) {
+  return exe->kernel_count;
+}
+
+const hrx_fabric_kernel_t* hrx_fabric_executable_kernel_at(
+    const hrx_fabric_executable_t* exe, size_t index) {
+  return index < exe->kernel_count ? &exe->kernels[index] : NULL;
+}
+
+hrx_status_t hrx_fabric_executable_find_kernel(
+    const hrx_fabric_executable_t* exe, const char* name,
+    const hrx_fabric_kernel_t** out_kernel) {
+  *out_kernel = NULL;
+  for (uint32_t k = 0; k < exe->kernel_count; ++k) {
+    if (strcmp(exe->kernels[k].name, name) == 0) {
+      *out_kernel = &exe->kernels[k];
+      return HRX_OK;
+    }
+  }
+  return hrx_make_status(HRX_STATUS_NOT_FOUND,
+                         "no kernel '%s' in this executable", name);
+}
+
+void hrx_fabric_kernel_info(const hrx_fabric_kernel_t* k,
+                            hrx_fabric_kernel_info_t* out) {
+  *out = (hrx_fabric_kernel_info_t){
+      .name = k->name,
+      .kernarg_size = k->kernarg_size,
+      .group_segment_size = k->group_segment_size,
+      .private_segment_size = k->private_segment_size,
+      .subgroup_size = k->subgroup_size,
+      .arg_count = k->arg_count,
+      .args = k->args,
+      .launch_program = k->launch_program,
+      .launch_program_length = k->launch_program_length,
+  };
+}
+
+uint64_t hrx_fabric_kernel_object(const hrx_fabric_kernel_t* kernel) {
+  return (uint64_t)(uintptr_t)kernel;
+}

@@ -1,0 +1,43 @@
+#include "hrx/fabric/fault.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+
+const char* hrx_fabric_fault_kind_string(hrx_fabric_fault_kind_t kind) {
+  switch (kind) {
+    case HRX_FABRIC_FAULT_NONE: return "none";
+    case HRX_FABRIC_FAULT_OUT_OF_BOUNDS: return "out-of-bounds access";
+    case HRX_FABRIC_FAULT_UNBOUND_POINTER: return "unbound pointer";
+    case HRX_FABRIC_FAULT_DIVIDE_BY_ZERO: return "division by zero";
+    case HRX_FABRIC_FAULT_MISALIGNED: return "misaligned atomic";
+    case HRX_FABRIC_FAULT_BAD_PACKET: return "malformed packet";
+    case HRX_FABRIC_FAULT_BAD_LAUNCH: return "bad launch";
+  }
+  return "unknown fault";
+}
+
+size_t hrx_fabric_fault_format(const hrx_fabric_fault_t* f, char* buffer,
+                               size_t capacity) {
+  int n;
+  if (f->kind == HRX_FABRIC_FAULT_OUT_OF_BOUNDS ||
+      f->kind == HRX_FABRIC_FAULT_MISALIGNED) {
+    n = snprintf(buffer, capacity,
+                 "%s in kernel '%s' at instruction %" PRIu32 ", lane %" PRIu32
+                 ", workgroup (%" PRIu32 ", %" PRIu32 ", %" PRIu32 "): %" PRIu32
+                 "-byte access at offset %" PRIu64 " of %s %" PRIu32
+                 " [0x%" PRIx64 ", +%" PRIu64 " bytes)",
+                 hrx_fabric_fault_kind_string(f->kind), f->kernel, f->pc,
+                 f->lane, f->workgroup[0], f->workgroup[1], f->workgroup[2],
+                 f->access_bytes, f->offset,
+                 f->slot == 0xFFFFu ? "local memory" : "binding",
+                 f->slot == 0xFFFFu ? 0u : f->slot, f->address,
+                 f->allocation_size);
+  } else {
+    n = snprintf(buffer, capacity,
+                 "%s in kernel '%s' at instruction %" PRIu32 ", lane %" PRIu32
+                 ", workgroup (%" PRIu32 ", %" PRIu32 ", %" PRIu32 ")",
+                 hrx_fabric_fault_kind_string(f->kind), f->kernel, f->pc,
+                 f->lane, f->workgroup[0], f->workgroup[1], f->workgroup[2]);
+  }
+  return n < 0 ? 0 : (size_t)n;
+}

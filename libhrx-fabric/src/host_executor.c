@@ -1,0 +1,902 @@
+/* The host executor: runs host-ISA kernels one workgroup at a time, each
+ * workgroup as a set of waves that interleave at barriers. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fabric_internal.h"
+#include "host_numeric.h"
+
+enum { WAVE_RUN = 0, WAVE_BARRIER = 1, WAVE_DONE = 2, WAVE_FAULT = 3 };
+
+typedef struct hrx_wave_t {
+  uint32_t pc;
+  uint32_t state;
+  uint32_t depth;
+  uint64_t exec;
+  uint64_t* v;
+  uint64_t* s;
+  uint64_t stack[HRX_HOST_MAX_MASK_DEPTH];
+} hrx_wave_t;
+
+typedef struct hrx_group_t {
+  hrx_host_dispatch_t* dispatch;
+  const hrx_fabric_kernel_t* kernel;
+  uint32_t id[3];
+  uint32_t lanes;
+  uint64_t full;
+  uint8_t* local;
+  uint32_t local_size;
+} hrx_group_t;
+
+/*===------------------------------------------------------------------===*/
+/* Dispatch setup                                                          */
+/*===------------------------------------------------------------------===*/
+
+static void hrx_fault_here(hrx_host_dispatch_t* d, hrx_fabric_fault_t fault) {
+  int expected = 0;
+  if (atomic_compare_exchange_strong(&d->faulted, &expected, 1)) {
+    snprintf(fault.kernel, sizeof(fault.kernel), "%s", d->kernel->name);
+    d->fault = fault;
+  }
+}
+
+bool hrx_host_dispatch_prepare(hrx_host_device_t* device,
+                               const hrx_aql_dispatch_packet_t* p,
+                               const hrx_fabric_kernel_t* kernel,
+                               hrx_host_dispatch_t* d) {
+  d->kernel = kernel;
+  d->kernarg = (const uint8_t*)(uintptr_t)p->kernarg_address;
+  uint16_t sizes[3] = {p->workgroup_size_x, p->workgroup_size_y,
+                       p->workgroup_size_z};
+  uint32_t grid[3] = {p->grid_size_x, p->grid_size_y, p->grid_size_z};
+  uint32_t dims = p->setup & HRX_AQL_SETUP_DIMENSIONS_MASK;
+  uint64_t threads = 1;
+  for (int i = 0; i < 3; ++i) {
+    if ((uint32_t)i >= dims) {
+      sizes[i] = sizes[i] ? sizes[i] : 1;
+      grid[i] = grid[i] ? grid[i] : 1;
+    }
+    d->workgroup_size[i] = sizes[i];
+    d->grid[i] = grid[i];
+    threads *= sizes[i];
+    d->workgroup_count[i] = sizes[i] ? (grid[i] + sizes[i] - 1) / sizes[i] : 0;
+  }
+  hrx_fabric_fault_t fault = {.kind = HRX_FABRIC_FAULT_BAD_LAUNCH};
+  if (dims == 0 || threads == 0 || threads > 1024 ||
+      (kernel->kernarg_size && !d->kernarg) ||
+      p->group_segment_size < kernel->group_segment_size) {
+    hrx_fault_here(d, fault);
+    return false;
+  }
+  d->group_segment_size = p->group_segment_size;
+  uint32_t slot = 0;
+  for (uint32_t a = 0; a < kernel->arg_count; ++a) {
+    if (kernel->args[a].kind != HRX_FABRIC_ARG_BUFFER) continue;
+    uint64_t address;
+    memcpy(&address, d->kernarg + kernel->args[a].offset, 8);
+    hrx_host_allocation_t allocation;
+    if (!hrx_host_device_resolve(device, address, &allocation)) {
+      fault.kind = HRX_FABRIC_FAULT_UNBOUND_POINTER;
+      fault.slot = slot;
+      fault.address = address;
+      hrx_fault_here(d, fault);
+      return false;
+    }
+    /* The binding starts at the argument's address (a view may begin
+     * inside an allocation) and ends with the allocation. */
+    d->slots[slot].base = (uint8_t*)(uintptr_t)address;
+    d->slots[slot].size = allocation.size - (address - allocation.base);
+    ++slot;
+  }
+  d->slot_count = slot;
+  return true;
+}
+
+/*===------------------------------------------------------------------===*/
+/* Memory                                                                  */
+/*===------------------------------------------------------------------===*/
+
+static uint8_t* hrx_resolve(hrx_group_t* g, uint64_t ptr, uint32_t bytes,
+                            uint32_t pc, uint32_t lane) {
+  uint64_t slot = ptr >> HRX_HOST_PTR_SHIFT;
+  uint64_t offset = ptr & HRX_HOST_OFFSET_MASK;
+  uint8_t* base;
+  uint64_t size;
+  if (slot == HRX_HOST_SLOT_LOCAL) {
+    base = g->local;
+    size = g->local_size;
+  } else if (slot < g->dispatch->slot_count) {
+    base = g->dispatch->slots[slot].base;
+    size = g->dispatch->slots[slot].size;
+  } else {
+    hrx_fabric_fault_t fault = {
+        .kind = HRX_FABRIC_FAULT_UNBOUND_POINTER, .pc = pc, .lane = lane,
+        .workgroup = {g->id[0], g->id[1], g->id[2]}, .slot = (uint32_t)slot,
+        .offset = offset, .access_bytes = bytes};
+    hrx_fault_here(g->dispatch, fault);
+    return NULL;
+  }
+  if (offset > size || size - offset < bytes) {
+    hrx_fabric_fault_t fault = {
+        .kind = HRX_FABRIC_FAULT_OUT_OF_BOUNDS, .pc = pc, .lane = lane,
+        .workgroup = {g->id[0], g->id[1], g->id[2]}, .slot = (uint32_t)slot,
+        .offset = offset, .access_bytes = bytes, .allocation_size = size,
+        .address = (uint64_t)(uintptr_t)base};
+    hrx_fault_here(g->dispatch, fault);
+    return NULL;
+  }
+  return base + offset;
+}
+
+static int hrx_order(uint32_t ordering) {
+  switch (ordering) {
+    case HRX_HOST_ORDER_ACQUIRE: return __ATOMIC_ACQUIRE;
+    case HRX_HOST_ORDER_RELEASE: return __ATOMIC_RELEASE;
+    case HRX_HOST_ORDER_ACQ_REL: return __ATOMIC_ACQ_REL;
+    case HRX_HOST_ORDER_SEQ_CST: return __ATOMIC_SEQ_CST;
+    default: return __ATOMIC_RELAXED;
+  }
+}
+
+static int hrx_load_order(uint32_t ordering) {
+  int order = hrx_order(ordering);
+  return order == __ATOMIC_RELEASE || order == __ATOMIC_ACQ_REL
+             ? __ATOMIC_ACQUIRE : order;
+}
+
+static int hrx_store_order(uint32_t ordering) {
+  int order = hrx_order(ordering);
+  return order == __ATOMIC_ACQUIRE || order == __ATOMIC_ACQ_REL
+             ? __ATOMIC_RELEASE : order;
+}
+
+/* Combines two register values of |type| (reductions and atomics). */
+static uint64_t hrx_combine(uint32_t kind, uint8_t type, uint64_t a,
+                            uint64_t b) {
+  bool is_f64 = type == HRX_HOST_TYPE_F64;
+  switch ((hrx_host_combine_t)kind) {
+    case HRX_HOST_COMBINE_ADDI: return hrx_norm(a + b, type);
+    case HRX_HOST_COMBINE_MULI: return hrx_norm(a * b, type);
+    case HRX_HOST_COMBINE_ANDI: return a & b;
+    case HRX_HOST_COMBINE_ORI: return a | b;
+    case HRX_HOST_COMBINE_XORI: return hrx_norm(a ^ b, type);
+    case HRX_HOST_COMBINE_MAXSI: return (int64_t)a > (int64_t)b ? a : b;
+    case HRX_HOST_COMBINE_MINSI: return (int64_t)a < (int64_t)b ? a : b;
+    case HRX_HOST_COMBINE_MAXUI:
+      return hrx_unsigned(a, type) > hrx_unsigned(b, type) ? a : b;
+    case HRX_HOST_COMBINE_MINUI:
+      return hrx_unsigned(a, type) < hrx_unsigned(b, type) ? a : b;
+    case HRX_HOST_COMBINE_XCHG: return b;
+    case HRX_HOST_COMBINE_ADDF:
+      return is_f64 ? hrx_from_f64(hrx_f64(a) + hrx_f64(b))
+                    : hrx_store_f(type, hrx_load_f(type, a) +
+                                            hrx_load_f(type, b));
+    case HRX_HOST_COMBINE_MULF:
+      return is_f64 ? hrx_from_f64(hrx_f64(a) * hrx_f64(b))
+                    : hrx_store_f(type, hrx_load_f(type, a) *
+                                            hrx_load_f(type, b));
+    case HRX_HOST_COMBINE_MAXNUMF:
+      return is_f64 ? hrx_from_f64(fmax(hrx_f64(a), hrx_f64(b)))
+                    : hrx_store_f(type, fmaxf(hrx_load_f(type, a),
+                                              hrx_load_f(type, b)));
+    case HRX_HOST_COMBINE_MINNUMF:
+      return is_f64 ? hrx_from_f64(fmin(hrx_f64(a), hrx_f64(b)))
+                    : hrx_store_f(type, fminf(hrx_load_f(type, a),
+                                              hrx_load_f(type, b)));
+    default: return b;
+  }
+}
+
+static uint64_t hrx_read_bits(const uint8_t* at, uint32_t bytes) {
+  uint64_t v = 0;
+  memcpy(&v, at, bytes);
+  return v;
+}
+
+static uint64_t hrx_load_value(const uint8_t* at, uint8_t type) {
+  uint64_t raw = hrx_read_bits(at, hrx_type_bytes(type));
+  return type <= HRX_HOST_TYPE_I64 ? hrx_norm(raw, type) : raw;
+}
+
+/* Atomic read-modify-write on 4- or 8-byte memory; returns the old value.
+ * Integer add/and/or/xor/xchg map to native atomics, the rest to CAS. */
+static uint64_t hrx_atomic_rmw(uint8_t* at, uint8_t type, uint32_t kind,
+                               uint64_t operand, int order) {
+  uint32_t bytes = hrx_type_bytes(type);
+  if (bytes == 4) {
+    uint32_t* p = (uint32_t*)at;
+    uint32_t b = (uint32_t)operand;
+    switch (kind) {
+      case HRX_HOST_COMBINE_ADDI: return __atomic_fetch_add(p, b, order);
+      case HRX_HOST_COMBINE_ANDI: return __atomic_fetch_and(p, b, order);
+      case HRX_HOST_COMBINE_ORI: return __atomic_fetch_or(p, b, order);
+      case HRX_HOST_COMBINE_XORI: return __atomic_fetch_xor(p, b, order);
+      case HRX_HOST_COMBINE_XCHG: return __atomic_exchange_n(p, b, order);
+      default: break;
+    }
+    uint32_t old = __atomic_load_n(p, __ATOMIC_RELAXED);
+    for (;;) {
+      uint32_t next = (uint32_t)hrx_combine(kind, type, hrx_norm(old, type),
+                                            hrx_norm(operand, type));
+      if (__atomic_compare_exchange_n(p, &old, next, true, order,
+                                      __ATOMIC_RELAXED)) {
+        return old;
+      }
+    }
+  }
+  uint64_t* p = (uint64_t*)at;
+  switch (kind) {
+    case HRX_HOST_COMBINE_ADDI: return __atomic_fetch_add(p, operand, order);
+    case HRX_HOST_COMBINE_ANDI: return __atomic_fetch_and(p, operand, order);
+    case HRX_HOST_COMBINE_ORI: return __atomic_fetch_or(p, operand, order);
+    case HRX_HOST_COMBINE_XORI: return __atomic_fetch_xor(p, operand, order);
+    case HRX_HOST_COMBINE_XCHG: return __atomic_exchange_n(p, operand, order);
+    default: break;
+  }
+  uint64_t old = __atomic_load_n(p, __ATOMIC_RELAXED);
+  for (;;) {
+    uint64_t next = hrx_combine(kind, type, old, operand);
+    if (__atomic_compare_exchange_n(p, &old, next, true, order,
+                                    __ATOMIC_RELAXED)) {
+      return old;
+    }
+  }
+}
+
+/*===------------------------------------------------------------------===*/
+/* Scalar semantics                                                        */
+/*===------------------------------------------------------------------===*/
+
+static bool hrx_icmp(uint32_t predicate, uint8_t type, uint64_t a,
+                     uint64_t b) {
+  int64_t sa = (int64_t)a, sb = (int64_t)b;
+  uint64_t ua = hrx_unsigned(a, type), ub = hrx_unsigned(b, type);
+  switch ((hrx_host_icmp_t)predicate) {
+    case HRX_HOST_ICMP_EQ: return ua == ub;
+    case HRX_HOST_ICMP_NE: return ua != ub;
+    case HRX_HOST_ICMP_SLT: return sa < sb;
+    case HRX_HOST_ICMP_SLE: return sa <= sb;
+    case HRX_HOST_ICMP_SGT: return sa > sb;
+    case HRX_HOST_ICMP_SGE: return sa >= sb;
+    case HRX_HOST_ICMP_ULT: return ua < ub;
+    case HRX_HOST_ICMP_ULE: return ua <= ub;
+    case HRX_HOST_ICMP_UGT: return ua > ub;
+    default: return ua >= ub;
+  }
+}
+
+static bool hrx_fcmp(uint32_t predicate, double a, double b) {
+  bool unordered = isnan(a) || isnan(b);
+  switch ((hrx_host_fcmp_t)predicate) {
+    case HRX_HOST_FCMP_OEQ: return !unordered && a == b;
+    case HRX_HOST_FCMP_OGT: return !unordered && a > b;
+    case HRX_HOST_FCMP_OGE: return !unordered && a >= b;
+    case HRX_HOST_FCMP_OLT: return !unordered && a < b;
+    case HRX_HOST_FCMP_OLE: return !unordered && a <= b;
+    case HRX_HOST_FCMP_ONE: return !unordered && a != b;
+    case HRX_HOST_FCMP_ORD: return !unordered;
+    case HRX_HOST_FCMP_UEQ: return unordered || a == b;
+    case HRX_HOST_FCMP_UGT: return unordered || a > b;
+    case HRX_HOST_FCMP_UGE: return unordered || a >= b;
+    case HRX_HOST_FCMP_ULT: return unordered || a < b;
+    case HRX_HOST_FCMP_ULE: return unordered || a <= b;
+    case HRX_HOST_FCMP_UNE: return unordered || a != b;
+    default: return unordered;
+  }
+}
+
+static double hrx_as_double(uint8_t type, uint64_t v) {
+  return type == HRX_HOST_TYPE_F64 ? hrx_f64(v) : (double)hrx_load_f(type, v);
+}
+
+static uint64_t hrx_from_double(uint8_t type, double d) {
+  return type == HRX_HOST_TYPE_F64 ? hrx_from_f64(d)
+                                   : hrx_store_f(type, (float)d);
+}
+
+/* Float to integer: toward zero, saturating, NaN -> 0. */
+static uint64_t hrx_ftoi(double d, uint8_t to, bool is_signed) {
+  uint32_t bits = hrx_type_bits(to);
+  if (isnan(d)) return 0;
+  d = trunc(d);
+  if (is_signed) {
+    double lo = bits >= 64 ? -9223372036854775808.0 : -ldexp(1.0, (int)bits - 1);
+    double hi = bits >= 64 ? 9223372036854775807.0 : ldexp(1.0, (int)bits - 1) - 1;
+    if (d <= lo) return hrx_norm((uint64_t)(int64_t)lo, to);
+    if (d >= hi) return hrx_norm(bits >= 64 ? (uint64_t)INT64_MAX
+                                            : (uint64_t)(int64_t)hi, to);
+    return hrx_norm((uint64_t)(int64_t)d, to);
+  }
+  if (d <= 0) return 0;
+  double hi = bits >= 64 ? 18446744073709551615.0 : ldexp(1.0, (int)bits) - 1;
+  if (d >= hi) return hrx_norm(bits >= 64 ? UINT64_MAX : (uint64_t)hi, to);
+  return hrx_norm((uint64_t)d, to);
+}
+
+static uint64_t hrx_convert(uint32_t kind, uint8_t from, uint8_t to,
+                            uint64_t v) {
+  switch ((hrx_host_cvt_t)kind) {
+    case HRX_HOST_CVT_SEXT: return hrx_norm(v, to);
+    case HRX_HOST_CVT_ZEXT: return hrx_norm(hrx_unsigned(v, from), to);
+    case HRX_HOST_CVT_FEXT:
+    case HRX_HOST_CVT_FTRUNC:
+      if (from == HRX_HOST_TYPE_F64 || to == HRX_HOST_TYPE_F64) {
+        return hrx_from_double(to, hrx_as_double(from, v));
+      }
+      return hrx_store_f(to, hrx_load_f(from, v));
+    case HRX_HOST_CVT_SITOF:
+      if (to == HRX_HOST_TYPE_F64) return hrx_from_f64((double)(int64_t)v);
+      return hrx_store_f(to, (float)(int64_t)v);
+    case HRX_HOST_CVT_UITOF:
+      if (to == HRX_HOST_TYPE_F64) {
+        return hrx_from_f64((double)hrx_unsigned(v, from));
+      }
+      return hrx_store_f(to, (float)hrx_unsigned(v, from));
+    case HRX_HOST_CVT_FTOSI: return hrx_ftoi(hrx_as_double(from, v), to, true);
+    case HRX_HOST_CVT_FTOUI: return hrx_ftoi(hrx_as_double(from, v), to, false);
+    case HRX_HOST_CVT_BITCAST: {
+      uint64_t bits = hrx_unsigned(v, from);
+      return to <= HRX_HOST_TYPE_I64 ? hrx_norm(bits, to) : bits;
+    }
+    default: return v;
+  }
+}
+
+/*===------------------------------------------------------------------===*/
+/* The interpreter                                                         */
+/*===------------------------------------------------------------------===*/
+
+/* Runs |BODY| for each lane that executes this instruction: once (l = 0)
+ * for a scalar destination, else for every active lane. */
+#define HRX_LANES(...)                                              \
+  do {                                                               \
+    if (dst_scalar) {                                                \
+      const uint32_t l = 0;                                          \
+      __VA_ARGS__;                                                          \
+    } else if (w->exec == g->full) {                                 \
+      for (uint32_t l = 0; l < L; ++l) {                             \
+        __VA_ARGS__;                                                        \
+      }                                                              \
+    } else {                                                         \
+      for (uint64_t m_ = w->exec; m_; m_ &= m_ - 1) {                \
+        const uint32_t l = (uint32_t)__builtin_ctzll(m_);            \
+        __VA_ARGS__;                                                        \
+      }                                                              \
+    }                                                                \
+  } while (0)
+
+#define A (pa[l * sa])
+#define B (pb[l * sb])
+#define C (pc_[l * sc])
+#define D (pd[l])
+
+/* Float ops: f32 natively, f64 natively, f16/bf16 through f32. */
+#define HRX_FLOAT1(F32, F64)                                              \
+  do {                                                                    \
+    if (type == HRX_HOST_TYPE_F32) {                                      \
+      HRX_LANES({ float x = hrx_f32(A); D = hrx_from_f32(F32); });       \
+    } else if (type == HRX_HOST_TYPE_F64) {                               \
+      HRX_LANES({ double x = hrx_f64(A); D = hrx_from_f64(F64); });      \
+    } else {                                                              \
+      HRX_LANES({                                                         \
+        float x = hrx_load_f(type, A);                                    \
+        D = hrx_store_f(type, F32);                                       \
+      });                                                                 \
+    }                                                                     \
+  } while (0)
+
+#define HRX_FLOAT2(F32, F64)                                              \
+  do {                                                                    \
+    if (type == HRX_HOST_TYPE_F32) {                                      \
+      HRX_LANES({                                                         \
+        float x = hrx_f32(A), y = hrx_f32(B);                             \
+        D = hrx_from_f32(F32);                                            \
+      });                                                                 \
+    } else if (type == HRX_HOST_TYPE_F64) {                               \
+      HRX_LANES({                                                         \
+        double x = hrx_f64(A), y = hrx_f64(B);                            \
+        D = hrx_from_f64(F64);                                            \
+      });                                                                 \
+    } else {                                                              \
+      HRX_LANES({                                                         \
+        float x = hrx_load_f(type, A), y = hrx_load_f(type, B);          \
+        D = hrx_store_f(type, F32);                                       \
+      });                                                                 \
+    }                                                                     \
+  } while (0)
+
+static bool hrx_push(hrx_group_t* g, hrx_wave_t* w, uint32_t pc) {
+  if (w->depth == HRX_HOST_MAX_MASK_DEPTH) {
+    hrx_fabric_fault_t fault = {.kind = HRX_FABRIC_FAULT_BAD_LAUNCH,
+                                .pc = pc,
+                                .workgroup = {g->id[0], g->id[1], g->id[2]}};
+    hrx_fault_here(g->dispatch, fault);
+    return false;
+  }
+  w->stack[w->depth++] = w->exec;
+  return true;
+}
+
+static bool hrx_pop(hrx_group_t* g, hrx_wave_t* w, uint32_t pc) {
+  if (w->depth == 0) {
+    hrx_fabric_fault_t fault = {.kind = HRX_FABRIC_FAULT_BAD_LAUNCH,
+                                .pc = pc,
+                                .workgroup = {g->id[0], g->id[1], g->id[2]}};
+    hrx_fault_here(g->dispatch, fault);
+    return false;
+  }
+  w->exec = w->stack[--w->depth];
+  return true;
+}
+
+/* The lanes of |w| whose condition register is nonzero. */
+static uint64_t hrx_cond_mask(const hrx_group_t* g, const hrx_wave_t* w,
+                              const hrx_host_insn_t* i) {
+  if (i->flags & HRX_HOST_FLAG_A_SCALAR) return w->s[i->a] ? g->full : 0;
+  const uint64_t* v = &w->v[(size_t)i->a * g->lanes];
+  uint64_t mask = 0;
+  for (uint32_t l = 0; l < g->lanes; ++l) {
+    mask |= (uint64_t)(v[l] != 0) << l;
+  }
+  return mask;
+}
+
+static uint32_t hrx_run_wave(hrx_group_t* g, hrx_wave_t* w,
+                             uint32_t wave_index) {
+  const hrx_fabric_kernel_t* k = g->kernel;
+  const hrx_host_insn_t* code = k->insns;
+  const uint32_t L = g->lanes;
+  hrx_host_dispatch_t* dispatch = g->dispatch;
+  uint64_t temp[HRX_HOST_MAX_LANES];
+  for (;;) {
+    if (w->pc >= k->insn_count) return WAVE_DONE;
+    uint32_t pc = w->pc++;
+    const hrx_host_insn_t* i = &code[pc];
+    const uint8_t type = i->type;
+    const bool dst_scalar = (i->flags & HRX_HOST_FLAG_DST_SCALAR) != 0;
+    uint64_t* pd = dst_scalar ? &w->s[i->dst] : &w->v[(size_t)i->dst * L];
+    const uint64_t* pa = (i->flags & HRX_HOST_FLAG_A_SCALAR)
+                             ? &w->s[i->a] : &w->v[(size_t)i->a * L];
+    const uint64_t* pb = (i->flags & HRX_HOST_FLAG_B_SCALAR)
+                             ? &w->s[i->b] : &w->v[(size_t)i->b * L];
+    const uint64_t* pc_ = (i->flags & HRX_HOST_FLAG_C_SCALAR)
+                              ? &w->s[i->c] : &w->v[(size_t)i->c * L];
+    const size_t sa = (i->flags & HRX_HOST_FLAG_A_SCALAR) ? 0 : 1;
+    const size_t sb = (i->flags & HRX_HOST_FLAG_B_SCALAR) ? 0 : 1;
+    const size_t sc = (i->flags & HRX_HOST_FLAG_C_SCALAR) ? 0 : 1;
+    switch ((hrx_host_op_t)i->op) {
+      case HRX_HOST_OP_NOP: break;
+      case HRX_HOST_OP_MOV: HRX_LANES(D = A); break;
+      case HRX_HOST_OP_CONST: {
+        uint64_t value = k->constants[i->imm];
+        HRX_LANES(D = value);
+        break;
+      }
+      case HRX_HOST_OP_ARG: {
+        uint64_t value = hrx_load_value(dispatch->kernarg + i->imm, type);
+        HRX_LANES(D = value);
+        break;
+      }
+      case HRX_HOST_OP_BINDING: {
+        uint64_t value = (uint64_t)i->imm << HRX_HOST_PTR_SHIFT;
+        HRX_LANES(D = value);
+        break;
+      }
+      case HRX_HOST_OP_IADD: HRX_LANES(D = hrx_norm(A + B, type)); break;
+      case HRX_HOST_OP_ISUB: HRX_LANES(D = hrx_norm(A - B, type)); break;
+      case HRX_HOST_OP_IMUL: HRX_LANES(D = hrx_norm(A * B, type)); break;
+      case HRX_HOST_OP_IMADD:
+        HRX_LANES(D = hrx_norm(A * B + C, type));
+        break;
+      case HRX_HOST_OP_IDIVS:
+      case HRX_HOST_OP_IDIVU:
+      case HRX_HOST_OP_IREMS:
+      case HRX_HOST_OP_IREMU: {
+        bool fault = false;
+        uint32_t fault_lane = 0;
+        HRX_LANES({
+          uint64_t x = A, y = B;
+          if (hrx_unsigned(y, type) == 0) {
+            if (!fault) fault_lane = l;
+            fault = true;
+          } else if (i->op == HRX_HOST_OP_IDIVU) {
+            D = hrx_norm(hrx_unsigned(x, type) / hrx_unsigned(y, type), type);
+          } else if (i->op == HRX_HOST_OP_IREMU) {
+            D = hrx_norm(hrx_unsigned(x, type) % hrx_unsigned(y, type), type);
+          } else if ((int64_t)y == -1) {
+            /* INT_MIN / -1 wraps; x % -1 is 0. */
+            D = i->op == HRX_HOST_OP_IDIVS ? hrx_norm(0 - x, type) : 0;
+          } else if (i->op == HRX_HOST_OP_IDIVS) {
+            D = hrx_norm((uint64_t)((int64_t)x / (int64_t)y), type);
+          } else {
+            D = hrx_norm((uint64_t)((int64_t)x % (int64_t)y), type);
+          }
+        });
+        if (fault) {
+          hrx_fabric_fault_t f = {.kind = HRX_FABRIC_FAULT_DIVIDE_BY_ZERO,
+                                  .pc = pc, .lane = fault_lane,
+                                  .workgroup = {g->id[0], g->id[1], g->id[2]}};
+          hrx_fault_here(dispatch, f);
+          return WAVE_FAULT;
+        }
+        break;
+      }
+      case HRX_HOST_OP_IMINS:
+        HRX_LANES(D = (int64_t)A < (int64_t)B ? A : B);
+        break;
+      case HRX_HOST_OP_IMAXS:
+        HRX_LANES(D = (int64_t)A > (int64_t)B ? A : B);
+        break;
+      case HRX_HOST_OP_IMINU:
+        HRX_LANES(D = hrx_unsigned(A, type) < hrx_unsigned(B, type) ? A : B);
+        break;
+      case HRX_HOST_OP_IMAXU:
+        HRX_LANES(D = hrx_unsigned(A, type) > hrx_unsigned(B, type) ? A : B);
+        break;
+      case HRX_HOST_OP_IAND: HRX_LANES(D = A & B); break;
+      case HRX_HOST_OP_IOR: HRX_LANES(D = A | B); break;
+      case HRX_HOST_OP_IXOR: HRX_LANES(D = hrx_norm(A ^ B, type)); break;
+      case HRX_HOST_OP_ISHL:
+      case HRX_HOST_OP_ISHRU:
+      case HRX_HOST_OP_ISHRS: {
+        uint32_t bits = hrx_type_bits(type);
+        HRX_LANES({
+          uint64_t amount = hrx_unsigned(B, type);
+          uint64_t x = A;
+          if (i->op == HRX_HOST_OP_ISHL) {
+            D = amount >= bits ? 0 : hrx_norm(x << amount, type);
+          } else if (i->op == HRX_HOST_OP_ISHRU) {
+            D = amount >= bits ? 0
+                               : hrx_norm(hrx_unsigned(x, type) >> amount,
+                                          type);
+          } else {
+            D = amount >= bits ? ((int64_t)x < 0 ? hrx_norm(~UINT64_C(0), type)
+                                                 : 0)
+                               : (uint64_t)((int64_t)x >> amount);
+          }
+        });
+        break;
+      }
+      case HRX_HOST_OP_FADD: HRX_FLOAT2(x + y, x + y); break;
+      case HRX_HOST_OP_FSUB: HRX_FLOAT2(x - y, x - y); break;
+      case HRX_HOST_OP_FMUL: HRX_FLOAT2(x * y, x * y); break;
+      case HRX_HOST_OP_FDIV: HRX_FLOAT2(x / y, x / y); break;
+      case HRX_HOST_OP_FMIN: HRX_FLOAT2(fminf(x, y), fmin(x, y)); break;
+      case HRX_HOST_OP_FMAX: HRX_FLOAT2(fmaxf(x, y), fmax(x, y)); break;
+      case HRX_HOST_OP_FFMA:
+        if (type == HRX_HOST_TYPE_F32) {
+          HRX_LANES(D = hrx_from_f32(fmaf(hrx_f32(A), hrx_f32(B),
+                                          hrx_f32(C))));
+        } else if (type == HRX_HOST_TYPE_F64) {
+          HRX_LANES(D = hrx_from_f64(fma(hrx_f64(A), hrx_f64(B),
+                                         hrx_f64(C))));
+        } else {
+          HRX_LANES(D = hrx_store_f(type, fmaf(hrx_load_f(type, A),
+                                               hrx_load_f(type, B),
+                                               hrx_load_f(type, C))));
+        }
+        break;
+      case HRX_HOST_OP_FNEG: HRX_FLOAT1(-x, -x); break;
+      case HRX_HOST_OP_FABS: HRX_FLOAT1(fabsf(x), fabs(x)); break;
+      case HRX_HOST_OP_FFLOOR: HRX_FLOAT1(floorf(x), floor(x)); break;
+      case HRX_HOST_OP_FCEIL: HRX_FLOAT1(ceilf(x), ceil(x)); break;
+      case HRX_HOST_OP_FTRUNC: HRX_FLOAT1(truncf(x), trunc(x)); break;
+      case HRX_HOST_OP_FROUNDEVEN:
+        HRX_FLOAT1(nearbyintf(x), nearbyint(x));
+        break;
+      case HRX_HOST_OP_FSQRT: HRX_FLOAT1(sqrtf(x), sqrt(x)); break;
+      case HRX_HOST_OP_FRSQRT: HRX_FLOAT1(1.0f / sqrtf(x), 1.0 / sqrt(x)); break;
+      case HRX_HOST_OP_FEXP: HRX_FLOAT1(expf(x), exp(x)); break;
+      case HRX_HOST_OP_FLOG: HRX_FLOAT1(logf(x), log(x)); break;
+      case HRX_HOST_OP_FTANH: HRX_FLOAT1(tanhf(x), tanh(x)); break;
+      case HRX_HOST_OP_ICMP:
+        HRX_LANES(D = hrx_icmp(i->aux, type, A, B));
+        break;
+      case HRX_HOST_OP_FCMP:
+        HRX_LANES(D = hrx_fcmp(i->aux, hrx_as_double(type, A),
+                               hrx_as_double(type, B)));
+        break;
+      case HRX_HOST_OP_SELECT: HRX_LANES(D = A ? B : C); break;
+      case HRX_HOST_OP_CVT:
+        HRX_LANES(D = hrx_convert(i->imm, i->aux, type, A));
+        break;
+      case HRX_HOST_OP_WORKITEM_ID: {
+        const uint32_t* size = dispatch->workgroup_size;
+        HRX_LANES({
+          uint64_t flat = (uint64_t)wave_index * L + l;
+          uint64_t id = i->aux == 0 ? flat % size[0]
+                        : i->aux == 1 ? flat / size[0] % size[1]
+                                      : flat / ((uint64_t)size[0] * size[1]);
+          D = id;
+        });
+        break;
+      }
+      case HRX_HOST_OP_WORKGROUP_ID: {
+        uint64_t value = g->id[i->aux];
+        HRX_LANES(D = value);
+        break;
+      }
+      case HRX_HOST_OP_WORKGROUP_SIZE: {
+        uint64_t value = dispatch->workgroup_size[i->aux];
+        HRX_LANES(D = value);
+        break;
+      }
+      case HRX_HOST_OP_WORKGROUP_COUNT: {
+        uint64_t value = dispatch->workgroup_count[i->aux];
+        HRX_LANES(D = value);
+        break;
+      }
+      case HRX_HOST_OP_SUBGROUP_ID: HRX_LANES(D = wave_index); break;
+      case HRX_HOST_OP_LANE_ID: HRX_LANES(D = l); break;
+      case HRX_HOST_OP_SUBGROUP_SIZE: HRX_LANES(D = L); break;
+      case HRX_HOST_OP_PTR_ADD:
+        HRX_LANES({
+          uint64_t ptr = A;
+          uint64_t slot = ptr & ~HRX_HOST_OFFSET_MASK;
+          int64_t offset = (int64_t)(ptr & HRX_HOST_OFFSET_MASK);
+          int64_t next;
+          if (__builtin_add_overflow(offset, (int64_t)B, &next) || next < 0 ||
+              next > (int64_t)HRX_HOST_OFFSET_MASK) {
+            next = (int64_t)HRX_HOST_OFFSET_MASK; /* poison: never in range */
+          }
+          D = slot | (uint64_t)next;
+        });
+        break;
+      case HRX_HOST_OP_LOAD: {
+        uint32_t bytes = hrx_type_bytes(type);
+        bool ok = true;
+        HRX_LANES({
+          if (ok) {
+            const uint8_t* at = hrx_resolve(g, A, bytes, pc, l);
+            if (at) {
+              D = hrx_load_value(at, type);
+            } else {
+              ok = false;
+            }
+          }
+        });
+        if (!ok) return WAVE_FAULT;
+        break;
+      }
+      case HRX_HOST_OP_STORE:
+      case HRX_HOST_OP_ATOMIC_STORE: {
+        uint32_t bytes = hrx_type_bytes(type);
+        bool atomic = i->op == HRX_HOST_OP_ATOMIC_STORE;
+        bool ok = true;
+        /* Stores with uniform operands write once for the wave. */
+        const bool uniform = sa == 0 && sb == 0;
+        for (uint64_t m = uniform ? 1 : w->exec; m && ok; m &= m - 1) {
+          const uint32_t l = (uint32_t)__builtin_ctzll(m);
+          uint8_t* at = hrx_resolve(g, A, bytes, pc, l);
+          if (!at) {
+            ok = false;
+          } else if (atomic && (uintptr_t)at % bytes) {
+            hrx_fabric_fault_t f = {.kind = HRX_FABRIC_FAULT_MISALIGNED,
+                                    .pc = pc, .lane = l,
+                                    .workgroup = {g->id[0], g->id[1], g->id[2]}};
+            hrx_fault_here(dispatch, f);
+            ok = false;
+          } else if (atomic && bytes == 4) {
+            __atomic_store_n((uint32_t*)at, (uint32_t)B,
+                             hrx_store_order(i->imm));
+          } else if (atomic && bytes == 8) {
+            __atomic_store_n((uint64_t*)at, B, hrx_store_order(i->imm));
+          } else {
+            uint64_t value = B;
+            memcpy(at, &value, bytes);
+          }
+        }
+        if (!ok) return WAVE_FAULT;
+        break;
+      }
+      case HRX_HOST_OP_ATOMIC_LOAD:
+      case HRX_HOST_OP_ATOMIC_RMW: {
+        uint32_t bytes = hrx_type_bytes(type);
+        bool ok = true;
+        HRX_LANES({
+          uint8_t* at = ok ? hrx_resolve(g, A, bytes, pc, l) : NULL;
+          if (!at) {
+            ok = false;
+          } else if ((uintptr_t)at % bytes || (bytes != 4 && bytes != 8)) {
+            hrx_fabric_fault_t f = {.kind = HRX_FABRIC_FAULT_MISALIGNED,
+                                    .pc = pc, .lane = l,
+                                    .workgroup = {g->id[0], g->id[1], g->id[2]}};
+            hrx_fault_here(dispatch, f);
+            ok = false;
+          } else if (i->op == HRX_HOST_OP_ATOMIC_LOAD) {
+            uint64_t raw = bytes == 4
+                ? __atomic_load_n((uint32_t*)at, hrx_load_order(i->imm))
+                : __atomic_load_n((uint64_t*)at, hrx_load_order(i->imm));
+            D = type <= HRX_HOST_TYPE_I64 ? hrx_norm(raw, type) : raw;
+          } else {
+            uint64_t old = hrx_atomic_rmw(at, type, i->aux, B,
+                                          hrx_order(i->imm));
+            D = type <= HRX_HOST_TYPE_I64 ? hrx_norm(old, type) : old;
+          }
+        });
+        if (!ok) return WAVE_FAULT;
+        break;
+      }
+      case HRX_HOST_OP_FENCE:
+        __atomic_thread_fence(hrx_order(i->imm));
+        break;
+      case HRX_HOST_OP_SHUFFLE:
+      case HRX_HOST_OP_SHUFFLE_OK: {
+        for (uint32_t l = 0; l < L; ++l) {
+          if (!((w->exec >> l) & 1)) continue;
+          int64_t offset = (int64_t)B;
+          int64_t width = (int64_t)C;
+          if (width <= 0 || width > (int64_t)L) width = L;
+          int64_t local = l % width, base = (int64_t)l - local, source;
+          switch (i->aux) {
+            case HRX_HOST_SHUFFLE_XOR: source = local ^ offset; break;
+            case HRX_HOST_SHUFFLE_UP: source = local - offset; break;
+            case HRX_HOST_SHUFFLE_DOWN: source = local + offset; break;
+            default: source = offset; break;
+          }
+          bool valid = source >= 0 && source < width;
+          if (i->op == HRX_HOST_OP_SHUFFLE_OK) {
+            temp[l] = valid;
+          } else {
+            temp[l] = valid ? pa[(size_t)(base + source) * sa] : A;
+          }
+        }
+        for (uint64_t m = w->exec; m; m &= m - 1) {
+          uint32_t l = (uint32_t)__builtin_ctzll(m);
+          pd[l] = temp[l];
+        }
+        break;
+      }
+      case HRX_HOST_OP_REDUCE: {
+        uint32_t cluster = i->imm && i->imm <= L ? i->imm : L;
+        for (uint32_t start = 0; start < L; start += cluster) {
+          bool any = false;
+          uint64_t total = 0;
+          for (uint32_t l = start; l < start + cluster && l < L; ++l) {
+            if (!((w->exec >> l) & 1)) continue;
+            total = any ? hrx_combine(i->aux, type, total, A) : A;
+            any = true;
+          }
+          for (uint32_t l = start; l < start + cluster && l < L; ++l) {
+            if ((w->exec >> l) & 1) temp[l] = total;
+          }
+        }
+        for (uint64_t m = w->exec; m; m &= m - 1) {
+          uint32_t l = (uint32_t)__builtin_ctzll(m);
+          pd[l] = temp[l];
+        }
+        break;
+      }
+      case HRX_HOST_OP_BARRIER: return WAVE_BARRIER;
+      case HRX_HOST_OP_JMP: w->pc = i->imm; break;
+      case HRX_HOST_OP_BRZ:
+        if (!w->s[i->a]) w->pc = i->imm;
+        break;
+      case HRX_HOST_OP_BRNZ:
+        if (w->s[i->a]) w->pc = i->imm;
+        break;
+      case HRX_HOST_OP_IF: {
+        uint64_t cond = hrx_cond_mask(g, w, i);
+        if (!hrx_push(g, w, pc)) return WAVE_FAULT;
+        w->exec &= cond;
+        if (!w->exec) w->pc = i->imm;
+        break;
+      }
+      case HRX_HOST_OP_ELSE: {
+        if (w->depth == 0) {
+          hrx_pop(g, w, pc);
+          return WAVE_FAULT;
+        }
+        uint64_t cond = hrx_cond_mask(g, w, i);
+        w->exec = w->stack[w->depth - 1] & ~cond;
+        if (!w->exec) w->pc = i->imm;
+        break;
+      }
+      case HRX_HOST_OP_ENDIF:
+        if (!hrx_pop(g, w, pc)) return WAVE_FAULT;
+        break;
+      case HRX_HOST_OP_LOOP_BEGIN:
+        if (!hrx_push(g, w, pc)) return WAVE_FAULT;
+        break;
+      case HRX_HOST_OP_LOOP_TEST: {
+        w->exec &= hrx_cond_mask(g, w, i);
+        if (!w->exec) {
+          if (!hrx_pop(g, w, pc)) return WAVE_FAULT;
+          w->pc = i->imm;
+        }
+        break;
+      }
+      case HRX_HOST_OP_RET: return WAVE_DONE;
+      default: {
+        hrx_fabric_fault_t f = {.kind = HRX_FABRIC_FAULT_BAD_LAUNCH, .pc = pc};
+        hrx_fault_here(dispatch, f);
+        return WAVE_FAULT;
+      }
+    }
+  }
+}
+
+#undef A
+#undef B
+#undef C
+#undef D
+
+/*===------------------------------------------------------------------===*/
+/* Workgroups                                                              */
+/*===------------------------------------------------------------------===*/
+
+static bool hrx_scratch_reserve(hrx_host_scratch_t* scratch, size_t bytes) {
+  if (scratch->capacity >= bytes) return true;
+  size_t capacity = scratch->capacity ? scratch->capacity : 4096;
+  while (capacity < bytes) capacity *= 2;
+  void* data = NULL;
+  if (posix_memalign(&data, 64, capacity) != 0) return false;
+  free(scratch->data);
+  scratch->data = data;
+  scratch->capacity = capacity;
+  return true;
+}
+
+void hrx_host_run_workgroup(void* context, uint64_t workgroup,
+                            hrx_host_scratch_t* scratch) {
+  hrx_host_dispatch_t* d = context;
+  if (atomic_load_explicit(&d->faulted, memory_order_relaxed)) return;
+  const hrx_fabric_kernel_t* k = d->kernel;
+  hrx_group_t g = {.dispatch = d, .kernel = k, .lanes = k->subgroup_size};
+  g.full = g.lanes == 64 ? ~UINT64_C(0) : (UINT64_C(1) << g.lanes) - 1;
+  uint64_t cx = d->workgroup_count[0], cy = d->workgroup_count[1];
+  g.id[0] = (uint32_t)(workgroup % cx);
+  g.id[1] = (uint32_t)(workgroup / cx % cy);
+  g.id[2] = (uint32_t)(workgroup / (cx * cy));
+  uint32_t threads =
+      d->workgroup_size[0] * d->workgroup_size[1] * d->workgroup_size[2];
+  uint32_t waves = (threads + g.lanes - 1) / g.lanes;
+  size_t per_wave = sizeof(hrx_wave_t) +
+                    ((size_t)k->vreg_count * g.lanes + k->sreg_count) * 8;
+  size_t bytes = waves * per_wave + d->group_segment_size + 64;
+  if (!hrx_scratch_reserve(scratch, bytes)) {
+    hrx_fabric_fault_t f = {.kind = HRX_FABRIC_FAULT_BAD_LAUNCH,
+                            .workgroup = {g.id[0], g.id[1], g.id[2]}};
+    hrx_fault_here(d, f);
+    return;
+  }
+  uint8_t* cursor = scratch->data;
+  hrx_wave_t* wave_states = (hrx_wave_t*)cursor;
+  cursor += waves * sizeof(hrx_wave_t);
+  for (uint32_t w = 0; w < waves; ++w) {
+    hrx_wave_t* wave = &wave_states[w];
+    wave->pc = 0;
+    wave->state = WAVE_RUN;
+    wave->depth = 0;
+    uint32_t live = threads - w * g.lanes;
+    wave->exec = live >= g.lanes ? g.full : (UINT64_C(1) << live) - 1;
+    wave->v = (uint64_t*)cursor;
+    cursor += (size_t)k->vreg_count * g.lanes * 8;
+    wave->s = (uint64_t*)cursor;
+    cursor += (size_t)k->sreg_count * 8;
+  }
+  g.local = cursor;
+  g.local_size = d->group_segment_size;
+  /* Local memory starts zeroed so runs are reproducible. */
+  memset(g.local, 0, g.local_size);
+
+  for (;;) {
+    bool any_running = false, any_waiting = false;
+    for (uint32_t w = 0; w < waves; ++w) {
+      hrx_wave_t* wave = &wave_states[w];
+      if (wave->state != WAVE_RUN) continue;
+      wave->state = hrx_run_wave(&g, wave, w);
+      if (wave->state == WAVE_FAULT) return;
+      if (atomic_load_explicit(&d->faulted, memory_order_relaxed)) return;
+      any_running = true;
+    }
+    for (uint32_t w = 0; w < waves; ++w) {
+      if (wave_states[w].state == WAVE_BARRIER) {
+        any_waiting = true;
+        wave_states[w].state = WAVE_RUN;
+      }
+    }
+    if (!any_waiting || !any_running) return;
+  }
+}

@@ -1,0 +1,287 @@
+/* Host queues: an AQL ring and the packet-processor thread that drains it.
+ * The queue owns the thread: started in create, joined in destroy. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fabric_internal.h"
+
+#define HRX_QUEUE_FAULTS 16
+
+struct hrx_fabric_queue_s {
+  hrx_host_device_t* device; /* retained */
+  hrx_allocator_t allocator;
+  hrx_aql_packet_t* ring;
+  uint32_t size;
+  _Atomic uint64_t write_index;
+  _Atomic uint64_t read_index;
+  hrx_fabric_signal_t* doorbell; /* counts publications */
+  _Atomic bool shutdown;
+  pthread_t processor;
+  hrx_host_scratch_t scratch;    /* the processor's executor scratch */
+  pthread_mutex_t fault_mutex;
+  hrx_fabric_fault_t faults[HRX_QUEUE_FAULTS];
+  uint32_t fault_head;
+  uint32_t fault_count;
+};
+
+static uint32_t hrx_packet_word(const hrx_aql_packet_t* packet) {
+  return __atomic_load_n((const uint32_t*)packet, __ATOMIC_ACQUIRE);
+}
+
+static void hrx_queue_record_fault(hrx_fabric_queue_t* q,
+                                   const hrx_fabric_fault_t* fault) {
+  pthread_mutex_lock(&q->fault_mutex);
+  if (q->fault_count < HRX_QUEUE_FAULTS) {
+    q->faults[(q->fault_head + q->fault_count) % HRX_QUEUE_FAULTS] = *fault;
+    q->fault_count++;
+  }
+  pthread_mutex_unlock(&q->fault_mutex);
+}
+
+static void hrx_queue_complete(uint64_t handle, bool faulted) {
+  hrx_fabric_signal_t* signal = hrx_fabric_signal_from_handle(handle);
+  if (!signal) return;
+  if (faulted) {
+    hrx_fabric_signal_store(signal, HRX_FABRIC_SIGNAL_FAULTED);
+  } else {
+    hrx_fabric_signal_subtract(signal, 1);
+  }
+}
+
+static void hrx_queue_dispatch(hrx_fabric_queue_t* q,
+                               const hrx_aql_dispatch_packet_t* packet) {
+  hrx_host_dispatch_t* dispatch = calloc(1, sizeof(*dispatch));
+  hrx_fabric_fault_t bad = {.kind = HRX_FABRIC_FAULT_BAD_PACKET};
+  if (!dispatch) {
+    snprintf(bad.kernel, sizeof(bad.kernel), "%s", "(out of memory)");
+    hrx_queue_record_fault(q, &bad);
+    hrx_queue_complete(packet->completion_signal, true);
+    return;
+  }
+  const hrx_fabric_kernel_t* kernel = NULL;
+  hrx_fabric_executable_t* exe =
+      hrx_host_device_find_kernel(q->device, packet->kernel_object, &kernel);
+  bool ok = exe != NULL;
+  if (!ok) {
+    snprintf(bad.kernel, sizeof(bad.kernel), "%s", "(unknown kernel object)");
+    dispatch->fault = bad;
+  } else {
+    ok = hrx_host_dispatch_prepare(q->device, packet, kernel, dispatch);
+  }
+  if (ok) {
+    uint64_t groups = (uint64_t)dispatch->workgroup_count[0] *
+                      dispatch->workgroup_count[1] *
+                      dispatch->workgroup_count[2];
+    hrx_host_job_t job = {.fn = hrx_host_run_workgroup,
+                          .context = dispatch,
+                          .total = groups};
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    hrx_host_pool_run(q->device->pool, &job, &q->scratch);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    ok = !atomic_load(&dispatch->faulted);
+  }
+  if (!ok) hrx_queue_record_fault(q, &dispatch->fault);
+  hrx_fabric_executable_release(exe);
+  free(dispatch);
+  hrx_queue_complete(packet->completion_signal, !ok);
+}
+
+static void hrx_queue_barrier(const hrx_aql_barrier_packet_t* packet,
+                              bool any) {
+  /* A dependency is met once its value drops below 1 (0, or faulted). */
+  bool waiting = true;
+  while (waiting) {
+    bool all = true, one = false, present = false;
+    for (int d = 0; d < 5; ++d) {
+      hrx_fabric_signal_t* dep =
+          hrx_fabric_signal_from_handle(packet->dep_signal[d]);
+      if (!dep) continue;
+      present = true;
+      bool met = hrx_fabric_signal_load(dep) < 1;
+      all = all && met;
+      one = one || met;
+    }
+    waiting = present && (any ? !one : !all);
+    if (!waiting) break;
+    for (int d = 0; d < 5; ++d) {
+      hrx_fabric_signal_t* dep =
+          hrx_fabric_signal_from_handle(packet->dep_signal[d]);
+      if (dep && hrx_fabric_signal_load(dep) >= 1) {
+        /* Sleep on one unmet dependency, re-checking now and then so an
+         * OR barrier also notices the others. */
+        hrx_status_free(hrx_fabric_signal_wait(dep, HRX_FABRIC_SIGNAL_LT, 1,
+                                               any ? 1000000u : UINT64_MAX,
+                                               NULL));
+        break;
+      }
+    }
+  }
+  hrx_queue_complete(packet->completion_signal, false);
+}
+
+static void* hrx_queue_main(void* arg) {
+  hrx_fabric_queue_t* q = arg;
+  for (;;) {
+    uint64_t index = atomic_load_explicit(&q->read_index,
+                                          memory_order_relaxed);
+    hrx_aql_packet_t* slot = &q->ring[index & (q->size - 1)];
+    /* Read the doorbell before the header, so a publication between the
+     * two still changes what we wait on. */
+    int64_t rung = hrx_fabric_signal_load(q->doorbell);
+    uint32_t word = hrx_packet_word(slot);
+    uint32_t type = word & HRX_AQL_HEADER_TYPE_MASK;
+    if (type == HRX_AQL_PACKET_INVALID) {
+      if (atomic_load(&q->shutdown)) break;
+      hrx_status_free(hrx_fabric_signal_wait(
+          q->doorbell, HRX_FABRIC_SIGNAL_NE, rung, HRX_TIMEOUT_INFINITE,
+          NULL));
+      continue;
+    }
+    hrx_aql_packet_t packet;
+    memcpy(&packet, slot, sizeof(packet));
+    switch (type) {
+      case HRX_AQL_PACKET_KERNEL_DISPATCH:
+        hrx_queue_dispatch(q, &packet.dispatch);
+        break;
+      case HRX_AQL_PACKET_BARRIER_AND:
+      case HRX_AQL_PACKET_BARRIER_OR:
+        hrx_queue_barrier(&packet.barrier, type == HRX_AQL_PACKET_BARRIER_OR);
+        break;
+      default: {
+        hrx_fabric_fault_t fault = {.kind = HRX_FABRIC_FAULT_BAD_PACKET};
+        snprintf(fault.kernel, sizeof(fault.kernel), "(packet type %u)",
+                 type);
+        hrx_queue_record_fault(q, &fault);
+        hrx_queue_complete(packet.dispatch.completion_signal, true);
+      }
+    }
+    /* Release the slot: INVALID again, then advance the read index. */
+    __atomic_store_n((uint32_t*)slot, HRX_AQL_PACKET_INVALID,
+                     __ATOMIC_RELEASE);
+    atomic_store_explicit(&q->read_index, index + 1, memory_order_release);
+  }
+  return NULL;
+}
+
+hrx_status_t hrx_host_queue_create(hrx_fabric_device_t* base,
+                                   uint32_t packet_count,
+                                   hrx_fabric_queue_t** out_queue);
+
+hrx_status_t hrx_host_queue_create(hrx_fabric_device_t* base,
+                                   uint32_t packet_count,
+                                   hrx_fabric_queue_t** out_queue) {
+  hrx_allocator_t a = base->allocator;
+  hrx_fabric_queue_t* q = NULL;
+  HRX_RETURN_IF_ERROR(hrx_allocator_malloc(a, sizeof(*q), (void**)&q));
+  q->allocator = a;
+  q->size = packet_count;
+  pthread_mutex_init(&q->fault_mutex, NULL);
+  hrx_status_t status = HRX_OK;
+  if (posix_memalign((void**)&q->ring, 64,
+                     (size_t)packet_count * sizeof(hrx_aql_packet_t)) != 0) {
+    q->ring = NULL;
+    status = hrx_make_status(HRX_STATUS_RESOURCE_EXHAUSTED,
+                             "no memory for a %u-packet ring", packet_count);
+  }
+  if (status == HRX_OK) {
+    for (uint32_t i = 0; i < packet_count; ++i) {
+      memset(&q->ring[i], 0, sizeof(q->ring[i]));
+      q->ring[i].dispatch.header = HRX_AQL_PACKET_INVALID;
+    }
+    status = hrx_fabric_signal_create(0, a, &q->doorbell);
+  }
+  if (status == HRX_OK) {
+    int error = pthread_create(&q->processor, NULL, hrx_queue_main, q);
+    if (error) status = hrx_status_from_errno(error, "cannot start the "
+                                              "packet processor");
+  }
+  if (status != HRX_OK) {
+    hrx_fabric_signal_release(q->doorbell);
+    free(q->ring);
+    pthread_mutex_destroy(&q->fault_mutex);
+    hrx_allocator_free(a, q);
+    return status;
+  }
+  q->device = hrx_host_device_cast(base);
+  hrx_fabric_device_retain(base);
+  *out_queue = q;
+  return HRX_OK;
+}
+
+void hrx_fabric_queue_destroy(hrx_fabric_queue_t* q) {
+  if (!q) return;
+  atomic_store(&q->shutdown, true);
+  hrx_fabric_signal_add(q->doorbell, 1);
+  pthread_join(q->processor, NULL);
+  hrx_host_scratch_free(&q->scratch);
+  hrx_fabric_signal_release(q->doorbell);
+  free(q->ring);
+  pthread_mutex_destroy(&q->fault_mutex);
+  hrx_fabric_device_t* device = &q->device->base;
+  hrx_allocator_free(q->allocator, q);
+  hrx_fabric_device_release(device);
+}
+
+uint32_t hrx_fabric_queue_size(const hrx_fabric_queue_t* q) { return q->size; }
+
+uint64_t hrx_fabric_queue_read_index(const hrx_fabric_queue_t* q) {
+  return atomic_load_explicit(&((hrx_fabric_queue_t*)q)->read_index,
+                              memory_order_acquire);
+}
+
+uint64_t hrx_fabric_queue_write_index(const hrx_fabric_queue_t* q) {
+  return atomic_load_explicit(&((hrx_fabric_queue_t*)q)->write_index,
+                              memory_order_acquire);
+}
+
+hrx_status_t hrx_fabric_queue_reserve(hrx_fabric_queue_t* q, uint32_t count,
+                                      uint64_t* out_index) {
+  if (count == 0 || count > q->size) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "cannot reserve %u slots of a %u-packet queue",
+                           count, q->size);
+  }
+  uint64_t index = atomic_load_explicit(&q->write_index, memory_order_relaxed);
+  for (;;) {
+    uint64_t read = atomic_load_explicit(&q->read_index, memory_order_acquire);
+    if (index + count - read > q->size) {
+      return hrx_make_status(HRX_STATUS_BUSY,
+                             "queue full (%u packets in flight)", q->size);
+    }
+    if (atomic_compare_exchange_weak_explicit(&q->write_index, &index,
+                                              index + count,
+                                              memory_order_acq_rel,
+                                              memory_order_relaxed)) {
+      *out_index = index;
+      return HRX_OK;
+    }
+  }
+}
+
+hrx_aql_packet_t* hrx_fabric_queue_slot(hrx_fabric_queue_t* q,
+                                        uint64_t index) {
+  return &q->ring[index & (q->size - 1)];
+}
+
+void hrx_fabric_queue_publish(hrx_fabric_queue_t* q, uint64_t index,
+                              uint16_t header, uint16_t setup) {
+  hrx_aql_packet_t* slot = hrx_fabric_queue_slot(q, index);
+  __atomic_store_n((uint32_t*)slot, (uint32_t)header | ((uint32_t)setup << 16),
+                   __ATOMIC_RELEASE);
+  hrx_fabric_signal_add(q->doorbell, 1);
+}
+
+hrx_status_t hrx_fabric_queue_take_fault(hrx_fabric_queue_t* q,
+                                         hrx_fabric_fault_t* out_fault) {
+  pthread_mutex_lock(&q->fault_mutex);
+  bool any = q->fault_count > 0;
+  if (any) {
+    *out_fault = q->faults[q->fault_head];
+    q->fault_head = (q->fault_head + 1) % HRX_QUEUE_FAULTS;
+    q->fault_count--;
+  }
+  pthread_mutex_unlock(&q->fault_mutex);
+  return any ? HRX_OK
+             : hrx_make_status(HRX_STATUS_NOT_FOUND, "no fault recorded");
+}

@@ -1,0 +1,161 @@
+#include "hrx/fabric/signal.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <stdatomic.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+struct hrx_fabric_signal_s {
+  _Atomic int64_t value;
+  /* Bumped on every change; waiters sleep on it, since futexes are 32-bit. */
+  _Atomic uint32_t epoch;
+  _Atomic uint32_t waiters;
+  atomic_uint_fast32_t ref_count;
+  hrx_allocator_t allocator;
+};
+
+/* Short spin before sleeping: completion often lands within microseconds. */
+#define HRX_SIGNAL_SPIN 256
+
+hrx_status_t hrx_fabric_signal_create(int64_t initial_value,
+                                      hrx_allocator_t allocator,
+                                      hrx_fabric_signal_t** out_signal) {
+  *out_signal = NULL;
+  hrx_fabric_signal_t* signal = NULL;
+  HRX_RETURN_IF_ERROR(
+      hrx_allocator_malloc(allocator, sizeof(*signal), (void**)&signal));
+  atomic_init(&signal->value, initial_value);
+  atomic_init(&signal->epoch, 0);
+  atomic_init(&signal->waiters, 0);
+  atomic_init(&signal->ref_count, 1);
+  signal->allocator = allocator;
+  *out_signal = signal;
+  return HRX_OK;
+}
+
+void hrx_fabric_signal_retain(hrx_fabric_signal_t* signal) {
+  if (signal) atomic_fetch_add_explicit(&signal->ref_count, 1,
+                                        memory_order_relaxed);
+}
+
+void hrx_fabric_signal_release(hrx_fabric_signal_t* signal) {
+  if (signal && atomic_fetch_sub_explicit(&signal->ref_count, 1,
+                                          memory_order_acq_rel) == 1) {
+    hrx_allocator_free(signal->allocator, signal);
+  }
+}
+
+uint64_t hrx_fabric_signal_handle(const hrx_fabric_signal_t* signal) {
+  return (uint64_t)(uintptr_t)signal;
+}
+
+hrx_fabric_signal_t* hrx_fabric_signal_from_handle(uint64_t handle) {
+  return (hrx_fabric_signal_t*)(uintptr_t)handle;
+}
+
+static void hrx_signal_notify(hrx_fabric_signal_t* signal) {
+  atomic_fetch_add_explicit(&signal->epoch, 1, memory_order_release);
+  if (atomic_load_explicit(&signal->waiters, memory_order_seq_cst)) {
+    syscall(SYS_futex, &signal->epoch, FUTEX_WAKE_PRIVATE, INT_MAX, NULL,
+            NULL, 0);
+  }
+}
+
+int64_t hrx_fabric_signal_load(const hrx_fabric_signal_t* signal) {
+  return atomic_load_explicit(&((hrx_fabric_signal_t*)signal)->value,
+                              memory_order_acquire);
+}
+
+void hrx_fabric_signal_store(hrx_fabric_signal_t* signal, int64_t value) {
+  atomic_store_explicit(&signal->value, value, memory_order_release);
+  hrx_signal_notify(signal);
+}
+
+int64_t hrx_fabric_signal_add(hrx_fabric_signal_t* signal, int64_t value) {
+  int64_t old = atomic_fetch_add_explicit(&signal->value, value,
+                                          memory_order_acq_rel);
+  hrx_signal_notify(signal);
+  return old;
+}
+
+int64_t hrx_fabric_signal_subtract(hrx_fabric_signal_t* signal,
+                                   int64_t value) {
+  int64_t old = atomic_fetch_sub_explicit(&signal->value, value,
+                                          memory_order_acq_rel);
+  hrx_signal_notify(signal);
+  return old;
+}
+
+int64_t hrx_fabric_signal_exchange(hrx_fabric_signal_t* signal,
+                                   int64_t value) {
+  int64_t old = atomic_exchange_explicit(&signal->value, value,
+                                         memory_order_acq_rel);
+  hrx_signal_notify(signal);
+  return old;
+}
+
+int64_t hrx_fabric_signal_compare_exchange(hrx_fabric_signal_t* signal,
+                                           int64_t expected,
+                                           int64_t desired) {
+  int64_t seen = expected;
+  if (atomic_compare_exchange_strong_explicit(&signal->value, &seen, desired,
+                                              memory_order_acq_rel,
+                                              memory_order_acquire)) {
+    hrx_signal_notify(signal);
+  }
+  return seen;
+}
+
+static int hrx_signal_holds(hrx_fabric_signal_condition_t condition,
+                            int64_t value, int64_t compare) {
+  switch (condition) {
+    case HRX_FABRIC_SIGNAL_EQ: return value == compare;
+    case HRX_FABRIC_SIGNAL_NE: return value != compare;
+    case HRX_FABRIC_SIGNAL_LT: return value < compare;
+    case HRX_FABRIC_SIGNAL_GTE: return value >= compare;
+  }
+  return 0;
+}
+
+hrx_status_t hrx_fabric_signal_wait(const hrx_fabric_signal_t* const_signal,
+                                    hrx_fabric_signal_condition_t condition,
+                                    int64_t compare, uint64_t timeout_ns,
+                                    int64_t* out_value) {
+  if ((unsigned)condition > HRX_FABRIC_SIGNAL_GTE) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "unknown signal condition %d", (int)condition);
+  }
+  hrx_fabric_signal_t* signal = (hrx_fabric_signal_t*)const_signal;
+  uint64_t deadline = hrx_deadline_after(timeout_ns);
+  for (int spin = 0;; ++spin) {
+    uint32_t epoch = atomic_load_explicit(&signal->epoch,
+                                          memory_order_acquire);
+    int64_t value = atomic_load_explicit(&signal->value, memory_order_acquire);
+    if (hrx_signal_holds(condition, value, compare)) {
+      if (out_value) *out_value = value;
+      return HRX_OK;
+    }
+    uint64_t remaining = hrx_deadline_remaining(deadline);
+    if (remaining == 0) {
+      return hrx_make_status(HRX_STATUS_DEADLINE_EXCEEDED,
+                             "signal still %lld after the timeout",
+                             (long long)value);
+    }
+    if (spin < HRX_SIGNAL_SPIN) continue;
+    struct timespec ts;
+    struct timespec* timeout = NULL;
+    if (remaining != HRX_TIMEOUT_INFINITE) {
+      ts.tv_sec = (time_t)(remaining / 1000000000u);
+      ts.tv_nsec = (long)(remaining % 1000000000u);
+      timeout = &ts;
+    }
+    atomic_fetch_add_explicit(&signal->waiters, 1, memory_order_seq_cst);
+    /* Sleeps only if no change happened since |epoch| was read. */
+    syscall(SYS_futex, &signal->epoch, FUTEX_WAIT_PRIVATE, epoch, timeout,
+            NULL, 0);
+    atomic_fetch_sub_explicit(&signal->waiters, 1, memory_order_seq_cst);
+  }
+}

@@ -1,0 +1,1589 @@
+/* Host backend: Loom IR -> host ISA (see hrx/fabric/host_isa.h).
+ *
+ * Pipeline per kernel: uniformity analysis over the body; lowering to
+ * instructions on virtual registers (scalar file for uniform values, vector
+ * file otherwise; a vector<N x T> value takes N consecutive registers);
+ * linear-scan allocation of both files; encoding into the code object. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config_internal.h"
+#include "hrx/core/bytes.h"
+#include "hrx/core/half.h"
+#include "hrx/fabric/host_isa.h"
+#include "hrx/loom/host_backend.h"
+#include "op_table.h"
+
+#define HB_MAX_INLINE_DEPTH 16
+
+typedef struct hb_vreg_t {
+  uint8_t scalar;
+  uint32_t group; /* first vreg of its group (vectors span several) */
+  uint32_t width; /* on the group's first vreg */
+  uint32_t first, last; /* live interval in instruction positions */
+  uint32_t phys;
+} hb_vreg_t;
+
+typedef struct hb_insn_t {
+  hrx_host_insn_t insn; /* op, type, aux, imm; flags set from vregs */
+  uint32_t dst, a, b, c; /* vreg ids or LOOM_NONE */
+} hb_insn_t;
+
+typedef struct hb_loop_t {
+  uint32_t start, end;
+} hb_loop_t;
+
+typedef struct hb_t {
+  const loom_module_t* m;
+  const hrx_loom_specialization_t* spec;
+  hrx_loom_diagnostics_t* diagnostics;
+  hrx_allocator_t allocator;
+  hrx_status_t status; /* allocation failure */
+  bool failed;         /* a diagnostic was emitted */
+
+  /* per module value */
+  uint8_t* uniform;
+  uint32_t* vreg;      /* first vreg of the value, or LOOM_NONE */
+  uint8_t* known;      /* const_value is valid */
+  int64_t* const_value;
+
+  loom_array_t vregs;  /* hb_vreg_t */
+  loom_array_t insns;  /* hb_insn_t */
+  loom_array_t consts; /* uint64_t */
+  loom_array_t loops;  /* hb_loop_t */
+
+  uint32_t local_size;  /* workgroup memory so far */
+  uint32_t inline_depth;
+  /* func.return of the function being inlined */
+  uint32_t return_values; /* first vreg per result, in a type list */
+  loom_array_t return_jumps; /* insn positions to patch */
+  uint32_t* return_vregs;
+} hb_t;
+
+#define HB_TRY(b, expr)                        \
+  do {                                         \
+    hrx_status_t hb_status_ = (expr);          \
+    if (hb_status_ != HRX_OK) {                \
+      if ((b)->status == HRX_OK) {             \
+        (b)->status = hb_status_;              \
+      } else {                                 \
+        hrx_status_free(hb_status_);           \
+      }                                        \
+      return false;                            \
+    }                                          \
+  } while (0)
+
+static bool hb_error(hb_t* b, loom_span_t span, hrx_loom_diag_code_t code,
+                     const char* format, ...) HRX_PRINTF(4, 5);
+static bool hb_error(hb_t* b, loom_span_t span, hrx_loom_diag_code_t code,
+                     const char* format, ...) {
+  char message[400];
+  va_list args;
+  va_start(args, format);
+  vsnprintf(message, sizeof(message), format, args);
+  va_end(args);
+  loom_diag_emit(b->diagnostics, &b->m->source, span, HRX_LOOM_SEVERITY_ERROR,
+                 code, NULL, 0, "%s", message);
+  b->failed = true;
+  return false;
+}
+
+static const char* hb_op_name(const loom_op_t* op) {
+  return loom_op_defs[op->opcode].name;
+}
+
+static bool hb_is(const loom_op_t* op, const char* name) {
+  return strcmp(hb_op_name(op), name) == 0;
+}
+
+/*===------------------------------------------------------------------===*/
+/* Types                                                                   */
+/*===------------------------------------------------------------------===*/
+
+/* Host type of a scalar Loom kind (index/offset are i64). */
+static uint8_t hb_host_type(loom_type_kind_t kind) {
+  switch (kind) {
+    case LOOM_TYPE_I1: return HRX_HOST_TYPE_I1;
+    case LOOM_TYPE_I8: return HRX_HOST_TYPE_I8;
+    case LOOM_TYPE_I16: return HRX_HOST_TYPE_I16;
+    case LOOM_TYPE_I32: return HRX_HOST_TYPE_I32;
+    case LOOM_TYPE_F16: return HRX_HOST_TYPE_F16;
+    case LOOM_TYPE_BF16: return HRX_HOST_TYPE_BF16;
+    case LOOM_TYPE_F32: return HRX_HOST_TYPE_F32;
+    case LOOM_TYPE_F64: return HRX_HOST_TYPE_F64;
+    default: return HRX_HOST_TYPE_I64;
+  }
+}
+
+static uint32_t hb_kind_bytes(loom_type_kind_t kind) {
+  uint32_t bits = loom_type_bit_width(kind);
+  return bits <= 8 ? 1 : bits / 8;
+}
+
+static loom_type_kind_t hb_kind(const hb_t* b, loom_type_id_t type) {
+  return loom_type_kind(b->m, type);
+}
+
+/* Number of registers a value of |type| takes. */
+static uint32_t hb_width(const hb_t* b, loom_type_id_t type) {
+  const loom_type_t* t = &LOOM_TYPE(b->m, type);
+  if (t->kind == LOOM_TYPE_VECTOR) {
+    return (uint32_t)LOOM_DIM(b->m, t->dims_start).size;
+  }
+  return 1;
+}
+
+/* Register bits of a literal as a value of |kind|. */
+static uint64_t hb_literal_bits(const loom_literal_t* l,
+                                loom_type_kind_t kind) {
+  if (loom_type_is_float(kind)) {
+    double value = l->kind == LOOM_LITERAL_FLOAT ? l->f : (double)l->i;
+    uint64_t bits;
+    if (kind == LOOM_TYPE_F64) {
+      memcpy(&bits, &value, 8);
+      return bits;
+    }
+    float f = (float)value;
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    if (kind == LOOM_TYPE_F32) return u;
+    if (kind == LOOM_TYPE_BF16) return hrx_f32_bits_to_bf16(u);
+    return hrx_f32_bits_to_f16(u);
+  }
+  uint64_t v = (uint64_t)l->i;
+  switch (kind) {
+    case LOOM_TYPE_I1: return v & 1;
+    case LOOM_TYPE_I8: return (uint64_t)(int64_t)(int8_t)v;
+    case LOOM_TYPE_I16: return (uint64_t)(int64_t)(int16_t)v;
+    case LOOM_TYPE_I32: return (uint64_t)(int64_t)(int32_t)v;
+    default: return v;
+  }
+}
+
+/*===------------------------------------------------------------------===*/
+/* Uniformity                                                              */
+/*===------------------------------------------------------------------===*/
+
+static bool hb_operands_uniform(const hb_t* b, const loom_op_t* op,
+                                uint32_t first, uint32_t end) {
+  for (uint32_t i = first; i < end && i < op->operand_count; ++i) {
+    uint32_t operand = LOOM_OPERAND(b->m, op, i);
+    if (!loom_operand_is_static(operand) && !b->uniform[operand]) return false;
+  }
+  return true;
+}
+
+static void hb_analyze_region(hb_t* b, uint32_t region);
+
+static void hb_set_results(hb_t* b, const loom_op_t* op, bool uniform) {
+  for (uint32_t r = 0; r < op->result_count; ++r) {
+    b->uniform[op->results_start + r] = uniform;
+  }
+}
+
+/* The terminator's operands of |region| (NULL when it has none). */
+static const loom_op_t* hb_terminator(const hb_t* b, uint32_t region_id) {
+  const loom_region_t* region = &LOOM_REGION(b->m, region_id);
+  if (!region->op_count) return NULL;
+  const loom_op_t* last =
+      &LOOM_OP(b->m, LOOM_REGION_OP(b->m, region, region->op_count - 1));
+  return loom_op_defs[last->opcode].terminator != LOOM_TERM_NONE ? last : NULL;
+}
+
+static bool hb_term_uniform(const hb_t* b, const loom_op_t* term,
+                            uint32_t index) {
+  if (!term || index >= term->operand_count) return true;
+  uint32_t operand = LOOM_OPERAND(b->m, term, index);
+  return loom_operand_is_static(operand) || b->uniform[operand];
+}
+
+/* Values whose lanes can differ however uniform their inputs are. */
+static bool hb_lane_varying(const loom_op_t* op) {
+  static const char* const names[] = {
+      "kernel.workitem.id",      "kernel.subgroup.lane.id",
+      "kernel.subgroup.shuffle", "kernel.subgroup.reduce",
+      "view.atomic.load",        "view.atomic.rmw", "func.call"};
+  for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); ++i) {
+    if (hb_is(op, names[i])) return true;
+  }
+  return false;
+}
+
+static void hb_analyze_op(hb_t* b, const loom_op_t* op) {
+  const loom_module_t* m = b->m;
+  switch (loom_op_defs[op->opcode].shape) {
+    case LOOM_SHAPE_IF: {
+      bool cond = hb_operands_uniform(b, op, 0, 1);
+      for (uint32_t r = 0; r < op->region_count; ++r) {
+        hb_analyze_region(b, op->regions[r]);
+      }
+      for (uint32_t r = 0; r < op->result_count; ++r) {
+        bool uniform = cond;
+        for (uint32_t g = 0; g < op->region_count; ++g) {
+          uniform = uniform &&
+                    hb_term_uniform(b, hb_terminator(b, op->regions[g]), r);
+        }
+        b->uniform[op->results_start + r] = uniform;
+      }
+      return;
+    }
+    case LOOM_SHAPE_FOR: {
+      const loom_region_t* body = &LOOM_REGION(m, op->regions[0]);
+      bool bounds = hb_operands_uniform(b, op, 0, 3);
+      b->uniform[body->args_start] = bounds;
+      for (uint32_t k = 1; k < body->arg_count; ++k) {
+        b->uniform[body->args_start + k] = bounds &&
+                                           hb_operands_uniform(b, op, 2 + k,
+                                                               3 + k);
+      }
+      for (bool changed = true; changed;) {
+        changed = false;
+        hb_analyze_region(b, op->regions[0]);
+        const loom_op_t* yield = hb_terminator(b, op->regions[0]);
+        for (uint32_t k = 1; k < body->arg_count; ++k) {
+          if (b->uniform[body->args_start + k] &&
+              !hb_term_uniform(b, yield, k - 1)) {
+            b->uniform[body->args_start + k] = 0;
+            changed = true;
+          }
+        }
+      }
+      for (uint32_t r = 0; r < op->result_count; ++r) {
+        b->uniform[op->results_start + r] = b->uniform[body->args_start + 1 + r];
+      }
+      return;
+    }
+    case LOOM_SHAPE_WHILE: {
+      const loom_region_t* before = &LOOM_REGION(m, op->regions[0]);
+      const loom_region_t* after = &LOOM_REGION(m, op->regions[1]);
+      for (uint32_t k = 0; k < before->arg_count; ++k) {
+        b->uniform[before->args_start + k] = hb_operands_uniform(b, op, k, k + 1);
+      }
+      for (bool changed = true; changed;) {
+        changed = false;
+        hb_analyze_region(b, op->regions[0]);
+        const loom_op_t* cond = hb_terminator(b, op->regions[0]);
+        bool uniform_exit = hb_term_uniform(b, cond, 0);
+        for (uint32_t k = 0; k < after->arg_count; ++k) {
+          b->uniform[after->args_start + k] =
+              uniform_exit && hb_term_uniform(b, cond, k + 1);
+        }
+        hb_analyze_region(b, op->regions[1]);
+        const loom_op_t* yield = hb_terminator(b, op->regions[1]);
+        for (uint32_t k = 0; k < before->arg_count; ++k) {
+          bool uniform = uniform_exit && hb_term_uniform(b, yield, k);
+          if (b->uniform[before->args_start + k] && !uniform) {
+            b->uniform[before->args_start + k] = 0;
+            changed = true;
+          }
+        }
+      }
+      for (uint32_t r = 0; r < op->result_count; ++r) {
+        b->uniform[op->results_start + r] = b->uniform[after->args_start + r];
+      }
+      return;
+    }
+    default:
+      hb_set_results(b, op,
+                     !hb_lane_varying(op) &&
+                         hb_operands_uniform(b, op, 0, op->operand_count));
+  }
+}
+
+static void hb_analyze_region(hb_t* b, uint32_t region_id) {
+  const loom_region_t* region = &LOOM_REGION(b->m, region_id);
+  for (uint32_t i = 0; i < region->op_count; ++i) {
+    hb_analyze_op(b, &LOOM_OP(b->m, LOOM_REGION_OP(b->m, region, i)));
+  }
+}
+
+/*===------------------------------------------------------------------===*/
+/* Virtual registers and emission                                          */
+/*===------------------------------------------------------------------===*/
+
+static bool hb_new_vreg(hb_t* b, bool scalar, uint32_t width,
+                        uint32_t* out) {
+  uint32_t first = 0;
+  HB_TRY(b, loom_array_grow(&b->vregs, b->allocator, sizeof(hb_vreg_t),
+                            width, &first));
+  for (uint32_t k = 0; k < width; ++k) {
+    hb_vreg_t* v = &LOOM_AT(b->vregs, hb_vreg_t, first + k);
+    v->scalar = scalar;
+    v->group = first;
+    v->width = k == 0 ? width : 0;
+    v->first = LOOM_NONE;
+    v->last = 0;
+  }
+  *out = first;
+  return true;
+}
+
+static bool hb_scalar(const hb_t* b, uint32_t vreg) {
+  return vreg != LOOM_NONE && LOOM_AT(b->vregs, hb_vreg_t, vreg).scalar;
+}
+
+static uint32_t hb_pos(const hb_t* b) { return b->insns.count; }
+
+static bool hb_emit(hb_t* b, uint8_t op, uint8_t type, uint8_t aux,
+                    uint32_t dst, uint32_t a, uint32_t bb, uint32_t c,
+                    uint32_t imm) {
+  uint32_t at = 0;
+  HB_TRY(b, loom_array_grow(&b->insns, b->allocator, sizeof(hb_insn_t), 1,
+                            &at));
+  hb_insn_t* x = &LOOM_AT(b->insns, hb_insn_t, at);
+  x->insn = (hrx_host_insn_t){.op = op, .type = type, .aux = aux, .imm = imm};
+  x->dst = dst;
+  x->a = a;
+  x->b = bb;
+  x->c = c;
+  uint8_t flags = 0;
+  if (hb_scalar(b, a)) flags |= HRX_HOST_FLAG_A_SCALAR;
+  if (hb_scalar(b, bb)) flags |= HRX_HOST_FLAG_B_SCALAR;
+  if (hb_scalar(b, c)) flags |= HRX_HOST_FLAG_C_SCALAR;
+  if (hb_scalar(b, dst)) flags |= HRX_HOST_FLAG_DST_SCALAR;
+  x->insn.flags = flags;
+  return true;
+}
+
+static bool hb_const(hb_t* b, uint64_t bits, uint32_t dst) {
+  uint32_t index = 0;
+  HB_TRY(b, loom_array_grow(&b->consts, b->allocator, sizeof(uint64_t), 1,
+                            &index));
+  LOOM_AT(b->consts, uint64_t, index) = bits;
+  return hb_emit(b, HRX_HOST_OP_CONST, HRX_HOST_TYPE_I64, 0, dst, LOOM_NONE,
+                 LOOM_NONE, LOOM_NONE, index);
+}
+
+/* A scalar register holding |value| (index constants). */
+static bool hb_const_reg(hb_t* b, int64_t value, uint32_t* out) {
+  return hb_new_vreg(b, true, 1, out) && hb_const(b, (uint64_t)value, *out);
+}
+
+/* The register of an operand; static literals become constants. */
+static bool hb_operand(hb_t* b, const loom_op_t* op, uint32_t i,
+                       uint32_t* out) {
+  uint32_t operand = LOOM_OPERAND(b->m, op, i);
+  if (loom_operand_is_static(operand)) {
+    return hb_const_reg(b, LOOM_STATIC(b->m, operand), out);
+  }
+  if (b->vreg[operand] == LOOM_NONE) {
+    return hb_error(b, op->span, HRX_LOOM_DIAG_BACKEND_UNSUPPORTED,
+                    "operand %u of %s has no lowering", i, hb_op_name(op));
+  }
+  *out = b->vreg[operand];
+  return true;
+}
+
+/* Whether operand i is a compile-time constant, and its value. */
+static bool hb_known(const hb_t* b, const loom_op_t* op, uint32_t i,
+                     int64_t* out) {
+  uint32_t operand = LOOM_OPERAND(b->m, op, i);
+  if (loom_operand_is_static(operand)) {
+    *out = LOOM_STATIC(b->m, operand);
+    return true;
+  }
+  if (!b->known[operand]) return false;
+  *out = b->const_value[operand];
+  return true;
+}
+
+/* Allocates the result register(s) of |value| in the file its uniformity
+ * (and, for safety, the operands' files) allows. */
+static bool hb_define(hb_t* b, uint32_t value, bool operands_scalar) {
+  bool scalar = b->uniform[value] && operands_scalar;
+  return hb_new_vreg(b, scalar, hb_width(b, LOOM_VALUE(b->m, value).type),
+                     &b->vreg[value]);
+}
+
+static bool hb_all_scalar(const hb_t* b, const uint32_t* regs, int count) {
+  for (int i = 0; i < count; ++i) {
+    if (regs[i] != LOOM_NONE && !hb_scalar(b, regs[i])) return false;
+  }
+  return true;
+}
+
+static void hb_patch(hb_t* b, uint32_t at, uint32_t target) {
+  LOOM_AT(b->insns, hb_insn_t, at).insn.imm = target;
+}
+
+static bool hb_mov(hb_t* b, uint32_t dst, uint32_t src, uint32_t width) {
+  for (uint32_t k = 0; k < width; ++k) {
+    if (dst + k == src + k) continue;
+    if (!hb_emit(b, HRX_HOST_OP_MOV, HRX_HOST_TYPE_I64, 0, dst + k, src + k,
+                 LOOM_NONE, LOOM_NONE, 0)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/*===------------------------------------------------------------------===*/
+/* Memory addressing                                                       */
+/*===------------------------------------------------------------------===*/
+
+/* ptr + (linearised indices [first, end) of |op|) * element bytes. */
+static bool hb_address(hb_t* b, const loom_op_t* op, uint32_t view_operand,
+                       loom_type_id_t view_type, uint32_t extra_elements,
+                       uint32_t* out_ptr) {
+  const loom_module_t* m = b->m;
+  const loom_type_t* view = &LOOM_TYPE(m, view_type);
+  uint32_t base = 0;
+  if (!hb_operand(b, op, view_operand, &base)) return false;
+  uint32_t first = view_operand + 1;
+  uint32_t elem = hb_kind_bytes(view->element);
+  /* Fully static indices fold to one constant byte offset. */
+  bool folded = true;
+  int64_t linear = 0;
+  for (uint32_t d = 0; d < view->rank && folded; ++d) {
+    int64_t index = 0, extent = LOOM_DIM(m, view->dims_start + d).size;
+    folded = hb_known(b, op, first + d, &index) && (d == 0 || extent >= 0);
+    if (folded) linear = linear * (d ? extent : 1) + index;
+  }
+  uint32_t offset = LOOM_NONE;
+  if (folded) {
+    int64_t bytes = (linear + extra_elements) * (int64_t)elem;
+    if (bytes == 0) {
+      *out_ptr = base;
+      return true;
+    }
+    if (!hb_const_reg(b, bytes, &offset)) return false;
+  } else {
+    uint32_t acc = LOOM_NONE;
+    for (uint32_t d = 0; d < view->rank; ++d) {
+      uint32_t index = 0;
+      if (!hb_operand(b, op, first + d, &index)) return false;
+      if (acc == LOOM_NONE) {
+        acc = index;
+        continue;
+      }
+      const loom_dim_t* dim = &LOOM_DIM(m, view->dims_start + d);
+      uint32_t extent = 0;
+      if (dim->size >= 0) {
+        if (!hb_const_reg(b, dim->size, &extent)) return false;
+      } else if (b->vreg[dim->value] != LOOM_NONE) {
+        extent = b->vreg[dim->value];
+      } else {
+        return hb_error(b, op->span, HRX_LOOM_DIAG_BACKEND_UNSUPPORTED,
+                        "view extent is not available here");
+      }
+      uint32_t regs[] = {acc, extent, index};
+      uint32_t next = 0;
+      if (!hb_new_vreg(b, hb_all_scalar(b, regs, 3), 1, &next) ||
+          !hb_emit(b, HRX_HOST_OP_IMADD, HRX_HOST_TYPE_I64, 0, next, acc,
+                   extent, index, 0)) {
+        return false;
+      }
+      acc = next;
+    }
+    uint32_t scale = 0;
+    if (!hb_const_reg(b, elem, &scale)) return false;
+    uint32_t bias = LOOM_NONE;
+    if (extra_elements &&
+        !hb_const_reg(b, (int64_t)extra_elements * elem, &bias)) {
+      return false;
+    }
+    uint32_t regs[] = {acc};
+    if (!hb_new_vreg(b, hb_all_scalar(b, regs, 1), 1, &offset)) return false;
+    if (bias == LOOM_NONE) {
+      if (!hb_emit(b, HRX_HOST_OP_IMUL, HRX_HOST_TYPE_I64, 0, offset, acc,
+                   scale, LOOM_NONE, 0)) {
+        return false;
+      }
+    } else if (!hb_emit(b, HRX_HOST_OP_IMADD, HRX_HOST_TYPE_I64, 0, offset,
+                        acc, scale, bias, 0)) {
+      return false;
+    }
+  }
+  uint32_t regs[] = {base, offset};
+  return hb_new_vreg(b, hb_all_scalar(b, regs, 2), 1, out_ptr) &&
+         hb_emit(b, HRX_HOST_OP_PTR_ADD, HRX_HOST_TYPE_I64, 0, *out_ptr, base,
+                 offset, LOOM_NONE, 0);
+}
+
+static uint32_t hb_ordering(const loom_op_t* op) {
+  return op->attrs[LOOM_ATTR_ORDERING] >= 0
+             ? (uint32_t)op->attrs[LOOM_ATTR_ORDERING]
+             : HRX_HOST_ORDER_RELAXED;
+}
+
+/*===------------------------------------------------------------------===*/
+/* Op lowering                                                             */
+/*===------------------------------------------------------------------===*/
+
+static bool hb_lower_region(hb_t* b, uint32_t region);
+
+typedef struct hb_map_t {
+  const char* name;
+  uint8_t op;
+  uint8_t unsigned_op; /* for offset operands; 0 = same */
+} hb_map_t;
+
+static const hb_map_t hb_arith[] = {
+    {"index.add", HRX_HOST_OP_IADD, 0},
+    {"index.sub", HRX_HOST_OP_ISUB, 0},
+    {"index.mul", HRX_HOST_OP_IMUL, 0},
+    {"index.div", HRX_HOST_OP_IDIVS, HRX_HOST_OP_IDIVU},
+    {"index.rem", HRX_HOST_OP_IREMS, HRX_HOST_OP_IREMU},
+    {"index.min", HRX_HOST_OP_IMINS, HRX_HOST_OP_IMINU},
+    {"index.max", HRX_HOST_OP_IMAXS, HRX_HOST_OP_IMAXU},
+    {"index.madd", HRX_HOST_OP_IMADD, 0},
+    {"index.andi", HRX_HOST_OP_IAND, 0},
+    {"index.ori", HRX_HOST_OP_IOR, 0},
+    {"index.xori", HRX_HOST_OP_IXOR, 0},
+    {"index.shli", HRX_HOST_OP_ISHL, 0},
+    {"index.shrui", HRX_HOST_OP_ISHRU, 0},
+    {"index.scale", HRX_HOST_OP_IMUL, 0},
+    {"scalar.addi", HRX_HOST_OP_IADD, 0},
+    {"scalar.subi", HRX_HOST_OP_ISUB, 0},
+    {"scalar.muli", HRX_HOST_OP_IMUL, 0},
+    {"scalar.divsi", HRX_HOST_OP_IDIVS, 0},
+    {"scalar.divui", HRX_HOST_OP_IDIVU, 0},
+    {"scalar.remsi", HRX_HOST_OP_IREMS, 0},
+    {"scalar.remui", HRX_HOST_OP_IREMU, 0},
+    {"scalar.minsi", HRX_HOST_OP_IMINS, 0},
+    {"scalar.maxsi", HRX_HOST_OP_IMAXS, 0},
+    {"scalar.minui", HRX_HOST_OP_IMINU, 0},
+    {"scalar.maxui", HRX_HOST_OP_IMAXU, 0},
+    {"scalar.andi", HRX_HOST_OP_IAND, 0},
+    {"scalar.ori", HRX_HOST_OP_IOR, 0},
+    {"scalar.xori", HRX_HOST_OP_IXOR, 0},
+    {"scalar.shli", HRX_HOST_OP_ISHL, 0},
+    {"scalar.shrui", HRX_HOST_OP_ISHRU, 0},
+    {"scalar.shrsi", HRX_HOST_OP_ISHRS, 0},
+    {"scalar.addf", HRX_HOST_OP_FADD, 0},
+    {"scalar.subf", HRX_HOST_OP_FSUB, 0},
+    {"scalar.mulf", HRX_HOST_OP_FMUL, 0},
+    {"scalar.divf", HRX_HOST_OP_FDIV, 0},
+    {"scalar.minnumf", HRX_HOST_OP_FMIN, 0},
+    {"scalar.maxnumf", HRX_HOST_OP_FMAX, 0},
+    {"scalar.fmaf", HRX_HOST_OP_FFMA, 0},
+    {"scalar.negf", HRX_HOST_OP_FNEG, 0},
+    {"scalar.absf", HRX_HOST_OP_FABS, 0},
+    {"scalar.floorf", HRX_HOST_OP_FFLOOR, 0},
+    {"scalar.ceilf", HRX_HOST_OP_FCEIL, 0},
+    {"scalar.truncf", HRX_HOST_OP_FTRUNC, 0},
+    {"scalar.roundevenf", HRX_HOST_OP_FROUNDEVEN, 0},
+    {"scalar.sqrtf", HRX_HOST_OP_FSQRT, 0},
+    {"scalar.rsqrtf", HRX_HOST_OP_FRSQRT, 0},
+    {"scalar.expf", HRX_HOST_OP_FEXP, 0},
+    {"scalar.logf", HRX_HOST_OP_FLOG, 0},
+    {"scalar.tanhf", HRX_HOST_OP_FTANH, 0},
+    {"index.cmp", HRX_HOST_OP_ICMP, 0},
+    {"scalar.cmpi", HRX_HOST_OP_ICMP, 0},
+    {"scalar.cmpf", HRX_HOST_OP_FCMP, 0},
+    {"scf.select", HRX_HOST_OP_SELECT, 0},
+};
+
+static const struct {
+  const char* name;
+  uint8_t kind;
+} hb_casts[] = {
+    {"scalar.extf", HRX_HOST_CVT_FEXT},     {"scalar.fptrunc", HRX_HOST_CVT_FTRUNC},
+    {"scalar.extui", HRX_HOST_CVT_ZEXT},    {"scalar.extsi", HRX_HOST_CVT_SEXT},
+    {"scalar.trunci", HRX_HOST_CVT_SEXT},   {"scalar.uitofp", HRX_HOST_CVT_UITOF},
+    {"scalar.sitofp", HRX_HOST_CVT_SITOF},  {"scalar.fptoui", HRX_HOST_CVT_FTOUI},
+    {"scalar.fptosi", HRX_HOST_CVT_FTOSI},  {"scalar.bitcast", HRX_HOST_CVT_BITCAST},
+};
+
+/* Folds integer index arithmetic on known operands. */
+static bool hb_fold(const hb_t* b, const loom_op_t* op, int64_t* out) {
+  int64_t x = 0, y = 0, z = 0;
+  if (op->operand_count < 2 || !hb_known(b, op, 0, &x) ||
+      !hb_known(b, op, 1, &y)) {
+    return false;
+  }
+  const char* name = hb_op_name(op);
+  if (!strcmp(name, "index.add")) return !__builtin_add_overflow(x, y, out);
+  if (!strcmp(name, "index.sub")) return !__builtin_sub_overflow(x, y, out);
+  if (!strcmp(name, "index.mul") || !strcmp(name, "index.scale")) {
+    return !__builtin_mul_overflow(x, y, out);
+  }
+  if (!strcmp(name, "index.div") && x >= 0 && y > 0) {
+    *out = x / y;
+    return true;
+  }
+  if (!strcmp(name, "index.rem") && x >= 0 && y > 0) {
+    *out = x % y;
+    return true;
+  }
+  if (!strcmp(name, "index.madd") && hb_known(b, op, 2, &z)) {
+    return !__builtin_mul_overflow(x, y, out) &&
+           !__builtin_add_overflow(*out, z, out);
+  }
+  return false;
+}
+
+static bool hb_alias(hb_t* b, const loom_op_t* op, uint32_t operand_index) {
+  uint32_t src = 0;
+  if (!hb_operand(b, op, operand_index, &src)) return false;
+  uint32_t result = op->results_start;
+  b->vreg[result] = src;
+  uint32_t operand = LOOM_OPERAND(b->m, op, operand_index);
+  if (!loom_operand_is_static(operand) && b->known[operand]) {
+    b->known[result] = 1;
+    b->const_value[result] = b->const_value[operand];
+  }
+  return true;
+}
+
+static bool hb_lower_arith(hb_t* b, const loom_op_t* op, const hb_map_t* map) {
+  uint32_t result = op->results_start;
+  int64_t folded = 0;
+  if (hb_fold(b, op, &folded)) {
+    b->known[result] = 1;
+    b->const_value[result] = folded;
+    return hb_new_vreg(b, true, 1, &b->vreg[result]) &&
+           hb_const(b, (uint64_t)folded, b->vreg[result]);
+  }
+  if (hb_width(b, op->type) != 1) {
+    return hb_error(b, op->span, HRX_LOOM_DIAG_BACKEND_UNSUPPORTED,
+                    "%s on vectors is not supported by the host backend",
+                    hb_op_name(op));
+  }
+  uint32_t regs[3] = {LOOM_NONE, LOOM_NONE, LOOM_NONE};
+  for (uint32_t i = 0; i < op->operand_count && i < 3; ++i) {
+    if (!hb_operand(b, op, i, &regs[i])) return false;
+  }
+  loom_type_kind_t kind = hb_kind(b, op->type);
+  uint8_t code = map->op;
+  if (kind == LOOM_TYPE_OFFSET && map->unsigned_op) code = map->unsigned_op;
+  uint8_t aux = 0;
+  if (code == HRX_HOST_OP_ICMP || code == HRX_HOST_OP_FCMP) {
+    aux = op->enum_value;
+  }
+  uint8_t type = hb_host_type(kind);
+  if (!strcmp(map->name, "index.scale")) type = HRX_HOST_TYPE_I64;
+  return hb_define(b, result, hb_all_scalar(b, regs, 3)) &&
+         hb_emit(b, code, type, aux, b->vreg[result], regs[0], regs[1],
+                 regs[2], 0);
+}
+
+static bool hb_lower_cast(hb_t* b, const loom_op_t* op, uint8_t kind) {
+  uint32_t src = 0;
+  if (!hb_operand(b, op, 0, &src)) return false;
+  uint32_t result = op->results_start;
+  loom_type_kind_t from = hb_kind(b, op->type), to = hb_kind(b, op->type2);
+  uint32_t regs[] = {src};
+  return hb_define(b, result, hb_all_scalar(b, regs, 1)) &&
+         hb_emit(b, HRX_HOST_OP_CVT, hb_host_type(to), hb_host_type(from),
+                 b->vreg[result], src, LOOM_NONE, LOOM_NONE, kind);
+}
+
+static bool hb_lower_index_cast(hb_t* b, const loom_op_t* op) {
+  loom_type_kind_t from = hb_kind(b, op->type), to = hb_kind(b, op->type2);
+  /* Entering index sign-extends (registers already are); entering offset
+   * zero-extends; leaving truncates. */
+  if (loom_type_is_address(to) && loom_type_is_address(from)) {
+    return hb_alias(b, op, 0);
+  }
+  if (to == LOOM_TYPE_INDEX) return hb_alias(b, op, 0);
+  return hb_lower_cast(b, op,
+                       to == LOOM_TYPE_OFFSET ? HRX_HOST_CVT_ZEXT
+                                              : HRX_HOST_CVT_SEXT);
+}
+
+static bool hb_lower_geometry(hb_t* b, const loom_op_t* op) {
+  static const struct {
+    const char* name;
+    uint8_t op;
+  } table[] = {{"kernel.workgroup.id", HRX_HOST_OP_WORKGROUP_ID},
+               {"kernel.workgroup.size", HRX_HOST_OP_WORKGROUP_SIZE},
+               {"kernel.workgroup.count", HRX_HOST_OP_WORKGROUP_COUNT},
+               {"kernel.workitem.id", HRX_HOST_OP_WORKITEM_ID},
+               {"kernel.subgroup.id", HRX_HOST_OP_SUBGROUP_ID},
+               {"kernel.subgroup.lane.id", HRX_HOST_OP_LANE_ID},
+               {"kernel.subgroup.size", HRX_HOST_OP_SUBGROUP_SIZE},
+               {"target.subgroup.size", HRX_HOST_OP_SUBGROUP_SIZE}};
+  for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); ++i) {
+    if (!hb_is(op, table[i].name)) continue;
+    uint32_t result = op->results_start;
+    uint8_t aux = op->enum_value == LOOM_ENUM_ABSENT ? 0 : op->enum_value;
+    return hb_define(b, result, true) &&
+           hb_emit(b, table[i].op, HRX_HOST_TYPE_I64, aux, b->vreg[result],
+                   LOOM_NONE, LOOM_NONE, LOOM_NONE, 0);
+  }
+  return false;
+}
+
+static bool hb_lower_load(hb_t* b, const loom_op_t* op) {
+  uint32_t result = op->results_start;
+  const loom_type_t* view = &LOOM_TYPE(b->m, op->type);
+  uint8_t type = hb_host_type(view->element);
+  uint32_t width = hb_width(b, op->type2);
+  bool atomic = hb_is(op, "view.atomic.load");
+  uint32_t ptrs[64];
+  for (uint32_t k = 0; k < width; ++k) {
+    if (!hb_address(b, op, 0, op->type, k, &ptrs[k])) return false;
+  }
+  if (!hb_define(b, result, hb_all_scalar(b, ptrs, (int)width) && !atomic)) {
+    return false;
+  }
+  for (uint32_t k = 0; k < width; ++k) {
+    if (!hb_emit(b, atomic ? HRX_HOST_OP_ATOMIC_LOAD : HRX_HOST_OP_LOAD, type,
+                 0, b->vreg[result] + k, ptrs[k], LOOM_NONE, LOOM_NONE,
+                 atomic ? hb_ordering(op) : 0)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+static bool hb_lower_store(hb_t* b, const loom_op_t* op) {
+  const loom_type_t* view = &LOOM_TYPE(b->m, op->type2);
+  uint8_t type = hb_host_type(view->element);
+  uint32_t width = hb_width(b, op->type);
+  uint32_t value = 0;
+  if (!hb_operand(b, op, 0, &value)) return false;
+  bool atomic = hb_is(op, "view.atomic.store");
+  bool rmw = hb_is(op, "view.atomic.rmw");
+  for (uint32_t k = 0; k < width; ++k) {
+    uint32_t ptr = 0;
+    if (!hb_address(b, op, 1, op->type2, k, &ptr)) return false;
+    if (rmw) {
+      uint32_t result = op->results_start;
+      if (!hb_define(b, result, false)) return false;
+      return hb_emit(b, HRX_HOST_OP_ATOMIC_RMW, type, op->enum_value,
+                     b->vreg[result], ptr, value, LOOM_NONE, hb_ordering(op));
+    }
+    if (!hb_emit(b, atomic ? HRX_HOST_OP_ATOMIC_STORE : HRX_HOST_OP_STORE,
+                 type, 0, LOOM_NONE, ptr, value + k, LOOM_NONE,
+                 atomic ? hb_ordering(op) : 0)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+static bool hb_lower_if(hb_t* b, const loom_op_t* op) {
+  uint32_t cond = 0;
+  if (!hb_operand(b, op, 0, &cond)) return false;
+  /* Result registers are written by each branch's yield. */
+  bool uniform = hb_scalar(b, cond);
+  for (uint32_t r = 0; r < op->result_count; ++r) {
+    if (!hb_define(b, op->results_start + r, uniform)) return false;
+  }
+  uint32_t branch = hb_pos(b);
+  if (!hb_emit(b, uniform ? HRX_HOST_OP_BRZ : HRX_HOST_OP_IF,
+               HRX_HOST_TYPE_I1, 0, LOOM_NONE, cond, LOOM_NONE, LOOM_NONE,
+               0) ||
+      !hb_lower_region(b, op->regions[0])) {
+    return false;
+  }
+  if (uniform) {
+    uint32_t jump = hb_pos(b);
+    if (op->has_else &&
+        !hb_emit(b, HRX_HOST_OP_JMP, 0, 0, LOOM_NONE, LOOM_NONE, LOOM_NONE,
+                 LOOM_NONE, 0)) {
+      return false;
+    }
+    hb_patch(b, branch, hb_pos(b));
+    if (op->has_else) {
+      if (!hb_lower_region(b, op->regions[1])) return false;
+      hb_patch(b, jump, hb_pos(b));
+    }
+    return true;
+  }
+  if (op->has_else) {
+    uint32_t other = hb_pos(b);
+    hb_patch(b, branch, other);
+    if (!hb_emit(b, HRX_HOST_OP_ELSE, HRX_HOST_TYPE_I1, 0, LOOM_NONE, cond,
+                 LOOM_NONE, LOOM_NONE, 0) ||
+        !hb_lower_region(b, op->regions[1])) {
+      return false;
+    }
+    hb_patch(b, other, hb_pos(b));
+  } else {
+    hb_patch(b, branch, hb_pos(b));
+  }
+  return hb_emit(b, HRX_HOST_OP_ENDIF, 0, 0, LOOM_NONE, LOOM_NONE, LOOM_NONE,
+                 LOOM_NONE, 0);
+}
+
+/* Copies a terminator's operands into |targets| (parallel copy). */
+static bool hb_copy_values(hb_t* b, const loom_op_t* term, uint32_t first,
+                           const uint32_t* targets, uint32_t count) {
+  uint32_t sources[64];
+  bool overlap = false;
+  for (uint32_t k = 0; k < count; ++k) {
+    if (!hb_operand(b, term, first + k, &sources[k])) return false;
+    for (uint32_t j = 0; j < count; ++j) {
+      if (j != k && sources[k] == targets[j]) overlap = true;
+    }
+  }
+  for (uint32_t k = 0; k < count && overlap; ++k) {
+    uint32_t temp = 0;
+    uint32_t width = hb_width(b, LOOM_VALUE(b->m, LOOM_OPERAND(b->m, term,
+                                                                first + k))
+                                    .type);
+    if (!hb_new_vreg(b, hb_scalar(b, sources[k]), width, &temp) ||
+        !hb_mov(b, temp, sources[k], width)) {
+      return false;
+    }
+    sources[k] = temp;
+  }
+  for (uint32_t k = 0; k < count; ++k) {
+    if (hb_scalar(b, targets[k]) && !hb_scalar(b, sources[k])) {
+      return hb_error(b, term->span, HRX_LOOM_DIAG_BACKEND_UNSUPPORTED,
+                      "internal: per-lane value flows into a uniform one");
+    }
+    uint32_t operand = LOOM_OPERAND(b->m, term, first + k);
+    uint32_t width = loom_operand_is_static(operand)
+                         ? 1 : hb_width(b, LOOM_VALUE(b->m, operand).type);
+    if (!hb_mov(b, targets[k], sources[k], width)) return false;
+  }
+  return true;
+}
+
+static bool hb_record_loop(hb_t* b, uint32_t start, uint32_t end) {
+  uint32_t at = 0;
+  HB_TRY(b, loom_array_grow(&b->loops, b->allocator, sizeof(hb_loop_t), 1,
+                            &at));
+  LOOM_AT(b->loops, hb_loop_t, at) = (hb_loop_t){start, end};
+  return true;
+}
+
+static bool hb_lower_for(hb_t* b, const loom_op_t* op) {
+  const loom_module_t* m = b->m;
+  const loom_region_t* body = &LOOM_REGION(m, op->regions[0]);
+  uint32_t lo = 0, hi = 0, step = 0;
+  if (!hb_operand(b, op, 0, &lo) || !hb_operand(b, op, 1, &hi) ||
+      !hb_operand(b, op, 2, &step)) {
+    return false;
+  }
+  uint32_t iv_value = body->args_start;
+  bool uniform = b->uniform[iv_value] && hb_scalar(b, lo) &&
+                 hb_scalar(b, hi) && hb_scalar(b, step);
+  b->uniform[iv_value] = uniform;
+  if (!hb_new_vreg(b, uniform, 1, &b->vreg[iv_value]) ||
+      !hb_mov(b, b->vreg[iv_value], lo, 1)) {
+    return false;
+  }
+  uint32_t iters = body->arg_count - 1;
+  uint32_t targets[64];
+  for (uint32_t k = 0; k < iters; ++k) {
+    uint32_t arg = body->args_start + 1 + k;
+    uint32_t init = 0;
+    if (!hb_operand(b, op, 3 + k, &init)) return false;
+    b->uniform[arg] = b->uniform[arg] && uniform && hb_scalar(b, init);
+    uint32_t width = hb_width(b, LOOM_VALUE(m, arg).type);
+    if (!hb_new_vreg(b, b->uniform[arg], width, &b->vreg[arg]) ||
+        !hb_mov(b, b->vreg[arg], init, width)) {
+      return false;
+    }
+    targets[k] = b->vreg[arg];
+    if (k < op->result_count) b->vreg[op->results_start + k] = b->vreg[arg];
+  }
+  if (!uniform && !hb_emit(b, HRX_HOST_OP_LOOP_BEGIN, 0, 0, LOOM_NONE,
+                           LOOM_NONE, LOOM_NONE, LOOM_NONE, 0)) {
+    return false;
+  }
+  uint32_t head = hb_pos(b);
+  uint32_t test = 0;
+  uint32_t regs[] = {b->vreg[iv_value], hi};
+  if (!hb_new_vreg(b, hb_all_scalar(b, regs, 2), 1, &test) ||
+      !hb_emit(b, HRX_HOST_OP_ICMP, HRX_HOST_TYPE_I64, HRX_HOST_ICMP_SLT,
+               test, b->vreg[iv_value], hi, LOOM_NONE, 0)) {
+    return false;
+  }
+  uint32_t exit_branch = hb_pos(b);
+  if (!hb_emit(b, uniform ? HRX_HOST_OP_BRZ : HRX_HOST_OP_LOOP_TEST,
+               HRX_HOST_TYPE_I1, 0, LOOM_NONE, test, LOOM_NONE, LOOM_NONE,
+               0) ||
+      !hb_lower_region(b, op->regions[0])) {
+    return false;
+  }
+  const loom_op_t* yield = hb_terminator(b, op->regions[0]);
+  if (iters && yield && !hb_copy_values(b, yield, 0, targets, iters)) {
+    return false;
+  }
+  if (!hb_emit(b, HRX_HOST_OP_IADD, HRX_HOST_TYPE_I64, 0, b->vreg[iv_value],
+               b->vreg[iv_value], step, LOOM_NONE, 0)) {
+    return false;
+  }
+  uint32_t back = hb_pos(b);
+  if (!hb_emit(b, HRX_HOST_OP_JMP, 0, 0, LOOM_NONE, LOOM_NONE, LOOM_NONE,
+               LOOM_NONE, head)) {
+    return false;
+  }
+  hb_patch(b, exit_branch, hb_pos(b));
+  return hb_record_loop(b, head, back);
+}
+
+static bool hb_lower_while(hb_t* b, const loom_op_t* op) {
+  const loom_module_t* m = b->m;
+  const loom_region_t* before = &LOOM_REGION(m, op->regions[0]);
+  const loom_region_t* after = &LOOM_REGION(m, op->regions[1]);
+  const loom_op_t* cond_term = hb_terminator(b, op->regions[0]);
+  bool uniform = cond_term && b->uniform[LOOM_OPERAND(m, cond_term, 0)];
+  uint32_t before_regs[64], after_regs[64];
+  for (uint32_t k = 0; k < before->arg_count; ++k) {
+    uint32_t arg = before->args_start + k;
+    uint32_t init = 0;
+    if (!hb_operand(b, op, k, &init)) return false;
+    b->uniform[arg] = b->uniform[arg] && uniform && hb_scalar(b, init);
+    uint32_t width = hb_width(b, LOOM_VALUE(m, arg).type);
+    if (!hb_new_vreg(b, b->uniform[arg], width, &b->vreg[arg]) ||
+        !hb_mov(b, b->vreg[arg], init, width)) {
+      return false;
+    }
+    before_regs[k] = b->vreg[arg];
+  }
+  for (uint32_t k = 0; k < after->arg_count; ++k) {
+    uint32_t arg = after->args_start + k;
+    b->uniform[arg] = b->uniform[arg] && uniform;
+    if (!hb_new_vreg(b, b->uniform[arg], hb_width(b, LOOM_VALUE(m, arg).type),
+                     &b->vreg[arg])) {
+      return false;
+    }
+    after_regs[k] = b->vreg[arg];
+    if (k < op->result_count) b->vreg[op->results_start + k] = b->vreg[arg];
+  }
+  if (!uniform && !hb_emit(b, HRX_HOST_OP_LOOP_BEGIN, 0, 0, LOOM_NONE,
+                           LOOM_NONE, LOOM_NONE, LOOM_NONE, 0)) {
+    return false;
+  }
+  uint32_t head = hb_pos(b);
+  if (!hb_lower_region(b, op->regions[0])) return false;
+  if (!cond_term) {
+    return hb_error(b, op->span, HRX_LOOM_DIAG_BACKEND_UNSUPPORTED,
+                    "scf.while without scf.condition");
+  }
+  uint32_t cond = 0;
+  if (!hb_operand(b, cond_term, 0, &cond) ||
+      !hb_copy_values(b, cond_term, 1, after_regs, after->arg_count)) {
+    return false;
+  }
+  uint32_t exit_branch = hb_pos(b);
+  if (!hb_emit(b, uniform ? HRX_HOST_OP_BRZ : HRX_HOST_OP_LOOP_TEST,
+               HRX_HOST_TYPE_I1, 0, LOOM_NONE, cond, LOOM_NONE, LOOM_NONE,
+               0) ||
+      !hb_lower_region(b, op->regions[1])) {
+    return false;
+  }
+  const loom_op_t* yield = hb_terminator(b, op->regions[1]);
+  if (before->arg_count && yield &&
+      !hb_copy_values(b, yield, 0, before_regs, before->arg_count)) {
+    return false;
+  }
+  uint32_t back = hb_pos(b);
+  if (!hb_emit(b, HRX_HOST_OP_JMP, 0, 0, LOOM_NONE, LOOM_NONE, LOOM_NONE,
+               LOOM_NONE, head)) {
+    return false;
+  }
+  hb_patch(b, exit_branch, hb_pos(b));
+  return hb_record_loop(b, head, back);
+}
+
+/* Inlines a function: parameters alias the arguments; func.return copies
+ * into the call's result registers and jumps to the end. */
+static bool hb_lower_call(hb_t* b, const loom_op_t* op) {
+  const loom_module_t* m = b->m;
+  uint32_t index = loom_module_find_func(m, loom_module_string(m, op->symbol));
+  const loom_func_t* func = &LOOM_FUNC(m, index);
+  if (b->inline_depth >= HB_MAX_INLINE_DEPTH) {
+    return hb_error(b, op->span, HRX_LOOM_DIAG_BACKEND_LIMIT,
+                    "calls nest deeper than %d (recursion?) at @%s",
+                    HB_MAX_INLINE_DEPTH, loom_module_string(m, op->symbol));
+  }
+  const loom_region_t* body = &LOOM_REGION(m, func->body_region);
+  for (uint32_t k = 0; k < body->arg_count; ++k) {
+    uint32_t arg = 0;
+    if (!hb_operand(b, op, k, &arg)) return false;
+    b->vreg[body->args_start + k] = arg;
+    uint32_t operand = LOOM_OPERAND(m, op, k);
+    b->known[body->args_start + k] =
+        !loom_operand_is_static(operand) && b->known[operand];
+    if (b->known[body->args_start + k]) {
+      b->const_value[body->args_start + k] = b->const_value[operand];
+    }
+  }
+  uint32_t results[64];
+  for (uint32_t r = 0; r < op->result_count; ++r) {
+    if (!hb_define(b, op->results_start + r, false)) return false;
+    results[r] = b->vreg[op->results_start + r];
+  }
+  uint32_t* saved_returns = b->return_vregs;
+  uint32_t saved_jumps = b->return_jumps.count;
+  b->return_vregs = results;
+  b->inline_depth++;
+  bool ok = hb_lower_region(b, func->body_region);
+  b->inline_depth--;
+  b->return_vregs = saved_returns;
+  for (uint32_t j = saved_jumps; ok && j < b->return_jumps.count; ++j) {
+    hb_patch(b, LOOM_AT(b->return_jumps, uint32_t, j), hb_pos(b));
+  }
+  b->return_jumps.count = saved_jumps;
+  return ok;
+}
+
+static bool hb_lower_op(hb_t* b, uint32_t op_id) {
+  const loom_module_t* m = b->m;
+  const loom_op_t* op = &LOOM_OP(m, op_id);
+  const loom_op_def_t* def = &loom_op_defs[op->opcode];
+  const char* name = def->name;
+  uint32_t result = op->result_count ? op->results_start : LOOM_NONE;
+
+  for (size_t i = 0; i < sizeof(hb_arith) / sizeof(hb_arith[0]); ++i) {
+    if (!strcmp(name, hb_arith[i].name)) return hb_lower_arith(b, op, &hb_arith[i]);
+  }
+  for (size_t i = 0; i < sizeof(hb_casts) / sizeof(hb_casts[0]); ++i) {
+    if (!strcmp(name, hb_casts[i].name)) {
+      return hb_lower_cast(b, op, hb_casts[i].kind);
+    }
+  }
+  if (def->shape == LOOM_SHAPE_NULLARY) {
+    if (hb_lower_geometry(b, op)) return true;
+    if (b->failed || b->status) return false;
+  }
+  switch (def->shape) {
+    case LOOM_SHAPE_CONSTANT: {
+      loom_type_kind_t kind = hb_kind(b, op->type);
+      if (!loom_type_is_float(kind)) {
+        b->known[result] = 1;
+        b->const_value[result] = (int64_t)hb_literal_bits(&op->literal, kind);
+      }
+      return hb_new_vreg(b, true, 1, &b->vreg[result]) &&
+             hb_const(b, hb_literal_bits(&op->literal, kind), b->vreg[result]);
+    }
+    case LOOM_SHAPE_CONFIG_GET: {
+      const loom_config_value_t* value =
+          loom_specialization_find(b->spec, loom_module_string(m, op->symbol));
+      if (!value) {
+        return hb_error(b, op->span, HRX_LOOM_DIAG_CONFIG_MISSING,
+                        "config @%s has no value",
+                        loom_module_string(m, op->symbol));
+      }
+      if (!loom_type_is_float(value->kind)) {
+        b->known[result] = 1;
+        b->const_value[result] = (int64_t)value->bits;
+      }
+      return hb_new_vreg(b, true, 1, &b->vreg[result]) &&
+             hb_const(b, value->bits, b->vreg[result]);
+    }
+    case LOOM_SHAPE_ASSUME:
+    case LOOM_SHAPE_MEMORY_SPACE:
+      return hb_alias(b, op, 0);
+    case LOOM_SHAPE_NOALIAS:
+      for (uint32_t k = 0; k < op->result_count; ++k) {
+        uint32_t src = 0;
+        if (!hb_operand(b, op, k, &src)) return false;
+        b->vreg[op->results_start + k] = src;
+      }
+      return true;
+    case LOOM_SHAPE_CAST:
+      return hb_lower_index_cast(b, op);
+    case LOOM_SHAPE_BUFFER_VIEW: {
+      int64_t offset = 0;
+      if (hb_known(b, op, 1, &offset) && offset == 0) return hb_alias(b, op, 0);
+      uint32_t base = 0, bytes = 0;
+      if (!hb_operand(b, op, 0, &base) || !hb_operand(b, op, 1, &bytes)) {
+        return false;
+      }
+      uint32_t regs[] = {base, bytes};
+      return hb_define(b, result, hb_all_scalar(b, regs, 2)) &&
+             hb_emit(b, HRX_HOST_OP_PTR_ADD, HRX_HOST_TYPE_I64, 0,
+                     b->vreg[result], base, bytes, LOOM_NONE, 0);
+    }
+    case LOOM_SHAPE_ALLOCA: {
+      int64_t bytes = 0;
+      const char* space =
+          loom_enum_keyword(LOOM_ENUM_MEMORY_SPACE, op->enum_value);
+      if (strcmp(space, "workgroup") != 0) {
+        return hb_error(b, op->span, HRX_LOOM_DIAG_BACKEND_UNSUPPORTED,
+                        "the host backend does not support %s allocations "
+                        "yet", space);
+      }
+      if (!hb_known(b, op, 0, &bytes) || bytes < 0) {
+        return hb_error(b, op->span, HRX_LOOM_DIAG_LAUNCH_NOT_CONSTANT,
+                        "buffer.alloca size must be constant");
+      }
+      uint64_t align = op->attrs[LOOM_ATTR_ALIGN] > 0
+                           ? (uint64_t)op->attrs[LOOM_ATTR_ALIGN] : 16;
+      uint64_t start = ((uint64_t)b->local_size + align - 1) & ~(align - 1);
+      if (start + (uint64_t)bytes > (64u << 20)) {
+        return hb_error(b, op->span, HRX_LOOM_DIAG_BACKEND_LIMIT,
+                        "workgroup memory exceeds 64 MiB");
+      }
+      b->local_size = (uint32_t)(start + (uint64_t)bytes);
+      return hb_new_vreg(b, true, 1, &b->vreg[result]) &&
+             hb_const(b, ((uint64_t)HRX_HOST_SLOT_LOCAL << HRX_HOST_PTR_SHIFT) |
+                             start,
+                      b->vreg[result]);
+    }
+    case LOOM_SHAPE_LOAD:
+      return hb_lower_load(b, op);
+    case LOOM_SHAPE_STORE:
+    case LOOM_SHAPE_RMW:
+      return hb_lower_store(b, op);
+    case LOOM_SHAPE_EXTRACT: {
+      int64_t lane = 0;
+      if (!hb_known(b, op, 1, &lane)) {
+        return hb_error(b, op->span, HRX_LOOM_DIAG_BACKEND_UNSUPPORTED,
+                        "vector.extract needs a constant position on the "
+                        "host backend");
+      }
+      uint32_t vector = 0;
+      if (!hb_operand(b, op, 0, &vector)) return false;
+      b->vreg[result] = vector + (uint32_t)lane;
+      return true;
+    }
+    case LOOM_SHAPE_INSERT: {
+      int64_t lane = 0;
+      uint32_t scalar = 0, vector = 0;
+      if (!hb_known(b, op, 2, &lane)) {
+        return hb_error(b, op->span, HRX_LOOM_DIAG_BACKEND_UNSUPPORTED,
+                        "vector.insert needs a constant position on the "
+                        "host backend");
+      }
+      if (!hb_operand(b, op, 0, &scalar) || !hb_operand(b, op, 1, &vector)) {
+        return false;
+      }
+      uint32_t width = hb_width(b, op->type2);
+      uint32_t regs[] = {scalar, vector};
+      if (!hb_define(b, result, hb_all_scalar(b, regs, 2)) ||
+          !hb_mov(b, b->vreg[result], vector, width)) {
+        return false;
+      }
+      return hb_emit(b, HRX_HOST_OP_MOV, HRX_HOST_TYPE_I64, 0,
+                     b->vreg[result] + (uint32_t)lane, scalar, LOOM_NONE,
+                     LOOM_NONE, 0);
+    }
+    case LOOM_SHAPE_SPLAT: {
+      uint32_t scalar = 0;
+      if (!hb_operand(b, op, 0, &scalar)) return false;
+      uint32_t width = hb_width(b, op->type);
+      uint32_t regs[] = {scalar};
+      if (!hb_define(b, result, hb_all_scalar(b, regs, 1))) return false;
+      for (uint32_t k = 0; k < width; ++k) {
+        if (!hb_emit(b, HRX_HOST_OP_MOV, HRX_HOST_TYPE_I64, 0,
+                     b->vreg[result] + k, scalar, LOOM_NONE, LOOM_NONE, 0)) {
+          return false;
+        }
+      }
+      return true;
+    }
+    case LOOM_SHAPE_SHUFFLE: {
+      if (hb_width(b, op->type) != 1) {
+        return hb_error(b, op->span, HRX_LOOM_DIAG_BACKEND_UNSUPPORTED,
+                        "vector shuffles are not supported yet");
+      }
+      uint32_t regs[3];
+      for (uint32_t i = 0; i < 3; ++i) {
+        if (!hb_operand(b, op, i, &regs[i])) return false;
+      }
+      return hb_define(b, result, false) &&
+             hb_define(b, result + 1, false) &&
+             hb_emit(b, HRX_HOST_OP_SHUFFLE, hb_host_type(hb_kind(b, op->type)),
+                     op->enum_value, b->vreg[result], regs[0], regs[1],
+                     regs[2], 0) &&
+             hb_emit(b, HRX_HOST_OP_SHUFFLE_OK, HRX_HOST_TYPE_I1,
+                     op->enum_value, b->vreg[result + 1], regs[0], regs[1],
+                     regs[2], 0);
+    }
+    case LOOM_SHAPE_REDUCE: {
+      uint32_t src = 0;
+      if (!hb_operand(b, op, 0, &src)) return false;
+      uint32_t cluster = op->attrs[LOOM_ATTR_CLUSTER_SIZE] > 0
+                             ? (uint32_t)op->attrs[LOOM_ATTR_CLUSTER_SIZE] : 0;
+      return hb_define(b, result, false) &&
+             hb_emit(b, HRX_HOST_OP_REDUCE, hb_host_type(hb_kind(b, op->type)),
+                     op->enum_value, b->vreg[result], src, LOOM_NONE,
+                     LOOM_NONE, cluster);
+    }
+    case LOOM_SHAPE_SYNC:
+      if (hb_is(op, "kernel.barrier")) {
+        return hb_emit(b, HRX_HOST_OP_BARRIER, 0, 0, LOOM_NONE, LOOM_NONE,
+                       LOOM_NONE, LOOM_NONE, 0);
+      }
+      return hb_emit(b, HRX_HOST_OP_FENCE, 0, 0, LOOM_NONE, LOOM_NONE,
+                     LOOM_NONE, LOOM_NONE, hb_ordering(op));
+    case LOOM_SHAPE_IF:
+      return hb_lower_if(b, op);
+    case LOOM_SHAPE_FOR:
+      return hb_lower_for(b, op);
+    case LOOM_SHAPE_WHILE:
+      return hb_lower_while(b, op);
+    case LOOM_SHAPE_CALL:
+      return hb_lower_call(b, op);
+    case LOOM_SHAPE_TERMINATOR: {
+      loom_term_t term = (loom_term_t)def->terminator;
+      if (term == LOOM_TERM_KERNEL_RETURN) {
+        return hb_emit(b, HRX_HOST_OP_RET, 0, 0, LOOM_NONE, LOOM_NONE,
+                       LOOM_NONE, LOOM_NONE, 0);
+      }
+      if (term == LOOM_TERM_FUNC_RETURN) {
+        if (op->operand_count &&
+            !hb_copy_values(b, op, 0, b->return_vregs, op->operand_count)) {
+          return false;
+        }
+        /* A return that is not the body's last op jumps to the end. */
+        uint32_t at = 0;
+        HB_TRY(b, loom_array_grow(&b->return_jumps, b->allocator,
+                                  sizeof(uint32_t), 1, &at));
+        LOOM_AT(b->return_jumps, uint32_t, at) = hb_pos(b);
+        return hb_emit(b, HRX_HOST_OP_JMP, 0, 0, LOOM_NONE, LOOM_NONE,
+                       LOOM_NONE, LOOM_NONE, 0);
+      }
+      /* scf.yield / scf.condition are copied by their parent op. */
+      return true;
+    }
+    default:
+      break;
+  }
+  return hb_error(b, op->span, HRX_LOOM_DIAG_BACKEND_UNSUPPORTED,
+                  "%s is not supported by the host backend yet", name);
+}
+
+/* Lowers a region; yields of scf.if copy into the parent's results. */
+static bool hb_lower_region(hb_t* b, uint32_t region_id) {
+  const loom_module_t* m = b->m;
+  const loom_region_t* region = &LOOM_REGION(m, region_id);
+  for (uint32_t i = 0; i < region->op_count; ++i) {
+    if (!hb_lower_op(b, LOOM_REGION_OP(m, region, i))) return false;
+  }
+  if (region->parent_op != LOOM_NONE) {
+    const loom_op_t* parent = &LOOM_OP(m, region->parent_op);
+    const loom_op_t* yield = hb_terminator(b, region_id);
+    if (loom_op_defs[parent->opcode].shape == LOOM_SHAPE_IF && yield &&
+        parent->result_count) {
+      uint32_t targets[64];
+      for (uint32_t r = 0; r < parent->result_count; ++r) {
+        targets[r] = b->vreg[parent->results_start + r];
+      }
+      return hb_copy_values(b, yield, 0, targets, parent->result_count);
+    }
+  }
+  return true;
+}
+
+/*===------------------------------------------------------------------===*/
+/* Register allocation                                                     */
+/*===------------------------------------------------------------------===*/
+
+static void hb_touch(hb_t* b, uint32_t vreg, uint32_t pos) {
+  if (vreg == LOOM_NONE) return;
+  hb_vreg_t* group = &LOOM_AT(b->vregs, hb_vreg_t,
+                              LOOM_AT(b->vregs, hb_vreg_t, vreg).group);
+  if (group->first == LOOM_NONE || pos < group->first) group->first = pos;
+  if (pos > group->last) group->last = pos;
+}
+
+static int hb_compare_start(const void* x, const void* y, void* context) {
+  const hb_t* b = context;
+  const hb_vreg_t* a = &LOOM_AT(b->vregs, hb_vreg_t, *(const uint32_t*)x);
+  const hb_vreg_t* c = &LOOM_AT(b->vregs, hb_vreg_t, *(const uint32_t*)y);
+  return (a->first > c->first) - (a->first < c->first);
+}
+
+/* Linear scan over register groups of one file; |out_count| is the number
+ * of physical registers used. */
+static bool hb_allocate_file(hb_t* b, bool scalar, uint32_t* out_count) {
+  uint32_t* order = NULL;
+  uint32_t n = 0;
+  HB_TRY(b, hrx_allocator_malloc_array(b->allocator,
+                                       b->vregs.count ? b->vregs.count : 1,
+                                       sizeof(uint32_t), (void**)&order));
+  for (uint32_t v = 0; v < b->vregs.count; ++v) {
+    const hb_vreg_t* r = &LOOM_AT(b->vregs, hb_vreg_t, v);
+    if (r->group == v && r->scalar == scalar && r->first != LOOM_NONE) {
+      order[n++] = v;
+    }
+  }
+  qsort_r(order, n, sizeof(uint32_t), hb_compare_start, b);
+  /* busy_until[p]: position after which physical register p is free. */
+  uint32_t busy_until[HRX_HOST_MAX_REGISTERS];
+  uint8_t used[HRX_HOST_MAX_REGISTERS];
+  memset(used, 0, sizeof(used));
+  uint32_t count = 0;
+  bool ok = true;
+  for (uint32_t i = 0; i < n && ok; ++i) {
+    hb_vreg_t* r = &LOOM_AT(b->vregs, hb_vreg_t, order[i]);
+    uint32_t width = r->width;
+    uint32_t found = LOOM_NONE;
+    for (uint32_t p = 0; p + width <= HRX_HOST_MAX_REGISTERS; ++p) {
+      bool free_run = true;
+      for (uint32_t k = 0; k < width && free_run; ++k) {
+        free_run = !used[p + k] || busy_until[p + k] < r->first;
+      }
+      if (free_run) {
+        found = p;
+        break;
+      }
+    }
+    if (found == LOOM_NONE) {
+      ok = hb_error(b, LOOM_NO_SPAN, HRX_LOOM_DIAG_BACKEND_LIMIT,
+                    "kernel needs more than %u %s registers",
+                    HRX_HOST_MAX_REGISTERS, scalar ? "scalar" : "vector");
+      break;
+    }
+    for (uint32_t k = 0; k < width; ++k) {
+      used[found + k] = 1;
+      busy_until[found + k] = r->last;
+      LOOM_AT(b->vregs, hb_vreg_t, order[i] + k).phys = found + k;
+    }
+    if (found + width > count) count = found + width;
+  }
+  hrx_allocator_free(b->allocator, order);
+  *out_count = count;
+  return ok;
+}
+
+static bool hb_allocate(hb_t* b, uint32_t* out_sregs, uint32_t* out_vregs) {
+  for (uint32_t pos = 0; pos < b->insns.count; ++pos) {
+    const hb_insn_t* x = &LOOM_AT(b->insns, hb_insn_t, pos);
+    hb_touch(b, x->dst, pos);
+    hb_touch(b, x->a, pos);
+    hb_touch(b, x->b, pos);
+    hb_touch(b, x->c, pos);
+  }
+  /* A value live into a loop stays live until the loop's back edge, since
+   * the next iteration reads it again. Inner loops first, then outer. */
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (uint32_t l = 0; l < b->loops.count; ++l) {
+      const hb_loop_t* loop = &LOOM_AT(b->loops, hb_loop_t, l);
+      for (uint32_t v = 0; v < b->vregs.count; ++v) {
+        hb_vreg_t* r = &LOOM_AT(b->vregs, hb_vreg_t, v);
+        if (r->group != v || r->first == LOOM_NONE) continue;
+        if (r->first < loop->start && r->last >= loop->start &&
+            r->last < loop->end) {
+          r->last = loop->end;
+          changed = true;
+        }
+      }
+    }
+  }
+  return hb_allocate_file(b, true, out_sregs) &&
+         hb_allocate_file(b, false, out_vregs);
+}
+
+/*===------------------------------------------------------------------===*/
+/* Code object                                                             */
+/*===------------------------------------------------------------------===*/
+
+static uint16_t hb_phys(const hb_t* b, uint32_t vreg) {
+  return vreg == LOOM_NONE ? 0
+                           : (uint16_t)LOOM_AT(b->vregs, hb_vreg_t, vreg).phys;
+}
+
+static hrx_status_t hb_append(hrx_string_builder_t* out, uint64_t value,
+                              int bytes) {
+  uint8_t buffer[8];
+  uint8_t* cursor = buffer;
+  hrx_put_le(&cursor, value, bytes);
+  return hrx_string_builder_append(out, buffer, (size_t)bytes);
+}
+
+/* Lowers and appends one kernel to the code object. */
+static bool hb_kernel(hb_t* b, uint32_t kernel_index,
+                      const hrx_loom_profile_t* profile,
+                      hrx_string_builder_t* out) {
+  const loom_module_t* m = b->m;
+  const loom_kernel_t* kernel = &LOOM_KERNEL(m, kernel_index);
+  const loom_region_t* body = &LOOM_REGION(m, kernel->body_region);
+  size_t values = m->values.count ? m->values.count : 1;
+  memset(b->uniform, 0, values);
+  memset(b->known, 0, values);
+  for (size_t v = 0; v < values; ++v) b->vreg[v] = LOOM_NONE;
+  b->vregs.count = 0;
+  b->insns.count = 0;
+  b->consts.count = 0;
+  b->loops.count = 0;
+  b->local_size = 0;
+
+  /* Launch arguments: scalars and buffer bindings, uniform by nature. */
+  uint32_t kernarg = 0, buffers = 0;
+  uint32_t arg_offsets[256];
+  if (body->arg_count > 256) {
+    return hb_error(b, kernel->span, HRX_LOOM_DIAG_BACKEND_LIMIT,
+                    "more than 256 launch arguments");
+  }
+  for (uint32_t a = 0; a < body->arg_count; ++a) {
+    uint32_t value = body->args_start + a;
+    loom_type_kind_t kind = hb_kind(b, LOOM_VALUE(m, value).type);
+    uint32_t size = kind == LOOM_TYPE_BUFFER ? 8 : hb_kind_bytes(kind);
+    kernarg = (kernarg + size - 1) & ~(size - 1);
+    arg_offsets[a] = kernarg;
+    kernarg += size;
+    b->uniform[value] = 1;
+    if (!hb_new_vreg(b, true, 1, &b->vreg[value])) return false;
+    if (kind == LOOM_TYPE_BUFFER) {
+      if (!hb_emit(b, HRX_HOST_OP_BINDING, HRX_HOST_TYPE_I64, 0,
+                   b->vreg[value], LOOM_NONE, LOOM_NONE, LOOM_NONE,
+                   buffers++)) {
+        return false;
+      }
+    } else if (!hb_emit(b, HRX_HOST_OP_ARG, hb_host_type(kind), 0,
+                        b->vreg[value], LOOM_NONE, LOOM_NONE, LOOM_NONE,
+                        arg_offsets[a])) {
+      return false;
+    }
+  }
+  /* Function bodies are analysed as per-lane; kernel bodies precisely. */
+  hb_analyze_region(b, kernel->body_region);
+  if (!hb_lower_region(b, kernel->body_region)) return false;
+  if (b->insns.count == 0 ||
+      LOOM_AT(b->insns, hb_insn_t, b->insns.count - 1).insn.op !=
+          HRX_HOST_OP_RET) {
+    if (!hb_emit(b, HRX_HOST_OP_RET, 0, 0, LOOM_NONE, LOOM_NONE, LOOM_NONE,
+                 LOOM_NONE, 0)) {
+      return false;
+    }
+  }
+  uint32_t sregs = 0, vregs = 0;
+  if (!hb_allocate(b, &sregs, &vregs)) return false;
+
+  /* The launch program travels with the kernel. */
+  hrx_loom_launch_program_t* program = NULL;
+  hrx_status_t status = hrx_loom_launch_program_build(
+      m, kernel_index, b->spec, profile, b->diagnostics, b->allocator,
+      &program);
+  uint8_t* launch = NULL;
+  size_t launch_length = 0;
+  if (status == HRX_OK) {
+    status = hrx_loom_launch_program_serialize(program, b->allocator, &launch,
+                                               &launch_length);
+  }
+  hrx_loom_launch_program_destroy(program);
+  if (status != HRX_OK) {
+    if (hrx_status_is(status, HRX_STATUS_INVALID_ARGUMENT)) {
+      hrx_status_free(status);
+      b->failed = true;
+      return false;
+    }
+    HB_TRY(b, status);
+  }
+
+  const char* name = loom_module_string(
+      m, kernel->export_name != LOOM_NONE ? kernel->export_name
+                                          : kernel->symbol);
+  uint32_t subgroup =
+      kernel->target != LOOM_NONE && LOOM_TARGET(m, kernel->target).subgroup_size
+          ? (uint32_t)LOOM_TARGET(m, kernel->target).subgroup_size
+          : profile->subgroup_size;
+  hrx_status_t w = hb_append(out, strlen(name), 4);
+  if (w == HRX_OK) w = hrx_string_builder_append(out, name, strlen(name));
+  uint32_t header[] = {subgroup, sregs, vregs, b->local_size, 0, kernarg,
+                       body->arg_count};
+  for (size_t i = 0; i < 7 && w == HRX_OK; ++i) w = hb_append(out, header[i], 4);
+  for (uint32_t a = 0; a < body->arg_count && w == HRX_OK; ++a) {
+    loom_type_kind_t kind =
+        hb_kind(b, LOOM_VALUE(m, body->args_start + a).type);
+    w = hb_append(out, kind == LOOM_TYPE_BUFFER ? HRX_HOST_ARG_BUFFER
+                                                : HRX_HOST_ARG_SCALAR, 1);
+    if (w == HRX_OK) w = hb_append(out, hb_host_type(kind), 1);
+    if (w == HRX_OK) w = hb_append(out, 0, 2);
+    if (w == HRX_OK) w = hb_append(out, arg_offsets[a], 4);
+  }
+  if (w == HRX_OK) w = hb_append(out, b->consts.count, 4);
+  for (uint32_t i = 0; i < b->consts.count && w == HRX_OK; ++i) {
+    w = hb_append(out, LOOM_AT(b->consts, uint64_t, i), 8);
+  }
+  if (w == HRX_OK) w = hb_append(out, b->insns.count, 4);
+  for (uint32_t pos = 0; pos < b->insns.count && w == HRX_OK; ++pos) {
+    const hb_insn_t* x = &LOOM_AT(b->insns, hb_insn_t, pos);
+    uint8_t bytes[16];
+    uint8_t* c = bytes;
+    hrx_put_le(&c, x->insn.op, 1);
+    hrx_put_le(&c, x->insn.type, 1);
+    hrx_put_le(&c, x->insn.flags, 1);
+    hrx_put_le(&c, x->insn.aux, 1);
+    hrx_put_le(&c, hb_phys(b, x->dst), 2);
+    hrx_put_le(&c, hb_phys(b, x->a), 2);
+    hrx_put_le(&c, hb_phys(b, x->b), 2);
+    hrx_put_le(&c, hb_phys(b, x->c), 2);
+    hrx_put_le(&c, x->insn.imm, 4);
+    w = hrx_string_builder_append(out, bytes, sizeof(bytes));
+  }
+  if (w == HRX_OK) w = hb_append(out, launch_length, 4);
+  if (w == HRX_OK) w = hrx_string_builder_append(out, launch, launch_length);
+  hrx_allocator_free(b->allocator, launch);
+  HB_TRY(b, w);
+  return true;
+}
+
+hrx_status_t hrx_loom_compile_host(
+    const hrx_loom_module_t* module,
+    const hrx_loom_specialization_t* specialization,
+    const hrx_loom_profile_t* profile, hrx_loom_diagnostics_t* diagnostics,
+    hrx_allocator_t allocator, uint8_t** out_code_object,
+    size_t* out_length) {
+  *out_code_object = NULL;
+  *out_length = 0;
+  if (!profile) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "host compilation needs a profile");
+  }
+  if (module->kernels.count == 0) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "module has no kernels to compile");
+  }
+  hrx_loom_diagnostics_t* own = NULL;
+  if (!diagnostics) {
+    HRX_RETURN_IF_ERROR(hrx_loom_diagnostics_create(0, allocator, &own));
+    diagnostics = own;
+  }
+  size_t errors_before = hrx_loom_diagnostics_error_count(diagnostics);
+  hb_t b = {.m = module, .spec = specialization, .diagnostics = diagnostics,
+            .allocator = allocator};
+  size_t values = module->values.count ? module->values.count : 1;
+  hrx_status_t status =
+      hrx_allocator_malloc(allocator, values, (void**)&b.uniform);
+  if (status == HRX_OK) {
+    status = hrx_allocator_malloc(allocator, values, (void**)&b.known);
+  }
+  if (status == HRX_OK) {
+    status = hrx_allocator_malloc_array(allocator, values, sizeof(uint32_t),
+                                        (void**)&b.vreg);
+  }
+  if (status == HRX_OK) {
+    status = hrx_allocator_malloc_array(allocator, values, sizeof(int64_t),
+                                        (void**)&b.const_value);
+  }
+  hrx_string_builder_t out;
+  hrx_string_builder_init(allocator, &out);
+  if (status == HRX_OK) {
+    status = hrx_string_builder_append(&out, HRX_HOST_CODE_MAGIC, 4);
+  }
+  if (status == HRX_OK) status = hb_append(&out, HRX_HOST_CODE_VERSION, 4);
+  if (status == HRX_OK) status = hb_append(&out, module->kernels.count, 4);
+  for (uint32_t k = 0; k < module->kernels.count && status == HRX_OK; ++k) {
+    if (!hb_kernel(&b, k, profile, &out)) {
+      status = b.status;
+      b.status = HRX_OK;
+      if (status == HRX_OK) {
+        status = loom_diag_result(diagnostics, errors_before,
+                                  "host compilation");
+        if (status == HRX_OK) {
+          status = hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                                   "host compilation failed");
+        }
+      }
+    }
+  }
+  if (status == HRX_OK) {
+    hrx_sha256_digest_t digest;
+    hrx_sha256(out.data, out.length, &digest);
+    status = hrx_string_builder_append(&out, digest.bytes,
+                                       sizeof(digest.bytes));
+  }
+  if (status == HRX_OK) {
+    size_t length = 0;
+    status = hrx_string_builder_take(&out, (char**)out_code_object, &length);
+    *out_length = length;
+  }
+  hrx_string_builder_deinit(&out);
+  hrx_allocator_free(allocator, b.uniform);
+  hrx_allocator_free(allocator, b.known);
+  hrx_allocator_free(allocator, b.vreg);
+  hrx_allocator_free(allocator, b.const_value);
+  loom_array_free(&b.vregs, allocator);
+  loom_array_free(&b.insns, allocator);
+  loom_array_free(&b.consts, allocator);
+  loom_array_free(&b.loops, allocator);
+  loom_array_free(&b.return_jumps, allocator);
+  hrx_loom_diagnostics_destroy(own);
+  return status;
+}

@@ -1,0 +1,356 @@
+/* Corpus kernels end to end on the host device: compiled by libhrx-loom's
+ * host backend, dispatched through AQL queues and completion signals,
+ * checked against C references for several sizes. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host_harness.h"
+
+static int setup(void** state) {
+  harness_t* h = malloc(sizeof(*h));
+  harness_open(h);
+  *state = h;
+  return 0;
+}
+
+static int teardown(void** state) {
+  harness_close(*state);
+  free(*state);
+  return 0;
+}
+
+static void test_saxpy(void** state) {
+  harness_t* h = *state;
+  harness_load(h, "saxpy.loom", NULL);
+  const size_t sizes[] = {1, 31, 256, 257, 1000, 4099};
+  for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); ++s) {
+    size_t n = sizes[s];
+    hrx_fabric_memory_t x = harness_buffer(h, n * 4);
+    hrx_fabric_memory_t y = harness_buffer(h, n * 4);
+    float* xs = x.host_pointer;
+    float* ys = y.host_pointer;
+    float* expected = malloc(n * 4);
+    for (size_t i = 0; i < n; ++i) {
+      xs[i] = (float)i * 0.5f - 3.0f;
+      ys[i] = (float)(i % 7) + 0.25f;
+      expected[i] = fmaf(2.5f, xs[i], ys[i]);
+    }
+    uint64_t workload[] = {n};
+    harness_arg_t args[] = {ARG_U64(n), arg_f32(2.5f), ARG_BUF(x), ARG_BUF(y)};
+    assert_ok(harness_run(h, "saxpy", workload, 1, args, 4));
+    assert_memory_equal(ys, expected, n * 4);
+    free(expected);
+    hrx_fabric_memory_free(h->device, &x);
+    hrx_fabric_memory_free(h->device, &y);
+  }
+}
+
+
+static void test_reduce_sum_shuffles(void** state) {
+  harness_t* h = *state;
+  harness_load(h, "reduce_sum.loom", NULL);
+  const size_t sizes[] = {1, 32, 33, 1000, 70000};
+  for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); ++s) {
+    size_t n = sizes[s];
+    size_t waves = n < 64 ? 1 : 7;
+    hrx_fabric_memory_t in = harness_buffer(h, n * 4);
+    hrx_fabric_memory_t out = harness_buffer(h, waves * 4);
+    float* xs = in.host_pointer;
+    double* expected = calloc(waves, sizeof(double));
+    for (size_t i = 0; i < n; ++i) {
+      xs[i] = (float)((i * 7) % 13) - 6.0f; /* small integers: exact sums */
+      expected[i / 32 % waves] += xs[i];
+    }
+    uint64_t workload[] = {n, waves};
+    harness_arg_t args[] = {ARG_U64(n), ARG_U64(waves), ARG_BUF(in),
+                            ARG_BUF(out)};
+    assert_ok(harness_run(h, "reduce_sum", workload, 2, args, 4));
+    const float* partial = out.host_pointer;
+    for (size_t w = 0; w < waves; ++w) {
+      assert_true(partial[w] == (float)expected[w]);
+    }
+    free(expected);
+    hrx_fabric_memory_free(h->device, &in);
+    hrx_fabric_memory_free(h->device, &out);
+  }
+}
+
+static void test_gather_clamps_ids(void** state) {
+  harness_t* h = *state;
+  harness_load(h, "gather.loom", NULL);
+  const size_t rows = 9, width = 5;
+  const size_t counts[] = {1, 7, 64, 65, 300};
+  hrx_fabric_memory_t table = harness_buffer(h, rows * width * 4);
+  float* t = table.host_pointer;
+  for (size_t i = 0; i < rows * width; ++i) t[i] = (float)i + 0.5f;
+  for (size_t c = 0; c < sizeof(counts) / sizeof(counts[0]); ++c) {
+    size_t count = counts[c];
+    hrx_fabric_memory_t ids = harness_buffer(h, count * 4);
+    hrx_fabric_memory_t out = harness_buffer(h, count * width * 4);
+    int32_t* id = ids.host_pointer;
+    for (size_t r = 0; r < count; ++r) {
+      /* In range, negative, and past the end. */
+      id[r] = r % 3 == 0 ? (int32_t)(r % rows) : r % 3 == 1 ? -5 : 1000;
+    }
+    uint64_t workload[] = {count, width};
+    harness_arg_t args[] = {ARG_U64(count), ARG_U64(width), ARG_U64(rows),
+                            ARG_BUF(table), ARG_BUF(ids), ARG_BUF(out)};
+    assert_ok(harness_run(h, "gather_rows", workload, 2, args, 6));
+    const float* o = out.host_pointer;
+    for (size_t r = 0; r < count; ++r) {
+      size_t row = id[r] >= 0 && (size_t)id[r] < rows ? (size_t)id[r] : 0;
+      for (size_t col = 0; col < width; ++col) {
+        assert_true(o[r * width + col] == t[row * width + col]);
+      }
+    }
+    hrx_fabric_memory_free(h->device, &ids);
+    hrx_fabric_memory_free(h->device, &out);
+  }
+  hrx_fabric_memory_free(h->device, &table);
+}
+
+static uint16_t bf16_of(float f) {
+  uint32_t bits;
+  memcpy(&bits, &f, 4);
+  return (uint16_t)(bits >> 16); /* exact for the small integers used */
+}
+
+static void test_linear_bf16(void** state) {
+  harness_t* h = *state;
+  const struct {
+    const char* k;
+    const char* n;
+    size_t kk, nn;
+  } shapes[] = {{"linear.k=128", "linear.n=1", 128, 1},
+                {"linear.k=256", "linear.n=13", 256, 13},
+                {"linear.k=512", "linear.n=64", 512, 64}};
+  for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); ++s) {
+    const char* config[] = {shapes[s].k, shapes[s].n, NULL};
+    harness_load(h, "linear_bf16.loom", config);
+    size_t k = shapes[s].kk, n = shapes[s].nn;
+    hrx_fabric_memory_t x = harness_buffer(h, k * 2);
+    hrx_fabric_memory_t w = harness_buffer(h, n * k * 2);
+    hrx_fabric_memory_t out = harness_buffer(h, n * 4);
+    uint16_t* xs = x.host_pointer;
+    uint16_t* ws = w.host_pointer;
+    for (size_t i = 0; i < k; ++i) xs[i] = bf16_of((float)((int)(i % 5) - 2));
+    for (size_t i = 0; i < n * k; ++i) {
+      ws[i] = bf16_of((float)((int)(i % 7) - 3));
+    }
+    uint64_t workload[] = {0};
+    harness_arg_t args[] = {ARG_BUF(x), ARG_BUF(w), ARG_BUF(out)};
+    assert_ok(harness_run(h, "linear_bf16", workload, 1, args, 3));
+    const float* o = out.host_pointer;
+    for (size_t row = 0; row < n; ++row) {
+      double sum = 0;
+      for (size_t i = 0; i < k; ++i) {
+        sum += (double)((int)(i % 5) - 2) * (double)((int)((row * k + i) % 7) - 3);
+      }
+      assert_true(o[row] == (float)sum);
+    }
+    hrx_fabric_memory_free(h->device, &x);
+    hrx_fabric_memory_free(h->device, &w);
+    hrx_fabric_memory_free(h->device, &out);
+  }
+}
+
+static void test_transpose_through_local_memory(void** state) {
+  harness_t* h = *state;
+  harness_load(h, "transpose.loom", NULL);
+  const size_t shapes[][2] = {{1, 1}, {16, 16}, {17, 33}, {5, 100}, {64, 3}};
+  for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); ++s) {
+    size_t rows = shapes[s][0], cols = shapes[s][1];
+    hrx_fabric_memory_t in = harness_buffer(h, rows * cols * 4);
+    hrx_fabric_memory_t out = harness_buffer(h, rows * cols * 4);
+    float* a = in.host_pointer;
+    for (size_t i = 0; i < rows * cols; ++i) a[i] = (float)i;
+    uint64_t workload[] = {rows, cols};
+    harness_arg_t args[] = {ARG_U64(rows), ARG_U64(cols), ARG_BUF(in),
+                            ARG_BUF(out)};
+    assert_ok(harness_run(h, "transpose", workload, 2, args, 4));
+    const float* t = out.host_pointer;
+    for (size_t r = 0; r < rows; ++r) {
+      for (size_t c = 0; c < cols; ++c) {
+        assert_true(t[c * rows + r] == a[r * cols + c]);
+      }
+    }
+    hrx_fabric_memory_free(h->device, &in);
+    hrx_fabric_memory_free(h->device, &out);
+  }
+}
+
+static void test_atomic_histogram(void** state) {
+  harness_t* h = *state;
+  harness_load(h, "histogram.loom", NULL);
+  const size_t sizes[] = {1, 127, 128, 129, 100000};
+  for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); ++s) {
+    size_t n = sizes[s];
+    hrx_fabric_memory_t bytes = harness_buffer(h, n);
+    hrx_fabric_memory_t bins = harness_buffer(h, 256 * 4);
+    uint8_t* b = bytes.host_pointer;
+    uint32_t expected[256] = {0};
+    uint32_t seed = 12345;
+    for (size_t i = 0; i < n; ++i) {
+      seed = seed * 1103515245u + 12345u;
+      b[i] = (uint8_t)(seed >> 16);
+      expected[b[i]]++;
+    }
+    uint64_t workload[] = {n};
+    harness_arg_t args[] = {ARG_U64(n), ARG_BUF(bytes), ARG_BUF(bins)};
+    assert_ok(harness_run(h, "histogram", workload, 1, args, 3));
+    assert_memory_equal(bins.host_pointer, expected, sizeof(expected));
+    hrx_fabric_memory_free(h->device, &bytes);
+    hrx_fabric_memory_free(h->device, &bins);
+  }
+}
+
+static void test_affine_sampler(void** state) {
+  harness_t* h = *state;
+  harness_load(h, "affine_sampler.loom", NULL);
+  const size_t sw = 13, sh = 9, dw = 11, dh = 10;
+  const int dx = 3, dy = -2;
+  hrx_fabric_memory_t src = harness_buffer(h, sw * sh * 3);
+  hrx_fabric_memory_t dst = harness_buffer(h, dw * dh * 3);
+  uint8_t* s = src.host_pointer;
+  for (size_t i = 0; i < sw * sh * 3; ++i) s[i] = (uint8_t)(i * 37 + 11);
+  uint64_t workload[] = {dw, dh};
+  harness_arg_t args[] = {
+      ARG_U64(dw),        ARG_U64(dh),        ARG_U64(sw),
+      ARG_U64(sh),        arg_f32(1.0f),      arg_f32(0.0f),
+      arg_f32((float)dx), arg_f32(0.0f),      arg_f32(1.0f),
+      arg_f32((float)dy), ARG_U64(0x7f),      ARG_BUF(src),
+      ARG_BUF(dst)};
+  assert_ok(harness_run(h, "affine_rgb", workload, 2, args, 13));
+  const uint8_t* d = dst.host_pointer;
+  for (size_t y = 0; y < dh; ++y) {
+    for (size_t x = 0; x < dw; ++x) {
+      int sx = (int)x + dx, sy = (int)y + dy;
+      bool inside = sx >= 0 && sy >= 0 && sx < (int)sw && sy < (int)sh;
+      for (size_t c = 0; c < 3; ++c) {
+        uint8_t want = inside ? s[((size_t)sy * sw + (size_t)sx) * 3 + c] : 0x7f;
+        assert_int_equal(d[(y * dw + x) * 3 + c], want);
+      }
+    }
+  }
+  hrx_fabric_memory_free(h->device, &src);
+  hrx_fabric_memory_free(h->device, &dst);
+}
+
+static void test_while_loop_and_atomics(void** state) {
+  harness_t* h = *state;
+  harness_load(h, "ring_drain.loom", NULL);
+  const size_t count = 37;
+  hrx_fabric_memory_t flag = harness_buffer(h, 4);
+  hrx_fabric_memory_t payload = harness_buffer(h, count * 8);
+  hrx_fabric_memory_t out = harness_buffer(h, count * 8);
+  *(int32_t*)flag.host_pointer = 42;
+  int64_t* p = payload.host_pointer;
+  for (size_t i = 0; i < count; ++i) p[i] = (int64_t)i * -1000003;
+  uint64_t workload[1] = {0};
+  harness_arg_t args[] = {ARG_BUF(flag), ARG_BUF(payload), ARG_BUF(out),
+                          ARG_U64(42), ARG_U64(count)};
+  assert_ok(harness_run(h, "ring_drain", workload, 0, args, 5));
+  assert_memory_equal(out.host_pointer, p, count * 8);
+  assert_int_equal(*(int32_t*)flag.host_pointer, 0);
+  hrx_fabric_memory_free(h->device, &flag);
+  hrx_fabric_memory_free(h->device, &payload);
+  hrx_fabric_memory_free(h->device, &out);
+}
+
+/* Writes one element past the end of its buffer from the last lane. */
+static const char* const overflow_kernel =
+    "kernel.def export(\"overflow\") @overflow(%n: index) {\n"
+    "  %one = index.constant 1 : index\n"
+    "  %t = index.constant 64 : index\n"
+    "  kernel.launch.config workgroups(%one, %one, %one) "
+    "workgroup_size(%t, %one, %one) : index\n"
+    "} launch(%n: index, %out: buffer) {\n"
+    "  %o = index.constant 0 : offset\n"
+    "  %i = kernel.workitem.id<x> : index\n"
+    "  %v = buffer.view %out[%o] : buffer -> view<[%n]xi32>\n"
+    "  %inside = index.cmp ule, %i, %n : index\n"
+    "  %x = scalar.constant 7 : i32\n"
+    "  scf.if %inside {\n"
+    "    view.store %x, %v[%i] : i32, view<[%n]xi32>\n"
+    "  }\n"
+    "  kernel.return\n"
+    "}\n";
+
+static void test_out_of_bounds_is_reported(void** state) {
+  harness_t* h = *state;
+  harness_load_source(h, "overflow.loom", overflow_kernel,
+                      strlen(overflow_kernel), NULL);
+  /* A guard allocation right after the target must stay untouched. */
+  hrx_fabric_memory_t out = harness_buffer(h, 40);
+  hrx_fabric_memory_t guard = harness_buffer(h, 64);
+  memset(guard.host_pointer, 0xab, 64);
+  uint64_t workload[] = {10};
+  harness_arg_t args[] = {ARG_U64(10), ARG_BUF(out)};
+  hrx_status_t status = harness_run(h, "overflow", workload, 1, args, 2);
+  const char* message = hrx_status_message(status);
+  assert_non_null(strstr(message, "out-of-bounds access in kernel "
+                                  "'overflow'"));
+  assert_non_null(strstr(message, "lane 10"));
+  assert_non_null(strstr(message, "workgroup (0, 0, 0)"));
+  assert_non_null(strstr(message, "4-byte access at offset 40"));
+  assert_non_null(strstr(message, "+40 bytes"));
+  assert_status_code(status, HRX_STATUS_ABORTED);
+  for (int i = 0; i < 64; ++i) {
+    assert_int_equal(((uint8_t*)guard.host_pointer)[i], 0xab);
+  }
+  /* Lanes inside the buffer may or may not have stored; the device and the
+   * queue keep working either way. */
+  hrx_fabric_fault_t none;
+  assert_status_code(hrx_fabric_queue_take_fault(h->queue, &none),
+                     HRX_STATUS_NOT_FOUND);
+  harness_load(h, "saxpy.loom", NULL);
+  hrx_fabric_memory_t x = harness_buffer(h, 8), y = harness_buffer(h, 8);
+  ((float*)x.host_pointer)[1] = 2.0f;
+  uint64_t n = 2;
+  harness_arg_t saxpy_args[] = {ARG_U64(2), arg_f32(3.0f), ARG_BUF(x),
+                                ARG_BUF(y)};
+  assert_ok(harness_run(h, "saxpy", &n, 1, saxpy_args, 4));
+  assert_true(((float*)y.host_pointer)[1] == 6.0f);
+  hrx_fabric_memory_free(h->device, &x);
+  hrx_fabric_memory_free(h->device, &y);
+  hrx_fabric_memory_free(h->device, &out);
+  hrx_fabric_memory_free(h->device, &guard);
+}
+
+static void test_unbound_buffer_is_reported(void** state) {
+  harness_t* h = *state;
+  harness_load(h, "saxpy.loom", NULL);
+  hrx_fabric_memory_t y = harness_buffer(h, 16);
+  float stack_array[4] = {0};
+  hrx_fabric_memory_t fake = {.device_address = (uint64_t)(uintptr_t)stack_array,
+                              .size = sizeof(stack_array)};
+  uint64_t n = 4;
+  harness_arg_t args[] = {ARG_U64(4), arg_f32(1.0f), ARG_BUF(fake),
+                          ARG_BUF(y)};
+  hrx_status_t status = harness_run(h, "saxpy", &n, 1, args, 4);
+  assert_non_null(strstr(hrx_status_message(status), "unbound pointer"));
+  assert_status_code(status, HRX_STATUS_ABORTED);
+  hrx_fabric_memory_free(h->device, &y);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_saxpy, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_reduce_sum_shuffles, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_gather_clamps_ids, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_linear_bf16, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_transpose_through_local_memory,
+                                      setup, teardown),
+      cmocka_unit_test_setup_teardown(test_atomic_histogram, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_affine_sampler, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_while_loop_and_atomics, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_out_of_bounds_is_reported, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_unbound_buffer_is_reported, setup,
+                                      teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

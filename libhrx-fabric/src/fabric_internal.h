@@ -71,6 +71,7 @@ struct hrx_host_job_s {
   uint64_t total;
   _Atomic uint64_t next;
   _Atomic uint64_t done;
+  uint32_t attached; /* workers draining it; guarded by the pool mutex */
   hrx_host_job_t* link;
 };
 

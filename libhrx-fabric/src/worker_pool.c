@@ -66,11 +66,13 @@ static void* hrx_host_worker_main(void* arg) {
       pthread_cond_wait(&pool->work, &pool->mutex);
     }
     if (!job) break;
-    /* The job stays listed (and alive) until its items are all done, and
-     * its submitter waits for that, so draining it unlocked is safe. */
+    /* Attached workers keep the job alive: its submitter waits for them
+     * to detach, not only for its items to finish. */
+    job->attached++;
     pthread_mutex_unlock(&pool->mutex);
     hrx_host_job_drain(pool, job, scratch);
     pthread_mutex_lock(&pool->mutex);
+    if (--job->attached == 0) pthread_cond_broadcast(&pool->done);
   }
   pthread_mutex_unlock(&pool->mutex);
   return NULL;
@@ -148,6 +150,7 @@ void hrx_host_pool_run(hrx_host_pool_t* pool, hrx_host_job_t* job,
                        hrx_host_scratch_t* scratch) {
   atomic_store_explicit(&job->next, 0, memory_order_relaxed);
   atomic_store_explicit(&job->done, 0, memory_order_relaxed);
+  job->attached = 0;
   if (job->total == 0) return;
   /* A single item costs less run here than a wake-up elsewhere. */
   if (job->total == 1 || pool->worker_count == 0) {
@@ -163,7 +166,9 @@ void hrx_host_pool_run(hrx_host_pool_t* pool, hrx_host_job_t* job,
   hrx_host_job_drain(pool, job, scratch);
 
   pthread_mutex_lock(&pool->mutex);
-  while (atomic_load_explicit(&job->done, memory_order_acquire) < job->total) {
+  while (atomic_load_explicit(&job->done, memory_order_acquire) <
+             job->total ||
+         job->attached > 0) {
     pthread_cond_wait(&pool->done, &pool->mutex);
   }
   for (hrx_host_job_t** at = &pool->jobs; *at; at = &(*at)->link) {

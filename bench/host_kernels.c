@@ -1,0 +1,390 @@
+/* bench/host_kernels: corpus kernels on the HRX host device, each timed
+ * against (a) a plain C loop in this binary and (b) PoCL's CPU OpenCL
+ * device running the equivalent OpenCL C kernel, in the same run. Times
+ * are medians of dispatch + wait (HRX), kernel enqueue + clFinish (PoCL)
+ * and the loop itself (C). */
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_util.h"
+#include "host_harness.h"
+
+static int repeats = 5;
+
+/*===------------------------------------------------------------------===*/
+/* PoCL                                                                    */
+/*===------------------------------------------------------------------===*/
+
+typedef struct ocl_t {
+  cl_context context;
+  cl_command_queue queue;
+  cl_device_id device;
+  bool ok;
+} ocl_t;
+
+static ocl_t ocl_open(void) {
+  ocl_t o = {0};
+  cl_platform_id platform;
+  cl_uint count = 0;
+  if (clGetPlatformIDs(1, &platform, &count) != CL_SUCCESS || !count) return o;
+  if (clGetDeviceIDs(platform, CL_DEVICE_TYPE_CPU, 1, &o.device, &count) !=
+          CL_SUCCESS || !count) {
+    return o;
+  }
+  cl_int error = 0;
+  o.context = clCreateContext(NULL, 1, &o.device, NULL, NULL, &error);
+  if (error) return o;
+  o.queue = clCreateCommandQueue(o.context, o.device, 0, &error);
+  o.ok = error == CL_SUCCESS;
+  return o;
+}
+
+static cl_kernel ocl_kernel(ocl_t* o, const char* source, const char* name) {
+  cl_int error = 0;
+  cl_program program =
+      clCreateProgramWithSource(o->context, 1, &source, NULL, &error);
+  if (error || clBuildProgram(program, 1, &o->device, "-cl-std=CL1.2", NULL,
+                              NULL) != CL_SUCCESS) {
+    fprintf(stderr, "PoCL build of %s failed\n", name);
+    exit(1);
+  }
+  cl_kernel kernel = clCreateKernel(program, name, &error);
+  clReleaseProgram(program);
+  return kernel;
+}
+
+static cl_mem ocl_buffer(ocl_t* o, void* data, size_t bytes) {
+  cl_int error = 0;
+  return clCreateBuffer(o->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                        bytes, data, &error);
+}
+
+typedef struct ocl_run_t {
+  ocl_t* o;
+  cl_kernel kernel;
+  size_t global, local;
+} ocl_run_t;
+
+static void ocl_run(void* context) {
+  ocl_run_t* r = context;
+  cl_int error = clEnqueueNDRangeKernel(r->o->queue, r->kernel, 1, NULL,
+                                        &r->global,
+                                        r->local ? &r->local : NULL, 0, NULL,
+                                        NULL);
+  if (error == CL_SUCCESS) error = clFinish(r->o->queue);
+  if (error != CL_SUCCESS) {
+    fprintf(stderr, "PoCL enqueue failed: %d\n", error);
+    exit(1);
+  }
+}
+
+/* Reads |bytes| of |buffer| back and compares them with |expected|. */
+static void ocl_check(ocl_t* o, cl_mem buffer, const void* expected,
+                      size_t bytes, const char* what) {
+  void* data = malloc(bytes);
+  clEnqueueReadBuffer(o->queue, buffer, CL_TRUE, 0, bytes, data, 0, NULL,
+                      NULL);
+  if (memcmp(data, expected, bytes) != 0) {
+    fprintf(stderr, "PoCL %s result differs from HRX\n", what);
+    exit(1);
+  }
+  free(data);
+}
+
+/*===------------------------------------------------------------------===*/
+/* HRX                                                                     */
+/*===------------------------------------------------------------------===*/
+
+typedef struct hrx_run_t {
+  harness_t* h;
+  const char* kernel;
+  const uint64_t* workload;
+  size_t workload_count;
+  const harness_arg_t* args;
+  size_t arg_count;
+} hrx_run_t;
+
+static void hrx_run(void* context) {
+  hrx_run_t* r = context;
+  hrx_status_t status = harness_run(r->h, r->kernel, r->workload,
+                                    r->workload_count, r->args, r->arg_count);
+  if (status != HRX_OK) {
+    char text[512];
+    hrx_status_format(status, text, sizeof(text));
+    fprintf(stderr, "hrx: %s\n", text);
+    exit(1);
+  }
+}
+
+static void report(const char* name, uint64_t hrx_ns, uint64_t c_ns,
+                   uint64_t pocl_ns, double work, const char* unit) {
+  printf("%-22s hrx %9.2f ms (%7.2f %s)  C loop %8.2f ms  PoCL %8.2f ms  "
+         "hrx/C %6.1fx  hrx/PoCL %6.1fx\n",
+         name, hrx_ns / 1e6, work / (hrx_ns / 1e9) / 1e9, unit, c_ns / 1e6,
+         pocl_ns / 1e6, (double)hrx_ns / (double)c_ns,
+         pocl_ns ? (double)hrx_ns / (double)pocl_ns : 0.0);
+}
+
+/*===------------------------------------------------------------------===*/
+/* saxpy                                                                   */
+/*===------------------------------------------------------------------===*/
+
+typedef struct saxpy_c_t {
+  float a;
+  const float* x;
+  float* y;
+  size_t n;
+} saxpy_c_t;
+
+static void saxpy_c(void* context) {
+  saxpy_c_t* s = context;
+  for (size_t i = 0; i < s->n; ++i) s->y[i] = fmaf(s->a, s->x[i], s->y[i]);
+}
+
+static void bench_saxpy(harness_t* h, ocl_t* o) {
+  size_t n = (size_t)16 << 20;
+  harness_load(h, "saxpy.loom", NULL);
+  hrx_fabric_memory_t x = harness_buffer(h, n * 4), y = harness_buffer(h, n * 4);
+  for (size_t i = 0; i < n; ++i) ((float*)x.host_pointer)[i] = (float)(i & 1023);
+  uint64_t workload[] = {n};
+  harness_arg_t args[] = {ARG_U64(n), arg_f32(0.5f), ARG_BUF(x), ARG_BUF(y)};
+  hrx_run_t hr = {h, "saxpy", workload, 1, args, 4};
+  hrx_run(&hr);
+  float* first = malloc(n * 4);
+  memcpy(first, y.host_pointer, n * 4);
+  uint64_t hrx_ns = bench_median_ns(hrx_run, &hr, repeats);
+
+  float* cy = calloc(n, 4);
+  saxpy_c_t c = {0.5f, x.host_pointer, cy, n};
+  uint64_t c_ns = bench_median_ns(saxpy_c, &c, repeats);
+
+  uint64_t pocl_ns = 0;
+  if (o->ok) {
+    cl_kernel k = ocl_kernel(
+        o,
+        "__kernel void saxpy(uint n, float a, __global const float* x,"
+        " __global float* y) { size_t i = get_global_id(0);"
+        " if (i < n) y[i] = fma(a, x[i], y[i]); }",
+        "saxpy");
+    float* zeros = calloc(n, 4);
+    cl_mem bx = ocl_buffer(o, x.host_pointer, n * 4);
+    cl_mem by = ocl_buffer(o, zeros, n * 4);
+    free(zeros);
+    cl_uint nn = (cl_uint)n;
+    float a = 0.5f;
+    clSetKernelArg(k, 0, sizeof(nn), &nn);
+    clSetKernelArg(k, 1, sizeof(a), &a);
+    clSetKernelArg(k, 2, sizeof(bx), &bx);
+    clSetKernelArg(k, 3, sizeof(by), &by);
+    ocl_run_t r = {o, k, n, 256};
+    ocl_run(&r);
+    ocl_check(o, by, first, n * 4, "saxpy");
+    pocl_ns = bench_median_ns(ocl_run, &r, repeats);
+    clReleaseMemObject(bx);
+    clReleaseMemObject(by);
+    clReleaseKernel(k);
+  }
+  report("saxpy 16Mi f32", hrx_ns, c_ns, pocl_ns, (double)n * 12, "GB/s");
+  free(first);
+  free(cy);
+  hrx_fabric_memory_free(h->device, &x);
+  hrx_fabric_memory_free(h->device, &y);
+}
+
+/*===------------------------------------------------------------------===*/
+/* bf16 linear                                                             */
+/*===------------------------------------------------------------------===*/
+
+typedef struct linear_c_t {
+  const uint16_t* x;
+  const uint16_t* w;
+  float* out;
+  size_t n, k;
+} linear_c_t;
+
+static float bf16(uint16_t v) {
+  uint32_t bits = (uint32_t)v << 16;
+  float f;
+  memcpy(&f, &bits, 4);
+  return f;
+}
+
+static void linear_c(void* context) {
+  linear_c_t* l = context;
+  for (size_t row = 0; row < l->n; ++row) {
+    float sum = 0;
+    const uint16_t* w = l->w + row * l->k;
+    for (size_t i = 0; i < l->k; ++i) sum = fmaf(bf16(l->x[i]), bf16(w[i]), sum);
+    l->out[row] = sum;
+  }
+}
+
+static void bench_linear(harness_t* h, ocl_t* o) {
+  const size_t n = 4096, k = 4096;
+  const char* config[] = {"linear.k=4096", "linear.n=4096", NULL};
+  harness_load(h, "linear_bf16.loom", config);
+  hrx_fabric_memory_t x = harness_buffer(h, k * 2), w = harness_buffer(h, n * k * 2);
+  hrx_fabric_memory_t out = harness_buffer(h, n * 4);
+  for (size_t i = 0; i < k; ++i) ((uint16_t*)x.host_pointer)[i] = 0x3f80;
+  for (size_t i = 0; i < n * k; ++i) {
+    ((uint16_t*)w.host_pointer)[i] = (uint16_t)(0x3c00 + (i & 255));
+  }
+  uint64_t workload[] = {0};
+  harness_arg_t args[] = {ARG_BUF(x), ARG_BUF(w), ARG_BUF(out)};
+  hrx_run_t hr = {h, "linear_bf16", workload, 1, args, 3};
+  hrx_run(&hr);
+  uint64_t hrx_ns = bench_median_ns(hrx_run, &hr, repeats);
+
+  float* c_out = calloc(n, 4);
+  linear_c_t c = {x.host_pointer, w.host_pointer, c_out, n, k};
+  uint64_t c_ns = bench_median_ns(linear_c, &c, repeats);
+
+  uint64_t pocl_ns = 0;
+  if (o->ok) {
+    cl_kernel kernel = ocl_kernel(
+        o,
+        "float bf(ushort v) { return as_float((uint)v << 16); }\n"
+        "__kernel void linear(uint k, __global const ushort* x,"
+        " __global const ushort* w, __global float* out) {"
+        " size_t row = get_global_id(0); float s = 0.0f;"
+        " for (uint i = 0; i < k; ++i) s = fma(bf(x[i]), bf(w[row * k + i]), s);"
+        " out[row] = s; }",
+        "linear");
+    cl_mem bx = ocl_buffer(o, x.host_pointer, k * 2);
+    cl_mem bw = ocl_buffer(o, w.host_pointer, n * k * 2);
+    cl_mem bo = ocl_buffer(o, c_out, n * 4);
+    cl_uint kk = (cl_uint)k;
+    clSetKernelArg(kernel, 0, sizeof(kk), &kk);
+    clSetKernelArg(kernel, 1, sizeof(bx), &bx);
+    clSetKernelArg(kernel, 2, sizeof(bw), &bw);
+    clSetKernelArg(kernel, 3, sizeof(bo), &bo);
+    ocl_run_t r = {o, kernel, n, 64};
+    ocl_run(&r);
+    /* Different summation orders: compare within rounding, not bits. */
+    float* pocl = malloc(n * 4);
+    clEnqueueReadBuffer(o->queue, bo, CL_TRUE, 0, n * 4, pocl, 0, NULL, NULL);
+    for (size_t i = 0; i < n; ++i) {
+      float want = ((float*)out.host_pointer)[i];
+      if (fabsf(pocl[i] - want) > 1e-3f * fabsf(want) + 1e-3f) {
+        fprintf(stderr, "PoCL linear row %zu: %g vs HRX %g\n", i, pocl[i],
+                want);
+        exit(1);
+      }
+    }
+    free(pocl);
+    pocl_ns = bench_median_ns(ocl_run, &r, repeats);
+    clReleaseMemObject(bx);
+    clReleaseMemObject(bw);
+    clReleaseMemObject(bo);
+    clReleaseKernel(kernel);
+  }
+  report("bf16 linear 4096x4096", hrx_ns, c_ns, pocl_ns, 2.0 * n * k, "GFLOP/s");
+  free(c_out);
+  hrx_fabric_memory_free(h->device, &x);
+  hrx_fabric_memory_free(h->device, &w);
+  hrx_fabric_memory_free(h->device, &out);
+}
+
+/*===------------------------------------------------------------------===*/
+/* gather                                                                  */
+/*===------------------------------------------------------------------===*/
+
+typedef struct gather_c_t {
+  const float* table;
+  const int32_t* ids;
+  float* out;
+  size_t count, width, rows;
+} gather_c_t;
+
+static void gather_c(void* context) {
+  gather_c_t* g = context;
+  for (size_t r = 0; r < g->count; ++r) {
+    int32_t id = g->ids[r];
+    size_t row = id >= 0 && (size_t)id < g->rows ? (size_t)id : 0;
+    memcpy(g->out + r * g->width, g->table + row * g->width, g->width * 4);
+  }
+}
+
+static void bench_gather(harness_t* h, ocl_t* o) {
+  const size_t rows = 4096, width = 64, count = 65536;
+  harness_load(h, "gather.loom", NULL);
+  hrx_fabric_memory_t table = harness_buffer(h, rows * width * 4);
+  hrx_fabric_memory_t ids = harness_buffer(h, count * 4);
+  hrx_fabric_memory_t out = harness_buffer(h, count * width * 4);
+  for (size_t i = 0; i < count; ++i) {
+    ((int32_t*)ids.host_pointer)[i] = (int32_t)((i * 2654435761u) % rows);
+  }
+  uint64_t workload[] = {count, width};
+  harness_arg_t args[] = {ARG_U64(count), ARG_U64(width), ARG_U64(rows),
+                          ARG_BUF(table), ARG_BUF(ids), ARG_BUF(out)};
+  hrx_run_t hr = {h, "gather_rows", workload, 2, args, 6};
+  hrx_run(&hr);
+  uint64_t hrx_ns = bench_median_ns(hrx_run, &hr, repeats);
+
+  float* c_out = calloc(count * width, 4);
+  gather_c_t c = {table.host_pointer, ids.host_pointer, c_out, count, width,
+                  rows};
+  uint64_t c_ns = bench_median_ns(gather_c, &c, repeats);
+
+  uint64_t pocl_ns = 0;
+  if (o->ok) {
+    cl_kernel kernel = ocl_kernel(
+        o,
+        "__kernel void gather(uint count, uint width, uint rows,"
+        " __global const float* table, __global const int* ids,"
+        " __global float* out) { size_t cell = get_global_id(0);"
+        " if (cell >= (size_t)count * width) return;"
+        " size_t r = cell / width, c = cell % width; int id = ids[r];"
+        " size_t row = (id >= 0 && (uint)id < rows) ? (size_t)id : 0;"
+        " out[cell] = table[row * width + c]; }",
+        "gather");
+    cl_mem bt = ocl_buffer(o, table.host_pointer, rows * width * 4);
+    cl_mem bi = ocl_buffer(o, ids.host_pointer, count * 4);
+    cl_mem bo = ocl_buffer(o, c_out, count * width * 4);
+    cl_uint a = (cl_uint)count, b = (cl_uint)width, r = (cl_uint)rows;
+    clSetKernelArg(kernel, 0, sizeof(a), &a);
+    clSetKernelArg(kernel, 1, sizeof(b), &b);
+    clSetKernelArg(kernel, 2, sizeof(r), &r);
+    clSetKernelArg(kernel, 3, sizeof(bt), &bt);
+    clSetKernelArg(kernel, 4, sizeof(bi), &bi);
+    clSetKernelArg(kernel, 5, sizeof(bo), &bo);
+    ocl_run_t run = {o, kernel, count * width, 64};
+    ocl_run(&run);
+    ocl_check(o, bo, out.host_pointer, count * width * 4, "gather");
+    pocl_ns = bench_median_ns(ocl_run, &run, repeats);
+    clReleaseMemObject(bt);
+    clReleaseMemObject(bi);
+    clReleaseMemObject(bo);
+    clReleaseKernel(kernel);
+  }
+  report("gather 65536x64 f32", hrx_ns, c_ns, pocl_ns,
+         (double)count * width * 8, "GB/s");
+  free(c_out);
+  hrx_fabric_memory_free(h->device, &table);
+  hrx_fabric_memory_free(h->device, &ids);
+  hrx_fabric_memory_free(h->device, &out);
+}
+
+int main(int argc, char** argv) {
+  if (argc > 1) repeats = atoi(argv[1]);
+  harness_t h;
+  harness_open(&h);
+  ocl_t o = ocl_open();
+  printf("host_kernels: median of %d; HRX host device with %u threads; "
+         "PoCL %s\n", repeats,
+         hrx_fabric_device_properties(h.device)->compute_units,
+         o.ok ? "CPU device" : "unavailable");
+  bench_saxpy(&h, &o);
+  bench_gather(&h, &o);
+  bench_linear(&h, &o);
+  if (o.ok) {
+    clReleaseCommandQueue(o.queue);
+    clReleaseContext(o.context);
+  }
+  harness_close(&h);
+  return 0;
+}

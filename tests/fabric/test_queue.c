@@ -1,0 +1,205 @@
+/* Queues and the host device without a compiler: BUSY rings, barrier
+ * packets, bad packets, memory and device properties. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "hrx/fabric.h"
+#include "test_support.h"
+
+typedef struct fixture_t {
+  hrx_fabric_device_t* device;
+  hrx_fabric_queue_t* queue;
+} fixture_t;
+
+static int setup(void** state) {
+  fixture_t* f = calloc(1, sizeof(*f));
+  hrx_fabric_host_options_t options = {.worker_count = 2};
+  assert_ok(hrx_fabric_host_device_create(&options, hrx_allocator_system(),
+                                          &f->device));
+  assert_ok(hrx_fabric_queue_create(f->device, 4, &f->queue));
+  *state = f;
+  return 0;
+}
+
+static int teardown(void** state) {
+  fixture_t* f = *state;
+  hrx_fabric_queue_destroy(f->queue);
+  hrx_fabric_device_release(f->device);
+  free(f);
+  return 0;
+}
+
+static void publish_barrier(hrx_fabric_queue_t* q, uint64_t index, bool any,
+                            hrx_fabric_signal_t* dep,
+                            hrx_fabric_signal_t* done) {
+  hrx_aql_barrier_packet_t* p = &hrx_fabric_queue_slot(q, index)->barrier;
+  memset((uint8_t*)p + 4, 0, sizeof(*p) - 4);
+  p->dep_signal[0] = dep ? hrx_fabric_signal_handle(dep) : 0;
+  p->completion_signal = hrx_fabric_signal_handle(done);
+  hrx_fabric_queue_publish(
+      q, index,
+      hrx_aql_header(any ? HRX_AQL_PACKET_BARRIER_OR
+                         : HRX_AQL_PACKET_BARRIER_AND,
+                     1, HRX_AQL_FENCE_SYSTEM, HRX_AQL_FENCE_SYSTEM),
+      0);
+}
+
+static void test_properties(void** state) {
+  fixture_t* f = *state;
+  const hrx_fabric_device_properties_t* p =
+      hrx_fabric_device_properties(f->device);
+  assert_int_equal(p->kind, HRX_FABRIC_DEVICE_HOST);
+  assert_string_equal(p->profile_target, "host");
+  assert_int_equal(p->subgroup_size, 32);
+  assert_int_equal(p->compute_units, 2);
+  assert_true(p->memory_bytes > 0);
+}
+
+static void test_barrier_waits_for_dependency(void** state) {
+  fixture_t* f = *state;
+  hrx_fabric_signal_t *dep = NULL, *done = NULL;
+  assert_ok(hrx_fabric_signal_create(1, hrx_allocator_system(), &dep));
+  assert_ok(hrx_fabric_signal_create(1, hrx_allocator_system(), &done));
+  uint64_t index = 0;
+  assert_ok(hrx_fabric_queue_reserve(f->queue, 1, &index));
+  publish_barrier(f->queue, index, false, dep, done);
+  /* Still blocked on |dep|. */
+  assert_status_code(hrx_fabric_signal_wait(done, HRX_FABRIC_SIGNAL_LT, 1,
+                                            20000000, NULL),
+                     HRX_STATUS_DEADLINE_EXCEEDED);
+  hrx_fabric_signal_store(dep, 0);
+  assert_ok(hrx_fabric_signal_wait(done, HRX_FABRIC_SIGNAL_LT, 1,
+                                   5000000000ull, NULL));
+  hrx_fabric_signal_release(dep);
+  hrx_fabric_signal_release(done);
+}
+
+static void test_full_ring_is_busy(void** state) {
+  fixture_t* f = *state;
+  hrx_fabric_signal_t *gate = NULL, *done = NULL;
+  assert_ok(hrx_fabric_signal_create(1, hrx_allocator_system(), &gate));
+  assert_ok(hrx_fabric_signal_create(4, hrx_allocator_system(), &done));
+  uint64_t index = 0;
+  /* Four packets held up by a gate fill the 4-slot ring. */
+  for (int i = 0; i < 4; ++i) {
+    assert_ok(hrx_fabric_queue_reserve(f->queue, 1, &index));
+    publish_barrier(f->queue, index, true, gate, done);
+  }
+  hrx_status_t status = hrx_fabric_queue_reserve(f->queue, 1, &index);
+  /* The processor may have retired nothing yet; the ring must not block. */
+  assert_status_code(status, HRX_STATUS_BUSY);
+  assert_status_code(hrx_fabric_queue_reserve(f->queue, 5, &index),
+                     HRX_STATUS_INVALID_ARGUMENT);
+  hrx_fabric_signal_store(gate, 0);
+  assert_ok(hrx_fabric_signal_wait(done, HRX_FABRIC_SIGNAL_LT, 1,
+                                   5000000000ull, NULL));
+  /* Room again once the packets retire. */
+  while (hrx_fabric_queue_read_index(f->queue) <
+         hrx_fabric_queue_write_index(f->queue)) {
+  }
+  assert_ok(hrx_fabric_queue_reserve(f->queue, 4, &index));
+  for (int i = 0; i < 4; ++i) {
+    hrx_fabric_signal_store(done, 1);
+    publish_barrier(f->queue, index + (uint64_t)i, false, NULL, done);
+    assert_ok(hrx_fabric_signal_wait(done, HRX_FABRIC_SIGNAL_LT, 1,
+                                     5000000000ull, NULL));
+  }
+  hrx_fabric_signal_release(gate);
+  hrx_fabric_signal_release(done);
+}
+
+static void test_bad_packets_fault(void** state) {
+  fixture_t* f = *state;
+  hrx_fabric_signal_t* done = NULL;
+  assert_ok(hrx_fabric_signal_create(1, hrx_allocator_system(), &done));
+  uint64_t index = 0;
+  /* A dispatch naming a kernel object no executable contains. */
+  assert_ok(hrx_fabric_queue_reserve(f->queue, 1, &index));
+  hrx_aql_dispatch_packet_t* p =
+      &hrx_fabric_queue_slot(f->queue, index)->dispatch;
+  memset((uint8_t*)p + 4, 0, sizeof(*p) - 4);
+  p->workgroup_size_x = 1;
+  p->grid_size_x = 1;
+  p->kernel_object = 0xdeadbeef;
+  p->completion_signal = hrx_fabric_signal_handle(done);
+  hrx_fabric_queue_publish(
+      f->queue, index,
+      hrx_aql_header(HRX_AQL_PACKET_KERNEL_DISPATCH, 1, HRX_AQL_FENCE_SYSTEM,
+                     HRX_AQL_FENCE_SYSTEM),
+      1);
+  int64_t value = 0;
+  assert_ok(hrx_fabric_signal_wait(done, HRX_FABRIC_SIGNAL_LT, 1,
+                                   5000000000ull, &value));
+  assert_int_equal(value, HRX_FABRIC_SIGNAL_FAULTED);
+  hrx_fabric_fault_t fault;
+  assert_ok(hrx_fabric_queue_take_fault(f->queue, &fault));
+  assert_int_equal(fault.kind, HRX_FABRIC_FAULT_BAD_PACKET);
+  char text[256];
+  assert_true(hrx_fabric_fault_format(&fault, text, sizeof(text)) > 0);
+  /* A vendor packet type the host does not implement. */
+  hrx_fabric_signal_store(done, 1);
+  assert_ok(hrx_fabric_queue_reserve(f->queue, 1, &index));
+  p = &hrx_fabric_queue_slot(f->queue, index)->dispatch;
+  p->completion_signal = hrx_fabric_signal_handle(done);
+  hrx_fabric_queue_publish(f->queue, index, HRX_AQL_PACKET_VENDOR, 0);
+  assert_ok(hrx_fabric_signal_wait(done, HRX_FABRIC_SIGNAL_LT, 1,
+                                   5000000000ull, &value));
+  assert_int_equal(value, HRX_FABRIC_SIGNAL_FAULTED);
+  assert_ok(hrx_fabric_queue_take_fault(f->queue, &fault));
+  assert_status_code(hrx_fabric_queue_take_fault(f->queue, &fault),
+                     HRX_STATUS_NOT_FOUND);
+  hrx_fabric_signal_release(done);
+}
+
+static void test_memory(void** state) {
+  fixture_t* f = *state;
+  hrx_fabric_memory_t m;
+  assert_status_code(hrx_fabric_memory_allocate(f->device, 0,
+                                                HRX_FABRIC_VISIBILITY_DEVICE,
+                                                &m),
+                     HRX_STATUS_INVALID_ARGUMENT);
+  assert_status_code(hrx_fabric_memory_allocate(
+                         f->device, 16, (hrx_fabric_visibility_t)9, &m),
+                     HRX_STATUS_INVALID_ARGUMENT);
+  assert_status_code(hrx_fabric_memory_allocate(f->device, UINT64_MAX,
+                                                HRX_FABRIC_VISIBILITY_DEVICE,
+                                                &m),
+                     HRX_STATUS_OUT_OF_RANGE);
+  assert_ok(hrx_fabric_memory_allocate(f->device, 100,
+                                       HRX_FABRIC_VISIBILITY_HOST_VISIBLE,
+                                       &m));
+  assert_int_equal(m.device_address % 64, 0);
+  for (int i = 0; i < 100; ++i) {
+    assert_int_equal(((uint8_t*)m.host_pointer)[i], 0);
+  }
+  hrx_fabric_memory_free(f->device, &m);
+  assert_int_equal(m.device_address, 0);
+  hrx_fabric_memory_free(f->device, &m); /* freeing twice is harmless */
+}
+
+static void test_bad_queue_sizes(void** state) {
+  fixture_t* f = *state;
+  hrx_fabric_queue_t* q = NULL;
+  assert_status_code(hrx_fabric_queue_create(f->device, 3, &q),
+                     HRX_STATUS_INVALID_ARGUMENT);
+  assert_status_code(hrx_fabric_queue_create(f->device, 1, &q),
+                     HRX_STATUS_INVALID_ARGUMENT);
+  assert_status_code(hrx_fabric_queue_create(f->device, 1u << 20, &q),
+                     HRX_STATUS_INVALID_ARGUMENT);
+  assert_null(q);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_properties, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_barrier_waits_for_dependency,
+                                      setup, teardown),
+      cmocka_unit_test_setup_teardown(test_full_ring_is_busy, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_bad_packets_fault, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_memory, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_bad_queue_sizes, setup, teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

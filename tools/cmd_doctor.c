@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hrx/fabric.h"
+#include "hrx/loom.h"
 #include "hrx_cli.h"
 
 static void hrx_doctor_path(const char* label, hrx_status_t status,
@@ -25,6 +27,8 @@ int hrx_cmd_doctor(int argc, char** argv) {
   hrx_allocator_t allocator = hrx_allocator_system();
   printf("libraries:\n");
   printf("  %-12s %s\n", "hrx-core", hrx_core_version());
+  printf("  %-12s %s\n", "hrx-fabric", hrx_fabric_version());
+  printf("  %-12s %s\n", "hrx-loom", hrx_loom_version());
 
   printf("paths:\n");
   char* cache = NULL;
@@ -42,6 +46,23 @@ int hrx_cmd_doctor(int argc, char** argv) {
   printf("logging:\n  %-12s %s\n", "HRX_LOG",
          hrx_log_level_string(hrx_logger_from_env().level));
 
-  printf("devices:\n  none found (no device layer is built yet)\n");
+  printf("devices:\n");
+  hrx_fabric_device_t* device = NULL;
+  status = hrx_fabric_host_device_create(NULL, allocator, &device);
+  if (status != HRX_OK) {
+    char text[1024];
+    hrx_status_format(status, text, sizeof(text));
+    printf("  host         unavailable (%s)\n", text);
+    hrx_status_free(status);
+  } else {
+    const hrx_fabric_device_properties_t* p =
+        hrx_fabric_device_properties(device);
+    printf("  host         %s: profile %s, %u threads, subgroup %u, "
+           "%.1f GiB\n",
+           p->name, p->profile_target, p->compute_units, p->subgroup_size,
+           (double)p->memory_bytes / (1024.0 * 1024.0 * 1024.0));
+    hrx_fabric_device_release(device);
+  }
+  printf("  amdgpu       not probed (the kfd provider is not built yet)\n");
   return HRX_EXIT_OK;
 }

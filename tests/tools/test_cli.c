@@ -71,6 +71,8 @@ static void test_doctor_cache_root(void** state) {
   assert_non_null(strstr(r.output, "hrx-core"));
   assert_non_null(strstr(r.output, "cache root   /var/tmp/xdg/hrx (from xdg)"));
   assert_non_null(strstr(r.output, "devices:"));
+  assert_non_null(strstr(r.output, "host         HRX host device"));
+  assert_non_null(strstr(r.output, "hrx-loom"));
   /* A relative XDG_CACHE_HOME falls back to $HOME/.cache/hrx. */
   run_hrx("XDG_CACHE_HOME=relative HOME=/home/someone", "doctor", &r);
   assert_int_equal(r.exit_code, 0);

@@ -334,6 +334,87 @@ static void test_unbound_buffer_is_reported(void** state) {
   hrx_fabric_memory_free(h->device, &y);
 }
 
+/* Wave64 subgroup operations and f16 rounding, one output row per lane:
+ * out[l] = {up(1), down(1), index(5), xor(3), reduce-add, reduce-max over
+ * clusters of 8, f16(x) round trip}. */
+static const char* const subgroup_kernel =
+    "host.target<cpu> @w64 {subgroup_size = 64}\n"
+    "kernel.def target(@w64) export(\"subgroup_ops\") @subgroup_ops() {\n"
+    "  %one = index.constant 1 : index\n"
+    "  %t = index.constant 64 : index\n"
+    "  kernel.launch.config workgroups(%one, %one, %one) "
+    "workgroup_size(%t, %one, %one) : index\n"
+    "} launch(%in: buffer, %out: buffer) {\n"
+    "  %o = index.constant 0 : offset\n"
+    "  %l = kernel.subgroup.lane.id : index\n"
+    "  %iv = buffer.view %in[%o] : buffer -> view<64xf32>\n"
+    "  %ov = buffer.view %out[%o] : buffer -> view<64x7xf32>\n"
+    "  %x = view.load %iv[%l] : view<64xf32> -> f32\n"
+    "  %w = scalar.constant 64 : i32\n"
+    "  %c1 = scalar.constant 1 : i32\n"
+    "  %c3 = scalar.constant 3 : i32\n"
+    "  %c5 = scalar.constant 5 : i32\n"
+    "  %up, %okup = kernel.subgroup.shuffle<up> %x, %c1, %w : f32, i32, i32\n"
+    "  %dn, %okdn = kernel.subgroup.shuffle<down> %x, %c1, %w : f32, i32, i32\n"
+    "  %ix, %okix = kernel.subgroup.shuffle<index> %x, %c5, %w : f32, i32, i32\n"
+    "  %xr, %okxr = kernel.subgroup.shuffle<xor> %x, %c3, %w : f32, i32, i32\n"
+    "  %sum = kernel.subgroup.reduce<addf> %x : f32\n"
+    "  %max = kernel.subgroup.reduce<maxnumf> %x {cluster_size = 8} : f32\n"
+    "  %h = scalar.fptrunc %x : f32 to f16\n"
+    "  %back = scalar.extf %h : f16 to f32\n"
+    "  %c0i = index.constant 0 : index\n"
+    "  %c1i = index.constant 1 : index\n"
+    "  %c2i = index.constant 2 : index\n"
+    "  %c3i = index.constant 3 : index\n"
+    "  %c4i = index.constant 4 : index\n"
+    "  %c5i = index.constant 5 : index\n"
+    "  %c6i = index.constant 6 : index\n"
+    "  view.store %up, %ov[%l, %c0i] : f32, view<64x7xf32>\n"
+    "  view.store %dn, %ov[%l, %c1i] : f32, view<64x7xf32>\n"
+    "  view.store %ix, %ov[%l, %c2i] : f32, view<64x7xf32>\n"
+    "  view.store %xr, %ov[%l, %c3i] : f32, view<64x7xf32>\n"
+    "  view.store %sum, %ov[%l, %c4i] : f32, view<64x7xf32>\n"
+    "  view.store %max, %ov[%l, %c5i] : f32, view<64x7xf32>\n"
+    "  view.store %back, %ov[%l, %c6i] : f32, view<64x7xf32>\n"
+    "  kernel.return\n"
+    "}\n";
+
+static void test_wave64_subgroup_ops(void** state) {
+  harness_t* h = *state;
+  harness_load_source(h, "subgroup.loom", subgroup_kernel,
+                      strlen(subgroup_kernel), NULL);
+  hrx_fabric_memory_t in = harness_buffer(h, 64 * 4);
+  hrx_fabric_memory_t out = harness_buffer(h, 64 * 7 * 4);
+  float* x = in.host_pointer;
+  for (int l = 0; l < 64; ++l) x[l] = (float)((l * 37) % 64) + 1.0f / 3.0f;
+  uint64_t none = 0;
+  harness_arg_t args[] = {ARG_BUF(in), ARG_BUF(out)};
+  assert_ok(harness_run(h, "subgroup_ops", &none, 0, args, 2));
+  const float* o = out.host_pointer;
+  float sum = 0;
+  for (int l = 0; l < 64; ++l) sum += x[l];
+  for (int l = 0; l < 64; ++l) {
+    const float* row = o + l * 7;
+    assert_true(row[0] == (l >= 1 ? x[l - 1] : x[l]));   /* up: own if none */
+    assert_true(row[1] == (l <= 62 ? x[l + 1] : x[l]));  /* down */
+    assert_true(row[2] == x[5]);                          /* index */
+    assert_true(row[3] == x[l ^ 3]);                      /* xor */
+    assert_true(fabsf(row[4] - sum) <= 1e-3f * sum);      /* reduce add */
+    float max = x[l & ~7];
+    for (int k = l & ~7; k < (l & ~7) + 8; ++k) max = fmaxf(max, x[k]);
+    assert_true(row[5] == max);                           /* cluster max */
+    uint32_t bits;
+    memcpy(&bits, &x[l], 4);
+    uint32_t back = hrx_f16_to_f32_bits(hrx_f32_bits_to_f16(bits));
+    float expected;
+    memcpy(&expected, &back, 4);
+    assert_true(row[6] == expected);                      /* f16 rne */
+    assert_true(row[6] != x[l]);                          /* really rounded */
+  }
+  hrx_fabric_memory_free(h->device, &in);
+  hrx_fabric_memory_free(h->device, &out);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_saxpy, setup, teardown),
@@ -346,6 +427,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_atomic_histogram, setup, teardown),
       cmocka_unit_test_setup_teardown(test_affine_sampler, setup, teardown),
       cmocka_unit_test_setup_teardown(test_while_loop_and_atomics, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_wave64_subgroup_ops, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_out_of_bounds_is_reported, setup,
                                       teardown),

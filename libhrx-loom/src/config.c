@@ -114,8 +114,7 @@ hrx_status_t hrx_loom_config_set_assignment(hrx_loom_config_t* config,
 /* Resolution                                                              */
 /*===------------------------------------------------------------------===*/
 
-/* The bits of |value| at the declared float width (nearest-even). */
-static uint64_t loom_float_bits(double value, loom_type_kind_t kind) {
+uint64_t loom_float_bits(double value, loom_type_kind_t kind) {
   if (kind == LOOM_TYPE_F64) {
     uint64_t bits;
     memcpy(&bits, &value, 8);

@@ -11,7 +11,6 @@
 
 #include "config_internal.h"
 #include "hrx/core/bytes.h"
-#include "hrx/core/half.h"
 #include "hrx/fabric/host_isa.h"
 #include "hrx/loom/host_backend.h"
 #include "op_table.h"
@@ -139,18 +138,8 @@ static uint32_t hb_width(const hb_t* b, loom_type_id_t type) {
 static uint64_t hb_literal_bits(const loom_literal_t* l,
                                 loom_type_kind_t kind) {
   if (loom_type_is_float(kind)) {
-    double value = l->kind == LOOM_LITERAL_FLOAT ? l->f : (double)l->i;
-    uint64_t bits;
-    if (kind == LOOM_TYPE_F64) {
-      memcpy(&bits, &value, 8);
-      return bits;
-    }
-    float f = (float)value;
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    if (kind == LOOM_TYPE_F32) return u;
-    if (kind == LOOM_TYPE_BF16) return hrx_f32_bits_to_bf16(u);
-    return hrx_f32_bits_to_f16(u);
+    return loom_float_bits(l->kind == LOOM_LITERAL_FLOAT ? l->f : (double)l->i,
+                           kind);
   }
   uint64_t v = (uint64_t)l->i;
   switch (kind) {

@@ -1165,14 +1165,17 @@ static bool loom_shape_select(loom_parser_t* p, loom_op_ctx_t* c) {
   return loom_shape_nary(p, c);
 }
 
+/* An optional "-> (T, ...)" result list. */
+static bool loom_parse_result_arrow(loom_parser_t* p, loom_op_ctx_t* c) {
+  if (!loom_accept(p, LOOM_TOKEN_ARROW)) return true;
+  uint32_t start = 0, count = 0;
+  return loom_parse_paren_types(p, &start, &count) &&
+         loom_results_from_list(p, c, start, count);
+}
+
 static bool loom_shape_if(loom_parser_t* p, loom_op_ctx_t* c) {
-  if (!loom_parse_operand_into(p, c->op)) return false;
-  if (loom_accept(p, LOOM_TOKEN_ARROW)) {
-    uint32_t start = 0, count = 0;
-    if (!loom_parse_paren_types(p, &start, &count) ||
-        !loom_results_from_list(p, c, start, count)) {
-      return false;
-    }
+  if (!loom_parse_operand_into(p, c->op) || !loom_parse_result_arrow(p, c)) {
+    return false;
   }
   uint32_t region = 0;
   if (!loom_parse_region(p, c->op, NULL, 0, &region)) return false;
@@ -1184,6 +1187,34 @@ static bool loom_shape_if(loom_parser_t* p, loom_op_ctx_t* c) {
     LOOM_OP(p->module, c->op).has_else = 1;
   }
   return true;
+}
+
+/* The rest of "(%a = %init : T, ...)" after its '(' (which may close at
+ * once): loop-carried region arguments and their init operands, then the
+ * optional result list. */
+static bool loom_parse_carried(loom_parser_t* p, loom_op_ctx_t* c,
+                               loom_region_arg_t* args, uint32_t capacity,
+                               uint32_t* inout_count) {
+  if (!loom_accept(p, LOOM_TOKEN_RPAREN)) {
+    do {
+      if (*inout_count == capacity) {
+        return loom_error_here(p, HRX_LOOM_DIAG_RESULT_COUNT, NULL, 0,
+                               "too many loop-carried values (limit 64)");
+      }
+      if (!loom_is(p, LOOM_TOKEN_VALUE_ID)) return loom_expected(p, "%name");
+      loom_region_arg_t* arg = &args[(*inout_count)++];
+      arg->name = p->token;
+      loom_advance(p);
+      if (!loom_expect(p, LOOM_TOKEN_EQUAL) ||
+          !loom_parse_operand_into(p, c->op) ||
+          !loom_expect(p, LOOM_TOKEN_COLON) ||
+          !loom_parse_type(p, &arg->type)) {
+        return false;
+      }
+    } while (loom_accept(p, LOOM_TOKEN_COMMA));
+    if (!loom_expect(p, LOOM_TOKEN_RPAREN)) return false;
+  }
+  return loom_parse_result_arrow(p, c);
 }
 
 static bool loom_shape_for(loom_parser_t* p, loom_op_ctx_t* c) {
@@ -1201,31 +1232,10 @@ static bool loom_shape_for(loom_parser_t* p, loom_op_ctx_t* c) {
       !loom_expect(p, LOOM_TOKEN_RBRACKET)) {
     return false;
   }
-  if (loom_accept(p, LOOM_TOKEN_LPAREN)) {
-    do {
-      if (arg_count == LOOM_MAX_RESULTS + 1) {
-        return loom_error_here(p, HRX_LOOM_DIAG_RESULT_COUNT, NULL, 0,
-                               "too many loop-carried values (limit 64)");
-      }
-      if (!loom_is(p, LOOM_TOKEN_VALUE_ID)) return loom_expected(p, "%name");
-      args[arg_count].name = p->token;
-      loom_advance(p);
-      if (!loom_expect(p, LOOM_TOKEN_EQUAL) ||
-          !loom_parse_operand_into(p, c->op) ||
-          !loom_expect(p, LOOM_TOKEN_COLON) ||
-          !loom_parse_type(p, &args[arg_count].type)) {
-        return false;
-      }
-      ++arg_count;
-    } while (loom_accept(p, LOOM_TOKEN_COMMA));
-    if (!loom_expect(p, LOOM_TOKEN_RPAREN)) return false;
-  }
-  if (loom_accept(p, LOOM_TOKEN_ARROW)) {
-    uint32_t start = 0, count = 0;
-    if (!loom_parse_paren_types(p, &start, &count) ||
-        !loom_results_from_list(p, c, start, count)) {
-      return false;
-    }
+  if (loom_accept(p, LOOM_TOKEN_LPAREN)
+          ? !loom_parse_carried(p, c, args, LOOM_MAX_RESULTS + 1, &arg_count)
+          : !loom_parse_result_arrow(p, c)) {
+    return false;
   }
   uint32_t region = 0;
   if (!loom_parse_region(p, c->op, args, arg_count, &region)) return false;
@@ -1236,32 +1246,9 @@ static bool loom_shape_for(loom_parser_t* p, loom_op_ctx_t* c) {
 static bool loom_shape_while(loom_parser_t* p, loom_op_ctx_t* c) {
   loom_region_arg_t args[LOOM_MAX_RESULTS];
   uint32_t arg_count = 0;
-  if (!loom_expect(p, LOOM_TOKEN_LPAREN)) return false;
-  if (!loom_accept(p, LOOM_TOKEN_RPAREN)) {
-    do {
-      if (arg_count == LOOM_MAX_RESULTS) {
-        return loom_error_here(p, HRX_LOOM_DIAG_RESULT_COUNT, NULL, 0,
-                               "too many loop-carried values (limit 64)");
-      }
-      if (!loom_is(p, LOOM_TOKEN_VALUE_ID)) return loom_expected(p, "%name");
-      args[arg_count].name = p->token;
-      loom_advance(p);
-      if (!loom_expect(p, LOOM_TOKEN_EQUAL) ||
-          !loom_parse_operand_into(p, c->op) ||
-          !loom_expect(p, LOOM_TOKEN_COLON) ||
-          !loom_parse_type(p, &args[arg_count].type)) {
-        return false;
-      }
-      ++arg_count;
-    } while (loom_accept(p, LOOM_TOKEN_COMMA));
-    if (!loom_expect(p, LOOM_TOKEN_RPAREN)) return false;
-  }
-  if (loom_accept(p, LOOM_TOKEN_ARROW)) {
-    uint32_t start = 0, count = 0;
-    if (!loom_parse_paren_types(p, &start, &count) ||
-        !loom_results_from_list(p, c, start, count)) {
-      return false;
-    }
+  if (!loom_expect(p, LOOM_TOKEN_LPAREN) ||
+      !loom_parse_carried(p, c, args, LOOM_MAX_RESULTS, &arg_count)) {
+    return false;
   }
   uint32_t region = 0;
   if (!loom_parse_region(p, c->op, args, arg_count, &region)) return false;

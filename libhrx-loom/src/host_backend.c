@@ -833,6 +833,18 @@ static bool hb_record_loop(hb_t* b, uint32_t start, uint32_t end) {
   return true;
 }
 
+/* Gives loop-carried argument |arg| a register (scalar only when the loop
+ * and its init are uniform) and copies operand |init_operand| into it. */
+static bool hb_carry(hb_t* b, const loom_op_t* op, uint32_t init_operand,
+                     uint32_t arg, bool uniform_loop) {
+  uint32_t init = 0;
+  if (!hb_operand(b, op, init_operand, &init)) return false;
+  b->uniform[arg] = b->uniform[arg] && uniform_loop && hb_scalar(b, init);
+  uint32_t width = hb_width(b, LOOM_VALUE(b->m, arg).type);
+  return hb_new_vreg(b, b->uniform[arg], width, &b->vreg[arg]) &&
+         hb_mov(b, b->vreg[arg], init, width);
+}
+
 static bool hb_lower_for(hb_t* b, const loom_op_t* op) {
   const loom_module_t* m = b->m;
   const loom_region_t* body = &LOOM_REGION(m, op->regions[0]);
@@ -853,14 +865,7 @@ static bool hb_lower_for(hb_t* b, const loom_op_t* op) {
   uint32_t targets[64];
   for (uint32_t k = 0; k < iters; ++k) {
     uint32_t arg = body->args_start + 1 + k;
-    uint32_t init = 0;
-    if (!hb_operand(b, op, 3 + k, &init)) return false;
-    b->uniform[arg] = b->uniform[arg] && uniform && hb_scalar(b, init);
-    uint32_t width = hb_width(b, LOOM_VALUE(m, arg).type);
-    if (!hb_new_vreg(b, b->uniform[arg], width, &b->vreg[arg]) ||
-        !hb_mov(b, b->vreg[arg], init, width)) {
-      return false;
-    }
+    if (!hb_carry(b, op, 3 + k, arg, uniform)) return false;
     targets[k] = b->vreg[arg];
     if (k < op->result_count) b->vreg[op->results_start + k] = b->vreg[arg];
   }
@@ -909,14 +914,7 @@ static bool hb_lower_while(hb_t* b, const loom_op_t* op) {
   uint32_t before_regs[64], after_regs[64];
   for (uint32_t k = 0; k < before->arg_count; ++k) {
     uint32_t arg = before->args_start + k;
-    uint32_t init = 0;
-    if (!hb_operand(b, op, k, &init)) return false;
-    b->uniform[arg] = b->uniform[arg] && uniform && hb_scalar(b, init);
-    uint32_t width = hb_width(b, LOOM_VALUE(m, arg).type);
-    if (!hb_new_vreg(b, b->uniform[arg], width, &b->vreg[arg]) ||
-        !hb_mov(b, b->vreg[arg], init, width)) {
-      return false;
-    }
+    if (!hb_carry(b, op, k, arg, uniform)) return false;
     before_regs[k] = b->vreg[arg];
   }
   for (uint32_t k = 0; k < after->arg_count; ++k) {

@@ -1,37 +1,22 @@
-/* Launch programs: lowering, evaluation and the serialised form. */
+/* Launch programs: lowering a launch-config region and serialising it in
+ * the format of hrx/fabric/launch_program.h. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "config_internal.h"
 #include "hrx/core/bytes.h"
+#include "hrx/fabric/launch_program.h"
 #include "hrx/loom/launch_program.h"
 #include "op_table.h"
 
-/* Register-machine opcodes. Values are int64 (index semantics). */
-typedef enum loom_lp_opcode_e {
-  LOOM_LP_CONST = 0, /* dst = imm */
-  LOOM_LP_ARG,       /* dst = workload[imm] */
-  LOOM_LP_ADD,
-  LOOM_LP_SUB,
-  LOOM_LP_MUL,
-  LOOM_LP_DIV,
-  LOOM_LP_REM,
-  LOOM_LP_MIN,
-  LOOM_LP_MAX,
-  LOOM_LP_MADD,      /* dst = a * b + c */
-  LOOM_LP_AND,
-  LOOM_LP_OR,
-  LOOM_LP_XOR,
-  LOOM_LP_SHL,
-  LOOM_LP_SHRU,
-  LOOM_LP_CMP,       /* dst = a <pred imm> b */
-  LOOM_LP_SELECT,    /* dst = a ? b : c */
-  LOOM_LP_SEXT,      /* dst = sign-extend low imm bits of a */
-  LOOM_LP_ZEXT,      /* dst = zero-extend low imm bits of a */
-  LOOM_LP_ASSERT,    /* fact imm (loom_pred_kind_t) over a, b, c */
-  LOOM_LP_OPCODE_COUNT,
-} loom_lp_opcode_t;
+_Static_assert(LOOM_PRED_RANGE == (int)HRX_LAUNCH_FACT_RANGE &&
+                   LOOM_PRED_LT == (int)HRX_LAUNCH_FACT_LT &&
+                   LOOM_PRED_LE == (int)HRX_LAUNCH_FACT_LE &&
+                   LOOM_PRED_EQ == (int)HRX_LAUNCH_FACT_EQ &&
+                   LOOM_PRED_NE == (int)HRX_LAUNCH_FACT_NE &&
+                   LOOM_PRED_MUL == (int)HRX_LAUNCH_FACT_MUL,
+               "facts are encoded by their Loom predicate kind");
 
 typedef struct loom_lp_insn_t {
   uint8_t op;
@@ -39,10 +24,6 @@ typedef struct loom_lp_insn_t {
   int64_t imm;
 } loom_lp_insn_t;
 
-#define LOOM_LP_MAX_REGISTERS 1024u
-#define LOOM_LP_MAX_INSNS 65536u
-#define LOOM_LP_MAGIC "HXLP"
-#define LOOM_LP_VERSION 1u
 
 struct hrx_loom_launch_program_s {
   hrx_allocator_t allocator;
@@ -114,7 +95,7 @@ static void loom_lp_unsupported(loom_lp_builder_t* b, loom_span_t span,
 }
 
 static bool loom_lp_new_reg(loom_lp_builder_t* b, uint16_t* out) {
-  if (b->program->register_count >= LOOM_LP_MAX_REGISTERS) {
+  if (b->program->register_count >= HRX_LAUNCH_PROGRAM_MAX_REGISTERS) {
     loom_lp_unsupported(b, LOOM_NO_SPAN, HRX_LOOM_DIAG_LAUNCH_UNSUPPORTED,
                         "launch-config region needs more than 1024 values");
     return false;
@@ -125,7 +106,7 @@ static bool loom_lp_new_reg(loom_lp_builder_t* b, uint16_t* out) {
 
 static bool loom_lp_emit(loom_lp_builder_t* b, loom_lp_insn_t insn) {
   hrx_loom_launch_program_t* p = b->program;
-  if (p->insn_count == LOOM_LP_MAX_INSNS) {
+  if (p->insn_count == HRX_LAUNCH_PROGRAM_MAX_INSNS) {
     loom_lp_unsupported(b, LOOM_NO_SPAN, HRX_LOOM_DIAG_LAUNCH_UNSUPPORTED,
                         "launch-config region is too large");
     return false;
@@ -148,7 +129,7 @@ static bool loom_lp_emit(loom_lp_builder_t* b, loom_lp_insn_t insn) {
 
 static bool loom_lp_const(loom_lp_builder_t* b, int64_t value, uint16_t* out) {
   return loom_lp_new_reg(b, out) &&
-         loom_lp_emit(b, (loom_lp_insn_t){.op = LOOM_LP_CONST, .dst = *out,
+         loom_lp_emit(b, (loom_lp_insn_t){.op = HRX_LAUNCH_OP_CONST, .dst = *out,
                                           .imm = value});
 }
 
@@ -190,23 +171,23 @@ static bool loom_lp_narrow(loom_lp_builder_t* b, loom_type_kind_t kind,
     return true;
   }
   return loom_lp_new_reg(b, out) &&
-         loom_lp_emit(b, (loom_lp_insn_t){.op = LOOM_LP_SEXT, .dst = *out,
+         loom_lp_emit(b, (loom_lp_insn_t){.op = HRX_LAUNCH_OP_SEXT, .dst = *out,
                                           .a = reg, .imm = bits});
 }
 
 static bool loom_lp_lower_op(loom_lp_builder_t* b, const loom_op_t* op) {
   static const struct {
     const char* name;
-    loom_lp_opcode_t code;
+    hrx_launch_op_t code;
   } binary[] = {
-      {"index.add", LOOM_LP_ADD},   {"index.sub", LOOM_LP_SUB},
-      {"index.mul", LOOM_LP_MUL},   {"index.div", LOOM_LP_DIV},
-      {"index.rem", LOOM_LP_REM},   {"index.min", LOOM_LP_MIN},
-      {"index.max", LOOM_LP_MAX},   {"index.andi", LOOM_LP_AND},
-      {"index.ori", LOOM_LP_OR},    {"index.xori", LOOM_LP_XOR},
-      {"index.shli", LOOM_LP_SHL},  {"index.shrui", LOOM_LP_SHRU},
-      {"index.scale", LOOM_LP_MUL}, {"index.madd", LOOM_LP_MADD},
-      {"index.cmp", LOOM_LP_CMP},   {"scf.select", LOOM_LP_SELECT},
+      {"index.add", HRX_LAUNCH_OP_ADD},   {"index.sub", HRX_LAUNCH_OP_SUB},
+      {"index.mul", HRX_LAUNCH_OP_MUL},   {"index.div", HRX_LAUNCH_OP_DIV},
+      {"index.rem", HRX_LAUNCH_OP_REM},   {"index.min", HRX_LAUNCH_OP_MIN},
+      {"index.max", HRX_LAUNCH_OP_MAX},   {"index.andi", HRX_LAUNCH_OP_AND},
+      {"index.ori", HRX_LAUNCH_OP_OR},    {"index.xori", HRX_LAUNCH_OP_XOR},
+      {"index.shli", HRX_LAUNCH_OP_SHL},  {"index.shrui", HRX_LAUNCH_OP_SHRU},
+      {"index.scale", HRX_LAUNCH_OP_MUL}, {"index.madd", HRX_LAUNCH_OP_MADD},
+      {"index.cmp", HRX_LAUNCH_OP_CMP},   {"scf.select", HRX_LAUNCH_OP_SELECT},
   };
   const loom_module_t* m = b->module;
   const loom_op_def_t* def = &loom_op_defs[op->opcode];
@@ -256,7 +237,7 @@ static bool loom_lp_lower_op(loom_lp_builder_t* b, const loom_op_t* op) {
         loom_type_bit_width(from) < 64) {
       if (!loom_lp_new_reg(b, &dst) ||
           !loom_lp_emit(b, (loom_lp_insn_t){
-                               .op = LOOM_LP_ZEXT, .dst = dst, .a = r[0],
+                               .op = HRX_LAUNCH_OP_ZEXT, .dst = dst, .a = r[0],
                                .imm = loom_type_bit_width(from)})) {
         return false;
       }
@@ -276,7 +257,7 @@ static bool loom_lp_lower_op(loom_lp_builder_t* b, const loom_op_t* op) {
           !loom_lp_ref(b, &pred->args[2], pred->span, &y)) {
         return false;
       }
-      if (!loom_lp_emit(b, (loom_lp_insn_t){.op = LOOM_LP_ASSERT,
+      if (!loom_lp_emit(b, (loom_lp_insn_t){.op = HRX_LAUNCH_OP_ASSERT,
                                             .a = r[0], .b = x, .c = y,
                                             .imm = pred->kind})) {
         return false;
@@ -428,7 +409,7 @@ hrx_status_t hrx_loom_launch_program_build(
     uint16_t raw = 0, reg = 0;
     const loom_value_t* arg = &LOOM_VALUE(module, config->args_start + i);
     ok = loom_lp_new_reg(&b, &raw) &&
-         loom_lp_emit(&b, (loom_lp_insn_t){.op = LOOM_LP_ARG, .dst = raw,
+         loom_lp_emit(&b, (loom_lp_insn_t){.op = HRX_LAUNCH_OP_ARG, .dst = raw,
                                            .imm = i}) &&
          loom_lp_narrow(&b, loom_type_kind(module, arg->type), raw, &reg);
     if (ok) reg_of[config->args_start + i] = reg;
@@ -466,209 +447,26 @@ hrx_status_t hrx_loom_launch_program_build(
 }
 
 /*===------------------------------------------------------------------===*/
-/* Evaluation                                                              */
-/*===------------------------------------------------------------------===*/
-
-static const char* const loom_lp_fact_names[LOOM_PRED_COUNT] = {
-    [LOOM_PRED_RANGE] = "range", [LOOM_PRED_LT] = "lt",
-    [LOOM_PRED_LE] = "le",       [LOOM_PRED_EQ] = "eq",
-    [LOOM_PRED_NE] = "ne",       [LOOM_PRED_MUL] = "mul"};
-
-static bool loom_lp_compare(int64_t a, int64_t b, int64_t predicate) {
-  uint64_t ua = (uint64_t)a, ub = (uint64_t)b;
-  switch (predicate) {
-    case 0: return a == b;
-    case 1: return a != b;
-    case 2: return a < b;
-    case 3: return a <= b;
-    case 4: return a > b;
-    case 5: return a >= b;
-    case 6: return ua < ub;
-    case 7: return ua <= ub;
-    case 8: return ua > ub;
-    default: return ua >= ub;
-  }
-}
-
-static hrx_status_t loom_lp_overflow(const hrx_loom_launch_program_t* p,
-                                     uint32_t pc) {
-  return hrx_make_status(HRX_STATUS_OUT_OF_RANGE,
-                         "launch program for @%s: arithmetic overflow at "
-                         "instruction %u", p->symbol, pc);
-}
-
-hrx_status_t hrx_loom_launch_program_evaluate(
-    const hrx_loom_launch_program_t* p, const uint64_t* workload,
-    size_t workload_count, hrx_loom_launch_config_t* out) {
-  memset(out, 0, sizeof(*out));
-  if (workload_count != p->workload_count) {
-    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
-                           "@%s takes %u workload values, got %zu", p->symbol,
-                           p->workload_count, workload_count);
-  }
-  if (workload_count && !workload) {
-    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
-                           "workload array is NULL");
-  }
-  int64_t r[LOOM_LP_MAX_REGISTERS];
-  for (uint32_t pc = 0; pc < p->insn_count; ++pc) {
-    const loom_lp_insn_t* i = &p->insns[pc];
-    int64_t a = r[i->a], b = r[i->b], c = r[i->c], v = 0;
-    switch ((loom_lp_opcode_t)i->op) {
-      case LOOM_LP_CONST: v = i->imm; break;
-      case LOOM_LP_ARG: v = (int64_t)workload[i->imm]; break;
-      case LOOM_LP_ADD:
-        if (__builtin_add_overflow(a, b, &v)) return loom_lp_overflow(p, pc);
-        break;
-      case LOOM_LP_SUB:
-        if (__builtin_sub_overflow(a, b, &v)) return loom_lp_overflow(p, pc);
-        break;
-      case LOOM_LP_MUL:
-        if (__builtin_mul_overflow(a, b, &v)) return loom_lp_overflow(p, pc);
-        break;
-      case LOOM_LP_MADD:
-        if (__builtin_mul_overflow(a, b, &v) ||
-            __builtin_add_overflow(v, c, &v)) {
-          return loom_lp_overflow(p, pc);
-        }
-        break;
-      case LOOM_LP_DIV:
-      case LOOM_LP_REM:
-        if (b <= 0 || a < 0) {
-          return hrx_make_status(
-              HRX_STATUS_INVALID_ARGUMENT,
-              "launch program for @%s: index.%s needs a nonnegative "
-              "dividend and a positive divisor (got %" PRId64 " and %" PRId64
-              ")", p->symbol, i->op == LOOM_LP_DIV ? "div" : "rem", a, b);
-        }
-        v = i->op == LOOM_LP_DIV ? a / b : a % b;
-        break;
-      case LOOM_LP_MIN: v = a < b ? a : b; break;
-      case LOOM_LP_MAX: v = a > b ? a : b; break;
-      case LOOM_LP_AND: v = a & b; break;
-      case LOOM_LP_OR: v = a | b; break;
-      case LOOM_LP_XOR: v = a ^ b; break;
-      case LOOM_LP_SHL:
-      case LOOM_LP_SHRU:
-        if (b < 0 || b > 63) {
-          return hrx_make_status(HRX_STATUS_OUT_OF_RANGE,
-                                 "launch program for @%s: shift by %" PRId64,
-                                 p->symbol, b);
-        }
-        v = i->op == LOOM_LP_SHL ? (int64_t)((uint64_t)a << b)
-                                 : (int64_t)((uint64_t)a >> b);
-        break;
-      case LOOM_LP_CMP: v = loom_lp_compare(a, b, i->imm); break;
-      case LOOM_LP_SELECT: v = a ? b : c; break;
-      case LOOM_LP_SEXT: {
-        uint32_t shift = 64u - (uint32_t)i->imm;
-        v = (int64_t)((uint64_t)a << shift) >> shift;
-        break;
-      }
-      case LOOM_LP_ZEXT:
-        v = (int64_t)((uint64_t)a & ((1ull << i->imm) - 1));
-        break;
-      case LOOM_LP_ASSERT: {
-        bool ok = true;
-        switch ((loom_pred_kind_t)i->imm) {
-          case LOOM_PRED_RANGE: ok = a >= b && a <= c; break;
-          case LOOM_PRED_LT: ok = a < b; break;
-          case LOOM_PRED_LE: ok = a <= b; break;
-          case LOOM_PRED_EQ: ok = a == b; break;
-          case LOOM_PRED_NE: ok = a != b; break;
-          case LOOM_PRED_MUL: ok = b > 0 && a % b == 0; break;
-          default: break;
-        }
-        if (!ok) {
-          return hrx_make_status(
-              HRX_STATUS_INVALID_ARGUMENT,
-              "workload for @%s violates fact %s: value %" PRId64
-              ", bounds %" PRId64 "%s%.0" PRId64,
-              p->symbol, loom_lp_fact_names[i->imm], a, b,
-              i->imm == LOOM_PRED_RANGE ? ".." : "",
-              i->imm == LOOM_PRED_RANGE ? c : 0);
-        }
-        continue;
-      }
-      default:
-        return hrx_make_status(HRX_STATUS_INTERNAL, "bad launch opcode %u",
-                               i->op);
-    }
-    r[i->dst] = v;
-  }
-  static const char* const names[9] = {
-      "workgroups.x",     "workgroups.y",     "workgroups.z",
-      "workgroup_size.x", "workgroup_size.y", "workgroup_size.z",
-      "cluster_size.x",   "cluster_size.y",   "cluster_size.z"};
-  uint64_t threads = 1;
-  for (int d = 0; d < 9; ++d) {
-    int64_t value = r[p->launch_regs[d]];
-    uint64_t limit = d < 3 ? p->max_workgroup_count : p->max_workgroup_size;
-    if (value <= 0) {
-      return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
-                             "@%s: %s is %" PRId64 "; sizes must be positive",
-                             p->symbol, names[d], value);
-    }
-    if ((uint64_t)value > limit) {
-      return hrx_make_status(HRX_STATUS_OUT_OF_RANGE,
-                             "@%s: %s is %" PRId64 ", above the limit %" PRIu64,
-                             p->symbol, names[d], value, limit);
-    }
-    uint32_t* slot = d < 3 ? &out->workgroup_count[d]
-                     : d < 6 ? &out->workgroup_size[d - 3]
-                             : &out->cluster_size[d - 6];
-    *slot = (uint32_t)value;
-    if (d >= 3 && d < 6) threads *= (uint64_t)value;
-  }
-  if (threads > p->max_workgroup_size) {
-    return hrx_make_status(HRX_STATUS_OUT_OF_RANGE,
-                           "@%s: workgroup of %" PRIu64 " threads exceeds %u",
-                           p->symbol, threads, p->max_workgroup_size);
-  }
-  if (p->workgroup_storage > p->max_workgroup_storage) {
-    return hrx_make_status(HRX_STATUS_OUT_OF_RANGE,
-                           "@%s: %" PRIu64 " bytes of workgroup memory exceed "
-                           "%" PRIu64, p->symbol, p->workgroup_storage,
-                           p->max_workgroup_storage);
-  }
-  out->subgroup_size = p->subgroup_size;
-  out->workgroup_storage_bytes = p->workgroup_storage;
-  out->private_storage_bytes = p->private_storage;
-  return HRX_OK;
-}
-
-/*===------------------------------------------------------------------===*/
 /* Serialisation                                                           */
 /*===------------------------------------------------------------------===*/
 
-/* Layout (little-endian):
- *   "HXLP" u32 version
- *   u32 workload_count, register_count, insn_count, subgroup_size
- *   u32 max_workgroup_size, max_workgroup_count
- *   u64 max_workgroup_storage, workgroup_storage, private_storage
- *   u16 launch_regs[9]
- *   u32 symbol_length, symbol bytes
- *   insn_count x { u8 op, u16 dst, a, b, c, i64 imm }   (17 bytes each)
- *   32-byte SHA-256 of all preceding bytes */
-#define LOOM_LP_HEADER_SIZE (8 + 6 * 4 + 3 * 8 + 9 * 2 + 4)
-#define LOOM_LP_INSN_SIZE 17
-
+/* The format is specified in hrx/fabric/launch_program.h. */
 hrx_status_t hrx_loom_launch_program_serialize(
     const hrx_loom_launch_program_t* p, hrx_allocator_t allocator,
     uint8_t** out_bytes, size_t* out_length) {
   *out_bytes = NULL;
   *out_length = 0;
   size_t symbol_length = strlen(p->symbol);
-  size_t length = LOOM_LP_HEADER_SIZE + symbol_length +
-                  (size_t)p->insn_count * LOOM_LP_INSN_SIZE +
+  size_t length = HRX_LAUNCH_PROGRAM_HEADER_SIZE + symbol_length +
+                  (size_t)p->insn_count * HRX_LAUNCH_PROGRAM_INSN_SIZE +
                   HRX_SHA256_DIGEST_SIZE;
   uint8_t* bytes = NULL;
   HRX_RETURN_IF_ERROR(
       hrx_allocator_malloc_uninitialized(allocator, length, (void**)&bytes));
   uint8_t* c = bytes;
-  memcpy(c, LOOM_LP_MAGIC, 4);
+  memcpy(c, HRX_LAUNCH_PROGRAM_MAGIC, 4);
   c += 4;
-  hrx_put_le(&c, LOOM_LP_VERSION, 4);
+  hrx_put_le(&c, HRX_LAUNCH_PROGRAM_VERSION, 4);
   hrx_put_le(&c, p->workload_count, 4);
   hrx_put_le(&c, p->register_count, 4);
   hrx_put_le(&c, p->insn_count, 4);
@@ -699,132 +497,3 @@ hrx_status_t hrx_loom_launch_program_serialize(
   return HRX_OK;
 }
 
-static hrx_status_t loom_lp_invalid(const char* what) {
-  return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
-                         "launch program blob is invalid: %s", what);
-}
-
-/* Checks one instruction's fields against the program's bounds. */
-static hrx_status_t loom_lp_check_insn(const hrx_loom_launch_program_t* p,
-                                       const loom_lp_insn_t* i) {
-  if (i->op >= LOOM_LP_OPCODE_COUNT) return loom_lp_invalid("bad opcode");
-  if (i->dst >= p->register_count || i->a >= p->register_count ||
-      i->b >= p->register_count || i->c >= p->register_count) {
-    return loom_lp_invalid("register out of range");
-  }
-  switch ((loom_lp_opcode_t)i->op) {
-    case LOOM_LP_ARG:
-      if (i->imm < 0 || (uint64_t)i->imm >= p->workload_count) {
-        return loom_lp_invalid("workload index out of range");
-      }
-      break;
-    case LOOM_LP_CMP:
-      if (i->imm < 0 || i->imm > 9) return loom_lp_invalid("bad predicate");
-      break;
-    case LOOM_LP_SEXT:
-    case LOOM_LP_ZEXT:
-      if (i->imm < 1 || i->imm > 63) return loom_lp_invalid("bad width");
-      break;
-    case LOOM_LP_ASSERT:
-      if (i->imm < 0 || i->imm >= LOOM_PRED_COUNT) {
-        return loom_lp_invalid("bad fact");
-      }
-      break;
-    default:
-      break;
-  }
-  return HRX_OK;
-}
-
-hrx_status_t hrx_loom_launch_program_load(const uint8_t* bytes, size_t length,
-                                          hrx_allocator_t allocator,
-                                          hrx_loom_launch_program_t** out) {
-  *out = NULL;
-  if (!bytes || length < LOOM_LP_HEADER_SIZE + HRX_SHA256_DIGEST_SIZE) {
-    return hrx_make_status(HRX_STATUS_DATA_LOSS,
-                           "launch program blob is truncated (%zu bytes)",
-                           length);
-  }
-  if (memcmp(bytes, LOOM_LP_MAGIC, 4) != 0) {
-    return loom_lp_invalid("not a launch program (bad magic)");
-  }
-  hrx_sha256_digest_t digest;
-  size_t body = length - HRX_SHA256_DIGEST_SIZE;
-  hrx_sha256(bytes, body, &digest);
-  if (memcmp(digest.bytes, bytes + body, HRX_SHA256_DIGEST_SIZE) != 0) {
-    return hrx_make_status(HRX_STATUS_DATA_LOSS,
-                           "launch program blob fails its checksum "
-                           "(truncated or tampered)");
-  }
-  const uint8_t* c = bytes + 4;
-  uint32_t version = (uint32_t)hrx_get_le(&c, 4);
-  if (version != LOOM_LP_VERSION) {
-    return hrx_make_status(HRX_STATUS_UNIMPLEMENTED,
-                           "launch program version %u; this build reads %u",
-                           version, LOOM_LP_VERSION);
-  }
-  hrx_loom_launch_program_t header = {0};
-  header.workload_count = (uint32_t)hrx_get_le(&c, 4);
-  header.register_count = (uint32_t)hrx_get_le(&c, 4);
-  header.insn_count = (uint32_t)hrx_get_le(&c, 4);
-  header.subgroup_size = (uint32_t)hrx_get_le(&c, 4);
-  header.max_workgroup_size = (uint32_t)hrx_get_le(&c, 4);
-  header.max_workgroup_count = (uint32_t)hrx_get_le(&c, 4);
-  header.max_workgroup_storage = hrx_get_le(&c, 8);
-  header.workgroup_storage = hrx_get_le(&c, 8);
-  header.private_storage = hrx_get_le(&c, 8);
-  for (int i = 0; i < 9; ++i) header.launch_regs[i] = (uint16_t)hrx_get_le(&c, 2);
-  uint64_t symbol_length = hrx_get_le(&c, 4);
-  if (header.register_count == 0 ||
-      header.register_count > LOOM_LP_MAX_REGISTERS ||
-      header.insn_count > LOOM_LP_MAX_INSNS ||
-      header.workload_count > LOOM_LP_MAX_REGISTERS) {
-    return loom_lp_invalid("counts out of range");
-  }
-  if (symbol_length == 0 || symbol_length > 4096 ||
-      LOOM_LP_HEADER_SIZE + symbol_length +
-              (uint64_t)header.insn_count * LOOM_LP_INSN_SIZE != body) {
-    return loom_lp_invalid("sizes do not add up");
-  }
-  for (int i = 0; i < 9; ++i) {
-    if (header.launch_regs[i] >= header.register_count) {
-      return loom_lp_invalid("launch register out of range");
-    }
-  }
-  hrx_loom_launch_program_t* p = NULL;
-  HRX_RETURN_IF_ERROR(hrx_allocator_malloc(allocator, sizeof(*p), (void**)&p));
-  *p = header;
-  p->allocator = allocator;
-  hrx_status_t status = hrx_allocator_malloc_uninitialized(
-      allocator, symbol_length + 1, (void**)&p->symbol);
-  if (status == HRX_OK) {
-    memcpy(p->symbol, c, symbol_length);
-    p->symbol[symbol_length] = '\0';
-    c += symbol_length;
-    if (memchr(p->symbol, '\0', symbol_length)) {
-      status = loom_lp_invalid("symbol contains NUL");
-    }
-  }
-  if (status == HRX_OK) {
-    p->insn_capacity = header.insn_count;
-    status = hrx_allocator_malloc_array(
-        allocator, header.insn_count ? header.insn_count : 1,
-        sizeof(loom_lp_insn_t), (void**)&p->insns);
-  }
-  for (uint32_t i = 0; i < header.insn_count && status == HRX_OK; ++i) {
-    loom_lp_insn_t* insn = &p->insns[i];
-    insn->op = (uint8_t)hrx_get_le(&c, 1);
-    insn->dst = (uint16_t)hrx_get_le(&c, 2);
-    insn->a = (uint16_t)hrx_get_le(&c, 2);
-    insn->b = (uint16_t)hrx_get_le(&c, 2);
-    insn->c = (uint16_t)hrx_get_le(&c, 2);
-    insn->imm = (int64_t)hrx_get_le(&c, 8);
-    status = loom_lp_check_insn(p, insn);
-  }
-  if (status != HRX_OK) {
-    hrx_loom_launch_program_destroy(p);
-    return status;
-  }
-  *out = p;
-  return HRX_OK;
-}

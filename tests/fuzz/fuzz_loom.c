@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hrx/fabric/launch_program.h"
 #include "hrx/loom.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
@@ -47,21 +48,21 @@ static void exercise(const hrx_loom_module_t* module) {
       hrx_status_free(status);
       continue;
     }
-    uint64_t workload[8] = {1, 7, 64, 1000, 3, 0, 5, 2};
-    size_t count = hrx_loom_launch_program_workload_count(program);
-    hrx_loom_launch_config_t config;
-    if (count <= 8) {
-      hrx_status_free(hrx_loom_launch_program_evaluate(program, workload,
-                                                       count, &config));
-    }
     uint8_t* bytes = NULL;
     size_t length = 0;
     check(hrx_loom_launch_program_serialize(program, allocator, &bytes,
                                             &length) == HRX_OK);
-    hrx_loom_launch_program_t* loaded = NULL;
-    check(hrx_loom_launch_program_load(bytes, length, allocator, &loaded) ==
+    hrx_fabric_launch_program_t* loaded = NULL;
+    check(hrx_fabric_launch_program_load(bytes, length, allocator, &loaded) ==
           HRX_OK);
-    hrx_loom_launch_program_destroy(loaded);
+    uint64_t workload[8] = {1, 7, 64, 1000, 3, 0, 5, 2};
+    size_t count = hrx_fabric_launch_program_workload_count(loaded);
+    hrx_fabric_launch_config_t config;
+    if (count <= 8) {
+      hrx_status_free(hrx_fabric_launch_program_evaluate(loaded, workload,
+                                                         count, &config));
+    }
+    hrx_fabric_launch_program_destroy(loaded);
     free(bytes);
     hrx_loom_launch_program_destroy(program);
   }

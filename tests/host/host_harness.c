@@ -104,14 +104,14 @@ hrx_status_t harness_run(harness_t* h, const char* kernel_name,
                            "%s takes %u arguments, got %zu", kernel_name,
                            info.arg_count, arg_count);
   }
-  hrx_loom_launch_program_t* program = NULL;
-  HRX_RETURN_IF_ERROR(hrx_loom_launch_program_load(
+  hrx_fabric_launch_program_t* program = NULL;
+  HRX_RETURN_IF_ERROR(hrx_fabric_launch_program_load(
       info.launch_program, info.launch_program_length, hrx_allocator_system(),
       &program));
-  hrx_loom_launch_config_t launch;
-  hrx_status_t status = hrx_loom_launch_program_evaluate(
+  hrx_fabric_launch_config_t launch;
+  hrx_status_t status = hrx_fabric_launch_program_evaluate(
       program, workload, workload_count, &launch);
-  hrx_loom_launch_program_destroy(program);
+  hrx_fabric_launch_program_destroy(program);
   HRX_RETURN_IF_ERROR(status);
 
   uint8_t* kernarg = calloc(1, info.kernarg_size ? info.kernarg_size : 1);

@@ -4,9 +4,9 @@
  * the grid from the workload, e.g. workgroups = ceil(n / 256). It is
  * lowered, with its config values and the target's subgroup size folded in,
  * to a compact register program that evaluates in nanoseconds per dispatch
- * and travels inside artifacts as a versioned, checksummed blob.
- *
- * Programs are immutable once built or loaded; evaluation is thread-safe.
+ * and travels inside artifacts as a versioned, checksummed blob. The blob
+ * format and its evaluator belong to the runtime (libhrx-fabric), so that
+ * programs launch kernels without linking the compiler.
  */
 #ifndef HRX_LOOM_LAUNCH_PROGRAM_H_
 #define HRX_LOOM_LAUNCH_PROGRAM_H_
@@ -37,15 +37,6 @@ HRX_API hrx_loom_profile_t hrx_loom_profile_host(void);
 /* gfx1151 (wave32, 1024 threads, 64 KiB LDS). */
 HRX_API hrx_loom_profile_t hrx_loom_profile_gfx1151(void);
 
-typedef struct hrx_loom_launch_config_t {
-  uint32_t workgroup_count[3];
-  uint32_t workgroup_size[3];
-  uint32_t cluster_size[3];
-  uint32_t subgroup_size;
-  uint64_t workgroup_storage_bytes;
-  uint64_t private_storage_bytes;   /* per work-item */
-} hrx_loom_launch_config_t;
-
 typedef struct hrx_loom_launch_program_s hrx_loom_launch_program_t;
 
 /* Lowers the launch-config region of kernel |kernel| of |module|. Config
@@ -66,26 +57,11 @@ HRX_API const char* hrx_loom_launch_program_symbol(
 HRX_API size_t hrx_loom_launch_program_workload_count(
     const hrx_loom_launch_program_t* program);
 
-/* Runs the program on |workload| (one raw 64-bit value per workload
- * argument: integers two's complement, floats as their bits).
- * INVALID_ARGUMENT for a wrong argument count, a violated index.assume
- * fact, division by zero or a zero size; OUT_OF_RANGE for arithmetic
- * overflow or sizes past the profile's limits. */
-HRX_API HRX_MUST_USE hrx_status_t hrx_loom_launch_program_evaluate(
-    const hrx_loom_launch_program_t* program, const uint64_t* workload,
-    size_t workload_count, hrx_loom_launch_config_t* out_config);
-
-/* Versioned binary form, ending in a SHA-256 of everything before it. */
+/* The serialised form (hrx/fabric/launch_program.h), which runtimes load
+ * and evaluate with hrx_fabric_launch_program_load/evaluate. */
 HRX_API HRX_MUST_USE hrx_status_t hrx_loom_launch_program_serialize(
     const hrx_loom_launch_program_t* program, hrx_allocator_t allocator,
     uint8_t** out_bytes, size_t* out_length);
-
-/* Loads a serialised program. A truncated, tampered, wrong-version or
- * internally inconsistent blob fails with DATA_LOSS or INVALID_ARGUMENT;
- * nothing in it is trusted before it is checked. */
-HRX_API HRX_MUST_USE hrx_status_t hrx_loom_launch_program_load(
-    const uint8_t* bytes, size_t length, hrx_allocator_t allocator,
-    hrx_loom_launch_program_t** out_program);
 
 #ifdef __cplusplus
 }

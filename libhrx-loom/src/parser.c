@@ -1455,7 +1455,7 @@ static bool loom_parse_target(loom_parser_t* p, loom_target_family_t family) {
                                  &target.kind));
   loom_advance(p);
   if (!loom_expect(p, LOOM_TOKEN_RANGLE)) return false;
-  loom_token_t symbol_token;
+  loom_token_t symbol_token = {0};
   if (!loom_parse_symbol(p, &target.symbol, &symbol_token)) return false;
   if (loom_symbol_taken(p, symbol_token,
                         loom_module_string(m, target.symbol))) {
@@ -1496,7 +1496,7 @@ static bool loom_parse_config_decl(loom_parser_t* p) {
   loom_config_decl_t decl = {.value_name = LOOM_NONE,
                              .span = loom_token_span(p->token)};
   loom_advance(p);
-  loom_token_t symbol_token;
+  loom_token_t symbol_token = {0};
   if (!loom_parse_symbol(p, &decl.symbol, &symbol_token) ||
       !loom_expect(p, LOOM_TOKEN_COLON)) {
     return false;
@@ -1543,7 +1543,7 @@ static bool loom_parse_config_def(loom_parser_t* p) {
   loom_span_t span = loom_token_span(p->token);
   loom_advance(p);
   uint32_t symbol = 0;
-  loom_token_t symbol_token;
+  loom_token_t symbol_token = {0};
   loom_literal_t literal;
   loom_type_id_t type = 0;
   if (!loom_parse_symbol(p, &symbol, &symbol_token) ||
@@ -1656,7 +1656,7 @@ static bool loom_parse_kernel(loom_parser_t* p) {
       break;
     }
   }
-  loom_token_t symbol_token;
+  loom_token_t symbol_token = {0};
   if (!loom_parse_symbol(p, &kernel.symbol, &symbol_token)) return false;
   if (loom_symbol_taken(p, symbol_token,
                         loom_module_string(m, kernel.symbol))) {
@@ -1714,7 +1714,7 @@ static bool loom_parse_func(loom_parser_t* p) {
       more = true;
     }
   }
-  loom_token_t symbol_token;
+  loom_token_t symbol_token = {0};
   if (!loom_parse_symbol(p, &func.symbol, &symbol_token)) return false;
   if (loom_symbol_taken(p, symbol_token, loom_module_string(m, func.symbol))) {
     return false;

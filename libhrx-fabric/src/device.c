@@ -23,6 +23,15 @@ hrx_status_t hrx_fabric_memory_allocate(hrx_fabric_device_t* device,
                                         uint64_t size,
                                         hrx_fabric_visibility_t visibility,
                                         hrx_fabric_memory_t* out_memory) {
+  return hrx_fabric_memory_allocate_flags(device, size, visibility,
+                                          HRX_FABRIC_MEMORY_ZEROED,
+                                          out_memory);
+}
+
+hrx_status_t hrx_fabric_memory_allocate_flags(
+    hrx_fabric_device_t* device, uint64_t size,
+    hrx_fabric_visibility_t visibility, uint32_t flags,
+    hrx_fabric_memory_t* out_memory) {
   *out_memory = (hrx_fabric_memory_t){0};
   if (size == 0) {
     return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
@@ -32,7 +41,11 @@ hrx_status_t hrx_fabric_memory_allocate(hrx_fabric_device_t* device,
     return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
                            "unknown visibility %d", (int)visibility);
   }
-  return device->vtable->memory_allocate(device, size, visibility,
+  if (flags & ~(uint32_t)HRX_FABRIC_MEMORY_UNINITIALIZED) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "unknown memory flags 0x%x", flags);
+  }
+  return device->vtable->memory_allocate(device, size, visibility, flags,
                                          out_memory);
 }
 

@@ -12,6 +12,7 @@ const char* hrx_fabric_fault_kind_string(hrx_fabric_fault_kind_t kind) {
     case HRX_FABRIC_FAULT_MISALIGNED: return "misaligned atomic";
     case HRX_FABRIC_FAULT_BAD_PACKET: return "malformed packet";
     case HRX_FABRIC_FAULT_BAD_LAUNCH: return "bad launch";
+    case HRX_FABRIC_FAULT_BAD_TRANSFER: return "bad transfer";
   }
   return "unknown fault";
 }
@@ -32,6 +33,12 @@ size_t hrx_fabric_fault_format(const hrx_fabric_fault_t* f, char* buffer,
                  f->slot == 0xFFFFu ? "local memory" : "binding",
                  f->slot == 0xFFFFu ? 0u : f->slot, f->address,
                  f->allocation_size);
+  } else if (f->kind == HRX_FABRIC_FAULT_BAD_TRANSFER) {
+    n = snprintf(buffer, capacity,
+                 "%s: %" PRIu32 " bytes at 0x%" PRIx64
+                 " are not inside one allocation",
+                 hrx_fabric_fault_kind_string(f->kind), f->access_bytes,
+                 f->address);
   } else {
     n = snprintf(buffer, capacity,
                  "%s in kernel '%s' at instruction %" PRIu32 ", lane %" PRIu32

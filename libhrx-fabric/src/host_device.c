@@ -13,6 +13,7 @@ static void hrx_host_device_destroy(hrx_fabric_device_t* base);
 static hrx_status_t hrx_host_memory_allocate(hrx_fabric_device_t* base,
                                              uint64_t size,
                                              hrx_fabric_visibility_t vis,
+                                             uint32_t flags,
                                              hrx_fabric_memory_t* out);
 static void hrx_host_memory_free(hrx_fabric_device_t* base,
                                  hrx_fabric_memory_t* memory);
@@ -120,6 +121,7 @@ static size_t hrx_host_upper_bound(const hrx_host_device_t* device,
 static hrx_status_t hrx_host_memory_allocate(hrx_fabric_device_t* base,
                                              uint64_t size,
                                              hrx_fabric_visibility_t vis,
+                                             uint32_t flags,
                                              hrx_fabric_memory_t* out) {
   hrx_host_device_t* device = hrx_host_device_cast(base);
   if (size > (UINT64_C(1) << HRX_HOST_PTR_SHIFT)) {
@@ -135,7 +137,7 @@ static hrx_status_t hrx_host_memory_allocate(hrx_fabric_device_t* base,
                            "host device allocation of %llu bytes failed",
                            (unsigned long long)size);
   }
-  memset(memory, 0, rounded);
+  if (!(flags & HRX_FABRIC_MEMORY_UNINITIALIZED)) memset(memory, 0, rounded);
   pthread_mutex_lock(&device->mutex);
   hrx_status_t status = HRX_OK;
   if (device->allocation_count == device->allocation_capacity) {

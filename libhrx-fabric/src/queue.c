@@ -39,6 +39,12 @@ static void hrx_queue_record_fault(hrx_fabric_queue_t* q,
   pthread_mutex_unlock(&q->fault_mutex);
 }
 
+static void hrx_queue_fault(hrx_fabric_queue_t* q, hrx_fabric_fault_t fault,
+                            uint64_t signal) {
+  fault.completion_signal = signal;
+  hrx_queue_record_fault(q, &fault);
+}
+
 static void hrx_queue_complete(uint64_t handle, bool faulted) {
   hrx_fabric_signal_t* signal = hrx_fabric_signal_from_handle(handle);
   if (!signal) return;
@@ -55,7 +61,7 @@ static void hrx_queue_dispatch(hrx_fabric_queue_t* q,
   hrx_fabric_fault_t bad = {.kind = HRX_FABRIC_FAULT_BAD_PACKET};
   if (!dispatch) {
     snprintf(bad.kernel, sizeof(bad.kernel), "%s", "(out of memory)");
-    hrx_queue_record_fault(q, &bad);
+    hrx_queue_fault(q, bad, packet->completion_signal);
     hrx_queue_complete(packet->completion_signal, true);
     return;
   }
@@ -81,9 +87,50 @@ static void hrx_queue_dispatch(hrx_fabric_queue_t* q,
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     ok = !atomic_load(&dispatch->faulted);
   }
-  if (!ok) hrx_queue_record_fault(q, &dispatch->fault);
+  if (!ok) hrx_queue_fault(q, dispatch->fault, packet->completion_signal);
   hrx_fabric_executable_release(exe);
   free(dispatch);
+  hrx_queue_complete(packet->completion_signal, !ok);
+}
+
+/* True when [address, address + bytes) lies inside one allocation. */
+static bool hrx_queue_range_ok(hrx_fabric_queue_t* q, uint64_t address,
+                               uint64_t bytes) {
+  hrx_host_allocation_t a;
+  return bytes == 0 ||
+         (hrx_host_device_resolve(q->device, address, &a) &&
+          bytes <= a.size - (address - a.base));
+}
+
+static void hrx_queue_agent(hrx_fabric_queue_t* q,
+                            const hrx_aql_agent_packet_t* packet) {
+  uint64_t dst = packet->arg[0], src = packet->arg[1], bytes = packet->arg[2];
+  hrx_fabric_fault_t fault = {.kind = HRX_FABRIC_FAULT_BAD_TRANSFER,
+                              .access_bytes = (uint32_t)bytes};
+  snprintf(fault.kernel, sizeof(fault.kernel), "%s",
+           packet->type == HRX_AQL_AGENT_COPY ? "(copy)" : "(fill)");
+  bool ok = false;
+  if (packet->type == HRX_AQL_AGENT_COPY) {
+    ok = hrx_queue_range_ok(q, dst, bytes);
+    fault.address = ok ? src : dst;
+    ok = ok && hrx_queue_range_ok(q, src, bytes);
+    if (ok && bytes) {
+      memmove((void*)(uintptr_t)dst, (const void*)(uintptr_t)src, bytes);
+    }
+  } else if (packet->type == HRX_AQL_AGENT_FILL) {
+    fault.address = dst;
+    ok = bytes % 4 == 0 && hrx_queue_range_ok(q, dst, bytes);
+    uint32_t pattern = (uint32_t)src;
+    uint8_t* out = (uint8_t*)(uintptr_t)dst;
+    if (ok && (pattern & 0xff) * 0x01010101u == pattern) {
+      memset(out, (int)(pattern & 0xff), bytes);
+    } else {
+      for (uint64_t i = 0; ok && i < bytes; i += 4) memcpy(out + i, &pattern, 4);
+    }
+  } else {
+    fault.kind = HRX_FABRIC_FAULT_BAD_PACKET;
+  }
+  if (!ok) hrx_queue_fault(q, fault, packet->completion_signal);
   hrx_queue_complete(packet->completion_signal, !ok);
 }
 
@@ -144,6 +191,11 @@ static void* hrx_queue_main(void* arg) {
       case HRX_AQL_PACKET_KERNEL_DISPATCH:
         hrx_queue_dispatch(q, &packet.dispatch);
         break;
+      case HRX_AQL_PACKET_AGENT:
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        hrx_queue_agent(q, &packet.agent);
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        break;
       case HRX_AQL_PACKET_BARRIER_AND:
       case HRX_AQL_PACKET_BARRIER_OR:
         hrx_queue_barrier(&packet.barrier, type == HRX_AQL_PACKET_BARRIER_OR);
@@ -152,7 +204,7 @@ static void* hrx_queue_main(void* arg) {
         hrx_fabric_fault_t fault = {.kind = HRX_FABRIC_FAULT_BAD_PACKET};
         snprintf(fault.kernel, sizeof(fault.kernel), "(packet type %u)",
                  type);
-        hrx_queue_record_fault(q, &fault);
+        hrx_queue_fault(q, fault, packet.dispatch.completion_signal);
         hrx_queue_complete(packet.dispatch.completion_signal, true);
       }
     }
@@ -272,16 +324,36 @@ void hrx_fabric_queue_publish(hrx_fabric_queue_t* q, uint64_t index,
   hrx_fabric_signal_add(q->doorbell, 1);
 }
 
-hrx_status_t hrx_fabric_queue_take_fault(hrx_fabric_queue_t* q,
-                                         hrx_fabric_fault_t* out_fault) {
+/* Removes the oldest fault matching |signal| (any when |any_signal|). */
+static hrx_status_t hrx_queue_take(hrx_fabric_queue_t* q, bool any_signal,
+                                   uint64_t signal,
+                                   hrx_fabric_fault_t* out_fault) {
   pthread_mutex_lock(&q->fault_mutex);
-  bool any = q->fault_count > 0;
-  if (any) {
-    *out_fault = q->faults[q->fault_head];
-    q->fault_head = (q->fault_head + 1) % HRX_QUEUE_FAULTS;
+  bool found = false;
+  for (uint32_t i = 0; i < q->fault_count && !found; ++i) {
+    uint32_t at = (q->fault_head + i) % HRX_QUEUE_FAULTS;
+    if (!any_signal && q->faults[at].completion_signal != signal) continue;
+    *out_fault = q->faults[at];
+    /* Close the gap, keeping the others in order. */
+    for (uint32_t j = i; j + 1 < q->fault_count; ++j) {
+      q->faults[(q->fault_head + j) % HRX_QUEUE_FAULTS] =
+          q->faults[(q->fault_head + j + 1) % HRX_QUEUE_FAULTS];
+    }
     q->fault_count--;
+    found = true;
   }
   pthread_mutex_unlock(&q->fault_mutex);
-  return any ? HRX_OK
-             : hrx_make_status(HRX_STATUS_NOT_FOUND, "no fault recorded");
+  return found ? HRX_OK
+               : hrx_make_status(HRX_STATUS_NOT_FOUND, "no fault recorded");
+}
+
+hrx_status_t hrx_fabric_queue_take_fault(hrx_fabric_queue_t* q,
+                                         hrx_fabric_fault_t* out_fault) {
+  return hrx_queue_take(q, true, 0, out_fault);
+}
+
+hrx_status_t hrx_fabric_queue_take_fault_for(hrx_fabric_queue_t* q,
+                                             uint64_t signal,
+                                             hrx_fabric_fault_t* out_fault) {
+  return hrx_queue_take(q, false, signal, out_fault);
 }

@@ -72,9 +72,30 @@ typedef struct hrx_aql_barrier_packet_t {
   uint64_t completion_signal;
 } hrx_aql_barrier_packet_t;
 
+/* Agent packets carry work for the agent itself rather than a kernel. HRX
+ * uses them for transfers: the host device runs them with memmove/memset
+ * after checking both ranges against their allocations; the kfd provider
+ * maps them to SDMA. */
+typedef enum hrx_aql_agent_op_e {
+  HRX_AQL_AGENT_COPY = 0x8001, /* arg[0] dst, arg[1] src, arg[2] bytes */
+  HRX_AQL_AGENT_FILL = 0x8002, /* arg[0] dst, arg[1] u32 pattern, arg[2]
+                                  bytes (a multiple of 4) */
+} hrx_aql_agent_op_t;
+
+typedef struct hrx_aql_agent_packet_t {
+  uint16_t header;
+  uint16_t type; /* hrx_aql_agent_op_t */
+  uint32_t reserved0;
+  uint64_t return_address;
+  uint64_t arg[4];
+  uint64_t reserved2;
+  uint64_t completion_signal;
+} hrx_aql_agent_packet_t;
+
 typedef union hrx_aql_packet_t {
   hrx_aql_dispatch_packet_t dispatch;
   hrx_aql_barrier_packet_t barrier;
+  hrx_aql_agent_packet_t agent;
   uint8_t bytes[64];
 } hrx_aql_packet_t;
 
@@ -89,6 +110,10 @@ _Static_assert(offsetof(hrx_aql_dispatch_packet_t, kernarg_address) == 40,
 _Static_assert(offsetof(hrx_aql_dispatch_packet_t, completion_signal) == 56,
                "");
 _Static_assert(offsetof(hrx_aql_barrier_packet_t, dep_signal) == 8, "");
+_Static_assert(sizeof(hrx_aql_agent_packet_t) == 64, "AQL agent size");
+_Static_assert(offsetof(hrx_aql_agent_packet_t, arg) == 16, "");
+_Static_assert(offsetof(hrx_aql_agent_packet_t, completion_signal) == 56,
+               "");
 _Static_assert(offsetof(hrx_aql_barrier_packet_t, completion_signal) == 56,
                "");
 

@@ -69,10 +69,22 @@ HRX_API void hrx_fabric_device_release(hrx_fabric_device_t* device);
 HRX_API const hrx_fabric_device_properties_t* hrx_fabric_device_properties(
     const hrx_fabric_device_t* device);
 
+typedef enum hrx_fabric_memory_flags_e {
+  HRX_FABRIC_MEMORY_ZEROED = 0,
+  /* Contents are unspecified: for callers that overwrite them at once. */
+  HRX_FABRIC_MEMORY_UNINITIALIZED = 1u << 0,
+} hrx_fabric_memory_flags_t;
+
 /* Allocates |size| (> 0) bytes, 64-byte aligned and zeroed. */
 HRX_API HRX_MUST_USE hrx_status_t hrx_fabric_memory_allocate(
     hrx_fabric_device_t* device, uint64_t size,
     hrx_fabric_visibility_t visibility, hrx_fabric_memory_t* out_memory);
+
+/* As hrx_fabric_memory_allocate, with hrx_fabric_memory_flags_t. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_fabric_memory_allocate_flags(
+    hrx_fabric_device_t* device, uint64_t size,
+    hrx_fabric_visibility_t visibility, uint32_t flags,
+    hrx_fabric_memory_t* out_memory);
 /* Frees an allocation. The caller guarantees no queued work uses it. */
 HRX_API void hrx_fabric_memory_free(hrx_fabric_device_t* device,
                                     hrx_fabric_memory_t* memory);
@@ -92,6 +104,7 @@ typedef struct hrx_fabric_device_vtable_t {
   void (*destroy)(hrx_fabric_device_t* device);
   hrx_status_t (*memory_allocate)(hrx_fabric_device_t* device, uint64_t size,
                                   hrx_fabric_visibility_t visibility,
+                                  uint32_t flags,
                                   hrx_fabric_memory_t* out_memory);
   void (*memory_free)(hrx_fabric_device_t* device,
                       hrx_fabric_memory_t* memory);

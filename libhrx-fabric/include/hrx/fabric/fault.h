@@ -19,6 +19,7 @@ typedef enum hrx_fabric_fault_kind_e {
   HRX_FABRIC_FAULT_MISALIGNED,      /* atomic not aligned to its size */
   HRX_FABRIC_FAULT_BAD_PACKET,      /* malformed AQL packet */
   HRX_FABRIC_FAULT_BAD_LAUNCH,      /* geometry the kernel cannot run */
+  HRX_FABRIC_FAULT_BAD_TRANSFER,    /* copy/fill outside its allocations */
 } hrx_fabric_fault_kind_t;
 
 typedef struct hrx_fabric_fault_t {
@@ -32,6 +33,7 @@ typedef struct hrx_fabric_fault_t {
   uint32_t access_bytes;
   uint64_t allocation_size; /* extent of the slot */
   uint64_t address;       /* host address of the bound allocation start */
+  uint64_t completion_signal; /* of the faulting packet (0 = none) */
 } hrx_fabric_fault_t;
 
 HRX_API const char* hrx_fabric_fault_kind_string(hrx_fabric_fault_kind_t kind);

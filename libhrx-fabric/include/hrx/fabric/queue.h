@@ -52,6 +52,11 @@ HRX_API void hrx_fabric_queue_publish(hrx_fabric_queue_t* queue,
 HRX_API HRX_MUST_USE hrx_status_t hrx_fabric_queue_take_fault(
     hrx_fabric_queue_t* queue, hrx_fabric_fault_t* out_fault);
 
+/* Takes the oldest fault of a packet whose completion signal was |signal|
+ * (several producers may share a queue); NOT_FOUND when there is none. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_fabric_queue_take_fault_for(
+    hrx_fabric_queue_t* queue, uint64_t signal, hrx_fabric_fault_t* out_fault);
+
 #ifdef __cplusplus
 }
 #endif

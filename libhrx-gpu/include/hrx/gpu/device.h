@@ -1,0 +1,152 @@
+/* libhrx-gpu devices, buffers, views, kernels and events.
+ *
+ * The raw-dispatch layer: a program that already has code objects links
+ * this layer (and what it pulls in), never the compiler. Devices, buffers,
+ * kernels and events are reference counted and thread-safe; views are
+ * plain values that borrow their buffer.
+ */
+#ifndef HRX_GPU_DEVICE_H_
+#define HRX_GPU_DEVICE_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hrx/core.h"
+#include "hrx/fabric.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct hrx_gpu_device_s hrx_gpu_device_t;
+typedef struct hrx_gpu_buffer_s hrx_gpu_buffer_t;
+typedef struct hrx_gpu_kernel_s hrx_gpu_kernel_t;
+typedef struct hrx_gpu_event_s hrx_gpu_event_t;
+
+/*===------------------------------------------------------------------===*/
+/* Devices                                                                 */
+/*===------------------------------------------------------------------===*/
+
+/* Number of devices; the host device (index 0) is always present. */
+HRX_API size_t hrx_gpu_device_count(void);
+
+/* Opens device |index|. Each call opens a new device object; share one
+ * device between components with hrx_gpu_device_retain. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_gpu_device_open(
+    size_t index, hrx_allocator_t allocator, hrx_gpu_device_t** out_device);
+HRX_API void hrx_gpu_device_retain(hrx_gpu_device_t* device);
+HRX_API void hrx_gpu_device_release(hrx_gpu_device_t* device);
+
+HRX_API const hrx_fabric_device_properties_t* hrx_gpu_device_properties(
+    const hrx_gpu_device_t* device);
+
+/* Sets how many hardware queues streams are spread over (default 8).
+ * Must come before the first stream of this device; later calls fail with
+ * FAILED_PRECONDITION. Zero is INVALID_ARGUMENT. Queues are created lazily
+ * when a stream first needs one. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_gpu_device_set_stream_queue_count(
+    hrx_gpu_device_t* device, uint32_t count);
+HRX_API uint32_t hrx_gpu_device_stream_queue_count(
+    const hrx_gpu_device_t* device);
+
+/*===------------------------------------------------------------------===*/
+/* Buffers and views                                                       */
+/*===------------------------------------------------------------------===*/
+
+/* A byte range of a buffer. Views borrow their buffer: keep the buffer
+ * alive while the view is used to record work (queued work itself retains
+ * what it touches, so a buffer may be released right after recording). */
+typedef struct hrx_gpu_view_t {
+  hrx_gpu_buffer_t* buffer;
+  uint64_t offset;
+  uint64_t length;
+} hrx_gpu_view_t;
+
+HRX_API void hrx_gpu_buffer_retain(hrx_gpu_buffer_t* buffer);
+/* Drops a reference. A pooled buffer returns to its pool. */
+HRX_API void hrx_gpu_buffer_release(hrx_gpu_buffer_t* buffer);
+HRX_API uint64_t hrx_gpu_buffer_size(const hrx_gpu_buffer_t* buffer);
+/* The host mapping of a host-visible buffer (always on the host device). */
+HRX_API void* hrx_gpu_buffer_host_pointer(const hrx_gpu_buffer_t* buffer);
+HRX_API hrx_gpu_device_t* hrx_gpu_buffer_device(
+    const hrx_gpu_buffer_t* buffer);
+
+/* The whole buffer. */
+HRX_API hrx_gpu_view_t hrx_gpu_buffer_binding(hrx_gpu_buffer_t* buffer);
+
+/* [offset, offset + length) of |view|; OUT_OF_RANGE when it does not fit
+ * (overflow-checked), INVALID_ARGUMENT for a view without buffer. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_gpu_view_slice(hrx_gpu_view_t view,
+                                                     uint64_t offset,
+                                                     uint64_t length,
+                                                     hrx_gpu_view_t* out_view);
+
+/*===------------------------------------------------------------------===*/
+/* Kernels                                                                 */
+/*===------------------------------------------------------------------===*/
+
+/* Loads kernel |name| from a code object for |device|. The kernel retains
+ * its executable; its launch program is loaded and checked here. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_gpu_kernel_load(
+    hrx_gpu_device_t* device, const void* code_object, size_t length,
+    const char* name, hrx_gpu_kernel_t** out_kernel);
+HRX_API void hrx_gpu_kernel_retain(hrx_gpu_kernel_t* kernel);
+HRX_API void hrx_gpu_kernel_release(hrx_gpu_kernel_t* kernel);
+HRX_API void hrx_gpu_kernel_info(const hrx_gpu_kernel_t* kernel,
+                                 hrx_fabric_kernel_info_t* out_info);
+
+/* Declared access of a binding (used by access graphs). */
+typedef enum hrx_gpu_access_e {
+  HRX_GPU_ACCESS_READ_WRITE = 0,
+  HRX_GPU_ACCESS_READ = 1,
+  HRX_GPU_ACCESS_WRITE = 2,
+} hrx_gpu_access_t;
+
+typedef enum hrx_gpu_arg_kind_e {
+  HRX_GPU_ARG_SCALAR = 0,
+  HRX_GPU_ARG_BINDING = 1,
+} hrx_gpu_arg_kind_t;
+
+/* One kernel argument, in the kernel's argument order. */
+typedef struct hrx_gpu_arg_t {
+  hrx_gpu_arg_kind_t kind;
+  uint64_t bits;          /* scalars: raw little-endian value */
+  hrx_gpu_view_t view;    /* bindings */
+  hrx_gpu_access_t access;
+} hrx_gpu_arg_t;
+
+static inline hrx_gpu_arg_t hrx_gpu_arg_scalar(uint64_t bits) {
+  hrx_gpu_arg_t arg = {HRX_GPU_ARG_SCALAR, bits, {0, 0, 0},
+                       HRX_GPU_ACCESS_READ_WRITE};
+  return arg;
+}
+static inline hrx_gpu_arg_t hrx_gpu_arg_binding(hrx_gpu_view_t view,
+                                                hrx_gpu_access_t access) {
+  hrx_gpu_arg_t arg = {HRX_GPU_ARG_BINDING, 0, view, access};
+  return arg;
+}
+
+typedef struct hrx_gpu_launch_t {
+  const uint64_t* workload; /* the kernel's workload arguments */
+  size_t workload_count;
+  const hrx_gpu_arg_t* args;
+  size_t arg_count;
+} hrx_gpu_launch_t;
+
+/*===------------------------------------------------------------------===*/
+/* Events                                                                  */
+/*===------------------------------------------------------------------===*/
+
+HRX_API void hrx_gpu_event_retain(hrx_gpu_event_t* event);
+HRX_API void hrx_gpu_event_release(hrx_gpu_event_t* event);
+/* Blocks until the work before the event completed; DEADLINE_EXCEEDED on
+ * timeout, ABORTED when that work faulted. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_gpu_event_wait(
+    const hrx_gpu_event_t* event, uint64_t timeout_ns);
+HRX_API bool hrx_gpu_event_is_complete(const hrx_gpu_event_t* event);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HRX_GPU_DEVICE_H_ */

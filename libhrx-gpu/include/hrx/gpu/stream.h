@@ -1,0 +1,99 @@
+/* Streams: ordered work on one device.
+ *
+ * A stream is bound for life to one of its device's queues, chosen round-
+ * robin at creation (no priority or load awareness). Work on one stream
+ * runs in submission order. Work on different streams is unordered unless
+ * an event orders it: a buffer written by one stream and read by another
+ * without an event yields whichever bytes the device held at the time.
+ *
+ * A stream is not thread-safe: use it from one thread at a time (streams
+ * are cheap; create one per thread). Queued work retains every buffer,
+ * kernel and staging area it uses until it completes, so callers may
+ * release them right after recording.
+ *
+ * A fault in the stream's work (an out-of-bounds access, say) makes the
+ * stream failed: later calls return the fault (ABORTED); the device and
+ * other streams keep working.
+ */
+#ifndef HRX_GPU_STREAM_H_
+#define HRX_GPU_STREAM_H_
+
+#include "hrx/gpu/device.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct hrx_gpu_stream_s hrx_gpu_stream_t;
+typedef struct hrx_gpu_readback_s hrx_gpu_readback_t;
+
+HRX_API HRX_MUST_USE hrx_status_t hrx_gpu_stream_create(
+    hrx_gpu_device_t* device, hrx_gpu_stream_t** out_stream);
+/* Waits for the stream's work, then frees it. */
+HRX_API void hrx_gpu_stream_destroy(hrx_gpu_stream_t* stream);
+
+/* Charges this stream's allocations and staging to |budget| (retained);
+ * exhaustion is RESOURCE_EXHAUSTED before anything is allocated. NULL
+ * removes the budget for later allocations. */
+HRX_API void hrx_gpu_stream_set_memory_budget(hrx_gpu_stream_t* stream,
+                                              hrx_budget_t* budget);
+
+/* A zeroed buffer of |bytes| (> 0). */
+HRX_API HRX_MUST_USE hrx_status_t hrx_gpu_stream_allocate(
+    hrx_gpu_stream_t* stream, uint64_t bytes, hrx_gpu_buffer_t** out_buffer);
+/* A buffer holding a copy of |data| (|length| > 0), written in one pass. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_gpu_stream_allocate_from(
+    hrx_gpu_stream_t* stream, const void* data, uint64_t length,
+    hrx_gpu_buffer_t** out_buffer);
+
+/* Copies |data| into owned staging now and queues the write into |view|
+ * (|length| == view length). |data| may be reused on return. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_gpu_stream_upload(
+    hrx_gpu_stream_t* stream, hrx_gpu_view_t view, const void* data,
+    uint64_t length);
+/* Waits for the stream, then writes |view| directly. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_gpu_stream_upload_blocking(
+    hrx_gpu_stream_t* stream, hrx_gpu_view_t view, const void* data,
+    uint64_t length);
+
+/* Queues a read of |view|; the readback's wait yields the bytes. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_gpu_stream_read(
+    hrx_gpu_stream_t* stream, hrx_gpu_view_t view,
+    hrx_gpu_readback_t** out_readback);
+HRX_API HRX_MUST_USE hrx_status_t hrx_gpu_readback_wait(
+    hrx_gpu_readback_t* readback, uint64_t timeout_ns, const void** out_data,
+    uint64_t* out_length);
+HRX_API void hrx_gpu_readback_release(hrx_gpu_readback_t* readback);
+
+/* Fills |view| (length a multiple of 4) with a 32-bit pattern. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_gpu_stream_fill(
+    hrx_gpu_stream_t* stream, hrx_gpu_view_t view, uint32_t pattern);
+/* Copies between views of equal, nonzero length (overlap allowed). */
+HRX_API HRX_MUST_USE hrx_status_t hrx_gpu_stream_copy(
+    hrx_gpu_stream_t* stream, hrx_gpu_view_t source,
+    hrx_gpu_view_t destination);
+
+/* Evaluates the kernel's launch program on the workload, checks the
+ * arguments against the kernel (count, kinds, device) and queues it. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_gpu_stream_dispatch(
+    hrx_gpu_stream_t* stream, const hrx_gpu_kernel_t* kernel,
+    const hrx_gpu_launch_t* launch);
+
+/* An event that completes when all work queued so far has. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_gpu_stream_record_event(
+    hrx_gpu_stream_t* stream, hrx_gpu_event_t** out_event);
+/* Later work on |stream| starts after |event| completes. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_gpu_stream_wait_event(
+    hrx_gpu_stream_t* stream, hrx_gpu_event_t* event);
+
+/* Waits for all queued work; DEADLINE_EXCEEDED on timeout (the work keeps
+ * running and keeps its resources), ABORTED with the fault report when the
+ * work faulted. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_gpu_stream_synchronize(
+    hrx_gpu_stream_t* stream, uint64_t timeout_ns);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HRX_GPU_STREAM_H_ */

@@ -1,0 +1,137 @@
+/* Buffers and views. */
+#include <string.h>
+
+#include "gpu_internal.h"
+
+hrx_status_t hrx_gpu_buffer_create(hrx_gpu_device_t* device, uint64_t bytes,
+                                   uint32_t flags, hrx_budget_t* budget,
+                                   hrx_gpu_buffer_t** out_buffer) {
+  *out_buffer = NULL;
+  if (bytes == 0) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "buffers must hold at least one byte");
+  }
+  if (budget) HRX_RETURN_IF_ERROR(hrx_budget_charge(budget, bytes));
+  hrx_gpu_buffer_t* buffer = NULL;
+  hrx_status_t status = hrx_allocator_malloc(device->allocator,
+                                             sizeof(*buffer), (void**)&buffer);
+  if (status == HRX_OK) {
+    status = hrx_fabric_memory_allocate_flags(
+        device->fabric, bytes, HRX_FABRIC_VISIBILITY_HOST_COHERENT, flags,
+        &buffer->memory);
+  }
+  if (status != HRX_OK) {
+    if (budget) hrx_status_free(hrx_budget_uncharge(budget, bytes));
+    hrx_allocator_free(device->allocator, buffer);
+    return status;
+  }
+  atomic_init(&buffer->ref_count, 1);
+  buffer->device = device;
+  hrx_gpu_device_retain(device);
+  buffer->budget = budget;
+  hrx_budget_retain(budget);
+  *out_buffer = buffer;
+  return HRX_OK;
+}
+
+void hrx_gpu_buffer_destroy(hrx_gpu_buffer_t* buffer) {
+  hrx_gpu_device_t* device = buffer->device;
+  uint64_t size = buffer->memory.size;
+  hrx_fabric_memory_free(device->fabric, &buffer->memory);
+  if (buffer->budget) {
+    hrx_status_free(hrx_budget_uncharge(buffer->budget, size));
+    hrx_budget_release(buffer->budget);
+  }
+  hrx_allocator_free(device->allocator, buffer);
+  hrx_gpu_device_release(device);
+}
+
+void hrx_gpu_buffer_retain(hrx_gpu_buffer_t* buffer) {
+  if (buffer) atomic_fetch_add_explicit(&buffer->ref_count, 1,
+                                        memory_order_relaxed);
+}
+
+void hrx_gpu_buffer_release(hrx_gpu_buffer_t* buffer) {
+  if (!buffer || atomic_fetch_sub_explicit(&buffer->ref_count, 1,
+                                           memory_order_acq_rel) != 1) {
+    return;
+  }
+  if (buffer->pool) {
+    hrx_gpu_buffer_pool_return(buffer->pool, buffer);
+  } else {
+    hrx_gpu_buffer_destroy(buffer);
+  }
+}
+
+uint64_t hrx_gpu_buffer_size(const hrx_gpu_buffer_t* buffer) {
+  return buffer->memory.size;
+}
+
+void* hrx_gpu_buffer_host_pointer(const hrx_gpu_buffer_t* buffer) {
+  return buffer->memory.host_pointer;
+}
+
+hrx_gpu_device_t* hrx_gpu_buffer_device(const hrx_gpu_buffer_t* buffer) {
+  return buffer->device;
+}
+
+hrx_gpu_view_t hrx_gpu_buffer_binding(hrx_gpu_buffer_t* buffer) {
+  return (hrx_gpu_view_t){buffer, 0, buffer ? buffer->memory.size : 0};
+}
+
+hrx_status_t hrx_gpu_view_slice(hrx_gpu_view_t view, uint64_t offset,
+                                uint64_t length, hrx_gpu_view_t* out_view) {
+  *out_view = (hrx_gpu_view_t){0};
+  if (!view.buffer) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT, "view has no buffer");
+  }
+  uint64_t end = 0;
+  if (__builtin_add_overflow(offset, length, &end) || end > view.length) {
+    return hrx_make_status(HRX_STATUS_OUT_OF_RANGE,
+                           "slice [%llu, +%llu) is outside a %llu-byte view",
+                           (unsigned long long)offset,
+                           (unsigned long long)length,
+                           (unsigned long long)view.length);
+  }
+  *out_view = (hrx_gpu_view_t){view.buffer, view.offset + offset, length};
+  return HRX_OK;
+}
+
+hrx_status_t hrx_gpu_view_check(const hrx_gpu_device_t* device,
+                                hrx_gpu_view_t view, const char* what) {
+  if (!view.buffer) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT, "%s view has no "
+                           "buffer", what);
+  }
+  if (view.buffer->device->fabric != device->fabric) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "%s view belongs to another device", what);
+  }
+  uint64_t end = 0;
+  if (__builtin_add_overflow(view.offset, view.length, &end) ||
+      end > view.buffer->memory.size) {
+    return hrx_make_status(HRX_STATUS_OUT_OF_RANGE,
+                           "%s view [%llu, +%llu) is outside its %llu-byte "
+                           "buffer", what, (unsigned long long)view.offset,
+                           (unsigned long long)view.length,
+                           (unsigned long long)view.buffer->memory.size);
+  }
+  return HRX_OK;
+}
+
+bool hrx_gpu_reserve_slots(hrx_allocator_t allocator, void** array,
+                           size_t* capacity, size_t needed) {
+  if (needed <= *capacity) return true;
+  size_t next = *capacity ? *capacity * 2 : 16;
+  while (next < needed) next *= 2;
+  void* data = *array;
+  hrx_status_t status =
+      hrx_allocator_realloc(allocator, next * sizeof(void*), &data);
+  if (status != HRX_OK) {
+    hrx_status_free(status);
+    return false;
+  }
+  *array = data;
+  *capacity = next;
+  return true;
+}

@@ -1,0 +1,175 @@
+/* Prepared commands: AQL packet bodies plus the resources they use. */
+#include <string.h>
+
+#include "gpu_internal.h"
+
+void hrx_gpu_command_release(hrx_allocator_t allocator,
+                             hrx_gpu_command_t* command) {
+  for (uint32_t i = 0; i < command->buffer_count; ++i) {
+    hrx_gpu_buffer_release(command->buffers[i]);
+  }
+  hrx_allocator_free(allocator, command->buffers);
+  hrx_allocator_free(allocator, command->kernarg);
+  hrx_gpu_kernel_release(command->kernel);
+  hrx_gpu_event_release(command->event);
+  memset(command, 0, sizeof(*command));
+}
+
+static hrx_status_t hrx_gpu_command_retain_buffers(
+    hrx_allocator_t allocator, hrx_gpu_command_t* command,
+    hrx_gpu_buffer_t* const* buffers, uint32_t count) {
+  HRX_RETURN_IF_ERROR(hrx_allocator_malloc_array(
+      allocator, count ? count : 1, sizeof(hrx_gpu_buffer_t*),
+      (void**)&command->buffers));
+  for (uint32_t i = 0; i < count; ++i) {
+    command->buffers[i] = buffers[i];
+    hrx_gpu_buffer_retain(buffers[i]);
+  }
+  command->buffer_count = count;
+  return HRX_OK;
+}
+
+static uint64_t hrx_gpu_view_address(hrx_gpu_view_t view) {
+  return view.buffer->memory.device_address + view.offset;
+}
+
+hrx_status_t hrx_gpu_command_copy(hrx_gpu_device_t* device,
+                                  hrx_gpu_view_t source,
+                                  hrx_gpu_view_t destination,
+                                  hrx_gpu_command_t* out) {
+  memset(out, 0, sizeof(*out));
+  HRX_RETURN_IF_ERROR(hrx_gpu_view_check(device, source, "copy source"));
+  HRX_RETURN_IF_ERROR(
+      hrx_gpu_view_check(device, destination, "copy destination"));
+  if (source.length == 0 || source.length != destination.length) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "copy needs equal, nonempty views (%llu and %llu "
+                           "bytes)", (unsigned long long)source.length,
+                           (unsigned long long)destination.length);
+  }
+  hrx_gpu_buffer_t* buffers[] = {source.buffer, destination.buffer};
+  HRX_RETURN_IF_ERROR(
+      hrx_gpu_command_retain_buffers(device->allocator, out, buffers, 2));
+  out->type = HRX_AQL_PACKET_AGENT;
+  out->packet.agent.type = HRX_AQL_AGENT_COPY;
+  out->packet.agent.arg[0] = hrx_gpu_view_address(destination);
+  out->packet.agent.arg[1] = hrx_gpu_view_address(source);
+  out->packet.agent.arg[2] = source.length;
+  return HRX_OK;
+}
+
+hrx_status_t hrx_gpu_command_fill(hrx_gpu_device_t* device,
+                                  hrx_gpu_view_t view, uint32_t pattern,
+                                  hrx_gpu_command_t* out) {
+  memset(out, 0, sizeof(*out));
+  HRX_RETURN_IF_ERROR(hrx_gpu_view_check(device, view, "fill"));
+  if (view.length == 0 || view.length % 4 != 0) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "fill needs a nonempty view whose length is a "
+                           "multiple of 4 (got %llu bytes)",
+                           (unsigned long long)view.length);
+  }
+  HRX_RETURN_IF_ERROR(
+      hrx_gpu_command_retain_buffers(device->allocator, out, &view.buffer, 1));
+  out->type = HRX_AQL_PACKET_AGENT;
+  out->packet.agent.type = HRX_AQL_AGENT_FILL;
+  out->packet.agent.arg[0] = hrx_gpu_view_address(view);
+  out->packet.agent.arg[1] = pattern;
+  out->packet.agent.arg[2] = view.length;
+  return HRX_OK;
+}
+
+hrx_status_t hrx_gpu_command_dispatch(hrx_gpu_device_t* device,
+                                      const hrx_gpu_kernel_t* kernel,
+                                      const hrx_gpu_launch_t* launch,
+                                      hrx_gpu_command_t* out) {
+  memset(out, 0, sizeof(*out));
+  const hrx_fabric_kernel_info_t* info = &kernel->info;
+  if (kernel->device->fabric != device->fabric) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "kernel '%s' was loaded for another device",
+                           info->name);
+  }
+  if (launch->arg_count != info->arg_count ||
+      (launch->arg_count && !launch->args)) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "kernel '%s' takes %u arguments, got %zu",
+                           info->name, info->arg_count, launch->arg_count);
+  }
+  hrx_gpu_buffer_t* buffers[HRX_HOST_MAX_BINDINGS];
+  uint32_t buffer_count = 0;
+  for (uint32_t a = 0; a < info->arg_count; ++a) {
+    const hrx_gpu_arg_t* arg = &launch->args[a];
+    bool binding = info->args[a].kind == HRX_FABRIC_ARG_BUFFER;
+    if (binding != (arg->kind == HRX_GPU_ARG_BINDING)) {
+      return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                             "kernel '%s' argument %u is a %s, got a %s",
+                             info->name, a, binding ? "binding" : "scalar",
+                             binding ? "scalar" : "binding");
+    }
+    if (binding) {
+      hrx_status_t status = hrx_gpu_view_check(device, arg->view, "binding");
+      if (status != HRX_OK) {
+        return hrx_status_annotate(status, "kernel '%s' argument %u",
+                                   info->name, a);
+      }
+      if (buffer_count == HRX_HOST_MAX_BINDINGS) {
+        return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                               "too many bindings");
+      }
+      buffers[buffer_count++] = arg->view.buffer;
+    }
+  }
+  hrx_fabric_launch_config_t config;
+  hrx_status_t status = hrx_fabric_launch_program_evaluate(
+      kernel->program, launch->workload, launch->workload_count, &config);
+  if (status != HRX_OK) {
+    return hrx_status_annotate(status, "launching '%s'", info->name);
+  }
+  uint64_t grid[3];
+  for (int d = 0; d < 3; ++d) {
+    grid[d] = (uint64_t)config.workgroup_count[d] * config.workgroup_size[d];
+    if (grid[d] > UINT32_MAX || config.workgroup_size[d] > UINT16_MAX) {
+      return hrx_make_status(HRX_STATUS_OUT_OF_RANGE,
+                             "'%s' grid dimension %d has %llu work-items, "
+                             "more than 2^32-1", info->name, d,
+                             (unsigned long long)grid[d]);
+    }
+  }
+  status = hrx_allocator_malloc(device->allocator,
+                                info->kernarg_size ? info->kernarg_size : 8,
+                                (void**)&out->kernarg);
+  if (status == HRX_OK) {
+    status = hrx_gpu_command_retain_buffers(device->allocator, out, buffers,
+                                            buffer_count);
+  }
+  if (status != HRX_OK) {
+    hrx_gpu_command_release(device->allocator, out);
+    return status;
+  }
+  for (uint32_t a = 0; a < info->arg_count; ++a) {
+    const hrx_gpu_arg_t* arg = &launch->args[a];
+    uint64_t bits = arg->kind == HRX_GPU_ARG_BINDING
+                        ? hrx_gpu_view_address(arg->view) : arg->bits;
+    memcpy(out->kernarg + info->args[a].offset, &bits, info->args[a].size);
+  }
+  hrx_gpu_kernel_retain((hrx_gpu_kernel_t*)kernel);
+  out->kernel = (hrx_gpu_kernel_t*)kernel;
+  out->type = HRX_AQL_PACKET_KERNEL_DISPATCH;
+  out->setup = 3;
+  hrx_aql_dispatch_packet_t* p = &out->packet.dispatch;
+  p->workgroup_size_x = (uint16_t)config.workgroup_size[0];
+  p->workgroup_size_y = (uint16_t)config.workgroup_size[1];
+  p->workgroup_size_z = (uint16_t)config.workgroup_size[2];
+  p->grid_size_x = (uint32_t)grid[0];
+  p->grid_size_y = (uint32_t)grid[1];
+  p->grid_size_z = (uint32_t)grid[2];
+  uint64_t group = config.workgroup_storage_bytes > info->group_segment_size
+                       ? config.workgroup_storage_bytes
+                       : info->group_segment_size;
+  p->group_segment_size = (uint32_t)group;
+  p->private_segment_size = (uint32_t)config.private_storage_bytes;
+  p->kernel_object = hrx_fabric_kernel_object(kernel->kernel);
+  p->kernarg_address = (uint64_t)(uintptr_t)out->kernarg;
+  return HRX_OK;
+}

@@ -1,0 +1,107 @@
+/* Private structures of libhrx-gpu. */
+#ifndef HRX_GPU_INTERNAL_H_
+#define HRX_GPU_INTERNAL_H_
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "hrx/gpu.h"
+
+struct hrx_gpu_device_s {
+  atomic_uint_fast32_t ref_count;
+  hrx_allocator_t allocator;
+  hrx_fabric_device_t* fabric;
+  pthread_mutex_t mutex;     /* guards the queue fields */
+  uint32_t queue_count;
+  bool streams_started;
+  uint32_t next_queue;
+  hrx_fabric_queue_t** queues; /* created lazily */
+};
+
+struct hrx_gpu_buffer_s {
+  atomic_uint_fast32_t ref_count;
+  hrx_gpu_device_t* device;    /* retained */
+  hrx_fabric_memory_t memory;
+  hrx_budget_t* budget;        /* retained; charged memory.size */
+  hrx_gpu_buffer_pool_t* pool; /* retained when pooled */
+};
+
+struct hrx_gpu_kernel_s {
+  atomic_uint_fast32_t ref_count;
+  hrx_gpu_device_t* device;    /* retained */
+  hrx_fabric_executable_t* executable;
+  const hrx_fabric_kernel_t* kernel;
+  hrx_fabric_kernel_info_t info;
+  hrx_fabric_launch_program_t* program;
+};
+
+struct hrx_gpu_event_s {
+  atomic_uint_fast32_t ref_count;
+  hrx_allocator_t allocator;
+  hrx_fabric_signal_t* signal;   /* 1 until the event's barrier runs */
+  hrx_fabric_signal_t* timeline; /* the recording stream's, for faults */
+};
+
+/* Frees a buffer's memory (budget uncharged); used by release and pools. */
+void hrx_gpu_buffer_destroy(hrx_gpu_buffer_t* buffer);
+/* Creates a buffer; |budget| may be NULL. */
+hrx_status_t hrx_gpu_buffer_create(hrx_gpu_device_t* device, uint64_t bytes,
+                                   uint32_t flags, hrx_budget_t* budget,
+                                   hrx_gpu_buffer_t** out_buffer);
+/* Returns a pooled buffer whose last reference was dropped. */
+void hrx_gpu_buffer_pool_return(hrx_gpu_buffer_pool_t* pool,
+                                hrx_gpu_buffer_t* buffer);
+
+/* Grows a pointer array to |needed| slots; false when memory is short. */
+bool hrx_gpu_reserve_slots(hrx_allocator_t allocator, void** array,
+                           size_t* capacity, size_t needed);
+
+hrx_status_t hrx_gpu_view_check(const hrx_gpu_device_t* device,
+                                hrx_gpu_view_t view, const char* what);
+
+/* The queue a new stream binds to (round robin; creates it if needed). */
+hrx_status_t hrx_gpu_device_next_queue(hrx_gpu_device_t* device,
+                                       hrx_fabric_queue_t** out_queue);
+
+/* A prepared command: one AQL packet body and what it keeps alive. */
+typedef struct hrx_gpu_command_t {
+  hrx_aql_packet_t packet; /* body; the first 32 bits are set at publish */
+  uint16_t type;           /* hrx_aql_packet_type_t */
+  uint16_t setup;
+  uint8_t* kernarg;        /* owned */
+  hrx_gpu_kernel_t* kernel; /* retained */
+  hrx_gpu_event_t* event;   /* retained (event waits) */
+  hrx_gpu_buffer_t** buffers; /* retained */
+  uint32_t buffer_count;
+} hrx_gpu_command_t;
+
+hrx_status_t hrx_gpu_command_dispatch(hrx_gpu_device_t* device,
+                                      const hrx_gpu_kernel_t* kernel,
+                                      const hrx_gpu_launch_t* launch,
+                                      hrx_gpu_command_t* out_command);
+hrx_status_t hrx_gpu_command_copy(hrx_gpu_device_t* device,
+                                  hrx_gpu_view_t source,
+                                  hrx_gpu_view_t destination,
+                                  hrx_gpu_command_t* out_command);
+hrx_status_t hrx_gpu_command_fill(hrx_gpu_device_t* device,
+                                  hrx_gpu_view_t view, uint32_t pattern,
+                                  hrx_gpu_command_t* out_command);
+/* Releases what the command holds. */
+void hrx_gpu_command_release(hrx_allocator_t allocator,
+                             hrx_gpu_command_t* command);
+
+/* Queues |command| on |stream|. When |take| the stream takes ownership of
+ * the command's resources (freed when it completes); otherwise the caller
+ * keeps them alive (graphs) until the stream has passed this point. */
+hrx_status_t hrx_gpu_stream_submit(hrx_gpu_stream_t* stream,
+                                   hrx_gpu_command_t* command, bool take);
+/* The stream's timeline signal (borrowed). */
+hrx_fabric_signal_t* hrx_gpu_stream_timeline(hrx_gpu_stream_t* stream);
+/* The timeline point of the stream's most recent submission. */
+uint64_t hrx_gpu_stream_point(const hrx_gpu_stream_t* stream);
+/* Waits until |point| of |stream| completed. */
+hrx_status_t hrx_gpu_stream_wait_point(hrx_gpu_stream_t* stream,
+                                       uint64_t point, uint64_t timeout_ns);
+
+#endif /* HRX_GPU_INTERNAL_H_ */

@@ -1,0 +1,535 @@
+/* Streams: in-order submission to one queue, a timeline signal, and
+ * retention of everything queued work uses until it completes.
+ *
+ * Every command on a stream decrements the stream's timeline signal when
+ * it completes; the signal starts at HRX_GPU_TIMELINE_START, so point p
+ * (the p-th command) is complete once the value is at most START - p. A
+ * fault stores -1, which satisfies every wait and marks the stream failed. */
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "gpu_internal.h"
+
+#define HRX_GPU_TIMELINE_START (INT64_C(1) << 62)
+/* How long a full queue may keep a producer waiting before BUSY. */
+#define HRX_GPU_RESERVE_TIMEOUT_NS (30ull * 1000000000ull)
+
+typedef struct hrx_gpu_retained_t {
+  uint64_t point;
+  hrx_gpu_command_t command;
+  hrx_fabric_memory_t staging; /* upload staging; freed with the record */
+} hrx_gpu_retained_t;
+
+struct hrx_gpu_stream_s {
+  hrx_gpu_device_t* device; /* retained */
+  hrx_allocator_t allocator;
+  hrx_fabric_queue_t* queue;
+  hrx_fabric_signal_t* timeline;
+  uint64_t submitted;
+  hrx_budget_t* budget;
+  /* FIFO of retained work: [head, head + count) of a ring. */
+  hrx_gpu_retained_t* retained;
+  size_t retained_head, retained_count, retained_capacity;
+  bool failed;
+  hrx_fabric_fault_t fault;
+};
+
+struct hrx_gpu_readback_s {
+  hrx_allocator_t allocator;
+  hrx_gpu_device_t* device; /* retained */
+  hrx_fabric_signal_t* timeline;
+  uint64_t point;
+  hrx_fabric_memory_t staging;
+  hrx_budget_t* budget;
+};
+
+static int64_t hrx_gpu_point_value(uint64_t point) {
+  return HRX_GPU_TIMELINE_START - (int64_t)point;
+}
+
+static bool hrx_gpu_point_done(const hrx_fabric_signal_t* timeline,
+                               uint64_t point) {
+  return hrx_fabric_signal_load(timeline) <= hrx_gpu_point_value(point);
+}
+
+/*===------------------------------------------------------------------===*/
+/* Failure and retention                                                   */
+/*===------------------------------------------------------------------===*/
+
+static hrx_status_t hrx_gpu_stream_failure(hrx_gpu_stream_t* s) {
+  if (!s->failed && hrx_fabric_signal_load(s->timeline) < 0) {
+    s->failed = true;
+    hrx_status_t taken = hrx_fabric_queue_take_fault_for(
+        s->queue, hrx_fabric_signal_handle(s->timeline), &s->fault);
+    if (taken != HRX_OK) {
+      hrx_status_free(taken);
+      memset(&s->fault, 0, sizeof(s->fault));
+      s->fault.kind = HRX_FABRIC_FAULT_BAD_PACKET;
+    }
+  }
+  if (!s->failed) return HRX_OK;
+  char text[512];
+  hrx_fabric_fault_format(&s->fault, text, sizeof(text));
+  return hrx_make_status(HRX_STATUS_ABORTED, "stream failed: %s", text);
+}
+
+static void hrx_gpu_stream_retire(hrx_gpu_stream_t* s, bool all) {
+  while (s->retained_count) {
+    hrx_gpu_retained_t* r =
+        &s->retained[s->retained_head % s->retained_capacity];
+    if (!all && !hrx_gpu_point_done(s->timeline, r->point)) break;
+    hrx_gpu_command_release(s->allocator, &r->command);
+    if (r->staging.device_address) {
+      uint64_t size = r->staging.size;
+      hrx_fabric_memory_free(s->device->fabric, &r->staging);
+      if (s->budget) hrx_status_free(hrx_budget_uncharge(s->budget, size));
+    }
+    s->retained_head++;
+    s->retained_count--;
+  }
+}
+
+static hrx_status_t hrx_gpu_stream_retain(hrx_gpu_stream_t* s,
+                                          hrx_gpu_retained_t record) {
+  if (s->retained_count == s->retained_capacity) {
+    size_t capacity = s->retained_capacity ? s->retained_capacity * 2 : 64;
+    hrx_gpu_retained_t* grown = NULL;
+    HRX_RETURN_IF_ERROR(hrx_allocator_malloc_array(
+        s->allocator, capacity, sizeof(*grown), (void**)&grown));
+    for (size_t i = 0; i < s->retained_count; ++i) {
+      grown[i] = s->retained[(s->retained_head + i) % s->retained_capacity];
+    }
+    hrx_allocator_free(s->allocator, s->retained);
+    s->retained = grown;
+    s->retained_head = 0;
+    s->retained_capacity = capacity;
+  }
+  s->retained[(s->retained_head + s->retained_count) % s->retained_capacity] =
+      record;
+  s->retained_count++;
+  return HRX_OK;
+}
+
+/*===------------------------------------------------------------------===*/
+/* Submission                                                              */
+/*===------------------------------------------------------------------===*/
+
+static hrx_status_t hrx_gpu_reserve(hrx_gpu_stream_t* s, uint64_t* out) {
+  uint64_t deadline = 0;
+  for (;;) {
+    hrx_status_t status = hrx_fabric_queue_reserve(s->queue, 1, out);
+    if (!hrx_status_is(status, HRX_STATUS_BUSY)) return status;
+    if (!deadline) deadline = hrx_deadline_after(HRX_GPU_RESERVE_TIMEOUT_NS);
+    if (hrx_deadline_remaining(deadline) == 0) return status;
+    hrx_status_free(status);
+    /* The ring drains on its own; give the processor the core. */
+    hrx_gpu_stream_retire(s, false);
+    sched_yield();
+  }
+}
+
+/* Publishes a packet body with |signal| as its completion signal. */
+static hrx_status_t hrx_gpu_publish(hrx_gpu_stream_t* s,
+                                    const hrx_gpu_command_t* command,
+                                    uint64_t signal) {
+  uint64_t index = 0;
+  HRX_RETURN_IF_ERROR(hrx_gpu_reserve(s, &index));
+  hrx_aql_packet_t* slot = hrx_fabric_queue_slot(s->queue, index);
+  memcpy(slot->bytes + 4, command->packet.bytes + 4, 52);
+  slot->dispatch.completion_signal = signal;
+  uint16_t header = hrx_aql_header((hrx_aql_packet_type_t)command->type, 1,
+                                   HRX_AQL_FENCE_SYSTEM, HRX_AQL_FENCE_SYSTEM);
+  /* Agent packets keep their operation in the setup half-word. */
+  uint16_t setup = command->type == HRX_AQL_PACKET_AGENT
+                       ? command->packet.agent.type : command->setup;
+  hrx_fabric_queue_publish(s->queue, index, header, setup);
+  return HRX_OK;
+}
+
+hrx_status_t hrx_gpu_stream_submit(hrx_gpu_stream_t* s,
+                                   hrx_gpu_command_t* command, bool take) {
+  hrx_status_t status = hrx_gpu_stream_failure(s);
+  if (status == HRX_OK) {
+    status = hrx_gpu_publish(s, command,
+                             hrx_fabric_signal_handle(s->timeline));
+  }
+  if (status != HRX_OK) {
+    if (take) hrx_gpu_command_release(s->allocator, command);
+    return status;
+  }
+  s->submitted++;
+  hrx_gpu_stream_retire(s, false);
+  if (!take) return HRX_OK;
+  hrx_gpu_retained_t record = {.point = s->submitted, .command = *command};
+  memset(command, 0, sizeof(*command));
+  status = hrx_gpu_stream_retain(s, record);
+  if (status != HRX_OK) {
+    /* Cannot track it: wait for it instead, so nothing is freed early. */
+    hrx_status_free(hrx_gpu_stream_wait_point(s, s->submitted,
+                                              HRX_TIMEOUT_INFINITE));
+    hrx_gpu_command_release(s->allocator, &record.command);
+  }
+  return status;
+}
+
+hrx_fabric_signal_t* hrx_gpu_stream_timeline(hrx_gpu_stream_t* s) {
+  return s->timeline;
+}
+
+uint64_t hrx_gpu_stream_point(const hrx_gpu_stream_t* s) {
+  return s->submitted;
+}
+
+hrx_status_t hrx_gpu_stream_wait_point(hrx_gpu_stream_t* s, uint64_t point,
+                                       uint64_t timeout_ns) {
+  HRX_RETURN_IF_ERROR(hrx_fabric_signal_wait(
+      s->timeline, HRX_FABRIC_SIGNAL_LT, hrx_gpu_point_value(point) + 1,
+      timeout_ns, NULL));
+  hrx_gpu_stream_retire(s, false);
+  return hrx_gpu_stream_failure(s);
+}
+
+/*===------------------------------------------------------------------===*/
+/* Lifecycle                                                               */
+/*===------------------------------------------------------------------===*/
+
+hrx_status_t hrx_gpu_stream_create(hrx_gpu_device_t* device,
+                                   hrx_gpu_stream_t** out_stream) {
+  *out_stream = NULL;
+  hrx_gpu_stream_t* s = NULL;
+  HRX_RETURN_IF_ERROR(
+      hrx_allocator_malloc(device->allocator, sizeof(*s), (void**)&s));
+  s->allocator = device->allocator;
+  hrx_status_t status = hrx_gpu_device_next_queue(device, &s->queue);
+  if (status == HRX_OK) {
+    status = hrx_fabric_signal_create(HRX_GPU_TIMELINE_START, s->allocator,
+                                      &s->timeline);
+  }
+  if (status != HRX_OK) {
+    hrx_allocator_free(s->allocator, s);
+    return status;
+  }
+  s->device = device;
+  hrx_gpu_device_retain(device);
+  *out_stream = s;
+  return HRX_OK;
+}
+
+void hrx_gpu_stream_destroy(hrx_gpu_stream_t* s) {
+  if (!s) return;
+  hrx_status_free(hrx_fabric_signal_wait(
+      s->timeline, HRX_FABRIC_SIGNAL_LT, hrx_gpu_point_value(s->submitted) + 1,
+      HRX_TIMEOUT_INFINITE, NULL));
+  hrx_gpu_stream_retire(s, true);
+  hrx_allocator_free(s->allocator, s->retained);
+  hrx_fabric_signal_release(s->timeline);
+  hrx_budget_release(s->budget);
+  hrx_gpu_device_t* device = s->device;
+  hrx_allocator_free(s->allocator, s);
+  hrx_gpu_device_release(device);
+}
+
+void hrx_gpu_stream_set_memory_budget(hrx_gpu_stream_t* s,
+                                      hrx_budget_t* budget) {
+  hrx_budget_retain(budget);
+  hrx_budget_release(s->budget);
+  s->budget = budget;
+}
+
+hrx_status_t hrx_gpu_stream_synchronize(hrx_gpu_stream_t* s,
+                                        uint64_t timeout_ns) {
+  return hrx_gpu_stream_wait_point(s, s->submitted, timeout_ns);
+}
+
+/*===------------------------------------------------------------------===*/
+/* Memory                                                                  */
+/*===------------------------------------------------------------------===*/
+
+hrx_status_t hrx_gpu_stream_allocate(hrx_gpu_stream_t* s, uint64_t bytes,
+                                     hrx_gpu_buffer_t** out_buffer) {
+  return hrx_gpu_buffer_create(s->device, bytes, HRX_FABRIC_MEMORY_ZEROED,
+                               s->budget, out_buffer);
+}
+
+hrx_status_t hrx_gpu_stream_allocate_from(hrx_gpu_stream_t* s,
+                                          const void* data, uint64_t length,
+                                          hrx_gpu_buffer_t** out_buffer) {
+  *out_buffer = NULL;
+  if (!data || length == 0) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "allocate_from needs nonempty data");
+  }
+  HRX_RETURN_IF_ERROR(hrx_gpu_buffer_create(s->device, length,
+                                            HRX_FABRIC_MEMORY_UNINITIALIZED,
+                                            s->budget, out_buffer));
+  memcpy((*out_buffer)->memory.host_pointer, data, length);
+  return HRX_OK;
+}
+
+/* Staging memory charged to the stream's budget. */
+static hrx_status_t hrx_gpu_staging(hrx_gpu_stream_t* s, uint64_t bytes,
+                                    hrx_fabric_memory_t* out) {
+  if (s->budget) HRX_RETURN_IF_ERROR(hrx_budget_charge(s->budget, bytes));
+  hrx_status_t status = hrx_fabric_memory_allocate_flags(
+      s->device->fabric, bytes, HRX_FABRIC_VISIBILITY_HOST_COHERENT,
+      HRX_FABRIC_MEMORY_UNINITIALIZED, out);
+  if (status != HRX_OK && s->budget) {
+    hrx_status_free(hrx_budget_uncharge(s->budget, bytes));
+  }
+  return status;
+}
+
+static hrx_status_t hrx_gpu_check_length(hrx_gpu_view_t view,
+                                         const void* data, uint64_t length) {
+  if (!data || length == 0 || length != view.length) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "upload of %llu bytes into a %llu-byte view "
+                           "(lengths must match and be nonzero)",
+                           (unsigned long long)length,
+                           (unsigned long long)view.length);
+  }
+  return HRX_OK;
+}
+
+hrx_status_t hrx_gpu_stream_upload(hrx_gpu_stream_t* s, hrx_gpu_view_t view,
+                                   const void* data, uint64_t length) {
+  HRX_RETURN_IF_ERROR(hrx_gpu_view_check(s->device, view, "upload"));
+  HRX_RETURN_IF_ERROR(hrx_gpu_check_length(view, data, length));
+  HRX_RETURN_IF_ERROR(hrx_gpu_stream_failure(s));
+  hrx_fabric_memory_t staging;
+  HRX_RETURN_IF_ERROR(hrx_gpu_staging(s, length, &staging));
+  memcpy(staging.host_pointer, data, length);
+  hrx_gpu_command_t command;
+  hrx_status_t status = hrx_gpu_command_copy(
+      s->device, (hrx_gpu_view_t){view.buffer, 0, length}, view, &command);
+  if (status == HRX_OK) {
+    /* The source is the staging allocation, not a buffer. */
+    command.packet.agent.arg[1] = staging.device_address;
+    status = hrx_gpu_publish(s, &command,
+                             hrx_fabric_signal_handle(s->timeline));
+  }
+  if (status != HRX_OK) {
+    hrx_gpu_command_release(s->allocator, &command);
+    hrx_fabric_memory_free(s->device->fabric, &staging);
+    if (s->budget) hrx_status_free(hrx_budget_uncharge(s->budget, length));
+    return status;
+  }
+  s->submitted++;
+  hrx_gpu_retained_t record = {.point = s->submitted, .command = command,
+                               .staging = staging};
+  status = hrx_gpu_stream_retain(s, record);
+  if (status != HRX_OK) {
+    hrx_status_free(hrx_gpu_stream_wait_point(s, s->submitted,
+                                              HRX_TIMEOUT_INFINITE));
+    hrx_gpu_command_release(s->allocator, &record.command);
+    hrx_fabric_memory_free(s->device->fabric, &record.staging);
+    if (s->budget) hrx_status_free(hrx_budget_uncharge(s->budget, length));
+  }
+  return status;
+}
+
+hrx_status_t hrx_gpu_stream_upload_blocking(hrx_gpu_stream_t* s,
+                                            hrx_gpu_view_t view,
+                                            const void* data,
+                                            uint64_t length) {
+  HRX_RETURN_IF_ERROR(hrx_gpu_view_check(s->device, view, "upload"));
+  HRX_RETURN_IF_ERROR(hrx_gpu_check_length(view, data, length));
+  HRX_RETURN_IF_ERROR(hrx_gpu_stream_synchronize(s, HRX_TIMEOUT_INFINITE));
+  memcpy((uint8_t*)view.buffer->memory.host_pointer + view.offset, data,
+         length);
+  return HRX_OK;
+}
+
+hrx_status_t hrx_gpu_stream_read(hrx_gpu_stream_t* s, hrx_gpu_view_t view,
+                                 hrx_gpu_readback_t** out_readback) {
+  *out_readback = NULL;
+  HRX_RETURN_IF_ERROR(hrx_gpu_view_check(s->device, view, "read"));
+  if (view.length == 0) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "cannot read an empty view");
+  }
+  hrx_gpu_readback_t* r = NULL;
+  HRX_RETURN_IF_ERROR(
+      hrx_allocator_malloc(s->allocator, sizeof(*r), (void**)&r));
+  r->allocator = s->allocator;
+  hrx_status_t status = hrx_gpu_staging(s, view.length, &r->staging);
+  hrx_gpu_command_t command;
+  memset(&command, 0, sizeof(command));
+  if (status == HRX_OK) {
+    status = hrx_gpu_command_copy(
+        s->device, view, (hrx_gpu_view_t){view.buffer, 0, view.length},
+        &command);
+  }
+  if (status == HRX_OK) {
+    command.packet.agent.arg[0] = r->staging.device_address;
+    status = hrx_gpu_stream_submit(s, &command, true);
+  } else {
+    hrx_gpu_command_release(s->allocator, &command);
+  }
+  if (status != HRX_OK) {
+    if (r->staging.device_address) {
+      hrx_fabric_memory_free(s->device->fabric, &r->staging);
+      if (s->budget) {
+        hrx_status_free(hrx_budget_uncharge(s->budget, view.length));
+      }
+    }
+    hrx_allocator_free(s->allocator, r);
+    return status;
+  }
+  r->device = s->device;
+  hrx_gpu_device_retain(s->device);
+  r->timeline = s->timeline;
+  hrx_fabric_signal_retain(s->timeline);
+  r->point = s->submitted;
+  r->budget = s->budget;
+  hrx_budget_retain(s->budget);
+  *out_readback = r;
+  return HRX_OK;
+}
+
+hrx_status_t hrx_gpu_readback_wait(hrx_gpu_readback_t* r, uint64_t timeout_ns,
+                                   const void** out_data,
+                                   uint64_t* out_length) {
+  *out_data = NULL;
+  *out_length = 0;
+  int64_t value = 0;
+  HRX_RETURN_IF_ERROR(hrx_fabric_signal_wait(
+      r->timeline, HRX_FABRIC_SIGNAL_LT, hrx_gpu_point_value(r->point) + 1,
+      timeout_ns, &value));
+  if (value < 0) {
+    return hrx_make_status(HRX_STATUS_ABORTED,
+                           "the stream faulted before this read completed");
+  }
+  *out_data = r->staging.host_pointer;
+  *out_length = r->staging.size;
+  return HRX_OK;
+}
+
+void hrx_gpu_readback_release(hrx_gpu_readback_t* r) {
+  if (!r) return;
+  /* The staging area may still be written: wait for the copy first. */
+  hrx_status_free(hrx_fabric_signal_wait(
+      r->timeline, HRX_FABRIC_SIGNAL_LT, hrx_gpu_point_value(r->point) + 1,
+      HRX_TIMEOUT_INFINITE, NULL));
+  uint64_t size = r->staging.size;
+  hrx_fabric_memory_free(r->device->fabric, &r->staging);
+  if (r->budget) {
+    hrx_status_free(hrx_budget_uncharge(r->budget, size));
+    hrx_budget_release(r->budget);
+  }
+  hrx_fabric_signal_release(r->timeline);
+  hrx_gpu_device_release(r->device);
+  hrx_allocator_free(r->allocator, r);
+}
+
+/*===------------------------------------------------------------------===*/
+/* Commands                                                                */
+/*===------------------------------------------------------------------===*/
+
+hrx_status_t hrx_gpu_stream_fill(hrx_gpu_stream_t* s, hrx_gpu_view_t view,
+                                 uint32_t pattern) {
+  hrx_gpu_command_t command;
+  HRX_RETURN_IF_ERROR(hrx_gpu_command_fill(s->device, view, pattern, &command));
+  return hrx_gpu_stream_submit(s, &command, true);
+}
+
+hrx_status_t hrx_gpu_stream_copy(hrx_gpu_stream_t* s, hrx_gpu_view_t source,
+                                 hrx_gpu_view_t destination) {
+  hrx_gpu_command_t command;
+  HRX_RETURN_IF_ERROR(
+      hrx_gpu_command_copy(s->device, source, destination, &command));
+  return hrx_gpu_stream_submit(s, &command, true);
+}
+
+hrx_status_t hrx_gpu_stream_dispatch(hrx_gpu_stream_t* s,
+                                     const hrx_gpu_kernel_t* kernel,
+                                     const hrx_gpu_launch_t* launch) {
+  hrx_gpu_command_t command;
+  HRX_RETURN_IF_ERROR(
+      hrx_gpu_command_dispatch(s->device, kernel, launch, &command));
+  return hrx_gpu_stream_submit(s, &command, true);
+}
+
+/*===------------------------------------------------------------------===*/
+/* Events                                                                  */
+/*===------------------------------------------------------------------===*/
+
+hrx_status_t hrx_gpu_stream_record_event(hrx_gpu_stream_t* s,
+                                         hrx_gpu_event_t** out_event) {
+  *out_event = NULL;
+  HRX_RETURN_IF_ERROR(hrx_gpu_stream_failure(s));
+  hrx_gpu_event_t* event = NULL;
+  HRX_RETURN_IF_ERROR(
+      hrx_allocator_malloc(s->allocator, sizeof(*event), (void**)&event));
+  atomic_init(&event->ref_count, 1);
+  event->allocator = s->allocator;
+  hrx_status_t status =
+      hrx_fabric_signal_create(1, s->allocator, &event->signal);
+  /* A barrier with no dependencies completes once the queue reaches it,
+   * after everything queued before it. */
+  hrx_gpu_command_t barrier;
+  memset(&barrier, 0, sizeof(barrier));
+  barrier.type = HRX_AQL_PACKET_BARRIER_AND;
+  if (status == HRX_OK) {
+    status = hrx_gpu_publish(s, &barrier,
+                             hrx_fabric_signal_handle(event->signal));
+  }
+  if (status != HRX_OK) {
+    hrx_fabric_signal_release(event->signal);
+    hrx_allocator_free(s->allocator, event);
+    return status;
+  }
+  event->timeline = s->timeline;
+  hrx_fabric_signal_retain(s->timeline);
+  *out_event = event;
+  return HRX_OK;
+}
+
+hrx_status_t hrx_gpu_stream_wait_event(hrx_gpu_stream_t* s,
+                                       hrx_gpu_event_t* event) {
+  if (!event) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT, "event is NULL");
+  }
+  hrx_gpu_command_t barrier;
+  memset(&barrier, 0, sizeof(barrier));
+  barrier.type = HRX_AQL_PACKET_BARRIER_AND;
+  barrier.packet.barrier.dep_signal[0] = hrx_fabric_signal_handle(event->signal);
+  barrier.event = event;
+  hrx_gpu_event_retain(event);
+  return hrx_gpu_stream_submit(s, &barrier, true);
+}
+
+void hrx_gpu_event_retain(hrx_gpu_event_t* event) {
+  if (event) atomic_fetch_add_explicit(&event->ref_count, 1,
+                                       memory_order_relaxed);
+}
+
+void hrx_gpu_event_release(hrx_gpu_event_t* event) {
+  if (!event || atomic_fetch_sub_explicit(&event->ref_count, 1,
+                                          memory_order_acq_rel) != 1) {
+    return;
+  }
+  /* The barrier may still be queued: it names the signal until it runs. */
+  hrx_status_free(hrx_fabric_signal_wait(event->signal, HRX_FABRIC_SIGNAL_LT,
+                                         1, HRX_TIMEOUT_INFINITE, NULL));
+  hrx_fabric_signal_release(event->signal);
+  hrx_fabric_signal_release(event->timeline);
+  hrx_allocator_free(event->allocator, event);
+}
+
+hrx_status_t hrx_gpu_event_wait(const hrx_gpu_event_t* event,
+                                uint64_t timeout_ns) {
+  HRX_RETURN_IF_ERROR(hrx_fabric_signal_wait(
+      event->signal, HRX_FABRIC_SIGNAL_LT, 1, timeout_ns, NULL));
+  if (hrx_fabric_signal_load(event->timeline) < 0) {
+    return hrx_make_status(HRX_STATUS_ABORTED,
+                           "work before the event faulted");
+  }
+  return HRX_OK;
+}
+
+bool hrx_gpu_event_is_complete(const hrx_gpu_event_t* event) {
+  return hrx_fabric_signal_load(event->signal) < 1;
+}

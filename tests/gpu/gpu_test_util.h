@@ -1,0 +1,16 @@
+/* Helpers for the gpu suite: compile corpus kernels into gpu kernels. */
+#ifndef HRX_TESTS_GPU_TEST_UTIL_H_
+#define HRX_TESTS_GPU_TEST_UTIL_H_
+
+#include "hrx/gpu.h"
+#include "hrx/loom.h"
+#include "test_support.h"
+
+/* Compiles libhrx-loom/kernels/<file> (or |source| when non-NULL) and
+ * loads kernel |name| on |device|. */
+hrx_gpu_kernel_t* gpu_test_kernel(hrx_gpu_device_t* device, const char* file,
+                                  const char* source, const char* name);
+
+#define SECOND 1000000000ull
+
+#endif /* HRX_TESTS_GPU_TEST_UTIL_H_ */

@@ -1,0 +1,369 @@
+/* Devices, buffers, views, streams, events, budgets, timeouts, faults. */
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu_test_util.h"
+
+typedef struct fixture_t {
+  hrx_gpu_device_t* device;
+  hrx_gpu_stream_t* stream;
+  hrx_gpu_kernel_t* saxpy;
+} fixture_t;
+
+static int setup(void** state) {
+  fixture_t* f = calloc(1, sizeof(*f));
+  assert_ok(hrx_gpu_device_open(0, hrx_allocator_system(), &f->device));
+  assert_ok(hrx_gpu_stream_create(f->device, &f->stream));
+  f->saxpy = gpu_test_kernel(f->device, "saxpy.loom", NULL, "saxpy");
+  *state = f;
+  return 0;
+}
+
+static int teardown(void** state) {
+  fixture_t* f = *state;
+  hrx_gpu_kernel_release(f->saxpy);
+  hrx_gpu_stream_destroy(f->stream);
+  hrx_gpu_device_release(f->device);
+  free(f);
+  return 0;
+}
+
+static hrx_status_t saxpy(fixture_t* f, hrx_gpu_stream_t* stream, uint64_t n,
+                          float a, hrx_gpu_view_t x, hrx_gpu_view_t y) {
+  uint32_t bits;
+  memcpy(&bits, &a, 4);
+  hrx_gpu_arg_t args[] = {
+      hrx_gpu_arg_scalar(n), hrx_gpu_arg_scalar(bits),
+      hrx_gpu_arg_binding(x, HRX_GPU_ACCESS_READ),
+      hrx_gpu_arg_binding(y, HRX_GPU_ACCESS_READ_WRITE)};
+  hrx_gpu_launch_t launch = {&n, 1, args, 4};
+  return hrx_gpu_stream_dispatch(stream, f->saxpy, &launch);
+}
+
+static void test_device_queue_count(void** state) {
+  (void)state;
+  hrx_gpu_device_t* device = NULL;
+  assert_status_code(hrx_gpu_device_open(7, hrx_allocator_system(), &device),
+                     HRX_STATUS_NOT_FOUND);
+  assert_ok(hrx_gpu_device_open(0, hrx_allocator_system(), &device));
+  assert_int_equal(hrx_gpu_device_stream_queue_count(device), 8);
+  assert_status_code(hrx_gpu_device_set_stream_queue_count(device, 0),
+                     HRX_STATUS_INVALID_ARGUMENT);
+  assert_ok(hrx_gpu_device_set_stream_queue_count(device, 2));
+  /* Another handle to the same device sees the same setting. */
+  hrx_gpu_device_retain(device);
+  assert_int_equal(hrx_gpu_device_stream_queue_count(device), 2);
+  hrx_gpu_stream_t* s = NULL;
+  assert_ok(hrx_gpu_stream_create(device, &s));
+  assert_status_code(hrx_gpu_device_set_stream_queue_count(device, 4),
+                     HRX_STATUS_FAILED_PRECONDITION);
+  assert_int_equal(hrx_gpu_device_stream_queue_count(device), 2);
+  hrx_gpu_stream_destroy(s);
+  hrx_gpu_device_release(device);
+  hrx_gpu_device_release(device);
+}
+
+static void test_buffers_and_views(void** state) {
+  fixture_t* f = *state;
+  hrx_gpu_buffer_t* b = NULL;
+  assert_status_code(hrx_gpu_stream_allocate(f->stream, 0, &b),
+                     HRX_STATUS_INVALID_ARGUMENT);
+  assert_status_code(hrx_gpu_stream_allocate_from(f->stream, "x", 0, &b),
+                     HRX_STATUS_INVALID_ARGUMENT);
+  assert_ok(hrx_gpu_stream_allocate_from(f->stream, "hello", 6, &b));
+  assert_string_equal(hrx_gpu_buffer_host_pointer(b), "hello");
+  hrx_gpu_view_t whole = hrx_gpu_buffer_binding(b);
+  assert_int_equal(whole.length, 6);
+  hrx_gpu_view_t part;
+  assert_ok(hrx_gpu_view_slice(whole, 1, 4, &part));
+  assert_int_equal(part.offset, 1);
+  hrx_gpu_view_t inner;
+  assert_ok(hrx_gpu_view_slice(part, 1, 3, &inner));
+  assert_int_equal(inner.offset, 2);
+  assert_status_code(hrx_gpu_view_slice(part, 2, 3, &inner),
+                     HRX_STATUS_OUT_OF_RANGE);
+  assert_status_code(hrx_gpu_view_slice(whole, UINT64_MAX, 2, &inner),
+                     HRX_STATUS_OUT_OF_RANGE);
+  assert_status_code(hrx_gpu_view_slice((hrx_gpu_view_t){0}, 0, 0, &inner),
+                     HRX_STATUS_INVALID_ARGUMENT);
+  hrx_gpu_buffer_release(b);
+}
+
+static void test_ordering_within_a_stream(void** state) {
+  fixture_t* f = *state;
+  const uint64_t n = 1000;
+  hrx_gpu_buffer_t *x = NULL, *y = NULL;
+  assert_ok(hrx_gpu_stream_allocate(f->stream, n * 4, &x));
+  assert_ok(hrx_gpu_stream_allocate(f->stream, n * 4, &y));
+  hrx_gpu_view_t xv = hrx_gpu_buffer_binding(x), yv = hrx_gpu_buffer_binding(y);
+  float one = 1.0f, three = 3.0f;
+  uint32_t one_bits, three_bits;
+  memcpy(&one_bits, &one, 4);
+  memcpy(&three_bits, &three, 4);
+  /* fill -> fill -> saxpy -> copy -> saxpy -> read, all queued. */
+  assert_ok(hrx_gpu_stream_fill(f->stream, xv, one_bits));
+  assert_ok(hrx_gpu_stream_fill(f->stream, yv, three_bits));
+  assert_ok(saxpy(f, f->stream, n, 2.0f, xv, yv)); /* y = 5 */
+  assert_ok(hrx_gpu_stream_copy(f->stream, yv, xv)); /* x = 5 */
+  assert_ok(saxpy(f, f->stream, n, 2.0f, xv, yv)); /* y = 15 */
+  /* Release wrappers while the work is queued: it retains them. */
+  hrx_gpu_readback_t* read = NULL;
+  assert_ok(hrx_gpu_stream_read(f->stream, yv, &read));
+  hrx_gpu_buffer_release(x);
+  hrx_gpu_buffer_release(y);
+  const void* data = NULL;
+  uint64_t length = 0;
+  assert_ok(hrx_gpu_readback_wait(read, 10 * SECOND, &data, &length));
+  assert_int_equal(length, n * 4);
+  for (uint64_t i = 0; i < n; ++i) assert_true(((const float*)data)[i] == 15.0f);
+  hrx_gpu_readback_release(read);
+  assert_ok(hrx_gpu_stream_synchronize(f->stream, 10 * SECOND));
+}
+
+static void test_upload_and_read(void** state) {
+  fixture_t* f = *state;
+  hrx_gpu_buffer_t* b = NULL;
+  assert_ok(hrx_gpu_stream_allocate(f->stream, 64, &b));
+  hrx_gpu_view_t v = hrx_gpu_buffer_binding(b), half;
+  assert_ok(hrx_gpu_view_slice(v, 32, 32, &half));
+  char data[32];
+  for (int i = 0; i < 32; ++i) data[i] = (char)(i + 1);
+  assert_ok(hrx_gpu_stream_upload(f->stream, half, data, 32));
+  memset(data, 0, sizeof(data)); /* staging owns its copy */
+  assert_status_code(hrx_gpu_stream_upload(f->stream, half, data, 31),
+                     HRX_STATUS_INVALID_ARGUMENT);
+  hrx_gpu_readback_t* r = NULL;
+  assert_ok(hrx_gpu_stream_read(f->stream, v, &r));
+  const uint8_t* got = NULL;
+  uint64_t length = 0;
+  assert_ok(hrx_gpu_readback_wait(r, 10 * SECOND, (const void**)&got, &length));
+  for (int i = 0; i < 32; ++i) {
+    assert_int_equal(got[i], 0);
+    assert_int_equal(got[32 + i], i + 1);
+  }
+  hrx_gpu_readback_release(r);
+  assert_ok(hrx_gpu_stream_upload_blocking(f->stream, half, "0123456789abcdef"
+                                           "0123456789abcdef", 32));
+  assert_int_equal(((char*)hrx_gpu_buffer_host_pointer(b))[33], '1');
+  hrx_gpu_buffer_release(b);
+}
+
+static void test_command_errors(void** state) {
+  fixture_t* f = *state;
+  hrx_gpu_buffer_t *a = NULL, *b = NULL;
+  assert_ok(hrx_gpu_stream_allocate(f->stream, 16, &a));
+  assert_ok(hrx_gpu_stream_allocate(f->stream, 12, &b));
+  hrx_gpu_view_t av = hrx_gpu_buffer_binding(a), bv = hrx_gpu_buffer_binding(b);
+  assert_status_code(hrx_gpu_stream_copy(f->stream, av, bv),
+                     HRX_STATUS_INVALID_ARGUMENT);
+  hrx_gpu_view_t odd;
+  assert_ok(hrx_gpu_view_slice(av, 0, 6, &odd));
+  assert_status_code(hrx_gpu_stream_fill(f->stream, odd, 0),
+                     HRX_STATUS_INVALID_ARGUMENT);
+  hrx_gpu_view_t bogus = {a, 8, 16};
+  assert_status_code(hrx_gpu_stream_fill(f->stream, bogus, 0),
+                     HRX_STATUS_OUT_OF_RANGE);
+  /* Wrong argument count and kinds. */
+  uint64_t n = 4;
+  hrx_gpu_arg_t args[] = {hrx_gpu_arg_scalar(4), hrx_gpu_arg_scalar(0),
+                          hrx_gpu_arg_binding(av, HRX_GPU_ACCESS_READ),
+                          hrx_gpu_arg_scalar(0)};
+  hrx_gpu_launch_t launch = {&n, 1, args, 3};
+  assert_status_code(hrx_gpu_stream_dispatch(f->stream, f->saxpy, &launch),
+                     HRX_STATUS_INVALID_ARGUMENT);
+  launch.arg_count = 4;
+  assert_status_code(hrx_gpu_stream_dispatch(f->stream, f->saxpy, &launch),
+                     HRX_STATUS_INVALID_ARGUMENT);
+  /* A zero-size launch is rejected before anything is queued. */
+  args[3] = hrx_gpu_arg_binding(bv, HRX_GPU_ACCESS_READ_WRITE);
+  uint64_t zero = 0;
+  launch.workload = &zero;
+  assert_status_code(hrx_gpu_stream_dispatch(f->stream, f->saxpy, &launch),
+                     HRX_STATUS_INVALID_ARGUMENT);
+  /* A view of another device's buffer. */
+  hrx_gpu_device_t* other = NULL;
+  assert_ok(hrx_gpu_device_open(0, hrx_allocator_system(), &other));
+  hrx_gpu_stream_t* other_stream = NULL;
+  assert_ok(hrx_gpu_stream_create(other, &other_stream));
+  assert_status_code(hrx_gpu_stream_fill(other_stream, av, 0),
+                     HRX_STATUS_INVALID_ARGUMENT);
+  hrx_gpu_stream_destroy(other_stream);
+  hrx_gpu_device_release(other);
+  assert_ok(hrx_gpu_stream_synchronize(f->stream, 10 * SECOND));
+  hrx_gpu_buffer_release(a);
+  hrx_gpu_buffer_release(b);
+}
+
+static void test_events_order_streams(void** state) {
+  fixture_t* f = *state;
+  hrx_gpu_stream_t* consumer = NULL;
+  assert_ok(hrx_gpu_stream_create(f->device, &consumer));
+  const uint64_t n = 1 << 16;
+  hrx_gpu_buffer_t *x = NULL, *y = NULL, *out = NULL;
+  assert_ok(hrx_gpu_stream_allocate(f->stream, n * 4, &x));
+  assert_ok(hrx_gpu_stream_allocate(f->stream, n * 4, &y));
+  assert_ok(hrx_gpu_stream_allocate(f->stream, n * 4, &out));
+  hrx_gpu_view_t xv = hrx_gpu_buffer_binding(x), yv = hrx_gpu_buffer_binding(y);
+  float two = 2.0f;
+  uint32_t bits;
+  memcpy(&bits, &two, 4);
+  assert_ok(hrx_gpu_stream_fill(f->stream, xv, bits));
+  for (int i = 0; i < 4; ++i) assert_ok(saxpy(f, f->stream, n, 1.0f, xv, yv));
+  hrx_gpu_event_t* done = NULL;
+  assert_ok(hrx_gpu_stream_record_event(f->stream, &done));
+  assert_ok(hrx_gpu_stream_wait_event(consumer, done));
+  assert_ok(hrx_gpu_stream_copy(consumer, yv, hrx_gpu_buffer_binding(out)));
+  assert_ok(hrx_gpu_stream_synchronize(consumer, 10 * SECOND));
+  assert_true(hrx_gpu_event_is_complete(done));
+  assert_ok(hrx_gpu_event_wait(done, 0));
+  const float* o = hrx_gpu_buffer_host_pointer(out);
+  for (uint64_t i = 0; i < n; i += 97) assert_true(o[i] == 8.0f);
+  hrx_gpu_event_release(done);
+  hrx_gpu_buffer_release(x);
+  hrx_gpu_buffer_release(y);
+  hrx_gpu_buffer_release(out);
+  assert_status_code(hrx_gpu_stream_wait_event(consumer, NULL),
+                     HRX_STATUS_INVALID_ARGUMENT);
+  hrx_gpu_stream_destroy(consumer);
+}
+
+static void test_budget(void** state) {
+  fixture_t* f = *state;
+  hrx_budget_t* budget = NULL;
+  assert_ok(hrx_budget_create(1000, hrx_allocator_system(), &budget));
+  hrx_gpu_stream_set_memory_budget(f->stream, budget);
+  hrx_gpu_buffer_t *a = NULL, *b = NULL;
+  assert_ok(hrx_gpu_stream_allocate(f->stream, 600, &a));
+  assert_int_equal(hrx_budget_live_bytes(budget), 600);
+  assert_status_code(hrx_gpu_stream_allocate(f->stream, 600, &b),
+                     HRX_STATUS_RESOURCE_EXHAUSTED);
+  assert_null(b);
+  /* Staging counts too: uploading 500 bytes needs 500 more. */
+  assert_ok(hrx_gpu_stream_allocate(f->stream, 300, &b));
+  char data[300] = {0};
+  assert_status_code(hrx_gpu_stream_upload(f->stream,
+                                           hrx_gpu_buffer_binding(b), data,
+                                           300),
+                     HRX_STATUS_RESOURCE_EXHAUSTED);
+  hrx_gpu_buffer_release(a);
+  assert_ok(hrx_gpu_stream_upload(f->stream, hrx_gpu_buffer_binding(b), data,
+                                  300));
+  assert_ok(hrx_gpu_stream_synchronize(f->stream, 10 * SECOND));
+  assert_int_equal(hrx_budget_live_bytes(budget), 300);
+  hrx_gpu_buffer_release(b);
+  assert_int_equal(hrx_budget_live_bytes(budget), 0);
+  assert_int_equal(hrx_budget_peak_bytes(budget), 900);
+  hrx_gpu_stream_set_memory_budget(f->stream, NULL);
+  hrx_budget_release(budget);
+}
+
+static void test_timeout_keeps_work_alive(void** state) {
+  fixture_t* f = *state;
+  /* ring_drain spins until the flag holds the expected value. */
+  hrx_gpu_kernel_t* drain =
+      gpu_test_kernel(f->device, "ring_drain.loom", NULL, "ring_drain");
+  hrx_gpu_buffer_t *flag = NULL, *payload = NULL, *out = NULL;
+  assert_ok(hrx_gpu_stream_allocate(f->stream, 4, &flag));
+  assert_ok(hrx_gpu_stream_allocate(f->stream, 8 * 4, &payload));
+  assert_ok(hrx_gpu_stream_allocate(f->stream, 8 * 4, &out));
+  ((int64_t*)hrx_gpu_buffer_host_pointer(payload))[3] = 77;
+  hrx_gpu_arg_t args[] = {
+      hrx_gpu_arg_binding(hrx_gpu_buffer_binding(flag), HRX_GPU_ACCESS_READ_WRITE),
+      hrx_gpu_arg_binding(hrx_gpu_buffer_binding(payload), HRX_GPU_ACCESS_READ),
+      hrx_gpu_arg_binding(hrx_gpu_buffer_binding(out), HRX_GPU_ACCESS_WRITE),
+      hrx_gpu_arg_scalar(1), hrx_gpu_arg_scalar(4)};
+  hrx_gpu_launch_t launch = {NULL, 0, args, 5};
+  assert_ok(hrx_gpu_stream_dispatch(f->stream, drain, &launch));
+  int32_t* flag_word = hrx_gpu_buffer_host_pointer(flag);
+  /* The work cannot finish yet: the wait times out and keeps it alive. */
+  hrx_gpu_buffer_release(out);
+  out = NULL;
+  assert_status_code(hrx_gpu_stream_synchronize(f->stream, 20000000),
+                     HRX_STATUS_DEADLINE_EXCEEDED);
+  __atomic_store_n(flag_word, 1, __ATOMIC_RELEASE);
+  assert_ok(hrx_gpu_stream_synchronize(f->stream, 10 * SECOND));
+  assert_int_equal(*flag_word, 0); /* the kernel released the flag */
+  hrx_gpu_buffer_release(flag);
+  hrx_gpu_buffer_release(payload);
+  hrx_gpu_kernel_release(drain);
+}
+
+static const char* const overflow =
+    "kernel.def export(\"overflow\") @overflow() {\n"
+    "  %one = index.constant 1 : index\n"
+    "  kernel.launch.config workgroups(%one, %one, %one) "
+    "workgroup_size(%one, %one, %one) : index\n"
+    "} launch(%out: buffer) {\n"
+    "  %o = index.constant 0 : offset\n"
+    "  %v = buffer.view %out[%o] : buffer -> view<8xi32>\n"
+    "  %x = scalar.constant 1 : i32\n"
+    "  view.store %x, %v[7] : i32, view<8xi32>\n"
+    "  kernel.return\n"
+    "}\n";
+
+static void test_fault_fails_only_its_stream(void** state) {
+  fixture_t* f = *state;
+  hrx_gpu_kernel_t* bad = gpu_test_kernel(f->device, NULL, overflow, "overflow");
+  hrx_gpu_stream_t* broken = NULL;
+  assert_ok(hrx_gpu_stream_create(f->device, &broken));
+  hrx_gpu_buffer_t* small = NULL;
+  assert_ok(hrx_gpu_stream_allocate(broken, 16, &small));
+  hrx_gpu_arg_t arg = hrx_gpu_arg_binding(hrx_gpu_buffer_binding(small),
+                                          HRX_GPU_ACCESS_WRITE);
+  hrx_gpu_launch_t launch = {NULL, 0, &arg, 1};
+  assert_ok(hrx_gpu_stream_dispatch(broken, bad, &launch));
+  hrx_status_t status = hrx_gpu_stream_synchronize(broken, 10 * SECOND);
+  assert_non_null(strstr(hrx_status_message(status), "out-of-bounds"));
+  assert_non_null(strstr(hrx_status_message(status), "offset 28"));
+  assert_status_code(status, HRX_STATUS_ABORTED);
+  assert_status_code(hrx_gpu_stream_fill(broken, hrx_gpu_buffer_binding(small),
+                                         0),
+                     HRX_STATUS_ABORTED);
+  /* The device and other streams carry on. */
+  hrx_gpu_buffer_t *x = NULL, *y = NULL;
+  assert_ok(hrx_gpu_stream_allocate(f->stream, 16, &x));
+  assert_ok(hrx_gpu_stream_allocate(f->stream, 16, &y));
+  assert_ok(saxpy(f, f->stream, 4, 1.0f, hrx_gpu_buffer_binding(x),
+                  hrx_gpu_buffer_binding(y)));
+  assert_ok(hrx_gpu_stream_synchronize(f->stream, 10 * SECOND));
+  hrx_gpu_buffer_release(x);
+  hrx_gpu_buffer_release(y);
+  hrx_gpu_buffer_release(small);
+  hrx_gpu_stream_destroy(broken);
+  hrx_gpu_kernel_release(bad);
+}
+
+static void test_many_submissions_wrap_the_ring(void** state) {
+  fixture_t* f = *state;
+  hrx_gpu_buffer_t* b = NULL;
+  assert_ok(hrx_gpu_stream_allocate(f->stream, 64, &b));
+  for (uint32_t i = 0; i < 5000; ++i) {
+    assert_ok(hrx_gpu_stream_fill(f->stream, hrx_gpu_buffer_binding(b), i));
+  }
+  assert_ok(hrx_gpu_stream_synchronize(f->stream, 30 * SECOND));
+  assert_int_equal(((uint32_t*)hrx_gpu_buffer_host_pointer(b))[15], 4999);
+  hrx_gpu_buffer_release(b);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_device_queue_count),
+      cmocka_unit_test_setup_teardown(test_buffers_and_views, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_ordering_within_a_stream, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_upload_and_read, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_command_errors, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_events_order_streams, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_budget, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_timeout_keeps_work_alive, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_fault_fails_only_its_stream, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_many_submissions_wrap_the_ring,
+                                      setup, teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -2,7 +2,9 @@
 #include "gpu_internal.h"
 
 struct hrx_gpu_buffer_pool_s {
-  atomic_uint_fast32_t ref_count; /* the owner plus every pooled buffer */
+  /* The owner plus every pooled buffer in use; free buffers hold none, so
+   * the last release frees them with the pool. */
+  atomic_uint_fast32_t ref_count;
   hrx_gpu_device_t* device;       /* retained */
   hrx_allocator_t allocator;
   uint64_t limit_bytes;
@@ -108,6 +110,7 @@ hrx_status_t hrx_gpu_buffer_pool_acquire(hrx_gpu_buffer_pool_t* pool,
   pthread_mutex_unlock(&pool->mutex);
   if (found) {
     atomic_store(&found->ref_count, 1);
+    atomic_fetch_add_explicit(&pool->ref_count, 1, memory_order_relaxed);
     *out_buffer = found;
     return HRX_OK;
   }
@@ -142,13 +145,12 @@ void hrx_gpu_buffer_pool_return(hrx_gpu_buffer_pool_t* pool,
   for (size_t i = 0; i < evicted_count; ++i) {
     evicted[i]->pool = NULL;
     hrx_gpu_buffer_destroy(evicted[i]);
-    hrx_gpu_pool_unref(pool);
   }
   if (!keep) {
     buffer->pool = NULL;
     hrx_gpu_buffer_destroy(buffer);
-    hrx_gpu_pool_unref(pool);
   }
+  hrx_gpu_pool_unref(pool); /* the returned buffer's reference */
 }
 
 hrx_gpu_buffer_pool_stats_t hrx_gpu_buffer_pool_stats(

@@ -1,0 +1,295 @@
+/* bench/gpu_stream: libhrx-gpu submission rates and latencies on the host
+ * device, with PoCL's CPU device measured in the same run as the peer
+ * (empty-kernel enqueue + finish, 4 KiB clEnqueueCopyBuffer + clFinish)
+ * and memcpy as the physical limit for uploads and downloads. */
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_util.h"
+#include "hrx/gpu.h"
+#include "hrx/loom.h"
+
+#define CHECK(expr)                                              \
+  do {                                                           \
+    hrx_status_t check_ = (expr);                                \
+    if (check_ != HRX_OK) {                                      \
+      char text_[512];                                           \
+      hrx_status_format(check_, text_, sizeof(text_));           \
+      fprintf(stderr, "%s: %s\n", #expr, text_);                 \
+      exit(1);                                                   \
+    }                                                            \
+  } while (0)
+
+static const char* const empty_kernel =
+    "kernel.def export(\"empty\") @empty() {\n"
+    "  %one = index.constant 1 : index\n"
+    "  kernel.launch.config workgroups(%one, %one, %one) "
+    "workgroup_size(%one, %one, %one) : index\n"
+    "} launch() {\n  kernel.return\n}\n";
+
+static hrx_gpu_kernel_t* compile(hrx_gpu_device_t* device, const char* text,
+                                 const char* name) {
+  hrx_loom_module_t* module = NULL;
+  CHECK(hrx_loom_module_parse(text, strlen(text), NULL, NULL,
+                              hrx_allocator_system(), &module));
+  hrx_loom_profile_t profile = hrx_loom_profile_host();
+  uint8_t* code = NULL;
+  size_t length = 0;
+  CHECK(hrx_loom_compile_host(module, NULL, &profile, NULL,
+                              hrx_allocator_system(), &code, &length));
+  hrx_gpu_kernel_t* kernel = NULL;
+  CHECK(hrx_gpu_kernel_load(device, code, length, name, &kernel));
+  free(code);
+  hrx_loom_module_destroy(module);
+  return kernel;
+}
+
+static int compare_u64(const void* a, const void* b) {
+  uint64_t x = *(const uint64_t*)a, y = *(const uint64_t*)b;
+  return (x > y) - (x < y);
+}
+
+static void percentiles(uint64_t* samples, int n, double out[3]) {
+  qsort(samples, (size_t)n, sizeof(uint64_t), compare_u64);
+  out[0] = samples[n / 2] / 1e3;
+  out[1] = samples[n * 95 / 100] / 1e3;
+  out[2] = samples[n * 99 / 100] / 1e3;
+}
+
+/*===------------------------------------------------------------------===*/
+
+typedef struct submit_ctx_t {
+  hrx_gpu_device_t* device;
+  const hrx_gpu_kernel_t* kernel;
+  int count;
+  uint64_t ns;
+} submit_ctx_t;
+
+static void* submit_thread(void* arg) {
+  submit_ctx_t* c = arg;
+  hrx_gpu_stream_t* s = NULL;
+  CHECK(hrx_gpu_stream_create(c->device, &s));
+  hrx_gpu_launch_t launch = {NULL, 0, NULL, 0};
+  uint64_t start = hrx_clock_monotonic_ns();
+  for (int i = 0; i < c->count; ++i) {
+    CHECK(hrx_gpu_stream_dispatch(s, c->kernel, &launch));
+  }
+  c->ns = hrx_clock_monotonic_ns() - start;
+  CHECK(hrx_gpu_stream_synchronize(s, HRX_TIMEOUT_INFINITE));
+  hrx_gpu_stream_destroy(s);
+  return NULL;
+}
+
+static double submissions(hrx_gpu_device_t* device,
+                          const hrx_gpu_kernel_t* kernel, int threads,
+                          int per_thread) {
+  pthread_t ids[64];
+  submit_ctx_t ctx[64];
+  uint64_t start = hrx_clock_monotonic_ns();
+  for (int t = 0; t < threads; ++t) {
+    ctx[t] = (submit_ctx_t){device, kernel, per_thread, 0};
+    pthread_create(&ids[t], NULL, submit_thread, &ctx[t]);
+  }
+  for (int t = 0; t < threads; ++t) pthread_join(ids[t], NULL);
+  uint64_t total = hrx_clock_monotonic_ns() - start;
+  return (double)threads * per_thread / (total / 1e9);
+}
+
+/*===------------------------------------------------------------------===*/
+
+typedef struct copy_ctx_t {
+  hrx_gpu_stream_t* stream;
+  hrx_gpu_view_t src, dst;
+  void* host;
+  size_t bytes;
+} copy_ctx_t;
+
+static void upload_once(void* context) {
+  copy_ctx_t* c = context;
+  CHECK(hrx_gpu_stream_upload(c->stream, c->dst, c->host, c->bytes));
+  CHECK(hrx_gpu_stream_synchronize(c->stream, HRX_TIMEOUT_INFINITE));
+}
+
+static void download_once(void* context) {
+  copy_ctx_t* c = context;
+  hrx_gpu_readback_t* r = NULL;
+  CHECK(hrx_gpu_stream_read(c->stream, c->src, &r));
+  const void* data = NULL;
+  uint64_t length = 0;
+  CHECK(hrx_gpu_readback_wait(r, HRX_TIMEOUT_INFINITE, &data, &length));
+  memcpy(c->host, data, length);
+  hrx_gpu_readback_release(r);
+}
+
+static void memcpy_once(void* context) {
+  copy_ctx_t* c = context;
+  memcpy(hrx_gpu_buffer_host_pointer(c->dst.buffer), c->host, c->bytes);
+}
+
+/*===------------------------------------------------------------------===*/
+
+typedef struct ocl_t {
+  cl_context context;
+  cl_command_queue queue;
+  cl_device_id device;
+  bool ok;
+} ocl_t;
+
+static ocl_t ocl_open(void) {
+  ocl_t o = {0};
+  cl_platform_id platform;
+  cl_uint count = 0;
+  if (clGetPlatformIDs(1, &platform, &count) != CL_SUCCESS || !count) return o;
+  if (clGetDeviceIDs(platform, CL_DEVICE_TYPE_CPU, 1, &o.device, &count) !=
+          CL_SUCCESS || !count) {
+    return o;
+  }
+  cl_int error = 0;
+  o.context = clCreateContext(NULL, 1, &o.device, NULL, NULL, &error);
+  if (error) return o;
+  o.queue = clCreateCommandQueue(o.context, o.device, 0, &error);
+  o.ok = error == CL_SUCCESS;
+  return o;
+}
+
+int main(int argc, char** argv) {
+  int samples = argc > 1 ? atoi(argv[1]) : 2000;
+  hrx_gpu_device_t* device = NULL;
+  CHECK(hrx_gpu_device_open(0, hrx_allocator_system(), &device));
+  CHECK(hrx_gpu_device_set_stream_queue_count(device, 8));
+  hrx_gpu_kernel_t* empty = compile(device, empty_kernel, "empty");
+  hrx_gpu_stream_t* stream = NULL;
+  CHECK(hrx_gpu_stream_create(device, &stream));
+  long cpus = (long)hrx_gpu_device_properties(device)->compute_units;
+  printf("gpu_stream: host device, %ld threads, 8 queues, %d samples\n", cpus,
+         samples);
+
+  /* Submission rate. */
+  double one = submissions(device, empty, 1, 50000);
+  double all = submissions(device, empty, (int)cpus, 50000);
+  printf("submissions/s       1 thread %9.0f   %ld threads %9.0f   (anchor: "
+         "gfx1151 1.0M and 1.9M)\n", one, cpus, all);
+
+  /* 4 KiB copy + wait, empty dispatch + wait. */
+  hrx_gpu_buffer_t *a = NULL, *b = NULL;
+  CHECK(hrx_gpu_stream_allocate(stream, 4096, &a));
+  CHECK(hrx_gpu_stream_allocate(stream, 4096, &b));
+  uint64_t* lat = malloc(sizeof(uint64_t) * (size_t)samples);
+  for (int i = 0; i < samples; ++i) {
+    uint64_t t0 = hrx_clock_monotonic_ns();
+    CHECK(hrx_gpu_stream_copy(stream, hrx_gpu_buffer_binding(a),
+                              hrx_gpu_buffer_binding(b)));
+    CHECK(hrx_gpu_stream_synchronize(stream, HRX_TIMEOUT_INFINITE));
+    lat[i] = hrx_clock_monotonic_ns() - t0;
+  }
+  double copy_p[3];
+  percentiles(lat, samples, copy_p);
+  hrx_gpu_launch_t launch = {NULL, 0, NULL, 0};
+  for (int i = 0; i < samples; ++i) {
+    uint64_t t0 = hrx_clock_monotonic_ns();
+    CHECK(hrx_gpu_stream_dispatch(stream, empty, &launch));
+    CHECK(hrx_gpu_stream_synchronize(stream, HRX_TIMEOUT_INFINITE));
+    lat[i] = hrx_clock_monotonic_ns() - t0;
+  }
+  double empty_p[3];
+  percentiles(lat, samples, empty_p);
+
+  /* Graph replay per node vs direct dispatch of the same 32 kernels. */
+  hrx_gpu_graph_t* graph = NULL;
+  CHECK(hrx_gpu_graph_create(device, HRX_GPU_GRAPH_DEFAULT, &graph));
+  hrx_gpu_node_t prev = 0;
+  for (int i = 0; i < 32; ++i) {
+    CHECK(hrx_gpu_graph_dispatch(graph, empty, &launch, i ? &prev : NULL,
+                                 i ? 1 : 0, &prev));
+  }
+  int rounds = samples / 10 + 1;
+  uint64_t t0 = hrx_clock_monotonic_ns();
+  for (int r = 0; r < rounds; ++r) CHECK(hrx_gpu_graph_replay(graph, stream));
+  uint64_t replay_submit = hrx_clock_monotonic_ns() - t0;
+  CHECK(hrx_gpu_stream_synchronize(stream, HRX_TIMEOUT_INFINITE));
+  t0 = hrx_clock_monotonic_ns();
+  for (int r = 0; r < rounds; ++r) {
+    for (int i = 0; i < 32; ++i) CHECK(hrx_gpu_stream_dispatch(stream, empty,
+                                                               &launch));
+  }
+  uint64_t direct_submit = hrx_clock_monotonic_ns() - t0;
+  CHECK(hrx_gpu_stream_synchronize(stream, HRX_TIMEOUT_INFINITE));
+  double replay_node = replay_submit / 1e3 / (rounds * 32.0);
+  double direct_node = direct_submit / 1e3 / (rounds * 32.0);
+
+  /* Upload / download vs memcpy. */
+  size_t big = 64u << 20;
+  hrx_gpu_buffer_t* large = NULL;
+  CHECK(hrx_gpu_stream_allocate(stream, big, &large));
+  void* host = malloc(big);
+  memset(host, 1, big);
+  copy_ctx_t cc = {stream, hrx_gpu_buffer_binding(large),
+                   hrx_gpu_buffer_binding(large), host, big};
+  uint64_t up = bench_median_ns(upload_once, &cc, 5);
+  uint64_t down = bench_median_ns(download_once, &cc, 5);
+  uint64_t mem = bench_median_ns(memcpy_once, &cc, 5);
+
+  /* PoCL peer. */
+  ocl_t o = ocl_open();
+  double pocl_empty[3] = {0}, pocl_copy[3] = {0};
+  if (o.ok) {
+    const char* src = "__kernel void empty(void) {}";
+    cl_int error = 0;
+    cl_program program =
+        clCreateProgramWithSource(o.context, 1, &src, NULL, &error);
+    clBuildProgram(program, 1, &o.device, NULL, NULL, NULL);
+    cl_kernel k = clCreateKernel(program, "empty", &error);
+    cl_mem ca = clCreateBuffer(o.context, CL_MEM_READ_WRITE, 4096, NULL, &error);
+    cl_mem cb = clCreateBuffer(o.context, CL_MEM_READ_WRITE, 4096, NULL, &error);
+    size_t global = 1;
+    for (int i = 0; i < samples; ++i) {
+      uint64_t s0 = hrx_clock_monotonic_ns();
+      clEnqueueNDRangeKernel(o.queue, k, 1, NULL, &global, &global, 0, NULL,
+                             NULL);
+      clFinish(o.queue);
+      lat[i] = hrx_clock_monotonic_ns() - s0;
+    }
+    percentiles(lat, samples, pocl_empty);
+    for (int i = 0; i < samples; ++i) {
+      uint64_t s0 = hrx_clock_monotonic_ns();
+      clEnqueueCopyBuffer(o.queue, ca, cb, 0, 0, 4096, 0, NULL, NULL);
+      clFinish(o.queue);
+      lat[i] = hrx_clock_monotonic_ns() - s0;
+    }
+    percentiles(lat, samples, pocl_copy);
+    clReleaseMemObject(ca);
+    clReleaseMemObject(cb);
+    clReleaseKernel(k);
+    clReleaseProgram(program);
+    clReleaseCommandQueue(o.queue);
+    clReleaseContext(o.context);
+  }
+  printf("4 KiB copy + wait    p50 %6.1f us  p95 %6.1f  p99 %6.1f   PoCL p50 "
+         "%6.1f p95 %6.1f   hrx/PoCL p95 %.2fx  (anchor 3.7 us p95)\n",
+         copy_p[0], copy_p[1], copy_p[2], pocl_copy[0], pocl_copy[1],
+         pocl_copy[1] ? copy_p[1] / pocl_copy[1] : 0);
+  printf("empty dispatch+wait  p50 %6.1f us  p95 %6.1f  p99 %6.1f   PoCL p50 "
+         "%6.1f p95 %6.1f   hrx/PoCL p95 %.2fx\n",
+         empty_p[0], empty_p[1], empty_p[2], pocl_empty[0], pocl_empty[1],
+         pocl_empty[1] ? empty_p[1] / pocl_empty[1] : 0);
+  printf("graph replay         %.3f us/node vs direct dispatch %.3f us/node "
+         "(ratio %.2f)\n", replay_node, direct_node, replay_node / direct_node);
+  printf("64 MiB upload %.2f GB/s, download %.2f GB/s, memcpy %.2f GB/s "
+         "(upload/memcpy %.2f, download/memcpy %.2f)\n",
+         big / (up / 1e9) / 1e9, big / (down / 1e9) / 1e9,
+         big / (mem / 1e9) / 1e9, (double)mem / up, (double)mem / down);
+  free(host);
+  free(lat);
+  hrx_gpu_buffer_release(large);
+  hrx_gpu_buffer_release(a);
+  hrx_gpu_buffer_release(b);
+  hrx_gpu_graph_destroy(graph);
+  hrx_gpu_stream_destroy(stream);
+  hrx_gpu_kernel_release(empty);
+  hrx_gpu_device_release(device);
+  return 0;
+}

@@ -8,6 +8,11 @@
 static int hrx_cmd_help(int argc, char** argv);
 
 static const hrx_cli_command_t hrx_commands[] = {
+    {"compile", "compile a Loom file into a host code object (cached)",
+     hrx_cmd_compile},
+    {"run", "run a kernel of a code object on the host device", hrx_cmd_run},
+    {"gc", "evict kernel cache entries not read for DAYS (default 30)",
+     hrx_cmd_gc},
     {"doctor", "report libraries, cache and runtime paths, and devices",
      hrx_cmd_doctor},
     {"help", "show this help", hrx_cmd_help},
@@ -46,6 +51,22 @@ int hrx_cli_usage_error(const char* command, const char* format, ...) {
   va_end(args);
   fprintf(stderr, "\n(see 'hrx help')\n");
   return HRX_EXIT_USAGE;
+}
+
+bool hrx_cli_option(const char* arg, const char* name,
+                    const char** out_value) {
+  size_t length = strlen(name);
+  if (strncmp(arg, name, length) != 0 || arg[length] != '=') return false;
+  *out_value = arg + length + 1;
+  return true;
+}
+
+void hrx_cli_print_diagnostics(const hrx_loom_diagnostics_t* diagnostics) {
+  hrx_string_builder_t text;
+  hrx_string_builder_init(hrx_allocator_system(), &text);
+  hrx_status_free(hrx_loom_diagnostics_format(diagnostics, &text));
+  fputs(hrx_string_builder_cstr(&text), stderr);
+  hrx_string_builder_deinit(&text);
 }
 
 int hrx_cli_fail(const char* command, hrx_status_t status) {

@@ -4,7 +4,10 @@
 
 #include <stdio.h>
 
+#include <stdbool.h>
+
 #include "hrx/core.h"
+#include "hrx/loom.h"
 
 /* Exit codes: 0 success, 1 the operation failed, 2 usage error. */
 enum {
@@ -29,6 +32,16 @@ int hrx_cli_usage_error(const char* command, const char* format, ...)
  * |status|. */
 int hrx_cli_fail(const char* command, hrx_status_t status);
 
+/* If |arg| is "NAME=VALUE" for option |name| (e.g. "--export"), sets
+ * |*out_value| to VALUE and returns true. */
+bool hrx_cli_option(const char* arg, const char* name, const char** out_value);
+
+/* Prints compiler diagnostics C-compiler style to stderr. */
+void hrx_cli_print_diagnostics(const hrx_loom_diagnostics_t* diagnostics);
+
+int hrx_cmd_compile(int argc, char** argv);
 int hrx_cmd_doctor(int argc, char** argv);
+int hrx_cmd_gc(int argc, char** argv);
+int hrx_cmd_run(int argc, char** argv);
 
 #endif /* HRX_TOOLS_HRX_CLI_H_ */

@@ -255,6 +255,7 @@ static hrx_status_t hrx_parse_kernel(hrx_fabric_executable_t* exe,
     if (r->overrun) return hrx_truncated();
     uint32_t size = kind == HRX_HOST_ARG_BUFFER ? 8 : hrx_host_type_bytes(type);
     if (kind > HRX_HOST_ARG_BUFFER || size == 0 ||
+        type >= HRX_HOST_TYPE_COUNT ||
         (uint64_t)offset + size > k->kernarg_size) {
       return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
                              "code object kernel '%s' argument %u is "
@@ -263,7 +264,7 @@ static hrx_status_t hrx_parse_kernel(hrx_fabric_executable_t* exe,
     k->args[i] = (hrx_fabric_kernel_arg_t){
         .kind = kind == HRX_HOST_ARG_BUFFER ? HRX_FABRIC_ARG_BUFFER
                                             : HRX_FABRIC_ARG_SCALAR,
-        .offset = offset, .size = size};
+        .type = type, .offset = offset, .size = size};
     if (kind == HRX_HOST_ARG_BUFFER) k->buffer_count++;
   }
   if (k->buffer_count > HRX_HOST_MAX_BINDINGS) {

@@ -22,6 +22,7 @@ typedef enum hrx_fabric_arg_kind_e {
 
 typedef struct hrx_fabric_kernel_arg_t {
   hrx_fabric_arg_kind_t kind;
+  uint8_t type;    /* hrx_host_type_t of a scalar (i64 for index/offset) */
   uint32_t offset; /* in the kernarg segment */
   uint32_t size;   /* bytes */
 } hrx_fabric_kernel_arg_t;

@@ -1,0 +1,122 @@
+/* The compiler service: compile Loom sources into artifacts, once.
+ *
+ * A compiler targets one profile ("host" today). Compiling produces an
+ * artifact: the code object, a JSON manifest (exports, kernel argument
+ * layouts, launch requirements, compiler identity, source digest, profile
+ * and source targets, canonical config, sanitizers) and each export's
+ * serialised launch program.
+ *
+ * Artifacts are cached under <cache root>/kernels/<key>/, one store shared
+ * by every process. The key is the SHA-256 of the compiler identity (a
+ * digest of the compiler's own binary), the source bytes, the export, the
+ * profile target, the canonical config and the sanitizer selection. Every
+ * hit re-verifies the stored bytes against their recorded SHA-256; a
+ * corrupt entry is reported through the logger, removed and recompiled.
+ * Entries are published atomically (a complete directory renamed into
+ * place) under a per-key lock, so concurrent compilations of one kernel by
+ * several processes end with one valid entry. Hits refresh the entry's
+ * access time for `hrx gc`.
+ *
+ * A compiler is immutable and thread-safe: share one per profile.
+ */
+#ifndef HRX_LOOM_COMPILER_H_
+#define HRX_LOOM_COMPILER_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hrx/core.h"
+#include "hrx/loom/config.h"
+#include "hrx/loom/diagnostics.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct hrx_loom_compiler_s hrx_loom_compiler_t;
+typedef struct hrx_loom_artifact_s hrx_loom_artifact_t;
+
+/* Sanitizer checks (part of an artifact's identity). The host device
+ * always checks every access against its allocation, which is what
+ * "access" asks for; the others are recorded but not instrumented yet. */
+enum {
+  HRX_LOOM_SANITIZE_ACCESS = 1u << 0,
+  HRX_LOOM_SANITIZE_VALUE = 1u << 1,
+  HRX_LOOM_SANITIZE_OPERATION = 1u << 2,
+  HRX_LOOM_SANITIZE_RACE = 1u << 3,
+};
+
+/* "access,value" -> bits; INVALID_ARGUMENT names an unknown check. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_loom_sanitizers_parse(
+    const char* text, uint32_t* out_bits);
+
+typedef struct hrx_loom_compiler_options_t {
+  uint32_t workers;       /* compile_all parallelism; 0 = min(CPUs, 4) */
+  uint32_t sanitizers;    /* HRX_LOOM_SANITIZE_* */
+  /* Cache root; NULL selects the XDG cache root (hrx_path_cache_root). */
+  const char* cache_root;
+  bool disable_cache;
+  /* Compiler passes are recorded here when set (name, duration, and the
+   * module text before/after passes whose names contain a pattern). */
+  hrx_trace_t* trace;
+  const char* const* trace_before;
+  size_t trace_before_count;
+  const char* const* trace_after;
+  size_t trace_after_count;
+  hrx_logger_t logger;    /* sink for cache warnings; zero = from env */
+} hrx_loom_compiler_options_t;
+
+/* A compiler for |profile_target| ("host"; device properties name it as
+ * profile_target). UNIMPLEMENTED for targets without a backend here. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_loom_compiler_create(
+    const char* profile_target, const hrx_loom_compiler_options_t* options,
+    hrx_allocator_t allocator, hrx_loom_compiler_t** out_compiler);
+HRX_API void hrx_loom_compiler_destroy(hrx_loom_compiler_t* compiler);
+
+/* Hex SHA-256 naming this compiler build (borrowed). */
+HRX_API const char* hrx_loom_compiler_identity(
+    const hrx_loom_compiler_t* compiler);
+
+typedef struct hrx_loom_compile_request_t {
+  const char* source;
+  size_t length;
+  const char* source_name;   /* for diagnostics; NULL = "<input>" */
+  const char* export_name;   /* required export, or NULL for all kernels */
+  const hrx_loom_config_t* config; /* NULL = no config values */
+} hrx_loom_compile_request_t;
+
+/* Compiles one request (blocking). On bad source the status is
+ * INVALID_ARGUMENT and |diagnostics| (may be NULL) holds the errors. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_loom_compile(
+    hrx_loom_compiler_t* compiler, const hrx_loom_compile_request_t* request,
+    hrx_loom_diagnostics_t* diagnostics, hrx_loom_artifact_t** out_artifact);
+
+/* Compiles |count| requests across the compiler's workers. Results come
+ * back in request order: out_artifacts[i] and out_statuses[i] (owned; OK or
+ * the request's failure). Returns OK unless the batch itself could not
+ * run. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_loom_compile_all(
+    hrx_loom_compiler_t* compiler, const hrx_loom_compile_request_t* requests,
+    size_t count, hrx_loom_artifact_t** out_artifacts,
+    hrx_status_t* out_statuses);
+
+HRX_API void hrx_loom_artifact_destroy(hrx_loom_artifact_t* artifact);
+HRX_API const uint8_t* hrx_loom_artifact_code(
+    const hrx_loom_artifact_t* artifact, size_t* out_length);
+HRX_API const char* hrx_loom_artifact_manifest(
+    const hrx_loom_artifact_t* artifact);
+/* The cache key (hex SHA-256). */
+HRX_API const char* hrx_loom_artifact_key(const hrx_loom_artifact_t* artifact);
+HRX_API bool hrx_loom_artifact_cache_hit(const hrx_loom_artifact_t* artifact);
+/* The serialised launch program of export |symbol| (borrowed); NOT_FOUND
+ * unless |symbol| names an export exactly. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_loom_artifact_launch_program(
+    const hrx_loom_artifact_t* artifact, const char* symbol,
+    const uint8_t** out_bytes, size_t* out_length);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HRX_LOOM_COMPILER_H_ */

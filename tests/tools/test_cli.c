@@ -2,7 +2,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include "test_support.h"
 
@@ -82,12 +85,157 @@ static void test_doctor_cache_root(void** state) {
   assert_non_null(strstr(r.output, "runtime dir  /run/user/77/hrx"));
 }
 
+static char* temp_root(void) { return test_temp_dir_create(); }
+
+static void test_compile_and_run(void** state) {
+  (void)state;
+  char* root = temp_root();
+  char* env = test_strdup_printf("XDG_CACHE_HOME=%s", root);
+  char* args = test_strdup_printf(
+      "compile %s/saxpy.loom --export=saxpy --output=%s/s.hxco "
+      "--manifest-output=%s/m.json --launch-output=%s/l.bin "
+      "--trace-output=%s/t.jsonl --trace-after=parse",
+      getenv("HRX_LOOM_KERNELS"), root, root, root, root);
+  run_result_t r;
+  run_hrx(env, args, &r);
+  if (r.exit_code != 0) fail_msg("%s", r.output);
+  assert_non_null(strstr(r.output, "compiled"));
+  free(args);
+  args = test_strdup_printf(
+      "run %s/s.hxco --export=saxpy --workload=4 --scalar=4 --scalar=0.5 "
+      "--buffer=f32:2,4,6,8 --buffer=f32:1,1,1,1 --print=f32 --dump=%s/out",
+      root, root);
+  run_hrx(env, args, &r);
+  if (r.exit_code != 0) fail_msg("%s", r.output);
+  assert_non_null(strstr(r.output, "buffer 1 (16 bytes): 2 3 4 5"));
+  free(args);
+  char* dumped = test_strdup_printf("%s/out/buffer1.bin", root);
+  struct stat info;
+  assert_int_equal(stat(dumped, &info), 0);
+  assert_int_equal(info.st_size, 16);
+  free(dumped);
+  free(env);
+  test_temp_dir_remove(root);
+}
+
+static void test_compile_errors(void** state) {
+  (void)state;
+  char* root = temp_root();
+  char* bad = test_strdup_printf("%s/bad.loom", root);
+  test_write_file(bad, "kernel.def @k(%n: index) {\n  %x = index.frob\n}\n",
+                  44);
+  struct {
+    const char* args;
+    int code;
+    const char* text;
+  } cases[] = {
+      {"compile /nonexistent/x.loom", 1, "cannot open"},
+      {"compile --bogus x.loom", 2, "unknown option '--bogus'"},
+      {"compile", 2, "missing FILE.loom"},
+      {"compile a.loom b.loom", 2, "more than one input"},
+      {"compile x.loom --config=novalue", 2, "bad --config=novalue"},
+      {"compile x.loom --sanitizer=memory", 2, "unknown sanitizer 'memory'"},
+      {"compile x.loom --trace-before=x", 2, "need --trace-output"},
+      {"run", 2, "missing ARTIFACT"},
+      {"run x.hxco", 2, "missing --export"},
+      {"run x.hxco --export=k --workload=abc", 2, "bad --workload"},
+      {"run /nonexistent.hxco --export=k", 1, "cannot open"},
+      {"gc -3", 2, "DAYS must be"},
+      {"gc 1 2", 2, "at most DAYS"},
+  };
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
+    run_result_t r;
+    run_hrx(NULL, cases[i].args, &r);
+    if (r.exit_code != cases[i].code || !strstr(r.output, cases[i].text)) {
+      fail_msg("'hrx %s' exited %d: %s", cases[i].args, r.exit_code,
+               r.output);
+    }
+  }
+  /* A target without a backend in this build is refused by name. */
+  char* gfx = test_strdup_printf("compile %s --target=gfx1151", bad);
+  run_result_t rg;
+  run_hrx(NULL, gfx, &rg);
+  assert_int_equal(rg.exit_code, 1);
+  assert_non_null(strstr(rg.output, "no compiler backend for target 'gfx1151'"));
+  free(gfx);
+  /* A bad source prints compiler-style diagnostics and fails. */
+  char* args = test_strdup_printf("compile %s --no-cache --output=%s/o", bad,
+                                  root);
+  run_result_t r;
+  run_hrx(NULL, args, &r);
+  assert_int_equal(r.exit_code, 1);
+  assert_non_null(strstr(r.output, "bad.loom:2:8: error[L0202]: unknown op "
+                                   "'index.frob'"));
+  assert_non_null(strstr(r.output, "^~~~~~~~~~"));
+  free(args);
+  free(bad);
+  test_temp_dir_remove(root);
+}
+
+static void make_entry(const char* kernels, const char* name, int age_days) {
+  char* dir = test_strdup_printf("%s/%s", kernels, name);
+  assert_ok(hrx_dir_create_all(dir, 0755));
+  char* file = test_strdup_printf("%s/code.hxco", dir);
+  test_write_file(file, "0123456789", 10);
+  struct timespec times[2] = {{.tv_sec = time(NULL) - age_days * 86400},
+                              {.tv_nsec = UTIME_OMIT}};
+  assert_int_equal(utimensat(AT_FDCWD, dir, times, 0), 0);
+  free(file);
+  free(dir);
+}
+
+static void test_gc_by_access_time(void** state) {
+  (void)state;
+  char* root = temp_root();
+  char* kernels = test_strdup_printf("%s/hrx/kernels", root);
+  char old_key[65], new_key[65];
+  memset(old_key, 'a', 64);
+  old_key[64] = 0;
+  memset(new_key, 'b', 64);
+  new_key[64] = 0;
+  make_entry(kernels, old_key, 40);
+  make_entry(kernels, new_key, 1);
+  make_entry(kernels, "not-a-cache-entry", 400);
+  char* orphan = test_strdup_printf("%s/%s.lock", kernels,
+                                    "cccccccccccccccccccccccccccccccccccccccc"
+                                    "cccccccccccccccccccccccc");
+  test_write_file(orphan, "", 0);
+  char* env = test_strdup_printf("XDG_CACHE_HOME=%s", root);
+  run_result_t r;
+  run_hrx(env, "gc 10", &r);
+  assert_int_equal(r.exit_code, 0);
+  assert_non_null(strstr(r.output, "removed 1 kernel (10 bytes)"));
+  struct stat info;
+  char* path = test_strdup_printf("%s/%s", kernels, old_key);
+  assert_int_not_equal(stat(path, &info), 0);
+  free(path);
+  path = test_strdup_printf("%s/%s", kernels, new_key);
+  assert_int_equal(stat(path, &info), 0);
+  free(path);
+  path = test_strdup_printf("%s/not-a-cache-entry", kernels);
+  assert_int_equal(stat(path, &info), 0);
+  free(path);
+  assert_int_not_equal(stat(orphan, &info), 0);
+  /* The default is 30 days: the new entry stays, gc 0 takes it. */
+  run_hrx(env, "gc", &r);
+  assert_non_null(strstr(r.output, "removed 0 kernels"));
+  run_hrx(env, "gc 0", &r);
+  assert_non_null(strstr(r.output, "removed 1 kernel"));
+  free(orphan);
+  free(env);
+  free(kernels);
+  test_temp_dir_remove(root);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_version),
       cmocka_unit_test(test_help),
       cmocka_unit_test(test_usage_errors_exit_2),
       cmocka_unit_test(test_doctor_cache_root),
+      cmocka_unit_test(test_compile_and_run),
+      cmocka_unit_test(test_compile_errors),
+      cmocka_unit_test(test_gc_by_access_time),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

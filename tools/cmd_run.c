@@ -51,9 +51,10 @@ static int parse_args(int argc, char** argv, run_args_t* a) {
       char* copy = strdup(v);
       const char* items[HRX_RUN_MAX];
       size_t count = 0;
-      int bad = split(copy, items, &count);
+      int bad = !copy || split(copy, items, &count);
       for (size_t k = 0; k < count && !bad; ++k) {
-        if (!parse_u64(items[k], &a->workload[a->workload_count++])) bad = 1;
+        bad = a->workload_count == HRX_RUN_MAX ||
+              !parse_u64(items[k], &a->workload[a->workload_count++]);
       }
       free(copy);
       if (bad) return hrx_cli_usage_error("run", "bad --workload=%s", v);

@@ -7,15 +7,50 @@
 
 static int hrx_cmd_help(int argc, char** argv);
 
+static const char hrx_compile_usage[] =
+    "usage: hrx compile FILE.loom [options]\n"
+    "  --target=NAME            backend target (default host)\n"
+    "  --export=NAME            compile only this export\n"
+    "  --config=KEY=VALUE       set a config value (repeatable)\n"
+    "  -o PATH, --output=PATH   code object path (default FILE.hxco)\n"
+    "  --manifest-output=PATH   write the manifest JSON\n"
+    "  --launch-output=PATH     write the serialised launch programs\n"
+    "  --sanitizer=LIST         access,value,operation,race\n"
+    "  --sanitizer-reporting=trap|report\n"
+    "  --trace-output=PATH      write a pass trace (forces recompilation)\n"
+    "  --trace-format=jsonl|chrome\n"
+    "  --trace-before=PASS, --trace-after=PASS   dump IR around passes\n"
+    "  --trace-max-bytes=N      cap the trace file\n"
+    "  --no-cache               neither read nor write the kernel cache\n";
+
+static const char hrx_run_usage[] =
+    "usage: hrx run ARTIFACT.hxco --export=NAME [options]\n"
+    "  --workload=N[,N...]      workload values for the launch program\n"
+    "  --scalar=VALUE           next scalar argument (repeatable, in order)\n"
+    "  --buffer=SPEC            next buffer argument (repeatable, in order):\n"
+    "                           SIZE | @FILE | fill:BYTE:SIZE |\n"
+    "                           f32:V,V,... | i32:V,V,...\n"
+    "  --print=hex|f32|i32|u8   how to print buffers after the run\n"
+    "  --dump=DIR               also write DIR/bufferN.bin\n";
+
+static const char hrx_gc_usage[] =
+    "usage: hrx gc [DAYS]\n"
+    "  removes kernel cache entries not read for DAYS days (default 30),\n"
+    "  orphaned locks and stale temporary files\n";
+
+static const char hrx_doctor_usage[] = "usage: hrx doctor\n";
+static const char hrx_help_usage[] = "usage: hrx help [COMMAND]\n";
+
 static const hrx_cli_command_t hrx_commands[] = {
     {"compile", "compile a Loom file into a host code object (cached)",
-     hrx_cmd_compile},
-    {"run", "run a kernel of a code object on the host device", hrx_cmd_run},
+     hrx_compile_usage, hrx_cmd_compile},
+    {"run", "run a kernel of a code object on the host device", hrx_run_usage,
+     hrx_cmd_run},
     {"gc", "evict kernel cache entries not read for DAYS (default 30)",
-     hrx_cmd_gc},
+     hrx_gc_usage, hrx_cmd_gc},
     {"doctor", "report libraries, cache and runtime paths, and devices",
-     hrx_cmd_doctor},
-    {"help", "show this help", hrx_cmd_help},
+     hrx_doctor_usage, hrx_cmd_doctor},
+    {"help", "show this help, or one command's", hrx_help_usage, hrx_cmd_help},
 };
 
 #define HRX_COMMAND_COUNT (sizeof(hrx_commands) / sizeof(hrx_commands[0]))
@@ -31,13 +66,30 @@ static void hrx_print_usage(FILE* out) {
   }
   fprintf(out,
           "\n"
-          "environment: HRX_LOG=debug|info|warn|error|off, XDG_CACHE_HOME, "
-          "XDG_RUNTIME_DIR\n");
+          "'hrx help COMMAND' shows a command's options.\n"
+          "environment: HRX_LOG=debug|info|warn|error|off, "
+          "HRX_HOST_THREADS,\n"
+          "             XDG_CACHE_HOME, XDG_RUNTIME_DIR\n");
+}
+
+static const hrx_cli_command_t* hrx_find_command(const char* name) {
+  for (size_t i = 0; i < HRX_COMMAND_COUNT; ++i) {
+    if (strcmp(name, hrx_commands[i].name) == 0) return &hrx_commands[i];
+  }
+  return NULL;
 }
 
 static int hrx_cmd_help(int argc, char** argv) {
-  if (argc > 1) {
-    return hrx_cli_usage_error("help", "unexpected argument '%s'", argv[1]);
+  if (argc > 2) {
+    return hrx_cli_usage_error("help", "unexpected argument '%s'", argv[2]);
+  }
+  if (argc == 2) {
+    const hrx_cli_command_t* command = hrx_find_command(argv[1]);
+    if (!command) {
+      return hrx_cli_usage_error("help", "unknown command '%s'", argv[1]);
+    }
+    fputs(command->usage, stdout);
+    return HRX_EXIT_OK;
   }
   hrx_print_usage(stdout);
   return HRX_EXIT_OK;
@@ -96,10 +148,13 @@ int main(int argc, char** argv) {
   if (first[0] == '-') {
     return hrx_cli_usage_error(NULL, "unknown option '%s'", first);
   }
-  for (size_t i = 0; i < HRX_COMMAND_COUNT; ++i) {
-    if (strcmp(first, hrx_commands[i].name) == 0) {
-      return hrx_commands[i].run(argc - 1, argv + 1);
+  const hrx_cli_command_t* command = hrx_find_command(first);
+  if (!command) return hrx_cli_usage_error(NULL, "unknown command '%s'", first);
+  for (int i = 2; i < argc; ++i) {
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+      fputs(command->usage, stdout);
+      return HRX_EXIT_OK;
     }
   }
-  return hrx_cli_usage_error(NULL, "unknown command '%s'", first);
+  return command->run(argc - 1, argv + 1);
 }

@@ -19,6 +19,8 @@ enum {
 typedef struct hrx_cli_command_t {
   const char* name;
   const char* summary;
+  /* Full usage text printed by `hrx help NAME` and `hrx NAME --help`. */
+  const char* usage;
   /* argv[0] is the command name. */
   int (*run)(int argc, char** argv);
 } hrx_cli_command_t;

@@ -47,12 +47,20 @@ static void test_help(void** state) {
   assert_non_null(strstr(r.output, "doctor"));
   run_hrx(NULL, "--help", &r);
   assert_int_equal(r.exit_code, 0);
+  /* Each command documents its own options. */
+  run_hrx(NULL, "help run", &r);
+  assert_int_equal(r.exit_code, 0);
+  assert_non_null(strstr(r.output, "fill:BYTE:SIZE"));
+  run_hrx(NULL, "compile --help", &r);
+  assert_int_equal(r.exit_code, 0);
+  assert_non_null(strstr(r.output, "--no-cache"));
 }
 
 static void test_usage_errors_exit_2(void** state) {
   (void)state;
   const char* cases[] = {"", "frobnicate", "--frobnicate", "doctor --bogus",
-                         "help extra", "--version extra"};
+                         "help extra", "--version extra",
+                         "help nope", "help run extra"};
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
     run_result_t r;
     run_hrx(NULL, cases[i], &r);
@@ -139,6 +147,8 @@ static void test_compile_errors(void** state) {
       {"run", 2, "missing ARTIFACT"},
       {"run x.hxco", 2, "missing --export"},
       {"run x.hxco --export=k --workload=abc", 2, "bad --workload"},
+      {"run x.hxco --export=k --workload=1,,2 --workload=-", 2,
+       "bad --workload"},
       {"run /nonexistent.hxco --export=k", 1, "cannot open"},
       {"gc -3", 2, "DAYS must be"},
       {"gc 1 2", 2, "at most DAYS"},
@@ -151,6 +161,17 @@ static void test_compile_errors(void** state) {
                r.output);
     }
   }
+  /* Workload values are bounded across repeated options, not only within
+   * one list. */
+  char many[512] = "run x.hxco --export=k";
+  for (int i = 0; i < 2; ++i) {
+    strcat(many, " --workload=1");
+    for (int k = 0; k < 40; ++k) strcat(many, ",1");
+  }
+  run_result_t rw;
+  run_hrx(NULL, many, &rw);
+  assert_int_equal(rw.exit_code, 2);
+  assert_non_null(strstr(rw.output, "bad --workload"));
   /* A target without a backend in this build is refused by name. */
   char* gfx = test_strdup_printf("compile %s --target=gfx1151", bad);
   run_result_t rg;

@@ -426,6 +426,34 @@ static hrx_status_t hrx_loom_cache_read(const hrx_loom_compiler_t* c,
   return status;
 }
 
+/* Returns true when entry a->key was read and verified into |a|. A
+ * corrupt entry is left alone unless |locked|, when it is reported and
+ * removed so the caller rebuilds it. */
+static bool hrx_loom_cache_lookup(const hrx_loom_compiler_t* c,
+                                  hrx_loom_artifact_t* a, bool locked) {
+  hrx_status_t hit = hrx_loom_cache_read(c, a->key, a);
+  if (hit == HRX_OK) return true;
+  if (locked && hrx_status_is(hit, HRX_STATUS_DATA_LOSS)) {
+    hrx_log_status(&c->options.logger, HRX_LOG_WARN,
+                   "discarding corrupt kernel cache entry", hit);
+    char* dir = hrx_loom_entry_path(c, a->key, "");
+    if (dir) hrx_loom_remove_tree(dir);
+    hrx_allocator_free(c->allocator, dir);
+  }
+  hrx_status_free(hit);
+  hrx_allocator_free(c->allocator, a->code);
+  hrx_allocator_free(c->allocator, a->manifest);
+  for (size_t i = 0; i < a->export_count; ++i) {
+    hrx_allocator_free(c->allocator, a->exports[i].name);
+  }
+  hrx_allocator_free(c->allocator, a->exports);
+  a->code = NULL;
+  a->manifest = NULL;
+  a->exports = NULL;
+  a->export_count = 0;
+  return false;
+}
+
 static hrx_status_t hrx_loom_write_file(const char* path, const void* data,
                                         size_t length) {
   int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -632,39 +660,26 @@ hrx_status_t hrx_loom_compile(hrx_loom_compiler_t* c,
   bool use_cache = status == HRX_OK && c->kernels_dir && !c->options.trace;
   hrx_file_lock_t lock = {.fd = -1};
   if (use_cache) {
-    status = hrx_dir_create_all(c->kernels_dir, 0755);
-    char* lock_path = status == HRX_OK ? hrx_loom_entry_path(c, a->key, "")
-                                       : NULL;
-    if (lock_path) {
-      char path[4096];
-      snprintf(path, sizeof(path), "%s.lock", lock_path);
-      status = hrx_file_lock_acquire(path, HRX_LOCK_EXCLUSIVE, &lock);
-      hrx_allocator_free(c->allocator, lock_path);
-    }
-    if (status == HRX_OK) {
-      hrx_status_t hit = hrx_loom_cache_read(c, a->key, a);
-      if (hit == HRX_OK) {
-        a->cache_hit = true;
-      } else {
-        if (hrx_status_is(hit, HRX_STATUS_DATA_LOSS)) {
-          hrx_log_status(&c->options.logger, HRX_LOG_WARN,
-                         "discarding corrupt kernel cache entry", hit);
-          char* dir = hrx_loom_entry_path(c, a->key, "");
-          if (dir) hrx_loom_remove_tree(dir);
-          hrx_allocator_free(c->allocator, dir);
-        }
-        hrx_status_free(hit);
-        hrx_allocator_free(c->allocator, a->code);
-        hrx_allocator_free(c->allocator, a->manifest);
-        for (size_t i = 0; i < a->export_count; ++i) {
-          hrx_allocator_free(c->allocator, a->exports[i].name);
-        }
-        hrx_allocator_free(c->allocator, a->exports);
-        a->code = NULL;
-        a->manifest = NULL;
-        a->exports = NULL;
-        a->export_count = 0;
+    /* Entries appear by atomic rename, so a complete one can be read
+     * without the lock; the lock serialises only the miss path (build,
+     * publish, discard a corrupt entry), where the entry is read again in
+     * case another process published it meanwhile. */
+    a->cache_hit = hrx_loom_cache_lookup(c, a, false);
+    if (!a->cache_hit) {
+      status = hrx_dir_create_all(c->kernels_dir, 0755);
+      char* lock_path = status == HRX_OK
+                            ? hrx_loom_entry_path(c, a->key, "")
+                            : NULL;
+      if (status == HRX_OK && !lock_path) {
+        status = hrx_make_status(HRX_STATUS_RESOURCE_EXHAUSTED, "no memory");
       }
+      if (lock_path) {
+        char path[4096];
+        snprintf(path, sizeof(path), "%s.lock", lock_path);
+        status = hrx_file_lock_acquire(path, HRX_LOCK_EXCLUSIVE, &lock);
+        hrx_allocator_free(c->allocator, lock_path);
+      }
+      if (status == HRX_OK) a->cache_hit = hrx_loom_cache_lookup(c, a, true);
     }
   }
   if (status == HRX_OK && !a->cache_hit) {

@@ -20,23 +20,17 @@ static bool is_key(const char* name) {
   return true;
 }
 
-/* Removes a cache entry directory (flat: files only); returns its bytes. */
-static uint64_t remove_entry(const char* path) {
-  uint64_t bytes = 0;
-  DIR* dir = opendir(path);
-  if (dir) {
-    for (struct dirent* e; (e = readdir(dir));) {
-      if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-      char file[4096];
-      snprintf(file, sizeof(file), "%s/%s", path, e->d_name);
-      struct stat info;
-      if (stat(file, &info) == 0) bytes += (uint64_t)info.st_size;
-      unlink(file);
-    }
-    closedir(dir);
-  }
-  rmdir(path);
-  return bytes;
+/* Removes one entry; a failure is reported and gc goes on. */
+static bool remove_entry(const char* path, uint64_t* bytes) {
+  uint64_t removed = 0;
+  hrx_status_t status = hrx_dir_remove_all(path, &removed);
+  *bytes += removed;
+  if (status == HRX_OK) return true;
+  char text[1024];
+  hrx_status_format(status, text, sizeof(text));
+  fprintf(stderr, "hrx: gc: %s\n", text);
+  hrx_status_free(status);
+  return false;
 }
 
 int hrx_cmd_gc(int argc, char** argv) {
@@ -69,14 +63,13 @@ int hrx_cmd_gc(int argc, char** argv) {
       if (lstat(path, &info) != 0) continue;
       if (is_key(e->d_name) && S_ISDIR(info.st_mode)) {
         if (info.st_atime < cutoff) {
-          bytes += remove_entry(path);
-          removed++;
+          if (remove_entry(path, &bytes)) removed++;
         } else {
           kept++;
         }
       } else if (!strncmp(e->d_name, ".tmp-", 5) && S_ISDIR(info.st_mode) &&
                  info.st_mtime < time(NULL) - 86400) {
-        remove_entry(path); /* abandoned by a killed compiler */
+        remove_entry(path, &bytes); /* abandoned by a killed compiler */
       } else if (strlen(e->d_name) == 69 && !strcmp(e->d_name + 64, ".lock")) {
         char entry[4096 + 256];
         snprintf(entry, sizeof(entry), "%s/%.64s", kernels, e->d_name);

@@ -1,6 +1,5 @@
 /* The compiler service: host compilation behind a content-addressed,
  * process-shared artifact cache. */
-#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -342,20 +341,6 @@ static char* hrx_loom_entry_path(const hrx_loom_compiler_t* c,
   return path;
 }
 
-static void hrx_loom_remove_tree(const char* dir) {
-  DIR* handle = opendir(dir);
-  if (handle) {
-    for (struct dirent* e; (e = readdir(handle));) {
-      if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-      char path[4096];
-      snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-      unlink(path);
-    }
-    closedir(handle);
-  }
-  rmdir(dir);
-}
-
 /* Reads and verifies entry |key|; NOT_FOUND when absent, DATA_LOSS when
  * present but corrupt. */
 static hrx_status_t hrx_loom_cache_read(const hrx_loom_compiler_t* c,
@@ -437,7 +422,15 @@ static bool hrx_loom_cache_lookup(const hrx_loom_compiler_t* c,
     hrx_log_status(&c->options.logger, HRX_LOG_WARN,
                    "discarding corrupt kernel cache entry", hit);
     char* dir = hrx_loom_entry_path(c, a->key, "");
-    if (dir) hrx_loom_remove_tree(dir);
+    hrx_status_t removed =
+        dir ? hrx_dir_remove_all(dir, NULL)
+            : hrx_make_status(HRX_STATUS_RESOURCE_EXHAUSTED, "no memory");
+    if (removed != HRX_OK) {
+      /* The rebuilt entry cannot replace it; the next hit reports again. */
+      hrx_log_status(&c->options.logger, HRX_LOG_WARN,
+                     "cannot remove corrupt kernel cache entry", removed);
+      hrx_status_free(removed);
+    }
     hrx_allocator_free(c->allocator, dir);
   }
   hrx_status_free(hit);
@@ -510,7 +503,8 @@ static hrx_status_t hrx_loom_cache_write(const hrx_loom_compiler_t* c,
       status = hrx_status_from_errno(errno, "cannot publish cache entry");
     }
   }
-  hrx_loom_remove_tree(temp); /* gone already when the rename won */
+  /* Gone already when the rename won; a leftover is gc's to remove. */
+  hrx_status_free(hrx_dir_remove_all(temp, NULL));
   return status;
 }
 

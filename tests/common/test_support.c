@@ -1,7 +1,6 @@
 #include "test_support.h"
 
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,18 +106,9 @@ char* test_temp_dir_create(void) {
   return path;
 }
 
-static int test_remove_entry(const char* path, const struct stat* info,
-                             int type, struct FTW* ftw) {
-  (void)info;
-  (void)type;
-  (void)ftw;
-  remove(path);
-  return 0;
-}
-
 void test_temp_dir_remove(char* path) {
   if (!path) return;
-  nftw(path, test_remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+  hrx_status_free(hrx_dir_remove_all(path, NULL));
   free(path);
 }
 

@@ -53,6 +53,75 @@ static void test_dir_create_all(void** state) {
   free(nested);
 }
 
+static void test_dir_remove_all(void** state) {
+  const char* dir = *state;
+  char* outside = test_strdup_printf("%s/outside", dir);
+  char* tree = test_strdup_printf("%s/tree", dir);
+  char* deep = test_strdup_printf("%s/tree/a/b/c", dir);
+  assert_ok(hrx_dir_create_all(outside, 0700));
+  assert_ok(hrx_dir_create_all(deep, 0700));
+  char* kept = test_strdup_printf("%s/keep", outside);
+  test_write_file(kept, "12345", 5);
+  char* file = test_strdup_printf("%s/tree/a/one", dir);
+  test_write_file(file, "abc", 3);
+  char* leaf = test_strdup_printf("%s/two", deep);
+  test_write_file(leaf, "abcdefg", 7);
+  /* A link into another tree is removed, not followed. */
+  char* link = test_strdup_printf("%s/tree/a/link", dir);
+  assert_int_equal(symlink(outside, link), 0);
+
+  uint64_t bytes = 0;
+  assert_ok(hrx_dir_remove_all(tree, &bytes));
+  assert_int_equal(bytes, 10);
+  struct stat info;
+  assert_int_not_equal(lstat(tree, &info), 0);
+  assert_int_equal(stat(kept, &info), 0);
+  assert_int_equal(info.st_size, 5);
+
+  /* Missing is success; a file, a link or nothing is refused. */
+  assert_ok(hrx_dir_remove_all(tree, &bytes));
+  assert_int_equal(bytes, 0);
+  hrx_status_t status = hrx_dir_remove_all(kept, NULL);
+  assert_non_null(status);
+  hrx_status_free(status);
+  free(link);
+  link = test_strdup_printf("%s/l", dir);
+  assert_int_equal(symlink(outside, link), 0);
+  status = hrx_dir_remove_all(link, NULL);
+  assert_non_null(status);
+  hrx_status_free(status);
+  assert_int_equal(stat(kept, &info), 0);
+  assert_status_code(hrx_dir_remove_all("", NULL), HRX_STATUS_INVALID_ARGUMENT);
+  free(outside);
+  free(tree);
+  free(deep);
+  free(kept);
+  free(file);
+  free(leaf);
+  free(link);
+}
+
+static void test_dir_remove_all_depth_limit(void** state) {
+  const char* dir = *state;
+  hrx_string_builder_t path;
+  hrx_string_builder_init(hrx_allocator_system(), &path);
+  assert_ok(hrx_string_builder_appendf(&path, "%s/deep", dir));
+  for (int i = 0; i < 70; ++i) {
+    assert_ok(hrx_string_builder_appendf(&path, "/d"));
+  }
+  assert_ok(hrx_dir_create_all(hrx_string_builder_cstr(&path), 0700));
+  char* top = test_strdup_printf("%s/deep", dir);
+  assert_status_code(hrx_dir_remove_all(top, NULL), HRX_STATUS_OUT_OF_RANGE);
+  /* Undo by hand, deepest first, so the teardown sees a normal tree. */
+  char* p = (char*)hrx_string_builder_cstr(&path);
+  for (char* slash; strcmp(p, top) != 0 && (slash = strrchr(p, '/'));) {
+    assert_int_equal(rmdir(p), 0);
+    *slash = '\0';
+  }
+  hrx_string_builder_deinit(&path);
+  free(top);
+}
+
 static void test_atomic_write_replaces(void** state) {
   const char* dir = *state;
   char* path = test_strdup_printf("%s/data.json", dir);
@@ -222,6 +291,10 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_dir_create_all, make_dir,
                                       remove_dir),
+      cmocka_unit_test_setup_teardown(test_dir_remove_all, make_dir,
+                                      remove_dir),
+      cmocka_unit_test_setup_teardown(test_dir_remove_all_depth_limit,
+                                      make_dir, remove_dir),
       cmocka_unit_test_setup_teardown(test_atomic_write_replaces, make_dir,
                                       remove_dir),
       cmocka_unit_test_setup_teardown(test_atomic_write_failures_leave_nothing,

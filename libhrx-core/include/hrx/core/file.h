@@ -1,4 +1,4 @@
-/* Files: directories with parents, atomic replacement, whole-file reads and
+/* Files: directories with parents, recursive removal, atomic replacement, whole-file reads and
  * advisory locks.
  *
  * Locks are flock(2) locks on an open file description: they exclude other
@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "hrx/core/allocator.h"
@@ -26,6 +27,14 @@ extern "C" {
  * is success; an existing non-directory is ALREADY_EXISTS. */
 HRX_API HRX_MUST_USE hrx_status_t hrx_dir_create_all(const char* path,
                                                      mode_t mode);
+
+/* Removes directory |path| and everything below it. Symbolic links are
+ * removed, not followed; |path| itself must not be one. A missing |path| is
+ * success, as are entries that vanish meanwhile (another process removing
+ * the same tree). |out_bytes| (may be NULL) receives the size of the
+ * regular files removed. Stops at the first entry it cannot remove. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_dir_remove_all(const char* path,
+                                                     uint64_t* out_bytes);
 
 /* Replaces |path| with |data| atomically: readers see the old contents or
  * the new, never a torn file. Writes a temporary file in the same

@@ -4,13 +4,13 @@
  * saxpy as the peer in the same run: its first build in a fresh
  * POCL_CACHE_DIR (cold) and a rebuild of the same source (PoCL's kernel
  * cache hit). */
-#include <CL/cl.h>
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench_util.h"
+#include "ocl_peer.h"
 #include "hrx/loom.h"
 #include "test_support.h"
 
@@ -132,42 +132,22 @@ static const char* pocl_saxpy =
     "  if (i < n) y[i] = fma(a, x[i], y[i]);\n"
     "}\n";
 
-typedef struct pocl_ctx_t {
-  cl_context context;
-  cl_device_id device;
-} pocl_ctx_t;
-
 static void pocl_build(void* context) {
-  pocl_ctx_t* o = context;
-  cl_int error = CL_SUCCESS;
-  cl_program program =
-      clCreateProgramWithSource(o->context, 1, &pocl_saxpy, NULL, &error);
-  if (error != CL_SUCCESS ||
-      clBuildProgram(program, 1, &o->device, NULL, NULL, NULL) != CL_SUCCESS) {
-    fprintf(stderr, "compile_cache: PoCL build failed\n");
-    exit(1);
-  }
-  clReleaseProgram(program);
+  clReleaseProgram(ocl_program(context, pocl_saxpy));
 }
 
 /* Returns false when no OpenCL CPU device is present. */
 static bool measure_pocl(double* cold, double* warm) {
-  cl_platform_id platform;
-  cl_uint count = 0;
-  pocl_ctx_t o = {0};
-  if (clGetPlatformIDs(1, &platform, &count) != CL_SUCCESS || !count ||
-      clGetDeviceIDs(platform, CL_DEVICE_TYPE_CPU, 1, &o.device, &count) !=
-          CL_SUCCESS) {
+  ocl_t o = ocl_open();
+  if (!o.ok) {
+    ocl_close(&o);
     return false;
   }
-  cl_int error = CL_SUCCESS;
-  o.context = clCreateContext(NULL, 1, &o.device, NULL, NULL, &error);
-  if (error != CL_SUCCESS) return false;
   uint64_t start = hrx_clock_monotonic_ns();
   pocl_build(&o); /* fresh POCL_CACHE_DIR: a real compile */
   *cold = (hrx_clock_monotonic_ns() - start) / 1e3;
   *warm = bench_median_ns(pocl_build, &o, REPEATS) / 1e3;
-  clReleaseContext(o.context);
+  ocl_close(&o);
   return true;
 }
 

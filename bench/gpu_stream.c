@@ -2,14 +2,13 @@
  * device, with PoCL's CPU device measured in the same run as the peer
  * (empty-kernel enqueue + finish, 4 KiB clEnqueueCopyBuffer + clFinish)
  * and memcpy as the physical limit for uploads and downloads. */
-#define CL_TARGET_OPENCL_VERSION 120
-#include <CL/cl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench_util.h"
+#include "ocl_peer.h"
 #include "hrx/gpu.h"
 #include "hrx/loom.h"
 
@@ -132,30 +131,6 @@ static void memcpy_once(void* context) {
 
 /*===------------------------------------------------------------------===*/
 
-typedef struct ocl_t {
-  cl_context context;
-  cl_command_queue queue;
-  cl_device_id device;
-  bool ok;
-} ocl_t;
-
-static ocl_t ocl_open(void) {
-  ocl_t o = {0};
-  cl_platform_id platform;
-  cl_uint count = 0;
-  if (clGetPlatformIDs(1, &platform, &count) != CL_SUCCESS || !count) return o;
-  if (clGetDeviceIDs(platform, CL_DEVICE_TYPE_CPU, 1, &o.device, &count) !=
-          CL_SUCCESS || !count) {
-    return o;
-  }
-  cl_int error = 0;
-  o.context = clCreateContext(NULL, 1, &o.device, NULL, NULL, &error);
-  if (error) return o;
-  o.queue = clCreateCommandQueue(o.context, o.device, 0, &error);
-  o.ok = error == CL_SUCCESS;
-  return o;
-}
-
 int main(int argc, char** argv) {
   int samples = argc > 1 ? atoi(argv[1]) : 2000;
   hrx_gpu_device_t* device = NULL;
@@ -237,12 +212,8 @@ int main(int argc, char** argv) {
   ocl_t o = ocl_open();
   double pocl_empty[3] = {0}, pocl_copy[3] = {0};
   if (o.ok) {
-    const char* src = "__kernel void empty(void) {}";
+    cl_kernel k = ocl_kernel(&o, "__kernel void empty(void) {}", "empty");
     cl_int error = 0;
-    cl_program program =
-        clCreateProgramWithSource(o.context, 1, &src, NULL, &error);
-    clBuildProgram(program, 1, &o.device, NULL, NULL, NULL);
-    cl_kernel k = clCreateKernel(program, "empty", &error);
     cl_mem ca = clCreateBuffer(o.context, CL_MEM_READ_WRITE, 4096, NULL, &error);
     cl_mem cb = clCreateBuffer(o.context, CL_MEM_READ_WRITE, 4096, NULL, &error);
     size_t global = 1;
@@ -264,10 +235,8 @@ int main(int argc, char** argv) {
     clReleaseMemObject(ca);
     clReleaseMemObject(cb);
     clReleaseKernel(k);
-    clReleaseProgram(program);
-    clReleaseCommandQueue(o.queue);
-    clReleaseContext(o.context);
   }
+  ocl_close(&o);
   printf("4 KiB copy + wait    p50 %6.1f us  p95 %6.1f  p99 %6.1f   PoCL p50 "
          "%6.1f p95 %6.1f   hrx/PoCL p95 %.2fx  (anchor 3.7 us p95)\n",
          copy_p[0], copy_p[1], copy_p[2], pocl_copy[0], pocl_copy[1],

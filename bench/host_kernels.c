@@ -3,14 +3,13 @@
  * device running the equivalent OpenCL C kernel, in the same run. Times
  * are medians of dispatch + wait (HRX), kernel enqueue + clFinish (PoCL)
  * and the loop itself (C). */
-#define CL_TARGET_OPENCL_VERSION 120
-#include <CL/cl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench_util.h"
+#include "ocl_peer.h"
 #include "host_harness.h"
 
 static int repeats = 5;
@@ -18,44 +17,6 @@ static int repeats = 5;
 /*===------------------------------------------------------------------===*/
 /* PoCL                                                                    */
 /*===------------------------------------------------------------------===*/
-
-typedef struct ocl_t {
-  cl_context context;
-  cl_command_queue queue;
-  cl_device_id device;
-  bool ok;
-} ocl_t;
-
-static ocl_t ocl_open(void) {
-  ocl_t o = {0};
-  cl_platform_id platform;
-  cl_uint count = 0;
-  if (clGetPlatformIDs(1, &platform, &count) != CL_SUCCESS || !count) return o;
-  if (clGetDeviceIDs(platform, CL_DEVICE_TYPE_CPU, 1, &o.device, &count) !=
-          CL_SUCCESS || !count) {
-    return o;
-  }
-  cl_int error = 0;
-  o.context = clCreateContext(NULL, 1, &o.device, NULL, NULL, &error);
-  if (error) return o;
-  o.queue = clCreateCommandQueue(o.context, o.device, 0, &error);
-  o.ok = error == CL_SUCCESS;
-  return o;
-}
-
-static cl_kernel ocl_kernel(ocl_t* o, const char* source, const char* name) {
-  cl_int error = 0;
-  cl_program program =
-      clCreateProgramWithSource(o->context, 1, &source, NULL, &error);
-  if (error || clBuildProgram(program, 1, &o->device, "-cl-std=CL1.2", NULL,
-                              NULL) != CL_SUCCESS) {
-    fprintf(stderr, "PoCL build of %s failed\n", name);
-    exit(1);
-  }
-  cl_kernel kernel = clCreateKernel(program, name, &error);
-  clReleaseProgram(program);
-  return kernel;
-}
 
 static cl_mem ocl_buffer(ocl_t* o, void* data, size_t bytes) {
   cl_int error = 0;
@@ -381,10 +342,7 @@ int main(int argc, char** argv) {
   bench_saxpy(&h, &o);
   bench_gather(&h, &o);
   bench_linear(&h, &o);
-  if (o.ok) {
-    clReleaseCommandQueue(o.queue);
-    clReleaseContext(o.context);
-  }
+  ocl_close(&o);
   harness_close(&h);
   return 0;
 }

@@ -1,7 +1,6 @@
 /* Stream graphs: prepared commands with dependencies, replayed on streams.
- * Access inference keeps, per buffer, byte segments with their last writer
- * and the readers since; a new access depends on the writer (read after
- * write, write after write) or on the readers (write after read). */
+ * Access inference asks a hazard tracker for each node's frontier, then
+ * drops the edges that other edges already imply. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,13 +13,6 @@ typedef struct hrx_gpu_node_rec_t {
   uint32_t deps_start, dep_count;
 } hrx_gpu_node_rec_t;
 
-typedef struct hrx_gpu_segment_t {
-  const hrx_gpu_buffer_t* buffer;
-  uint64_t begin, end;
-  uint32_t writer;
-  uint32_t* readers;
-  uint32_t reader_count, reader_capacity;
-} hrx_gpu_segment_t;
 
 struct hrx_gpu_graph_s {
   hrx_gpu_device_t* device; /* retained */
@@ -30,8 +22,15 @@ struct hrx_gpu_graph_s {
   uint32_t node_count, node_capacity;
   hrx_gpu_node_t* deps;
   uint32_t dep_count, dep_capacity;
-  hrx_gpu_segment_t* segments;
-  uint32_t segment_count, segment_capacity;
+  hrx_gpu_hazard_tracker_t* tracker; /* with HRX_GPU_GRAPH_INFER_ACCESS */
+  /* Reachability scratch: visited[n] == visit_epoch marks a visited node. */
+  uint32_t* visited;
+  uint32_t visited_capacity, visit_epoch;
+  uint32_t* stack;
+  uint32_t stack_capacity;
+  /* A failure after the tracker recorded a node's accesses leaves the two
+   * out of step; the graph then refuses further recording. */
+  bool broken;
   /* The last replay, so destruction waits for it. */
   hrx_fabric_signal_t* replay_timeline;
   uint64_t replay_point;
@@ -40,7 +39,7 @@ struct hrx_gpu_graph_s {
 typedef struct hrx_gpu_access_range_t {
   const hrx_gpu_buffer_t* buffer;
   uint64_t begin, end;
-  bool reads, writes;
+  hrx_gpu_access_t access;
 } hrx_gpu_access_range_t;
 
 hrx_status_t hrx_gpu_graph_create(hrx_gpu_device_t* device, uint32_t flags,
@@ -57,6 +56,14 @@ hrx_status_t hrx_gpu_graph_create(hrx_gpu_device_t* device, uint32_t flags,
   hrx_gpu_device_retain(device);
   graph->allocator = device->allocator;
   graph->flags = flags;
+  if (flags & HRX_GPU_GRAPH_INFER_ACCESS) {
+    hrx_status_t status =
+        hrx_gpu_hazard_tracker_create(graph->allocator, &graph->tracker);
+    if (status != HRX_OK) {
+      hrx_gpu_graph_destroy(graph);
+      return status;
+    }
+  }
   *out_graph = graph;
   return HRX_OK;
 }
@@ -74,10 +81,9 @@ void hrx_gpu_graph_destroy(hrx_gpu_graph_t* graph) {
   for (uint32_t n = 0; n < graph->node_count; ++n) {
     hrx_gpu_command_release(graph->allocator, &graph->nodes[n].command);
   }
-  for (uint32_t s = 0; s < graph->segment_count; ++s) {
-    hrx_allocator_free(graph->allocator, graph->segments[s].readers);
-  }
-  hrx_allocator_free(graph->allocator, graph->segments);
+  hrx_gpu_hazard_tracker_destroy(graph->tracker);
+  hrx_allocator_free(graph->allocator, graph->visited);
+  hrx_allocator_free(graph->allocator, graph->stack);
   hrx_allocator_free(graph->allocator, graph->nodes);
   hrx_allocator_free(graph->allocator, graph->deps);
   hrx_gpu_device_t* device = graph->device;
@@ -104,48 +110,6 @@ static hrx_status_t hrx_gpu_reserve(hrx_allocator_t allocator, void** array,
 /* Hazards                                                                 */
 /*===------------------------------------------------------------------===*/
 
-static hrx_status_t hrx_gpu_segment_add(hrx_gpu_graph_t* g,
-                                        hrx_gpu_segment_t segment) {
-  HRX_RETURN_IF_ERROR(hrx_gpu_reserve(g->allocator, (void**)&g->segments,
-                                      &g->segment_capacity,
-                                      g->segment_count + 1,
-                                      sizeof(hrx_gpu_segment_t)));
-  g->segments[g->segment_count++] = segment;
-  return HRX_OK;
-}
-
-static hrx_status_t hrx_gpu_segment_copy_readers(hrx_gpu_graph_t* g,
-                                                 const hrx_gpu_segment_t* from,
-                                                 hrx_gpu_segment_t* to) {
-  to->readers = NULL;
-  to->reader_capacity = 0;
-  to->reader_count = 0;
-  if (!from->reader_count) return HRX_OK;
-  HRX_RETURN_IF_ERROR(hrx_gpu_reserve(g->allocator, (void**)&to->readers,
-                                      &to->reader_capacity,
-                                      from->reader_count, sizeof(uint32_t)));
-  memcpy(to->readers, from->readers, from->reader_count * sizeof(uint32_t));
-  to->reader_count = from->reader_count;
-  return HRX_OK;
-}
-
-/* Splits segments of |buffer| at |at| so that none straddles it. */
-static hrx_status_t hrx_gpu_segment_split(hrx_gpu_graph_t* g,
-                                          const hrx_gpu_buffer_t* buffer,
-                                          uint64_t at) {
-  uint32_t count = g->segment_count;
-  for (uint32_t s = 0; s < count; ++s) {
-    hrx_gpu_segment_t* seg = &g->segments[s];
-    if (seg->buffer != buffer || seg->begin >= at || seg->end <= at) continue;
-    hrx_gpu_segment_t tail = *seg;
-    tail.begin = at;
-    HRX_RETURN_IF_ERROR(hrx_gpu_segment_copy_readers(g, seg, &tail));
-    g->segments[s].end = at;
-    HRX_RETURN_IF_ERROR(hrx_gpu_segment_add(g, tail));
-  }
-  return HRX_OK;
-}
-
 static hrx_status_t hrx_gpu_add_candidate(hrx_gpu_graph_t* g, uint32_t node,
                                           uint32_t self, uint32_t** list,
                                           uint32_t* count, uint32_t* cap) {
@@ -156,83 +120,47 @@ static hrx_status_t hrx_gpu_add_candidate(hrx_gpu_graph_t* g, uint32_t node,
   return HRX_OK;
 }
 
-/* Adds the hazards of |access| by node |self| to the candidate list, then
- * records the access. */
-static hrx_status_t hrx_gpu_track(hrx_gpu_graph_t* g, uint32_t self,
-                                  const hrx_gpu_access_range_t* access,
-                                  uint32_t** list, uint32_t* count,
-                                  uint32_t* cap) {
-  if (access->begin == access->end) return HRX_OK;
-  HRX_RETURN_IF_ERROR(hrx_gpu_segment_split(g, access->buffer, access->begin));
-  HRX_RETURN_IF_ERROR(hrx_gpu_segment_split(g, access->buffer, access->end));
-  /* Cover gaps inside the range with fresh segments. */
-  uint64_t cursor = access->begin;
-  while (cursor < access->end) {
-    uint64_t next = access->end;
-    bool covered = false;
-    for (uint32_t s = 0; s < g->segment_count; ++s) {
-      const hrx_gpu_segment_t* seg = &g->segments[s];
-      if (seg->buffer != access->buffer || seg->end <= cursor) continue;
-      if (seg->begin <= cursor) {
-        covered = true;
-        next = seg->end;
-        break;
-      }
-      if (seg->begin < next) next = seg->begin;
-    }
-    if (!covered) {
-      hrx_gpu_segment_t fresh = {.buffer = access->buffer, .begin = cursor,
-                                 .end = next, .writer = HRX_GPU_NO_NODE};
-      HRX_RETURN_IF_ERROR(hrx_gpu_segment_add(g, fresh));
-    }
-    cursor = next;
+/* True when |target| is an ancestor of |from| (or |from| itself). Nodes
+ * only depend on earlier nodes, so the search never goes below |target|,
+ * and each node is visited once per query. */
+static hrx_status_t hrx_gpu_reaches(hrx_gpu_graph_t* g, uint32_t from,
+                                    uint32_t target, bool* out_reaches) {
+  *out_reaches = from == target;
+  if (from <= target) return HRX_OK;
+  uint32_t had = g->visited_capacity;
+  HRX_RETURN_IF_ERROR(hrx_gpu_reserve(g->allocator, (void**)&g->visited,
+                                      &g->visited_capacity, g->node_count,
+                                      sizeof(uint32_t)));
+  if (g->visited_capacity > had) {
+    memset(g->visited + had, 0, (g->visited_capacity - had) * sizeof(uint32_t));
   }
-  for (uint32_t s = 0; s < g->segment_count; ++s) {
-    hrx_gpu_segment_t* seg = &g->segments[s];
-    if (seg->buffer != access->buffer || seg->begin < access->begin ||
-        seg->end > access->end) {
-      continue;
-    }
-    if (access->writes) {
-      /* WAR on every reader since the last write; WAW on the writer only
-       * when nobody read in between (the readers already follow it). */
-      bool other_readers = false;
-      for (uint32_t r = 0; r < seg->reader_count; ++r) {
-        if (seg->readers[r] != self) other_readers = true;
-        HRX_RETURN_IF_ERROR(
-            hrx_gpu_add_candidate(g, seg->readers[r], self, list, count, cap));
+  if (++g->visit_epoch == 0) {
+    memset(g->visited, 0, g->visited_capacity * sizeof(uint32_t));
+    g->visit_epoch = 1;
+  }
+  uint32_t depth = 0;
+  HRX_RETURN_IF_ERROR(hrx_gpu_reserve(g->allocator, (void**)&g->stack,
+                                      &g->stack_capacity, 1,
+                                      sizeof(uint32_t)));
+  g->stack[depth++] = from;
+  g->visited[from] = g->visit_epoch;
+  while (depth) {
+    const hrx_gpu_node_rec_t* node = &g->nodes[g->stack[--depth]];
+    for (uint32_t d = 0; d < node->dep_count; ++d) {
+      uint32_t next = g->deps[node->deps_start + d];
+      if (next == target) {
+        *out_reaches = true;
+        return HRX_OK;
       }
-      if (!other_readers || access->reads) {
-        HRX_RETURN_IF_ERROR(
-            hrx_gpu_add_candidate(g, seg->writer, self, list, count, cap));
-      }
-      seg->writer = self;
-      seg->reader_count = 0;
-    } else {
-      HRX_RETURN_IF_ERROR(
-          hrx_gpu_add_candidate(g, seg->writer, self, list, count, cap));
-      if (!seg->reader_count || seg->readers[seg->reader_count - 1] != self) {
-        HRX_RETURN_IF_ERROR(hrx_gpu_reserve(
-            g->allocator, (void**)&seg->readers, &seg->reader_capacity,
-            seg->reader_count + 1, sizeof(uint32_t)));
-        seg->readers[seg->reader_count++] = self;
-      }
+      if (next < target || g->visited[next] == g->visit_epoch) continue;
+      g->visited[next] = g->visit_epoch;
+      HRX_RETURN_IF_ERROR(hrx_gpu_reserve(g->allocator, (void**)&g->stack,
+                                          &g->stack_capacity, depth + 1,
+                                          sizeof(uint32_t)));
+      g->stack[depth++] = next;
     }
   }
   return HRX_OK;
-}
-
-/* True when |target| is |from| or one of its ancestors. Nodes only depend
- * on earlier nodes, so the search stops below |target|. */
-static bool hrx_gpu_reaches(const hrx_gpu_graph_t* g, uint32_t from,
-                            uint32_t target) {
-  if (from == target) return true;
-  if (from < target) return false;
-  const hrx_gpu_node_rec_t* node = &g->nodes[from];
-  for (uint32_t d = 0; d < node->dep_count; ++d) {
-    if (hrx_gpu_reaches(g, g->deps[node->deps_start + d], target)) return true;
-  }
-  return false;
 }
 
 static int hrx_gpu_compare_u32(const void* a, const void* b) {
@@ -253,7 +181,11 @@ static hrx_status_t hrx_gpu_graph_add(hrx_gpu_graph_t* g,
   uint32_t* list = NULL;
   uint32_t count = 0, cap = 0;
   hrx_status_t status = HRX_OK;
-  if (dep_count && !deps) {
+  if (g->broken) {
+    status = hrx_make_status(HRX_STATUS_FAILED_PRECONDITION,
+                             "graph recording failed earlier; record a new "
+                             "graph");
+  } else if (dep_count && !deps) {
     status = hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
                              "%zu dependencies but no array", dep_count);
   }
@@ -266,15 +198,26 @@ static hrx_status_t hrx_gpu_graph_add(hrx_gpu_graph_t* g,
       status = hrx_gpu_add_candidate(g, deps[d], self, &list, &count, &cap);
     }
   }
-  if (g->flags & HRX_GPU_GRAPH_INFER_ACCESS) {
-    for (size_t a = 0; a < access_count && status == HRX_OK; ++a) {
-      status = hrx_gpu_track(g, self, &accesses[a], &list, &count, &cap);
-    }
-  }
   if (status == HRX_OK) {
     status = hrx_gpu_reserve(g->allocator, (void**)&g->nodes,
                              &g->node_capacity, self + 1,
                              sizeof(hrx_gpu_node_rec_t));
+  }
+  bool tracked = false;
+  if (status == HRX_OK && g->tracker) {
+    tracked = true;
+    for (size_t a = 0; a < access_count && status == HRX_OK; ++a) {
+      status = hrx_gpu_hazard_tracker_access(
+          g->tracker, self, (uint64_t)(uintptr_t)accesses[a].buffer,
+          accesses[a].begin, accesses[a].end, accesses[a].access);
+    }
+    size_t inferred = 0;
+    const uint32_t* found =
+        status == HRX_OK ? hrx_gpu_hazard_tracker_deps(g->tracker, &inferred)
+                         : NULL;
+    for (size_t i = 0; i < inferred && status == HRX_OK; ++i) {
+      status = hrx_gpu_add_candidate(g, found[i], self, &list, &count, &cap);
+    }
   }
   /* Sort, drop duplicates, then drop deps implied by another dep. */
   uint32_t kept = 0;
@@ -283,16 +226,23 @@ static hrx_status_t hrx_gpu_graph_add(hrx_gpu_graph_t* g,
     for (uint32_t i = 0; i < count; ++i) {
       if (i && list[i] == list[i - 1]) continue;
       bool implied = false;
-      for (uint32_t j = 0; j < count && !implied; ++j) {
-        implied = list[j] != list[i] && hrx_gpu_reaches(g, list[j], list[i]);
+      for (uint32_t j = i + 1; j < count && !implied && status == HRX_OK;
+           ++j) {
+        /* Only a later node can depend on list[i]. */
+        if (list[j] != list[i]) {
+          status = hrx_gpu_reaches(g, list[j], list[i], &implied);
+        }
       }
       if (!implied) list[kept++] = list[i];
     }
+  }
+  if (status == HRX_OK && kept) {
     status = hrx_gpu_reserve(g->allocator, (void**)&g->deps,
                              &g->dep_capacity, g->dep_count + kept,
                              sizeof(hrx_gpu_node_t));
   }
   if (status != HRX_OK) {
+    if (tracked) g->broken = true;
     hrx_allocator_free(g->allocator, list);
     hrx_gpu_command_release(g->allocator, command);
     return status;
@@ -310,10 +260,10 @@ static hrx_status_t hrx_gpu_graph_add(hrx_gpu_graph_t* g,
   return HRX_OK;
 }
 
-static hrx_gpu_access_range_t hrx_gpu_range(hrx_gpu_view_t view, bool reads,
-                                            bool writes) {
+static hrx_gpu_access_range_t hrx_gpu_range(hrx_gpu_view_t view,
+                                            hrx_gpu_access_t access) {
   return (hrx_gpu_access_range_t){view.buffer, view.offset,
-                                  view.offset + view.length, reads, writes};
+                                  view.offset + view.length, access};
 }
 
 /*===------------------------------------------------------------------===*/
@@ -340,9 +290,7 @@ hrx_status_t hrx_gpu_graph_dispatch(hrx_gpu_graph_t* g,
                              "argument %zu has unknown access %d", a,
                              (int)arg->access);
     }
-    accesses[count++] = hrx_gpu_range(arg->view,
-                                      arg->access != HRX_GPU_ACCESS_WRITE,
-                                      arg->access != HRX_GPU_ACCESS_READ);
+    accesses[count++] = hrx_gpu_range(arg->view, arg->access);
   }
   return hrx_gpu_graph_add(g, &command, accesses, count, deps, dep_count,
                            out_node);
@@ -356,8 +304,8 @@ hrx_status_t hrx_gpu_graph_copy(hrx_gpu_graph_t* g, hrx_gpu_view_t source,
   HRX_RETURN_IF_ERROR(
       hrx_gpu_command_copy(g->device, source, destination, &command));
   hrx_gpu_access_range_t accesses[] = {
-      hrx_gpu_range(source, true, false),
-      hrx_gpu_range(destination, false, true)};
+      hrx_gpu_range(source, HRX_GPU_ACCESS_READ),
+      hrx_gpu_range(destination, HRX_GPU_ACCESS_WRITE)};
   return hrx_gpu_graph_add(g, &command, accesses, 2, deps, dep_count,
                            out_node);
 }
@@ -367,7 +315,7 @@ hrx_status_t hrx_gpu_graph_fill(hrx_gpu_graph_t* g, hrx_gpu_view_t view,
                                 size_t dep_count, hrx_gpu_node_t* out_node) {
   hrx_gpu_command_t command;
   HRX_RETURN_IF_ERROR(hrx_gpu_command_fill(g->device, view, pattern, &command));
-  hrx_gpu_access_range_t access = hrx_gpu_range(view, false, true);
+  hrx_gpu_access_range_t access = hrx_gpu_range(view, HRX_GPU_ACCESS_WRITE);
   return hrx_gpu_graph_add(g, &command, &access, 1, deps, dep_count,
                            out_node);
 }

@@ -1,5 +1,6 @@
 #include "bench_util.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "hrx/core.h"
@@ -21,4 +22,12 @@ uint64_t bench_median_ns(bench_fn fn, void* context, int repeats) {
   uint64_t median = samples[repeats / 2];
   free(samples);
   return median;
+}
+
+void bench_check(hrx_status_t status, const char* what) {
+  if (status == HRX_OK) return;
+  char text[1024];
+  hrx_status_format(status, text, sizeof(text));
+  fprintf(stderr, "%s: %s\n", what, text);
+  exit(1);
 }

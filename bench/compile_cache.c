@@ -30,14 +30,6 @@ typedef struct compile_ctx_t {
   bool expect_hit;
 } compile_ctx_t;
 
-static void check(hrx_status_t status, const char* what) {
-  if (status == HRX_OK) return;
-  char text[1024];
-  hrx_status_format(status, text, sizeof(text));
-  fprintf(stderr, "compile_cache: %s: %s\n", what, text);
-  exit(1);
-}
-
 static void compile_sources(void* context) {
   compile_ctx_t* c = context;
   for (size_t i = 0; i < c->count; ++i) {
@@ -45,7 +37,7 @@ static void compile_sources(void* context) {
                                           .length = c->sources[i].length,
                                           .source_name = c->sources[i].name};
     hrx_loom_artifact_t* artifact = NULL;
-    check(hrx_loom_compile(c->compiler, &request, NULL, &artifact),
+    bench_check(hrx_loom_compile(c->compiler, &request, NULL, &artifact),
           c->sources[i].name);
     if (hrx_loom_artifact_cache_hit(artifact) != c->expect_hit) {
       fprintf(stderr, "compile_cache: %s: cache %s unexpectedly\n",
@@ -61,7 +53,7 @@ static hrx_loom_compiler_t* make_compiler(const char* cache_root,
   hrx_loom_compiler_options_t options = {.cache_root = cache_root,
                                          .disable_cache = disable_cache};
   hrx_loom_compiler_t* compiler = NULL;
-  check(hrx_loom_compiler_create("host", &options, hrx_allocator_system(),
+  bench_check(hrx_loom_compiler_create("host", &options, hrx_allocator_system(),
                                  &compiler),
         "compiler");
   return compiler;
@@ -83,7 +75,7 @@ static size_t load_corpus(const char* dir, source_t* out) {
     if (n < 6 || strcmp(e->d_name + n - 5, ".loom")) continue;
     char* path = test_strdup_printf("%s/%s", dir, e->d_name);
     void* data = NULL;
-    check(hrx_file_read_all(hrx_allocator_system(), path, 1u << 20, &data,
+    bench_check(hrx_file_read_all(hrx_allocator_system(), path, 1u << 20, &data,
                             &out[count].length),
           path);
     out[count].name = path;

@@ -12,16 +12,7 @@
 #include "hrx/gpu.h"
 #include "hrx/loom.h"
 
-#define CHECK(expr)                                              \
-  do {                                                           \
-    hrx_status_t check_ = (expr);                                \
-    if (check_ != HRX_OK) {                                      \
-      char text_[512];                                           \
-      hrx_status_format(check_, text_, sizeof(text_));           \
-      fprintf(stderr, "%s: %s\n", #expr, text_);                 \
-      exit(1);                                                   \
-    }                                                            \
-  } while (0)
+#define CHECK(expr) bench_check((expr), #expr)
 
 static const char* const empty_kernel =
     "kernel.def export(\"empty\") @empty() {\n"

@@ -9,14 +9,18 @@
 
 #define HRX_NIL UINT32_MAX
 #define HRX_EMPTY_KEY UINT64_MAX
+/* Most segments have few readers: keep those inside the segment. */
+#define HRX_INLINE_READERS 4
 
 typedef struct hrx_hazard_segment_t {
   uint64_t begin, end;
   uint32_t writer; /* HRX_NIL: never written */
   uint32_t left, right;
   uint32_t priority;
-  uint32_t* readers;
-  uint32_t reader_count, reader_capacity;
+  uint32_t reader_count;
+  uint32_t reader_capacity; /* of |heap|; 0 while the readers are inline */
+  uint32_t* heap;
+  uint32_t inline_readers[HRX_INLINE_READERS];
 } hrx_hazard_segment_t;
 
 struct hrx_gpu_hazard_tracker_s {
@@ -69,7 +73,7 @@ hrx_status_t hrx_gpu_hazard_tracker_create(
 
 void hrx_gpu_hazard_tracker_reset(hrx_gpu_hazard_tracker_t* t) {
   for (uint32_t i = 0; i < t->pool_count; ++i) {
-    hrx_allocator_free(t->allocator, t->pool[i].readers);
+    hrx_allocator_free(t->allocator, t->pool[i].heap);
   }
   t->pool_count = 0;
   t->free_list = HRX_NIL;
@@ -195,8 +199,8 @@ static hrx_status_t hrx_hazard_segment_new(hrx_gpu_hazard_tracker_t* t,
 
 static void hrx_hazard_segment_free(hrx_gpu_hazard_tracker_t* t,
                                     uint32_t index) {
-  hrx_allocator_free(t->allocator, SEG(index)->readers);
-  SEG(index)->readers = NULL;
+  hrx_allocator_free(t->allocator, SEG(index)->heap);
+  SEG(index)->heap = NULL;
   SEG(index)->reader_count = SEG(index)->reader_capacity = 0;
   SEG(index)->left = t->free_list;
   t->free_list = index;
@@ -238,19 +242,37 @@ static uint32_t hrx_hazard_rightmost(hrx_gpu_hazard_tracker_t* t,
   return root;
 }
 
+static uint32_t* hrx_hazard_readers(hrx_hazard_segment_t* s) {
+  return s->heap ? s->heap : s->inline_readers;
+}
+
+/* Makes room for |count| readers in segment |index|. */
+static hrx_status_t hrx_hazard_reserve_readers(hrx_gpu_hazard_tracker_t* t,
+                                               uint32_t index, size_t count) {
+  hrx_hazard_segment_t* s = SEG(index);
+  if (count <= (s->heap ? s->reader_capacity : HRX_INLINE_READERS)) {
+    return HRX_OK;
+  }
+  bool was_inline = !s->heap;
+  size_t capacity = was_inline ? HRX_INLINE_READERS : s->reader_capacity;
+  HRX_RETURN_IF_ERROR(hrx_hazard_grow(t->allocator, (void**)&s->heap,
+                                      &capacity, count, sizeof(uint32_t)));
+  if (was_inline) {
+    memcpy(s->heap, s->inline_readers, s->reader_count * sizeof(uint32_t));
+  }
+  s->reader_capacity = (uint32_t)capacity;
+  return HRX_OK;
+}
+
 static hrx_status_t hrx_hazard_add_reader(hrx_gpu_hazard_tracker_t* t,
                                           uint32_t index, uint32_t node) {
   hrx_hazard_segment_t* s = SEG(index);
-  if (s->reader_count && s->readers[s->reader_count - 1] == node) {
+  if (s->reader_count && hrx_hazard_readers(s)[s->reader_count - 1] == node) {
     return HRX_OK;
   }
-  size_t capacity = s->reader_capacity;
-  HRX_RETURN_IF_ERROR(hrx_hazard_grow(t->allocator, (void**)&s->readers,
-                                      &capacity, s->reader_count + 1,
-                                      sizeof(uint32_t)));
-  s = SEG(index);
-  s->reader_capacity = (uint32_t)capacity;
-  s->readers[s->reader_count++] = node;
+  HRX_RETURN_IF_ERROR(hrx_hazard_reserve_readers(t, index,
+                                                 s->reader_count + 1));
+  hrx_hazard_readers(s)[s->reader_count++] = node;
   return HRX_OK;
 }
 
@@ -264,17 +286,11 @@ static hrx_status_t hrx_hazard_cut(hrx_gpu_hazard_tracker_t* t,
   uint32_t tail = HRX_NIL;
   HRX_RETURN_IF_ERROR(hrx_hazard_segment_new(t, at, SEG(last)->end,
                                              SEG(last)->writer, &tail));
-  if (SEG(last)->reader_count) {
-    size_t capacity = 0;
-    HRX_RETURN_IF_ERROR(hrx_hazard_grow(t->allocator,
-                                        (void**)&SEG(tail)->readers, &capacity,
-                                        SEG(last)->reader_count,
-                                        sizeof(uint32_t)));
-    SEG(tail)->reader_capacity = (uint32_t)capacity;
-    memcpy(SEG(tail)->readers, SEG(last)->readers,
-           SEG(last)->reader_count * sizeof(uint32_t));
-    SEG(tail)->reader_count = SEG(last)->reader_count;
-  }
+  uint32_t readers = SEG(last)->reader_count;
+  HRX_RETURN_IF_ERROR(hrx_hazard_reserve_readers(t, tail, readers));
+  memcpy(hrx_hazard_readers(SEG(tail)), hrx_hazard_readers(SEG(last)),
+         readers * sizeof(uint32_t));
+  SEG(tail)->reader_count = readers;
   SEG(last)->end = at;
   *right = hrx_hazard_merge(t, tail, *right);
   return HRX_OK;
@@ -313,12 +329,13 @@ static hrx_status_t hrx_hazard_write(hrx_gpu_hazard_tracker_t* t,
                                      size_t count, uint64_t begin,
                                      uint64_t end, uint32_t* middle) {
   for (size_t i = 0; i < count; ++i) {
-    const hrx_hazard_segment_t* s = SEG(t->covered[i]);
+    hrx_hazard_segment_t* s = SEG(t->covered[i]);
+    const uint32_t* readers = hrx_hazard_readers(s);
     bool other_readers = false;
     for (uint32_t r = 0; r < s->reader_count; ++r) {
-      if (s->readers[r] == t->node) continue;
+      if (readers[r] == t->node) continue;
       other_readers = true;
-      HRX_RETURN_IF_ERROR(hrx_hazard_depend(t, s->readers[r]));
+      HRX_RETURN_IF_ERROR(hrx_hazard_depend(t, readers[r]));
     }
     if (!other_readers) HRX_RETURN_IF_ERROR(hrx_hazard_depend(t, s->writer));
   }

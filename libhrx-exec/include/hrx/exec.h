@@ -1,0 +1,194 @@
+/* libhrx-exec: the execution runtime. Record work once as a graph of
+ * uploads, kernel dispatches, copies and downloads; HRX infers the
+ * dependencies from the byte ranges each node declares and replays the
+ * graph with only the synchronisation those hazards need.
+ *
+ * Lanes. A runtime owns one stream per lane (upload, compute, download),
+ * each on its own device queue. A lane runs one operation at a time, in
+ * submission order, across every graph of the runtime; different lanes
+ * overlap. A dependency between nodes of different lanes becomes an event
+ * the later lane waits for; within a lane, order is free.
+ *
+ * Hazards. Each node declares the byte ranges it reads and writes (uploads
+ * write, downloads read, copies read their source and write their
+ * destination, dispatches follow their kernel's contract). Edges are the
+ * minimal frontier of read-after-write, write-after-read and
+ * write-after-write hazards (hrx/gpu/hazard_tracker.h). Submissions are
+ * ordered the same way against earlier submissions still in flight whose
+ * accessed ranges conflict.
+ *
+ * Memory. Buffers come from the runtime and are charged, with transfer
+ * staging, to its memory budget; exhaustion is RESOURCE_EXHAUSTED before
+ * anything is allocated. Everything a submission uses is retained until
+ * the device is done with it, whatever the caller releases or however a
+ * wait times out.
+ *
+ * Threads. A runtime and its kernels may be used from any thread; a graph
+ * is recorded by one thread at a time; a completion may be waited on from
+ * one thread at a time. The runtime starts no threads of its own (the
+ * device's queues have theirs).
+ */
+#ifndef HRX_EXEC_H_
+#define HRX_EXEC_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hrx/core.h"
+#include "hrx/gpu.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+HRX_API const char* hrx_exec_version(void);
+
+/*===------------------------------------------------------------------===*/
+/* Runtime                                                                 */
+/*===------------------------------------------------------------------===*/
+
+typedef struct hrx_exec_runtime_s hrx_exec_runtime_t;
+
+typedef enum hrx_exec_lane_e {
+  HRX_EXEC_LANE_UPLOAD = 0,
+  HRX_EXEC_LANE_COMPUTE = 1,
+  HRX_EXEC_LANE_DOWNLOAD = 2,
+  HRX_EXEC_LANE_COUNT = 3,
+} hrx_exec_lane_t;
+
+typedef struct hrx_exec_runtime_options_t {
+  /* Submissions in flight at once (the queue capacity, nothing more); a
+   * submit beyond it is BUSY. 0 selects 64. */
+  uint32_t max_submissions;
+  /* Charged with buffers and transfer staging (retained). NULL: an
+   * unlimited budget of the runtime's own, for the statistics. */
+  hrx_budget_t* memory_budget;
+} hrx_exec_runtime_options_t;
+
+/* |device| is retained. |options| may be NULL. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_exec_runtime_create(
+    hrx_gpu_device_t* device, const hrx_exec_runtime_options_t* options,
+    hrx_allocator_t allocator, hrx_exec_runtime_t** out_runtime);
+/* Waits for every submission, then frees the runtime. */
+HRX_API void hrx_exec_runtime_destroy(hrx_exec_runtime_t* runtime);
+
+/* A zeroed device buffer of |bytes|, charged to the runtime's budget until
+ * its last reference is released (hrx_gpu_buffer_release). */
+HRX_API HRX_MUST_USE hrx_status_t hrx_exec_buffer_allocate(
+    hrx_exec_runtime_t* runtime, uint64_t bytes,
+    hrx_gpu_buffer_t** out_buffer);
+
+typedef struct hrx_exec_statistics_t {
+  uint64_t upload_bytes;   /* host -> device, per submitted upload */
+  uint64_t download_bytes; /* device -> host */
+  uint64_t submissions;
+  uint64_t nodes;          /* nodes submitted, over all submissions */
+  uint64_t cross_lane_waits;
+  uint64_t live_bytes, peak_bytes; /* tracked memory (the budget's) */
+} hrx_exec_statistics_t;
+
+HRX_API void hrx_exec_runtime_statistics(hrx_exec_runtime_t* runtime,
+                                         hrx_exec_statistics_t* out_stats);
+
+/*===------------------------------------------------------------------===*/
+/* Kernel contracts                                                        */
+/*===------------------------------------------------------------------===*/
+
+typedef struct hrx_exec_kernel_s hrx_exec_kernel_t;
+
+typedef struct hrx_exec_binding_contract_t {
+  hrx_gpu_access_t access;
+  uint64_t min_bytes;  /* the bound view must be at least this long */
+  uint32_t alignment;  /* of the view's offset; a power of two, 0 = 1 */
+} hrx_exec_binding_contract_t;
+
+/* What a kernel's arguments must be: |binding_count| buffer bindings (in
+ * argument order among the bindings) and |scalar_count| scalars. */
+typedef struct hrx_exec_kernel_contract_t {
+  const hrx_exec_binding_contract_t* bindings;
+  size_t binding_count;
+  size_t scalar_count;
+} hrx_exec_kernel_contract_t;
+
+/* Binds |kernel| (retained) to |contract| (copied). INVALID_ARGUMENT when
+ * the contract is malformed or disagrees with the kernel's arguments. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_exec_kernel_create(
+    hrx_exec_runtime_t* runtime, hrx_gpu_kernel_t* kernel,
+    const hrx_exec_kernel_contract_t* contract,
+    hrx_exec_kernel_t** out_kernel);
+HRX_API void hrx_exec_kernel_destroy(hrx_exec_kernel_t* kernel);
+
+/*===------------------------------------------------------------------===*/
+/* Graphs                                                                  */
+/*===------------------------------------------------------------------===*/
+
+typedef struct hrx_exec_graph_s hrx_exec_graph_t;
+typedef uint32_t hrx_exec_node_t;
+
+HRX_API HRX_MUST_USE hrx_status_t hrx_exec_graph_create(
+    hrx_exec_runtime_t* runtime, hrx_exec_graph_t** out_graph);
+/* Frees the recording; submissions already made keep what they use. */
+HRX_API void hrx_exec_graph_destroy(hrx_exec_graph_t* graph);
+
+/* Upload lane: each submission copies |length| bytes from |data| (read at
+ * submit time, so it may change between submissions) into |view|. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_exec_graph_upload(
+    hrx_exec_graph_t* graph, hrx_gpu_view_t view, const void* data,
+    hrx_exec_node_t* out_node);
+
+/* Compute lane: a dispatch checked against the kernel's contract; a
+ * breach is INVALID_ARGUMENT naming the argument. Each binding's declared
+ * access is the contract's. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_exec_graph_dispatch(
+    hrx_exec_graph_t* graph, const hrx_exec_kernel_t* kernel,
+    const hrx_gpu_launch_t* launch, hrx_exec_node_t* out_node);
+
+/* Compute lane: copies |source| to |destination| (equal lengths). */
+HRX_API HRX_MUST_USE hrx_status_t hrx_exec_graph_copy(
+    hrx_exec_graph_t* graph, hrx_gpu_view_t source,
+    hrx_gpu_view_t destination, hrx_exec_node_t* out_node);
+
+/* Download lane: each submission's completion, once observed by
+ * hrx_exec_completion_wait or _poll, has copied |view| into |data|
+ * (view.length bytes, which must stay valid until then). */
+HRX_API HRX_MUST_USE hrx_status_t hrx_exec_graph_download(
+    hrx_exec_graph_t* graph, hrx_gpu_view_t view, void* data,
+    hrx_exec_node_t* out_node);
+
+HRX_API size_t hrx_exec_graph_node_count(const hrx_exec_graph_t* graph);
+/* The inferred predecessors of |node| (borrowed, sorted ascending). */
+HRX_API const hrx_exec_node_t* hrx_exec_graph_node_deps(
+    const hrx_exec_graph_t* graph, hrx_exec_node_t node, size_t* out_count);
+HRX_API hrx_exec_lane_t hrx_exec_graph_node_lane(const hrx_exec_graph_t* graph,
+                                                 hrx_exec_node_t node);
+
+/*===------------------------------------------------------------------===*/
+/* Submission and completion                                               */
+/*===------------------------------------------------------------------===*/
+
+typedef struct hrx_exec_completion_s hrx_exec_completion_t;
+
+/* Queues one replay of |graph|. BUSY when max_submissions are in flight
+ * (nothing is queued then). The graph may be submitted again at once, and
+ * recorded further or destroyed meanwhile. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_exec_graph_submit(
+    hrx_exec_graph_t* graph, hrx_exec_completion_t** out_completion);
+
+/* Blocks until the submission is done and its downloads delivered.
+ * DEADLINE_EXCEEDED on timeout (the work goes on; wait again); ABORTED
+ * when the device faulted running it. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_exec_completion_wait(
+    hrx_exec_completion_t* completion, uint64_t timeout_ns);
+/* Never blocks: OK when done (downloads delivered), BUSY while running. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_exec_completion_poll(
+    hrx_exec_completion_t* completion);
+/* Releases the handle. If the work is still running, what it uses stays
+ * alive until it ends; its downloads are then not delivered. */
+HRX_API void hrx_exec_completion_release(hrx_exec_completion_t* completion);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HRX_EXEC_H_ */

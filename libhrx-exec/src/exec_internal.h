@@ -1,0 +1,108 @@
+/* Private structures shared by libhrx-exec's source files. */
+#ifndef HRX_EXEC_SRC_EXEC_INTERNAL_H_
+#define HRX_EXEC_SRC_EXEC_INTERNAL_H_
+
+#include <pthread.h>
+
+#include "hrx/exec.h"
+
+/* A byte range a graph touches, for ordering against later submissions. */
+typedef struct hrx_exec_range_t {
+  const hrx_gpu_buffer_t* buffer;
+  uint64_t begin, end;
+  bool writes;
+} hrx_exec_range_t;
+
+/* A submission still in flight: its lanes' end events and what it touched.
+ * Owned by the runtime until every event completed. */
+typedef struct hrx_exec_flight_t {
+  hrx_gpu_event_t* events[HRX_EXEC_LANE_COUNT]; /* NULL: lane unused */
+  hrx_exec_range_t* ranges;
+  size_t range_count;
+} hrx_exec_flight_t;
+
+struct hrx_exec_runtime_s {
+  hrx_allocator_t allocator;
+  hrx_gpu_device_t* device; /* retained */
+  hrx_budget_t* budget;     /* retained */
+  hrx_gpu_stream_t* lanes[HRX_EXEC_LANE_COUNT];
+  uint32_t max_submissions;
+  /* Guards everything below and serialises submissions, so lane order is
+   * one order for every thread. */
+  pthread_mutex_t mutex;
+  hrx_exec_flight_t* flights;
+  size_t flight_count, flight_capacity;
+  /* Completions released while their work ran: freed once it ended. */
+  hrx_exec_completion_t** quarantine;
+  size_t quarantine_count, quarantine_capacity;
+  hrx_exec_statistics_t stats;
+};
+
+struct hrx_exec_kernel_s {
+  hrx_exec_runtime_t* runtime;
+  hrx_gpu_kernel_t* kernel; /* retained */
+  hrx_exec_binding_contract_t* bindings;
+  size_t binding_count, scalar_count;
+  char name[64];
+};
+
+typedef enum hrx_exec_op_e {
+  HRX_EXEC_OP_UPLOAD,
+  HRX_EXEC_OP_DISPATCH,
+  HRX_EXEC_OP_COPY,
+  HRX_EXEC_OP_DOWNLOAD,
+} hrx_exec_op_t;
+
+typedef struct hrx_exec_node_rec_t {
+  hrx_exec_op_t op;
+  hrx_exec_lane_t lane;
+  hrx_gpu_view_t view, source; /* buffers retained by the graph */
+  const void* upload;
+  void* download;
+  hrx_gpu_kernel_t* kernel; /* retained */
+  uint64_t* workload;
+  size_t workload_count;
+  hrx_gpu_arg_t* args;
+  size_t arg_count;
+  uint32_t deps_start, dep_count;
+  bool signals; /* a node of another lane waits for it */
+} hrx_exec_node_rec_t;
+
+struct hrx_exec_graph_s {
+  hrx_exec_runtime_t* runtime;
+  hrx_allocator_t allocator;
+  hrx_gpu_hazard_tracker_t* tracker;
+  hrx_exec_node_rec_t* nodes;
+  size_t node_count, node_capacity;
+  hrx_exec_node_t* deps;
+  size_t dep_count, dep_capacity;
+  hrx_exec_range_t* ranges; /* merged per buffer on submit */
+  size_t range_count, range_capacity;
+  bool broken;
+};
+
+typedef struct hrx_exec_delivery_t {
+  hrx_gpu_readback_t* readback;
+  void* data;
+} hrx_exec_delivery_t;
+
+struct hrx_exec_completion_s {
+  hrx_exec_runtime_t* runtime;
+  hrx_gpu_event_t* events[HRX_EXEC_LANE_COUNT];
+  hrx_exec_delivery_t* deliveries;
+  size_t delivery_count;
+  bool delivered;
+};
+
+/* Grows |*array| of |element|-byte items to hold |needed|. */
+hrx_status_t hrx_exec_reserve(hrx_allocator_t allocator, void** array,
+                              size_t* capacity, size_t needed,
+                              size_t element);
+
+/* Frees a completion whose events all completed (or that never ran). */
+void hrx_exec_completion_free(hrx_exec_completion_t* completion);
+
+/* Drops finished flights and quarantined completions; mutex held. */
+void hrx_exec_runtime_prune(hrx_exec_runtime_t* runtime);
+
+#endif /* HRX_EXEC_SRC_EXEC_INTERNAL_H_ */

@@ -1,0 +1,143 @@
+/* The runtime: one stream per lane, the budget, submissions in flight and
+ * the quarantine of completions released early. */
+#include <string.h>
+
+#include "exec_internal.h"
+
+const char* hrx_exec_version(void) { return HRX_EXEC_VERSION; }
+
+hrx_status_t hrx_exec_reserve(hrx_allocator_t allocator, void** array,
+                              size_t* capacity, size_t needed,
+                              size_t element) {
+  if (needed <= *capacity) return HRX_OK;
+  size_t next = *capacity ? *capacity * 2 : 8;
+  while (next < needed) next *= 2;
+  HRX_RETURN_IF_ERROR(hrx_allocator_realloc(allocator, next * element, array));
+  *capacity = next;
+  return HRX_OK;
+}
+
+hrx_status_t hrx_exec_runtime_create(hrx_gpu_device_t* device,
+                                     const hrx_exec_runtime_options_t* options,
+                                     hrx_allocator_t allocator,
+                                     hrx_exec_runtime_t** out_runtime) {
+  *out_runtime = NULL;
+  if (!device) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT, "no device");
+  }
+  hrx_exec_runtime_t* rt = NULL;
+  HRX_RETURN_IF_ERROR(
+      hrx_allocator_malloc(allocator, sizeof(*rt), (void**)&rt));
+  rt->allocator = allocator;
+  rt->device = device;
+  hrx_gpu_device_retain(device);
+  rt->max_submissions =
+      options && options->max_submissions ? options->max_submissions : 64;
+  pthread_mutex_init(&rt->mutex, NULL);
+  hrx_status_t status = HRX_OK;
+  if (options && options->memory_budget) {
+    rt->budget = options->memory_budget;
+    hrx_budget_retain(rt->budget);
+  } else {
+    status = hrx_budget_create(HRX_BUDGET_UNLIMITED, allocator, &rt->budget);
+  }
+  for (int lane = 0; lane < HRX_EXEC_LANE_COUNT && status == HRX_OK; ++lane) {
+    status = hrx_gpu_stream_create(device, &rt->lanes[lane]);
+    if (status == HRX_OK) {
+      hrx_gpu_stream_set_memory_budget(rt->lanes[lane], rt->budget);
+    }
+  }
+  if (status != HRX_OK) {
+    hrx_exec_runtime_destroy(rt);
+    return status;
+  }
+  *out_runtime = rt;
+  return HRX_OK;
+}
+
+static bool hrx_exec_events_done(hrx_gpu_event_t* const* events) {
+  for (int lane = 0; lane < HRX_EXEC_LANE_COUNT; ++lane) {
+    if (events[lane] && !hrx_gpu_event_is_complete(events[lane])) return false;
+  }
+  return true;
+}
+
+static void hrx_exec_flight_free(hrx_exec_runtime_t* rt,
+                                 hrx_exec_flight_t* flight) {
+  for (int lane = 0; lane < HRX_EXEC_LANE_COUNT; ++lane) {
+    hrx_gpu_event_release(flight->events[lane]);
+  }
+  hrx_allocator_free(rt->allocator, flight->ranges);
+}
+
+void hrx_exec_runtime_prune(hrx_exec_runtime_t* rt) {
+  /* A lane that finished its work frees its transfer staging (and
+   * uncharges the budget) now rather than at its next submission. */
+  for (int lane = 0; lane < HRX_EXEC_LANE_COUNT; ++lane) {
+    if (rt->lanes[lane]) {
+      hrx_status_free(hrx_gpu_stream_synchronize(rt->lanes[lane], 0));
+    }
+  }
+  size_t kept = 0;
+  for (size_t i = 0; i < rt->flight_count; ++i) {
+    if (hrx_exec_events_done(rt->flights[i].events)) {
+      hrx_exec_flight_free(rt, &rt->flights[i]);
+    } else {
+      rt->flights[kept++] = rt->flights[i];
+    }
+  }
+  rt->flight_count = kept;
+  kept = 0;
+  for (size_t i = 0; i < rt->quarantine_count; ++i) {
+    if (hrx_exec_events_done(rt->quarantine[i]->events)) {
+      hrx_exec_completion_free(rt->quarantine[i]);
+    } else {
+      rt->quarantine[kept++] = rt->quarantine[i];
+    }
+  }
+  rt->quarantine_count = kept;
+}
+
+void hrx_exec_runtime_destroy(hrx_exec_runtime_t* rt) {
+  if (!rt) return;
+  /* Streams wait for their work when destroyed; after that every flight
+   * and quarantined completion has ended. */
+  for (int lane = 0; lane < HRX_EXEC_LANE_COUNT; ++lane) {
+    hrx_gpu_stream_destroy(rt->lanes[lane]);
+    rt->lanes[lane] = NULL;
+  }
+  hrx_exec_runtime_prune(rt);
+  for (size_t i = 0; i < rt->flight_count; ++i) {
+    hrx_exec_flight_free(rt, &rt->flights[i]);
+  }
+  for (size_t i = 0; i < rt->quarantine_count; ++i) {
+    hrx_exec_completion_free(rt->quarantine[i]);
+  }
+  hrx_allocator_free(rt->allocator, rt->flights);
+  hrx_allocator_free(rt->allocator, rt->quarantine);
+  pthread_mutex_destroy(&rt->mutex);
+  hrx_budget_release(rt->budget);
+  hrx_gpu_device_t* device = rt->device;
+  hrx_allocator_free(rt->allocator, rt);
+  hrx_gpu_device_release(device);
+}
+
+hrx_status_t hrx_exec_buffer_allocate(hrx_exec_runtime_t* rt, uint64_t bytes,
+                                      hrx_gpu_buffer_t** out_buffer) {
+  *out_buffer = NULL;
+  pthread_mutex_lock(&rt->mutex);
+  hrx_status_t status = hrx_gpu_stream_allocate(
+      rt->lanes[HRX_EXEC_LANE_COMPUTE], bytes, out_buffer);
+  pthread_mutex_unlock(&rt->mutex);
+  return status;
+}
+
+void hrx_exec_runtime_statistics(hrx_exec_runtime_t* rt,
+                                 hrx_exec_statistics_t* out_stats) {
+  pthread_mutex_lock(&rt->mutex);
+  hrx_exec_runtime_prune(rt);
+  *out_stats = rt->stats;
+  pthread_mutex_unlock(&rt->mutex);
+  out_stats->live_bytes = hrx_budget_live_bytes(rt->budget);
+  out_stats->peak_bytes = hrx_budget_peak_bytes(rt->budget);
+}

@@ -1,0 +1,276 @@
+/* Submission: queue a graph's nodes on their lanes with cross-lane events,
+ * after conflicting submissions still in flight; completions deliver the
+ * downloads. */
+#include <string.h>
+
+#include "exec_internal.h"
+
+static bool hrx_exec_ranges_conflict(const hrx_exec_range_t* a, size_t na,
+                                     const hrx_exec_range_t* b, size_t nb) {
+  for (size_t i = 0; i < na; ++i) {
+    for (size_t j = 0; j < nb; ++j) {
+      if (a[i].buffer == b[j].buffer && (a[i].writes || b[j].writes) &&
+          a[i].begin < b[j].end && b[j].begin < a[i].end) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+void hrx_exec_completion_free(hrx_exec_completion_t* c) {
+  hrx_allocator_t allocator = c->runtime->allocator;
+  for (int lane = 0; lane < HRX_EXEC_LANE_COUNT; ++lane) {
+    hrx_gpu_event_release(c->events[lane]);
+  }
+  for (size_t i = 0; i < c->delivery_count; ++i) {
+    hrx_gpu_readback_release(c->deliveries[i].readback);
+  }
+  hrx_allocator_free(allocator, c->deliveries);
+  hrx_allocator_free(allocator, c);
+}
+
+/* Queues node |i| on its lane; |node_events| holds the events of earlier
+ * nodes that other lanes wait for. */
+static hrx_status_t hrx_exec_queue_node(hrx_exec_runtime_t* rt,
+                                        const hrx_exec_graph_t* g, size_t i,
+                                        hrx_gpu_event_t** node_events,
+                                        hrx_exec_completion_t* c) {
+  const hrx_exec_node_rec_t* n = &g->nodes[i];
+  hrx_gpu_stream_t* stream = rt->lanes[n->lane];
+  for (uint32_t d = 0; d < n->dep_count; ++d) {
+    uint32_t dep = g->deps[n->deps_start + d];
+    if (g->nodes[dep].lane == n->lane) continue; /* stream order */
+    HRX_RETURN_IF_ERROR(hrx_gpu_stream_wait_event(stream, node_events[dep]));
+    rt->stats.cross_lane_waits++;
+  }
+  switch (n->op) {
+    case HRX_EXEC_OP_UPLOAD:
+      HRX_RETURN_IF_ERROR(
+          hrx_gpu_stream_upload(stream, n->view, n->upload, n->view.length));
+      rt->stats.upload_bytes += n->view.length;
+      break;
+    case HRX_EXEC_OP_COPY:
+      HRX_RETURN_IF_ERROR(hrx_gpu_stream_copy(stream, n->source, n->view));
+      break;
+    case HRX_EXEC_OP_DISPATCH: {
+      hrx_gpu_launch_t launch = {n->workload, n->workload_count, n->args,
+                                 n->arg_count};
+      HRX_RETURN_IF_ERROR(hrx_gpu_stream_dispatch(stream, n->kernel, &launch));
+      break;
+    }
+    case HRX_EXEC_OP_DOWNLOAD: {
+      hrx_exec_delivery_t* d = &c->deliveries[c->delivery_count];
+      HRX_RETURN_IF_ERROR(hrx_gpu_stream_read(stream, n->view, &d->readback));
+      d->data = n->download;
+      c->delivery_count++;
+      rt->stats.download_bytes += n->view.length;
+      break;
+    }
+  }
+  if (n->signals) {
+    HRX_RETURN_IF_ERROR(hrx_gpu_stream_record_event(stream, &node_events[i]));
+  }
+  return HRX_OK;
+}
+
+/* Queues the whole graph; on failure part of it may be queued. */
+static hrx_status_t hrx_exec_queue_graph(hrx_exec_runtime_t* rt,
+                                         const hrx_exec_graph_t* g,
+                                         const bool* used,
+                                         hrx_exec_completion_t* c) {
+  /* Order after conflicting submissions still in flight. Each lane waits
+   * for the other lanes' ends; its own lane is ordered already. */
+  for (size_t f = 0; f < rt->flight_count; ++f) {
+    const hrx_exec_flight_t* flight = &rt->flights[f];
+    if (!hrx_exec_ranges_conflict(g->ranges, g->range_count, flight->ranges,
+                                  flight->range_count)) {
+      continue;
+    }
+    for (int lane = 0; lane < HRX_EXEC_LANE_COUNT; ++lane) {
+      if (!used[lane]) continue;
+      for (int other = 0; other < HRX_EXEC_LANE_COUNT; ++other) {
+        if (other == lane || !flight->events[other]) continue;
+        HRX_RETURN_IF_ERROR(
+            hrx_gpu_stream_wait_event(rt->lanes[lane], flight->events[other]));
+        rt->stats.cross_lane_waits++;
+      }
+    }
+  }
+  hrx_gpu_event_t** node_events = NULL;
+  HRX_RETURN_IF_ERROR(hrx_allocator_malloc(
+      rt->allocator, (g->node_count + 1) * sizeof(*node_events),
+      (void**)&node_events));
+  hrx_status_t status = HRX_OK;
+  for (size_t i = 0; i < g->node_count && status == HRX_OK; ++i) {
+    status = hrx_exec_queue_node(rt, g, i, node_events, c);
+  }
+  for (size_t i = 0; i < g->node_count; ++i) {
+    hrx_gpu_event_release(node_events[i]);
+  }
+  hrx_allocator_free(rt->allocator, node_events);
+  return status;
+}
+
+hrx_status_t hrx_exec_graph_submit(hrx_exec_graph_t* g,
+                                   hrx_exec_completion_t** out_completion) {
+  *out_completion = NULL;
+  hrx_exec_runtime_t* rt = g->runtime;
+  if (g->broken) {
+    return hrx_make_status(HRX_STATUS_FAILED_PRECONDITION,
+                           "graph recording failed; it cannot be submitted");
+  }
+  bool used[HRX_EXEC_LANE_COUNT] = {false};
+  size_t downloads = 0;
+  for (size_t i = 0; i < g->node_count; ++i) {
+    used[g->nodes[i].lane] = true;
+    if (g->nodes[i].op == HRX_EXEC_OP_DOWNLOAD) downloads++;
+  }
+  pthread_mutex_lock(&rt->mutex);
+  hrx_exec_runtime_prune(rt);
+  hrx_status_t status = HRX_OK;
+  if (rt->flight_count >= rt->max_submissions) {
+    status = hrx_make_status(HRX_STATUS_BUSY,
+                             "%u submissions are in flight (max_submissions); "
+                             "wait for one",
+                             rt->max_submissions);
+  }
+  hrx_exec_completion_t* c = NULL;
+  hrx_exec_flight_t flight = {0};
+  if (status == HRX_OK) {
+    status = hrx_exec_reserve(rt->allocator, (void**)&rt->flights,
+                              &rt->flight_capacity, rt->flight_count + 1,
+                              sizeof(*rt->flights));
+  }
+  if (status == HRX_OK) {
+    status = hrx_allocator_malloc(rt->allocator, sizeof(*c), (void**)&c);
+  }
+  if (status == HRX_OK) {
+    c->runtime = rt;
+    if (downloads) {
+      status = hrx_allocator_malloc(rt->allocator,
+                                    downloads * sizeof(*c->deliveries),
+                                    (void**)&c->deliveries);
+    }
+  }
+  if (status == HRX_OK && g->range_count) {
+    status = hrx_allocator_malloc(rt->allocator,
+                                  g->range_count * sizeof(*flight.ranges),
+                                  (void**)&flight.ranges);
+  }
+  if (status != HRX_OK) {
+    if (c) hrx_exec_completion_free(c);
+    pthread_mutex_unlock(&rt->mutex);
+    return status;
+  }
+  if (g->range_count) {
+    memcpy(flight.ranges, g->ranges, g->range_count * sizeof(*flight.ranges));
+  }
+  flight.range_count = g->range_count;
+
+  status = hrx_exec_queue_graph(rt, g, used, c);
+  /* Whatever was queued is now in flight: end every used lane with an
+   * event so later submissions and this completion can order on it. */
+  for (int lane = 0; lane < HRX_EXEC_LANE_COUNT; ++lane) {
+    if (!used[lane]) continue;
+    hrx_status_t ended =
+        hrx_gpu_stream_record_event(rt->lanes[lane], &c->events[lane]);
+    if (ended != HRX_OK) {
+      if (status == HRX_OK) {
+        status = ended;
+      } else {
+        hrx_status_free(ended);
+      }
+      continue;
+    }
+    flight.events[lane] = c->events[lane];
+    hrx_gpu_event_retain(flight.events[lane]);
+  }
+  rt->flights[rt->flight_count++] = flight;
+  rt->stats.submissions++;
+  rt->stats.nodes += g->node_count;
+  if (status != HRX_OK) {
+    /* The queued part runs on; its completion waits in quarantine. */
+    hrx_status_t held = hrx_exec_reserve(
+        rt->allocator, (void**)&rt->quarantine, &rt->quarantine_capacity,
+        rt->quarantine_count + 1, sizeof(*rt->quarantine));
+    if (held == HRX_OK) {
+      rt->quarantine[rt->quarantine_count++] = c;
+    } else {
+      /* No room to defer: wait here rather than free storage in use. */
+      hrx_status_free(held);
+      for (int lane = 0; lane < HRX_EXEC_LANE_COUNT; ++lane) {
+        if (c->events[lane]) {
+          hrx_status_free(
+              hrx_gpu_event_wait(c->events[lane], HRX_TIMEOUT_INFINITE));
+        }
+      }
+      hrx_exec_completion_free(c);
+    }
+    pthread_mutex_unlock(&rt->mutex);
+    return status;
+  }
+  pthread_mutex_unlock(&rt->mutex);
+  *out_completion = c;
+  return HRX_OK;
+}
+
+static hrx_status_t hrx_exec_deliver(hrx_exec_completion_t* c) {
+  if (c->delivered) return HRX_OK;
+  for (size_t i = 0; i < c->delivery_count; ++i) {
+    const void* data = NULL;
+    uint64_t length = 0;
+    HRX_RETURN_IF_ERROR(
+        hrx_gpu_readback_wait(c->deliveries[i].readback, 0, &data, &length));
+    memcpy(c->deliveries[i].data, data, length);
+  }
+  c->delivered = true;
+  return HRX_OK;
+}
+
+hrx_status_t hrx_exec_completion_wait(hrx_exec_completion_t* c,
+                                      uint64_t timeout_ns) {
+  uint64_t deadline = hrx_deadline_after(timeout_ns);
+  for (int lane = 0; lane < HRX_EXEC_LANE_COUNT; ++lane) {
+    if (!c->events[lane]) continue;
+    HRX_RETURN_IF_ERROR(
+        hrx_gpu_event_wait(c->events[lane], hrx_deadline_remaining(deadline)));
+  }
+  return hrx_exec_deliver(c);
+}
+
+hrx_status_t hrx_exec_completion_poll(hrx_exec_completion_t* c) {
+  for (int lane = 0; lane < HRX_EXEC_LANE_COUNT; ++lane) {
+    if (c->events[lane] && !hrx_gpu_event_is_complete(c->events[lane])) {
+      return hrx_make_status(HRX_STATUS_BUSY, "submission still running");
+    }
+  }
+  /* Complete events still say whether the work faulted. */
+  return hrx_exec_completion_wait(c, 0);
+}
+
+void hrx_exec_completion_release(hrx_exec_completion_t* c) {
+  if (!c) return;
+  hrx_exec_runtime_t* rt = c->runtime;
+  pthread_mutex_lock(&rt->mutex);
+  bool done = true;
+  for (int lane = 0; lane < HRX_EXEC_LANE_COUNT; ++lane) {
+    if (c->events[lane] && !hrx_gpu_event_is_complete(c->events[lane])) {
+      done = false;
+    }
+  }
+  if (!done) {
+    hrx_status_t held = hrx_exec_reserve(
+        rt->allocator, (void**)&rt->quarantine, &rt->quarantine_capacity,
+        rt->quarantine_count + 1, sizeof(*rt->quarantine));
+    if (held == HRX_OK) {
+      rt->quarantine[rt->quarantine_count++] = c;
+      pthread_mutex_unlock(&rt->mutex);
+      return;
+    }
+    hrx_status_free(held);
+  }
+  pthread_mutex_unlock(&rt->mutex);
+  /* Done, or no room to defer it: freeing waits for the copies at worst. */
+  hrx_exec_completion_free(c);
+}

@@ -1,0 +1,381 @@
+/* libhrx-exec on the host device: pipelines, contracts, inferred edges,
+ * budgets and statistics, and random graphs against a sequential oracle. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu_test_util.h"
+#include "hrx/exec.h"
+
+typedef struct fixture_t {
+  hrx_gpu_device_t* device;
+  hrx_exec_runtime_t* runtime;
+  hrx_gpu_kernel_t* saxpy;
+  hrx_exec_kernel_t* saxpy_contract;
+} fixture_t;
+
+static const hrx_exec_binding_contract_t saxpy_bindings[] = {
+    {HRX_GPU_ACCESS_READ, 4, 4}, {HRX_GPU_ACCESS_READ_WRITE, 4, 4}};
+
+static int setup(void** state) {
+  fixture_t* f = calloc(1, sizeof(*f));
+  assert_ok(hrx_gpu_device_open(0, hrx_allocator_system(), &f->device));
+  assert_ok(hrx_exec_runtime_create(f->device, NULL, hrx_allocator_system(),
+                                    &f->runtime));
+  f->saxpy = gpu_test_kernel(f->device, "saxpy.loom", NULL, "saxpy");
+  hrx_exec_kernel_contract_t contract = {saxpy_bindings, 2, 2};
+  assert_ok(hrx_exec_kernel_create(f->runtime, f->saxpy, &contract,
+                                   &f->saxpy_contract));
+  *state = f;
+  return 0;
+}
+
+static int teardown(void** state) {
+  fixture_t* f = *state;
+  hrx_exec_kernel_destroy(f->saxpy_contract);
+  hrx_gpu_kernel_release(f->saxpy);
+  hrx_exec_runtime_destroy(f->runtime);
+  hrx_gpu_device_release(f->device);
+  free(f);
+  return 0;
+}
+
+typedef struct saxpy_launch_t {
+  uint64_t n;
+  hrx_gpu_arg_t args[4];
+  hrx_gpu_launch_t launch;
+} saxpy_launch_t;
+
+static void saxpy_launch(saxpy_launch_t* l, uint64_t n, float a,
+                         hrx_gpu_view_t x, hrx_gpu_view_t y) {
+  uint32_t bits;
+  memcpy(&bits, &a, 4);
+  l->n = n;
+  l->args[0] = hrx_gpu_arg_scalar(n);
+  l->args[1] = hrx_gpu_arg_scalar(bits);
+  /* The contract decides the access, whatever the caller writes here. */
+  l->args[2] = hrx_gpu_arg_binding(x, HRX_GPU_ACCESS_READ_WRITE);
+  l->args[3] = hrx_gpu_arg_binding(y, HRX_GPU_ACCESS_READ_WRITE);
+  l->launch = (hrx_gpu_launch_t){&l->n, 1, l->args, 4};
+}
+
+static void test_pipeline_replays(void** state) {
+  fixture_t* f = *state;
+  enum { N = 1000 };
+  hrx_gpu_buffer_t *x = NULL, *y = NULL;
+  assert_ok(hrx_exec_buffer_allocate(f->runtime, N * 4, &x));
+  assert_ok(hrx_exec_buffer_allocate(f->runtime, N * 4, &y));
+  float xs[N], ys[N], out[N];
+  hrx_exec_graph_t* g = NULL;
+  assert_ok(hrx_exec_graph_create(f->runtime, &g));
+  hrx_exec_node_t up_x, up_y, k1, k2, down;
+  assert_ok(hrx_exec_graph_upload(g, hrx_gpu_buffer_binding(x), xs, &up_x));
+  assert_ok(hrx_exec_graph_upload(g, hrx_gpu_buffer_binding(y), ys, &up_y));
+  saxpy_launch_t l1, l2;
+  saxpy_launch(&l1, N, 2.0f, hrx_gpu_buffer_binding(x),
+               hrx_gpu_buffer_binding(y));
+  assert_ok(hrx_exec_graph_dispatch(g, f->saxpy_contract, &l1.launch, &k1));
+  saxpy_launch(&l2, N, 0.5f, hrx_gpu_buffer_binding(x),
+               hrx_gpu_buffer_binding(y));
+  assert_ok(hrx_exec_graph_dispatch(g, f->saxpy_contract, &l2.launch, &k2));
+  assert_ok(hrx_exec_graph_download(g, hrx_gpu_buffer_binding(y), out, &down));
+  /* The graph holds its buffers: ours can go now. */
+  hrx_gpu_buffer_release(x);
+  hrx_gpu_buffer_release(y);
+
+  size_t count = 0;
+  const hrx_exec_node_t* deps = hrx_exec_graph_node_deps(g, k1, &count);
+  assert_int_equal(count, 2);
+  assert_int_equal(deps[0], up_x);
+  assert_int_equal(deps[1], up_y);
+  deps = hrx_exec_graph_node_deps(g, k2, &count);
+  assert_int_equal(count, 1); /* x after up_x is implied through k1 */
+  assert_int_equal(deps[0], k1);
+  deps = hrx_exec_graph_node_deps(g, down, &count);
+  assert_int_equal(count, 1);
+  assert_int_equal(deps[0], k2);
+  assert_int_equal(hrx_exec_graph_node_lane(g, down), HRX_EXEC_LANE_DOWNLOAD);
+
+  for (int round = 0; round < 3; ++round) {
+    for (int i = 0; i < N; ++i) {
+      xs[i] = (float)(i + round);
+      ys[i] = 1.0f;
+    }
+    hrx_exec_completion_t* c = NULL;
+    assert_ok(hrx_exec_graph_submit(g, &c));
+    assert_ok(hrx_exec_completion_wait(c, 10 * SECOND));
+    hrx_exec_completion_release(c);
+    for (int i = 0; i < N; ++i) {
+      float want = 0.5f * xs[i] + (2.0f * xs[i] + 1.0f);
+      assert_true(out[i] == want);
+    }
+  }
+  hrx_exec_statistics_t stats;
+  hrx_exec_runtime_statistics(f->runtime, &stats);
+  assert_int_equal(stats.submissions, 3);
+  assert_int_equal(stats.nodes, 15);
+  assert_int_equal(stats.upload_bytes, 3 * 2 * N * 4);
+  assert_int_equal(stats.download_bytes, 3 * N * 4);
+  assert_true(stats.cross_lane_waits >= 3 * 3);
+  /* Both buffers are still held by the graph. */
+  assert_int_equal(stats.live_bytes, 2 * N * 4);
+  hrx_exec_graph_destroy(g);
+  hrx_exec_runtime_statistics(f->runtime, &stats);
+  assert_int_equal(stats.live_bytes, 0);
+  assert_true(stats.peak_bytes >= 2 * N * 4);
+}
+
+static void test_contract_breaches_name_the_binding(void** state) {
+  fixture_t* f = *state;
+  hrx_gpu_buffer_t *x = NULL, *y = NULL;
+  assert_ok(hrx_exec_buffer_allocate(f->runtime, 64, &x));
+  assert_ok(hrx_exec_buffer_allocate(f->runtime, 64, &y));
+  hrx_exec_graph_t* g = NULL;
+  assert_ok(hrx_exec_graph_create(f->runtime, &g));
+  saxpy_launch_t l;
+  hrx_gpu_view_t small = {x, 0, 2}, odd = {x, 2, 8}, outside = {x, 60, 8};
+  saxpy_launch(&l, 4, 1.0f, small, hrx_gpu_buffer_binding(y));
+  hrx_status_t status = hrx_exec_graph_dispatch(g, f->saxpy_contract,
+                                                &l.launch, NULL);
+  assert_non_null(strstr(hrx_status_message(status),
+                         "binding 0 (argument 2) of 'saxpy' binds 2 bytes"));
+  assert_status_code(status, HRX_STATUS_INVALID_ARGUMENT);
+  saxpy_launch(&l, 4, 1.0f, hrx_gpu_buffer_binding(y), odd);
+  status = hrx_exec_graph_dispatch(g, f->saxpy_contract, &l.launch, NULL);
+  assert_non_null(strstr(hrx_status_message(status), "binding 1"));
+  assert_non_null(strstr(hrx_status_message(status), "4-byte alignment"));
+  assert_status_code(status, HRX_STATUS_INVALID_ARGUMENT);
+  saxpy_launch(&l, 4, 1.0f, outside, hrx_gpu_buffer_binding(y));
+  assert_status_code(hrx_exec_graph_dispatch(g, f->saxpy_contract, &l.launch,
+                                             NULL),
+                     HRX_STATUS_OUT_OF_RANGE);
+  saxpy_launch(&l, 4, 1.0f, hrx_gpu_buffer_binding(x),
+               hrx_gpu_buffer_binding(y));
+  l.launch.arg_count = 3;
+  status = hrx_exec_graph_dispatch(g, f->saxpy_contract, &l.launch, NULL);
+  assert_non_null(strstr(hrx_status_message(status),
+                         "passes 1 bindings and 2 scalars"));
+  assert_status_code(status, HRX_STATUS_INVALID_ARGUMENT);
+  assert_int_equal(hrx_exec_graph_node_count(g), 0);
+
+  /* Contracts that disagree with the kernel are refused up front. */
+  hrx_exec_kernel_t* k = NULL;
+  hrx_exec_kernel_contract_t wrong = {saxpy_bindings, 1, 2};
+  assert_status_code(hrx_exec_kernel_create(f->runtime, f->saxpy, &wrong, &k),
+                     HRX_STATUS_INVALID_ARGUMENT);
+  hrx_exec_binding_contract_t bad_alignment[] = {{HRX_GPU_ACCESS_READ, 0, 3},
+                                                 {HRX_GPU_ACCESS_WRITE, 0, 0}};
+  hrx_exec_kernel_contract_t misaligned = {bad_alignment, 2, 2};
+  assert_status_code(
+      hrx_exec_kernel_create(f->runtime, f->saxpy, &misaligned, &k),
+      HRX_STATUS_INVALID_ARGUMENT);
+
+  /* Transfers are checked too. */
+  char host[8];
+  assert_status_code(hrx_exec_graph_upload(g, outside, host, NULL),
+                     HRX_STATUS_OUT_OF_RANGE);
+  assert_status_code(hrx_exec_graph_upload(g, hrx_gpu_buffer_binding(x), NULL,
+                                           NULL),
+                     HRX_STATUS_INVALID_ARGUMENT);
+  assert_status_code(hrx_exec_graph_copy(g, small, odd, NULL),
+                     HRX_STATUS_INVALID_ARGUMENT);
+  hrx_exec_graph_destroy(g);
+  hrx_gpu_buffer_release(x);
+  hrx_gpu_buffer_release(y);
+}
+
+static void test_budget_exhaustion_allocates_nothing(void** state) {
+  fixture_t* f = *state;
+  hrx_budget_t* budget = NULL;
+  assert_ok(hrx_budget_create(4096, hrx_allocator_system(), &budget));
+  hrx_exec_runtime_options_t options = {.memory_budget = budget};
+  hrx_exec_runtime_t* rt = NULL;
+  assert_ok(hrx_exec_runtime_create(f->device, &options,
+                                    hrx_allocator_system(), &rt));
+  hrx_gpu_buffer_t* a = NULL;
+  assert_ok(hrx_exec_buffer_allocate(rt, 3000, &a));
+  hrx_gpu_buffer_t* b = NULL;
+  assert_status_code(hrx_exec_buffer_allocate(rt, 2000, &b),
+                     HRX_STATUS_RESOURCE_EXHAUSTED);
+  assert_null(b);
+  assert_int_equal(hrx_budget_live_bytes(budget), 3000);
+  /* Staging counts too: a 2000-byte upload does not fit beside a. */
+  hrx_exec_graph_t* g = NULL;
+  assert_ok(hrx_exec_graph_create(rt, &g));
+  static char data[3000];
+  assert_ok(hrx_exec_graph_upload(g, hrx_gpu_buffer_binding(a), data, NULL));
+  hrx_exec_completion_t* c = NULL;
+  assert_status_code(hrx_exec_graph_submit(g, &c),
+                     HRX_STATUS_RESOURCE_EXHAUSTED);
+  assert_null(c);
+  assert_int_equal(hrx_budget_live_bytes(budget), 3000);
+  hrx_exec_graph_destroy(g);
+  hrx_gpu_buffer_release(a);
+  hrx_exec_runtime_destroy(rt);
+  assert_int_equal(hrx_budget_live_bytes(budget), 0);
+  hrx_budget_release(budget);
+}
+
+static void test_busy_and_quarantine(void** state) {
+  fixture_t* f = *state;
+  hrx_exec_runtime_options_t options = {.max_submissions = 2};
+  hrx_exec_runtime_t* rt = NULL;
+  assert_ok(hrx_exec_runtime_create(f->device, &options,
+                                    hrx_allocator_system(), &rt));
+  enum { N = 1 << 16 };
+  hrx_gpu_buffer_t *x = NULL, *y = NULL;
+  assert_ok(hrx_exec_buffer_allocate(rt, N * 4, &x));
+  assert_ok(hrx_exec_buffer_allocate(rt, N * 4, &y));
+  hrx_exec_kernel_t* k = NULL;
+  hrx_exec_kernel_contract_t contract = {saxpy_bindings, 2, 2};
+  assert_ok(hrx_exec_kernel_create(rt, f->saxpy, &contract, &k));
+  hrx_exec_graph_t* g = NULL;
+  assert_ok(hrx_exec_graph_create(rt, &g));
+  saxpy_launch_t l;
+  saxpy_launch(&l, N, 1.0f, hrx_gpu_buffer_binding(x),
+               hrx_gpu_buffer_binding(y));
+  for (int i = 0; i < 8; ++i) {
+    assert_ok(hrx_exec_graph_dispatch(g, k, &l.launch, NULL));
+  }
+  float* out = malloc(N * 4);
+  assert_ok(hrx_exec_graph_download(g, hrx_gpu_buffer_binding(y), out, NULL));
+  hrx_exec_completion_t *c1 = NULL, *c2 = NULL, *c3 = NULL;
+  assert_ok(hrx_exec_graph_submit(g, &c1));
+  assert_ok(hrx_exec_graph_submit(g, &c2));
+  /* Two in flight is the capacity unless the first already ended. */
+  hrx_status_t status = hrx_exec_graph_submit(g, &c3);
+  if (status != HRX_OK) {
+    assert_status_code(status, HRX_STATUS_BUSY);
+    assert_null(c3);
+  }
+  /* Released while running: the runtime holds it until it ends. */
+  hrx_exec_completion_release(c1);
+  assert_ok(hrx_exec_completion_wait(c2, 30 * SECOND));
+  assert_ok(hrx_exec_completion_poll(c2));
+  hrx_exec_completion_release(c2);
+  if (c3) {
+    assert_ok(hrx_exec_completion_wait(c3, 30 * SECOND));
+    hrx_exec_completion_release(c3);
+  }
+  /* y was zero and grew by x (zero) sixteen times. */
+  assert_true(out[0] == 0.0f && out[N - 1] == 0.0f);
+  free(out);
+  hrx_exec_graph_destroy(g);
+  hrx_exec_kernel_destroy(k);
+  hrx_gpu_buffer_release(x);
+  hrx_gpu_buffer_release(y);
+  hrx_exec_runtime_destroy(rt);
+}
+
+/*===------------------------------------------------------------------===*/
+/* Random graphs against a sequential oracle                               */
+/*===------------------------------------------------------------------===*/
+
+#define RANDOM_BUFFERS 3
+#define RANDOM_BYTES 256
+#define RANDOM_NODES 40
+
+static uint64_t next_random(uint64_t* state) {
+  *state ^= *state << 13;
+  *state ^= *state >> 7;
+  *state ^= *state << 17;
+  return *state;
+}
+
+static void random_range(uint64_t* random, uint64_t* offset,
+                         uint64_t* length) {
+  *length = 1 + next_random(random) % 64;
+  *offset = next_random(random) % (RANDOM_BYTES - *length + 1);
+}
+
+typedef struct random_slot_t {
+  hrx_exec_graph_t* graph;
+  hrx_exec_completion_t* completion;
+  int download_of[RANDOM_NODES];
+  uint64_t length[RANDOM_NODES];
+  uint8_t results[RANDOM_NODES][64];
+  uint8_t expected[RANDOM_NODES][64];
+} random_slot_t;
+
+/* Waits for |slot|'s submission and compares its downloads. */
+static void random_check(random_slot_t* slot, int graph) {
+  if (!slot->graph) return;
+  assert_ok(hrx_exec_completion_wait(slot->completion, 30 * SECOND));
+  hrx_exec_completion_release(slot->completion);
+  for (int n = 0; n < RANDOM_NODES; ++n) {
+    if (slot->download_of[n] < 0) continue;
+    if (memcmp(slot->results[n], slot->expected[n], slot->length[n]) != 0) {
+      fail_msg("graph %d: download node %d differs from the oracle", graph,
+               n);
+    }
+  }
+  hrx_exec_graph_destroy(slot->graph);
+  slot->graph = NULL;
+}
+
+static void test_random_graphs_match_oracle(void** state) {
+  fixture_t* f = *state;
+  uint64_t random = 0x9b05688c2b3e6c1full;
+  hrx_gpu_buffer_t* buffers[RANDOM_BUFFERS];
+  for (int b = 0; b < RANDOM_BUFFERS; ++b) {
+    assert_ok(hrx_exec_buffer_allocate(f->runtime, RANDOM_BYTES, &buffers[b]));
+  }
+  static uint8_t oracle[RANDOM_BUFFERS][RANDOM_BYTES];
+  static uint8_t sources[RANDOM_NODES][64];
+  /* Two graphs in flight at once, so each submission is also ordered
+   * against the previous one still running. */
+  static random_slot_t slots[2];
+  for (int graph = 0; graph < 40; ++graph) {
+    random_slot_t* slot = &slots[graph % 2];
+    random_check(slot, graph - 2);
+    assert_ok(hrx_exec_graph_create(f->runtime, &slot->graph));
+    hrx_exec_graph_t* g = slot->graph;
+    /* Record, running each node in order on the oracle. */
+    for (int n = 0; n < RANDOM_NODES; ++n) {
+      slot->download_of[n] = -1;
+      int b = (int)(next_random(&random) % RANDOM_BUFFERS);
+      uint64_t offset, length;
+      random_range(&random, &offset, &length);
+      hrx_gpu_view_t view = {buffers[b], offset, length};
+      int kind = (int)(next_random(&random) % 3);
+      if (kind == 0) {
+        for (uint64_t i = 0; i < length; ++i) {
+          sources[n][i] = (uint8_t)next_random(&random);
+        }
+        memcpy(&oracle[b][offset], sources[n], length);
+        assert_ok(hrx_exec_graph_upload(g, view, sources[n], NULL));
+      } else if (kind == 1) {
+        int from = (int)(next_random(&random) % RANDOM_BUFFERS);
+        uint64_t from_offset =
+            next_random(&random) % (RANDOM_BYTES - length + 1);
+        hrx_gpu_view_t source = {buffers[from], from_offset, length};
+        memmove(&oracle[b][offset], &oracle[from][from_offset], length);
+        assert_ok(hrx_exec_graph_copy(g, source, view, NULL));
+      } else {
+        memcpy(slot->expected[n], &oracle[b][offset], length);
+        slot->download_of[n] = b;
+        slot->length[n] = length;
+        assert_ok(hrx_exec_graph_download(g, view, slot->results[n], NULL));
+      }
+    }
+    /* Uploads read their data at submit: |sources| is free again after. */
+    assert_ok(hrx_exec_graph_submit(g, &slot->completion));
+  }
+  random_check(&slots[0], 38);
+  random_check(&slots[1], 39);
+  for (int b = 0; b < RANDOM_BUFFERS; ++b) hrx_gpu_buffer_release(buffers[b]);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_pipeline_replays, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_contract_breaches_name_the_binding,
+                                      setup, teardown),
+      cmocka_unit_test_setup_teardown(test_budget_exhaustion_allocates_nothing,
+                                      setup, teardown),
+      cmocka_unit_test_setup_teardown(test_busy_and_quarantine, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_random_graphs_match_oracle, setup,
+                                      teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

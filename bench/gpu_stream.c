@@ -7,36 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_gpu.h"
 #include "bench_util.h"
 #include "ocl_peer.h"
 #include "hrx/gpu.h"
-#include "hrx/loom.h"
 
 #define CHECK(expr) bench_check((expr), #expr)
-
-static const char* const empty_kernel =
-    "kernel.def export(\"empty\") @empty() {\n"
-    "  %one = index.constant 1 : index\n"
-    "  kernel.launch.config workgroups(%one, %one, %one) "
-    "workgroup_size(%one, %one, %one) : index\n"
-    "} launch() {\n  kernel.return\n}\n";
-
-static hrx_gpu_kernel_t* compile(hrx_gpu_device_t* device, const char* text,
-                                 const char* name) {
-  hrx_loom_module_t* module = NULL;
-  CHECK(hrx_loom_module_parse(text, strlen(text), NULL, NULL,
-                              hrx_allocator_system(), &module));
-  hrx_loom_profile_t profile = hrx_loom_profile_host();
-  uint8_t* code = NULL;
-  size_t length = 0;
-  CHECK(hrx_loom_compile_host(module, NULL, &profile, NULL,
-                              hrx_allocator_system(), &code, &length));
-  hrx_gpu_kernel_t* kernel = NULL;
-  CHECK(hrx_gpu_kernel_load(device, code, length, name, &kernel));
-  free(code);
-  hrx_loom_module_destroy(module);
-  return kernel;
-}
 
 static int compare_u64(const void* a, const void* b) {
   uint64_t x = *(const uint64_t*)a, y = *(const uint64_t*)b;
@@ -127,7 +103,7 @@ int main(int argc, char** argv) {
   hrx_gpu_device_t* device = NULL;
   CHECK(hrx_gpu_device_open(0, hrx_allocator_system(), &device));
   CHECK(hrx_gpu_device_set_stream_queue_count(device, 8));
-  hrx_gpu_kernel_t* empty = compile(device, empty_kernel, "empty");
+  hrx_gpu_kernel_t* empty = bench_compile(device, bench_empty_kernel, "empty");
   hrx_gpu_stream_t* stream = NULL;
   CHECK(hrx_gpu_stream_create(device, &stream));
   long cpus = (long)hrx_gpu_device_properties(device)->compute_units;

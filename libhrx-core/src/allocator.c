@@ -62,6 +62,26 @@ hrx_status_t hrx_allocator_malloc_array(hrx_allocator_t allocator,
   return hrx_allocator_malloc(allocator, total, out_ptr);
 }
 
+hrx_status_t hrx_allocator_grow_array(hrx_allocator_t allocator,
+                                      size_t element_size, size_t needed,
+                                      size_t* inout_capacity,
+                                      void** inout_array) {
+  if (needed <= *inout_capacity) return HRX_OK;
+  size_t next = *inout_capacity ? *inout_capacity : 8;
+  while (next < needed) {
+    next = next > SIZE_MAX / 2 ? needed : next * 2;
+  }
+  size_t bytes = 0;
+  if (__builtin_mul_overflow(next, element_size, &bytes)) {
+    return hrx_make_status(HRX_STATUS_OUT_OF_RANGE,
+                           "array of %zu elements of %zu bytes overflows",
+                           next, element_size);
+  }
+  HRX_RETURN_IF_ERROR(hrx_allocator_realloc(allocator, bytes, inout_array));
+  *inout_capacity = next;
+  return HRX_OK;
+}
+
 hrx_status_t hrx_allocator_realloc(hrx_allocator_t allocator, size_t size,
                                    void** inout_ptr) {
   if (!*inout_ptr) {

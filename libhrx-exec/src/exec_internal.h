@@ -94,11 +94,6 @@ struct hrx_exec_completion_s {
   bool delivered;
 };
 
-/* Grows |*array| of |element|-byte items to hold |needed|. */
-hrx_status_t hrx_exec_reserve(hrx_allocator_t allocator, void** array,
-                              size_t* capacity, size_t needed,
-                              size_t element);
-
 /* Frees a completion whose events all completed (or that never ran). */
 void hrx_exec_completion_free(hrx_exec_completion_t* completion);
 

@@ -130,15 +130,14 @@ static hrx_status_t hrx_exec_graph_add(hrx_exec_graph_t* g,
   }
   uint32_t self = (uint32_t)g->node_count;
   if (status == HRX_OK) {
-    status = hrx_exec_reserve(g->allocator, (void**)&g->nodes,
-                              &g->node_capacity, g->node_count + 1,
-                              sizeof(*g->nodes));
+    status = hrx_allocator_grow_array(g->allocator, sizeof(*g->nodes),
+                                      g->node_count + 1, &g->node_capacity,
+                                      (void**)&g->nodes);
   }
   if (status == HRX_OK) {
-    status = hrx_exec_reserve(g->allocator, (void**)&g->ranges,
-                              &g->range_capacity,
-                              g->range_count + access_count,
-                              sizeof(*g->ranges));
+    status = hrx_allocator_grow_array(g->allocator, sizeof(*g->ranges),
+                                      g->range_count + access_count,
+                                      &g->range_capacity, (void**)&g->ranges);
   }
   if (status != HRX_OK) {
     hrx_exec_node_release(g, n);
@@ -157,9 +156,9 @@ static hrx_status_t hrx_exec_graph_add(hrx_exec_graph_t* g,
       status == HRX_OK ? hrx_gpu_hazard_tracker_deps(g->tracker, &count)
                        : NULL;
   if (status == HRX_OK) {
-    status = hrx_exec_reserve(g->allocator, (void**)&g->deps,
-                              &g->dep_capacity, g->dep_count + count,
-                              sizeof(*g->deps));
+    status = hrx_allocator_grow_array(g->allocator, sizeof(*g->deps),
+                                      g->dep_count + count, &g->dep_capacity,
+                                      (void**)&g->deps);
   }
   if (status != HRX_OK) {
     g->broken = true;

@@ -6,17 +6,6 @@
 
 const char* hrx_exec_version(void) { return HRX_EXEC_VERSION; }
 
-hrx_status_t hrx_exec_reserve(hrx_allocator_t allocator, void** array,
-                              size_t* capacity, size_t needed,
-                              size_t element) {
-  if (needed <= *capacity) return HRX_OK;
-  size_t next = *capacity ? *capacity * 2 : 8;
-  while (next < needed) next *= 2;
-  HRX_RETURN_IF_ERROR(hrx_allocator_realloc(allocator, next * element, array));
-  *capacity = next;
-  return HRX_OK;
-}
-
 hrx_status_t hrx_exec_runtime_create(hrx_gpu_device_t* device,
                                      const hrx_exec_runtime_options_t* options,
                                      hrx_allocator_t allocator,

@@ -138,9 +138,9 @@ hrx_status_t hrx_exec_graph_submit(hrx_exec_graph_t* g,
   hrx_exec_completion_t* c = NULL;
   hrx_exec_flight_t flight = {0};
   if (status == HRX_OK) {
-    status = hrx_exec_reserve(rt->allocator, (void**)&rt->flights,
-                              &rt->flight_capacity, rt->flight_count + 1,
-                              sizeof(*rt->flights));
+    status = hrx_allocator_grow_array(
+        rt->allocator, sizeof(*rt->flights), rt->flight_count + 1,
+        &rt->flight_capacity, (void**)&rt->flights);
   }
   if (status == HRX_OK) {
     status = hrx_allocator_malloc(rt->allocator, sizeof(*c), (void**)&c);
@@ -191,9 +191,9 @@ hrx_status_t hrx_exec_graph_submit(hrx_exec_graph_t* g,
   rt->stats.nodes += g->node_count;
   if (status != HRX_OK) {
     /* The queued part runs on; its completion waits in quarantine. */
-    hrx_status_t held = hrx_exec_reserve(
-        rt->allocator, (void**)&rt->quarantine, &rt->quarantine_capacity,
-        rt->quarantine_count + 1, sizeof(*rt->quarantine));
+    hrx_status_t held = hrx_allocator_grow_array(
+        rt->allocator, sizeof(*rt->quarantine), rt->quarantine_count + 1,
+        &rt->quarantine_capacity, (void**)&rt->quarantine);
     if (held == HRX_OK) {
       rt->quarantine[rt->quarantine_count++] = c;
     } else {
@@ -260,9 +260,9 @@ void hrx_exec_completion_release(hrx_exec_completion_t* c) {
     }
   }
   if (!done) {
-    hrx_status_t held = hrx_exec_reserve(
-        rt->allocator, (void**)&rt->quarantine, &rt->quarantine_capacity,
-        rt->quarantine_count + 1, sizeof(*rt->quarantine));
+    hrx_status_t held = hrx_allocator_grow_array(
+        rt->allocator, sizeof(*rt->quarantine), rt->quarantine_count + 1,
+        &rt->quarantine_capacity, (void**)&rt->quarantine);
     if (held == HRX_OK) {
       rt->quarantine[rt->quarantine_count++] = c;
       pthread_mutex_unlock(&rt->mutex);

@@ -121,17 +121,9 @@ hrx_status_t hrx_gpu_view_check(const hrx_gpu_device_t* device,
 
 bool hrx_gpu_reserve_slots(hrx_allocator_t allocator, void** array,
                            size_t* capacity, size_t needed) {
-  if (needed <= *capacity) return true;
-  size_t next = *capacity ? *capacity * 2 : 16;
-  while (next < needed) next *= 2;
-  void* data = *array;
-  hrx_status_t status =
-      hrx_allocator_realloc(allocator, next * sizeof(void*), &data);
-  if (status != HRX_OK) {
-    hrx_status_free(status);
-    return false;
-  }
-  *array = data;
-  *capacity = next;
-  return true;
+  hrx_status_t status = hrx_allocator_grow_array(allocator, sizeof(void*),
+                                                 needed, capacity, array);
+  if (status == HRX_OK) return true;
+  hrx_status_free(status);
+  return false;
 }

@@ -19,15 +19,18 @@ struct hrx_gpu_graph_s {
   hrx_allocator_t allocator;
   uint32_t flags;
   hrx_gpu_node_rec_t* nodes;
-  uint32_t node_count, node_capacity;
+  uint32_t node_count;
+  size_t node_capacity;
   hrx_gpu_node_t* deps;
-  uint32_t dep_count, dep_capacity;
+  uint32_t dep_count;
+  size_t dep_capacity;
   hrx_gpu_hazard_tracker_t* tracker; /* with HRX_GPU_GRAPH_INFER_ACCESS */
   /* Reachability scratch: visited[n] == visit_epoch marks a visited node. */
   uint32_t* visited;
-  uint32_t visited_capacity, visit_epoch;
+  size_t visited_capacity;
+  uint32_t visit_epoch;
   uint32_t* stack;
-  uint32_t stack_capacity;
+  size_t stack_capacity;
   /* A failure after the tracker recorded a node's accesses leaves the two
    * out of step; the graph then refuses further recording. */
   bool broken;
@@ -91,31 +94,16 @@ void hrx_gpu_graph_destroy(hrx_gpu_graph_t* graph) {
   hrx_gpu_device_release(device);
 }
 
-/* Grows |*array| (of |size|-byte elements) to hold |needed|. */
-static hrx_status_t hrx_gpu_reserve(hrx_allocator_t allocator, void** array,
-                                    uint32_t* capacity, uint32_t needed,
-                                    size_t size) {
-  if (needed <= *capacity) return HRX_OK;
-  uint32_t next = *capacity ? *capacity * 2 : 16;
-  while (next < needed) next *= 2;
-  void* data = *array;
-  HRX_RETURN_IF_ERROR(hrx_allocator_realloc(allocator, (size_t)next * size,
-                                            &data));
-  *array = data;
-  *capacity = next;
-  return HRX_OK;
-}
-
 /*===------------------------------------------------------------------===*/
 /* Hazards                                                                 */
 /*===------------------------------------------------------------------===*/
 
 static hrx_status_t hrx_gpu_add_candidate(hrx_gpu_graph_t* g, uint32_t node,
                                           uint32_t self, uint32_t** list,
-                                          uint32_t* count, uint32_t* cap) {
+                                          uint32_t* count, size_t* cap) {
   if (node == HRX_GPU_NO_NODE || node == self) return HRX_OK;
-  HRX_RETURN_IF_ERROR(hrx_gpu_reserve(g->allocator, (void**)list, cap,
-                                      *count + 1, sizeof(uint32_t)));
+  HRX_RETURN_IF_ERROR(hrx_allocator_grow_array(g->allocator, sizeof(uint32_t),
+                                               *count + 1, cap, (void**)list));
   (*list)[(*count)++] = node;
   return HRX_OK;
 }
@@ -127,10 +115,10 @@ static hrx_status_t hrx_gpu_reaches(hrx_gpu_graph_t* g, uint32_t from,
                                     uint32_t target, bool* out_reaches) {
   *out_reaches = from == target;
   if (from <= target) return HRX_OK;
-  uint32_t had = g->visited_capacity;
-  HRX_RETURN_IF_ERROR(hrx_gpu_reserve(g->allocator, (void**)&g->visited,
-                                      &g->visited_capacity, g->node_count,
-                                      sizeof(uint32_t)));
+  size_t had = g->visited_capacity;
+  HRX_RETURN_IF_ERROR(
+      hrx_allocator_grow_array(g->allocator, sizeof(uint32_t), g->node_count,
+                               &g->visited_capacity, (void**)&g->visited));
   if (g->visited_capacity > had) {
     memset(g->visited + had, 0, (g->visited_capacity - had) * sizeof(uint32_t));
   }
@@ -139,9 +127,9 @@ static hrx_status_t hrx_gpu_reaches(hrx_gpu_graph_t* g, uint32_t from,
     g->visit_epoch = 1;
   }
   uint32_t depth = 0;
-  HRX_RETURN_IF_ERROR(hrx_gpu_reserve(g->allocator, (void**)&g->stack,
-                                      &g->stack_capacity, 1,
-                                      sizeof(uint32_t)));
+  HRX_RETURN_IF_ERROR(hrx_allocator_grow_array(g->allocator, sizeof(uint32_t),
+                                               1, &g->stack_capacity,
+                                               (void**)&g->stack));
   g->stack[depth++] = from;
   g->visited[from] = g->visit_epoch;
   while (depth) {
@@ -154,9 +142,9 @@ static hrx_status_t hrx_gpu_reaches(hrx_gpu_graph_t* g, uint32_t from,
       }
       if (next < target || g->visited[next] == g->visit_epoch) continue;
       g->visited[next] = g->visit_epoch;
-      HRX_RETURN_IF_ERROR(hrx_gpu_reserve(g->allocator, (void**)&g->stack,
-                                          &g->stack_capacity, depth + 1,
-                                          sizeof(uint32_t)));
+      HRX_RETURN_IF_ERROR(
+          hrx_allocator_grow_array(g->allocator, sizeof(uint32_t), depth + 1,
+                                   &g->stack_capacity, (void**)&g->stack));
       g->stack[depth++] = next;
     }
   }
@@ -179,7 +167,8 @@ static hrx_status_t hrx_gpu_graph_add(hrx_gpu_graph_t* g,
                                       hrx_gpu_node_t* out_node) {
   uint32_t self = g->node_count;
   uint32_t* list = NULL;
-  uint32_t count = 0, cap = 0;
+  uint32_t count = 0;
+  size_t cap = 0;
   hrx_status_t status = HRX_OK;
   if (g->broken) {
     status = hrx_make_status(HRX_STATUS_FAILED_PRECONDITION,
@@ -199,9 +188,9 @@ static hrx_status_t hrx_gpu_graph_add(hrx_gpu_graph_t* g,
     }
   }
   if (status == HRX_OK) {
-    status = hrx_gpu_reserve(g->allocator, (void**)&g->nodes,
-                             &g->node_capacity, self + 1,
-                             sizeof(hrx_gpu_node_rec_t));
+    status = hrx_allocator_grow_array(g->allocator, sizeof(hrx_gpu_node_rec_t),
+                                      self + 1, &g->node_capacity,
+                                      (void**)&g->nodes);
   }
   bool tracked = false;
   if (status == HRX_OK && g->tracker) {
@@ -237,9 +226,9 @@ static hrx_status_t hrx_gpu_graph_add(hrx_gpu_graph_t* g,
     }
   }
   if (status == HRX_OK && kept) {
-    status = hrx_gpu_reserve(g->allocator, (void**)&g->deps,
-                             &g->dep_capacity, g->dep_count + kept,
-                             sizeof(hrx_gpu_node_t));
+    status = hrx_allocator_grow_array(g->allocator, sizeof(hrx_gpu_node_t),
+                                      g->dep_count + kept, &g->dep_capacity,
+                                      (void**)&g->deps);
   }
   if (status != HRX_OK) {
     if (tracked) g->broken = true;

@@ -46,18 +46,6 @@ struct hrx_gpu_hazard_tracker_s {
   bool failed;
 };
 
-static hrx_status_t hrx_hazard_grow(hrx_allocator_t allocator, void** array,
-                                    size_t* capacity, size_t needed,
-                                    size_t element) {
-  if (needed <= *capacity) return HRX_OK;
-  size_t next = *capacity ? *capacity * 2 : 16;
-  while (next < needed) next *= 2;
-  HRX_RETURN_IF_ERROR(
-      hrx_allocator_realloc(allocator, next * element, array));
-  *capacity = next;
-  return HRX_OK;
-}
-
 hrx_status_t hrx_gpu_hazard_tracker_create(
     hrx_allocator_t allocator, hrx_gpu_hazard_tracker_t** out_tracker) {
   *out_tracker = NULL;
@@ -178,9 +166,9 @@ static hrx_status_t hrx_hazard_segment_new(hrx_gpu_hazard_tracker_t* t,
     t->free_list = SEG(index)->left;
   } else {
     size_t capacity = t->pool_capacity;
-    HRX_RETURN_IF_ERROR(hrx_hazard_grow(t->allocator, (void**)&t->pool,
-                                        &capacity, t->pool_count + 1,
-                                        sizeof(hrx_hazard_segment_t)));
+    HRX_RETURN_IF_ERROR(hrx_allocator_grow_array(
+        t->allocator, sizeof(hrx_hazard_segment_t), t->pool_count + 1,
+        &capacity, (void**)&t->pool));
     t->pool_capacity = (uint32_t)capacity;
     index = t->pool_count++;
   }
@@ -255,8 +243,8 @@ static hrx_status_t hrx_hazard_reserve_readers(hrx_gpu_hazard_tracker_t* t,
   }
   bool was_inline = !s->heap;
   size_t capacity = was_inline ? HRX_INLINE_READERS : s->reader_capacity;
-  HRX_RETURN_IF_ERROR(hrx_hazard_grow(t->allocator, (void**)&s->heap,
-                                      &capacity, count, sizeof(uint32_t)));
+  HRX_RETURN_IF_ERROR(hrx_allocator_grow_array(
+      t->allocator, sizeof(uint32_t), count, &capacity, (void**)&s->heap));
   if (was_inline) {
     memcpy(s->heap, s->inline_readers, s->reader_count * sizeof(uint32_t));
   }
@@ -301,9 +289,9 @@ static hrx_status_t hrx_hazard_collect(hrx_gpu_hazard_tracker_t* t,
                                        uint32_t root, size_t* count) {
   if (root == HRX_NIL) return HRX_OK;
   HRX_RETURN_IF_ERROR(hrx_hazard_collect(t, SEG(root)->left, count));
-  HRX_RETURN_IF_ERROR(hrx_hazard_grow(t->allocator, (void**)&t->covered,
-                                      &t->covered_capacity, *count + 1,
-                                      sizeof(uint32_t)));
+  HRX_RETURN_IF_ERROR(hrx_allocator_grow_array(t->allocator, sizeof(uint32_t),
+                                               *count + 1, &t->covered_capacity,
+                                               (void**)&t->covered));
   t->covered[(*count)++] = root;
   return hrx_hazard_collect(t, SEG(root)->right, count);
 }
@@ -315,9 +303,9 @@ static hrx_status_t hrx_hazard_collect(hrx_gpu_hazard_tracker_t* t,
 static hrx_status_t hrx_hazard_depend(hrx_gpu_hazard_tracker_t* t,
                                       uint32_t node) {
   if (node == HRX_NIL || node == t->node) return HRX_OK;
-  HRX_RETURN_IF_ERROR(hrx_hazard_grow(t->allocator, (void**)&t->deps,
-                                      &t->dep_capacity, t->dep_count + 1,
-                                      sizeof(uint32_t)));
+  HRX_RETURN_IF_ERROR(
+      hrx_allocator_grow_array(t->allocator, sizeof(uint32_t), t->dep_count + 1,
+                               &t->dep_capacity, (void**)&t->deps));
   t->deps[t->dep_count++] = node;
   t->deps_sorted = false;
   return HRX_OK;

@@ -63,6 +63,43 @@ static void test_realloc_keeps_pointer_on_failure(void** state) {
   assert_int_equal(counts.live, 0);
 }
 
+static void test_grow_array(void** state) {
+  (void)state;
+  test_allocator_t counts = {0};
+  hrx_allocator_t allocator = test_allocator(&counts);
+  uint32_t* items = NULL;
+  size_t capacity = 0;
+  assert_ok(hrx_allocator_grow_array(allocator, sizeof(uint32_t), 3,
+                                     &capacity, (void**)&items));
+  assert_int_equal(capacity, 8);
+  items[2] = 42;
+  /* Enough room already: nothing moves or allocates. */
+  size_t allocations = counts.allocations;
+  assert_ok(hrx_allocator_grow_array(allocator, sizeof(uint32_t), 8,
+                                     &capacity, (void**)&items));
+  assert_int_equal(counts.allocations, allocations);
+  assert_ok(hrx_allocator_grow_array(allocator, sizeof(uint32_t), 100,
+                                     &capacity, (void**)&items));
+  assert_int_equal(capacity, 128);
+  assert_int_equal(items[2], 42);
+  /* Failures leave the array and its capacity as they were. */
+  uint32_t* before = items;
+  counts.fail_at = counts.allocations + 1;
+  assert_status_code(hrx_allocator_grow_array(allocator, sizeof(uint32_t),
+                                              1000, &capacity,
+                                              (void**)&items),
+                     HRX_STATUS_RESOURCE_EXHAUSTED);
+  assert_ptr_equal(items, before);
+  assert_int_equal(capacity, 128);
+  assert_status_code(hrx_allocator_grow_array(allocator, 1u << 20,
+                                              SIZE_MAX / 2, &capacity,
+                                              (void**)&items),
+                     HRX_STATUS_OUT_OF_RANGE);
+  assert_int_equal(capacity, 128);
+  hrx_allocator_free(allocator, items);
+  assert_int_equal(counts.live, 0);
+}
+
 static void test_malloc_failure_reports_size(void** state) {
   (void)state;
   test_allocator_t counts = {.fail_at = 1};
@@ -95,6 +132,7 @@ int main(void) {
       cmocka_unit_test(test_zero_size_is_distinct),
       cmocka_unit_test(test_array_overflow),
       cmocka_unit_test(test_realloc_keeps_pointer_on_failure),
+      cmocka_unit_test(test_grow_array),
       cmocka_unit_test(test_malloc_failure_reports_size),
       cmocka_unit_test(test_strdup),
   };

@@ -55,6 +55,15 @@ HRX_API HRX_MUST_USE hrx_status_t hrx_allocator_malloc_array(
 HRX_API HRX_MUST_USE hrx_status_t hrx_allocator_realloc(
     hrx_allocator_t allocator, size_t size, void** inout_ptr);
 
+/* Grows the array |*inout_array| of |element_size|-byte elements, whose
+ * room is |*inout_capacity| elements, to hold at least |needed| (doubling,
+ * from 8). Nothing changes when it already does, or on failure
+ * (RESOURCE_EXHAUSTED, or OUT_OF_RANGE when the size would overflow).
+ * Grown elements are not zeroed. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_allocator_grow_array(
+    hrx_allocator_t allocator, size_t element_size, size_t needed,
+    size_t* inout_capacity, void** inout_array);
+
 /* Frees |ptr|; NULL is accepted. */
 HRX_API void hrx_allocator_free(hrx_allocator_t allocator, void* ptr);
 

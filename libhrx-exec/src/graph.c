@@ -94,22 +94,35 @@ typedef struct hrx_exec_access_t {
   hrx_gpu_access_t access;
 } hrx_exec_access_t;
 
-static int hrx_exec_compare_node(const void* a, const void* b) {
-  uint32_t x = *(const uint32_t*)a, y = *(const uint32_t*)b;
-  return (x > y) - (x < y);
-}
+/* Reachability checks visit at most this many nodes, so recording stays
+ * O(k * budget) per node; an edge whose redundancy is not proven within
+ * the budget is kept (an extra edge is harmless, a missing one is not). */
+#define HRX_EXEC_IMPLIED_BUDGET 256
 
-/* True when a later dep in |deps| (sorted) depends directly on deps[d]:
- * the edge to deps[d] is then implied. A bounded check (direct edges only)
- * keeps recording O(k^2 log k) in a node's k hazards. */
+/* True when a later dep in |deps| (sorted) reaches deps[d] through
+ * recorded edges: the edge to deps[d] is then implied. Edges point to
+ * earlier nodes, so the search never goes below deps[d]. */
 static bool hrx_exec_dep_implied(const hrx_exec_graph_t* g,
                                  const uint32_t* deps, size_t count,
                                  size_t d) {
+  uint32_t target = deps[d];
+  uint32_t stack[HRX_EXEC_IMPLIED_BUDGET];
+  size_t visits = 0, depth = 0;
   for (size_t e = d + 1; e < count; ++e) {
-    const hrx_exec_node_rec_t* later = &g->nodes[deps[e]];
-    if (bsearch(&deps[d], &g->deps[later->deps_start], later->dep_count,
-                sizeof(uint32_t), hrx_exec_compare_node)) {
-      return true;
+    if (visits == HRX_EXEC_IMPLIED_BUDGET) return false;
+    stack[depth++] = deps[e];
+    visits++;
+  }
+  while (depth) {
+    const hrx_exec_node_rec_t* node = &g->nodes[stack[--depth]];
+    const uint32_t* preds = &g->deps[node->deps_start];
+    for (uint32_t p = node->dep_count; p-- > 0;) {
+      /* Sorted ascending: walk down and stop below the target. */
+      if (preds[p] == target) return true;
+      if (preds[p] < target) break;
+      if (visits == HRX_EXEC_IMPLIED_BUDGET) return false;
+      stack[depth++] = preds[p];
+      visits++;
     }
   }
   return false;

@@ -3,6 +3,7 @@
 #define HRX_EXEC_SRC_EXEC_INTERNAL_H_
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "hrx/exec.h"
 
@@ -21,11 +22,44 @@ typedef struct hrx_exec_flight_t {
   size_t range_count;
 } hrx_exec_flight_t;
 
+/* What the watchers tell a completion: shared by the completion and the
+ * watchers of its lanes (reference counted). */
+typedef struct hrx_exec_notice_t {
+  atomic_int references;
+  pthread_mutex_t mutex;
+  int remaining; /* lanes whose end no watcher has seen yet */
+  int fd;        /* eventfd, -1 until asked for */
+  uint64_t submit_ns;
+  uint64_t submission;
+} hrx_exec_notice_t;
+
+typedef struct hrx_exec_watch_item_t {
+  hrx_gpu_event_t* event;
+  hrx_exec_notice_t* notice;
+} hrx_exec_watch_item_t;
+
+/* One lane's watcher thread and its queue of submissions to observe. */
+typedef struct hrx_exec_watcher_t {
+  hrx_exec_runtime_t* runtime;
+  hrx_exec_lane_t lane;
+  pthread_t thread;
+  bool started;
+  pthread_mutex_t mutex;
+  pthread_cond_t wake;
+  hrx_exec_watch_item_t* items; /* ring */
+  size_t head, count, capacity;
+  bool stopping;
+  uint64_t last_end_ns;
+  uint64_t busy_ns;
+} hrx_exec_watcher_t;
+
 struct hrx_exec_runtime_s {
   hrx_allocator_t allocator;
   hrx_gpu_device_t* device; /* retained */
   hrx_budget_t* budget;     /* retained */
   hrx_gpu_stream_t* lanes[HRX_EXEC_LANE_COUNT];
+  hrx_exec_watcher_t watchers[HRX_EXEC_LANE_COUNT];
+  hrx_trace_t* trace; /* borrowed, may be NULL */
   uint32_t max_submissions;
   /* Guards everything below and serialises submissions, so lane order is
    * one order for every thread. */
@@ -88,11 +122,32 @@ typedef struct hrx_exec_delivery_t {
 
 struct hrx_exec_completion_s {
   hrx_exec_runtime_t* runtime;
+  hrx_exec_notice_t* notice; /* retained */
   hrx_gpu_event_t* events[HRX_EXEC_LANE_COUNT];
   hrx_exec_delivery_t* deliveries;
   size_t delivery_count;
   bool delivered;
 };
+
+hrx_status_t hrx_exec_notice_create(hrx_allocator_t allocator, int lanes,
+                                    uint64_t submission,
+                                    hrx_exec_notice_t** out_notice);
+void hrx_exec_notice_retain(hrx_exec_notice_t* notice);
+void hrx_exec_notice_release(hrx_allocator_t allocator,
+                             hrx_exec_notice_t* notice);
+/* Marks one lane of |notice| ended; the last one makes the fd readable. */
+void hrx_exec_notice_lane_done(hrx_exec_notice_t* notice);
+
+/* Starts the lane's watcher thread. */
+hrx_status_t hrx_exec_watcher_start(hrx_exec_runtime_t* runtime,
+                                    hrx_exec_lane_t lane);
+/* Lets the watcher observe everything queued, then joins it. */
+void hrx_exec_watcher_stop(hrx_exec_watcher_t* watcher);
+/* Queues |event| and |notice| (both retained) for the watcher; without
+ * memory to queue them, waits for the event here instead. */
+void hrx_exec_watcher_push(hrx_exec_watcher_t* watcher, hrx_gpu_event_t* event,
+                           hrx_exec_notice_t* notice);
+uint64_t hrx_exec_watcher_busy_ns(hrx_exec_watcher_t* watcher);
 
 /* Frees a completion whose events all completed (or that never ran). */
 void hrx_exec_completion_free(hrx_exec_completion_t* completion);

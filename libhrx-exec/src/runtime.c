@@ -22,6 +22,7 @@ hrx_status_t hrx_exec_runtime_create(hrx_gpu_device_t* device,
   hrx_gpu_device_retain(device);
   rt->max_submissions =
       options && options->max_submissions ? options->max_submissions : 64;
+  rt->trace = options ? options->trace : NULL;
   pthread_mutex_init(&rt->mutex, NULL);
   hrx_status_t status = HRX_OK;
   if (options && options->memory_budget) {
@@ -34,6 +35,7 @@ hrx_status_t hrx_exec_runtime_create(hrx_gpu_device_t* device,
     status = hrx_gpu_stream_create(device, &rt->lanes[lane]);
     if (status == HRX_OK) {
       hrx_gpu_stream_set_memory_budget(rt->lanes[lane], rt->budget);
+      status = hrx_exec_watcher_start(rt, (hrx_exec_lane_t)lane);
     }
   }
   if (status != HRX_OK) {
@@ -95,6 +97,9 @@ void hrx_exec_runtime_destroy(hrx_exec_runtime_t* rt) {
     hrx_gpu_stream_destroy(rt->lanes[lane]);
     rt->lanes[lane] = NULL;
   }
+  for (int lane = 0; lane < HRX_EXEC_LANE_COUNT; ++lane) {
+    hrx_exec_watcher_stop(&rt->watchers[lane]);
+  }
   hrx_exec_runtime_prune(rt);
   for (size_t i = 0; i < rt->flight_count; ++i) {
     hrx_exec_flight_free(rt, &rt->flights[i]);
@@ -127,6 +132,10 @@ void hrx_exec_runtime_statistics(hrx_exec_runtime_t* rt,
   hrx_exec_runtime_prune(rt);
   *out_stats = rt->stats;
   pthread_mutex_unlock(&rt->mutex);
+  for (int lane = 0; lane < HRX_EXEC_LANE_COUNT; ++lane) {
+    out_stats->lane_busy_ns[lane] =
+        hrx_exec_watcher_busy_ns(&rt->watchers[lane]);
+  }
   out_stats->live_bytes = hrx_budget_live_bytes(rt->budget);
   out_stats->peak_bytes = hrx_budget_peak_bytes(rt->budget);
 }

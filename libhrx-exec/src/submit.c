@@ -27,6 +27,7 @@ void hrx_exec_completion_free(hrx_exec_completion_t* c) {
     hrx_gpu_readback_release(c->deliveries[i].readback);
   }
   hrx_allocator_free(allocator, c->deliveries);
+  hrx_exec_notice_release(allocator, c->notice);
   hrx_allocator_free(allocator, c);
 }
 
@@ -122,7 +123,9 @@ hrx_status_t hrx_exec_graph_submit(hrx_exec_graph_t* g,
   }
   bool used[HRX_EXEC_LANE_COUNT] = {false};
   size_t downloads = 0;
+  int lanes = 0;
   for (size_t i = 0; i < g->node_count; ++i) {
+    if (!used[g->nodes[i].lane]) lanes++;
     used[g->nodes[i].lane] = true;
     if (g->nodes[i].op == HRX_EXEC_OP_DOWNLOAD) downloads++;
   }
@@ -147,6 +150,10 @@ hrx_status_t hrx_exec_graph_submit(hrx_exec_graph_t* g,
   }
   if (status == HRX_OK) {
     c->runtime = rt;
+    status = hrx_exec_notice_create(rt->allocator, lanes,
+                                    rt->stats.submissions + 1, &c->notice);
+  }
+  if (status == HRX_OK) {
     if (downloads) {
       status = hrx_allocator_malloc(rt->allocator,
                                     downloads * sizeof(*c->deliveries),
@@ -185,6 +192,13 @@ hrx_status_t hrx_exec_graph_submit(hrx_exec_graph_t* g,
     }
     flight.events[lane] = c->events[lane];
     hrx_gpu_event_retain(flight.events[lane]);
+  }
+  for (int lane = 0; lane < HRX_EXEC_LANE_COUNT; ++lane) {
+    if (c->events[lane]) {
+      hrx_exec_watcher_push(&rt->watchers[lane], c->events[lane], c->notice);
+    } else if (used[lane]) {
+      hrx_exec_notice_lane_done(c->notice); /* nothing of it was queued */
+    }
   }
   rt->flights[rt->flight_count++] = flight;
   rt->stats.submissions++;

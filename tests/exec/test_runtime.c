@@ -1,5 +1,7 @@
 /* libhrx-exec on the host device: pipelines, contracts, inferred edges,
  * budgets and statistics, and random graphs against a sequential oracle. */
+#include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -266,6 +268,111 @@ static void test_busy_and_quarantine(void** state) {
   hrx_exec_runtime_destroy(rt);
 }
 
+/* Finds the trace line of lane |name| for |submission| and returns its
+ * [ts, ts + dur) in microseconds. */
+static void trace_span(const char* text, const char* name, int submission,
+                       double* out_begin, double* out_end) {
+  char needle[64];
+  snprintf(needle, sizeof(needle), "{\"name\":\"%s\"", name);
+  char args[64];
+  snprintf(args, sizeof(args), "\"args\":{\"submission\":%d}", submission);
+  for (const char* line = text; line && *line;) {
+    const char* end = strchr(line, '\n');
+    size_t length = end ? (size_t)(end - line) : strlen(line);
+    char copy[512];
+    snprintf(copy, sizeof(copy), "%.*s", (int)length, line);
+    const char* ts = strstr(copy, "\"ts\":");
+    const char* dur = strstr(copy, "\"dur\":");
+    if (!strncmp(copy, needle, strlen(needle)) && strstr(copy, args) && ts &&
+        dur) {
+      *out_begin = strtod(ts + 5, NULL);
+      *out_end = *out_begin + strtod(dur + 6, NULL);
+      return;
+    }
+    line = end ? end + 1 : NULL;
+  }
+  fail_msg("no %s event for submission %d in:\n%s", name, submission, text);
+}
+
+static void wait_fd(hrx_exec_completion_t* c) {
+  int fd = -1;
+  assert_ok(hrx_exec_completion_fd(c, &fd));
+  int again = -1;
+  assert_ok(hrx_exec_completion_fd(c, &again));
+  assert_int_equal(fd, again);
+  struct pollfd p = {.fd = fd, .events = POLLIN};
+  assert_int_equal(poll(&p, 1, 30000), 1);
+  assert_ok(hrx_exec_completion_poll(c));
+}
+
+/* A long kernel reading buffer A, then an upload of buffer B submitted
+ * right after: the upload lane runs while the compute lane is busy, as the
+ * host-observed trace shows. */
+static void test_lanes_overlap_in_trace(void** state) {
+  fixture_t* f = *state;
+  hrx_trace_t* trace = NULL;
+  hrx_trace_options_t trace_options = {.format = HRX_TRACE_FORMAT_JSONL};
+  assert_ok(hrx_trace_create(&trace_options, hrx_allocator_system(), &trace));
+  hrx_exec_runtime_options_t options = {.trace = trace};
+  hrx_exec_runtime_t* rt = NULL;
+  assert_ok(hrx_exec_runtime_create(f->device, &options,
+                                    hrx_allocator_system(), &rt));
+  hrx_exec_kernel_t* k = NULL;
+  hrx_exec_kernel_contract_t contract = {saxpy_bindings, 2, 2};
+  assert_ok(hrx_exec_kernel_create(rt, f->saxpy, &contract, &k));
+  enum { N = 1 << 18, UPLOAD = 1 << 16 };
+  hrx_gpu_buffer_t *a = NULL, *y = NULL, *b = NULL;
+  assert_ok(hrx_exec_buffer_allocate(rt, N * 4, &a));
+  assert_ok(hrx_exec_buffer_allocate(rt, N * 4, &y));
+  assert_ok(hrx_exec_buffer_allocate(rt, UPLOAD, &b));
+  hrx_exec_graph_t *compute = NULL, *upload = NULL;
+  assert_ok(hrx_exec_graph_create(rt, &compute));
+  saxpy_launch_t l;
+  saxpy_launch(&l, N, 1.0f, hrx_gpu_buffer_binding(a),
+               hrx_gpu_buffer_binding(y));
+  assert_ok(hrx_exec_graph_dispatch(compute, k, &l.launch, NULL));
+  assert_ok(hrx_exec_graph_create(rt, &upload));
+  static uint8_t data[UPLOAD];
+  assert_ok(hrx_exec_graph_upload(upload, hrx_gpu_buffer_binding(b), data,
+                                  NULL));
+  hrx_exec_completion_t *c1 = NULL, *c2 = NULL;
+  assert_ok(hrx_exec_graph_submit(compute, &c1));
+  assert_ok(hrx_exec_graph_submit(upload, &c2));
+  /* The fds become readable once the watchers saw the ends (and traced
+   * them). */
+  wait_fd(c2);
+  wait_fd(c1);
+  char* text = NULL;
+  size_t length = 0;
+  assert_ok(hrx_trace_serialize(trace, hrx_allocator_system(), &text,
+                                &length));
+  double compute_begin, compute_end, upload_begin, upload_end;
+  trace_span(text, "compute", 1, &compute_begin, &compute_end);
+  trace_span(text, "upload", 2, &upload_begin, &upload_end);
+  if (!(upload_begin < compute_end && compute_begin < upload_end)) {
+    fail_msg("compute [%.3f, %.3f) and upload [%.3f, %.3f) do not overlap",
+             compute_begin, compute_end, upload_begin, upload_end);
+  }
+  assert_true(upload_end <= compute_end);
+  hrx_exec_statistics_t stats;
+  hrx_exec_runtime_statistics(rt, &stats);
+  assert_true(stats.lane_busy_ns[HRX_EXEC_LANE_COMPUTE] >=
+              (uint64_t)((compute_end - compute_begin) * 1000.0) - 1000);
+  assert_true(stats.lane_busy_ns[HRX_EXEC_LANE_UPLOAD] > 0);
+  assert_int_equal(stats.lane_busy_ns[HRX_EXEC_LANE_DOWNLOAD], 0);
+  free(text);
+  hrx_exec_completion_release(c1);
+  hrx_exec_completion_release(c2);
+  hrx_exec_graph_destroy(compute);
+  hrx_exec_graph_destroy(upload);
+  hrx_exec_kernel_destroy(k);
+  hrx_gpu_buffer_release(a);
+  hrx_gpu_buffer_release(y);
+  hrx_gpu_buffer_release(b);
+  hrx_exec_runtime_destroy(rt);
+  hrx_trace_destroy(trace);
+}
+
 /*===------------------------------------------------------------------===*/
 /* Random graphs against a sequential oracle                               */
 /*===------------------------------------------------------------------===*/
@@ -373,6 +480,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_budget_exhaustion_allocates_nothing,
                                       setup, teardown),
       cmocka_unit_test_setup_teardown(test_busy_and_quarantine, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_lanes_overlap_in_trace, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_random_graphs_match_oracle, setup,
                                       teardown),

@@ -23,10 +23,18 @@
  * the device is done with it, whatever the caller releases or however a
  * wait times out.
  *
+ * Observation. The runtime owns one watcher thread per lane ("hrx-upload",
+ * "hrx-compute", "hrx-download"), started with it and joined when it is
+ * destroyed. A watcher waits, in order, for the end of each submission's
+ * work on its lane and records what the host saw: the lane's occupancy
+ * (from when the lane could start the work, the later of the submission
+ * and the lane's previous end, to when it ended) in the statistics and as
+ * one trace event per lane and submission, and the completion's file
+ * descriptor.
+ *
  * Threads. A runtime and its kernels may be used from any thread; a graph
  * is recorded by one thread at a time; a completion may be waited on from
- * one thread at a time. The runtime starts no threads of its own (the
- * device's queues have theirs).
+ * one thread at a time.
  */
 #ifndef HRX_EXEC_H_
 #define HRX_EXEC_H_
@@ -64,6 +72,10 @@ typedef struct hrx_exec_runtime_options_t {
   /* Charged with buffers and transfer staging (retained). NULL: an
    * unlimited budget of the runtime's own, for the statistics. */
   hrx_budget_t* memory_budget;
+  /* Host-observed lane activity is recorded here when set (borrowed; it
+   * must outlive the runtime): one event per lane and submission, named
+   * after the lane, on track (tid) lane + 1. */
+  hrx_trace_t* trace;
 } hrx_exec_runtime_options_t;
 
 /* |device| is retained. |options| may be NULL. */
@@ -86,6 +98,9 @@ typedef struct hrx_exec_statistics_t {
   uint64_t nodes;          /* nodes submitted, over all submissions */
   uint64_t cross_lane_waits;
   uint64_t live_bytes, peak_bytes; /* tracked memory (the budget's) */
+  /* Host-observed occupancy of each lane (see Observation), in ns, over
+   * the submissions whose end the watchers have seen. */
+  uint64_t lane_busy_ns[HRX_EXEC_LANE_COUNT];
 } hrx_exec_statistics_t;
 
 HRX_API void hrx_exec_runtime_statistics(hrx_exec_runtime_t* runtime,
@@ -183,6 +198,12 @@ HRX_API HRX_MUST_USE hrx_status_t hrx_exec_completion_wait(
 /* Never blocks: OK when done (downloads delivered), BUSY while running. */
 HRX_API HRX_MUST_USE hrx_status_t hrx_exec_completion_poll(
     hrx_exec_completion_t* completion);
+/* A file descriptor that becomes readable once the submission's device
+ * work has ended, for poll/epoll loops; then hrx_exec_completion_poll
+ * delivers the downloads without blocking. Owned by the completion (do not
+ * close it); the same fd on every call. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_exec_completion_fd(
+    hrx_exec_completion_t* completion, int* out_fd);
 /* Releases the handle. If the work is still running, what it uses stays
  * alive until it ends; its downloads are then not delivered. */
 HRX_API void hrx_exec_completion_release(hrx_exec_completion_t* completion);

@@ -9,7 +9,11 @@
  * run "sequentially" (one node per submission, waiting for each) to show
  * what overlapping lanes and skipping host round trips saves.
  *
- * usage: gpu_pipeline [SAXPY.loom] [N]   (defaults: examples/saxpy.loom, 20)
+ * With TRACE, the lanes' host-observed activity is written there as Chrome
+ * trace JSON (load it in Perfetto or chrome://tracing).
+ *
+ * usage: gpu_pipeline [SAXPY.loom [N [TRACE.json]]]
+ *        (defaults: examples/saxpy.loom, 20, no trace)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,14 +92,23 @@ int main(int argc, char** argv) {
   const char* path = argc > 1 ? argv[1] : "examples/saxpy.loom";
   int replays = argc > 2 ? atoi(argv[2]) : 20;
   if (replays < 1) replays = 1;
+  const char* trace_path = argc > 3 ? argv[3] : NULL;
+  hrx_trace_t* trace = NULL;
+  if (trace_path) {
+    hrx_trace_options_t trace_options = {.format =
+                                             HRX_TRACE_FORMAT_CHROME_JSON};
+    TRY("trace", hrx_trace_create(&trace_options, hrx_allocator_system(),
+                                  &trace));
+  }
 
   hrx_gpu_device_t* device = NULL;
   TRY("open device", hrx_gpu_device_open(0, hrx_allocator_system(), &device));
   hrx_gpu_kernel_t* kernel = NULL;
   if (load_saxpy(device, path, &kernel)) return 1;
   hrx_exec_runtime_t* runtime = NULL;
-  TRY("runtime", hrx_exec_runtime_create(device, NULL, hrx_allocator_system(),
-                                         &runtime));
+  hrx_exec_runtime_options_t options = {.trace = trace};
+  TRY("runtime", hrx_exec_runtime_create(device, &options,
+                                         hrx_allocator_system(), &runtime));
   static const hrx_exec_binding_contract_t bindings[] = {
       {HRX_GPU_ACCESS_READ, ELEMENTS * 4, 4},
       {HRX_GPU_ACCESS_READ_WRITE, ELEMENTS * 4, 4}};
@@ -205,6 +218,11 @@ int main(int argc, char** argv) {
          "%.1f us (%.2fx)\n",
          overlapped / 1e3 / replays, sequential / 1e3 / replays,
          (double)sequential / (double)overlapped);
+  printf("lanes busy (host-observed): upload %.1f ms, compute %.1f ms, "
+         "download %.1f ms\n",
+         stats.lane_busy_ns[HRX_EXEC_LANE_UPLOAD] / 1e6,
+         stats.lane_busy_ns[HRX_EXEC_LANE_COMPUTE] / 1e6,
+         stats.lane_busy_ns[HRX_EXEC_LANE_DOWNLOAD] / 1e6);
   printf("uploaded %llu bytes, downloaded %llu, %llu submissions, "
          "%llu cross-lane waits, peak memory %llu bytes\n",
          (unsigned long long)stats.upload_bytes,
@@ -222,5 +240,12 @@ int main(int argc, char** argv) {
   hrx_exec_runtime_destroy(runtime);
   hrx_gpu_kernel_release(kernel);
   hrx_gpu_device_release(device);
+  if (trace) {
+    /* After the runtime: its watchers have recorded every lane end. */
+    TRY("write trace", hrx_trace_write_file(trace, trace_path));
+    printf("trace: %s (%llu events)\n", trace_path,
+           (unsigned long long)hrx_trace_stats(trace).recorded_events);
+    hrx_trace_destroy(trace);
+  }
   return 0;
 }

@@ -175,6 +175,10 @@ hrx_status_t hrx_exec_graph_submit(hrx_exec_graph_t* g,
   }
   flight.range_count = g->range_count;
 
+  /* Every lane's commands go out with one doorbell per lane. */
+  for (int lane = 0; lane < HRX_EXEC_LANE_COUNT; ++lane) {
+    if (used[lane]) hrx_gpu_stream_begin_batch(rt->lanes[lane]);
+  }
   status = hrx_exec_queue_graph(rt, g, used, c);
   /* Whatever was queued is now in flight: end every used lane with an
    * event so later submissions and this completion can order on it. */
@@ -192,6 +196,9 @@ hrx_status_t hrx_exec_graph_submit(hrx_exec_graph_t* g,
     }
     flight.events[lane] = c->events[lane];
     hrx_gpu_event_retain(flight.events[lane]);
+  }
+  for (int lane = 0; lane < HRX_EXEC_LANE_COUNT; ++lane) {
+    if (used[lane]) hrx_gpu_stream_end_batch(rt->lanes[lane]);
   }
   for (int lane = 0; lane < HRX_EXEC_LANE_COUNT; ++lane) {
     if (c->events[lane]) {

@@ -316,12 +316,21 @@ hrx_aql_packet_t* hrx_fabric_queue_slot(hrx_fabric_queue_t* q,
   return &q->ring[index & (q->size - 1)];
 }
 
-void hrx_fabric_queue_publish(hrx_fabric_queue_t* q, uint64_t index,
-                              uint16_t header, uint16_t setup) {
+void hrx_fabric_queue_publish_quiet(hrx_fabric_queue_t* q, uint64_t index,
+                                    uint16_t header, uint16_t setup) {
   hrx_aql_packet_t* slot = hrx_fabric_queue_slot(q, index);
   __atomic_store_n((uint32_t*)slot, (uint32_t)header | ((uint32_t)setup << 16),
                    __ATOMIC_RELEASE);
+}
+
+void hrx_fabric_queue_ring(hrx_fabric_queue_t* q) {
   hrx_fabric_signal_add(q->doorbell, 1);
+}
+
+void hrx_fabric_queue_publish(hrx_fabric_queue_t* q, uint64_t index,
+                              uint16_t header, uint16_t setup) {
+  hrx_fabric_queue_publish_quiet(q, index, header, setup);
+  hrx_fabric_queue_ring(q);
 }
 
 /* Removes the oldest fault matching |signal| (any when |any_signal|). */

@@ -34,6 +34,8 @@ struct hrx_gpu_stream_s {
   size_t retained_head, retained_count, retained_capacity;
   bool failed;
   hrx_fabric_fault_t fault;
+  uint32_t batch_depth;
+  bool unrung; /* packets published quietly since the last ring */
 };
 
 struct hrx_gpu_readback_s {
@@ -116,11 +118,26 @@ static hrx_status_t hrx_gpu_stream_retain(hrx_gpu_stream_t* s,
 /* Submission                                                              */
 /*===------------------------------------------------------------------===*/
 
+/* Announces quietly published packets to the queue processor. */
+static void hrx_gpu_stream_ring(hrx_gpu_stream_t* s) {
+  if (!s->unrung) return;
+  hrx_fabric_queue_ring(s->queue);
+  s->unrung = false;
+}
+
+void hrx_gpu_stream_begin_batch(hrx_gpu_stream_t* s) { s->batch_depth++; }
+
+void hrx_gpu_stream_end_batch(hrx_gpu_stream_t* s) {
+  if (s->batch_depth && --s->batch_depth == 0) hrx_gpu_stream_ring(s);
+}
+
 static hrx_status_t hrx_gpu_reserve(hrx_gpu_stream_t* s, uint64_t* out) {
   uint64_t deadline = 0;
   for (;;) {
     hrx_status_t status = hrx_fabric_queue_reserve(s->queue, 1, out);
     if (!hrx_status_is(status, HRX_STATUS_BUSY)) return status;
+    /* A full ring drains only if the processor knows about it. */
+    hrx_gpu_stream_ring(s);
     if (!deadline) deadline = hrx_deadline_after(HRX_GPU_RESERVE_TIMEOUT_NS);
     if (hrx_deadline_remaining(deadline) == 0) return status;
     hrx_status_free(status);
@@ -144,7 +161,12 @@ static hrx_status_t hrx_gpu_publish(hrx_gpu_stream_t* s,
   /* Agent packets keep their operation in the setup half-word. */
   uint16_t setup = command->type == HRX_AQL_PACKET_AGENT
                        ? command->packet.agent.type : command->setup;
-  hrx_fabric_queue_publish(s->queue, index, header, setup);
+  if (s->batch_depth) {
+    hrx_fabric_queue_publish_quiet(s->queue, index, header, setup);
+    s->unrung = true;
+  } else {
+    hrx_fabric_queue_publish(s->queue, index, header, setup);
+  }
   return HRX_OK;
 }
 
@@ -184,6 +206,7 @@ uint64_t hrx_gpu_stream_point(const hrx_gpu_stream_t* s) {
 
 hrx_status_t hrx_gpu_stream_wait_point(hrx_gpu_stream_t* s, uint64_t point,
                                        uint64_t timeout_ns) {
+  hrx_gpu_stream_ring(s);
   HRX_RETURN_IF_ERROR(hrx_fabric_signal_wait(
       s->timeline, HRX_FABRIC_SIGNAL_LT, hrx_gpu_point_value(point) + 1,
       timeout_ns, NULL));
@@ -219,6 +242,7 @@ hrx_status_t hrx_gpu_stream_create(hrx_gpu_device_t* device,
 
 void hrx_gpu_stream_destroy(hrx_gpu_stream_t* s) {
   if (!s) return;
+  hrx_gpu_stream_ring(s);
   hrx_status_free(hrx_fabric_signal_wait(
       s->timeline, HRX_FABRIC_SIGNAL_LT, hrx_gpu_point_value(s->submitted) + 1,
       HRX_TIMEOUT_INFINITE, NULL));

@@ -347,6 +347,35 @@ static void test_many_submissions_wrap_the_ring(void** state) {
   hrx_gpu_buffer_release(b);
 }
 
+/* Batched commands run, in order, once announced; a batch longer than the
+ * ring and waits inside a batch do not deadlock. */
+static void test_batches(void** state) {
+  fixture_t* f = *state;
+  hrx_gpu_buffer_t* b = NULL;
+  assert_ok(hrx_gpu_stream_allocate(f->stream, 64, &b));
+  hrx_gpu_stream_begin_batch(f->stream);
+  hrx_gpu_stream_begin_batch(f->stream); /* nested */
+  for (uint32_t i = 0; i < 5000; ++i) {
+    assert_ok(hrx_gpu_stream_fill(f->stream, hrx_gpu_buffer_binding(b), i));
+  }
+  hrx_gpu_stream_end_batch(f->stream);
+  hrx_gpu_event_t* event = NULL;
+  assert_ok(hrx_gpu_stream_record_event(f->stream, &event));
+  /* Still inside the outer batch: a stream wait announces the work. */
+  assert_ok(hrx_gpu_stream_synchronize(f->stream, 30 * SECOND));
+  assert_true(hrx_gpu_event_is_complete(event));
+  assert_int_equal(((uint32_t*)hrx_gpu_buffer_host_pointer(b))[0], 4999);
+  assert_ok(hrx_gpu_stream_fill(f->stream, hrx_gpu_buffer_binding(b), 7));
+  hrx_gpu_event_release(event);
+  assert_ok(hrx_gpu_stream_record_event(f->stream, &event));
+  hrx_gpu_stream_end_batch(f->stream);
+  hrx_gpu_stream_end_batch(f->stream); /* unmatched: ignored */
+  assert_ok(hrx_gpu_event_wait(event, 30 * SECOND));
+  assert_int_equal(((uint32_t*)hrx_gpu_buffer_host_pointer(b))[15], 7);
+  hrx_gpu_event_release(event);
+  hrx_gpu_buffer_release(b);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_device_queue_count),
@@ -362,6 +391,7 @@ int main(void) {
                                       teardown),
       cmocka_unit_test_setup_teardown(test_fault_fails_only_its_stream, setup,
                                       teardown),
+      cmocka_unit_test_setup_teardown(test_batches, setup, teardown),
       cmocka_unit_test_setup_teardown(test_many_submissions_wrap_the_ring,
                                       setup, teardown),
   };

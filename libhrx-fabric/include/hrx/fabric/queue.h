@@ -47,6 +47,15 @@ HRX_API void hrx_fabric_queue_publish(hrx_fabric_queue_t* queue,
                                       uint64_t index, uint16_t header,
                                       uint16_t setup);
 
+/* As publish, without ringing the doorbell: a processor that is awake
+ * sees the packet, a sleeping one only after hrx_fabric_queue_ring. For
+ * publishing many packets at the cost of one wake-up. */
+HRX_API void hrx_fabric_queue_publish_quiet(hrx_fabric_queue_t* queue,
+                                            uint64_t index, uint16_t header,
+                                            uint16_t setup);
+/* Rings the doorbell once for everything published quietly. */
+HRX_API void hrx_fabric_queue_ring(hrx_fabric_queue_t* queue);
+
 /* Takes the oldest fault report of a dispatch that failed on this queue;
  * NOT_FOUND when there is none. Later dispatches keep running. */
 HRX_API HRX_MUST_USE hrx_status_t hrx_fabric_queue_take_fault(

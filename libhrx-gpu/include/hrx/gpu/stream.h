@@ -86,6 +86,16 @@ HRX_API HRX_MUST_USE hrx_status_t hrx_gpu_stream_record_event(
 HRX_API HRX_MUST_USE hrx_status_t hrx_gpu_stream_wait_event(
     hrx_gpu_stream_t* stream, hrx_gpu_event_t* event);
 
+/* Batches: between begin and the matching end, commands are queued
+ * without waking the device's queue processor, which then starts on them
+ * all at the end (or earlier, if it is awake anyway): many commands for
+ * one wake-up. Batches nest; a wait on the stream itself (synchronize,
+ * blocking upload, destroy) ends the deferral early. Events and readbacks
+ * recorded inside a batch complete only once it has ended: wait on them
+ * after the end. */
+HRX_API void hrx_gpu_stream_begin_batch(hrx_gpu_stream_t* stream);
+HRX_API void hrx_gpu_stream_end_batch(hrx_gpu_stream_t* stream);
+
 /* Waits for all queued work; DEADLINE_EXCEEDED on timeout (the work keeps
  * running and keeps its resources), ABORTED with the fault report when the
  * work faulted. */

@@ -4,6 +4,7 @@
 #define HRX_FABRIC_H_
 
 #include "hrx/fabric/aql.h"         // IWYU pragma: export
+#include "hrx/fabric/bundle.h"         // IWYU pragma: export
 #include "hrx/fabric/device.h"      // IWYU pragma: export
 #include "hrx/fabric/executable.h"  // IWYU pragma: export
 #include "hrx/fabric/fault.h"       // IWYU pragma: export

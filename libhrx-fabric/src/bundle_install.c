@@ -1,0 +1,355 @@
+/* Installing and locating bundles under <cache root>/bundles/. */
+#include <archive.h>
+#include <archive_entry.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hrx/fabric/bundle.h"
+
+hrx_status_t hrx_fabric_bundle_store_dir(const char* cache_root,
+                                         hrx_allocator_t allocator,
+                                         char** out_dir) {
+  *out_dir = NULL;
+  char* root = NULL;
+  if (cache_root) {
+    HRX_RETURN_IF_ERROR(hrx_allocator_strdup(allocator, cache_root, &root));
+  } else {
+    HRX_RETURN_IF_ERROR(hrx_path_cache_root(allocator, &root, NULL));
+  }
+  hrx_status_t status = hrx_path_join(allocator, root, "bundles", out_dir);
+  hrx_allocator_free(allocator, root);
+  return status;
+}
+
+/* |a|/|b| into |out|; OUT_OF_RANGE when it does not fit. */
+static hrx_status_t hrx_bundle_path(char* out, size_t size, const char* a,
+                                    const char* b) {
+  int n = snprintf(out, size, "%s/%s", a, b);
+  if (n < 0 || (size_t)n >= size) {
+    return hrx_make_status(HRX_STATUS_OUT_OF_RANGE, "path '%s/%s' is too long",
+                           a, b);
+  }
+  return HRX_OK;
+}
+
+static int hrx_bundle_find(const void* key, const void* element) {
+  return strcmp((const char*)key,
+                ((const hrx_fabric_bundle_file_t*)element)->name);
+}
+
+/* Checks every listed file of the bundle in |dir|. */
+static hrx_status_t hrx_bundle_verify_dir(
+    const hrx_fabric_bundle_manifest_t* m, const char* dir) {
+  for (size_t i = 0; i < m->file_count; ++i) {
+    char path[4096];
+    HRX_RETURN_IF_ERROR(
+        hrx_bundle_path(path, sizeof(path), dir, m->files[i].name));
+    hrx_sha256_digest_t digest;
+    hrx_status_t status = hrx_sha256_file(path, &digest);
+    if (status != HRX_OK) {
+      return hrx_status_annotate(
+          hrx_make_status(HRX_STATUS_DATA_LOSS,
+                          "installed bundle file '%s' is unreadable",
+                          m->files[i].name),
+          "%s", hrx_status_message(status));
+    }
+    if (memcmp(&digest, &m->files[i].sha256, sizeof(digest)) != 0) {
+      char got[HRX_SHA256_HEX_SIZE], want[HRX_SHA256_HEX_SIZE];
+      hrx_sha256_digest_format(&digest, got);
+      hrx_sha256_digest_format(&m->files[i].sha256, want);
+      return hrx_make_status(HRX_STATUS_DATA_LOSS,
+                             "installed bundle file '%s' has SHA-256 %s; "
+                             "bundle.json pins %s",
+                             m->files[i].name, got, want);
+    }
+  }
+  return HRX_OK;
+}
+
+static hrx_status_t hrx_bundle_entry_dir(const hrx_fabric_bundle_manifest_t* m,
+                                         const char* cache_root,
+                                         hrx_allocator_t allocator,
+                                         char** out_store, char** out_dir) {
+  HRX_RETURN_IF_ERROR(
+      hrx_fabric_bundle_store_dir(cache_root, allocator, out_store));
+  char hex[HRX_SHA256_HEX_SIZE];
+  hrx_sha256_digest_format(&m->archive_sha256, hex);
+  return hrx_path_join(allocator, *out_store, hex, out_dir);
+}
+
+hrx_status_t hrx_fabric_bundle_locate(const hrx_fabric_bundle_manifest_t* m,
+                                      const char* cache_root,
+                                      hrx_allocator_t allocator,
+                                      char** out_dir) {
+  *out_dir = NULL;
+  char *store = NULL, *dir = NULL;
+  hrx_status_t status =
+      hrx_bundle_entry_dir(m, cache_root, allocator, &store, &dir);
+  struct stat info;
+  if (status == HRX_OK && stat(dir, &info) != 0) {
+    status = hrx_make_status(HRX_STATUS_NOT_FOUND,
+                             "bundle %s is not installed (run 'hrx prepare')",
+                             dir);
+  }
+  if (status == HRX_OK) status = hrx_bundle_verify_dir(m, dir);
+  hrx_allocator_free(allocator, store);
+  if (status != HRX_OK) {
+    hrx_allocator_free(allocator, dir);
+    return status;
+  }
+  *out_dir = dir;
+  return HRX_OK;
+}
+
+/*===------------------------------------------------------------------===*/
+/* Extraction                                                              */
+/*===------------------------------------------------------------------===*/
+
+static const char* hrx_bundle_kind(mode_t type) {
+  switch (type) {
+    case AE_IFLNK: return "a symbolic link";
+    case AE_IFCHR: return "a character device";
+    case AE_IFBLK: return "a block device";
+    case AE_IFIFO: return "a fifo";
+    case AE_IFSOCK: return "a socket";
+    default: return "not a regular file";
+  }
+}
+
+/* Creates the parent directories of |name| under |root|. */
+static hrx_status_t hrx_bundle_parents(const char* root, const char* name) {
+  char path[4096];
+  HRX_RETURN_IF_ERROR(hrx_bundle_path(path, sizeof(path), root, name));
+  char* slash = strrchr(path, '/');
+  *slash = '\0';
+  return hrx_dir_create_all(path, 0755);
+}
+
+/* Writes the current entry's data to |root|/|name| while hashing it. */
+static hrx_status_t hrx_bundle_write_entry(struct archive* reader,
+                                           const char* root, const char* name,
+                                           mode_t mode,
+                                           hrx_sha256_digest_t* out) {
+  HRX_RETURN_IF_ERROR(hrx_bundle_parents(root, name));
+  char path[4096];
+  HRX_RETURN_IF_ERROR(hrx_bundle_path(path, sizeof(path), root, name));
+  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                mode);
+  if (fd < 0) return hrx_status_from_errno(errno, "cannot create '%s'", path);
+  hrx_sha256_t hash;
+  hrx_sha256_init(&hash);
+  hrx_status_t status = HRX_OK;
+  for (;;) {
+    const void* block = NULL;
+    size_t size = 0;
+    la_int64_t offset = 0;
+    int r = archive_read_data_block(reader, &block, &size, &offset);
+    if (r == ARCHIVE_EOF) break;
+    if (r != ARCHIVE_OK) {
+      status = hrx_make_status(HRX_STATUS_DATA_LOSS,
+                               "archive entry '%s' is damaged: %s", name,
+                               archive_error_string(reader));
+      break;
+    }
+    /* Sparse holes would make offsets jump; bundles have none. */
+    if (pwrite(fd, block, size, offset) != (ssize_t)size) {
+      status = hrx_status_from_errno(errno, "cannot write '%s'", path);
+      break;
+    }
+    hrx_sha256_update(&hash, block, size);
+  }
+  if (status == HRX_OK && fsync(fd) != 0) {
+    status = hrx_status_from_errno(errno, "cannot sync '%s'", path);
+  }
+  close(fd);
+  hrx_sha256_final(&hash, out);
+  return status;
+}
+
+static hrx_status_t hrx_bundle_extract(const hrx_fabric_bundle_manifest_t* m,
+                                       const char* archive_path,
+                                       const char* root, bool* seen) {
+  struct archive* reader = archive_read_new();
+  if (!reader) {
+    return hrx_make_status(HRX_STATUS_RESOURCE_EXHAUSTED, "no memory");
+  }
+  archive_read_support_filter_zstd(reader);
+  archive_read_support_filter_gzip(reader);
+  archive_read_support_format_tar(reader);
+  hrx_status_t status = HRX_OK;
+  if (archive_read_open_filename(reader, archive_path, 1 << 16) !=
+      ARCHIVE_OK) {
+    /* Its digest already matched: what fails now is its content. */
+    status = hrx_make_status(HRX_STATUS_DATA_LOSS,
+                             "archive '%s' is damaged: %s", archive_path,
+                             archive_error_string(reader));
+  }
+  struct archive_entry* entry = NULL;
+  while (status == HRX_OK) {
+    int r = archive_read_next_header(reader, &entry);
+    if (r == ARCHIVE_EOF) break;
+    if (r != ARCHIVE_OK) {
+      status = hrx_make_status(HRX_STATUS_DATA_LOSS,
+                               "archive '%s' is damaged: %s", archive_path,
+                               archive_error_string(reader));
+      break;
+    }
+    const char* name = archive_entry_pathname(entry);
+    if (!name) name = "";
+    mode_t type = archive_entry_filetype(entry);
+    char trimmed[4096];
+    snprintf(trimmed, sizeof(trimmed), "%s", name);
+    size_t length = strlen(trimmed);
+    if (type == AE_IFDIR && length && trimmed[length - 1] == '/') {
+      trimmed[length - 1] = '\0';
+    }
+    const hrx_fabric_bundle_file_t* listed =
+        bsearch(trimmed, m->files, m->file_count, sizeof(*m->files),
+                hrx_bundle_find);
+    if (archive_entry_hardlink(entry)) {
+      status = hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                               "archive entry '%s' is a hard link; bundles "
+                               "hold only files and directories",
+                               name);
+    } else if (type == AE_IFDIR) {
+      /* Directories are made as files need them; a listed name must be a
+       * file. */
+      if (listed) {
+        status = hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                                 "archive entry '%s' is a directory; "
+                                 "bundle.json lists it as a file",
+                                 name);
+      }
+    } else if (type != AE_IFREG) {
+      status = hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                               "archive entry '%s' is %s; bundles hold only "
+                               "files and directories",
+                               name, hrx_bundle_kind(type));
+    } else if (!listed) {
+      /* Unlisted covers absolute paths and ".." too: listed names are
+       * plain relative paths. */
+      status = hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                               "archive entry '%s' is not listed in "
+                               "bundle.json",
+                               name);
+    } else if (seen[listed - m->files]) {
+      status = hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                               "archive entry '%s' appears twice", name);
+    } else {
+      seen[listed - m->files] = true;
+      mode_t mode = (archive_entry_perm(entry) & 0111) ? 0755 : 0644;
+      hrx_sha256_digest_t digest;
+      status = hrx_bundle_write_entry(reader, root, listed->name, mode,
+                                      &digest);
+      if (status == HRX_OK &&
+          memcmp(&digest, &listed->sha256, sizeof(digest)) != 0) {
+        char got[HRX_SHA256_HEX_SIZE], want[HRX_SHA256_HEX_SIZE];
+        hrx_sha256_digest_format(&digest, got);
+        hrx_sha256_digest_format(&listed->sha256, want);
+        status = hrx_make_status(HRX_STATUS_DATA_LOSS,
+                                 "bundle file '%s' has SHA-256 %s; "
+                                 "bundle.json pins %s",
+                                 listed->name, got, want);
+      }
+    }
+  }
+  archive_read_free(reader);
+  for (size_t i = 0; i < m->file_count && status == HRX_OK; ++i) {
+    if (!seen[i]) {
+      status = hrx_make_status(HRX_STATUS_DATA_LOSS,
+                               "archive '%s' lacks '%s' that bundle.json "
+                               "lists",
+                               archive_path, m->files[i].name);
+    }
+  }
+  return status;
+}
+
+static hrx_status_t hrx_bundle_check_archive(
+    const hrx_fabric_bundle_manifest_t* m, const char* archive_path) {
+  hrx_sha256_digest_t digest;
+  HRX_RETURN_IF_ERROR(hrx_sha256_file(archive_path, &digest));
+  if (memcmp(&digest, &m->archive_sha256, sizeof(digest)) == 0) return HRX_OK;
+  char got[HRX_SHA256_HEX_SIZE], want[HRX_SHA256_HEX_SIZE];
+  hrx_sha256_digest_format(&digest, got);
+  hrx_sha256_digest_format(&m->archive_sha256, want);
+  return hrx_make_status(HRX_STATUS_DATA_LOSS,
+                         "archive '%s' has SHA-256 %s; bundle.json pins %s",
+                         archive_path, got, want);
+}
+
+/* Extracts into a private temporary directory, then renames it into
+ * place. The caller holds the bundle's lock. */
+static hrx_status_t hrx_bundle_install_locked(
+    const hrx_fabric_bundle_manifest_t* m, const char* archive_path,
+    const char* store, const char* dir, hrx_allocator_t allocator) {
+  struct stat info;
+  if (stat(dir, &info) == 0) {
+    hrx_status_t intact = hrx_bundle_verify_dir(m, dir);
+    if (intact == HRX_OK) return HRX_OK;
+    /* Damaged since it was installed: replace it. */
+    hrx_status_free(intact);
+    HRX_RETURN_IF_ERROR(hrx_dir_remove_all(dir, NULL));
+  }
+  HRX_RETURN_IF_ERROR(hrx_bundle_check_archive(m, archive_path));
+  char temp[4096];
+  char hex[HRX_SHA256_HEX_SIZE];
+  hrx_sha256_digest_format(&m->archive_sha256, hex);
+  char leaf[96];
+  snprintf(leaf, sizeof(leaf), ".tmp-%s-XXXXXX", hex);
+  HRX_RETURN_IF_ERROR(hrx_bundle_path(temp, sizeof(temp), store, leaf));
+  if (!mkdtemp(temp)) {
+    return hrx_status_from_errno(errno, "cannot create a directory in '%s'",
+                                 store);
+  }
+  bool* seen = NULL;
+  hrx_status_t status = hrx_allocator_malloc(
+      allocator, m->file_count + 1, (void**)&seen);
+  if (status == HRX_OK) status = hrx_bundle_extract(m, archive_path, temp, seen);
+  hrx_allocator_free(allocator, seen);
+  if (status == HRX_OK && chmod(temp, 0755) != 0) {
+    status = hrx_status_from_errno(errno, "cannot chmod '%s'", temp);
+  }
+  if (status == HRX_OK && rename(temp, dir) != 0) {
+    status = hrx_status_from_errno(errno, "cannot install bundle as '%s'",
+                                   dir);
+  }
+  if (status != HRX_OK) hrx_status_free(hrx_dir_remove_all(temp, NULL));
+  return status;
+}
+
+hrx_status_t hrx_fabric_bundle_install(const hrx_fabric_bundle_manifest_t* m,
+                                       const char* archive_path,
+                                       const char* cache_root,
+                                       hrx_allocator_t allocator,
+                                       char** out_dir) {
+  if (out_dir) *out_dir = NULL;
+  char *store = NULL, *dir = NULL;
+  hrx_status_t status =
+      hrx_bundle_entry_dir(m, cache_root, allocator, &store, &dir);
+  if (status == HRX_OK) status = hrx_dir_create_all(store, 0755);
+  hrx_file_lock_t lock = {.fd = -1};
+  if (status == HRX_OK) {
+    char path[4096];
+    int n = snprintf(path, sizeof(path), "%s.lock", dir);
+    status = n > 0 && (size_t)n < sizeof(path)
+                 ? hrx_file_lock_acquire(path, HRX_LOCK_EXCLUSIVE, &lock)
+                 : hrx_make_status(HRX_STATUS_OUT_OF_RANGE,
+                                   "bundle path '%s' is too long", dir);
+  }
+  if (status == HRX_OK) {
+    status = hrx_bundle_install_locked(m, archive_path, store, dir, allocator);
+  }
+  hrx_file_lock_release(&lock);
+  hrx_allocator_free(allocator, store);
+  if (status != HRX_OK || !out_dir) {
+    hrx_allocator_free(allocator, dir);
+    return status;
+  }
+  *out_dir = dir;
+  return HRX_OK;
+}

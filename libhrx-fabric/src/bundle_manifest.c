@@ -1,0 +1,250 @@
+/* bundle.json: parsing, validation and canonical formatting. */
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hrx/fabric/bundle.h"
+
+#ifndef HRX_FABRIC_BUNDLE_JSON_DEFAULT
+#define HRX_FABRIC_BUNDLE_JSON_DEFAULT "/usr/local/share/hrx/bundle.json"
+#endif
+
+void hrx_fabric_bundle_manifest_destroy(hrx_fabric_bundle_manifest_t* m) {
+  if (!m) return;
+  for (size_t i = 0; i < m->file_count; ++i) {
+    hrx_allocator_free(m->allocator, m->files[i].name);
+  }
+  hrx_allocator_free(m->allocator, m->files);
+  hrx_allocator_free(m->allocator, m->target);
+  hrx_allocator_free(m->allocator, m->revision);
+  hrx_allocator_free(m->allocator, m->url);
+  hrx_allocator_free(m->allocator, m);
+}
+
+/* A relative path of plain components: no absolute path, no empty, "." or
+ * ".." component, no backslash or control character. */
+static bool hrx_bundle_name_is_safe(const char* name) {
+  size_t length = strlen(name);
+  if (length == 0 || length > 1024 || name[0] == '/') return false;
+  const char* component = name;
+  for (const char* p = name;; ++p) {
+    if (*p == '/' || *p == '\0') {
+      size_t n = (size_t)(p - component);
+      if (n == 0 || (n == 1 && component[0] == '.') ||
+          (n == 2 && component[0] == '.' && component[1] == '.')) {
+        return false;
+      }
+      if (*p == '\0') return true;
+      component = p + 1;
+    } else if ((unsigned char)*p < 0x20 || *p == '\\' || *p == 0x7f) {
+      return false;
+    }
+  }
+}
+
+static int hrx_bundle_compare_files(const void* a, const void* b) {
+  return strcmp(((const hrx_fabric_bundle_file_t*)a)->name,
+                ((const hrx_fabric_bundle_file_t*)b)->name);
+}
+
+static hrx_status_t hrx_bundle_string(json_t* root, const char* key,
+                                      const char* source,
+                                      hrx_allocator_t allocator,
+                                      char** out) {
+  json_t* value = json_object_get(root, key);
+  if (!value) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "%s: missing field \"%s\"", source, key);
+  }
+  if (!json_is_string(value) || json_string_length(value) == 0) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "%s: \"%s\" must be a nonempty string", source,
+                           key);
+  }
+  return hrx_allocator_strdup(allocator, json_string_value(value), out);
+}
+
+static hrx_status_t hrx_bundle_digest(json_t* value, const char* source,
+                                      const char* what,
+                                      hrx_sha256_digest_t* out) {
+  if (!json_is_string(value)) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "%s: %s must be a string of 64 hex digits", source,
+                           what);
+  }
+  hrx_status_t status = hrx_sha256_digest_parse(json_string_value(value), out);
+  if (status != HRX_OK) {
+    hrx_status_t named = hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                                         "%s: %s: %s", source, what,
+                                         hrx_status_message(status));
+    hrx_status_free(status);
+    return named;
+  }
+  return HRX_OK;
+}
+
+static hrx_status_t hrx_bundle_parse_root(json_t* root, const char* source,
+                                          hrx_fabric_bundle_manifest_t* m) {
+  static const char* const known[] = {"schema",         "target", "revision",
+                                      "url",            "files",
+                                      "archive_sha256"};
+  if (!json_is_object(root)) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "%s: a bundle manifest is a JSON object", source);
+  }
+  const char* key;
+  json_t* value;
+  json_object_foreach(root, key, value) {
+    bool ok = false;
+    for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); ++i) {
+      if (!strcmp(key, known[i])) ok = true;
+    }
+    if (!ok) {
+      return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                             "%s: unknown field \"%s\"", source, key);
+    }
+  }
+  json_t* schema = json_object_get(root, "schema");
+  if (!schema) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "%s: missing field \"schema\"", source);
+  }
+  if (!json_is_integer(schema) ||
+      json_integer_value(schema) != HRX_FABRIC_BUNDLE_SCHEMA) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "%s: unknown schema %s (this HRX reads schema %d)",
+                           source,
+                           json_is_integer(schema) ? "version" : "value",
+                           HRX_FABRIC_BUNDLE_SCHEMA);
+  }
+  m->schema = HRX_FABRIC_BUNDLE_SCHEMA;
+  HRX_RETURN_IF_ERROR(
+      hrx_bundle_string(root, "target", source, m->allocator, &m->target));
+  HRX_RETURN_IF_ERROR(hrx_bundle_string(root, "revision", source,
+                                        m->allocator, &m->revision));
+  HRX_RETURN_IF_ERROR(
+      hrx_bundle_string(root, "url", source, m->allocator, &m->url));
+  json_t* archive = json_object_get(root, "archive_sha256");
+  if (!archive) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "%s: missing field \"archive_sha256\"", source);
+  }
+  HRX_RETURN_IF_ERROR(
+      hrx_bundle_digest(archive, source, "archive_sha256", &m->archive_sha256));
+  json_t* files = json_object_get(root, "files");
+  if (!files) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "%s: missing field \"files\"", source);
+  }
+  if (!json_is_object(files)) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "%s: \"files\" must map names to SHA-256 digests",
+                           source);
+  }
+  size_t count = json_object_size(files);
+  if (count) {
+    HRX_RETURN_IF_ERROR(hrx_allocator_malloc_array(
+        m->allocator, count, sizeof(*m->files), (void**)&m->files));
+  }
+  json_object_foreach(files, key, value) {
+    if (!hrx_bundle_name_is_safe(key)) {
+      return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                             "%s: file name \"%s\" is not a plain relative "
+                             "path",
+                             source, key);
+    }
+    hrx_fabric_bundle_file_t* file = &m->files[m->file_count];
+    HRX_RETURN_IF_ERROR(hrx_allocator_strdup(m->allocator, key, &file->name));
+    m->file_count++;
+    HRX_RETURN_IF_ERROR(hrx_bundle_digest(value, source, key, &file->sha256));
+  }
+  qsort(m->files, m->file_count, sizeof(*m->files), hrx_bundle_compare_files);
+  /* "a" and "a/b" cannot both be files. */
+  for (size_t i = 1; i < m->file_count; ++i) {
+    size_t n = strlen(m->files[i - 1].name);
+    if (!strncmp(m->files[i].name, m->files[i - 1].name, n) &&
+        m->files[i].name[n] == '/') {
+      return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                             "%s: \"%s\" is a file and a directory", source,
+                             m->files[i - 1].name);
+    }
+  }
+  return HRX_OK;
+}
+
+hrx_status_t hrx_fabric_bundle_manifest_parse(
+    const char* json, size_t length, const char* source_name,
+    hrx_allocator_t allocator, hrx_fabric_bundle_manifest_t** out_manifest) {
+  *out_manifest = NULL;
+  const char* source = source_name ? source_name : "bundle.json";
+  json_error_t error;
+  json_t* root = json_loadb(json ? json : "", json ? length : 0,
+                            JSON_REJECT_DUPLICATES, &error);
+  if (!root) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT, "%s:%d:%d: %s",
+                           source, error.line, error.column, error.text);
+  }
+  hrx_fabric_bundle_manifest_t* m = NULL;
+  hrx_status_t status =
+      hrx_allocator_malloc(allocator, sizeof(*m), (void**)&m);
+  if (status == HRX_OK) {
+    m->allocator = allocator;
+    status = hrx_bundle_parse_root(root, source, m);
+  }
+  json_decref(root);
+  if (status != HRX_OK) {
+    hrx_fabric_bundle_manifest_destroy(m);
+    return status;
+  }
+  *out_manifest = m;
+  return HRX_OK;
+}
+
+hrx_status_t hrx_fabric_bundle_manifest_load(
+    const char* path, hrx_allocator_t allocator,
+    hrx_fabric_bundle_manifest_t** out_manifest) {
+  *out_manifest = NULL;
+  void* text = NULL;
+  size_t length = 0;
+  HRX_RETURN_IF_ERROR(
+      hrx_file_read_all(allocator, path, 16u << 20, &text, &length));
+  hrx_status_t status = hrx_fabric_bundle_manifest_parse(
+      text, length, path, allocator, out_manifest);
+  hrx_allocator_free(allocator, text);
+  return status;
+}
+
+hrx_status_t hrx_fabric_bundle_manifest_path(hrx_allocator_t allocator,
+                                             char** out_path) {
+  const char* chosen = getenv("HRX_BUNDLE_JSON");
+  if (!chosen || !chosen[0]) chosen = HRX_FABRIC_BUNDLE_JSON_DEFAULT;
+  return hrx_allocator_strdup(allocator, chosen, out_path);
+}
+
+hrx_status_t hrx_fabric_bundle_manifest_format(
+    const hrx_fabric_bundle_manifest_t* m, hrx_string_builder_t* out) {
+  char hex[HRX_SHA256_HEX_SIZE];
+  HRX_RETURN_IF_ERROR(hrx_string_builder_appendf(
+      out, "{\n  \"schema\": %u,\n  \"target\": ", m->schema));
+  HRX_RETURN_IF_ERROR(
+      hrx_string_builder_append_json_string(out, m->target, strlen(m->target)));
+  HRX_RETURN_IF_ERROR(hrx_string_builder_append_cstr(out, ",\n  \"revision\": "));
+  HRX_RETURN_IF_ERROR(hrx_string_builder_append_json_string(
+      out, m->revision, strlen(m->revision)));
+  HRX_RETURN_IF_ERROR(hrx_string_builder_append_cstr(out, ",\n  \"url\": "));
+  HRX_RETURN_IF_ERROR(
+      hrx_string_builder_append_json_string(out, m->url, strlen(m->url)));
+  hrx_sha256_digest_format(&m->archive_sha256, hex);
+  HRX_RETURN_IF_ERROR(hrx_string_builder_appendf(
+      out, ",\n  \"archive_sha256\": \"%s\",\n  \"files\": {", hex));
+  for (size_t i = 0; i < m->file_count; ++i) {
+    HRX_RETURN_IF_ERROR(
+        hrx_string_builder_append_cstr(out, i ? ",\n    " : "\n    "));
+    HRX_RETURN_IF_ERROR(hrx_string_builder_append_json_string(
+        out, m->files[i].name, strlen(m->files[i].name)));
+    hrx_sha256_digest_format(&m->files[i].sha256, hex);
+    HRX_RETURN_IF_ERROR(hrx_string_builder_appendf(out, ": \"%s\"", hex));
+  }
+  return hrx_string_builder_append_cstr(out,
+                                        m->file_count ? "\n  }\n}\n" : "}\n}\n");
+}

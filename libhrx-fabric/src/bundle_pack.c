@@ -1,0 +1,226 @@
+/* Packing a directory into a reproducible bundle archive. */
+#include <archive.h>
+#include <archive_entry.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hrx/fabric/bundle.h"
+
+typedef struct hrx_bundle_walk_t {
+  hrx_allocator_t allocator;
+  const char* root;
+  char** names;
+  size_t count, capacity;
+} hrx_bundle_walk_t;
+
+/* Collects the regular files below |relative| ("" for the root). */
+static hrx_status_t hrx_bundle_walk(hrx_bundle_walk_t* w,
+                                    const char* relative, int depth) {
+  if (depth > 16) {
+    return hrx_make_status(HRX_STATUS_OUT_OF_RANGE,
+                           "'%s' is nested too deeply", relative);
+  }
+  char path[4096];
+  snprintf(path, sizeof(path), "%s%s%s", w->root, relative[0] ? "/" : "",
+           relative);
+  DIR* dir = opendir(path);
+  if (!dir) return hrx_status_from_errno(errno, "cannot read '%s'", path);
+  hrx_status_t status = HRX_OK;
+  for (struct dirent* e; status == HRX_OK && (e = readdir(dir));) {
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+    char name[4096];
+    snprintf(name, sizeof(name), "%s%s%s", relative, relative[0] ? "/" : "",
+             e->d_name);
+    char full[8192];
+    snprintf(full, sizeof(full), "%s/%s", w->root, name);
+    struct stat info;
+    if (lstat(full, &info) != 0) {
+      status = hrx_status_from_errno(errno, "cannot stat '%s'", full);
+    } else if (S_ISDIR(info.st_mode)) {
+      status = hrx_bundle_walk(w, name, depth + 1);
+    } else if (!S_ISREG(info.st_mode)) {
+      status = hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                               "'%s' is not a regular file or directory; "
+                               "bundles hold only those",
+                               full);
+    } else {
+      status = hrx_allocator_grow_array(w->allocator, sizeof(char*),
+                                        w->count + 1, &w->capacity,
+                                        (void**)&w->names);
+      if (status == HRX_OK) {
+        status = hrx_allocator_strdup(w->allocator, name,
+                                      &w->names[w->count]);
+      }
+      if (status == HRX_OK) w->count++;
+    }
+  }
+  closedir(dir);
+  return status;
+}
+
+static int hrx_bundle_compare_names(const void* a, const void* b) {
+  return strcmp(*(char* const*)a, *(char* const*)b);
+}
+
+/* Streams |path| into the archive as entry |name|, hashing it. */
+static hrx_status_t hrx_bundle_add_file(struct archive* writer,
+                                        const char* path, const char* name,
+                                        hrx_sha256_digest_t* out) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return hrx_status_from_errno(errno, "cannot open '%s'", path);
+  struct stat info;
+  if (fstat(fd, &info) != 0) {
+    int error = errno;
+    close(fd);
+    return hrx_status_from_errno(error, "cannot stat '%s'", path);
+  }
+  struct archive_entry* entry = archive_entry_new();
+  archive_entry_set_pathname(entry, name);
+  archive_entry_set_filetype(entry, AE_IFREG);
+  archive_entry_set_perm(entry, (info.st_mode & 0111) ? 0755 : 0644);
+  archive_entry_set_size(entry, info.st_size);
+  archive_entry_set_mtime(entry, 0, 0);
+  archive_entry_set_uid(entry, 0);
+  archive_entry_set_gid(entry, 0);
+  hrx_status_t status = HRX_OK;
+  if (archive_write_header(writer, entry) != ARCHIVE_OK) {
+    status = hrx_make_status(HRX_STATUS_INTERNAL, "cannot add '%s': %s", name,
+                             archive_error_string(writer));
+  }
+  archive_entry_free(entry);
+  hrx_sha256_t hash;
+  hrx_sha256_init(&hash);
+  uint8_t buffer[1 << 16];
+  off_t remaining = info.st_size;
+  while (status == HRX_OK && remaining > 0) {
+    ssize_t n = read(fd, buffer, sizeof(buffer));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      status = n == 0 ? hrx_make_status(HRX_STATUS_DATA_LOSS,
+                                        "'%s' shrank while being packed",
+                                        path)
+                      : hrx_status_from_errno(errno, "cannot read '%s'", path);
+      break;
+    }
+    if (n > remaining) n = (ssize_t)remaining; /* grew meanwhile */
+    hrx_sha256_update(&hash, buffer, (size_t)n);
+    if (archive_write_data(writer, buffer, (size_t)n) != n) {
+      status = hrx_make_status(HRX_STATUS_INTERNAL, "cannot write '%s': %s",
+                               name, archive_error_string(writer));
+    }
+    remaining -= n;
+  }
+  close(fd);
+  hrx_sha256_final(&hash, out);
+  return status;
+}
+
+static hrx_status_t hrx_bundle_write_archive(hrx_bundle_walk_t* w,
+                                             const char* archive_path,
+                                             hrx_fabric_bundle_file_t* files) {
+  struct archive* writer = archive_write_new();
+  if (!writer) {
+    return hrx_make_status(HRX_STATUS_RESOURCE_EXHAUSTED, "no memory");
+  }
+  hrx_status_t status = HRX_OK;
+  if (archive_write_set_format_ustar(writer) != ARCHIVE_OK ||
+      archive_write_add_filter_zstd(writer) != ARCHIVE_OK ||
+      archive_write_open_filename(writer, archive_path) != ARCHIVE_OK) {
+    status = hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                             "cannot write archive '%s': %s", archive_path,
+                             archive_error_string(writer));
+  }
+  for (size_t i = 0; i < w->count && status == HRX_OK; ++i) {
+    char path[8192];
+    snprintf(path, sizeof(path), "%s/%s", w->root, w->names[i]);
+    status = hrx_bundle_add_file(writer, path, w->names[i], &files[i].sha256);
+  }
+  if (archive_write_close(writer) != ARCHIVE_OK && status == HRX_OK) {
+    status = hrx_make_status(HRX_STATUS_INTERNAL, "cannot finish '%s': %s",
+                             archive_path, archive_error_string(writer));
+  }
+  archive_write_free(writer);
+  return status;
+}
+
+hrx_status_t hrx_fabric_bundle_pack(
+    const char* dir, const hrx_fabric_bundle_pack_options_t* options,
+    const char* archive_path, hrx_allocator_t allocator,
+    hrx_fabric_bundle_manifest_t** out_manifest) {
+  *out_manifest = NULL;
+  if (!dir || !archive_path || !options || !options->target ||
+      !options->target[0] || !options->url || !options->url[0]) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "packing needs a directory, an output, a target "
+                           "and a url");
+  }
+  hrx_bundle_walk_t walk = {.allocator = allocator, .root = dir};
+  hrx_status_t status = hrx_bundle_walk(&walk, "", 0);
+  if (status == HRX_OK) {
+    qsort(walk.names, walk.count, sizeof(char*), hrx_bundle_compare_names);
+  }
+  hrx_fabric_bundle_manifest_t* m = NULL;
+  if (status == HRX_OK) {
+    status = hrx_allocator_malloc(allocator, sizeof(*m), (void**)&m);
+  }
+  if (status == HRX_OK) {
+    m->allocator = allocator;
+    m->schema = HRX_FABRIC_BUNDLE_SCHEMA;
+    status = hrx_allocator_malloc_array(allocator, walk.count + 1,
+                                        sizeof(*m->files), (void**)&m->files);
+  }
+  if (status == HRX_OK) {
+    status = hrx_bundle_write_archive(&walk, archive_path, m->files);
+  }
+  if (status == HRX_OK) {
+    /* The manifest takes the names. */
+    for (size_t i = 0; i < walk.count; ++i) {
+      m->files[i].name = walk.names[i];
+      walk.names[i] = NULL;
+    }
+    m->file_count = walk.count;
+    status = hrx_sha256_file(archive_path, &m->archive_sha256);
+  }
+  if (status == HRX_OK) {
+    status = hrx_allocator_strdup(allocator, options->target, &m->target);
+  }
+  if (status == HRX_OK) {
+    status = hrx_allocator_strdup(allocator, options->url, &m->url);
+  }
+  if (status == HRX_OK) {
+    status = hrx_allocator_strdup(
+        allocator, options->revision ? options->revision : "unversioned",
+        &m->revision);
+  }
+  if (status == HRX_OK) {
+    /* What we write must read back: names and fields go through the
+     * manifest parser's checks. */
+    hrx_string_builder_t text;
+    hrx_string_builder_init(allocator, &text);
+    status = hrx_fabric_bundle_manifest_format(m, &text);
+    hrx_fabric_bundle_manifest_t* check = NULL;
+    if (status == HRX_OK) {
+      status = hrx_fabric_bundle_manifest_parse(
+          hrx_string_builder_cstr(&text), strlen(hrx_string_builder_cstr(&text)),
+          dir, allocator, &check);
+    }
+    hrx_fabric_bundle_manifest_destroy(check);
+    hrx_string_builder_deinit(&text);
+  }
+  for (size_t i = 0; i < walk.count; ++i) {
+    hrx_allocator_free(allocator, walk.names[i]);
+  }
+  hrx_allocator_free(allocator, walk.names);
+  if (status != HRX_OK) {
+    hrx_fabric_bundle_manifest_destroy(m);
+    unlink(archive_path);
+    return status;
+  }
+  *out_manifest = m;
+  return HRX_OK;
+}

@@ -1,0 +1,411 @@
+/* Bundles: manifest validation, pack/install round trips, tampering, and
+ * malicious archives built here with libarchive. */
+#include <archive.h>
+#include <archive_entry.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "hrx/fabric.h"
+#include "test_support.h"
+
+static int make_dir(void** state) {
+  *state = test_temp_dir_create();
+  return 0;
+}
+
+static int remove_dir(void** state) {
+  test_temp_dir_remove(*state);
+  return 0;
+}
+
+static const char* const zero_hex =
+    "0000000000000000000000000000000000000000000000000000000000000000";
+
+static hrx_status_t parse(const char* json,
+                          hrx_fabric_bundle_manifest_t** out) {
+  return hrx_fabric_bundle_manifest_parse(json, strlen(json), "b.json",
+                                          hrx_allocator_system(), out);
+}
+
+static void test_manifest_errors(void** state) {
+  (void)state;
+  char good[512];
+  snprintf(good, sizeof(good),
+           "{\"schema\":1,\"target\":\"gfx1151\",\"revision\":\"r1\","
+           "\"url\":\"https://x/b.tar.zst\",\"archive_sha256\":\"%s\","
+           "\"files\":{\"b/k.bin\":\"%s\",\"a.bin\":\"%s\"}}",
+           zero_hex, zero_hex, zero_hex);
+  hrx_fabric_bundle_manifest_t* m = NULL;
+  assert_ok(parse(good, &m));
+  assert_int_equal(m->file_count, 2);
+  assert_string_equal(m->files[0].name, "a.bin"); /* sorted */
+  assert_string_equal(m->target, "gfx1151");
+  /* Canonical text reads back identically. */
+  hrx_string_builder_t text;
+  hrx_string_builder_init(hrx_allocator_system(), &text);
+  assert_ok(hrx_fabric_bundle_manifest_format(m, &text));
+  hrx_fabric_bundle_manifest_t* again = NULL;
+  assert_ok(parse(hrx_string_builder_cstr(&text), &again));
+  hrx_string_builder_t text2;
+  hrx_string_builder_init(hrx_allocator_system(), &text2);
+  assert_ok(hrx_fabric_bundle_manifest_format(again, &text2));
+  assert_string_equal(hrx_string_builder_cstr(&text),
+                      hrx_string_builder_cstr(&text2));
+  hrx_string_builder_deinit(&text);
+  hrx_string_builder_deinit(&text2);
+  hrx_fabric_bundle_manifest_destroy(again);
+  hrx_fabric_bundle_manifest_destroy(m);
+
+  struct {
+    const char* json;
+    const char* message;
+  } cases[] = {
+      {"{\"schema\":1,", "b.json:1:"},
+      {"[]", "is a JSON object"},
+      {"{\"schema\":2}", "unknown schema version"},
+      {"{\"schema\":\"1\"}", "unknown schema value"},
+      {"{}", "missing field \"schema\""},
+      {"{\"schema\":1}", "missing field \"target\""},
+      {"{\"schema\":1,\"target\":\"t\",\"revision\":\"r\",\"url\":\"u\","
+       "\"files\":{}}",
+       "missing field \"archive_sha256\""},
+      {"{\"schema\":1,\"target\":\"\",\"revision\":\"r\",\"url\":\"u\"}",
+       "\"target\" must be a nonempty string"},
+      {"{\"schema\":1,\"tagret\":\"t\"}", "unknown field \"tagret\""},
+      {"{\"schema\":1,\"target\":\"t\",\"revision\":\"r\",\"url\":\"u\","
+       "\"archive_sha256\":\"abc\",\"files\":{}}",
+       "archive_sha256"},
+      {"{\"schema\":1,\"target\":\"t\",\"target\":\"u\"}", "duplicate"},
+  };
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
+    hrx_status_t status = parse(cases[i].json, &m);
+    if (!status || !strstr(hrx_status_message(status), cases[i].message)) {
+      fail_msg("case %zu: %s", i, status ? hrx_status_message(status) : "OK");
+    }
+    assert_null(m);
+    assert_status_code(status, HRX_STATUS_INVALID_ARGUMENT);
+  }
+  /* File names must be plain relative paths, listed once. */
+  const char* names[] = {"/etc/passwd", "../x", "a/../b", "a//b", "a\\\\b",
+                         "",            "./a",  "a/",     "d\\u0001"};
+  for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); ++i) {
+    char json[512];
+    snprintf(json, sizeof(json),
+             "{\"schema\":1,\"target\":\"t\",\"revision\":\"r\",\"url\":\"u\","
+             "\"archive_sha256\":\"%s\",\"files\":{\"%s\":\"%s\"}}",
+             zero_hex, names[i], zero_hex);
+    hrx_status_t status = parse(json, &m);
+    if (!status || !strstr(hrx_status_message(status), "plain relative")) {
+      fail_msg("name '%s': %s", names[i],
+               status ? hrx_status_message(status) : "OK");
+    }
+    hrx_status_free(status);
+  }
+  char json[512];
+  snprintf(json, sizeof(json),
+           "{\"schema\":1,\"target\":\"t\",\"revision\":\"r\",\"url\":\"u\","
+           "\"archive_sha256\":\"%s\",\"files\":{\"a\":\"%s\",\"a\":\"%s\"}}",
+           zero_hex, zero_hex, zero_hex);
+  assert_status_code(parse(json, &m), HRX_STATUS_INVALID_ARGUMENT);
+  snprintf(json, sizeof(json),
+           "{\"schema\":1,\"target\":\"t\",\"revision\":\"r\",\"url\":\"u\","
+           "\"archive_sha256\":\"%s\",\"files\":{\"a\":\"%s\",\"a/b\":\"%s\"}}",
+           zero_hex, zero_hex, zero_hex);
+  hrx_status_t status = parse(json, &m);
+  assert_non_null(strstr(hrx_status_message(status), "file and a directory"));
+  hrx_status_free(status);
+}
+
+/* A source tree with two files, packed; returns the manifest. */
+static hrx_fabric_bundle_manifest_t* pack_fixture(const char* root,
+                                                  char** out_archive) {
+  char* src = test_strdup_printf("%s/src/kernels", root);
+  assert_ok(hrx_dir_create_all(src, 0755));
+  char* a = test_strdup_printf("%s/src/kernels/a.bin", root);
+  char* b = test_strdup_printf("%s/src/readme", root);
+  test_write_file(a, "kernel bytes", 12);
+  test_write_file(b, "hello", 5);
+  char* dir = test_strdup_printf("%s/src", root);
+  *out_archive = test_strdup_printf("%s/bundle.tar.zst", root);
+  hrx_fabric_bundle_pack_options_t options = {"gfx1151", "https://x/b", "r7"};
+  hrx_fabric_bundle_manifest_t* m = NULL;
+  assert_ok(hrx_fabric_bundle_pack(dir, &options, *out_archive,
+                                   hrx_allocator_system(), &m));
+  free(src);
+  free(a);
+  free(b);
+  free(dir);
+  return m;
+}
+
+/* Names under bundles/ other than locks. */
+static int visible_entries(const char* cache) {
+  char* store = test_strdup_printf("%s/bundles", cache);
+  DIR* dir = opendir(store);
+  int count = 0;
+  for (struct dirent* e; dir && (e = readdir(dir));) {
+    size_t n = strlen(e->d_name);
+    if (e->d_name[0] == '.' && (n == 1 || !strcmp(e->d_name, ".."))) continue;
+    if (n > 5 && !strcmp(e->d_name + n - 5, ".lock")) continue;
+    count++;
+  }
+  if (dir) closedir(dir);
+  free(store);
+  return count;
+}
+
+static void test_pack_install_locate(void** state) {
+  const char* root = *state;
+  char* archive = NULL;
+  hrx_fabric_bundle_manifest_t* m = pack_fixture(root, &archive);
+  assert_int_equal(m->file_count, 2);
+  assert_string_equal(m->files[0].name, "kernels/a.bin");
+  assert_string_equal(m->revision, "r7");
+  /* Packing is reproducible. */
+  char* second = test_strdup_printf("%s/again.tar.zst", root);
+  char* src = test_strdup_printf("%s/src", root);
+  hrx_fabric_bundle_pack_options_t options = {"gfx1151", "https://x/b", "r7"};
+  hrx_fabric_bundle_manifest_t* m2 = NULL;
+  sleep(1); /* different mtimes would show */
+  assert_ok(hrx_fabric_bundle_pack(src, &options, second,
+                                   hrx_allocator_system(), &m2));
+  assert_memory_equal(&m->archive_sha256, &m2->archive_sha256,
+                      sizeof(m->archive_sha256));
+  hrx_fabric_bundle_manifest_destroy(m2);
+
+  char* cache = test_strdup_printf("%s/cache", root);
+  char* dir = NULL;
+  assert_status_code(hrx_fabric_bundle_locate(m, cache, hrx_allocator_system(),
+                                              &dir),
+                     HRX_STATUS_NOT_FOUND);
+  assert_ok(hrx_fabric_bundle_install(m, archive, cache,
+                                      hrx_allocator_system(), &dir));
+  char* file = test_strdup_printf("%s/kernels/a.bin", dir);
+  void* data = NULL;
+  size_t length = 0;
+  assert_ok(hrx_file_read_all(hrx_allocator_system(), file, 100, &data,
+                              &length));
+  assert_int_equal(length, 12);
+  assert_memory_equal(data, "kernel bytes", 12);
+  free(data);
+  free(dir);
+  assert_ok(hrx_fabric_bundle_locate(m, cache, hrx_allocator_system(), &dir));
+  free(dir);
+  assert_int_equal(visible_entries(cache), 1);
+  /* A changed file is caught on use and repaired by installing again. */
+  test_write_file(file, "kernel bytez", 12);
+  assert_status_code(hrx_fabric_bundle_locate(m, cache, hrx_allocator_system(),
+                                              &dir),
+                     HRX_STATUS_DATA_LOSS);
+  assert_ok(hrx_fabric_bundle_install(m, archive, cache,
+                                      hrx_allocator_system(), NULL));
+  assert_ok(hrx_fabric_bundle_locate(m, cache, hrx_allocator_system(), &dir));
+  free(dir);
+  free(file);
+  free(cache);
+  free(src);
+  free(second);
+  free(archive);
+  hrx_fabric_bundle_manifest_destroy(m);
+}
+
+static void test_tampering_installs_nothing(void** state) {
+  const char* root = *state;
+  char* archive = NULL;
+  hrx_fabric_bundle_manifest_t* m = pack_fixture(root, &archive);
+  char* cache = test_strdup_printf("%s/cache", root);
+  /* A flipped byte in the archive. */
+  void* data = NULL;
+  size_t length = 0;
+  assert_ok(hrx_file_read_all(hrx_allocator_system(), archive, 1 << 20, &data,
+                              &length));
+  ((uint8_t*)data)[length / 2] ^= 1;
+  char* tampered = test_strdup_printf("%s/tampered.tar.zst", root);
+  test_write_file(tampered, data, length);
+  hrx_status_t status = hrx_fabric_bundle_install(
+      m, tampered, cache, hrx_allocator_system(), NULL);
+  assert_non_null(strstr(hrx_status_message(status), "bundle.json pins"));
+  assert_status_code(status, HRX_STATUS_DATA_LOSS);
+  assert_int_equal(visible_entries(cache), 0);
+  /* A truncated archive whose digest is pinned: extraction fails. */
+  char* truncated = test_strdup_printf("%s/truncated.tar.zst", root);
+  test_write_file(truncated, data, length - 40);
+  assert_ok(hrx_sha256_file(truncated, &m->archive_sha256));
+  assert_status_code(hrx_fabric_bundle_install(m, truncated, cache,
+                                               hrx_allocator_system(), NULL),
+                     HRX_STATUS_DATA_LOSS);
+  assert_int_equal(visible_entries(cache), 0);
+  /* A file whose pinned digest differs. */
+  assert_ok(hrx_sha256_file(archive, &m->archive_sha256));
+  m->files[1].sha256.bytes[0] ^= 1;
+  status = hrx_fabric_bundle_install(m, archive, cache,
+                                     hrx_allocator_system(), NULL);
+  assert_non_null(strstr(hrx_status_message(status), "'readme' has SHA-256"));
+  assert_status_code(status, HRX_STATUS_DATA_LOSS);
+  assert_int_equal(visible_entries(cache), 0);
+  /* A listed file the archive lacks. */
+  m->files[1].sha256.bytes[0] ^= 1;
+  free(m->files[1].name);
+  m->files[1].name = strdup("zzz");
+  status = hrx_fabric_bundle_install(m, archive, cache,
+                                     hrx_allocator_system(), NULL);
+  assert_non_null(strstr(hrx_status_message(status), "not listed"));
+  hrx_status_free(status);
+  assert_int_equal(visible_entries(cache), 0);
+  free(data);
+  free(tampered);
+  free(truncated);
+  free(cache);
+  free(archive);
+  hrx_fabric_bundle_manifest_destroy(m);
+}
+
+/*===------------------------------------------------------------------===*/
+/* Malicious archives                                                      */
+/*===------------------------------------------------------------------===*/
+
+typedef struct evil_entry_t {
+  const char* name;
+  mode_t type;
+  const char* link; /* symlink target or hardlink source */
+  bool hardlink;
+} evil_entry_t;
+
+/* Writes a tar.gz holding "ok" and then |evil|, and the manifest text
+ * pinning it (listing "ok" and |listed| when not NULL). */
+static char* write_evil(const char* root, const evil_entry_t* evil,
+                        const char* listed, char** out_archive) {
+  *out_archive = test_strdup_printf("%s/evil.tar.gz", root);
+  struct archive* w = archive_write_new();
+  archive_write_set_format_pax_restricted(w);
+  archive_write_add_filter_gzip(w);
+  assert_int_equal(archive_write_open_filename(w, *out_archive), ARCHIVE_OK);
+  for (int i = 0; i < 2; ++i) {
+    const char* name = i ? evil->name : "ok";
+    struct archive_entry* e = archive_entry_new();
+    archive_entry_set_pathname(e, name);
+    mode_t type = i ? evil->type : AE_IFREG;
+    archive_entry_set_filetype(e, type);
+    archive_entry_set_perm(e, 0644);
+    if (i && evil->hardlink) archive_entry_set_hardlink(e, evil->link);
+    if (i && type == AE_IFLNK) archive_entry_set_symlink(e, evil->link);
+    bool data = type == AE_IFREG && !(i && evil->hardlink);
+    archive_entry_set_size(e, data ? 2 : 0);
+    assert_int_equal(archive_write_header(w, e), ARCHIVE_OK);
+    if (data) assert_int_equal(archive_write_data(w, "hi", 2), 2);
+    archive_entry_free(e);
+  }
+  archive_write_close(w);
+  archive_write_free(w);
+  hrx_sha256_digest_t digest, hi;
+  assert_ok(hrx_sha256_file(*out_archive, &digest));
+  hrx_sha256("hi", 2, &hi);
+  char archive_hex[HRX_SHA256_HEX_SIZE], hi_hex[HRX_SHA256_HEX_SIZE];
+  hrx_sha256_digest_format(&digest, archive_hex);
+  hrx_sha256_digest_format(&hi, hi_hex);
+  if (listed) {
+    return test_strdup_printf(
+        "{\"schema\":1,\"target\":\"t\",\"revision\":\"r\",\"url\":\"u\","
+        "\"archive_sha256\":\"%s\",\"files\":{\"ok\":\"%s\",\"%s\":\"%s\"}}",
+        archive_hex, hi_hex, listed, hi_hex);
+  }
+  return test_strdup_printf(
+      "{\"schema\":1,\"target\":\"t\",\"revision\":\"r\",\"url\":\"u\","
+      "\"archive_sha256\":\"%s\",\"files\":{\"ok\":\"%s\"}}",
+      archive_hex, hi_hex);
+}
+
+static void test_malicious_archives(void** state) {
+  const char* root = *state;
+  struct {
+    evil_entry_t entry;
+    const char* listed;
+    const char* message;
+  } cases[] = {
+      {{"/etc/evil", AE_IFREG, NULL, false}, NULL, "not listed"},
+      {{"../evil", AE_IFREG, NULL, false}, NULL, "not listed"},
+      {{"sub/../../evil", AE_IFREG, NULL, false}, NULL, "not listed"},
+      {{"link", AE_IFLNK, "/etc", false}, "link", "symbolic link"},
+      {{"escape", AE_IFLNK, "../../..", false}, NULL, "symbolic link"},
+      {{"hard", AE_IFREG, "ok", true}, "hard", "hard link"},
+      {{"dev", AE_IFCHR, NULL, false}, NULL, "character device"},
+      {{"fifo", AE_IFIFO, NULL, false}, NULL, "fifo"},
+      {{"ok", AE_IFREG, NULL, false}, NULL, "appears twice"},
+      {{"extra", AE_IFREG, NULL, false}, NULL, "not listed"},
+      {{"ok/", AE_IFDIR, NULL, false}, NULL, "lists it as a file"},
+  };
+  char* cache = test_strdup_printf("%s/cache", root);
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
+    char* archive = NULL;
+    char* json = write_evil(root, &cases[i].entry, cases[i].listed, &archive);
+    hrx_fabric_bundle_manifest_t* m = NULL;
+    assert_ok(parse(json, &m));
+    hrx_status_t status =
+        hrx_fabric_bundle_install(m, archive, cache, hrx_allocator_system(),
+                                  NULL);
+    if (!status || !strstr(hrx_status_message(status), cases[i].message)) {
+      fail_msg("case %zu (%s): %s", i, cases[i].entry.name,
+               status ? hrx_status_message(status) : "installed");
+    }
+    hrx_status_free(status);
+    assert_int_equal(visible_entries(cache), 0);
+    hrx_fabric_bundle_manifest_destroy(m);
+    free(json);
+    free(archive);
+  }
+  /* Nothing escaped. */
+  char* outside = test_strdup_printf("%s/evil", root);
+  struct stat info;
+  assert_int_not_equal(lstat(outside, &info), 0);
+  free(outside);
+  free(cache);
+}
+
+static void test_concurrent_installs(void** state) {
+  const char* root = *state;
+  char* archive = NULL;
+  hrx_fabric_bundle_manifest_t* m = pack_fixture(root, &archive);
+  char* cache = test_strdup_printf("%s/cache", root);
+  pid_t children[4];
+  for (int c = 0; c < 4; ++c) {
+    children[c] = fork();
+    assert_true(children[c] >= 0);
+    if (children[c] == 0) {
+      hrx_status_t status = hrx_fabric_bundle_install(
+          m, archive, cache, hrx_allocator_system(), NULL);
+      _exit(status == HRX_OK ? 0 : 1);
+    }
+  }
+  for (int c = 0; c < 4; ++c) {
+    int wstatus = 0;
+    assert_int_equal(waitpid(children[c], &wstatus, 0), children[c]);
+    assert_true(WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0);
+  }
+  assert_int_equal(visible_entries(cache), 1);
+  char* dir = NULL;
+  assert_ok(hrx_fabric_bundle_locate(m, cache, hrx_allocator_system(), &dir));
+  free(dir);
+  free(cache);
+  free(archive);
+  hrx_fabric_bundle_manifest_destroy(m);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_manifest_errors),
+      cmocka_unit_test_setup_teardown(test_pack_install_locate, make_dir,
+                                      remove_dir),
+      cmocka_unit_test_setup_teardown(test_tampering_installs_nothing,
+                                      make_dir, remove_dir),
+      cmocka_unit_test_setup_teardown(test_malicious_archives, make_dir,
+                                      remove_dir),
+      cmocka_unit_test_setup_teardown(test_concurrent_installs, make_dir,
+                                      remove_dir),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -43,6 +43,33 @@ int hrx_cmd_doctor(int argc, char** argv) {
   hrx_allocator_free(allocator, cache);
   hrx_allocator_free(allocator, runtime);
 
+  printf("bundle:\n");
+  char* manifest_path = NULL;
+  hrx_fabric_bundle_manifest_t* manifest = NULL;
+  status = hrx_fabric_bundle_manifest_path(allocator, &manifest_path);
+  if (status == HRX_OK) {
+    printf("  %-12s %s\n", "bundle.json", manifest_path);
+    status = hrx_fabric_bundle_manifest_load(manifest_path, allocator,
+                                             &manifest);
+  }
+  char* bundle_dir = NULL;
+  if (status == HRX_OK) {
+    printf("  %-12s %s for %s, %zu files\n", "pinned", manifest->revision,
+           manifest->target, manifest->file_count);
+    status = hrx_fabric_bundle_locate(manifest, NULL, allocator, &bundle_dir);
+  }
+  if (status == HRX_OK) {
+    printf("  %-12s installed and verified in %s\n", "state", bundle_dir);
+  } else {
+    char text[1024];
+    hrx_status_format(status, text, sizeof(text));
+    printf("  %-12s %s\n", "state", text);
+    hrx_status_free(status);
+  }
+  hrx_allocator_free(allocator, bundle_dir);
+  hrx_fabric_bundle_manifest_destroy(manifest);
+  hrx_allocator_free(allocator, manifest_path);
+
   printf("logging:\n  %-12s %s\n", "HRX_LOG",
          hrx_log_level_string(hrx_logger_from_env().level));
 

@@ -1,6 +1,7 @@
-/* hrx gc [DAYS]: evict kernel cache entries not read for DAYS days.
- * Only entries this tool recognises (64-hex-digit directories, their lock
- * files and abandoned temporaries) are touched; unknown folders stay. */
+/* hrx gc [DAYS]: evict kernel cache entries not read for DAYS days and
+ * bundles that bundle.json does not pin. Only entries this tool recognises
+ * (64-hex-digit directories, their lock files and abandoned temporaries)
+ * are touched; unknown folders stay. */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hrx/fabric.h"
 #include "hrx_cli.h"
 
 static bool is_key(const char* name) {
@@ -33,6 +35,55 @@ static bool remove_entry(const char* path, uint64_t* bytes) {
   return false;
 }
 
+typedef struct sweep_t {
+  size_t removed, kept;
+  uint64_t bytes;
+} sweep_t;
+
+/* Sweeps one store: |evict| decides for each 64-hex entry. Abandoned
+ * temporaries (a day old) and locks without their entry go too. */
+static void sweep(const char* store,
+                  bool (*evict)(const char* name, const struct stat* info,
+                                const void* context),
+                  const void* context, sweep_t* out) {
+  DIR* dir = opendir(store);
+  if (!dir) return;
+  for (struct dirent* e; (e = readdir(dir));) {
+    char path[4096 + 256];
+    snprintf(path, sizeof(path), "%s/%s", store, e->d_name);
+    struct stat info;
+    if (lstat(path, &info) != 0) continue;
+    if (is_key(e->d_name) && S_ISDIR(info.st_mode)) {
+      if (evict(e->d_name, &info, context)) {
+        if (remove_entry(path, &out->bytes)) out->removed++;
+      } else {
+        out->kept++;
+      }
+    } else if (!strncmp(e->d_name, ".tmp-", 5) && S_ISDIR(info.st_mode) &&
+               info.st_mtime < time(NULL) - 86400) {
+      remove_entry(path, &out->bytes); /* abandoned by a killed process */
+    } else if (strlen(e->d_name) == 69 && !strcmp(e->d_name + 64, ".lock")) {
+      char entry[4096 + 256];
+      snprintf(entry, sizeof(entry), "%s/%.64s", store, e->d_name);
+      struct stat entry_info;
+      if (stat(entry, &entry_info) != 0) unlink(path);
+    }
+  }
+  closedir(dir);
+}
+
+static bool kernel_unread(const char* name, const struct stat* info,
+                          const void* context) {
+  (void)name;
+  return info->st_atime < *(const time_t*)context;
+}
+
+static bool bundle_unpinned(const char* name, const struct stat* info,
+                            const void* context) {
+  (void)info;
+  return strcmp(name, (const char*)context) != 0;
+}
+
 int hrx_cmd_gc(int argc, char** argv) {
   long days = 30;
   if (argc > 2) return hrx_cli_usage_error("gc", "takes at most DAYS");
@@ -44,43 +95,46 @@ int hrx_cmd_gc(int argc, char** argv) {
                                  argv[1]);
     }
   }
+  hrx_allocator_t allocator = hrx_allocator_system();
   char* root = NULL;
-  hrx_status_t status =
-      hrx_path_cache_root(hrx_allocator_system(), &root, NULL);
+  hrx_status_t status = hrx_path_cache_root(allocator, &root, NULL);
   if (status != HRX_OK) return hrx_cli_fail("gc", status);
   char kernels[4096];
   snprintf(kernels, sizeof(kernels), "%s/kernels", root);
-  free(root);
   time_t cutoff = time(NULL) - (time_t)days * 86400;
-  size_t removed = 0, kept = 0;
-  uint64_t bytes = 0;
-  DIR* dir = opendir(kernels);
-  if (dir) {
-    for (struct dirent* e; (e = readdir(dir));) {
-      char path[4096 + 256];
-      snprintf(path, sizeof(path), "%s/%s", kernels, e->d_name);
-      struct stat info;
-      if (lstat(path, &info) != 0) continue;
-      if (is_key(e->d_name) && S_ISDIR(info.st_mode)) {
-        if (info.st_atime < cutoff) {
-          if (remove_entry(path, &bytes)) removed++;
-        } else {
-          kept++;
-        }
-      } else if (!strncmp(e->d_name, ".tmp-", 5) && S_ISDIR(info.st_mode) &&
-                 info.st_mtime < time(NULL) - 86400) {
-        remove_entry(path, &bytes); /* abandoned by a killed compiler */
-      } else if (strlen(e->d_name) == 69 && !strcmp(e->d_name + 64, ".lock")) {
-        char entry[4096 + 256];
-        snprintf(entry, sizeof(entry), "%s/%.64s", kernels, e->d_name);
-        struct stat entry_info;
-        if (stat(entry, &entry_info) != 0) unlink(path);
-      }
-    }
-    closedir(dir);
-  }
+  sweep_t swept = {0};
+  sweep(kernels, kernel_unread, &cutoff, &swept);
   printf("hrx gc: removed %zu kernel%s (%llu bytes) unread for %ld day%s, "
-         "kept %zu\n", removed, removed == 1 ? "" : "s",
-         (unsigned long long)bytes, days, days == 1 ? "" : "s", kept);
+         "kept %zu\n", swept.removed, swept.removed == 1 ? "" : "s",
+         (unsigned long long)swept.bytes, days, days == 1 ? "" : "s",
+         swept.kept);
+
+  /* Bundles: only with a readable pin, never by guesswork. */
+  char* manifest_path = NULL;
+  hrx_fabric_bundle_manifest_t* manifest = NULL;
+  status = hrx_fabric_bundle_manifest_path(allocator, &manifest_path);
+  if (status == HRX_OK) {
+    status = hrx_fabric_bundle_manifest_load(manifest_path, allocator,
+                                             &manifest);
+  }
+  if (status != HRX_OK) {
+    char text[1024];
+    hrx_status_format(status, text, sizeof(text));
+    printf("hrx gc: bundles kept (no pinned bundle.json: %s)\n", text);
+    hrx_status_free(status);
+  } else {
+    char pinned[HRX_SHA256_HEX_SIZE];
+    hrx_sha256_digest_format(&manifest->archive_sha256, pinned);
+    char bundles[4096];
+    snprintf(bundles, sizeof(bundles), "%s/bundles", root);
+    sweep_t bundle_sweep = {0};
+    sweep(bundles, bundle_unpinned, pinned, &bundle_sweep);
+    printf("hrx gc: removed %zu unpinned bundle%s (%llu bytes), kept %zu\n",
+           bundle_sweep.removed, bundle_sweep.removed == 1 ? "" : "s",
+           (unsigned long long)bundle_sweep.bytes, bundle_sweep.kept);
+  }
+  hrx_fabric_bundle_manifest_destroy(manifest);
+  hrx_allocator_free(allocator, manifest_path);
+  free(root);
   return HRX_EXIT_OK;
 }

@@ -36,7 +36,22 @@ static const char hrx_run_usage[] =
 static const char hrx_gc_usage[] =
     "usage: hrx gc [DAYS]\n"
     "  removes kernel cache entries not read for DAYS days (default 30),\n"
-    "  orphaned locks and stale temporary files\n";
+    "  bundles the pinned bundle.json does not name, orphaned locks and\n"
+    "  stale temporary files\n";
+
+static const char hrx_pack_usage[] =
+    "usage: hrx pack DIR --target=T --url=URL --output=ARCHIVE [options]\n"
+    "  packs the files under DIR into a reproducible tar.zst and writes the\n"
+    "  bundle.json that pins it\n"
+    "  --revision=R             the bundle's revision (default unversioned)\n"
+    "  --bundle-json=FILE       where the manifest goes (default "
+    "ARCHIVE.json)\n";
+
+static const char hrx_prepare_usage[] =
+    "usage: hrx prepare [ARCHIVE]\n"
+    "  installs the bundle that bundle.json pins ($HRX_BUNDLE_JSON, else\n"
+    "  the installed one) from ARCHIVE, verifying every byte; without\n"
+    "  ARCHIVE, checks the installed bundle\n";
 
 static const char hrx_doctor_usage[] = "usage: hrx doctor\n";
 static const char hrx_help_usage[] = "usage: hrx help [COMMAND]\n";
@@ -48,6 +63,10 @@ static const hrx_cli_command_t hrx_commands[] = {
      hrx_cmd_run},
     {"gc", "evict kernel cache entries not read for DAYS (default 30)",
      hrx_gc_usage, hrx_cmd_gc},
+    {"pack", "pack a directory into a pinned bundle archive", hrx_pack_usage,
+     hrx_cmd_pack},
+    {"prepare", "install or check the pinned native bundle",
+     hrx_prepare_usage, hrx_cmd_prepare},
     {"doctor", "report libraries, cache and runtime paths, and devices",
      hrx_doctor_usage, hrx_cmd_doctor},
     {"help", "show this help, or one command's", hrx_help_usage, hrx_cmd_help},
@@ -69,7 +88,8 @@ static void hrx_print_usage(FILE* out) {
           "'hrx help COMMAND' shows a command's options.\n"
           "environment: HRX_LOG=debug|info|warn|error|off, "
           "HRX_HOST_THREADS,\n"
-          "             XDG_CACHE_HOME, XDG_RUNTIME_DIR\n");
+          "             HRX_BUNDLE_JSON, HRX_OFFLINE, XDG_CACHE_HOME, "
+          "XDG_RUNTIME_DIR\n");
 }
 
 static const hrx_cli_command_t* hrx_find_command(const char* name) {

@@ -287,6 +287,9 @@ static hrx_status_t hrx_bundle_check_archive(
 static hrx_status_t hrx_bundle_install_locked(
     const hrx_fabric_bundle_manifest_t* m, const char* archive_path,
     const char* store, const char* dir, hrx_allocator_t allocator) {
+  /* The archive is checked even when the bundle is installed already: a
+   * wrong archive is an error the caller should hear about. */
+  HRX_RETURN_IF_ERROR(hrx_bundle_check_archive(m, archive_path));
   struct stat info;
   if (stat(dir, &info) == 0) {
     hrx_status_t intact = hrx_bundle_verify_dir(m, dir);
@@ -295,7 +298,6 @@ static hrx_status_t hrx_bundle_install_locked(
     hrx_status_free(intact);
     HRX_RETURN_IF_ERROR(hrx_dir_remove_all(dir, NULL));
   }
-  HRX_RETURN_IF_ERROR(hrx_bundle_check_archive(m, archive_path));
   char temp[4096];
   char hex[HRX_SHA256_HEX_SIZE];
   hrx_sha256_digest_format(&m->archive_sha256, hex);

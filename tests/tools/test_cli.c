@@ -248,6 +248,80 @@ static void test_gc_by_access_time(void** state) {
   test_temp_dir_remove(root);
 }
 
+static void test_pack_prepare_gc(void** state) {
+  (void)state;
+  char* root = temp_root();
+  char* src = test_strdup_printf("%s/src/k", root);
+  assert_ok(hrx_dir_create_all(src, 0755));
+  char* file = test_strdup_printf("%s/src/k/a.bin", root);
+  test_write_file(file, "abc", 3);
+  char* env = test_strdup_printf("XDG_CACHE_HOME=%s/cache HRX_BUNDLE_JSON=%s/b.json",
+                                 root, root);
+  run_result_t r;
+  char* args = test_strdup_printf(
+      "pack %s/src --target=gfx1151 --url=https://example.invalid/b.tar.zst "
+      "--revision=r1 --output=%s/b.tar.zst --bundle-json=%s/b.json",
+      root, root, root);
+  run_hrx(env, args, &r);
+  if (r.exit_code != 0) fail_msg("pack: %s", r.output);
+  assert_non_null(strstr(r.output, "1 file -> "));
+  free(args);
+
+  /* Not installed yet: prepare says how to provide the archive. */
+  char* offline = test_strdup_printf("%s HRX_OFFLINE=1", env);
+  run_hrx(offline, "prepare", &r);
+  assert_int_equal(r.exit_code, 1);
+  assert_non_null(strstr(r.output, "HRX_OFFLINE is set"));
+  assert_non_null(strstr(r.output, "hrx prepare ARCHIVE"));
+  args = test_strdup_printf("prepare %s/b.tar.zst", root);
+  run_hrx(offline, args, &r);
+  if (r.exit_code != 0) fail_msg("prepare: %s", r.output);
+  assert_non_null(strstr(r.output, "bundle r1 for gfx1151 ready"));
+  run_hrx(env, "prepare", &r);
+  assert_int_equal(r.exit_code, 0);
+  run_hrx(env, "doctor", &r);
+  assert_non_null(strstr(r.output, "installed and verified"));
+
+  /* gc keeps the pinned bundle and removes another. */
+  char* stale = test_strdup_printf(
+      "%s/cache/hrx/bundles/%064d", root, 7);
+  assert_ok(hrx_dir_create_all(stale, 0755));
+  run_hrx(env, "gc", &r);
+  assert_int_equal(r.exit_code, 0);
+  assert_non_null(strstr(r.output, "removed 1 unpinned bundle"));
+  assert_non_null(strstr(r.output, "kept 1"));
+  struct stat info;
+  assert_int_not_equal(stat(stale, &info), 0);
+
+  /* A different archive is refused by digest. */
+  test_write_file(file, "abd", 3);
+  char* other = test_strdup_printf(
+      "pack %s/src --target=t --url=u --output=%s/other.tar.zst", root, root);
+  run_hrx(env, other, &r);
+  assert_int_equal(r.exit_code, 0);
+  free(args);
+  args = test_strdup_printf("prepare %s/other.tar.zst", root);
+  run_hrx(env, args, &r);
+  assert_int_equal(r.exit_code, 1);
+  free(args);
+
+  const char* usage[] = {"pack", "pack d --url=u --output=o",
+                         "pack d --target=t --output=o",
+                         "pack d --target=t --url=u", "pack a b",
+                         "prepare a b", "prepare --x"};
+  for (size_t i = 0; i < sizeof(usage) / sizeof(usage[0]); ++i) {
+    run_hrx(env, usage[i], &r);
+    if (r.exit_code != 2) fail_msg("'hrx %s' exited %d", usage[i], r.exit_code);
+  }
+  free(other);
+  free(stale);
+  free(offline);
+  free(env);
+  free(file);
+  free(src);
+  test_temp_dir_remove(root);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_version),
@@ -257,6 +331,7 @@ int main(void) {
       cmocka_unit_test(test_compile_and_run),
       cmocka_unit_test(test_compile_errors),
       cmocka_unit_test(test_gc_by_access_time),
+      cmocka_unit_test(test_pack_prepare_gc),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,122 @@
+/* hrx pack and hrx prepare: making and installing native bundles. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hrx/fabric.h"
+#include "hrx_cli.h"
+
+int hrx_cmd_pack(int argc, char** argv) {
+  const char *dir = NULL, *output = NULL, *bundle_json = NULL;
+  hrx_fabric_bundle_pack_options_t options = {0};
+  for (int i = 1; i < argc; ++i) {
+    const char* v = NULL;
+    if (hrx_cli_option(argv[i], "--target", &v)) {
+      options.target = v;
+    } else if (hrx_cli_option(argv[i], "--url", &v)) {
+      options.url = v;
+    } else if (hrx_cli_option(argv[i], "--revision", &v)) {
+      options.revision = v;
+    } else if (hrx_cli_option(argv[i], "--output", &v)) {
+      output = v;
+    } else if (hrx_cli_option(argv[i], "--bundle-json", &v)) {
+      bundle_json = v;
+    } else if (argv[i][0] == '-') {
+      return hrx_cli_usage_error("pack", "unknown option '%s'", argv[i]);
+    } else if (dir) {
+      return hrx_cli_usage_error("pack", "more than one DIR");
+    } else {
+      dir = argv[i];
+    }
+  }
+  if (!dir) return hrx_cli_usage_error("pack", "missing DIR");
+  if (!options.target || !options.target[0]) {
+    return hrx_cli_usage_error("pack", "missing --target");
+  }
+  if (!options.url || !options.url[0]) {
+    return hrx_cli_usage_error("pack", "missing --url");
+  }
+  if (!output) return hrx_cli_usage_error("pack", "missing --output");
+  hrx_allocator_t allocator = hrx_allocator_system();
+  hrx_fabric_bundle_manifest_t* manifest = NULL;
+  hrx_status_t status =
+      hrx_fabric_bundle_pack(dir, &options, output, allocator, &manifest);
+  hrx_string_builder_t text;
+  hrx_string_builder_init(allocator, &text);
+  if (status == HRX_OK) {
+    status = hrx_fabric_bundle_manifest_format(manifest, &text);
+  }
+  char* json_path = NULL;
+  if (status == HRX_OK && !bundle_json) {
+    size_t n = strlen(output) + sizeof(".json");
+    json_path = malloc(n);
+    if (json_path) snprintf(json_path, n, "%s.json", output);
+    bundle_json = json_path;
+  }
+  if (status == HRX_OK) {
+    const char* json = hrx_string_builder_cstr(&text);
+    status = bundle_json ? hrx_file_write_atomic(bundle_json, json,
+                                                 strlen(json), 0644)
+                         : hrx_make_status(HRX_STATUS_RESOURCE_EXHAUSTED,
+                                           "no memory");
+  }
+  if (status == HRX_OK) {
+    char hex[HRX_SHA256_HEX_SIZE];
+    hrx_sha256_digest_format(&manifest->archive_sha256, hex);
+    printf("hrx pack: %zu file%s -> %s (sha256 %s), manifest %s\n",
+           manifest->file_count, manifest->file_count == 1 ? "" : "s",
+           output, hex, bundle_json);
+  }
+  free(json_path);
+  hrx_string_builder_deinit(&text);
+  hrx_fabric_bundle_manifest_destroy(manifest);
+  return status == HRX_OK ? HRX_EXIT_OK : hrx_cli_fail("pack", status);
+}
+
+int hrx_cmd_prepare(int argc, char** argv) {
+  const char* archive = NULL;
+  for (int i = 1; i < argc; ++i) {
+    if (argv[i][0] == '-') {
+      return hrx_cli_usage_error("prepare", "unknown option '%s'", argv[i]);
+    }
+    if (archive) return hrx_cli_usage_error("prepare", "more than one ARCHIVE");
+    archive = argv[i];
+  }
+  hrx_allocator_t allocator = hrx_allocator_system();
+  char* manifest_path = NULL;
+  hrx_fabric_bundle_manifest_t* manifest = NULL;
+  hrx_status_t status =
+      hrx_fabric_bundle_manifest_path(allocator, &manifest_path);
+  if (status == HRX_OK) {
+    status = hrx_fabric_bundle_manifest_load(manifest_path, allocator,
+                                             &manifest);
+  }
+  char* dir = NULL;
+  if (status == HRX_OK && archive) {
+    status = hrx_fabric_bundle_install(manifest, archive, NULL, allocator,
+                                       &dir);
+  } else if (status == HRX_OK) {
+    status = hrx_fabric_bundle_locate(manifest, NULL, allocator, &dir);
+    if (hrx_status_is(status, HRX_STATUS_NOT_FOUND) ||
+        hrx_status_is(status, HRX_STATUS_DATA_LOSS)) {
+      const char* offline = getenv("HRX_OFFLINE");
+      hrx_status_t why = hrx_make_status(
+          HRX_STATUS_UNAVAILABLE,
+          "bundle %s is not installed%s; download %s and run 'hrx prepare "
+          "ARCHIVE' to install it from the file%s",
+          manifest->revision, offline ? " and HRX_OFFLINE is set" : "",
+          manifest->url,
+          offline ? "" : " (this build cannot download yet)");
+      hrx_status_free(status);
+      status = why;
+    }
+  }
+  if (status == HRX_OK) {
+    printf("hrx prepare: bundle %s for %s ready in %s\n", manifest->revision,
+           manifest->target, dir);
+  }
+  hrx_allocator_free(allocator, dir);
+  hrx_fabric_bundle_manifest_destroy(manifest);
+  hrx_allocator_free(allocator, manifest_path);
+  return status == HRX_OK ? HRX_EXIT_OK : hrx_cli_fail("prepare", status);
+}

@@ -96,20 +96,8 @@ int hrx_cmd_prepare(int argc, char** argv) {
     status = hrx_fabric_bundle_install(manifest, archive, NULL, allocator,
                                        &dir);
   } else if (status == HRX_OK) {
-    status = hrx_fabric_bundle_locate(manifest, NULL, allocator, &dir);
-    if (hrx_status_is(status, HRX_STATUS_NOT_FOUND) ||
-        hrx_status_is(status, HRX_STATUS_DATA_LOSS)) {
-      const char* offline = getenv("HRX_OFFLINE");
-      hrx_status_t why = hrx_make_status(
-          HRX_STATUS_UNAVAILABLE,
-          "bundle %s is not installed%s; download %s and run 'hrx prepare "
-          "ARCHIVE' to install it from the file%s",
-          manifest->revision, offline ? " and HRX_OFFLINE is set" : "",
-          manifest->url,
-          offline ? "" : " (this build cannot download yet)");
-      hrx_status_free(status);
-      status = why;
-    }
+    status = hrx_fabric_bundle_provision(manifest, NULL, NULL, allocator,
+                                         &dir);
   }
   if (status == HRX_OK) {
     printf("hrx prepare: bundle %s for %s ready in %s\n", manifest->revision,

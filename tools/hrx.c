@@ -50,8 +50,9 @@ static const char hrx_pack_usage[] =
 static const char hrx_prepare_usage[] =
     "usage: hrx prepare [ARCHIVE]\n"
     "  installs the bundle that bundle.json pins ($HRX_BUNDLE_JSON, else\n"
-    "  the installed one) from ARCHIVE, verifying every byte; without\n"
-    "  ARCHIVE, checks the installed bundle\n";
+    "  the installed one) from ARCHIVE, or downloads it from its url when\n"
+    "  it is not installed yet (never with HRX_OFFLINE=1), verifying every\n"
+    "  byte\n";
 
 static const char hrx_doctor_usage[] = "usage: hrx doctor\n";
 static const char hrx_help_usage[] = "usage: hrx help [COMMAND]\n";

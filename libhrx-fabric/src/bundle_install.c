@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "hrx/fabric/bundle.h"
+#include "bundle_internal.h"
 
 hrx_status_t hrx_fabric_bundle_store_dir(const char* cache_root,
                                          hrx_allocator_t allocator,
@@ -41,8 +41,7 @@ static int hrx_bundle_find(const void* key, const void* element) {
                 ((const hrx_fabric_bundle_file_t*)element)->name);
 }
 
-/* Checks every listed file of the bundle in |dir|. */
-static hrx_status_t hrx_bundle_verify_dir(
+hrx_status_t hrx_bundle_verify_dir(
     const hrx_fabric_bundle_manifest_t* m, const char* dir) {
   for (size_t i = 0; i < m->file_count; ++i) {
     char path[4096];
@@ -282,9 +281,7 @@ static hrx_status_t hrx_bundle_check_archive(
                          archive_path, got, want);
 }
 
-/* Extracts into a private temporary directory, then renames it into
- * place. The caller holds the bundle's lock. */
-static hrx_status_t hrx_bundle_install_locked(
+hrx_status_t hrx_bundle_install_locked(
     const hrx_fabric_bundle_manifest_t* m, const char* archive_path,
     const char* store, const char* dir, hrx_allocator_t allocator) {
   /* The archive is checked even when the bundle is installed already: a
@@ -324,11 +321,11 @@ static hrx_status_t hrx_bundle_install_locked(
   return status;
 }
 
-hrx_status_t hrx_fabric_bundle_install(const hrx_fabric_bundle_manifest_t* m,
-                                       const char* archive_path,
-                                       const char* cache_root,
-                                       hrx_allocator_t allocator,
-                                       char** out_dir) {
+hrx_status_t hrx_bundle_with_lock(const hrx_fabric_bundle_manifest_t* m,
+                                  const char* cache_root,
+                                  hrx_allocator_t allocator,
+                                  hrx_bundle_locked_fn fn, void* context,
+                                  char** out_dir) {
   if (out_dir) *out_dir = NULL;
   char *store = NULL, *dir = NULL;
   hrx_status_t status =
@@ -343,9 +340,7 @@ hrx_status_t hrx_fabric_bundle_install(const hrx_fabric_bundle_manifest_t* m,
                  : hrx_make_status(HRX_STATUS_OUT_OF_RANGE,
                                    "bundle path '%s' is too long", dir);
   }
-  if (status == HRX_OK) {
-    status = hrx_bundle_install_locked(m, archive_path, store, dir, allocator);
-  }
+  if (status == HRX_OK) status = fn(context, m, store, dir, allocator);
   hrx_file_lock_release(&lock);
   hrx_allocator_free(allocator, store);
   if (status != HRX_OK || !out_dir) {
@@ -354,4 +349,21 @@ hrx_status_t hrx_fabric_bundle_install(const hrx_fabric_bundle_manifest_t* m,
   }
   *out_dir = dir;
   return HRX_OK;
+}
+
+static hrx_status_t hrx_bundle_install_file(
+    void* context, const hrx_fabric_bundle_manifest_t* m, const char* store,
+    const char* dir, hrx_allocator_t allocator) {
+  return hrx_bundle_install_locked(m, (const char*)context, store, dir,
+                                   allocator);
+}
+
+hrx_status_t hrx_fabric_bundle_install(const hrx_fabric_bundle_manifest_t* m,
+                                       const char* archive_path,
+                                       const char* cache_root,
+                                       hrx_allocator_t allocator,
+                                       char** out_dir) {
+  return hrx_bundle_with_lock(m, cache_root, allocator,
+                              hrx_bundle_install_file, (void*)archive_path,
+                              out_dir);
 }

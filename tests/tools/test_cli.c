@@ -271,7 +271,7 @@ static void test_pack_prepare_gc(void** state) {
   char* offline = test_strdup_printf("%s HRX_OFFLINE=1", env);
   run_hrx(offline, "prepare", &r);
   assert_int_equal(r.exit_code, 1);
-  assert_non_null(strstr(r.output, "HRX_OFFLINE is set"));
+  assert_non_null(strstr(r.output, "downloads are off (HRX_OFFLINE)"));
   assert_non_null(strstr(r.output, "hrx prepare ARCHIVE"));
   args = test_strdup_printf("prepare %s/b.tar.zst", root);
   run_hrx(offline, args, &r);

@@ -20,6 +20,7 @@
 #ifndef HRX_FABRIC_BUNDLE_H_
 #define HRX_FABRIC_BUNDLE_H_
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -87,6 +88,38 @@ HRX_API HRX_MUST_USE hrx_status_t hrx_fabric_bundle_install(
  * NOT_FOUND when not installed, DATA_LOSS when a file changed. */
 HRX_API HRX_MUST_USE hrx_status_t hrx_fabric_bundle_locate(
     const hrx_fabric_bundle_manifest_t* manifest, const char* cache_root,
+    hrx_allocator_t allocator, char** out_dir);
+
+typedef enum hrx_fabric_bundle_progress_e {
+  HRX_FABRIC_BUNDLE_PROGRESS_AUTO = 0, /* a bar when stderr is a terminal */
+  HRX_FABRIC_BUNDLE_PROGRESS_QUIET,
+  HRX_FABRIC_BUNDLE_PROGRESS_BAR,
+} hrx_fabric_bundle_progress_t;
+
+typedef struct hrx_fabric_bundle_fetch_options_t {
+  /* Never touch the network (also when HRX_OFFLINE is set). */
+  bool offline;
+  hrx_fabric_bundle_progress_t progress;
+  /* A transfer that moves no byte for this long fails (and is retried);
+   * 0 selects 30 s. Connecting has the same limit. */
+  uint32_t stall_timeout_ms;
+  /* Tries per download, with 0.5 s, 1 s, 2 s ... between them; 0 = 3. */
+  uint32_t attempts;
+} hrx_fabric_bundle_fetch_options_t;
+
+/* The installed bundle's directory, downloading |manifest|'s url and
+ * installing it first when it is missing or damaged and downloads are
+ * allowed. The download is verified against archive_sha256 as it streams
+ * (TLS peers are verified, at most 5 redirects are followed, HTTP errors
+ * fail) into a private file under the store, then installed as by
+ * hrx_fabric_bundle_install. Concurrent callers, in any process, download
+ * once. UNAVAILABLE when offline (the message says how to install from a
+ * file) or when this build has no download support; DATA_LOSS for a
+ * download whose digest differs; DEADLINE_EXCEEDED or UNAVAILABLE for a
+ * transfer that kept failing. |options| may be NULL. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_fabric_bundle_provision(
+    const hrx_fabric_bundle_manifest_t* manifest, const char* cache_root,
+    const hrx_fabric_bundle_fetch_options_t* options,
     hrx_allocator_t allocator, char** out_dir);
 
 typedef struct hrx_fabric_bundle_pack_options_t {

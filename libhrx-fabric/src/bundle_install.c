@@ -50,11 +50,11 @@ hrx_status_t hrx_bundle_verify_dir(
     hrx_sha256_digest_t digest;
     hrx_status_t status = hrx_sha256_file(path, &digest);
     if (status != HRX_OK) {
-      return hrx_status_annotate(
-          hrx_make_status(HRX_STATUS_DATA_LOSS,
-                          "installed bundle file '%s' is unreadable",
-                          m->files[i].name),
-          "%s", hrx_status_message(status));
+      hrx_status_t named = hrx_make_status(
+          HRX_STATUS_DATA_LOSS, "installed bundle file '%s' is unreadable: %s",
+          m->files[i].name, hrx_status_message(status));
+      hrx_status_free(status);
+      return named;
     }
     if (memcmp(&digest, &m->files[i].sha256, sizeof(digest)) != 0) {
       char got[HRX_SHA256_HEX_SIZE], want[HRX_SHA256_HEX_SIZE];

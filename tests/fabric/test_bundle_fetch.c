@@ -1,0 +1,298 @@
+/* Bundle downloads against a loopback HTTP server run by this test
+ * (127.0.0.1, an ephemeral port): good, tampered, truncated, failing,
+ * stalled, redirected and flaky transfers, concurrent provisioning and
+ * offline mode. */
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "hrx/fabric.h"
+#include "test_support.h"
+
+typedef struct server_t {
+  int listener;
+  int port;
+  pthread_t thread;
+  atomic_bool stop;
+  uint8_t* body;
+  size_t length;
+  atomic_int good_requests;
+  atomic_int flaky_requests;
+} server_t;
+
+static void send_all(int fd, const void* data, size_t length) {
+  const uint8_t* at = data;
+  while (length) {
+    ssize_t n = send(fd, at, length, MSG_NOSIGNAL);
+    if (n <= 0) return;
+    at += n;
+    length -= (size_t)n;
+  }
+}
+
+static void respond(server_t* s, int fd, const char* path) {
+  char header[256];
+  if (!strcmp(path, "/good") || !strcmp(path, "/tampered") ||
+      !strcmp(path, "/truncated") ||
+      (!strcmp(path, "/flaky") && atomic_fetch_add(&s->flaky_requests, 1))) {
+    if (!strcmp(path, "/good")) atomic_fetch_add(&s->good_requests, 1);
+    snprintf(header, sizeof(header),
+             "HTTP/1.1 200 OK\r\nContent-Length: %zu\r\n"
+             "Connection: close\r\n\r\n",
+             s->length);
+    send_all(fd, header, strlen(header));
+    if (!strcmp(path, "/tampered")) {
+      uint8_t* copy = malloc(s->length);
+      memcpy(copy, s->body, s->length);
+      copy[s->length / 2] ^= 1;
+      send_all(fd, copy, s->length);
+      free(copy);
+    } else {
+      send_all(fd, s->body,
+               !strcmp(path, "/truncated") ? s->length / 2 : s->length);
+    }
+  } else if (!strcmp(path, "/redirect")) {
+    snprintf(header, sizeof(header),
+             "HTTP/1.1 302 Found\r\nLocation: http://127.0.0.1:%d/good\r\n"
+             "Content-Length: 0\r\nConnection: close\r\n\r\n",
+             s->port);
+    send_all(fd, header, strlen(header));
+  } else if (!strcmp(path, "/slow")) {
+    snprintf(header, sizeof(header),
+             "HTTP/1.1 200 OK\r\nContent-Length: %zu\r\n"
+             "Connection: close\r\n\r\n",
+             s->length);
+    send_all(fd, header, strlen(header));
+    usleep(1500 * 1000); /* well past the client's stall timeout */
+  } else {
+    const char* error =
+        !strcmp(path, "/flaky")
+            ? "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n"
+              "Connection: close\r\n\r\n"
+            : "HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\n"
+              "Connection: close\r\n\r\n";
+    send_all(fd, error, strlen(error));
+  }
+}
+
+static void* serve(void* arg) {
+  server_t* s = arg;
+  while (!atomic_load(&s->stop)) {
+    struct pollfd p = {.fd = s->listener, .events = POLLIN};
+    if (poll(&p, 1, 50) <= 0) continue;
+    int fd = accept(s->listener, NULL, NULL);
+    if (fd < 0) continue;
+    char request[4096];
+    size_t used = 0;
+    while (used < sizeof(request) - 1) {
+      ssize_t n = recv(fd, request + used, sizeof(request) - 1 - used, 0);
+      if (n <= 0) break;
+      used += (size_t)n;
+      request[used] = '\0';
+      if (strstr(request, "\r\n\r\n")) break;
+    }
+    request[used] = '\0';
+    char path[256] = "";
+    sscanf(request, "GET %255s", path);
+    respond(s, fd, path);
+    close(fd);
+  }
+  return NULL;
+}
+
+typedef struct fixture_t {
+  char* root;
+  char* cache;
+  server_t server;
+  hrx_fabric_bundle_manifest_t* manifest;
+} fixture_t;
+
+static int setup(void** state) {
+  fixture_t* f = calloc(1, sizeof(*f));
+  f->root = test_temp_dir_create();
+  f->cache = test_strdup_printf("%s/cache", f->root);
+  char* src = test_strdup_printf("%s/src/k", f->root);
+  assert_ok(hrx_dir_create_all(src, 0755));
+  char* file = test_strdup_printf("%s/src/k/a.bin", f->root);
+  /* Big enough that a half transfer is a real truncation. */
+  static char data[200000];
+  for (size_t i = 0; i < sizeof(data); ++i) data[i] = (char)(i * 7919 >> 5);
+  test_write_file(file, data, sizeof(data));
+  char* dir = test_strdup_printf("%s/src", f->root);
+  char* archive = test_strdup_printf("%s/b.tar.zst", f->root);
+  hrx_fabric_bundle_pack_options_t options = {"gfx1151", "http://x/", "r1"};
+  assert_ok(hrx_fabric_bundle_pack(dir, &options, archive,
+                                   hrx_allocator_system(), &f->manifest));
+  void* body = NULL;
+  assert_ok(hrx_file_read_all(hrx_allocator_system(), archive, 1 << 24, &body,
+                              &f->server.length));
+  f->server.body = body;
+  free(src);
+  free(file);
+  free(dir);
+  free(archive);
+
+  server_t* s = &f->server;
+  s->listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  assert_true(s->listener >= 0);
+  struct sockaddr_in address = {.sin_family = AF_INET,
+                                .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+  assert_int_equal(
+      bind(s->listener, (struct sockaddr*)&address, sizeof(address)), 0);
+  assert_int_equal(listen(s->listener, 16), 0);
+  socklen_t size = sizeof(address);
+  getsockname(s->listener, (struct sockaddr*)&address, &size);
+  s->port = ntohs(address.sin_port);
+  assert_int_equal(pthread_create(&s->thread, NULL, serve, s), 0);
+  *state = f;
+  return 0;
+}
+
+static int teardown(void** state) {
+  fixture_t* f = *state;
+  atomic_store(&f->server.stop, true);
+  pthread_join(f->server.thread, NULL);
+  close(f->server.listener);
+  free(f->server.body);
+  hrx_fabric_bundle_manifest_destroy(f->manifest);
+  test_temp_dir_remove(f->root);
+  free(f->cache);
+  free(f);
+  return 0;
+}
+
+static void use_route(fixture_t* f, const char* route) {
+  free(f->manifest->url);
+  f->manifest->url =
+      test_strdup_printf("http://127.0.0.1:%d%s", f->server.port, route);
+}
+
+/* Entries under bundles/ other than locks (a half-installed bundle or a
+ * leftover download would show here). */
+static int visible_entries(const char* cache) {
+  char* store = test_strdup_printf("%s/bundles", cache);
+  DIR* dir = opendir(store);
+  int count = 0;
+  for (struct dirent* e; dir && (e = readdir(dir));) {
+    size_t n = strlen(e->d_name);
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+    if (n > 5 && !strcmp(e->d_name + n - 5, ".lock")) continue;
+    count++;
+  }
+  if (dir) closedir(dir);
+  free(store);
+  return count;
+}
+
+static const hrx_fabric_bundle_fetch_options_t quick = {
+    .progress = HRX_FABRIC_BUNDLE_PROGRESS_QUIET,
+    .stall_timeout_ms = 300,
+    .attempts = 1};
+
+static void expect_failure(fixture_t* f, const char* route,
+                           hrx_status_code_t code, const char* text) {
+  use_route(f, route);
+  char* dir = NULL;
+  hrx_status_t status = hrx_fabric_bundle_provision(
+      f->manifest, f->cache, &quick, hrx_allocator_system(), &dir);
+  if (!status || hrx_status_code(status) != code ||
+      !strstr(hrx_status_message(status), text)) {
+    fail_msg("%s: %s", route, status ? hrx_status_message(status) : "OK");
+  }
+  hrx_status_free(status);
+  assert_null(dir);
+  assert_int_equal(visible_entries(f->cache), 0);
+}
+
+static void test_failed_downloads_install_nothing(void** state) {
+  fixture_t* f = *state;
+  expect_failure(f, "/tampered", HRX_STATUS_DATA_LOSS, "bundle.json pins");
+  expect_failure(f, "/truncated", HRX_STATUS_UNAVAILABLE, "failed");
+  expect_failure(f, "/error", HRX_STATUS_UNAVAILABLE, "500");
+  expect_failure(f, "/slow", HRX_STATUS_DEADLINE_EXCEEDED, "stalled");
+  /* Offline never reaches the server. */
+  use_route(f, "/good");
+  hrx_fabric_bundle_fetch_options_t offline = quick;
+  offline.offline = true;
+  char* dir = NULL;
+  hrx_status_t status = hrx_fabric_bundle_provision(
+      f->manifest, f->cache, &offline, hrx_allocator_system(), &dir);
+  assert_non_null(strstr(hrx_status_message(status), "hrx prepare ARCHIVE"));
+  assert_status_code(status, HRX_STATUS_UNAVAILABLE);
+  assert_int_equal(atomic_load(&f->server.good_requests), 0);
+}
+
+static void test_download_installs_once(void** state) {
+  fixture_t* f = *state;
+  use_route(f, "/redirect");
+  char* dir = NULL;
+  assert_ok(hrx_fabric_bundle_provision(f->manifest, f->cache, &quick,
+                                        hrx_allocator_system(), &dir));
+  assert_non_null(strstr(dir, "/bundles/"));
+  free(dir);
+  assert_int_equal(atomic_load(&f->server.good_requests), 1);
+  assert_int_equal(visible_entries(f->cache), 1);
+  /* Installed: no more requests. */
+  assert_ok(hrx_fabric_bundle_provision(f->manifest, f->cache, &quick,
+                                        hrx_allocator_system(), &dir));
+  free(dir);
+  assert_int_equal(atomic_load(&f->server.good_requests), 1);
+}
+
+static void test_retry_after_a_server_error(void** state) {
+  fixture_t* f = *state;
+  use_route(f, "/flaky");
+  hrx_fabric_bundle_fetch_options_t retrying = quick;
+  retrying.attempts = 3;
+  char* dir = NULL;
+  assert_ok(hrx_fabric_bundle_provision(f->manifest, f->cache, &retrying,
+                                        hrx_allocator_system(), &dir));
+  free(dir);
+  assert_int_equal(atomic_load(&f->server.flaky_requests), 2);
+}
+
+static void test_concurrent_provisioning_downloads_once(void** state) {
+  fixture_t* f = *state;
+  use_route(f, "/good");
+  pid_t children[3];
+  for (int c = 0; c < 3; ++c) {
+    children[c] = fork();
+    assert_true(children[c] >= 0);
+    if (children[c] == 0) {
+      char* dir = NULL;
+      hrx_status_t status = hrx_fabric_bundle_provision(
+          f->manifest, f->cache, &quick, hrx_allocator_system(), &dir);
+      _exit(status == HRX_OK ? 0 : 1);
+    }
+  }
+  for (int c = 0; c < 3; ++c) {
+    int wstatus = 0;
+    assert_int_equal(waitpid(children[c], &wstatus, 0), children[c]);
+    assert_true(WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0);
+  }
+  assert_int_equal(atomic_load(&f->server.good_requests), 1);
+  assert_int_equal(visible_entries(f->cache), 1);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_failed_downloads_install_nothing,
+                                      setup, teardown),
+      cmocka_unit_test_setup_teardown(test_download_installs_once, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_retry_after_a_server_error, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(
+          test_concurrent_provisioning_downloads_once, setup, teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

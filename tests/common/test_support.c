@@ -1,5 +1,6 @@
 #include "test_support.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,6 +111,23 @@ void test_temp_dir_remove(char* path) {
   if (!path) return;
   hrx_status_free(hrx_dir_remove_all(path, NULL));
   free(path);
+}
+
+size_t test_dir_count(const char* dir, const char* skip_suffix) {
+  DIR* handle = opendir(dir);
+  if (!handle) return 0;
+  size_t count = 0;
+  size_t skip = skip_suffix ? strlen(skip_suffix) : 0;
+  for (struct dirent* e; (e = readdir(handle));) {
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+    size_t n = strlen(e->d_name);
+    if (skip && n >= skip && !strcmp(e->d_name + n - skip, skip_suffix)) {
+      continue;
+    }
+    count++;
+  }
+  closedir(handle);
+  return count;
 }
 
 void test_write_file(const char* path, const void* data, size_t length) {

@@ -47,6 +47,10 @@ void test_assert_status_code(hrx_status_t status, hrx_status_code_t code,
 char* test_temp_dir_create(void);
 void test_temp_dir_remove(char* path);
 
+/* Entries of directory |dir| other than "." and "..", leaving out names
+ * that end in |skip_suffix| (may be NULL); a missing directory has none. */
+size_t test_dir_count(const char* dir, const char* skip_suffix);
+
 /* Writes |length| bytes to |path| (test setup; aborts the test on error). */
 void test_write_file(const char* path, const void* data, size_t length);
 

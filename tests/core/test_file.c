@@ -20,17 +20,6 @@ static int remove_dir(void** state) {
   return 0;
 }
 
-static size_t count_entries(const char* dir) {
-  DIR* handle = opendir(dir);
-  assert_non_null(handle);
-  size_t count = 0;
-  for (struct dirent* e; (e = readdir(handle));) {
-    if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) count++;
-  }
-  closedir(handle);
-  return count;
-}
-
 static void test_dir_create_all(void** state) {
   const char* dir = *state;
   char* nested = test_strdup_printf("%s/x//y/z/", dir);
@@ -138,7 +127,7 @@ static void test_atomic_write_replaces(void** state) {
   assert_int_equal(stat(path, &info), 0);
   assert_int_equal(info.st_mode & 0777, 0600);
   /* No temporaries are left behind. */
-  assert_int_equal(count_entries(dir), 1);
+  assert_int_equal(test_dir_count(dir, NULL), 1);
   /* Empty content is a valid file. */
   assert_ok(hrx_file_write_atomic(path, NULL, 0, 0600));
   assert_int_equal(stat(path, &info), 0);
@@ -157,7 +146,7 @@ static void test_atomic_write_failures_leave_nothing(void** state) {
   hrx_status_t status = hrx_file_write_atomic(sub, "x", 1, 0600);
   assert_true(status != HRX_OK);
   hrx_status_free(status);
-  assert_int_equal(count_entries(dir), 1);
+  assert_int_equal(test_dir_count(dir, NULL), 1);
   assert_status_code(hrx_file_write_atomic("", "x", 1, 0600),
                      HRX_STATUS_INVALID_ARGUMENT);
   free(sub);

@@ -2,7 +2,6 @@
  * malicious archives built here with libarchive. */
 #include <archive.h>
 #include <archive_entry.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,15 +145,7 @@ static hrx_fabric_bundle_manifest_t* pack_fixture(const char* root,
 /* Names under bundles/ other than locks. */
 static int visible_entries(const char* cache) {
   char* store = test_strdup_printf("%s/bundles", cache);
-  DIR* dir = opendir(store);
-  int count = 0;
-  for (struct dirent* e; dir && (e = readdir(dir));) {
-    size_t n = strlen(e->d_name);
-    if (e->d_name[0] == '.' && (n == 1 || !strcmp(e->d_name, ".."))) continue;
-    if (n > 5 && !strcmp(e->d_name + n - 5, ".lock")) continue;
-    count++;
-  }
-  if (dir) closedir(dir);
+  int count = (int)test_dir_count(store, ".lock");
   free(store);
   return count;
 }

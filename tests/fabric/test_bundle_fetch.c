@@ -3,7 +3,6 @@
  * stalled, redirected and flaky transfers, concurrent provisioning and
  * offline mode. */
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
@@ -180,15 +179,7 @@ static void use_route(fixture_t* f, const char* route) {
  * leftover download would show here). */
 static int visible_entries(const char* cache) {
   char* store = test_strdup_printf("%s/bundles", cache);
-  DIR* dir = opendir(store);
-  int count = 0;
-  for (struct dirent* e; dir && (e = readdir(dir));) {
-    size_t n = strlen(e->d_name);
-    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-    if (n > 5 && !strcmp(e->d_name + n - 5, ".lock")) continue;
-    count++;
-  }
-  if (dir) closedir(dir);
+  int count = (int)test_dir_count(store, ".lock");
   free(store);
   return count;
 }

@@ -1,5 +1,4 @@
 /* Directories, atomic replacement, whole-file reads and advisory locks. */
-#include <dirent.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>

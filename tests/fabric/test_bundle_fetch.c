@@ -59,6 +59,12 @@ static void respond(server_t* s, int fd, const char* path) {
       send_all(fd, s->body,
                !strcmp(path, "/truncated") ? s->length / 2 : s->length);
     }
+  } else if (!strcmp(path, "/loop")) {
+    snprintf(header, sizeof(header),
+             "HTTP/1.1 302 Found\r\nLocation: http://127.0.0.1:%d/loop\r\n"
+             "Content-Length: 0\r\nConnection: close\r\n\r\n",
+             s->port);
+    send_all(fd, header, strlen(header));
   } else if (!strcmp(path, "/redirect")) {
     snprintf(header, sizeof(header),
              "HTTP/1.1 302 Found\r\nLocation: http://127.0.0.1:%d/good\r\n"
@@ -210,6 +216,8 @@ static void test_failed_downloads_install_nothing(void** state) {
   expect_failure(f, "/truncated", HRX_STATUS_UNAVAILABLE, "failed");
   expect_failure(f, "/error", HRX_STATUS_UNAVAILABLE, "500");
   expect_failure(f, "/slow", HRX_STATUS_DEADLINE_EXCEEDED, "stalled");
+  expect_failure(f, "/loop", HRX_STATUS_UNAVAILABLE, "redirect");
+  expect_failure(f, "/missing", HRX_STATUS_UNAVAILABLE, "500");
   /* Offline never reaches the server. */
   use_route(f, "/good");
   hrx_fabric_bundle_fetch_options_t offline = quick;
@@ -226,8 +234,29 @@ static void test_download_installs_once(void** state) {
   fixture_t* f = *state;
   use_route(f, "/redirect");
   char* dir = NULL;
-  assert_ok(hrx_fabric_bundle_provision(f->manifest, f->cache, &quick,
-                                        hrx_allocator_system(), &dir));
+  /* With a progress bar, which goes to stderr. */
+  hrx_fabric_bundle_fetch_options_t bar = quick;
+  bar.progress = HRX_FABRIC_BUNDLE_PROGRESS_BAR;
+  char* log = test_strdup_printf("%s/stderr", f->root);
+  fflush(stderr);
+  int saved = dup(STDERR_FILENO);
+  FILE* capture = fopen(log, "w");
+  dup2(fileno(capture), STDERR_FILENO);
+  hrx_status_t status = hrx_fabric_bundle_provision(
+      f->manifest, f->cache, &bar, hrx_allocator_system(), &dir);
+  fflush(stderr);
+  dup2(saved, STDERR_FILENO);
+  close(saved);
+  fclose(capture);
+  assert_ok(status);
+  void* text = NULL;
+  size_t length = 0;
+  assert_ok(hrx_file_read_all(hrx_allocator_system(), log, 1 << 20, &text,
+                              &length));
+  assert_non_null(strstr(text, "downloading bundle ["));
+  assert_non_null(strstr(text, "100%"));
+  free(text);
+  free(log);
   assert_non_null(strstr(dir, "/bundles/"));
   free(dir);
   assert_int_equal(atomic_load(&f->server.good_requests), 1);

@@ -363,7 +363,7 @@ static void test_batches(void** state) {
   assert_ok(hrx_gpu_stream_record_event(f->stream, &event));
   /* Still inside the outer batch: a stream wait announces the work. */
   assert_ok(hrx_gpu_stream_synchronize(f->stream, 30 * SECOND));
-  assert_true(hrx_gpu_event_is_complete(event));
+  assert_ok(hrx_gpu_event_wait(event, 30 * SECOND));
   assert_int_equal(((uint32_t*)hrx_gpu_buffer_host_pointer(b))[0], 4999);
   assert_ok(hrx_gpu_stream_fill(f->stream, hrx_gpu_buffer_binding(b), 7));
   hrx_gpu_event_release(event);

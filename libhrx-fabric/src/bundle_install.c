@@ -207,8 +207,9 @@ static hrx_status_t hrx_bundle_extract(const hrx_fabric_bundle_manifest_t* m,
       trimmed[length - 1] = '\0';
     }
     const hrx_fabric_bundle_file_t* listed =
-        bsearch(trimmed, m->files, m->file_count, sizeof(*m->files),
-                hrx_bundle_find);
+        m->file_count ? bsearch(trimmed, m->files, m->file_count,
+                                sizeof(*m->files), hrx_bundle_find)
+                      : NULL;
     if (archive_entry_hardlink(entry)) {
       status = hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
                                "archive entry '%s' is a hard link; bundles "

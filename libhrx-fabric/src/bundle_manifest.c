@@ -158,7 +158,10 @@ static hrx_status_t hrx_bundle_parse_root(json_t* root, const char* source,
     m->file_count++;
     HRX_RETURN_IF_ERROR(hrx_bundle_digest(value, source, key, &file->sha256));
   }
-  qsort(m->files, m->file_count, sizeof(*m->files), hrx_bundle_compare_files);
+  if (m->file_count) {
+    qsort(m->files, m->file_count, sizeof(*m->files),
+          hrx_bundle_compare_files);
+  }
   /* "a" and "a/b" cannot both be files. */
   for (size_t i = 1; i < m->file_count; ++i) {
     size_t n = strlen(m->files[i - 1].name);

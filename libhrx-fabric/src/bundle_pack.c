@@ -161,7 +161,7 @@ hrx_status_t hrx_fabric_bundle_pack(
   }
   hrx_bundle_walk_t walk = {.allocator = allocator, .root = dir};
   hrx_status_t status = hrx_bundle_walk(&walk, "", 0);
-  if (status == HRX_OK) {
+  if (status == HRX_OK && walk.count) {
     qsort(walk.names, walk.count, sizeof(char*), hrx_bundle_compare_names);
   }
   hrx_fabric_bundle_manifest_t* m = NULL;

@@ -388,7 +388,7 @@ hrx_status_t hrx_loom_module_specialize(
   }
   hrx_allocator_free(allocator, read);
   status = loom_diag_result(diagnostics, errors_before, "specialisation");
-  if (status == HRX_OK) {
+  if (status == HRX_OK && spec->count) {
     qsort(spec->values, spec->count, sizeof(loom_config_value_t),
           loom_compare_names);
     hrx_string_builder_t text;

@@ -205,6 +205,32 @@ static void test_pack_install_locate(void** state) {
   hrx_fabric_bundle_manifest_destroy(m);
 }
 
+/* A bundle may list no files (found by fuzz-bundle: empty arrays reached
+ * qsort and bsearch with NULL). */
+static void test_empty_bundle(void** state) {
+  const char* root = *state;
+  char* src = test_strdup_printf("%s/empty", root);
+  assert_ok(hrx_dir_create_all(src, 0755));
+  char* archive = test_strdup_printf("%s/empty.tar.zst", root);
+  hrx_fabric_bundle_pack_options_t options = {"t", "u", NULL};
+  hrx_fabric_bundle_manifest_t* m = NULL;
+  assert_ok(hrx_fabric_bundle_pack(src, &options, archive,
+                                   hrx_allocator_system(), &m));
+  assert_int_equal(m->file_count, 0);
+  assert_string_equal(m->revision, "unversioned");
+  char* cache = test_strdup_printf("%s/cache", root);
+  char* dir = NULL;
+  assert_ok(hrx_fabric_bundle_install(m, archive, cache,
+                                      hrx_allocator_system(), &dir));
+  free(dir);
+  assert_ok(hrx_fabric_bundle_locate(m, cache, hrx_allocator_system(), &dir));
+  free(dir);
+  hrx_fabric_bundle_manifest_destroy(m);
+  free(cache);
+  free(archive);
+  free(src);
+}
+
 static void test_tampering_installs_nothing(void** state) {
   const char* root = *state;
   char* archive = NULL;
@@ -391,6 +417,7 @@ int main(void) {
       cmocka_unit_test(test_manifest_errors),
       cmocka_unit_test_setup_teardown(test_pack_install_locate, make_dir,
                                       remove_dir),
+      cmocka_unit_test_setup_teardown(test_empty_bundle, make_dir, remove_dir),
       cmocka_unit_test_setup_teardown(test_tampering_installs_nothing,
                                       make_dir, remove_dir),
       cmocka_unit_test_setup_teardown(test_malicious_archives, make_dir,

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hrx/artifacts.h"
 #include "hrx/fabric.h"
 #include "hrx/loom.h"
 #include "hrx_cli.h"
@@ -29,6 +30,7 @@ int hrx_cmd_doctor(int argc, char** argv) {
   printf("  %-12s %s\n", "hrx-core", hrx_core_version());
   printf("  %-12s %s\n", "hrx-fabric", hrx_fabric_version());
   printf("  %-12s %s\n", "hrx-loom", hrx_loom_version());
+  printf("  %-12s %s\n", "hrx-artifacts", hrx_artifacts_version());
 
   printf("paths:\n");
   char* cache = NULL;

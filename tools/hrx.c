@@ -54,6 +54,11 @@ static const char hrx_prepare_usage[] =
     "  it is not installed yet (never with HRX_OFFLINE=1), verifying every\n"
     "  byte\n";
 
+static const char hrx_inspect_usage[] =
+    "usage: hrx inspect FILE\n"
+    "  validates a safetensors file and lists its metadata and tensors\n"
+    "  (dtype, shape, bytes); a malformed file exits 1 with the reason\n";
+
 static const char hrx_doctor_usage[] = "usage: hrx doctor\n";
 static const char hrx_help_usage[] = "usage: hrx help [COMMAND]\n";
 
@@ -68,6 +73,8 @@ static const hrx_cli_command_t hrx_commands[] = {
      hrx_cmd_pack},
     {"prepare", "install or check the pinned native bundle",
      hrx_prepare_usage, hrx_cmd_prepare},
+    {"inspect", "validate and summarise a safetensors file",
+     hrx_inspect_usage, hrx_cmd_inspect},
     {"doctor", "report libraries, cache and runtime paths, and devices",
      hrx_doctor_usage, hrx_cmd_doctor},
     {"help", "show this help, or one command's", hrx_help_usage, hrx_cmd_help},

@@ -322,6 +322,39 @@ static void test_pack_prepare_gc(void** state) {
   test_temp_dir_remove(root);
 }
 
+static void test_inspect(void** state) {
+  (void)state;
+  char* root = temp_root();
+  const char header[] =
+      "{\"w\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]},"
+      "\"__metadata__\":{\"format\":\"pt\"}}";
+  uint8_t file[256] = {0};
+  size_t n = sizeof(header) - 1;
+  file[0] = (uint8_t)n;
+  memcpy(file + 8, header, n);
+  char* good = test_strdup_printf("%s/w.safetensors", root);
+  test_write_file(good, file, 8 + n + 8);
+  run_result_t r;
+  char* args = test_strdup_printf("inspect %s", good);
+  run_hrx(NULL, args, &r);
+  if (r.exit_code != 0) fail_msg("inspect: %s", r.output);
+  assert_non_null(strstr(r.output, "1 tensor, 8 bytes of data"));
+  assert_non_null(strstr(r.output, "metadata format = pt"));
+  assert_non_null(strstr(r.output, "F32     [2] 8 bytes"));
+  /* One data byte short: the range leaves the file. */
+  test_write_file(good, file, 8 + n + 7);
+  run_hrx(NULL, args, &r);
+  assert_int_equal(r.exit_code, 1);
+  assert_non_null(strstr(r.output, "not inside the 7-byte data section"));
+  run_hrx(NULL, "inspect", &r);
+  assert_int_equal(r.exit_code, 2);
+  run_hrx(NULL, "inspect a b", &r);
+  assert_int_equal(r.exit_code, 2);
+  free(args);
+  free(good);
+  test_temp_dir_remove(root);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_version),
@@ -332,6 +365,7 @@ int main(void) {
       cmocka_unit_test(test_compile_errors),
       cmocka_unit_test(test_gc_by_access_time),
       cmocka_unit_test(test_pack_prepare_gc),
+      cmocka_unit_test(test_inspect),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -139,19 +139,10 @@ static hrx_status_t hrx_host_memory_allocate(hrx_fabric_device_t* base,
   }
   if (!(flags & HRX_FABRIC_MEMORY_UNINITIALIZED)) memset(memory, 0, rounded);
   pthread_mutex_lock(&device->mutex);
-  hrx_status_t status = HRX_OK;
-  if (device->allocation_count == device->allocation_capacity) {
-    size_t capacity = device->allocation_capacity
-                          ? device->allocation_capacity * 2 : 64;
-    void* grown = device->allocations;
-    status = hrx_allocator_realloc(base->allocator,
-                                   capacity * sizeof(hrx_host_allocation_t),
-                                   &grown);
-    if (status == HRX_OK) {
-      device->allocations = grown;
-      device->allocation_capacity = capacity;
-    }
-  }
+  hrx_status_t status = hrx_allocator_grow_array(
+      base->allocator, sizeof(hrx_host_allocation_t),
+      device->allocation_count + 1, &device->allocation_capacity,
+      (void**)&device->allocations);
   if (status == HRX_OK) {
     size_t at = hrx_host_upper_bound(device, (uintptr_t)memory);
     memmove(&device->allocations[at + 1], &device->allocations[at],
@@ -217,18 +208,10 @@ static hrx_status_t hrx_host_executable_load(hrx_fabric_device_t* base,
   hrx_status_t status = hrx_host_code_object_parse(exe, bytes, length);
   if (status == HRX_OK) {
     pthread_mutex_lock(&device->mutex);
-    if (device->executable_count == device->executable_capacity) {
-      size_t capacity = device->executable_capacity
-                            ? device->executable_capacity * 2 : 8;
-      void* grown = device->executables;
-      status = hrx_allocator_realloc(base->allocator,
-                                     capacity * sizeof(*device->executables),
-                                     &grown);
-      if (status == HRX_OK) {
-        device->executables = grown;
-        device->executable_capacity = capacity;
-      }
-    }
+    status = hrx_allocator_grow_array(
+        base->allocator, sizeof(*device->executables),
+        device->executable_count + 1, &device->executable_capacity,
+        (void**)&device->executables);
     if (status == HRX_OK) {
       device->executables[device->executable_count++] = exe;
     }

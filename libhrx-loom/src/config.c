@@ -70,16 +70,10 @@ hrx_status_t hrx_loom_config_set(hrx_loom_config_t* config, const char* name,
   char* name_copy = NULL;
   hrx_status_t status =
       hrx_allocator_strdup(config->allocator, name, &name_copy);
-  if (status == HRX_OK && config->count == config->capacity) {
-    size_t capacity = config->capacity ? config->capacity * 2 : 8;
-    void* entries = config->entries;
-    status = hrx_allocator_realloc(config->allocator,
-                                   capacity * sizeof(loom_config_entry_t),
-                                   &entries);
-    if (status == HRX_OK) {
-      config->entries = entries;
-      config->capacity = capacity;
-    }
+  if (status == HRX_OK) {
+    status = hrx_allocator_grow_array(
+        config->allocator, sizeof(loom_config_entry_t), config->count + 1,
+        &config->capacity, (void**)&config->entries);
   }
   if (status != HRX_OK) {
     hrx_allocator_free(config->allocator, copy);

@@ -155,18 +155,13 @@ static bool loom_diag_store(hrx_loom_diagnostics_t* d,
                             hrx_loom_diag_code_t code,
                             const hrx_loom_diag_param_t* params,
                             size_t param_count, const char* message) {
-  if (d->count == d->capacity) {
-    size_t capacity = d->capacity ? d->capacity * 2 : 8;
-    void* entries = d->entries;
-    hrx_status_t status = hrx_allocator_realloc(
-        d->allocator, capacity * sizeof(loom_diag_entry_t), &entries);
-    if (status != HRX_OK) {
-      hrx_status_free(status);
-      d->out_of_memory = true;
-      return false;
-    }
-    d->entries = entries;
-    d->capacity = capacity;
+  hrx_status_t grown = hrx_allocator_grow_array(
+      d->allocator, sizeof(loom_diag_entry_t), d->count + 1, &d->capacity,
+      (void**)&d->entries);
+  if (grown != HRX_OK) {
+    hrx_status_free(grown);
+    d->out_of_memory = true;
+    return false;
   }
   uint32_t line = 0, column = 0;
   size_t line_start = 0, line_length = 0;

@@ -106,7 +106,7 @@ int main(int argc, char** argv) {
   hrx_gpu_kernel_t* kernel = NULL;
   if (load_saxpy(device, path, &kernel)) return 1;
   hrx_exec_runtime_t* runtime = NULL;
-  hrx_exec_runtime_options_t options = {.trace = trace};
+  hrx_exec_runtime_options_t options = {.observe = true, .trace = trace};
   TRY("runtime", hrx_exec_runtime_create(device, &options,
                                          hrx_allocator_system(), &runtime));
   static const hrx_exec_binding_contract_t bindings[] = {

@@ -60,6 +60,7 @@ struct hrx_exec_runtime_s {
   hrx_gpu_stream_t* lanes[HRX_EXEC_LANE_COUNT];
   hrx_exec_watcher_t watchers[HRX_EXEC_LANE_COUNT];
   hrx_trace_t* trace; /* borrowed, may be NULL */
+  bool observe;       /* watchers run */
   uint32_t max_submissions;
   /* Guards everything below and serialises submissions, so lane order is
    * one order for every thread. */
@@ -122,7 +123,7 @@ typedef struct hrx_exec_delivery_t {
 
 struct hrx_exec_completion_s {
   hrx_exec_runtime_t* runtime;
-  hrx_exec_notice_t* notice; /* retained */
+  hrx_exec_notice_t* notice; /* retained; NULL when not observing */
   hrx_gpu_event_t* events[HRX_EXEC_LANE_COUNT];
   hrx_exec_delivery_t* deliveries;
   size_t delivery_count;

@@ -23,6 +23,7 @@ hrx_status_t hrx_exec_runtime_create(hrx_gpu_device_t* device,
   rt->max_submissions =
       options && options->max_submissions ? options->max_submissions : 64;
   rt->trace = options ? options->trace : NULL;
+  rt->observe = rt->trace || (options && options->observe);
   pthread_mutex_init(&rt->mutex, NULL);
   hrx_status_t status = HRX_OK;
   if (options && options->memory_budget) {
@@ -35,7 +36,9 @@ hrx_status_t hrx_exec_runtime_create(hrx_gpu_device_t* device,
     status = hrx_gpu_stream_create(device, &rt->lanes[lane]);
     if (status == HRX_OK) {
       hrx_gpu_stream_set_memory_budget(rt->lanes[lane], rt->budget);
-      status = hrx_exec_watcher_start(rt, (hrx_exec_lane_t)lane);
+      if (rt->observe) {
+        status = hrx_exec_watcher_start(rt, (hrx_exec_lane_t)lane);
+      }
     }
   }
   if (status != HRX_OK) {

@@ -150,8 +150,10 @@ hrx_status_t hrx_exec_graph_submit(hrx_exec_graph_t* g,
   }
   if (status == HRX_OK) {
     c->runtime = rt;
-    status = hrx_exec_notice_create(rt->allocator, lanes,
-                                    rt->stats.submissions + 1, &c->notice);
+    if (rt->observe) {
+      status = hrx_exec_notice_create(rt->allocator, lanes,
+                                      rt->stats.submissions + 1, &c->notice);
+    }
   }
   if (status == HRX_OK) {
     if (downloads) {
@@ -200,7 +202,7 @@ hrx_status_t hrx_exec_graph_submit(hrx_exec_graph_t* g,
   for (int lane = 0; lane < HRX_EXEC_LANE_COUNT; ++lane) {
     if (used[lane]) hrx_gpu_stream_end_batch(rt->lanes[lane]);
   }
-  for (int lane = 0; lane < HRX_EXEC_LANE_COUNT; ++lane) {
+  for (int lane = 0; lane < HRX_EXEC_LANE_COUNT && rt->observe; ++lane) {
     if (c->events[lane]) {
       hrx_exec_watcher_push(&rt->watchers[lane], c->events[lane], c->notice);
     } else if (used[lane]) {

@@ -56,6 +56,11 @@ void hrx_exec_notice_lane_done(hrx_exec_notice_t* n) {
 hrx_status_t hrx_exec_completion_fd(hrx_exec_completion_t* c, int* out_fd) {
   *out_fd = -1;
   hrx_exec_notice_t* n = c->notice;
+  if (!n) {
+    return hrx_make_status(HRX_STATUS_FAILED_PRECONDITION,
+                           "completion file descriptors need a runtime "
+                           "created with observe = true");
+  }
   hrx_status_t status = HRX_OK;
   pthread_mutex_lock(&n->mutex);
   if (n->fd < 0) {

@@ -104,6 +104,10 @@ static void test_pipeline_replays(void** state) {
     }
     hrx_exec_completion_t* c = NULL;
     assert_ok(hrx_exec_graph_submit(g, &c));
+    /* This runtime does not observe: no watcher, no fd. */
+    int fd = -1;
+    assert_status_code(hrx_exec_completion_fd(c, &fd),
+                       HRX_STATUS_FAILED_PRECONDITION);
     assert_ok(hrx_exec_completion_wait(c, 10 * SECOND));
     hrx_exec_completion_release(c);
     for (int i = 0; i < N; ++i) {
@@ -118,6 +122,9 @@ static void test_pipeline_replays(void** state) {
   assert_int_equal(stats.upload_bytes, 3 * 2 * N * 4);
   assert_int_equal(stats.download_bytes, 3 * N * 4);
   assert_true(stats.cross_lane_waits >= 3 * 3);
+  for (int lane = 0; lane < HRX_EXEC_LANE_COUNT; ++lane) {
+    assert_int_equal(stats.lane_busy_ns[lane], 0);
+  }
   /* Both buffers are still held by the graph. */
   assert_int_equal(stats.live_bytes, 2 * N * 4);
   hrx_exec_graph_destroy(g);

@@ -23,14 +23,16 @@
  * the device is done with it, whatever the caller releases or however a
  * wait times out.
  *
- * Observation. The runtime owns one watcher thread per lane ("hrx-upload",
- * "hrx-compute", "hrx-download"), started with it and joined when it is
- * destroyed. A watcher waits, in order, for the end of each submission's
- * work on its lane and records what the host saw: the lane's occupancy
- * (from when the lane could start the work, the later of the submission
- * and the lane's previous end, to when it ended) in the statistics and as
- * one trace event per lane and submission, and the completion's file
- * descriptor.
+ * Observation (opt-in: RuntimeOptions.observe, or a trace). The runtime
+ * then owns one watcher thread per lane ("hrx-upload", "hrx-compute",
+ * "hrx-download"), started with it and joined when it is destroyed. A
+ * watcher waits, in order, for the end of each submission's work on its
+ * lane and records what the host saw: the lane's occupancy (from when the
+ * lane could start the work, the later of the submission and the lane's
+ * previous end, to when it ended) in the statistics and as one trace event
+ * per lane and submission, and it makes completion file descriptors
+ * readable. Without observation the runtime starts no threads and a
+ * submission costs no thread wake-ups beyond the device's own.
  *
  * Threads. A runtime and its kernels may be used from any thread; a graph
  * is recorded by one thread at a time; a completion may be waited on from
@@ -72,9 +74,12 @@ typedef struct hrx_exec_runtime_options_t {
   /* Charged with buffers and transfer staging (retained). NULL: an
    * unlimited budget of the runtime's own, for the statistics. */
   hrx_budget_t* memory_budget;
+  /* Start the lane watchers (see Observation): lane statistics and
+   * completion file descriptors need them. */
+  bool observe;
   /* Host-observed lane activity is recorded here when set (borrowed; it
    * must outlive the runtime): one event per lane and submission, named
-   * after the lane, on track (tid) lane + 1. */
+   * after the lane, on track (tid) lane + 1. Implies observe. */
   hrx_trace_t* trace;
 } hrx_exec_runtime_options_t;
 
@@ -99,7 +104,8 @@ typedef struct hrx_exec_statistics_t {
   uint64_t cross_lane_waits;
   uint64_t live_bytes, peak_bytes; /* tracked memory (the budget's) */
   /* Host-observed occupancy of each lane (see Observation), in ns, over
-   * the submissions whose end the watchers have seen. */
+   * the submissions whose end the watchers have seen; zero when the
+   * runtime does not observe. */
   uint64_t lane_busy_ns[HRX_EXEC_LANE_COUNT];
 } hrx_exec_statistics_t;
 
@@ -201,7 +207,8 @@ HRX_API HRX_MUST_USE hrx_status_t hrx_exec_completion_poll(
 /* A file descriptor that becomes readable once the submission's device
  * work has ended, for poll/epoll loops; then hrx_exec_completion_poll
  * delivers the downloads without blocking. Owned by the completion (do not
- * close it); the same fd on every call. */
+ * close it); the same fd on every call. FAILED_PRECONDITION when the
+ * runtime does not observe (RuntimeOptions.observe). */
 HRX_API HRX_MUST_USE hrx_status_t hrx_exec_completion_fd(
     hrx_exec_completion_t* completion, int* out_fd);
 /* Releases the handle. If the work is still running, what it uses stays

@@ -56,8 +56,10 @@ static const char hrx_prepare_usage[] =
 
 static const char hrx_inspect_usage[] =
     "usage: hrx inspect FILE\n"
-    "  validates a safetensors file and lists its metadata and tensors\n"
-    "  (dtype, shape, bytes); a malformed file exits 1 with the reason\n";
+    "  validates a safetensors file (metadata and tensors: dtype, shape,\n"
+    "  bytes) or an ONNX model (producer, opsets, inputs and outputs,\n"
+    "  nodes by op type, initializer bytes); a malformed file exits 1\n"
+    "  with the reason\n";
 
 static const char hrx_doctor_usage[] = "usage: hrx doctor\n";
 static const char hrx_help_usage[] = "usage: hrx help [COMMAND]\n";
@@ -73,7 +75,7 @@ static const hrx_cli_command_t hrx_commands[] = {
      hrx_cmd_pack},
     {"prepare", "install or check the pinned native bundle",
      hrx_prepare_usage, hrx_cmd_prepare},
-    {"inspect", "validate and summarise a safetensors file",
+    {"inspect", "validate and summarise a safetensors or ONNX file",
      hrx_inspect_usage, hrx_cmd_inspect},
     {"doctor", "report libraries, cache and runtime paths, and devices",
      hrx_doctor_usage, hrx_cmd_doctor},

@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""Builds ONNX models with the onnx package (python3-onnx) for the artifacts
+tests: a conv/matmul model with raw and typed initializers and a node with
+attributes of every type, a model with external data, and malformed ones.
+
+usage: make_onnx.py OUT_DIR
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+
+def attrs_graph():
+    x = helper.make_tensor_value_info("gx", TensorProto.FLOAT, [1])
+    y = helper.make_tensor_value_info("gy", TensorProto.FLOAT, [1])
+    node = helper.make_node("Identity", ["gx"], ["gy"])
+    return helper.make_graph([node], "sub", [x], [y])
+
+
+def main_model():
+    w = numpy_helper.from_array(
+        np.arange(4 * 3 * 3 * 3, dtype=np.float32).reshape(4, 3, 3, 3), "W")
+    b = helper.make_tensor("B", TensorProto.FLOAT, [4], [0.5, 1.5, 2.5, 3.5])
+    m = numpy_helper.from_array(np.ones((4 * 8 * 8, 10), np.float32), "M")
+    shape = numpy_helper.from_array(np.array([-1, 4 * 8 * 8], np.int64), "S")
+    conv = helper.make_node("Conv", ["X", "W", "B"], ["C"], name="conv",
+                            kernel_shape=[3, 3], pads=[1, 1, 1, 1],
+                            strides=[1, 1])
+    reshape = helper.make_node("Reshape", ["C", "S"], ["R"], name="flatten")
+    matmul = helper.make_node("MatMul", ["R", "M"], ["MM"], name="matmul")
+    small = helper.make_tensor("t", TensorProto.INT32, [2], [3, 4])
+    attrs = helper.make_node(
+        "Attrs", ["MM"], ["Y"], name="attrs", domain="test",
+        f=1.5, i=7, s="hi", t=small, g=attrs_graph(),
+        floats=[1.0, 2.0], ints=[1, 2, 3], strings=["a", "b"],
+        tensors=[small], graphs=[attrs_graph()])
+    x = helper.make_tensor_value_info("X", TensorProto.FLOAT,
+                                      ["batch", 3, 8, 8])
+    y = helper.make_tensor_value_info("Y", TensorProto.FLOAT, ["batch", 10])
+    graph = helper.make_graph([conv, reshape, matmul, attrs], "main", [x],
+                              [y], [w, b, m, shape])
+    model = helper.make_model(graph, producer_name="hrx-test",
+                              producer_version="1.0",
+                              opset_imports=[helper.make_opsetid("", 13),
+                                             helper.make_opsetid("test", 1)])
+    return model
+
+
+def external_model(out):
+    w = numpy_helper.from_array(np.arange(256, dtype=np.float32), "E")
+    x = helper.make_tensor_value_info("X", TensorProto.FLOAT, [256])
+    y = helper.make_tensor_value_info("Y", TensorProto.FLOAT, [256])
+    node = helper.make_node("Add", ["X", "E"], ["Y"])
+    model = helper.make_model(helper.make_graph([node], "ext", [x], [y], [w]))
+    onnx.save_model(model, os.path.join(out, "external.onnx"),
+                    save_as_external_data=True, all_tensors_to_one_file=True,
+                    location="weights.bin", size_threshold=0)
+    # The same, pointing outside the model's directory.
+    for tensor in model.graph.initializer:
+        for entry in tensor.external_data:
+            if entry.key == "location":
+                entry.value = "../evil.bin"
+    with open(os.path.join(out, "traversal.onnx"), "wb") as f:
+        f.write(model.SerializeToString())
+
+
+def mismatched_model():
+    t = TensorProto()
+    t.name = "bad"
+    t.data_type = TensorProto.FLOAT
+    t.dims.extend([2])
+    t.raw_data = b"\0\0\0\0"  # 4 bytes for 2 floats
+    x = helper.make_tensor_value_info("X", TensorProto.FLOAT, [2])
+    node = helper.make_node("Identity", ["X"], ["Y"])
+    y = helper.make_tensor_value_info("Y", TensorProto.FLOAT, [2])
+    return helper.make_model(helper.make_graph([node], "bad", [x], [y], [t]))
+
+
+def main():
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    data = main_model().SerializeToString()
+    with open(os.path.join(out, "model.onnx"), "wb") as f:
+        f.write(data)
+    with open(os.path.join(out, "truncated.onnx"), "wb") as f:
+        f.write(data[: len(data) - 7])
+    with open(os.path.join(out, "mismatch.onnx"), "wb") as f:
+        f.write(mismatched_model().SerializeToString())
+    external_model(out)
+
+
+if __name__ == "__main__":
+    main()

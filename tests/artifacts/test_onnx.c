@@ -1,0 +1,241 @@
+/* ONNX models built by python3-onnx (make_onnx.py) at test time, and the
+ * decoder's refusals. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hrx/artifacts.h"
+#include "test_support.h"
+
+static int make_models(void** state) {
+  char* dir = test_temp_dir_create();
+  char* command = test_strdup_printf("'%s' '%s/make_onnx.py' '%s'",
+                                     getenv("HRX_PYTHON"),
+                                     getenv("HRX_ARTIFACTS_TESTS"), dir);
+  if (system(command) != 0) {
+    fprintf(stderr, "cannot run %s\n", command);
+    return -1;
+  }
+  free(command);
+  *state = dir;
+  return 0;
+}
+
+static int remove_models(void** state) {
+  test_temp_dir_remove(*state);
+  return 0;
+}
+
+static hrx_onnx_model_t* open_model(const char* dir, const char* name) {
+  char* path = test_strdup_printf("%s/%s", dir, name);
+  hrx_onnx_model_t* m = NULL;
+  assert_ok(hrx_onnx_open(path, hrx_allocator_system(), &m));
+  free(path);
+  return m;
+}
+
+static void test_model_index(void** state) {
+  hrx_onnx_model_t* m = open_model(*state, "model.onnx");
+  const hrx_onnx_model_info_t* info = hrx_onnx_info(m);
+  assert_true(info->ir_version >= 7);
+  assert_string_equal(info->producer_name, "hrx-test");
+  assert_string_equal(info->producer_version, "1.0");
+  assert_string_equal(info->graph_name, "main");
+  assert_int_equal(info->opset_count, 2);
+  assert_string_equal(info->opsets[0].domain, "");
+  assert_int_equal(info->opsets[0].version, 13);
+  assert_string_equal(info->opsets[1].domain, "test");
+  assert_int_equal(info->node_count, 4);
+  const hrx_onnx_node_t* conv = &info->nodes[0];
+  assert_string_equal(conv->op_type, "Conv");
+  assert_int_equal(conv->input_count, 3);
+  assert_string_equal(conv->inputs[1], "W");
+  assert_string_equal(info->nodes[3].domain, "test");
+
+  /* Graph inputs and outputs with symbolic and fixed dimensions. */
+  assert_int_equal(info->input_count, 1);
+  const hrx_onnx_value_info_t* x = &info->inputs[0];
+  assert_string_equal(x->name, "X");
+  assert_int_equal(x->dtype, HRX_ONNX_FLOAT);
+  assert_int_equal(x->rank, 4);
+  assert_string_equal(x->dims[0].param, "batch");
+  assert_null(x->dims[1].param);
+  assert_int_equal(x->dims[3].value, 8);
+  assert_int_equal(info->output_count, 1);
+
+  /* Initializers: raw bytes (numpy) and typed values (make_tensor). */
+  const hrx_onnx_tensor_t* w = NULL;
+  assert_ok(hrx_onnx_find_initializer(m, "W", &w));
+  assert_int_equal(w->dtype, HRX_ONNX_FLOAT);
+  assert_int_equal(w->rank, 4);
+  assert_int_equal(w->elements, 108);
+  assert_int_equal(w->raw_length, 108 * 4);
+  float last;
+  memcpy(&last, w->raw + 107 * 4, 4);
+  assert_true(last == 107.0f);
+  const hrx_onnx_tensor_t* b = NULL;
+  assert_ok(hrx_onnx_find_initializer(m, "B", &b));
+  assert_null(b->raw);
+  assert_int_equal(b->elements, 4);
+  assert_status_code(hrx_onnx_find_initializer(m, "nope", &b),
+                     HRX_STATUS_NOT_FOUND);
+
+  const hrx_onnx_node_t* producer = NULL;
+  assert_ok(hrx_onnx_find_producer(m, "Y", &producer));
+  assert_string_equal(producer->name, "attrs");
+  assert_status_code(hrx_onnx_find_producer(m, "X", &producer),
+                     HRX_STATUS_NOT_FOUND);
+  hrx_onnx_close(m);
+}
+
+static void test_attributes_of_every_type(void** state) {
+  hrx_onnx_model_t* m = open_model(*state, "model.onnx");
+  const hrx_onnx_model_info_t* info = hrx_onnx_info(m);
+  const hrx_onnx_node_t* node = &info->nodes[3];
+  const hrx_onnx_attribute_t* a = NULL;
+  assert_ok(hrx_onnx_attribute(node, "f", HRX_ONNX_ATTR_FLOAT, &a));
+  assert_true(a->f == 1.5);
+  assert_ok(hrx_onnx_attribute(node, "i", HRX_ONNX_ATTR_INT, &a));
+  assert_int_equal(a->i, 7);
+  assert_ok(hrx_onnx_attribute(node, "s", HRX_ONNX_ATTR_STRING, &a));
+  assert_string_equal(a->s, "hi");
+  assert_ok(hrx_onnx_attribute(node, "t", HRX_ONNX_ATTR_TENSOR, &a));
+  assert_int_equal(a->t->dtype, HRX_ONNX_INT32);
+  assert_int_equal(a->t->elements, 2);
+  assert_ok(hrx_onnx_attribute(node, "g", HRX_ONNX_ATTR_GRAPH, &a));
+  assert_ok(hrx_onnx_attribute(node, "floats", HRX_ONNX_ATTR_FLOATS, &a));
+  assert_int_equal(a->count, 2);
+  assert_true(a->floats[1] == 2.0f);
+  assert_ok(hrx_onnx_attribute(node, "ints", HRX_ONNX_ATTR_INTS, &a));
+  assert_int_equal(a->count, 3);
+  assert_int_equal(a->ints[2], 3);
+  assert_ok(hrx_onnx_attribute(node, "strings", HRX_ONNX_ATTR_STRINGS, &a));
+  assert_int_equal(a->count, 2);
+  assert_ok(hrx_onnx_attribute(node, "tensors", HRX_ONNX_ATTR_TENSORS, &a));
+  assert_int_equal(a->count, 1);
+  assert_ok(hrx_onnx_attribute(node, "graphs", HRX_ONNX_ATTR_GRAPHS, &a));
+  /* Asking for the wrong type names node and attribute. */
+  hrx_status_t status =
+      hrx_onnx_attribute(node, "i", HRX_ONNX_ATTR_FLOAT, &a);
+  assert_non_null(strstr(hrx_status_message(status),
+                          "attribute 'i' of node 'attrs' (Attrs) is INT, "
+                          "not FLOAT"));
+  assert_status_code(status, HRX_STATUS_INVALID_ARGUMENT);
+  status = hrx_onnx_attribute(node, "zz", HRX_ONNX_ATTR_INT, &a);
+  assert_non_null(strstr(hrx_status_message(status), "no attribute 'zz'"));
+  assert_status_code(status, HRX_STATUS_NOT_FOUND);
+  /* Conv's kernel_shape, as ONNX writes it (unpacked ints). */
+  assert_ok(hrx_onnx_attribute(&info->nodes[0], "kernel_shape",
+                               HRX_ONNX_ATTR_INTS, &a));
+  assert_int_equal(a->count, 2);
+  assert_int_equal(a->ints[0], 3);
+  hrx_onnx_close(m);
+}
+
+static void test_external_data(void** state) {
+  hrx_onnx_model_t* m = open_model(*state, "external.onnx");
+  const hrx_onnx_tensor_t* e = NULL;
+  assert_ok(hrx_onnx_find_initializer(m, "E", &e));
+  assert_null(e->raw);
+  assert_non_null(strstr(e->external_path, "/weights.bin"));
+  assert_int_equal(e->external_length, 1024);
+  FILE* file = fopen(e->external_path, "rb");
+  assert_non_null(file);
+  float values[256];
+  assert_int_equal(fseek(file, (long)e->external_offset, SEEK_SET), 0);
+  assert_int_equal(fread(values, 4, 256, file), 256);
+  fclose(file);
+  assert_true(values[255] == 255.0f);
+  hrx_onnx_close(m);
+}
+
+static void expect_refusal(const char* dir, const char* name,
+                           const char* message) {
+  char* path = test_strdup_printf("%s/%s", dir, name);
+  hrx_onnx_model_t* m = NULL;
+  hrx_status_t status = hrx_onnx_open(path, hrx_allocator_system(), &m);
+  if (!status || !strstr(hrx_status_message(status), message)) {
+    fail_msg("%s: %s", name, status ? hrx_status_message(status) : "OK");
+  }
+  assert_null(m);
+  hrx_status_free(status);
+  free(path);
+}
+
+static void test_refusals(void** state) {
+  const char* dir = *state;
+  expect_refusal(dir, "traversal.onnx", "leaves the model's directory");
+  expect_refusal(dir, "truncated.onnx", "run past the end");
+  expect_refusal(dir, "mismatch.onnx",
+                 "raw_data holds 4 bytes, its dims need 8");
+  struct {
+    const uint8_t bytes[24];
+    size_t length;
+    const char* message;
+  } cases[] = {
+      {{0}, 0, "no graph"},
+      {{0x08}, 1, "truncated varint"},
+      {{0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f},
+       11, "varint over"},
+      {{0x0b}, 1, "wire type 3"},
+      {{0x00, 0x01}, 2, "invalid field number 0"},
+      {{0x3a, 0x05, 0x0a}, 3, "run past the end"},
+      {{0x0d, 0x01, 0x02}, 3, "truncated fixed32"},
+      /* graph { node { } }: a node without op_type */
+      {{0x3a, 0x02, 0x0a, 0x00}, 4, "node 0: node '' has no op_type"},
+      /* graph { node { op_type "A", attribute x (INT) twice } } */
+      {{0x3a, 0x15, 0x0a, 0x13, 0x22, 0x01, 'A', 0x2a, 0x06, 0x0a, 0x01, 'x',
+        0xa0, 0x01, 0x02, 0x2a, 0x06, 0x0a, 0x01, 'x', 0xa0, 0x01, 0x02},
+       23, "has attribute 'x' twice"},
+      /* graph { initializer { dims: -1 ... } } */
+      {{0x3a, 0x0f, 0x2a, 0x0d, 0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+        0xff, 0xff, 0xff, 0x01, 0x10, 0x01},
+       17, "negative or overflowing"},
+  };
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
+    hrx_onnx_model_t* m = NULL;
+    hrx_status_t status = hrx_onnx_parse(cases[i].bytes, cases[i].length,
+                                         hrx_allocator_system(), &m);
+    if (!status || !strstr(hrx_status_message(status), cases[i].message)) {
+      fail_msg("case %zu: %s", i, status ? hrx_status_message(status) : "OK");
+    }
+    assert_status_code(status, HRX_STATUS_DATA_LOSS);
+  }
+  /* Images in memory cannot resolve external data. */
+  char* path = test_strdup_printf("%s/external.onnx", dir);
+  void* data = NULL;
+  size_t length = 0;
+  assert_ok(hrx_file_read_all(hrx_allocator_system(), path, 1 << 20, &data,
+                              &length));
+  hrx_onnx_model_t* m = NULL;
+  assert_status_code(hrx_onnx_parse(data, length, hrx_allocator_system(), &m),
+                     HRX_STATUS_FAILED_PRECONDITION);
+  free(data);
+  free(path);
+}
+
+static hrx_status_t open_model_with(hrx_allocator_t allocator,
+                                    void* context) {
+  hrx_onnx_model_t* m = NULL;
+  HRX_RETURN_IF_ERROR(hrx_onnx_open(context, allocator, &m));
+  hrx_onnx_close(m);
+  return HRX_OK;
+}
+
+static void test_allocation_failures(void** state) {
+  char* path = test_strdup_printf("%s/model.onnx", (char*)*state);
+  assert_true(test_exhaust_allocations(open_model_with, NULL, path) >= 3);
+  free(path);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_model_index),
+      cmocka_unit_test(test_attributes_of_every_type),
+      cmocka_unit_test(test_external_data),
+      cmocka_unit_test(test_refusals),
+      cmocka_unit_test(test_allocation_failures),
+  };
+  return cmocka_run_group_tests(tests, make_models, remove_models);
+}

@@ -1,0 +1,45 @@
+/* libFuzzer target: the protobuf wire reader and ONNX indexing. Any image
+ * either fails cleanly or yields an index whose views stay inside it. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hrx/artifacts.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
+
+static void check(int condition) {
+  if (!condition) abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  hrx_onnx_model_t* m = NULL;
+  hrx_status_t status = hrx_onnx_parse(data, size, hrx_allocator_system(), &m);
+  if (status != HRX_OK) {
+    check(m == NULL);
+    hrx_status_free(status);
+    return 0;
+  }
+  const hrx_onnx_model_info_t* info = hrx_onnx_info(m);
+  volatile size_t sink = 0;
+  for (size_t n = 0; n < info->node_count; ++n) {
+    const hrx_onnx_node_t* node = &info->nodes[n];
+    sink += strlen(node->op_type) + strlen(node->name);
+    for (size_t a = 0; a < node->attribute_count; ++a) {
+      const hrx_onnx_attribute_t* attr = &node->attributes[a];
+      const hrx_onnx_attribute_t* found = NULL;
+      check(hrx_onnx_attribute(node, attr->name, attr->type, &found) ==
+            HRX_OK);
+      if (attr->type == HRX_ONNX_ATTR_INTS && attr->count) {
+        sink += (size_t)attr->ints[attr->count - 1];
+      }
+    }
+  }
+  for (size_t i = 0; i < info->initializer_count; ++i) {
+    const hrx_onnx_tensor_t* t = &info->initializers[i];
+    if (t->raw_length) sink += t->raw[t->raw_length - 1];
+  }
+  (void)sink;
+  hrx_onnx_close(m);
+  return 0;
+}

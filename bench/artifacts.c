@@ -1,8 +1,11 @@
-/* bench/artifacts: time to open, validate and index a 2,000-tensor
- * safetensors file (written by tests/artifacts/make_safetensors.py), in
- * both modes, printed with MB/s of header and of file. The peer in the
- * same run is jansson alone parsing the same header: the JSON parse every
- * reader must pay, so the ratio shows what validation and indexing add. */
+/* bench/artifacts: time to open, validate and index
+ *  - a 2,000-tensor safetensors file (tests/artifacts/make_safetensors.py),
+ *    in both modes, with MB/s of header and of file; the peer in the same
+ *    run is jansson alone parsing the same header, the JSON parse every
+ *    reader must pay, so the ratio shows what validation and indexing add;
+ *  - a ~50 MiB ONNX model (tests/artifacts/make_onnx.py), with MB/s of
+ *    file; the peer is reading the file (the floor: hrx_onnx_open reads it
+ *    whole before indexing). */
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,9 +39,54 @@ static void run_jansson(void* context) {
   json_decref(root);
 }
 
+typedef struct onnx_ctx_t {
+  const char* path;
+} onnx_ctx_t;
+
+static void run_onnx(void* context) {
+  onnx_ctx_t* c = context;
+  hrx_onnx_model_t* m = NULL;
+  bench_check(hrx_onnx_open(c->path, hrx_allocator_system(), &m), "onnx");
+  hrx_onnx_close(m);
+}
+
+static void run_read(void* context) {
+  onnx_ctx_t* c = context;
+  void* data = NULL;
+  size_t size = 0;
+  bench_check(hrx_file_read_all(hrx_allocator_system(), c->path, 1u << 31,
+                                &data, &size),
+              "read");
+  free(data);
+}
+
+static void bench_onnx(const char* path) {
+  onnx_ctx_t c = {path};
+  hrx_onnx_model_t* m = NULL;
+  bench_check(hrx_onnx_open(path, hrx_allocator_system(), &m), "onnx");
+  const hrx_onnx_model_info_t* info = hrx_onnx_info(m);
+  size_t nodes = info->node_count, inits = info->initializer_count;
+  hrx_onnx_close(m);
+  FILE* file = fopen(path, "rb");
+  fseek(file, 0, SEEK_END);
+  double size = (double)ftell(file);
+  fclose(file);
+  double read = (double)bench_median_ns(run_read, &c, 11);
+  double open = (double)bench_median_ns(run_onnx, &c, 11);
+  printf("  ONNX %s: %zu nodes, %zu initializers, %.1f MiB (median of 11)\n",
+         path, nodes, inits, size / (1 << 20));
+  printf("  read the file                       %8.1f ms  %7.0f MB/s\n",
+         read / 1e6, size / read * 1e3);
+  printf("  open+index                          %8.1f ms  %7.0f MB/s, "
+         "%.2fx the read\n",
+         open / 1e6, size / open * 1e3, open / read);
+}
+
 int main(int argc, char** argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: artifacts FILE.safetensors (see bench/meson.build)\n");
+    fprintf(stderr,
+            "usage: artifacts FILE.safetensors [MODEL.onnx] "
+            "(see bench/meson.build)\n");
     return 2;
   }
   open_ctx_t c = {.path = argv[1]};
@@ -71,5 +119,6 @@ int main(int argc, char** argv) {
            size / ns * 1e3, ns / jansson);
   }
   free(data);
+  if (argc > 2) bench_onnx(argv[2]);
   return 0;
 }

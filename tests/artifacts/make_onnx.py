@@ -3,7 +3,8 @@
 tests: a conv/matmul model with raw and typed initializers and a node with
 attributes of every type, a model with external data, and malformed ones.
 
-usage: make_onnx.py OUT_DIR
+usage: make_onnx.py OUT_DIR          (the test models)
+       make_onnx.py OUT_DIR MIB      (big.onnx, about MIB MiB of weights)
 """
 import os
 import sys
@@ -79,8 +80,35 @@ def mismatched_model():
     return helper.make_model(helper.make_graph([node], "bad", [x], [y], [t]))
 
 
+def big_model(out, mib):
+    """A chain of MatMul+Add layers whose weights total about |mib| MiB."""
+    layers = max(1, mib // 4)
+    inits, nodes = [], []
+    rng = np.random.default_rng(3)
+    previous = "X"
+    for i in range(layers):
+        w = rng.standard_normal((1024, 1024), dtype=np.float32)
+        b = rng.standard_normal((1024,), dtype=np.float32)
+        inits += [numpy_helper.from_array(w, f"w{i}"),
+                  numpy_helper.from_array(b, f"b{i}")]
+        nodes += [helper.make_node("MatMul", [previous, f"w{i}"], [f"m{i}"]),
+                  helper.make_node("Add", [f"m{i}", f"b{i}"], [f"a{i}"]),
+                  helper.make_node("Relu", [f"a{i}"], [f"r{i}"])]
+        previous = f"r{i}"
+    x = helper.make_tensor_value_info("X", TensorProto.FLOAT, ["n", 1024])
+    y = helper.make_tensor_value_info(previous, TensorProto.FLOAT,
+                                      ["n", 1024])
+    model = helper.make_model(helper.make_graph(nodes, "big", [x], [y], inits))
+    with open(os.path.join(out, "big.onnx"), "wb") as f:
+        f.write(model.SerializeToString())
+
+
 def main():
     out = sys.argv[1]
+    if len(sys.argv) > 2:
+        os.makedirs(out, exist_ok=True)
+        big_model(out, int(sys.argv[2]))
+        return
     os.makedirs(out, exist_ok=True)
     data = main_model().SerializeToString()
     with open(os.path.join(out, "model.onnx"), "wb") as f:

@@ -450,15 +450,10 @@ static hrx_status_t hrx_onnx_node(hrx_onnx_model_t* m, const uint8_t* data,
                                   size_t length, hrx_onnx_node_t* n) {
   hrx_pb_field_t f;
   bool done = false;
-  size_t inputs = 0, outputs = 0, attributes = 0;
-  hrx_pb_reader_t r = hrx_pb_reader(data, length);
-  for (;;) {
-    HRX_RETURN_IF_ERROR(hrx_pb_next(&r, &f, &done));
-    if (done) break;
-    inputs += f.number == 1;
-    outputs += f.number == 2;
-    attributes += f.number == 5;
-  }
+  size_t counts[6];
+  HRX_RETURN_IF_ERROR(hrx_pb_count(data, length, counts, 6));
+  size_t inputs = counts[1], outputs = counts[2], attributes = counts[5];
+  hrx_pb_reader_t r;
   const char** in = NULL;
   const char** out = NULL;
   hrx_onnx_attribute_t* attrs = NULL;
@@ -544,17 +539,12 @@ static hrx_status_t hrx_onnx_value_info(hrx_onnx_model_t* m,
         } else if (sf.number == 2) {
           HRX_RETURN_IF_ERROR(hrx_onnx_expect(&sf, HRX_PB_LEN));
           v->has_shape = true;
-          size_t rank = 0;
+          size_t counts[2];
+          HRX_RETURN_IF_ERROR(hrx_pb_count(sf.data, sf.length, counts, 2));
           hrx_pb_field_t df;
-          hrx_pb_reader_t shape = hrx_pb_reader(sf.data, sf.length);
-          for (;;) {
-            HRX_RETURN_IF_ERROR(hrx_pb_next(&shape, &df, &done));
-            if (done) break;
-            rank += df.number == 1;
-          }
           hrx_onnx_dim_t* dims = NULL;
-          HRX_ONNX_NEW(m, dims, rank);
-          shape = hrx_pb_reader(sf.data, sf.length);
+          HRX_ONNX_NEW(m, dims, counts[1]);
+          hrx_pb_reader_t shape = hrx_pb_reader(sf.data, sf.length);
           for (;;) {
             HRX_RETURN_IF_ERROR(hrx_pb_next(&shape, &df, &done));
             if (done) break;
@@ -588,16 +578,11 @@ static hrx_status_t hrx_onnx_graph(hrx_onnx_model_t* m, const uint8_t* data,
   hrx_onnx_model_info_t* info = &m->info;
   hrx_pb_field_t f;
   bool done = false;
-  size_t nodes = 0, inits = 0, inputs = 0, outputs = 0;
-  hrx_pb_reader_t r = hrx_pb_reader(data, length);
-  for (;;) {
-    HRX_RETURN_IF_ERROR(hrx_pb_next(&r, &f, &done));
-    if (done) break;
-    nodes += f.number == 1;
-    inits += f.number == 5;
-    inputs += f.number == 11;
-    outputs += f.number == 12;
-  }
+  size_t counts[13];
+  HRX_RETURN_IF_ERROR(hrx_pb_count(data, length, counts, 13));
+  size_t nodes = counts[1], inits = counts[5], inputs = counts[11],
+         outputs = counts[12];
+  hrx_pb_reader_t r;
   hrx_onnx_node_t* node_array = NULL;
   hrx_onnx_tensor_t* init_array = NULL;
   hrx_onnx_value_info_t* input_array = NULL;
@@ -652,19 +637,14 @@ static hrx_status_t hrx_onnx_model(hrx_onnx_model_t* m) {
   hrx_onnx_model_info_t* info = &m->info;
   hrx_pb_field_t f, of;
   bool done = false;
-  size_t opsets = 0;
   const uint8_t* graph = NULL;
   size_t graph_length = 0;
-  hrx_pb_reader_t r = hrx_pb_reader(m->image, m->image_length);
-  for (;;) {
-    HRX_RETURN_IF_ERROR(hrx_pb_next(&r, &f, &done));
-    if (done) break;
-    opsets += f.number == 8;
-  }
+  size_t counts[9];
+  HRX_RETURN_IF_ERROR(hrx_pb_count(m->image, m->image_length, counts, 9));
   hrx_onnx_opset_t* opset_array = NULL;
-  HRX_ONNX_NEW(m, opset_array, opsets);
+  HRX_ONNX_NEW(m, opset_array, counts[8]);
   info->opsets = opset_array;
-  r = hrx_pb_reader(m->image, m->image_length);
+  hrx_pb_reader_t r = hrx_pb_reader(m->image, m->image_length);
   for (;;) {
     HRX_RETURN_IF_ERROR(hrx_pb_next(&r, &f, &done));
     if (done) break;

@@ -75,3 +75,16 @@ hrx_status_t hrx_pb_next(hrx_pb_reader_t* r, hrx_pb_field_t* f,
                              f->number, (unsigned)f->wire);
   }
 }
+
+hrx_status_t hrx_pb_count(const uint8_t* data, size_t length, size_t* counts,
+                          uint32_t max_number) {
+  memset(counts, 0, max_number * sizeof(*counts));
+  hrx_pb_reader_t r = hrx_pb_reader(data, length);
+  for (;;) {
+    hrx_pb_field_t f;
+    bool done = false;
+    HRX_RETURN_IF_ERROR(hrx_pb_next(&r, &f, &done));
+    if (done) return HRX_OK;
+    if (f.number < max_number) counts[f.number]++;
+  }
+}

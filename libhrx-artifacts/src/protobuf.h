@@ -41,6 +41,12 @@ static inline hrx_pb_reader_t hrx_pb_reader(const uint8_t* data,
 hrx_status_t hrx_pb_next(hrx_pb_reader_t* reader, hrx_pb_field_t* out_field,
                          bool* out_done);
 
+/* Counts, in one pass over a message, the occurrences of each field number
+ * below |max_number| into |counts| (zeroed first). The first pass of
+ * reading a message twice: sizes for the arrays the second fills. */
+hrx_status_t hrx_pb_count(const uint8_t* data, size_t length,
+                          size_t* counts, uint32_t max_number);
+
 /* Reads one varint from a packed field's bytes. */
 hrx_status_t hrx_pb_varint(hrx_pb_reader_t* reader, uint64_t* out_value);
 

@@ -6,20 +6,12 @@
 #include <unistd.h>
 
 #include "hrx/artifacts.h"
+#include "producer.h"
 #include "test_support.h"
 
 static int make_models(void** state) {
-  char* dir = test_temp_dir_create();
-  char* command = test_strdup_printf("'%s' '%s/make_onnx.py' '%s'",
-                                     getenv("HRX_PYTHON"),
-                                     getenv("HRX_ARTIFACTS_TESTS"), dir);
-  if (system(command) != 0) {
-    fprintf(stderr, "cannot run %s\n", command);
-    return -1;
-  }
-  free(command);
-  *state = dir;
-  return 0;
+  *state = artifacts_produce("make_onnx.py", "");
+  return *state ? 0 : -1;
 }
 
 static int remove_models(void** state) {

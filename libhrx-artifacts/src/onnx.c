@@ -216,6 +216,8 @@ static hrx_status_t hrx_onnx_tensor(hrx_onnx_model_t* m, const uint8_t* data,
   hrx_pb_field_t f;
   bool done = false;
   size_t dims = 0, typed = 0;
+  t->proto = data;
+  t->proto_length = length;
   hrx_pb_reader_t r = hrx_pb_reader(data, length);
   for (;;) {
     HRX_RETURN_IF_ERROR(hrx_pb_next(&r, &f, &done));
@@ -798,6 +800,111 @@ hrx_status_t hrx_onnx_find_producer(const hrx_onnx_model_t* m,
   }
   return hrx_make_status(HRX_STATUS_NOT_FOUND, "no node produces '%s'",
                          output);
+}
+
+/* Which typed field holds |dtype|'s values (ONNX spec), and its wire. */
+static uint32_t hrx_onnx_typed_field(int32_t dtype, hrx_pb_wire_t* wire) {
+  switch (dtype) {
+    case HRX_ONNX_FLOAT: *wire = HRX_PB_FIXED32; return 4;
+    case HRX_ONNX_DOUBLE: *wire = HRX_PB_FIXED64; return 10;
+    case HRX_ONNX_INT64: *wire = HRX_PB_VARINT; return 7;
+    case HRX_ONNX_UINT32: case HRX_ONNX_UINT64:
+      *wire = HRX_PB_VARINT; return 11;
+    default: *wire = HRX_PB_VARINT; return 5; /* int32_data */
+  }
+}
+
+static hrx_status_t hrx_onnx_read_external(const hrx_onnx_tensor_t* t,
+                                           uint8_t* out) {
+  FILE* file = fopen(t->external_path, "rb");
+  if (!file) {
+    return hrx_make_status(HRX_STATUS_NOT_FOUND,
+                           "cannot open external data '%s' of tensor '%s'",
+                           t->external_path, t->name);
+  }
+  bool ok = fseeko(file, (off_t)t->external_offset, SEEK_SET) == 0 &&
+            fread(out, 1, t->external_length, file) == t->external_length;
+  fclose(file);
+  return ok ? HRX_OK
+            : hrx_make_status(HRX_STATUS_DATA_LOSS,
+                              "external data '%s' ends before tensor '%s' "
+                              "[%llu, +%llu)",
+                              t->external_path, t->name,
+                              (unsigned long long)t->external_offset,
+                              (unsigned long long)t->external_length);
+}
+
+hrx_status_t hrx_onnx_tensor_read(const hrx_onnx_tensor_t* t, void* buffer,
+                                  size_t capacity) {
+  size_t size = hrx_onnx_dtype_size(t->dtype);
+  if (!size) {
+    return hrx_make_status(HRX_STATUS_UNIMPLEMENTED,
+                           "tensor '%s' is %s; only numeric tensors decode",
+                           t->name, hrx_onnx_dtype_name(t->dtype));
+  }
+  uint64_t bytes = t->elements * size; /* checked when indexed */
+  if (capacity < bytes) {
+    return hrx_make_status(HRX_STATUS_OUT_OF_RANGE,
+                           "tensor '%s' is %llu bytes; the buffer holds %zu",
+                           t->name, (unsigned long long)bytes, capacity);
+  }
+  uint8_t* out = buffer;
+  if (t->external_path) return hrx_onnx_read_external(t, out);
+  if (t->raw) {
+    if (bytes) memcpy(out, t->raw, bytes);
+    return HRX_OK;
+  }
+  hrx_pb_wire_t wire;
+  uint32_t number = hrx_onnx_typed_field(t->dtype, &wire);
+  size_t at = 0;
+  hrx_pb_reader_t r = hrx_pb_reader(t->proto, t->proto_length);
+  for (;;) {
+    hrx_pb_field_t f;
+    bool done = false;
+    HRX_RETURN_IF_ERROR(hrx_pb_next(&r, &f, &done));
+    if (done) break;
+    if (f.number != number) continue;
+    /* Fixed-width values, packed or one per field. */
+    if (wire != HRX_PB_VARINT) {
+      size_t width = wire == HRX_PB_FIXED32 ? 4 : 8;
+      const uint8_t* from = f.wire == HRX_PB_LEN ? f.data : NULL;
+      size_t count = from ? f.length / width : 1;
+      for (size_t i = 0; i < count && at < t->elements; ++i, ++at) {
+        uint64_t v = f.value;
+        if (from) {
+          v = 0;
+          for (size_t k = 0; k < width; ++k) {
+            v |= (uint64_t)from[i * width + k] << (8 * k);
+          }
+        }
+        for (size_t k = 0; k < size; ++k)
+          out[at * size + k] = (uint8_t)(v >> (8 * k));
+      }
+      continue;
+    }
+    hrx_pb_reader_t values = hrx_pb_reader(f.data, f.length);
+    while (at < t->elements) {
+      uint64_t v = f.value;
+      if (f.wire == HRX_PB_LEN) {
+        if (values.at >= values.end) break;
+        HRX_RETURN_IF_ERROR(hrx_pb_varint(&values, &v));
+      }
+      /* Narrow types keep their low bytes (FLOAT16 and BFLOAT16 their bit
+       * patterns), as ONNX stores them in int32_data. */
+      for (size_t k = 0; k < size; ++k)
+        out[at * size + k] = (uint8_t)(v >> (8 * k));
+      at++;
+      if (f.wire != HRX_PB_LEN) break;
+    }
+  }
+  if (at != t->elements) {
+    return hrx_make_status(HRX_STATUS_DATA_LOSS,
+                           "tensor '%s' holds %zu %s values in field %u, its "
+                           "dims need %llu",
+                           t->name, at, hrx_onnx_dtype_name(t->dtype), number,
+                           (unsigned long long)t->elements);
+  }
+  return HRX_OK;
 }
 
 static const char* hrx_onnx_attribute_type_name(int type) {

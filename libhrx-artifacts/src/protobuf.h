@@ -31,7 +31,8 @@ typedef struct hrx_pb_field_t {
 
 static inline hrx_pb_reader_t hrx_pb_reader(const uint8_t* data,
                                             size_t length) {
-  hrx_pb_reader_t r = {data, data + length};
+  /* NULL + 0 is undefined in C: an absent message is an empty one. */
+  hrx_pb_reader_t r = {data, data ? data + length : data};
   return r;
 }
 

@@ -70,8 +70,23 @@ static void test_model_index(void** state) {
   assert_ok(hrx_onnx_find_initializer(m, "B", &b));
   assert_null(b->raw);
   assert_int_equal(b->elements, 4);
-  assert_status_code(hrx_onnx_find_initializer(m, "nope", &b),
+  const hrx_onnx_tensor_t* missing = NULL;
+  assert_status_code(hrx_onnx_find_initializer(m, "nope", &missing),
                      HRX_STATUS_NOT_FOUND);
+  /* Decoding: typed float_data and raw bytes alike. */
+  float bias[4];
+  assert_ok(hrx_onnx_tensor_read(b, bias, sizeof(bias)));
+  assert_true(bias[0] == 0.5f && bias[3] == 3.5f);
+  assert_status_code(hrx_onnx_tensor_read(b, bias, 8), HRX_STATUS_OUT_OF_RANGE);
+  float weights[108];
+  assert_ok(hrx_onnx_tensor_read(w, weights, sizeof(weights)));
+  assert_true(weights[107] == 107.0f);
+  const hrx_onnx_tensor_t* shape = NULL;
+  assert_ok(hrx_onnx_find_initializer(m, "S", &shape));
+  int64_t dims[2];
+  assert_ok(hrx_onnx_tensor_read(shape, dims, sizeof(dims)));
+  assert_int_equal(dims[0], -1);
+  assert_int_equal(dims[1], 256);
 
   const hrx_onnx_node_t* producer = NULL;
   assert_ok(hrx_onnx_find_producer(m, "Y", &producer));
@@ -95,6 +110,10 @@ static void test_attributes_of_every_type(void** state) {
   assert_ok(hrx_onnx_attribute(node, "t", HRX_ONNX_ATTR_TENSOR, &a));
   assert_int_equal(a->t->dtype, HRX_ONNX_INT32);
   assert_int_equal(a->t->elements, 2);
+  int32_t small[2];
+  assert_ok(hrx_onnx_tensor_read(a->t, small, sizeof(small)));
+  assert_int_equal(small[0], 3);
+  assert_int_equal(small[1], 4);
   assert_ok(hrx_onnx_attribute(node, "g", HRX_ONNX_ATTR_GRAPH, &a));
   assert_ok(hrx_onnx_attribute(node, "floats", HRX_ONNX_ATTR_FLOATS, &a));
   assert_int_equal(a->count, 2);
@@ -132,13 +151,14 @@ static void test_external_data(void** state) {
   assert_null(e->raw);
   assert_non_null(strstr(e->external_path, "/weights.bin"));
   assert_int_equal(e->external_length, 1024);
-  FILE* file = fopen(e->external_path, "rb");
-  assert_non_null(file);
   float values[256];
-  assert_int_equal(fseek(file, (long)e->external_offset, SEEK_SET), 0);
-  assert_int_equal(fread(values, 4, 256, file), 256);
-  fclose(file);
+  assert_ok(hrx_onnx_tensor_read(e, values, sizeof(values)));
   assert_true(values[255] == 255.0f);
+  /* A shortened external file is reported, not read past. */
+  assert_int_equal(truncate(e->external_path, 512), 0);
+  hrx_status_t status = hrx_onnx_tensor_read(e, values, sizeof(values));
+  assert_non_null(strstr(hrx_status_message(status), "ends before tensor"));
+  assert_status_code(status, HRX_STATUS_DATA_LOSS);
   hrx_onnx_close(m);
 }
 
@@ -207,6 +227,23 @@ static void test_refusals(void** state) {
   free(path);
 }
 
+/* Typed values one per field (unpacked), as older writers store them. */
+static void test_unpacked_typed_values(void** state) {
+  (void)state;
+  /* graph { initializer { dims: 1, data_type: INT64, int64_data: 5,
+   * name: "v" } } */
+  const uint8_t bytes[] = {0x3a, 0x0b, 0x2a, 0x09, 0x08, 0x01, 0x10,
+                           0x07, 0x38, 0x05, 0x42, 0x01, 'v'};
+  hrx_onnx_model_t* m = NULL;
+  assert_ok(hrx_onnx_parse(bytes, sizeof(bytes), hrx_allocator_system(), &m));
+  const hrx_onnx_tensor_t* v = NULL;
+  assert_ok(hrx_onnx_find_initializer(m, "v", &v));
+  int64_t value = 0;
+  assert_ok(hrx_onnx_tensor_read(v, &value, sizeof(value)));
+  assert_int_equal(value, 5);
+  hrx_onnx_close(m);
+}
+
 static hrx_status_t open_model_with(hrx_allocator_t allocator,
                                     void* context) {
   hrx_onnx_model_t* m = NULL;
@@ -227,6 +264,7 @@ int main(void) {
       cmocka_unit_test(test_attributes_of_every_type),
       cmocka_unit_test(test_external_data),
       cmocka_unit_test(test_refusals),
+      cmocka_unit_test(test_unpacked_typed_values),
       cmocka_unit_test(test_allocation_failures),
   };
   return cmocka_run_group_tests(tests, make_models, remove_models);

@@ -65,6 +65,9 @@ typedef struct hrx_onnx_tensor_t {
   const char* external_path;
   uint64_t external_offset;
   uint64_t external_length;
+  /* The encoded TensorProto, for hrx_onnx_tensor_read. */
+  const uint8_t* proto;
+  size_t proto_length;
 } hrx_onnx_tensor_t;
 
 typedef struct hrx_onnx_attribute_t {
@@ -149,6 +152,15 @@ HRX_API HRX_MUST_USE hrx_status_t hrx_onnx_find_initializer(
 HRX_API HRX_MUST_USE hrx_status_t hrx_onnx_find_producer(
     const hrx_onnx_model_t* model, const char* output,
     const hrx_onnx_node_t** out_node);
+
+/* Decodes |tensor|'s elements into |buffer| as little-endian values of its
+ * dtype (elements * dtype size bytes; OUT_OF_RANGE when |capacity| is
+ * smaller): from raw_data, from the typed fields (float_data, int32_data,
+ * int64_data, double_data, uint64_data, as the ONNX spec assigns them per
+ * dtype) or from its external file. UNIMPLEMENTED for STRING tensors;
+ * DATA_LOSS when an external file is shorter than its range. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_onnx_tensor_read(
+    const hrx_onnx_tensor_t* tensor, void* buffer, size_t capacity);
 
 /* Checked attribute access: NOT_FOUND when |node| has no attribute |name|,
  * INVALID_ARGUMENT when it has another type (both name node and

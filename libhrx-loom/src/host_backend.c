@@ -833,6 +833,18 @@ static bool hb_record_loop(hb_t* b, uint32_t start, uint32_t end) {
   return true;
 }
 
+/* Ends a loop body: jumps back to |head| and points the loop's exit
+ * branch past the jump. */
+static bool hb_close_loop(hb_t* b, uint32_t head, uint32_t exit_branch) {
+  uint32_t back = hb_pos(b);
+  if (!hb_emit(b, HRX_HOST_OP_JMP, 0, 0, LOOM_NONE, LOOM_NONE, LOOM_NONE,
+               LOOM_NONE, head)) {
+    return false;
+  }
+  hb_patch(b, exit_branch, hb_pos(b));
+  return hb_record_loop(b, head, back);
+}
+
 /* Gives loop-carried argument |arg| a register (scalar only when the loop
  * and its init are uniform) and copies operand |init_operand| into it. */
 static bool hb_carry(hb_t* b, const loom_op_t* op, uint32_t init_operand,
@@ -896,13 +908,7 @@ static bool hb_lower_for(hb_t* b, const loom_op_t* op) {
                b->vreg[iv_value], step, LOOM_NONE, 0)) {
     return false;
   }
-  uint32_t back = hb_pos(b);
-  if (!hb_emit(b, HRX_HOST_OP_JMP, 0, 0, LOOM_NONE, LOOM_NONE, LOOM_NONE,
-               LOOM_NONE, head)) {
-    return false;
-  }
-  hb_patch(b, exit_branch, hb_pos(b));
-  return hb_record_loop(b, head, back);
+  return hb_close_loop(b, head, exit_branch);
 }
 
 static bool hb_lower_while(hb_t* b, const loom_op_t* op) {
@@ -954,13 +960,7 @@ static bool hb_lower_while(hb_t* b, const loom_op_t* op) {
       !hb_copy_values(b, yield, 0, before_regs, before->arg_count)) {
     return false;
   }
-  uint32_t back = hb_pos(b);
-  if (!hb_emit(b, HRX_HOST_OP_JMP, 0, 0, LOOM_NONE, LOOM_NONE, LOOM_NONE,
-               LOOM_NONE, head)) {
-    return false;
-  }
-  hb_patch(b, exit_branch, hb_pos(b));
-  return hb_record_loop(b, head, back);
+  return hb_close_loop(b, head, exit_branch);
 }
 
 /* Inlines a function: parameters alias the arguments; func.return copies

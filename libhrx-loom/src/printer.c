@@ -141,6 +141,21 @@ static hrx_status_t loom_p_attr_dict(loom_printer_t* p, const loom_op_t* op) {
   return any ? loom_p(p, "}") : HRX_OK;
 }
 
+/* " %base..., [%i, ...] {attrs} : T <between> T2": the shape shared by
+ * loads, stores, views and read-modify-writes; |direct| operands precede
+ * the indices. */
+static hrx_status_t loom_p_access(loom_printer_t* p, const loom_op_t* op,
+                                  uint32_t direct, const char* between) {
+  P_TRY(loom_p(p, " "));
+  P_TRY(loom_p_operands(p, op, 0, direct));
+  P_TRY(loom_p_indices(p, op, direct));
+  P_TRY(loom_p_attr_dict(p, op));
+  P_TRY(loom_p(p, " : "));
+  P_TRY(loom_p_type(p, op->type));
+  P_TRY(loom_p(p, between));
+  return loom_p_type(p, op->type2);
+}
+
 static hrx_status_t loom_p_indent(loom_printer_t* p, uint32_t depth) {
   for (uint32_t i = 0; i < depth; ++i) P_TRY(loom_p(p, "  "));
   return HRX_OK;
@@ -222,25 +237,11 @@ static hrx_status_t loom_p_op(loom_printer_t* p, uint32_t op_id,
     case LOOM_SHAPE_BUFFER_VIEW:
     case LOOM_SHAPE_LOAD:
     case LOOM_SHAPE_EXTRACT:
-      P_TRY(loom_p(p, " "));
-      P_TRY(loom_p_operands(p, op, 0, 1));
-      P_TRY(loom_p_indices(p, op, 1));
-      P_TRY(loom_p_attr_dict(p, op));
-      P_TRY(loom_p(p, " : "));
-      P_TRY(loom_p_type(p, op->type));
-      P_TRY(loom_p(p, " -> "));
-      P_TRY(loom_p_type(p, op->type2));
+      P_TRY(loom_p_access(p, op, 1, " -> "));
       break;
     case LOOM_SHAPE_STORE:
     case LOOM_SHAPE_RMW:
-      P_TRY(loom_p(p, " "));
-      P_TRY(loom_p_operands(p, op, 0, 2));
-      P_TRY(loom_p_indices(p, op, 2));
-      P_TRY(loom_p_attr_dict(p, op));
-      P_TRY(loom_p(p, " : "));
-      P_TRY(loom_p_type(p, op->type));
-      P_TRY(loom_p(p, ", "));
-      P_TRY(loom_p_type(p, op->type2));
+      P_TRY(loom_p_access(p, op, 2, ", "));
       break;
     case LOOM_SHAPE_INSERT:
       P_TRY(loom_p(p, " "));

@@ -155,14 +155,12 @@ static void loom_spec_error(const loom_module_t* m,
                             loom_span_t span, hrx_loom_diag_code_t code,
                             const char* name, const char* value,
                             const char* format, ...) {
-  char message[400];
+  hrx_loom_diag_param_t params[] = {{"symbol", name}, {"value", value}};
   va_list args;
   va_start(args, format);
-  vsnprintf(message, sizeof(message), format, args);
+  loom_diag_emitv(diagnostics, &m->source, span, HRX_LOOM_SEVERITY_ERROR,
+                  code, params, value ? 2 : 1, format, args);
   va_end(args);
-  hrx_loom_diag_param_t params[] = {{"symbol", name}, {"value", value}};
-  loom_diag_emit(diagnostics, &m->source, span, HRX_LOOM_SEVERITY_ERROR, code,
-                 params, value ? 2 : 1, "%s", message);
 }
 
 /* Parses |text| for |decl|; false after emitting a diagnostic. */

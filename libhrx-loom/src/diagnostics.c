@@ -220,6 +220,19 @@ bool loom_diag_emit(hrx_loom_diagnostics_t* d, const loom_source_t* source,
                     hrx_loom_diag_code_t code,
                     const hrx_loom_diag_param_t* params, size_t param_count,
                     const char* format, ...) {
+  va_list args;
+  va_start(args, format);
+  bool more = loom_diag_emitv(d, source, span, severity, code, params,
+                              param_count, format, args);
+  va_end(args);
+  return more;
+}
+
+bool loom_diag_emitv(hrx_loom_diagnostics_t* d, const loom_source_t* source,
+                     loom_span_t span, hrx_loom_severity_t severity,
+                     hrx_loom_diag_code_t code,
+                     const hrx_loom_diag_param_t* params, size_t param_count,
+                     const char* format, va_list args) {
   if (!d) return true;
   if (severity == HRX_LOOM_SEVERITY_ERROR && loom_diag_full(d)) {
     /* Past the cap errors are only counted; one note says so. */
@@ -234,10 +247,7 @@ bool loom_diag_emit(hrx_loom_diagnostics_t* d, const loom_source_t* source,
     return false;
   }
   char message[512];
-  va_list args;
-  va_start(args, format);
   vsnprintf(message, sizeof(message), format, args);
-  va_end(args);
   if (loom_diag_store(d, source, span, severity, code, params, param_count,
                       message) &&
       severity == HRX_LOOM_SEVERITY_ERROR) {

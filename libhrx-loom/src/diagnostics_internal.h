@@ -2,6 +2,7 @@
 #ifndef HRX_LOOM_DIAGNOSTICS_INTERNAL_H_
 #define HRX_LOOM_DIAGNOSTICS_INTERNAL_H_
 
+#include <stdarg.h>
 #include <stdbool.h>
 
 #include "hrx/loom/diagnostics.h"
@@ -29,6 +30,12 @@ bool loom_diag_emit(hrx_loom_diagnostics_t* diagnostics,
                     hrx_loom_severity_t severity, hrx_loom_diag_code_t code,
                     const hrx_loom_diag_param_t* params, size_t param_count,
                     const char* format, ...) HRX_PRINTF(8, 9);
+/* As loom_diag_emit, for callers that take their own format arguments. */
+bool loom_diag_emitv(hrx_loom_diagnostics_t* diagnostics,
+                     const loom_source_t* source, loom_span_t span,
+                     hrx_loom_severity_t severity, hrx_loom_diag_code_t code,
+                     const hrx_loom_diag_param_t* params, size_t param_count,
+                     const char* format, va_list args) HRX_PRINTF(8, 0);
 
 /* True once the list will accept no more errors. */
 bool loom_diag_full(const hrx_loom_diagnostics_t* diagnostics);

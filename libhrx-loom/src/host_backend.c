@@ -78,13 +78,11 @@ static bool hb_error(hb_t* b, loom_span_t span, hrx_loom_diag_code_t code,
                      const char* format, ...) HRX_PRINTF(4, 5);
 static bool hb_error(hb_t* b, loom_span_t span, hrx_loom_diag_code_t code,
                      const char* format, ...) {
-  char message[400];
   va_list args;
   va_start(args, format);
-  vsnprintf(message, sizeof(message), format, args);
+  loom_diag_emitv(b->diagnostics, &b->m->source, span,
+                  HRX_LOOM_SEVERITY_ERROR, code, NULL, 0, format, args);
   va_end(args);
-  loom_diag_emit(b->diagnostics, &b->m->source, span, HRX_LOOM_SEVERITY_ERROR,
-                 code, NULL, 0, "%s", message);
   b->failed = true;
   return false;
 }

@@ -24,13 +24,11 @@ static void loom_verror(loom_verifier_t* v, loom_span_t span,
                         hrx_loom_diag_code_t code,
                         const hrx_loom_diag_param_t* params, size_t count,
                         const char* format, ...) {
-  char message[400];
   va_list args;
   va_start(args, format);
-  vsnprintf(message, sizeof(message), format, args);
+  loom_diag_emitv(v->diagnostics, &v->module->source, span,
+                  HRX_LOOM_SEVERITY_ERROR, code, params, count, format, args);
   va_end(args);
-  loom_diag_emit(v->diagnostics, &v->module->source, span,
-                 HRX_LOOM_SEVERITY_ERROR, code, params, count, "%s", message);
 }
 
 static const char* loom_vname(const loom_verifier_t* v, uint32_t value) {

@@ -25,15 +25,23 @@ static void print_diagnostics(const hrx_loom_diagnostics_t* diagnostics) {
   hrx_string_builder_deinit(&b);
 }
 
+/* Parses |text| as "test.loom" into fresh diagnostics. */
+static hrx_status_t parse(const char* text,
+                          hrx_loom_diagnostics_t** out_diagnostics,
+                          hrx_loom_module_t** out_module) {
+  assert_ok(hrx_loom_diagnostics_create(0, hrx_allocator_system(),
+                                        out_diagnostics));
+  *out_module = NULL;
+  hrx_loom_parse_options_t options = {.source_name = "test.loom"};
+  return hrx_loom_module_parse(text, strlen(text), &options,
+                               *out_diagnostics, hrx_allocator_system(),
+                               out_module);
+}
+
 hrx_loom_module_t* loom_test_parse_ok(const char* text) {
   hrx_loom_diagnostics_t* diagnostics = NULL;
-  assert_ok(hrx_loom_diagnostics_create(0, hrx_allocator_system(),
-                                        &diagnostics));
   hrx_loom_module_t* module = NULL;
-  hrx_loom_parse_options_t options = {.source_name = "test.loom"};
-  hrx_status_t status = hrx_loom_module_parse(
-      text, strlen(text), &options, diagnostics, hrx_allocator_system(),
-      &module);
+  hrx_status_t status = parse(text, &diagnostics, &module);
   if (status != HRX_OK) print_diagnostics(diagnostics);
   hrx_loom_diagnostics_destroy(diagnostics);
   assert_ok(status);
@@ -42,13 +50,8 @@ hrx_loom_module_t* loom_test_parse_ok(const char* text) {
 
 hrx_loom_diagnostics_t* loom_test_parse_fail(const char* text) {
   hrx_loom_diagnostics_t* diagnostics = NULL;
-  assert_ok(hrx_loom_diagnostics_create(0, hrx_allocator_system(),
-                                        &diagnostics));
   hrx_loom_module_t* module = NULL;
-  hrx_loom_parse_options_t options = {.source_name = "test.loom"};
-  hrx_status_t status = hrx_loom_module_parse(
-      text, strlen(text), &options, diagnostics, hrx_allocator_system(),
-      &module);
+  hrx_status_t status = parse(text, &diagnostics, &module);
   assert_null(module);
   assert_status_code(status, HRX_STATUS_INVALID_ARGUMENT);
   return diagnostics;

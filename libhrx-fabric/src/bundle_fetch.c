@@ -171,7 +171,8 @@ static hrx_status_t hrx_bundle_fetch_locked(
     if (status == HRX_OK) break;
   }
   if (status == HRX_OK) {
-    status = hrx_bundle_install_locked(m, path, store, dir, allocator);
+    /* The transfer was hashed as it arrived: no second read. */
+    status = hrx_bundle_install_locked(m, path, true, store, dir, allocator);
   }
   unlink(path);
   return status;

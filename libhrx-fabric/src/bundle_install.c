@@ -282,12 +282,16 @@ static hrx_status_t hrx_bundle_check_archive(
                          archive_path, got, want);
 }
 
-hrx_status_t hrx_bundle_install_locked(
-    const hrx_fabric_bundle_manifest_t* m, const char* archive_path,
-    const char* store, const char* dir, hrx_allocator_t allocator) {
+hrx_status_t hrx_bundle_install_locked(const hrx_fabric_bundle_manifest_t* m,
+                                       const char* archive_path,
+                                       bool digest_checked, const char* store,
+                                       const char* dir,
+                                       hrx_allocator_t allocator) {
   /* The archive is checked even when the bundle is installed already: a
    * wrong archive is an error the caller should hear about. */
-  HRX_RETURN_IF_ERROR(hrx_bundle_check_archive(m, archive_path));
+  if (!digest_checked) {
+    HRX_RETURN_IF_ERROR(hrx_bundle_check_archive(m, archive_path));
+  }
   struct stat info;
   if (stat(dir, &info) == 0) {
     hrx_status_t intact = hrx_bundle_verify_dir(m, dir);
@@ -355,7 +359,7 @@ hrx_status_t hrx_bundle_with_lock(const hrx_fabric_bundle_manifest_t* m,
 static hrx_status_t hrx_bundle_install_file(
     void* context, const hrx_fabric_bundle_manifest_t* m, const char* store,
     const char* dir, hrx_allocator_t allocator) {
-  return hrx_bundle_install_locked(m, (const char*)context, store, dir,
+  return hrx_bundle_install_locked(m, (const char*)context, false, store, dir,
                                    allocator);
 }
 

@@ -8,12 +8,14 @@
 hrx_status_t hrx_bundle_verify_dir(const hrx_fabric_bundle_manifest_t* m,
                                    const char* dir);
 
-/* Installs |archive_path| (checked against the manifest) as |dir| inside
- * |store| through a private temporary directory renamed into place; an
- * intact installed bundle is kept. The caller holds the bundle's lock. */
+/* Installs |archive_path| as |dir| inside |store| through a private
+ * temporary directory renamed into place; an intact installed bundle is
+ * kept. The archive's digest is checked first unless |digest_checked| (a
+ * download hashed while streaming). The caller holds the bundle's lock. */
 hrx_status_t hrx_bundle_install_locked(const hrx_fabric_bundle_manifest_t* m,
                                        const char* archive_path,
-                                       const char* store, const char* dir,
+                                       bool digest_checked, const char* store,
+                                       const char* dir,
                                        hrx_allocator_t allocator);
 
 typedef hrx_status_t (*hrx_bundle_locked_fn)(

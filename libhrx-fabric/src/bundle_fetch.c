@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "bundle_internal.h"
@@ -34,7 +33,7 @@ typedef struct hrx_bundle_transfer_t {
   hrx_sha256_t hash;
   uint64_t bytes;
   bool bar;
-  int last_percent;
+  hrx_progress_bar_t progress;
 } hrx_bundle_transfer_t;
 
 static size_t hrx_bundle_write(char* data, size_t size, size_t count,
@@ -53,14 +52,9 @@ static int hrx_bundle_progress(void* context, curl_off_t total,
   (void)up_total;
   (void)up_now;
   hrx_bundle_transfer_t* t = context;
-  if (!t->bar || total <= 0) return 0;
-  int percent = (int)(now * 100 / total);
-  if (percent == t->last_percent) return 0;
-  t->last_percent = percent;
-  int filled = percent / 4;
-  fprintf(stderr, "\rhrx: downloading bundle [%.*s%*s] %3d%%", filled,
-          "#########################", 25 - filled, "", percent);
-  if (percent == 100) fputc('\n', stderr);
+  if (t->bar && total > 0 && now >= 0) {
+    hrx_progress_bar_update(&t->progress, (uint64_t)now, (uint64_t)total);
+  }
   return 0;
 }
 
@@ -68,7 +62,8 @@ static int hrx_bundle_progress(void* context, curl_off_t total,
 static hrx_status_t hrx_bundle_get(const char* url, const char* path,
                                    const hrx_fabric_bundle_fetch_options_t* o,
                                    bool bar, hrx_sha256_digest_t* out) {
-  hrx_bundle_transfer_t t = {.bar = bar, .last_percent = -1};
+  hrx_bundle_transfer_t t = {.bar = bar};
+  hrx_progress_bar_init(&t.progress, stderr, "hrx: downloading bundle");
   t.file = fopen(path, "wb");
   if (!t.file) return hrx_status_from_errno(errno, "cannot create '%s'", path);
   hrx_sha256_init(&t.hash);
@@ -148,12 +143,7 @@ static hrx_status_t hrx_bundle_fetch_locked(
   uint32_t attempts = o && o->attempts ? o->attempts : 3;
   hrx_status_t status = HRX_OK;
   for (uint32_t attempt = 0; attempt < attempts; ++attempt) {
-    if (attempt) {
-      struct timespec pause = {.tv_sec = (time_t)(attempt >= 2 ? 1 : 0),
-                               .tv_nsec = attempt >= 2 ? 0 : 500000000L};
-      if (attempt >= 3) pause.tv_sec = 1L << (attempt - 2);
-      nanosleep(&pause, NULL);
-    }
+    hrx_sleep_ns(hrx_retry_backoff_ns(attempt));
     hrx_status_free(status);
     hrx_sha256_digest_t digest;
     status = hrx_bundle_get(m->url, path, o, bar, &digest);

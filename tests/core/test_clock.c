@@ -26,10 +26,24 @@ static void test_deadlines(void** state) {
   assert_true(left > 0 && left <= 1000000000ull);
 }
 
+static void test_sleep_and_backoff(void** state) {
+  (void)state;
+  uint64_t a = hrx_clock_monotonic_ns();
+  hrx_sleep_ns(3000000);
+  assert_true(hrx_clock_monotonic_ns() >= a + 3000000);
+  assert_int_equal(hrx_retry_backoff_ns(0), 0);
+  assert_int_equal(hrx_retry_backoff_ns(1), 500000000ull);
+  assert_int_equal(hrx_retry_backoff_ns(2), 1000000000ull);
+  assert_int_equal(hrx_retry_backoff_ns(3), 2000000000ull);
+  assert_int_equal(hrx_retry_backoff_ns(7), 30000000000ull);
+  assert_int_equal(hrx_retry_backoff_ns(UINT32_MAX), 30000000000ull);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_monotonic_advances),
       cmocka_unit_test(test_deadlines),
+      cmocka_unit_test(test_sleep_and_backoff),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,6 +16,7 @@
 #include "hrx/core/half.h"       // IWYU pragma: export
 #include "hrx/core/log.h"        // IWYU pragma: export
 #include "hrx/core/paths.h"      // IWYU pragma: export
+#include "hrx/core/progress.h"   // IWYU pragma: export
 #include "hrx/core/sha256.h"     // IWYU pragma: export
 #include "hrx/core/status.h"     // IWYU pragma: export
 #include "hrx/core/string_builder.h"  // IWYU pragma: export

@@ -24,6 +24,13 @@ HRX_API uint64_t hrx_deadline_after(uint64_t timeout_ns);
 /* Nanoseconds left until |deadline_ns| (0 once it has passed). */
 HRX_API uint64_t hrx_deadline_remaining(uint64_t deadline_ns);
 
+/* Sleeps for |duration_ns|, resuming after signals until it has passed. */
+HRX_API void hrx_sleep_ns(uint64_t duration_ns);
+
+/* The pause before retry |attempt| (1 = the first retry) of a network
+ * operation: 0.5 s, 1 s, 2 s, ... doubling up to 30 s. 0 for attempt 0. */
+HRX_API uint64_t hrx_retry_backoff_ns(uint32_t attempt);
+
 #ifdef __cplusplus
 }
 #endif

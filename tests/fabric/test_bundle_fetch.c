@@ -2,116 +2,70 @@
  * (127.0.0.1, an ephemeral port): good, tampered, truncated, failing,
  * stalled, redirected and flaky transfers, concurrent provisioning and
  * offline mode. */
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "hrx/fabric.h"
+#include "test_http.h"
 #include "test_support.h"
 
 typedef struct server_t {
-  int listener;
+  test_http_server_t* http;
   int port;
-  pthread_t thread;
-  atomic_bool stop;
   uint8_t* body;
   size_t length;
   atomic_int good_requests;
   atomic_int flaky_requests;
 } server_t;
 
-static void send_all(int fd, const void* data, size_t length) {
-  const uint8_t* at = data;
-  while (length) {
-    ssize_t n = send(fd, at, length, MSG_NOSIGNAL);
-    if (n <= 0) return;
-    at += n;
-    length -= (size_t)n;
-  }
+static void redirect(int fd, const test_http_request_t* r, int port,
+                     const char* to) {
+  char location[128];
+  snprintf(location, sizeof(location),
+           "Location: http://127.0.0.1:%d%s\r\n", port, to);
+  test_http_respond(fd, r, "302 Found", location, NULL, 0);
 }
 
-static void respond(server_t* s, int fd, const char* path) {
-  char header[256];
-  if (!strcmp(path, "/good") || !strcmp(path, "/tampered") ||
-      !strcmp(path, "/truncated") ||
+static void respond(void* context, int fd, const test_http_request_t* r) {
+  server_t* s = context;
+  const char* path = r->path;
+  if (!strcmp(path, "/good") ||
       (!strcmp(path, "/flaky") && atomic_fetch_add(&s->flaky_requests, 1))) {
     if (!strcmp(path, "/good")) atomic_fetch_add(&s->good_requests, 1);
+    test_http_respond(fd, r, "200 OK", NULL, s->body, s->length);
+  } else if (!strcmp(path, "/tampered")) {
+    uint8_t* copy = malloc(s->length);
+    memcpy(copy, s->body, s->length);
+    copy[s->length / 2] ^= 1;
+    test_http_respond(fd, r, "200 OK", NULL, copy, s->length);
+    free(copy);
+  } else if (!strcmp(path, "/truncated") || !strcmp(path, "/slow")) {
+    /* Promise the whole body, then send half of it (or nothing and stall
+     * well past the client's stall timeout). */
+    char header[128];
     snprintf(header, sizeof(header),
              "HTTP/1.1 200 OK\r\nContent-Length: %zu\r\n"
              "Connection: close\r\n\r\n",
              s->length);
-    send_all(fd, header, strlen(header));
-    if (!strcmp(path, "/tampered")) {
-      uint8_t* copy = malloc(s->length);
-      memcpy(copy, s->body, s->length);
-      copy[s->length / 2] ^= 1;
-      send_all(fd, copy, s->length);
-      free(copy);
+    test_http_send(fd, header, strlen(header));
+    if (!strcmp(path, "/slow")) {
+      usleep(1500 * 1000);
     } else {
-      send_all(fd, s->body,
-               !strcmp(path, "/truncated") ? s->length / 2 : s->length);
+      test_http_send(fd, s->body, s->length / 2);
     }
   } else if (!strcmp(path, "/loop")) {
-    snprintf(header, sizeof(header),
-             "HTTP/1.1 302 Found\r\nLocation: http://127.0.0.1:%d/loop\r\n"
-             "Content-Length: 0\r\nConnection: close\r\n\r\n",
-             s->port);
-    send_all(fd, header, strlen(header));
+    redirect(fd, r, s->port, "/loop");
   } else if (!strcmp(path, "/redirect")) {
-    snprintf(header, sizeof(header),
-             "HTTP/1.1 302 Found\r\nLocation: http://127.0.0.1:%d/good\r\n"
-             "Content-Length: 0\r\nConnection: close\r\n\r\n",
-             s->port);
-    send_all(fd, header, strlen(header));
-  } else if (!strcmp(path, "/slow")) {
-    snprintf(header, sizeof(header),
-             "HTTP/1.1 200 OK\r\nContent-Length: %zu\r\n"
-             "Connection: close\r\n\r\n",
-             s->length);
-    send_all(fd, header, strlen(header));
-    usleep(1500 * 1000); /* well past the client's stall timeout */
+    redirect(fd, r, s->port, "/good");
+  } else if (!strcmp(path, "/flaky")) {
+    test_http_respond(fd, r, "503 Service Unavailable", NULL, NULL, 0);
   } else {
-    const char* error =
-        !strcmp(path, "/flaky")
-            ? "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n"
-              "Connection: close\r\n\r\n"
-            : "HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\n"
-              "Connection: close\r\n\r\n";
-    send_all(fd, error, strlen(error));
+    test_http_respond(fd, r, "500 Internal Server Error", NULL, NULL, 0);
   }
-}
-
-static void* serve(void* arg) {
-  server_t* s = arg;
-  while (!atomic_load(&s->stop)) {
-    struct pollfd p = {.fd = s->listener, .events = POLLIN};
-    if (poll(&p, 1, 50) <= 0) continue;
-    int fd = accept(s->listener, NULL, NULL);
-    if (fd < 0) continue;
-    char request[4096];
-    size_t used = 0;
-    while (used < sizeof(request) - 1) {
-      ssize_t n = recv(fd, request + used, sizeof(request) - 1 - used, 0);
-      if (n <= 0) break;
-      used += (size_t)n;
-      request[used] = '\0';
-      if (strstr(request, "\r\n\r\n")) break;
-    }
-    request[used] = '\0';
-    char path[256] = "";
-    sscanf(request, "GET %255s", path);
-    respond(s, fd, path);
-    close(fd);
-  }
-  return NULL;
 }
 
 typedef struct fixture_t {
@@ -146,27 +100,15 @@ static int setup(void** state) {
   free(dir);
   free(archive);
 
-  server_t* s = &f->server;
-  s->listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  assert_true(s->listener >= 0);
-  struct sockaddr_in address = {.sin_family = AF_INET,
-                                .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-  assert_int_equal(
-      bind(s->listener, (struct sockaddr*)&address, sizeof(address)), 0);
-  assert_int_equal(listen(s->listener, 16), 0);
-  socklen_t size = sizeof(address);
-  getsockname(s->listener, (struct sockaddr*)&address, &size);
-  s->port = ntohs(address.sin_port);
-  assert_int_equal(pthread_create(&s->thread, NULL, serve, s), 0);
+  f->server.http = test_http_server_start(respond, &f->server);
+  f->server.port = test_http_server_port(f->server.http);
   *state = f;
   return 0;
 }
 
 static int teardown(void** state) {
   fixture_t* f = *state;
-  atomic_store(&f->server.stop, true);
-  pthread_join(f->server.thread, NULL);
-  close(f->server.listener);
+  test_http_server_stop(f->server.http);
   free(f->server.body);
   hrx_fabric_bundle_manifest_destroy(f->manifest);
   test_temp_dir_remove(f->root);

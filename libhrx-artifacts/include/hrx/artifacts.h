@@ -3,6 +3,7 @@
 #define HRX_ARTIFACTS_H_
 
 #include "hrx/artifacts/dtype.h"        // IWYU pragma: export
+#include "hrx/artifacts/hf.h"           // IWYU pragma: export
 #include "hrx/artifacts/onnx.h"         // IWYU pragma: export
 #include "hrx/artifacts/safetensors.h"  // IWYU pragma: export
 

@@ -61,6 +61,20 @@ static const char hrx_inspect_usage[] =
     "  nodes by op type, initializer bytes); a malformed file exits 1\n"
     "  with the reason\n";
 
+static const char hrx_fetch_usage[] =
+    "usage: hrx fetch REPO FILE... [options]\n"
+    "  prints the cached path of each FILE of Hugging Face repository REPO\n"
+    "  (org/name), downloading what the cache lacks; the cache is the one\n"
+    "  huggingface_hub uses ($HF_HUB_CACHE, $HF_HOME/hub, ...)\n"
+    "  --revision=R              branch, tag or commit (default main)\n"
+    "  --type=model|dataset|space  repository type (default model)\n"
+    "  --sha256=HEX              the expected contents of the one FILE\n"
+    "  --cache-dir=DIR           another cache directory\n"
+    "  --offline                 never use the network (or HF_HUB_OFFLINE=1)\n"
+    "  --refresh                 ask the hub where a branch points now\n"
+    "  HF_TOKEN (or $HF_HOME/token) authorises gated and private files;\n"
+    "  HF_ENDPOINT selects another hub\n";
+
 static const char hrx_doctor_usage[] = "usage: hrx doctor\n";
 static const char hrx_help_usage[] = "usage: hrx help [COMMAND]\n";
 
@@ -77,6 +91,8 @@ static const hrx_cli_command_t hrx_commands[] = {
      hrx_prepare_usage, hrx_cmd_prepare},
     {"inspect", "validate and summarise a safetensors or ONNX file",
      hrx_inspect_usage, hrx_cmd_inspect},
+    {"fetch", "download Hugging Face files into the shared cache",
+     hrx_fetch_usage, hrx_cmd_fetch},
     {"doctor", "report libraries, cache and runtime paths, and devices",
      hrx_doctor_usage, hrx_cmd_doctor},
     {"help", "show this help, or one command's", hrx_help_usage, hrx_cmd_help},
@@ -99,7 +115,9 @@ static void hrx_print_usage(FILE* out) {
           "environment: HRX_LOG=debug|info|warn|error|off, "
           "HRX_HOST_THREADS,\n"
           "             HRX_BUNDLE_JSON, HRX_OFFLINE, XDG_CACHE_HOME, "
-          "XDG_RUNTIME_DIR\n");
+          "XDG_RUNTIME_DIR,\n"
+          "             HF_HOME, HF_HUB_CACHE, HF_HUB_OFFLINE, HF_TOKEN, "
+          "HF_ENDPOINT\n");
 }
 
 static const hrx_cli_command_t* hrx_find_command(const char* name) {

@@ -43,6 +43,7 @@ void hrx_cli_print_diagnostics(const hrx_loom_diagnostics_t* diagnostics);
 
 int hrx_cmd_compile(int argc, char** argv);
 int hrx_cmd_doctor(int argc, char** argv);
+int hrx_cmd_fetch(int argc, char** argv);
 int hrx_cmd_gc(int argc, char** argv);
 int hrx_cmd_inspect(int argc, char** argv);
 int hrx_cmd_pack(int argc, char** argv);

@@ -14,12 +14,22 @@ typedef struct hrx_exec_range_t {
   bool writes;
 } hrx_exec_range_t;
 
-/* A submission still in flight: its lanes' end events and what it touched.
- * Owned by the runtime until every event completed. */
-typedef struct hrx_exec_flight_t {
-  hrx_gpu_event_t* events[HRX_EXEC_LANE_COUNT]; /* NULL: lane unused */
+/* A graph's prepared form (plan.c): reference counted, immutable. */
+typedef struct hrx_exec_plan_t {
+  atomic_int references;
+  hrx_allocator_t allocator;
+  hrx_gpu_prepared_t** commands; /* per node; NULL for transfers */
+  size_t node_count;
+  /* Sorted by buffer then start, disjoint within a buffer. */
   hrx_exec_range_t* ranges;
   size_t range_count;
+} hrx_exec_plan_t;
+
+/* A submission still in flight: its lanes' end events and the plan whose
+ * commands it queued. Owned by the runtime until every event completed. */
+typedef struct hrx_exec_flight_t {
+  hrx_gpu_event_t* events[HRX_EXEC_LANE_COUNT]; /* NULL: lane unused */
+  hrx_exec_plan_t* plan;                        /* retained */
 } hrx_exec_flight_t;
 
 /* What the watchers tell a completion: shared by the completion and the
@@ -70,6 +80,9 @@ struct hrx_exec_runtime_s {
   /* Completions released while their work ran: freed once it ended. */
   hrx_exec_completion_t** quarantine;
   size_t quarantine_count, quarantine_capacity;
+  /* Scratch for one submission: events of nodes other lanes wait for. */
+  hrx_gpu_event_t** node_events;
+  size_t node_event_capacity;
   hrx_exec_statistics_t stats;
 };
 
@@ -111,8 +124,9 @@ struct hrx_exec_graph_s {
   size_t node_count, node_capacity;
   hrx_exec_node_t* deps;
   size_t dep_count, dep_capacity;
-  hrx_exec_range_t* ranges; /* merged per buffer on submit */
+  hrx_exec_range_t* ranges; /* as recorded; the plan merges them */
   size_t range_count, range_capacity;
+  hrx_exec_plan_t* plan; /* NULL until submitted, and after recording */
   bool broken;
 };
 
@@ -152,6 +166,14 @@ uint64_t hrx_exec_watcher_busy_ns(hrx_exec_watcher_t* watcher);
 
 /* Frees a completion whose events all completed (or that never ran). */
 void hrx_exec_completion_free(hrx_exec_completion_t* completion);
+
+hrx_status_t hrx_exec_plan_create(const hrx_exec_graph_t* graph,
+                                  hrx_exec_plan_t** out_plan);
+void hrx_exec_plan_retain(hrx_exec_plan_t* plan);
+void hrx_exec_plan_release(hrx_exec_plan_t* plan);
+/* Whether two plans touch a common byte and one of them writes it. */
+bool hrx_exec_plans_conflict(const hrx_exec_plan_t* a,
+                             const hrx_exec_plan_t* b);
 
 /* Drops finished flights and quarantined completions; mutex held. */
 void hrx_exec_runtime_prune(hrx_exec_runtime_t* runtime);

@@ -43,6 +43,7 @@ void hrx_exec_graph_destroy(hrx_exec_graph_t* g) {
   for (size_t i = 0; i < g->node_count; ++i) {
     hrx_exec_node_release(g, &g->nodes[i]);
   }
+  hrx_exec_plan_release(g->plan);
   hrx_gpu_hazard_tracker_destroy(g->tracker);
   hrx_allocator_free(g->allocator, g->nodes);
   hrx_allocator_free(g->allocator, g->deps);
@@ -192,6 +193,9 @@ static hrx_status_t hrx_exec_graph_add(hrx_exec_graph_t* g,
         accesses[a].access != HRX_GPU_ACCESS_READ};
   }
   g->nodes[g->node_count++] = *n;
+  /* Submissions in flight keep the old plan; the next one prepares anew. */
+  hrx_exec_plan_release(g->plan);
+  g->plan = NULL;
   if (out_node) *out_node = self;
   return HRX_OK;
 }

@@ -56,12 +56,11 @@ static bool hrx_exec_events_done(hrx_gpu_event_t* const* events) {
   return true;
 }
 
-static void hrx_exec_flight_free(hrx_exec_runtime_t* rt,
-                                 hrx_exec_flight_t* flight) {
+static void hrx_exec_flight_free(hrx_exec_flight_t* flight) {
   for (int lane = 0; lane < HRX_EXEC_LANE_COUNT; ++lane) {
     hrx_gpu_event_release(flight->events[lane]);
   }
-  hrx_allocator_free(rt->allocator, flight->ranges);
+  hrx_exec_plan_release(flight->plan);
 }
 
 void hrx_exec_runtime_prune(hrx_exec_runtime_t* rt) {
@@ -75,7 +74,7 @@ void hrx_exec_runtime_prune(hrx_exec_runtime_t* rt) {
   size_t kept = 0;
   for (size_t i = 0; i < rt->flight_count; ++i) {
     if (hrx_exec_events_done(rt->flights[i].events)) {
-      hrx_exec_flight_free(rt, &rt->flights[i]);
+      hrx_exec_flight_free(&rt->flights[i]);
     } else {
       rt->flights[kept++] = rt->flights[i];
     }
@@ -105,13 +104,14 @@ void hrx_exec_runtime_destroy(hrx_exec_runtime_t* rt) {
   }
   hrx_exec_runtime_prune(rt);
   for (size_t i = 0; i < rt->flight_count; ++i) {
-    hrx_exec_flight_free(rt, &rt->flights[i]);
+    hrx_exec_flight_free(&rt->flights[i]);
   }
   for (size_t i = 0; i < rt->quarantine_count; ++i) {
     hrx_exec_completion_free(rt->quarantine[i]);
   }
   hrx_allocator_free(rt->allocator, rt->flights);
   hrx_allocator_free(rt->allocator, rt->quarantine);
+  hrx_allocator_free(rt->allocator, rt->node_events);
   pthread_mutex_destroy(&rt->mutex);
   hrx_budget_release(rt->budget);
   hrx_gpu_device_t* device = rt->device;

@@ -5,19 +5,6 @@
 
 #include "exec_internal.h"
 
-static bool hrx_exec_ranges_conflict(const hrx_exec_range_t* a, size_t na,
-                                     const hrx_exec_range_t* b, size_t nb) {
-  for (size_t i = 0; i < na; ++i) {
-    for (size_t j = 0; j < nb; ++j) {
-      if (a[i].buffer == b[j].buffer && (a[i].writes || b[j].writes) &&
-          a[i].begin < b[j].end && b[j].begin < a[i].end) {
-        return true;
-      }
-    }
-  }
-  return false;
-}
-
 void hrx_exec_completion_free(hrx_exec_completion_t* c) {
   hrx_allocator_t allocator = c->runtime->allocator;
   for (int lane = 0; lane < HRX_EXEC_LANE_COUNT; ++lane) {
@@ -37,6 +24,7 @@ static hrx_status_t hrx_exec_queue_node(hrx_exec_runtime_t* rt,
                                         const hrx_exec_graph_t* g, size_t i,
                                         hrx_gpu_event_t** node_events,
                                         hrx_exec_completion_t* c) {
+  const hrx_exec_plan_t* plan = g->plan;
   const hrx_exec_node_rec_t* n = &g->nodes[i];
   hrx_gpu_stream_t* stream = rt->lanes[n->lane];
   for (uint32_t d = 0; d < n->dep_count; ++d) {
@@ -52,14 +40,10 @@ static hrx_status_t hrx_exec_queue_node(hrx_exec_runtime_t* rt,
       rt->stats.upload_bytes += n->view.length;
       break;
     case HRX_EXEC_OP_COPY:
-      HRX_RETURN_IF_ERROR(hrx_gpu_stream_copy(stream, n->source, n->view));
+    case HRX_EXEC_OP_DISPATCH:
+      /* Prepared once per plan: no checks, evaluation or allocation. */
+      HRX_RETURN_IF_ERROR(hrx_gpu_stream_enqueue(stream, plan->commands[i]));
       break;
-    case HRX_EXEC_OP_DISPATCH: {
-      hrx_gpu_launch_t launch = {n->workload, n->workload_count, n->args,
-                                 n->arg_count};
-      HRX_RETURN_IF_ERROR(hrx_gpu_stream_dispatch(stream, n->kernel, &launch));
-      break;
-    }
     case HRX_EXEC_OP_DOWNLOAD: {
       hrx_exec_delivery_t* d = &c->deliveries[c->delivery_count];
       HRX_RETURN_IF_ERROR(hrx_gpu_stream_read(stream, n->view, &d->readback));
@@ -84,10 +68,7 @@ static hrx_status_t hrx_exec_queue_graph(hrx_exec_runtime_t* rt,
    * for the other lanes' ends; its own lane is ordered already. */
   for (size_t f = 0; f < rt->flight_count; ++f) {
     const hrx_exec_flight_t* flight = &rt->flights[f];
-    if (!hrx_exec_ranges_conflict(g->ranges, g->range_count, flight->ranges,
-                                  flight->range_count)) {
-      continue;
-    }
+    if (!hrx_exec_plans_conflict(g->plan, flight->plan)) continue;
     for (int lane = 0; lane < HRX_EXEC_LANE_COUNT; ++lane) {
       if (!used[lane]) continue;
       for (int other = 0; other < HRX_EXEC_LANE_COUNT; ++other) {
@@ -98,18 +79,26 @@ static hrx_status_t hrx_exec_queue_graph(hrx_exec_runtime_t* rt,
       }
     }
   }
-  hrx_gpu_event_t** node_events = NULL;
-  HRX_RETURN_IF_ERROR(hrx_allocator_malloc(
-      rt->allocator, (g->node_count + 1) * sizeof(*node_events),
-      (void**)&node_events));
+  /* The runtime's scratch (submissions are serialised): kept all NULL
+   * between submissions. */
+  if (g->node_count > rt->node_event_capacity) {
+    hrx_gpu_event_t** grown = NULL;
+    HRX_RETURN_IF_ERROR(hrx_allocator_malloc_array(
+        rt->allocator, g->node_count, sizeof(*grown), (void**)&grown));
+    hrx_allocator_free(rt->allocator, rt->node_events);
+    rt->node_events = grown;
+    rt->node_event_capacity = g->node_count;
+  }
+  hrx_gpu_event_t** node_events = rt->node_events;
   hrx_status_t status = HRX_OK;
   for (size_t i = 0; i < g->node_count && status == HRX_OK; ++i) {
     status = hrx_exec_queue_node(rt, g, i, node_events, c);
   }
   for (size_t i = 0; i < g->node_count; ++i) {
+    if (!node_events[i]) continue;
     hrx_gpu_event_release(node_events[i]);
+    node_events[i] = NULL;
   }
-  hrx_allocator_free(rt->allocator, node_events);
   return status;
 }
 
@@ -121,6 +110,7 @@ hrx_status_t hrx_exec_graph_submit(hrx_exec_graph_t* g,
     return hrx_make_status(HRX_STATUS_FAILED_PRECONDITION,
                            "graph recording failed; it cannot be submitted");
   }
+  if (!g->plan) HRX_RETURN_IF_ERROR(hrx_exec_plan_create(g, &g->plan));
   bool used[HRX_EXEC_LANE_COUNT] = {false};
   size_t downloads = 0;
   int lanes = 0;
@@ -162,20 +152,13 @@ hrx_status_t hrx_exec_graph_submit(hrx_exec_graph_t* g,
                                     (void**)&c->deliveries);
     }
   }
-  if (status == HRX_OK && g->range_count) {
-    status = hrx_allocator_malloc(rt->allocator,
-                                  g->range_count * sizeof(*flight.ranges),
-                                  (void**)&flight.ranges);
-  }
   if (status != HRX_OK) {
     if (c) hrx_exec_completion_free(c);
     pthread_mutex_unlock(&rt->mutex);
     return status;
   }
-  if (g->range_count) {
-    memcpy(flight.ranges, g->ranges, g->range_count * sizeof(*flight.ranges));
-  }
-  flight.range_count = g->range_count;
+  flight.plan = g->plan;
+  hrx_exec_plan_retain(flight.plan);
 
   /* Every lane's commands go out with one doorbell per lane. */
   for (int lane = 0; lane < HRX_EXEC_LANE_COUNT; ++lane) {

@@ -173,3 +173,49 @@ hrx_status_t hrx_gpu_command_dispatch(hrx_gpu_device_t* device,
   p->kernarg_address = (uint64_t)(uintptr_t)out->kernarg;
   return HRX_OK;
 }
+
+static hrx_status_t hrx_gpu_prepared_wrap(hrx_gpu_device_t* device,
+                                          hrx_gpu_command_t* command,
+                                          hrx_gpu_prepared_t** out) {
+  hrx_gpu_prepared_t* p = NULL;
+  hrx_status_t status =
+      hrx_allocator_malloc(device->allocator, sizeof(*p), (void**)&p);
+  if (status != HRX_OK) {
+    hrx_gpu_command_release(device->allocator, command);
+    return status;
+  }
+  p->device = device;
+  hrx_gpu_device_retain(device);
+  p->command = *command;
+  *out = p;
+  return HRX_OK;
+}
+
+hrx_status_t hrx_gpu_prepare_dispatch(hrx_gpu_device_t* device,
+                                      const hrx_gpu_kernel_t* kernel,
+                                      const hrx_gpu_launch_t* launch,
+                                      hrx_gpu_prepared_t** out_prepared) {
+  *out_prepared = NULL;
+  hrx_gpu_command_t command;
+  HRX_RETURN_IF_ERROR(hrx_gpu_command_dispatch(device, kernel, launch, &command));
+  return hrx_gpu_prepared_wrap(device, &command, out_prepared);
+}
+
+hrx_status_t hrx_gpu_prepare_copy(hrx_gpu_device_t* device,
+                                  hrx_gpu_view_t source,
+                                  hrx_gpu_view_t destination,
+                                  hrx_gpu_prepared_t** out_prepared) {
+  *out_prepared = NULL;
+  hrx_gpu_command_t command;
+  HRX_RETURN_IF_ERROR(
+      hrx_gpu_command_copy(device, source, destination, &command));
+  return hrx_gpu_prepared_wrap(device, &command, out_prepared);
+}
+
+void hrx_gpu_prepared_destroy(hrx_gpu_prepared_t* p) {
+  if (!p) return;
+  hrx_gpu_device_t* device = p->device;
+  hrx_gpu_command_release(device->allocator, &p->command);
+  hrx_allocator_free(device->allocator, p);
+  hrx_gpu_device_release(device);
+}

@@ -87,6 +87,11 @@ hrx_status_t hrx_gpu_command_copy(hrx_gpu_device_t* device,
 hrx_status_t hrx_gpu_command_fill(hrx_gpu_device_t* device,
                                   hrx_gpu_view_t view, uint32_t pattern,
                                   hrx_gpu_command_t* out_command);
+struct hrx_gpu_prepared_s {
+  hrx_gpu_device_t* device; /* retained */
+  hrx_gpu_command_t command;
+};
+
 /* Releases what the command holds. */
 void hrx_gpu_command_release(hrx_allocator_t allocator,
                              hrx_gpu_command_t* command);

@@ -170,19 +170,24 @@ static hrx_status_t hrx_gpu_publish(hrx_gpu_stream_t* s,
   return HRX_OK;
 }
 
+/* Publishes |command| as the stream's next timeline point. */
+static hrx_status_t hrx_gpu_stream_publish_next(
+    hrx_gpu_stream_t* s, const hrx_gpu_command_t* command) {
+  HRX_RETURN_IF_ERROR(hrx_gpu_stream_failure(s));
+  HRX_RETURN_IF_ERROR(
+      hrx_gpu_publish(s, command, hrx_fabric_signal_handle(s->timeline)));
+  s->submitted++;
+  hrx_gpu_stream_retire(s, false);
+  return HRX_OK;
+}
+
 hrx_status_t hrx_gpu_stream_submit(hrx_gpu_stream_t* s,
                                    hrx_gpu_command_t* command, bool take) {
-  hrx_status_t status = hrx_gpu_stream_failure(s);
-  if (status == HRX_OK) {
-    status = hrx_gpu_publish(s, command,
-                             hrx_fabric_signal_handle(s->timeline));
-  }
+  hrx_status_t status = hrx_gpu_stream_publish_next(s, command);
   if (status != HRX_OK) {
     if (take) hrx_gpu_command_release(s->allocator, command);
     return status;
   }
-  s->submitted++;
-  hrx_gpu_stream_retire(s, false);
   if (!take) return HRX_OK;
   hrx_gpu_retained_t record = {.point = s->submitted, .command = *command};
   memset(command, 0, sizeof(*command));
@@ -194,6 +199,15 @@ hrx_status_t hrx_gpu_stream_submit(hrx_gpu_stream_t* s,
     hrx_gpu_command_release(s->allocator, &record.command);
   }
   return status;
+}
+
+hrx_status_t hrx_gpu_stream_enqueue(hrx_gpu_stream_t* s,
+                                    const hrx_gpu_prepared_t* prepared) {
+  if (prepared->device != s->device) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "the command was prepared for another device");
+  }
+  return hrx_gpu_stream_publish_next(s, &prepared->command);
 }
 
 hrx_fabric_signal_t* hrx_gpu_stream_timeline(hrx_gpu_stream_t* s) {

@@ -196,6 +196,73 @@ static void test_command_errors(void** state) {
   hrx_gpu_buffer_release(b);
 }
 
+/* A prepared dispatch and copy queued many times, on two streams, after
+ * the caller dropped its buffers; prepared commands check at preparation
+ * and refuse another device's stream. */
+static void test_prepared_commands(void** state) {
+  fixture_t* f = *state;
+  const uint64_t n = 256;
+  hrx_gpu_buffer_t *x = NULL, *y = NULL;
+  assert_ok(hrx_gpu_stream_allocate(f->stream, n * 4, &x));
+  assert_ok(hrx_gpu_stream_allocate(f->stream, n * 4, &y));
+  hrx_gpu_view_t xv = hrx_gpu_buffer_binding(x), yv = hrx_gpu_buffer_binding(y);
+  float one = 1.0f, two = 2.0f;
+  uint32_t one_bits, two_bits;
+  memcpy(&one_bits, &one, 4);
+  memcpy(&two_bits, &two, 4);
+  assert_ok(hrx_gpu_stream_fill(f->stream, xv, one_bits));
+  assert_ok(hrx_gpu_stream_fill(f->stream, yv, 0));
+  hrx_gpu_arg_t args[] = {
+      hrx_gpu_arg_scalar(n), hrx_gpu_arg_scalar(two_bits),
+      hrx_gpu_arg_binding(xv, HRX_GPU_ACCESS_READ),
+      hrx_gpu_arg_binding(yv, HRX_GPU_ACCESS_READ_WRITE)};
+  hrx_gpu_launch_t launch = {&n, 1, args, 4};
+  hrx_gpu_prepared_t *step = NULL, *copy = NULL;
+  assert_ok(hrx_gpu_prepare_dispatch(f->device, f->saxpy, &launch, &step));
+  assert_ok(hrx_gpu_prepare_copy(f->device, yv, xv, &copy));
+  hrx_gpu_view_t y_head = {y, 0, 4};
+  hrx_gpu_buffer_release(x); /* the prepared commands retain them */
+  hrx_gpu_buffer_release(y);
+  /* y = 2x + y three times with x = 1: y = 6; then x = y on another
+   * stream ordered by an event. */
+  for (int i = 0; i < 3; ++i) assert_ok(hrx_gpu_stream_enqueue(f->stream, step));
+  hrx_gpu_event_t* done = NULL;
+  assert_ok(hrx_gpu_stream_record_event(f->stream, &done));
+  hrx_gpu_stream_t* second = NULL;
+  assert_ok(hrx_gpu_stream_create(f->device, &second));
+  assert_ok(hrx_gpu_stream_wait_event(second, done));
+  assert_ok(hrx_gpu_stream_enqueue(second, copy));
+  assert_ok(hrx_gpu_stream_enqueue(second, step)); /* y = 2*6 + 6 */
+  hrx_gpu_readback_t* read = NULL;
+  assert_ok(hrx_gpu_stream_read(second, y_head, &read));
+  const void* data = NULL;
+  uint64_t length = 0;
+  assert_ok(hrx_gpu_readback_wait(read, 10 * SECOND, &data, &length));
+  assert_true(*(const float*)data == 18.0f);
+  hrx_gpu_readback_release(read);
+  hrx_gpu_event_release(done);
+  assert_ok(hrx_gpu_stream_synchronize(f->stream, 10 * SECOND));
+  assert_ok(hrx_gpu_stream_synchronize(second, 10 * SECOND));
+  hrx_gpu_stream_destroy(second);
+
+  hrx_gpu_device_t* other = NULL;
+  assert_ok(hrx_gpu_device_open(0, hrx_allocator_system(), &other));
+  hrx_gpu_stream_t* other_stream = NULL;
+  assert_ok(hrx_gpu_stream_create(other, &other_stream));
+  assert_status_code(hrx_gpu_stream_enqueue(other_stream, step),
+                     HRX_STATUS_INVALID_ARGUMENT);
+  hrx_gpu_stream_destroy(other_stream);
+  hrx_gpu_device_release(other);
+  hrx_gpu_prepared_destroy(step);
+  hrx_gpu_prepared_destroy(copy);
+  launch.arg_count = 3;
+  hrx_gpu_prepared_t* bad = NULL;
+  assert_status_code(hrx_gpu_prepare_dispatch(f->device, f->saxpy, &launch,
+                                              &bad),
+                     HRX_STATUS_INVALID_ARGUMENT);
+  assert_null(bad);
+}
+
 static void test_events_order_streams(void** state) {
   fixture_t* f = *state;
   hrx_gpu_stream_t* consumer = NULL;
@@ -392,6 +459,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_fault_fails_only_its_stream, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_batches, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_prepared_commands, setup, teardown),
       cmocka_unit_test_setup_teardown(test_many_submissions_wrap_the_ring,
                                       setup, teardown),
   };

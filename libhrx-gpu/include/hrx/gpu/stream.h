@@ -79,6 +79,27 @@ HRX_API HRX_MUST_USE hrx_status_t hrx_gpu_stream_dispatch(
     hrx_gpu_stream_t* stream, const hrx_gpu_kernel_t* kernel,
     const hrx_gpu_launch_t* launch);
 
+/* Prepared commands: a dispatch or copy checked, its launch geometry
+ * evaluated and its arguments packed once, then queued any number of times
+ * without allocating. A prepared command retains its kernel and buffers
+ * and is immutable, so streams of its device may queue it concurrently.
+ * Queuing neither copies nor retains it: the caller keeps it alive until
+ * every stream it was queued on has passed it (an event recorded after it
+ * completed, or the stream synchronized). */
+typedef struct hrx_gpu_prepared_s hrx_gpu_prepared_t;
+
+/* As hrx_gpu_stream_dispatch checks, at preparation. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_gpu_prepare_dispatch(
+    hrx_gpu_device_t* device, const hrx_gpu_kernel_t* kernel,
+    const hrx_gpu_launch_t* launch, hrx_gpu_prepared_t** out_prepared);
+HRX_API HRX_MUST_USE hrx_status_t hrx_gpu_prepare_copy(
+    hrx_gpu_device_t* device, hrx_gpu_view_t source,
+    hrx_gpu_view_t destination, hrx_gpu_prepared_t** out_prepared);
+HRX_API void hrx_gpu_prepared_destroy(hrx_gpu_prepared_t* prepared);
+/* INVALID_ARGUMENT when |prepared| belongs to another device. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_gpu_stream_enqueue(
+    hrx_gpu_stream_t* stream, const hrx_gpu_prepared_t* prepared);
+
 /* An event that completes when all work queued so far has. */
 HRX_API HRX_MUST_USE hrx_status_t hrx_gpu_stream_record_event(
     hrx_gpu_stream_t* stream, hrx_gpu_event_t** out_event);

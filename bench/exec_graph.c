@@ -18,6 +18,7 @@
  * replay 32 kernels. */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 #include <stdlib.h>
 
 #include "bench_gpu.h"
@@ -178,15 +179,18 @@ typedef struct replay_ctx_t {
   hrx_gpu_kernel_t* kernel;
   hrx_exec_graph_t* graph;
   uint64_t submit_ns;
+  uint64_t dispatch_ns; /* host time of the raw stream's 32 dispatches */
 } replay_ctx_t;
 
 static void run_direct(void* context) {
   replay_ctx_t* c = context;
   hrx_gpu_launch_t launch = {NULL, 0, NULL, 0};
+  uint64_t start = hrx_clock_monotonic_ns();
   for (int k = 0; k < REPLAY_KERNELS; ++k) {
     bench_check(hrx_gpu_stream_dispatch(c->stream, c->kernel, &launch),
                 "dispatch");
   }
+  c->dispatch_ns = hrx_clock_monotonic_ns() - start;
   bench_check(hrx_gpu_stream_synchronize(c->stream, HRX_TIMEOUT_INFINITE),
               "synchronize");
 }
@@ -221,29 +225,48 @@ static void replay(hrx_gpu_device_t* device, hrx_exec_runtime_t* runtime) {
   bench_check(hrx_exec_kernel_create(runtime, empty, &contract, &kernel),
               "contract");
   replay_ctx_t c = {.kernel = empty};
+  replay_ctx_t one = {.kernel = empty};
   bench_check(hrx_gpu_stream_create(device, &c.stream), "stream");
   bench_check(hrx_exec_graph_create(runtime, &c.graph), "graph");
+  bench_check(hrx_exec_graph_create(runtime, &one.graph), "graph");
   hrx_gpu_launch_t launch = {NULL, 0, NULL, 0};
   for (int k = 0; k < REPLAY_KERNELS; ++k) {
     bench_check(hrx_exec_graph_dispatch(c.graph, kernel, &launch, NULL),
                 "record");
   }
+  bench_check(hrx_exec_graph_dispatch(one.graph, kernel, &launch, NULL),
+              "record");
   enum { SAMPLES = 301 };
-  /* Interleave the two so drift hits both alike. */
+  /* Interleave them so drift hits all alike. */
   uint64_t direct[SAMPLES], coordinated[SAMPLES], submit[SAMPLES];
+  uint64_t submit_one[SAMPLES], dispatch[SAMPLES];
   for (int i = 0; i < SAMPLES; ++i) {
     direct[i] = bench_median_ns(run_direct, &c, 1);
+    dispatch[i] = c.dispatch_ns;
     coordinated[i] = bench_median_ns(run_submit_only, &c, 1);
     submit[i] = submit_host_ns;
+    run_submit_only(&one);
+    submit_one[i] = submit_host_ns;
   }
   qsort(direct, SAMPLES, sizeof(uint64_t), compare_u64);
   qsort(coordinated, SAMPLES, sizeof(uint64_t), compare_u64);
   qsort(submit, SAMPLES, sizeof(uint64_t), compare_u64);
+  qsort(submit_one, SAMPLES, sizeof(uint64_t), compare_u64);
+  qsort(dispatch, SAMPLES, sizeof(uint64_t), compare_u64);
   double d = direct[SAMPLES / 2] / 1e3, x = coordinated[SAMPLES / 2] / 1e3;
   printf("2. %d empty kernels, submit to completion (median of %d): raw "
          "stream %.1f us, exec graph %.1f us, exec/stream %.3fx "
          "(anchor 1.007-1.015x); submit host time %.0f ns (anchor 815 ns)\n",
          REPLAY_KERNELS, SAMPLES, d, x, x / d, submit[SAMPLES / 2] / 1.0);
+  /* The slope between 1 and 32 nodes leaves out the per-submission part
+   * (lane events, the doorbell's futex wake when the queue sleeps). */
+  double slope = ((double)submit[SAMPLES / 2] - (double)submit_one[SAMPLES / 2]) /
+                 (REPLAY_KERNELS - 1);
+  printf("   submit host time of 1 node %.0f ns; per further node %.0f ns, "
+         "raw stream dispatch call %.0f ns per kernel\n",
+         submit_one[SAMPLES / 2] / 1.0, slope,
+         dispatch[SAMPLES / 2] / (double)REPLAY_KERNELS);
+  hrx_exec_graph_destroy(one.graph);
   hrx_exec_graph_destroy(c.graph);
   hrx_gpu_stream_destroy(c.stream);
   hrx_exec_kernel_destroy(kernel);
@@ -292,7 +315,16 @@ static void edges(hrx_exec_runtime_t* runtime) {
   hrx_gpu_buffer_release(buffer);
 }
 
-int main(void) {
+/* With arguments, only the named parts run: inference, replay, edges. */
+static bool wanted(int argc, char** argv, const char* part) {
+  if (argc < 2) return true;
+  for (int i = 1; i < argc; ++i) {
+    if (strcmp(argv[i], part) == 0) return true;
+  }
+  return false;
+}
+
+int main(int argc, char** argv) {
   hrx_gpu_device_t* device = NULL;
   bench_check(hrx_gpu_device_open(0, hrx_allocator_system(), &device),
               "device");
@@ -302,9 +334,9 @@ int main(void) {
               "runtime");
   printf("exec_graph: host device, %u threads\n",
          hrx_gpu_device_properties(device)->compute_units);
-  inference(device, runtime);
-  replay(device, runtime);
-  edges(runtime);
+  if (wanted(argc, argv, "inference")) inference(device, runtime);
+  if (wanted(argc, argv, "replay")) replay(device, runtime);
+  if (wanted(argc, argv, "edges")) edges(runtime);
   hrx_exec_runtime_destroy(runtime);
   hrx_gpu_device_release(device);
   return 0;

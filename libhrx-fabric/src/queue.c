@@ -134,23 +134,66 @@ static void hrx_queue_agent(hrx_fabric_queue_t* q,
   hrx_queue_complete(packet->completion_signal, !ok);
 }
 
+/* How long a queue processor polls before it sleeps, when idle or when a
+ * barrier waits. Submissions and cross-queue completions often come within
+ * microseconds, and waking a sleeping processor costs the other side a
+ * futex wake (several microseconds on a VM) that would dominate a replay's
+ * submit time. The poll yields the core between checks, so on a busy
+ * machine workers and other queues still run; and it is bounded, so an
+ * idle queue stops costing CPU after this long. */
+#define HRX_QUEUE_POLL_NS 50000u
+
+static void hrx_queue_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ volatile("yield");
+#endif
+}
+
+/* Polls |ready| for up to HRX_QUEUE_POLL_NS; false when it never held. */
+static bool hrx_queue_poll(bool (*ready)(const void*), const void* context) {
+  uint64_t until = hrx_clock_monotonic_ns() + HRX_QUEUE_POLL_NS;
+  for (uint32_t i = 1;; ++i) {
+    if (ready(context)) return true;
+    if ((i & 63) == 0) {
+      if (hrx_clock_monotonic_ns() >= until) return false;
+      sched_yield();
+    } else {
+      hrx_queue_relax();
+    }
+  }
+}
+
+typedef struct hrx_queue_barrier_wait_t {
+  const hrx_aql_barrier_packet_t* packet;
+  bool any;
+} hrx_queue_barrier_wait_t;
+
+/* A dependency is met once its value drops below 1 (0, or faulted). */
+static bool hrx_queue_barrier_met(const void* context) {
+  const hrx_queue_barrier_wait_t* w = context;
+  bool all = true, one = false, present = false;
+  for (int d = 0; d < 5; ++d) {
+    hrx_fabric_signal_t* dep =
+        hrx_fabric_signal_from_handle(w->packet->dep_signal[d]);
+    if (!dep) continue;
+    present = true;
+    bool met = hrx_fabric_signal_load(dep) < 1;
+    all = all && met;
+    one = one || met;
+  }
+  return !present || (w->any ? one : all);
+}
+
 static void hrx_queue_barrier(const hrx_aql_barrier_packet_t* packet,
                               bool any) {
-  /* A dependency is met once its value drops below 1 (0, or faulted). */
-  bool waiting = true;
-  while (waiting) {
-    bool all = true, one = false, present = false;
-    for (int d = 0; d < 5; ++d) {
-      hrx_fabric_signal_t* dep =
-          hrx_fabric_signal_from_handle(packet->dep_signal[d]);
-      if (!dep) continue;
-      present = true;
-      bool met = hrx_fabric_signal_load(dep) < 1;
-      all = all && met;
-      one = one || met;
-    }
-    waiting = present && (any ? !one : !all);
-    if (!waiting) break;
+  hrx_queue_barrier_wait_t w = {packet, any};
+  if (hrx_queue_barrier_met(&w) || hrx_queue_poll(hrx_queue_barrier_met, &w)) {
+    hrx_queue_complete(packet->completion_signal, false);
+    return;
+  }
+  while (!hrx_queue_barrier_met(&w)) {
     for (int d = 0; d < 5; ++d) {
       hrx_fabric_signal_t* dep =
           hrx_fabric_signal_from_handle(packet->dep_signal[d]);
@@ -167,6 +210,21 @@ static void hrx_queue_barrier(const hrx_aql_barrier_packet_t* packet,
   hrx_queue_complete(packet->completion_signal, false);
 }
 
+typedef struct hrx_queue_idle_t {
+  hrx_fabric_queue_t* queue;
+  const hrx_aql_packet_t* slot;
+  int64_t rung;
+} hrx_queue_idle_t;
+
+/* Work arrived: a packet at the read slot, a doorbell, or shutdown. */
+static bool hrx_queue_woken(const void* context) {
+  const hrx_queue_idle_t* idle = context;
+  return (hrx_packet_word(idle->slot) & HRX_AQL_HEADER_TYPE_MASK) !=
+             HRX_AQL_PACKET_INVALID ||
+         hrx_fabric_signal_load(idle->queue->doorbell) != idle->rung ||
+         atomic_load(&idle->queue->shutdown);
+}
+
 static void* hrx_queue_main(void* arg) {
   hrx_fabric_queue_t* q = arg;
   for (;;) {
@@ -180,6 +238,8 @@ static void* hrx_queue_main(void* arg) {
     uint32_t type = word & HRX_AQL_HEADER_TYPE_MASK;
     if (type == HRX_AQL_PACKET_INVALID) {
       if (atomic_load(&q->shutdown)) break;
+      hrx_queue_idle_t idle = {q, slot, rung};
+      if (hrx_queue_poll(hrx_queue_woken, &idle)) continue;
       hrx_status_free(hrx_fabric_signal_wait(
           q->doorbell, HRX_FABRIC_SIGNAL_NE, rung, HRX_TIMEOUT_INFINITE,
           NULL));

@@ -6,6 +6,32 @@
 
 const char* hrx_exec_version(void) { return HRX_EXEC_VERSION; }
 
+/* The host device has compute queues only, fed AQL packets. */
+static hrx_status_t hrx_exec_check_engines(
+    const hrx_gpu_device_t* device, const hrx_exec_runtime_options_t* o) {
+  if (!o) return HRX_OK;
+  if ((unsigned)o->copy_engine > HRX_EXEC_COPY_ENGINE_SDMA ||
+      (unsigned)o->compute_engine > HRX_EXEC_COMPUTE_ENGINE_PM4) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "unknown copy engine %d or compute engine %d",
+                           (int)o->copy_engine, (int)o->compute_engine);
+  }
+  const hrx_fabric_device_properties_t* props =
+      hrx_gpu_device_properties(device);
+  if (props->kind != HRX_FABRIC_DEVICE_HOST) return HRX_OK;
+  if (o->copy_engine == HRX_EXEC_COPY_ENGINE_SDMA) {
+    return hrx_make_status(HRX_STATUS_UNIMPLEMENTED,
+                           "%s has no SDMA engines; use the compute copy "
+                           "engine",
+                           props->name);
+  }
+  if (o->compute_engine == HRX_EXEC_COMPUTE_ENGINE_PM4) {
+    return hrx_make_status(HRX_STATUS_UNIMPLEMENTED,
+                           "%s takes AQL packets only, not PM4", props->name);
+  }
+  return HRX_OK;
+}
+
 hrx_status_t hrx_exec_runtime_create(hrx_gpu_device_t* device,
                                      const hrx_exec_runtime_options_t* options,
                                      hrx_allocator_t allocator,
@@ -14,6 +40,7 @@ hrx_status_t hrx_exec_runtime_create(hrx_gpu_device_t* device,
   if (!device) {
     return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT, "no device");
   }
+  HRX_RETURN_IF_ERROR(hrx_exec_check_engines(device, options));
   hrx_exec_runtime_t* rt = NULL;
   HRX_RETURN_IF_ERROR(
       hrx_allocator_malloc(allocator, sizeof(*rt), (void**)&rt));

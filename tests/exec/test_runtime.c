@@ -489,9 +489,36 @@ static void test_random_graphs_match_oracle(void** state) {
   for (int b = 0; b < RANDOM_BUFFERS; ++b) hrx_gpu_buffer_release(buffers[b]);
 }
 
+/* Engines: the host device has compute queues fed AQL packets; asking for
+ * SDMA or PM4 is refused by name, an unknown engine is a bad argument. */
+static void test_engine_options(void** state) {
+  fixture_t* f = *state;
+  hrx_exec_runtime_t* rt = NULL;
+  hrx_exec_runtime_options_t o = {.copy_engine = HRX_EXEC_COPY_ENGINE_COMPUTE,
+                                  .compute_engine = HRX_EXEC_COMPUTE_ENGINE_AQL};
+  assert_ok(hrx_exec_runtime_create(f->device, &o, hrx_allocator_system(), &rt));
+  hrx_exec_runtime_destroy(rt);
+  o.copy_engine = HRX_EXEC_COPY_ENGINE_SDMA;
+  hrx_status_t status =
+      hrx_exec_runtime_create(f->device, &o, hrx_allocator_system(), &rt);
+  assert_non_null(strstr(hrx_status_message(status), "SDMA"));
+  assert_status_code(status, HRX_STATUS_UNIMPLEMENTED);
+  assert_null(rt);
+  o.copy_engine = HRX_EXEC_COPY_ENGINE_AUTO;
+  o.compute_engine = HRX_EXEC_COMPUTE_ENGINE_PM4;
+  status = hrx_exec_runtime_create(f->device, &o, hrx_allocator_system(), &rt);
+  assert_non_null(strstr(hrx_status_message(status), "PM4"));
+  assert_status_code(status, HRX_STATUS_UNIMPLEMENTED);
+  o.compute_engine = (hrx_exec_compute_engine_t)7;
+  assert_status_code(
+      hrx_exec_runtime_create(f->device, &o, hrx_allocator_system(), &rt),
+      HRX_STATUS_INVALID_ARGUMENT);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_pipeline_replays, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_engine_options, setup, teardown),
       cmocka_unit_test_setup_teardown(test_contract_breaches_name_the_binding,
                                       setup, teardown),
       cmocka_unit_test_setup_teardown(test_budget_exhaustion_allocates_nothing,

@@ -67,6 +67,24 @@ typedef enum hrx_exec_lane_e {
   HRX_EXEC_LANE_COUNT = 3,
 } hrx_exec_lane_t;
 
+/* What runs the upload and download lanes' copies. */
+typedef enum hrx_exec_copy_engine_e {
+  HRX_EXEC_COPY_ENGINE_AUTO = 0, /* the device's default (compute) */
+  /* Copies are packets on compute queues of their own: on the host device
+   * its queue processors, on a GPU blit kernels. */
+  HRX_EXEC_COPY_ENGINE_COMPUTE,
+  /* The GPU's SDMA engines (kfd only): UNIMPLEMENTED on the host device. */
+  HRX_EXEC_COPY_ENGINE_SDMA,
+} hrx_exec_copy_engine_t;
+
+/* How the compute lane's work reaches the device. */
+typedef enum hrx_exec_compute_engine_e {
+  HRX_EXEC_COMPUTE_ENGINE_AUTO = 0, /* the device's default (AQL) */
+  HRX_EXEC_COMPUTE_ENGINE_AQL,      /* AQL packets on a user-mode queue */
+  /* PM4 indirect buffers (kfd only): UNIMPLEMENTED on the host device. */
+  HRX_EXEC_COMPUTE_ENGINE_PM4,
+} hrx_exec_compute_engine_t;
+
 typedef struct hrx_exec_runtime_options_t {
   /* Submissions in flight at once (the queue capacity, nothing more); a
    * submit beyond it is BUSY. 0 selects 64. */
@@ -81,9 +99,12 @@ typedef struct hrx_exec_runtime_options_t {
    * must outlive the runtime): one event per lane and submission, named
    * after the lane, on track (tid) lane + 1. Implies observe. */
   hrx_trace_t* trace;
+  hrx_exec_copy_engine_t copy_engine;
+  hrx_exec_compute_engine_t compute_engine;
 } hrx_exec_runtime_options_t;
 
-/* |device| is retained. |options| may be NULL. */
+/* |device| is retained. |options| may be NULL. An engine the device does
+ * not have is UNIMPLEMENTED, naming it; an unknown one INVALID_ARGUMENT. */
 HRX_API HRX_MUST_USE hrx_status_t hrx_exec_runtime_create(
     hrx_gpu_device_t* device, const hrx_exec_runtime_options_t* options,
     hrx_allocator_t allocator, hrx_exec_runtime_t** out_runtime);

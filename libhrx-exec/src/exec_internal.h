@@ -44,7 +44,10 @@ typedef struct hrx_exec_notice_t {
 } hrx_exec_notice_t;
 
 typedef struct hrx_exec_watch_item_t {
-  hrx_gpu_event_t* event;
+  /* Completes when the lane has passed its previous work and this
+   * submission's waits on other lanes: when its own work starts. */
+  hrx_gpu_event_t* start;
+  hrx_gpu_event_t* end;
   hrx_exec_notice_t* notice;
 } hrx_exec_watch_item_t;
 
@@ -139,6 +142,8 @@ struct hrx_exec_completion_s {
   hrx_exec_runtime_t* runtime;
   hrx_exec_notice_t* notice; /* retained; NULL when not observing */
   hrx_gpu_event_t* events[HRX_EXEC_LANE_COUNT];
+  /* When observing: each used lane's start (see hrx_exec_watch_item_t). */
+  hrx_gpu_event_t* start_events[HRX_EXEC_LANE_COUNT];
   hrx_exec_delivery_t* deliveries;
   size_t delivery_count;
   bool delivered;
@@ -158,10 +163,11 @@ hrx_status_t hrx_exec_watcher_start(hrx_exec_runtime_t* runtime,
                                     hrx_exec_lane_t lane);
 /* Lets the watcher observe everything queued, then joins it. */
 void hrx_exec_watcher_stop(hrx_exec_watcher_t* watcher);
-/* Queues |event| and |notice| (both retained) for the watcher; without
- * memory to queue them, waits for the event here instead. */
-void hrx_exec_watcher_push(hrx_exec_watcher_t* watcher, hrx_gpu_event_t* event,
-                           hrx_exec_notice_t* notice);
+/* Queues the lane's |start| (may be NULL) and |end| events and |notice|
+ * (all retained) for the watcher; without memory to queue them, waits for
+ * the end here instead. */
+void hrx_exec_watcher_push(hrx_exec_watcher_t* watcher, hrx_gpu_event_t* start,
+                           hrx_gpu_event_t* end, hrx_exec_notice_t* notice);
 uint64_t hrx_exec_watcher_busy_ns(hrx_exec_watcher_t* watcher);
 
 /* Frees a completion whose events all completed (or that never ran). */

@@ -9,6 +9,7 @@ void hrx_exec_completion_free(hrx_exec_completion_t* c) {
   hrx_allocator_t allocator = c->runtime->allocator;
   for (int lane = 0; lane < HRX_EXEC_LANE_COUNT; ++lane) {
     hrx_gpu_event_release(c->events[lane]);
+    hrx_gpu_event_release(c->start_events[lane]);
   }
   for (size_t i = 0; i < c->delivery_count; ++i) {
     hrx_gpu_readback_release(c->deliveries[i].readback);
@@ -20,9 +21,12 @@ void hrx_exec_completion_free(hrx_exec_completion_t* c) {
 
 /* Queues node |i| on its lane; |node_events| holds the events of earlier
  * nodes that other lanes wait for. */
+/* |lane_state| per lane: 0 before its first node, 1 when it waited on
+ * another lane before it, 2 once its first node is queued. */
 static hrx_status_t hrx_exec_queue_node(hrx_exec_runtime_t* rt,
                                         const hrx_exec_graph_t* g, size_t i,
                                         hrx_gpu_event_t** node_events,
+                                        uint8_t* lane_state,
                                         hrx_exec_completion_t* c) {
   const hrx_exec_plan_t* plan = g->plan;
   const hrx_exec_node_rec_t* n = &g->nodes[i];
@@ -32,6 +36,17 @@ static hrx_status_t hrx_exec_queue_node(hrx_exec_runtime_t* rt,
     if (g->nodes[dep].lane == n->lane) continue; /* stream order */
     HRX_RETURN_IF_ERROR(hrx_gpu_stream_wait_event(stream, node_events[dep]));
     rt->stats.cross_lane_waits++;
+    if (!lane_state[n->lane]) lane_state[n->lane] = 1;
+  }
+  if (lane_state[n->lane] < 2) {
+    /* The lane's first node. Without waits on other lanes its work starts
+     * at the later of the submission and its previous end, which the
+     * watcher knows; after such waits only the device knows when. */
+    if (lane_state[n->lane] == 1 && rt->observe) {
+      HRX_RETURN_IF_ERROR(
+          hrx_gpu_stream_record_event(stream, &c->start_events[n->lane]));
+    }
+    lane_state[n->lane] = 2;
   }
   switch (n->op) {
     case HRX_EXEC_OP_UPLOAD:
@@ -64,6 +79,7 @@ static hrx_status_t hrx_exec_queue_graph(hrx_exec_runtime_t* rt,
                                          const hrx_exec_graph_t* g,
                                          const bool* used,
                                          hrx_exec_completion_t* c) {
+  uint8_t lane_state[HRX_EXEC_LANE_COUNT] = {0};
   /* Order after conflicting submissions still in flight. Each lane waits
    * for the other lanes' ends; its own lane is ordered already. */
   for (size_t f = 0; f < rt->flight_count; ++f) {
@@ -76,6 +92,7 @@ static hrx_status_t hrx_exec_queue_graph(hrx_exec_runtime_t* rt,
         HRX_RETURN_IF_ERROR(
             hrx_gpu_stream_wait_event(rt->lanes[lane], flight->events[other]));
         rt->stats.cross_lane_waits++;
+        lane_state[lane] = 1;
       }
     }
   }
@@ -92,7 +109,7 @@ static hrx_status_t hrx_exec_queue_graph(hrx_exec_runtime_t* rt,
   hrx_gpu_event_t** node_events = rt->node_events;
   hrx_status_t status = HRX_OK;
   for (size_t i = 0; i < g->node_count && status == HRX_OK; ++i) {
-    status = hrx_exec_queue_node(rt, g, i, node_events, c);
+    status = hrx_exec_queue_node(rt, g, i, node_events, lane_state, c);
   }
   for (size_t i = 0; i < g->node_count; ++i) {
     if (!node_events[i]) continue;
@@ -187,7 +204,8 @@ hrx_status_t hrx_exec_graph_submit(hrx_exec_graph_t* g,
   }
   for (int lane = 0; lane < HRX_EXEC_LANE_COUNT && rt->observe; ++lane) {
     if (c->events[lane]) {
-      hrx_exec_watcher_push(&rt->watchers[lane], c->events[lane], c->notice);
+      hrx_exec_watcher_push(&rt->watchers[lane], c->start_events[lane],
+                            c->events[lane], c->notice);
     } else if (used[lane]) {
       hrx_exec_notice_lane_done(c->notice); /* nothing of it was queued */
     }

@@ -1,6 +1,6 @@
 /* Lane watchers: one thread per lane observes, in order, when each
- * submission's work on that lane ends, for statistics, traces and
- * completion file descriptors. */
+ * submission's work on that lane starts and ends, for statistics, traces
+ * and completion file descriptors. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -76,13 +76,21 @@ hrx_status_t hrx_exec_completion_fd(hrx_exec_completion_t* c, int* out_fd) {
 
 static void hrx_exec_watch_observe(hrx_exec_watcher_t* w,
                                    hrx_exec_watch_item_t item) {
-  /* A fault ends the work too; the completion reports it. */
-  hrx_status_free(hrx_gpu_event_wait(item.event, HRX_TIMEOUT_INFINITE));
-  uint64_t end = hrx_clock_monotonic_ns();
-  pthread_mutex_lock(&w->mutex);
+  /* The lane could start no earlier than the submission and its previous
+   * end; if we see its start event complete while we watch, that moment
+   * (after its waits on other lanes) is the better answer. */
   uint64_t start = item.notice->submit_ns > w->last_end_ns
                        ? item.notice->submit_ns
                        : w->last_end_ns;
+  if (item.start && !hrx_gpu_event_is_complete(item.start)) {
+    hrx_status_free(hrx_gpu_event_wait(item.start, HRX_TIMEOUT_INFINITE));
+    uint64_t seen = hrx_clock_monotonic_ns();
+    if (seen > start) start = seen;
+  }
+  /* A fault ends the work too; the completion reports it. */
+  hrx_status_free(hrx_gpu_event_wait(item.end, HRX_TIMEOUT_INFINITE));
+  uint64_t end = hrx_clock_monotonic_ns();
+  pthread_mutex_lock(&w->mutex);
   if (start > end) start = end;
   w->busy_ns += end - start;
   w->last_end_ns = end;
@@ -102,7 +110,8 @@ static void hrx_exec_watch_observe(hrx_exec_watcher_t* w,
   }
   hrx_exec_notice_lane_done(item.notice);
   hrx_exec_notice_release(w->runtime->allocator, item.notice);
-  hrx_gpu_event_release(item.event);
+  hrx_gpu_event_release(item.start);
+  hrx_gpu_event_release(item.end);
 }
 
 static void* hrx_exec_watch_main(void* arg) {
@@ -156,9 +165,8 @@ void hrx_exec_watcher_stop(hrx_exec_watcher_t* w) {
   w->started = false;
 }
 
-void hrx_exec_watcher_push(hrx_exec_watcher_t* w,
-                           hrx_gpu_event_t* event,
-                           hrx_exec_notice_t* notice) {
+void hrx_exec_watcher_push(hrx_exec_watcher_t* w, hrx_gpu_event_t* start,
+                           hrx_gpu_event_t* end, hrx_exec_notice_t* notice) {
   pthread_mutex_lock(&w->mutex);
   hrx_status_t status = HRX_OK;
   if (w->count == w->capacity) {
@@ -178,10 +186,11 @@ void hrx_exec_watcher_push(hrx_exec_watcher_t* w,
     }
   }
   if (status == HRX_OK) {
-    hrx_gpu_event_retain(event);
+    hrx_gpu_event_retain(start);
+    hrx_gpu_event_retain(end);
     hrx_exec_notice_retain(notice);
     w->items[(w->head + w->count) % w->capacity] =
-        (hrx_exec_watch_item_t){event, notice};
+        (hrx_exec_watch_item_t){start, end, notice};
     w->count++;
     pthread_cond_signal(&w->wake);
   }
@@ -189,7 +198,7 @@ void hrx_exec_watcher_push(hrx_exec_watcher_t* w,
   if (status != HRX_OK) {
     /* No room to hand it over: observe it here rather than never. */
     hrx_status_free(status);
-    hrx_status_free(hrx_gpu_event_wait(event, HRX_TIMEOUT_INFINITE));
+    hrx_status_free(hrx_gpu_event_wait(end, HRX_TIMEOUT_INFINITE));
     hrx_exec_notice_lane_done(notice);
   }
 }

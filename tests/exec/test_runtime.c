@@ -390,6 +390,69 @@ static void test_lanes_overlap_in_trace(void** state) {
   if (!observable) skip();
 }
 
+/* A kernel reading what an upload writes: its lane waits for the upload
+ * lane, and the trace starts the compute span when that wait ended, not
+ * when the submission was made (which is when the upload span starts).
+ * Each lane's times are seen by its own watcher thread, so the two ends
+ * agree only to within a wake-up: the check asks for the compute span to
+ * start in the later half of the upload, which it never would without
+ * the wait. */
+static void test_trace_starts_after_cross_lane_waits(void** state) {
+  fixture_t* f = *state;
+  hrx_trace_t* trace = NULL;
+  hrx_trace_options_t trace_options = {.format = HRX_TRACE_FORMAT_JSONL};
+  assert_ok(hrx_trace_create(&trace_options, hrx_allocator_system(), &trace));
+  hrx_exec_runtime_options_t options = {.trace = trace};
+  hrx_exec_runtime_t* rt = NULL;
+  assert_ok(hrx_exec_runtime_create(f->device, &options,
+                                    hrx_allocator_system(), &rt));
+  hrx_exec_kernel_t* k = NULL;
+  hrx_exec_kernel_contract_t contract = {saxpy_bindings, 2, 2};
+  assert_ok(hrx_exec_kernel_create(rt, f->saxpy, &contract, &k));
+  /* Big enough that the upload lane takes milliseconds. */
+  enum { N = 1 << 22 };
+  hrx_gpu_buffer_t *x = NULL, *y = NULL;
+  assert_ok(hrx_exec_buffer_allocate(rt, N * 4, &x));
+  assert_ok(hrx_exec_buffer_allocate(rt, 64, &y));
+  float* data = calloc(N, 4);
+  assert_non_null(data);
+  hrx_exec_graph_t* g = NULL;
+  assert_ok(hrx_exec_graph_create(rt, &g));
+  assert_ok(hrx_exec_graph_upload(g, hrx_gpu_buffer_binding(x), data, NULL));
+  saxpy_launch_t l;
+  hrx_gpu_view_t x_head = {x, 0, 64};
+  saxpy_launch(&l, 16, 1.0f, x_head, hrx_gpu_buffer_binding(y));
+  hrx_exec_node_t node = 0;
+  assert_ok(hrx_exec_graph_dispatch(g, k, &l.launch, &node));
+  size_t dep_count = 0;
+  hrx_exec_graph_node_deps(g, node, &dep_count);
+  assert_int_equal(dep_count, 1);
+  hrx_exec_completion_t* c = NULL;
+  assert_ok(hrx_exec_graph_submit(g, &c));
+  wait_fd(c);
+  char* text = NULL;
+  size_t length = 0;
+  assert_ok(hrx_trace_serialize(trace, hrx_allocator_system(), &text,
+                                &length));
+  double upload_begin, upload_end, compute_begin, compute_end;
+  trace_span(text, "upload", 1, &upload_begin, &upload_end);
+  trace_span(text, "compute", 1, &compute_begin, &compute_end);
+  if (compute_begin < upload_begin + (upload_end - upload_begin) / 2) {
+    fail_msg("compute [%.3f, %.3f) starts long before the upload it waits "
+             "for [%.3f, %.3f) ends",
+             compute_begin, compute_end, upload_begin, upload_end);
+  }
+  free(text);
+  free(data);
+  hrx_exec_completion_release(c);
+  hrx_exec_graph_destroy(g);
+  hrx_exec_kernel_destroy(k);
+  hrx_gpu_buffer_release(x);
+  hrx_gpu_buffer_release(y);
+  hrx_exec_runtime_destroy(rt);
+  hrx_trace_destroy(trace);
+}
+
 /*===------------------------------------------------------------------===*/
 /* Random graphs against a sequential oracle                               */
 /*===------------------------------------------------------------------===*/
@@ -525,6 +588,8 @@ int main(void) {
                                       setup, teardown),
       cmocka_unit_test_setup_teardown(test_busy_and_quarantine, setup,
                                       teardown),
+      cmocka_unit_test_setup_teardown(test_trace_starts_after_cross_lane_waits,
+                                      setup, teardown),
       cmocka_unit_test_setup_teardown(test_lanes_overlap_in_trace, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_random_graphs_match_oracle, setup,

@@ -27,11 +27,13 @@
  * then owns one watcher thread per lane ("hrx-upload", "hrx-compute",
  * "hrx-download"), started with it and joined when it is destroyed. A
  * watcher waits, in order, for the end of each submission's work on its
- * lane and records what the host saw: the lane's occupancy (from when the
- * lane could start the work, the later of the submission and the lane's
- * previous end, to when it ended) in the statistics and as one trace event
- * per lane and submission, and it makes completion file descriptors
- * readable. Without observation the runtime starts no threads and a
+ * lane and records what the host saw: the lane's occupancy in the
+ * statistics and as one trace event per lane and submission, and it makes
+ * completion file descriptors readable. The occupancy starts at the later
+ * of the submission and the lane's previous end; when the lane first waits
+ * for other lanes (a cross-lane edge, or ordering after a conflicting
+ * submission), it starts when the watcher sees that wait end, through one
+ * more event on the lane. Without observation the runtime starts no threads and a
  * submission costs no thread wake-ups beyond the device's own.
  *
  * Threads. A runtime and its kernels may be used from any thread; a graph

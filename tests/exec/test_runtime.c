@@ -301,6 +301,11 @@ static void trace_span(const char* text, const char* name, int submission,
   fail_msg("no %s event for submission %d in:\n%s", name, submission, text);
 }
 
+/* Valgrind runs one thread at a time, so what threads observe of each
+ * other's timing says nothing there: the timing checks are skipped (the
+ * code still runs, for valgrind's checks). Set by the valgrind setup. */
+static bool under_valgrind(void) { return getenv("HRX_TEST_VALGRIND") != NULL; }
+
 static void wait_fd(hrx_exec_completion_t* c) {
   int fd = -1;
   assert_ok(hrx_exec_completion_fd(c, &fd));
@@ -362,7 +367,7 @@ static void test_lanes_overlap_in_trace(void** state) {
   trace_span(text, "upload", 2, &upload_begin, &upload_end);
   /* When the kernel ended before the upload was even submitted (a starved
    * submitting thread, as under valgrind) there is nothing to observe. */
-  bool observable = upload_begin < compute_end;
+  bool observable = upload_begin < compute_end && !under_valgrind();
   if (observable) {
     if (!(compute_begin < upload_end)) {
       fail_msg("compute [%.3f, %.3f) and upload [%.3f, %.3f) do not overlap",
@@ -437,7 +442,11 @@ static void test_trace_starts_after_cross_lane_waits(void** state) {
   double upload_begin, upload_end, compute_begin, compute_end;
   trace_span(text, "upload", 1, &upload_begin, &upload_end);
   trace_span(text, "compute", 1, &compute_begin, &compute_end);
-  if (compute_begin < upload_begin + (upload_end - upload_begin) / 2) {
+  /* A watcher that came only after the wait had ended (a starved thread,
+   * as under valgrind) falls back to the submission time: nothing seen. */
+  bool observed = compute_begin != upload_begin && !under_valgrind();
+  if (observed &&
+      compute_begin < upload_begin + (upload_end - upload_begin) / 2) {
     fail_msg("compute [%.3f, %.3f) starts long before the upload it waits "
              "for [%.3f, %.3f) ends",
              compute_begin, compute_end, upload_begin, upload_end);
@@ -451,6 +460,7 @@ static void test_trace_starts_after_cross_lane_waits(void** state) {
   hrx_gpu_buffer_release(y);
   hrx_exec_runtime_destroy(rt);
   hrx_trace_destroy(trace);
+  if (!observed) skip();
 }
 
 /*===------------------------------------------------------------------===*/

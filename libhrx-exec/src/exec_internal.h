@@ -19,6 +19,7 @@ typedef struct hrx_exec_plan_t {
   atomic_int references;
   hrx_allocator_t allocator;
   hrx_gpu_prepared_t** commands; /* per node; NULL for transfers */
+  uint32_t* runs; /* per node: prepared nodes queued with it (plan.c) */
   size_t node_count;
   /* Sorted by buffer then start, disjoint within a buffer. */
   hrx_exec_range_t* ranges;

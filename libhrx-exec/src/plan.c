@@ -62,6 +62,35 @@ bool hrx_exec_plans_conflict(const hrx_exec_plan_t* a,
   return false;
 }
 
+static bool hrx_exec_node_is_prepared(const hrx_exec_node_rec_t* n) {
+  return n->op == HRX_EXEC_OP_DISPATCH || n->op == HRX_EXEC_OP_COPY;
+}
+
+static bool hrx_exec_node_waits_on_other_lanes(const hrx_exec_graph_t* g,
+                                               size_t i) {
+  const hrx_exec_node_rec_t* n = &g->nodes[i];
+  for (uint32_t d = 0; d < n->dep_count; ++d) {
+    if (g->nodes[g->deps[n->deps_start + d]].lane != n->lane) return true;
+  }
+  return false;
+}
+
+/* runs[i]: how many prepared nodes from i on can be queued as one group:
+ * same lane, no event needed after any but the last, no wait on another
+ * lane before any but the first. */
+static void hrx_exec_plan_runs(const hrx_exec_graph_t* g, uint32_t* runs) {
+  for (size_t i = g->node_count; i-- > 0;) {
+    const hrx_exec_node_rec_t* n = &g->nodes[i];
+    runs[i] = 1;
+    if (i + 1 < g->node_count && hrx_exec_node_is_prepared(n) &&
+        hrx_exec_node_is_prepared(&g->nodes[i + 1]) &&
+        g->nodes[i + 1].lane == n->lane && !n->signals &&
+        !hrx_exec_node_waits_on_other_lanes(g, i + 1)) {
+      runs[i] = runs[i + 1] + 1;
+    }
+  }
+}
+
 static hrx_status_t hrx_exec_prepare_node(hrx_gpu_device_t* device,
                                           const hrx_exec_node_rec_t* n,
                                           hrx_gpu_prepared_t** out) {
@@ -88,6 +117,11 @@ hrx_status_t hrx_exec_plan_create(const hrx_exec_graph_t* g,
                                         sizeof(*plan->commands),
                                         (void**)&plan->commands);
   }
+  if (status == HRX_OK && g->node_count) {
+    status = hrx_allocator_malloc_array(allocator, g->node_count,
+                                        sizeof(*plan->runs),
+                                        (void**)&plan->runs);
+  }
   if (status == HRX_OK && g->range_count) {
     status = hrx_allocator_malloc_array(allocator, g->range_count,
                                         sizeof(*plan->ranges),
@@ -103,10 +137,11 @@ hrx_status_t hrx_exec_plan_create(const hrx_exec_graph_t* g,
   hrx_gpu_device_t* device = g->runtime->device;
   for (size_t i = 0; i < plan->node_count && status == HRX_OK; ++i) {
     const hrx_exec_node_rec_t* n = &g->nodes[i];
-    if (n->op == HRX_EXEC_OP_DISPATCH || n->op == HRX_EXEC_OP_COPY) {
+    if (hrx_exec_node_is_prepared(n)) {
       status = hrx_exec_prepare_node(device, n, &plan->commands[i]);
     }
   }
+  if (status == HRX_OK && plan->runs) hrx_exec_plan_runs(g, plan->runs);
   if (status != HRX_OK) {
     hrx_exec_plan_release(plan);
     return status;
@@ -129,6 +164,7 @@ void hrx_exec_plan_release(hrx_exec_plan_t* plan) {
     hrx_gpu_prepared_destroy(plan->commands[i]);
   }
   hrx_allocator_free(plan->allocator, plan->commands);
+  hrx_allocator_free(plan->allocator, plan->runs);
   hrx_allocator_free(plan->allocator, plan->ranges);
   hrx_allocator_free(plan->allocator, plan);
 }

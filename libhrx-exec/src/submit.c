@@ -19,12 +19,14 @@ void hrx_exec_completion_free(hrx_exec_completion_t* c) {
   hrx_allocator_free(allocator, c);
 }
 
-/* Queues node |i| on its lane; |node_events| holds the events of earlier
- * nodes that other lanes wait for. */
-/* |lane_state| per lane: 0 before its first node, 1 when it waited on
- * another lane before it, 2 once its first node is queued. */
+/* Queues node |i| on its lane, with the |run| - 1 prepared nodes after it
+ * that the plan groups with it; |node_events| holds the events of earlier
+ * nodes that other lanes wait for. |lane_state| per lane: 0 before its
+ * first node, 1 when it waited on another lane before it, 2 once its first
+ * node is queued. */
 static hrx_status_t hrx_exec_queue_node(hrx_exec_runtime_t* rt,
                                         const hrx_exec_graph_t* g, size_t i,
+                                        size_t run,
                                         hrx_gpu_event_t** node_events,
                                         uint8_t* lane_state,
                                         hrx_exec_completion_t* c) {
@@ -57,7 +59,8 @@ static hrx_status_t hrx_exec_queue_node(hrx_exec_runtime_t* rt,
     case HRX_EXEC_OP_COPY:
     case HRX_EXEC_OP_DISPATCH:
       /* Prepared once per plan: no checks, evaluation or allocation. */
-      HRX_RETURN_IF_ERROR(hrx_gpu_stream_enqueue(stream, plan->commands[i]));
+      HRX_RETURN_IF_ERROR(hrx_gpu_stream_enqueue_all(
+          stream, (const hrx_gpu_prepared_t* const*)&plan->commands[i], run));
       break;
     case HRX_EXEC_OP_DOWNLOAD: {
       hrx_exec_delivery_t* d = &c->deliveries[c->delivery_count];
@@ -68,8 +71,10 @@ static hrx_status_t hrx_exec_queue_node(hrx_exec_runtime_t* rt,
       break;
     }
   }
-  if (n->signals) {
-    HRX_RETURN_IF_ERROR(hrx_gpu_stream_record_event(stream, &node_events[i]));
+  size_t last = i + run - 1; /* only the run's last node may signal */
+  if (g->nodes[last].signals) {
+    HRX_RETURN_IF_ERROR(
+        hrx_gpu_stream_record_event(stream, &node_events[last]));
   }
   return HRX_OK;
 }
@@ -108,8 +113,10 @@ static hrx_status_t hrx_exec_queue_graph(hrx_exec_runtime_t* rt,
   }
   hrx_gpu_event_t** node_events = rt->node_events;
   hrx_status_t status = HRX_OK;
-  for (size_t i = 0; i < g->node_count && status == HRX_OK; ++i) {
-    status = hrx_exec_queue_node(rt, g, i, node_events, lane_state, c);
+  for (size_t i = 0; i < g->node_count && status == HRX_OK;) {
+    size_t run = g->plan->runs[i];
+    status = hrx_exec_queue_node(rt, g, i, run, node_events, lane_state, c);
+    i += run;
   }
   for (size_t i = 0; i < g->node_count; ++i) {
     if (!node_events[i]) continue;

@@ -131,10 +131,11 @@ void hrx_gpu_stream_end_batch(hrx_gpu_stream_t* s) {
   if (s->batch_depth && --s->batch_depth == 0) hrx_gpu_stream_ring(s);
 }
 
-static hrx_status_t hrx_gpu_reserve(hrx_gpu_stream_t* s, uint64_t* out) {
+static hrx_status_t hrx_gpu_reserve(hrx_gpu_stream_t* s, uint32_t count,
+                                    uint64_t* out) {
   uint64_t deadline = 0;
   for (;;) {
-    hrx_status_t status = hrx_fabric_queue_reserve(s->queue, 1, out);
+    hrx_status_t status = hrx_fabric_queue_reserve(s->queue, count, out);
     if (!hrx_status_is(status, HRX_STATUS_BUSY)) return status;
     /* A full ring drains only if the processor knows about it. */
     hrx_gpu_stream_ring(s);
@@ -147,12 +148,10 @@ static hrx_status_t hrx_gpu_reserve(hrx_gpu_stream_t* s, uint64_t* out) {
   }
 }
 
-/* Publishes a packet body with |signal| as its completion signal. */
-static hrx_status_t hrx_gpu_publish(hrx_gpu_stream_t* s,
-                                    const hrx_gpu_command_t* command,
-                                    uint64_t signal) {
-  uint64_t index = 0;
-  HRX_RETURN_IF_ERROR(hrx_gpu_reserve(s, &index));
+/* Writes a packet body into reserved slot |index| with |signal| as its
+ * completion signal, and publishes it. */
+static void hrx_gpu_write(hrx_gpu_stream_t* s, uint64_t index,
+                          const hrx_gpu_command_t* command, uint64_t signal) {
   hrx_aql_packet_t* slot = hrx_fabric_queue_slot(s->queue, index);
   memcpy(slot->bytes + 4, command->packet.bytes + 4, 52);
   slot->dispatch.completion_signal = signal;
@@ -167,6 +166,15 @@ static hrx_status_t hrx_gpu_publish(hrx_gpu_stream_t* s,
   } else {
     hrx_fabric_queue_publish(s->queue, index, header, setup);
   }
+}
+
+/* Publishes a packet body with |signal| as its completion signal. */
+static hrx_status_t hrx_gpu_publish(hrx_gpu_stream_t* s,
+                                    const hrx_gpu_command_t* command,
+                                    uint64_t signal) {
+  uint64_t index = 0;
+  HRX_RETURN_IF_ERROR(hrx_gpu_reserve(s, 1, &index));
+  hrx_gpu_write(s, index, command, signal);
   return HRX_OK;
 }
 
@@ -201,13 +209,49 @@ hrx_status_t hrx_gpu_stream_submit(hrx_gpu_stream_t* s,
   return status;
 }
 
+static hrx_status_t hrx_gpu_check_prepared(const hrx_gpu_stream_t* s,
+                                           const hrx_gpu_prepared_t* p) {
+  if (p && p->device == s->device) return HRX_OK;
+  return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                         p ? "the command was prepared for another device"
+                           : "no prepared command");
+}
+
 hrx_status_t hrx_gpu_stream_enqueue(hrx_gpu_stream_t* s,
                                     const hrx_gpu_prepared_t* prepared) {
-  if (prepared->device != s->device) {
-    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
-                           "the command was prepared for another device");
-  }
+  HRX_RETURN_IF_ERROR(hrx_gpu_check_prepared(s, prepared));
   return hrx_gpu_stream_publish_next(s, &prepared->command);
+}
+
+/* Slots reserved at once: small enough for any queue to grant. */
+#define HRX_GPU_ENQUEUE_CHUNK 16u
+
+hrx_status_t hrx_gpu_stream_enqueue_all(
+    hrx_gpu_stream_t* s, const hrx_gpu_prepared_t* const* prepared,
+    size_t count) {
+  for (size_t i = 0; i < count; ++i) {
+    HRX_RETURN_IF_ERROR(hrx_gpu_check_prepared(s, prepared[i]));
+  }
+  HRX_RETURN_IF_ERROR(hrx_gpu_stream_failure(s));
+  uint64_t signal = hrx_fabric_signal_handle(s->timeline);
+  hrx_gpu_stream_begin_batch(s); /* one doorbell for all of them */
+  hrx_status_t status = HRX_OK;
+  for (size_t done = 0; done < count && status == HRX_OK;) {
+    uint32_t chunk = count - done < HRX_GPU_ENQUEUE_CHUNK
+                         ? (uint32_t)(count - done)
+                         : HRX_GPU_ENQUEUE_CHUNK;
+    uint64_t index = 0;
+    status = hrx_gpu_reserve(s, chunk, &index);
+    if (status != HRX_OK) break;
+    for (uint32_t k = 0; k < chunk; ++k) {
+      hrx_gpu_write(s, index + k, &prepared[done + k]->command, signal);
+    }
+    s->submitted += chunk;
+    done += chunk;
+  }
+  hrx_gpu_stream_end_batch(s);
+  hrx_gpu_stream_retire(s, false);
+  return status;
 }
 
 hrx_fabric_signal_t* hrx_gpu_stream_timeline(hrx_gpu_stream_t* s) {

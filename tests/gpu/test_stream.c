@@ -196,9 +196,9 @@ static void test_command_errors(void** state) {
   hrx_gpu_buffer_release(b);
 }
 
-/* A prepared dispatch and copy queued many times, on two streams, after
- * the caller dropped its buffers; prepared commands check at preparation
- * and refuse another device's stream. */
+/* A prepared dispatch and copy queued many times, alone and in lists, on
+ * two streams, after the caller dropped its buffers; prepared commands
+ * check at preparation and refuse another device's stream. */
 static void test_prepared_commands(void** state) {
   fixture_t* f = *state;
   const uint64_t n = 256;
@@ -225,7 +225,13 @@ static void test_prepared_commands(void** state) {
   hrx_gpu_buffer_release(y);
   /* y = 2x + y three times with x = 1: y = 6; then x = y on another
    * stream ordered by an event. */
-  for (int i = 0; i < 3; ++i) assert_ok(hrx_gpu_stream_enqueue(f->stream, step));
+  /* A list with a bad entry queues nothing. */
+  const hrx_gpu_prepared_t* bad_list[] = {step, NULL};
+  assert_status_code(hrx_gpu_stream_enqueue_all(f->stream, bad_list, 2),
+                     HRX_STATUS_INVALID_ARGUMENT);
+  assert_ok(hrx_gpu_stream_enqueue(f->stream, step));
+  const hrx_gpu_prepared_t* twice[] = {step, step};
+  assert_ok(hrx_gpu_stream_enqueue_all(f->stream, twice, 2));
   hrx_gpu_event_t* done = NULL;
   assert_ok(hrx_gpu_stream_record_event(f->stream, &done));
   hrx_gpu_stream_t* second = NULL;
@@ -244,6 +250,15 @@ static void test_prepared_commands(void** state) {
   assert_ok(hrx_gpu_stream_synchronize(f->stream, 10 * SECOND));
   assert_ok(hrx_gpu_stream_synchronize(second, 10 * SECOND));
   hrx_gpu_stream_destroy(second);
+
+  /* More commands than a queue holds go out in chunks: 2000 copies. */
+  enum { MANY = 2000 };
+  const hrx_gpu_prepared_t** many = calloc(MANY, sizeof(*many));
+  assert_non_null(many);
+  for (int i = 0; i < MANY; ++i) many[i] = copy;
+  assert_ok(hrx_gpu_stream_enqueue_all(f->stream, many, MANY));
+  assert_ok(hrx_gpu_stream_synchronize(f->stream, 10 * SECOND));
+  free(many);
 
   hrx_gpu_device_t* other = NULL;
   assert_ok(hrx_gpu_device_open(0, hrx_allocator_system(), &other));

@@ -99,6 +99,13 @@ HRX_API void hrx_gpu_prepared_destroy(hrx_gpu_prepared_t* prepared);
 /* INVALID_ARGUMENT when |prepared| belongs to another device. */
 HRX_API HRX_MUST_USE hrx_status_t hrx_gpu_stream_enqueue(
     hrx_gpu_stream_t* stream, const hrx_gpu_prepared_t* prepared);
+/* Queues |count| prepared commands in order, reserving queue slots in
+ * groups and ringing the doorbell once. Every command is checked before
+ * any is queued; on a later failure (a full queue past its timeout, a
+ * faulted stream) the ones before it stay queued. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_gpu_stream_enqueue_all(
+    hrx_gpu_stream_t* stream, const hrx_gpu_prepared_t* const* prepared,
+    size_t count);
 
 /* An event that completes when all work queued so far has. */
 HRX_API HRX_MUST_USE hrx_status_t hrx_gpu_stream_record_event(

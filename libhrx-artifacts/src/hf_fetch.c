@@ -258,8 +258,7 @@ static hrx_status_t hrx_hf_follow(const char* url, const char* location,
   return status;
 }
 
-static hrx_status_t hrx_hf_head(const hrx_hf_resolver_t* r,
-                                const hrx_hf_target_t* t, const char* url,
+static hrx_status_t hrx_hf_head(const hrx_hf_resolver_t* r, const char* url,
                                 hrx_hf_headers_t* h) {
   CURL* curl = curl_easy_init();
   bool ok = false;
@@ -277,7 +276,6 @@ static hrx_status_t hrx_hf_head(const hrx_hf_resolver_t* r,
   CURLcode code = curl_easy_perform(curl);
   curl_slist_free_all(list);
   curl_easy_cleanup(curl);
-  (void)t;
   if (code != CURLE_OK) {
     return hrx_hf_curl_failure(code, error, "request for", url, r);
   }
@@ -297,7 +295,7 @@ static hrx_status_t hrx_hf_metadata_once(const hrx_hf_resolver_t* r,
   hrx_hf_headers_t h;
   for (int hop = 0;; ++hop) {
     memset(&h, 0, sizeof(h));
-    HRX_RETURN_IF_ERROR(hrx_hf_head(r, t, url, &h));
+    HRX_RETURN_IF_ERROR(hrx_hf_head(r, url, &h));
     bool redirect = h.code >= 300 && h.code < 400 && h.location[0];
     bool relative = redirect && h.location[0] == '/' && h.location[1] != '/';
     if (relative) {

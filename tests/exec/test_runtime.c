@@ -301,6 +301,33 @@ static void trace_span(const char* text, const char* name, int submission,
   fail_msg("no %s event for submission %d in:\n%s", name, submission, text);
 }
 
+/* A runtime that traces its lanes as JSONL, with a saxpy contract. */
+typedef struct traced_t {
+  hrx_trace_t* trace;
+  hrx_exec_runtime_t* runtime;
+  hrx_exec_kernel_t* saxpy;
+} traced_t;
+
+static traced_t traced_open(fixture_t* f) {
+  traced_t t = {0};
+  hrx_trace_options_t trace_options = {.format = HRX_TRACE_FORMAT_JSONL};
+  assert_ok(hrx_trace_create(&trace_options, hrx_allocator_system(),
+                             &t.trace));
+  hrx_exec_runtime_options_t options = {.trace = t.trace};
+  assert_ok(hrx_exec_runtime_create(f->device, &options,
+                                    hrx_allocator_system(), &t.runtime));
+  hrx_exec_kernel_contract_t contract = {saxpy_bindings, 2, 2};
+  assert_ok(hrx_exec_kernel_create(t.runtime, f->saxpy, &contract,
+                                   &t.saxpy));
+  return t;
+}
+
+static void traced_close(traced_t* t) {
+  hrx_exec_kernel_destroy(t->saxpy);
+  hrx_exec_runtime_destroy(t->runtime);
+  hrx_trace_destroy(t->trace);
+}
+
 /* Valgrind runs one thread at a time, so what threads observe of each
  * other's timing says nothing there: the timing checks are skipped (the
  * code still runs, for valgrind's checks). Set by the valgrind setup. */
@@ -322,16 +349,10 @@ static void wait_fd(hrx_exec_completion_t* c) {
  * host-observed trace shows. */
 static void test_lanes_overlap_in_trace(void** state) {
   fixture_t* f = *state;
-  hrx_trace_t* trace = NULL;
-  hrx_trace_options_t trace_options = {.format = HRX_TRACE_FORMAT_JSONL};
-  assert_ok(hrx_trace_create(&trace_options, hrx_allocator_system(), &trace));
-  hrx_exec_runtime_options_t options = {.trace = trace};
-  hrx_exec_runtime_t* rt = NULL;
-  assert_ok(hrx_exec_runtime_create(f->device, &options,
-                                    hrx_allocator_system(), &rt));
-  hrx_exec_kernel_t* k = NULL;
-  hrx_exec_kernel_contract_t contract = {saxpy_bindings, 2, 2};
-  assert_ok(hrx_exec_kernel_create(rt, f->saxpy, &contract, &k));
+  traced_t traced = traced_open(f);
+  hrx_trace_t* trace = traced.trace;
+  hrx_exec_runtime_t* rt = traced.runtime;
+  hrx_exec_kernel_t* k = traced.saxpy;
   enum { N = 1 << 18, UPLOAD = 1 << 16 };
   hrx_gpu_buffer_t *a = NULL, *y = NULL, *b = NULL;
   assert_ok(hrx_exec_buffer_allocate(rt, N * 4, &a));
@@ -386,12 +407,10 @@ static void test_lanes_overlap_in_trace(void** state) {
   hrx_exec_completion_release(c2);
   hrx_exec_graph_destroy(compute);
   hrx_exec_graph_destroy(upload);
-  hrx_exec_kernel_destroy(k);
   hrx_gpu_buffer_release(a);
   hrx_gpu_buffer_release(y);
   hrx_gpu_buffer_release(b);
-  hrx_exec_runtime_destroy(rt);
-  hrx_trace_destroy(trace);
+  traced_close(&traced);
   if (!observable) skip();
 }
 
@@ -404,16 +423,10 @@ static void test_lanes_overlap_in_trace(void** state) {
  * the wait. */
 static void test_trace_starts_after_cross_lane_waits(void** state) {
   fixture_t* f = *state;
-  hrx_trace_t* trace = NULL;
-  hrx_trace_options_t trace_options = {.format = HRX_TRACE_FORMAT_JSONL};
-  assert_ok(hrx_trace_create(&trace_options, hrx_allocator_system(), &trace));
-  hrx_exec_runtime_options_t options = {.trace = trace};
-  hrx_exec_runtime_t* rt = NULL;
-  assert_ok(hrx_exec_runtime_create(f->device, &options,
-                                    hrx_allocator_system(), &rt));
-  hrx_exec_kernel_t* k = NULL;
-  hrx_exec_kernel_contract_t contract = {saxpy_bindings, 2, 2};
-  assert_ok(hrx_exec_kernel_create(rt, f->saxpy, &contract, &k));
+  traced_t traced = traced_open(f);
+  hrx_trace_t* trace = traced.trace;
+  hrx_exec_runtime_t* rt = traced.runtime;
+  hrx_exec_kernel_t* k = traced.saxpy;
   /* Big enough that the upload lane takes milliseconds. */
   enum { N = 1 << 22 };
   hrx_gpu_buffer_t *x = NULL, *y = NULL;
@@ -455,11 +468,9 @@ static void test_trace_starts_after_cross_lane_waits(void** state) {
   free(data);
   hrx_exec_completion_release(c);
   hrx_exec_graph_destroy(g);
-  hrx_exec_kernel_destroy(k);
   hrx_gpu_buffer_release(x);
   hrx_gpu_buffer_release(y);
-  hrx_exec_runtime_destroy(rt);
-  hrx_trace_destroy(trace);
+  traced_close(&traced);
   if (!observed) skip();
 }
 

@@ -1,7 +1,7 @@
 /* hrx gc [DAYS]: evict kernel cache entries not read for DAYS days and
  * bundles that bundle.json does not pin. Only entries this tool recognises
- * (64-hex-digit directories, their lock files and abandoned temporaries)
- * are touched; unknown folders stay. */
+ * (64-hex-digit directories, their lock files, partial downloads and
+ * abandoned temporaries) are touched; unknown folders stay. */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,8 +13,7 @@
 #include "hrx/fabric.h"
 #include "hrx_cli.h"
 
-static bool is_key(const char* name) {
-  if (strlen(name) != 64) return false;
+static bool is_key_prefix(const char* name) {
   for (int i = 0; i < 64; ++i) {
     char c = name[i];
     if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
@@ -53,16 +52,25 @@ static void sweep(const char* store,
     snprintf(path, sizeof(path), "%s/%s", store, e->d_name);
     struct stat info;
     if (lstat(path, &info) != 0) continue;
-    if (is_key(e->d_name) && S_ISDIR(info.st_mode)) {
+    const char* suffix = is_key_prefix(e->d_name) ? e->d_name + 64 : NULL;
+    if (suffix && !*suffix && S_ISDIR(info.st_mode)) {
       if (evict(e->d_name, &info, context)) {
         if (remove_entry(path, &out->bytes)) out->removed++;
       } else {
         out->kept++;
       }
+    } else if (suffix && !strcmp(suffix, ".partial") &&
+               S_ISREG(info.st_mode)) {
+      /* A download kept for resuming goes with the entry it would be. */
+      char key[65];
+      snprintf(key, sizeof(key), "%.64s", e->d_name);
+      if (evict(key, &info, context) && unlink(path) == 0) {
+        out->bytes += (uint64_t)info.st_size;
+      }
     } else if (!strncmp(e->d_name, ".tmp-", 5) && S_ISDIR(info.st_mode) &&
                info.st_mtime < time(NULL) - 86400) {
       remove_entry(path, &out->bytes); /* abandoned by a killed process */
-    } else if (strlen(e->d_name) == 69 && !strcmp(e->d_name + 64, ".lock")) {
+    } else if (suffix && !strcmp(suffix, ".lock")) {
       char entry[4096 + 256];
       snprintf(entry, sizeof(entry), "%s/%.64s", store, e->d_name);
       struct stat entry_info;

@@ -52,7 +52,7 @@ static const char hrx_prepare_usage[] =
     "  installs the bundle that bundle.json pins ($HRX_BUNDLE_JSON, else\n"
     "  the installed one) from ARCHIVE, or downloads it from its url when\n"
     "  it is not installed yet (never with HRX_OFFLINE=1), verifying every\n"
-    "  byte\n";
+    "  byte; an interrupted download resumes where it stopped\n";
 
 static const char hrx_inspect_usage[] =
     "usage: hrx inspect FILE\n"

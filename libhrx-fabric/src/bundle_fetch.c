@@ -1,6 +1,7 @@
 /* Provisioning: locate the pinned bundle, downloading it first when it is
  * missing and downloads are allowed. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,21 +29,78 @@ static hrx_status_t hrx_bundle_unavailable(const hrx_fabric_bundle_manifest_t* m
 
 #if HRX_FABRIC_HAVE_CURL
 
+/* One download into <bundle dir>.partial. The file survives a failed
+ * transfer, so the next try (in this call or a later one) asks only for
+ * the bytes after it; the hash always covers exactly the file's bytes. */
 typedef struct hrx_bundle_transfer_t {
-  FILE* file;
+  const char* url;
+  const char* path;
+  int fd;
   hrx_sha256_t hash;
-  uint64_t bytes;
+  uint64_t have;  /* bytes in the file, all of them hashed */
+  uint64_t asked; /* where this try's range began */
+  bool resumed;   /* some bytes came from an earlier try */
+  bool started;   /* this try's body has begun */
+  CURL* curl;
   bool bar;
   hrx_progress_bar_t progress;
+  hrx_status_t failure; /* why the write callback stopped the transfer */
 } hrx_bundle_transfer_t;
+
+static hrx_status_t hrx_bundle_restart(hrx_bundle_transfer_t* t) {
+  if (ftruncate(t->fd, 0) != 0 || lseek(t->fd, 0, SEEK_SET) != 0) {
+    return hrx_status_from_errno(errno, "cannot restart '%s'", t->path);
+  }
+  hrx_sha256_init(&t->hash);
+  t->have = 0;
+  t->resumed = false;
+  return HRX_OK;
+}
+
+/* The first body bytes of a try: a 206 must continue where the file ends;
+ * anything else is the whole archive again. */
+static hrx_status_t hrx_bundle_body_starts(hrx_bundle_transfer_t* t) {
+  t->started = true;
+  long code = 0;
+  curl_easy_getinfo(t->curl, CURLINFO_RESPONSE_CODE, &code);
+  if (code != 206) return t->have ? hrx_bundle_restart(t) : HRX_OK;
+  struct curl_header* range = NULL;
+  unsigned long long first = 0;
+  if (curl_easy_header(t->curl, "Content-Range", 0, CURLH_HEADER, -1,
+                       &range) != CURLHE_OK ||
+      sscanf(range->value, "bytes %llu-", &first) != 1 || first != t->have) {
+    /* Restart on the next try rather than trust a misplaced range. */
+    hrx_status_t restarted = hrx_bundle_restart(t);
+    if (restarted) return restarted;
+    return hrx_make_status(HRX_STATUS_UNAVAILABLE,
+                           "%s resumed at the wrong place ('%s', asked for "
+                           "byte %llu)",
+                           t->url, range ? range->value : "no Content-Range",
+                           (unsigned long long)t->asked);
+  }
+  t->resumed = true;
+  return HRX_OK;
+}
 
 static size_t hrx_bundle_write(char* data, size_t size, size_t count,
                                void* context) {
   hrx_bundle_transfer_t* t = context;
   size_t n = size * count;
-  if (fwrite(data, 1, n, t->file) != n) return 0; /* aborts the transfer */
+  if (!t->started) {
+    t->failure = hrx_bundle_body_starts(t);
+    if (t->failure) return 0;
+  }
+  for (size_t done = 0; done < n;) {
+    ssize_t wrote = write(t->fd, data + done, n - done);
+    if (wrote < 0 && errno == EINTR) continue;
+    if (wrote <= 0) {
+      t->failure = hrx_status_from_errno(errno, "cannot write '%s'", t->path);
+      return 0; /* aborts the transfer */
+    }
+    done += (size_t)wrote;
+  }
   hrx_sha256_update(&t->hash, data, n);
-  t->bytes += n;
+  t->have += n;
   return n;
 }
 
@@ -52,30 +110,28 @@ static int hrx_bundle_progress(void* context, curl_off_t total,
   (void)up_total;
   (void)up_now;
   hrx_bundle_transfer_t* t = context;
+  /* |total| and |now| count this try's range only. */
+  uint64_t base = t->started ? t->asked : t->have;
   if (t->bar && total > 0 && now >= 0) {
-    hrx_progress_bar_update(&t->progress, (uint64_t)now, (uint64_t)total);
+    hrx_progress_bar_update(&t->progress, base + (uint64_t)now,
+                            base + (uint64_t)total);
   }
   return 0;
 }
 
-/* One attempt: |url| into |path|; the digest of what arrived in |out|. */
-static hrx_status_t hrx_bundle_get(const char* url, const char* path,
-                                   const hrx_fabric_bundle_fetch_options_t* o,
-                                   bool bar, hrx_sha256_digest_t* out) {
-  hrx_bundle_transfer_t t = {.bar = bar};
-  hrx_progress_bar_init(&t.progress, stderr, "hrx: downloading bundle");
-  t.file = fopen(path, "wb");
-  if (!t.file) return hrx_status_from_errno(errno, "cannot create '%s'", path);
-  hrx_sha256_init(&t.hash);
-  CURL* curl = curl_easy_init();
-  if (!curl) {
-    fclose(t.file);
+/* One try: GET the bytes after the ones the file holds. */
+static hrx_status_t hrx_bundle_get(hrx_bundle_transfer_t* t,
+                                   const hrx_fabric_bundle_fetch_options_t* o) {
+  t->curl = curl_easy_init();
+  if (!t->curl) {
     return hrx_make_status(HRX_STATUS_RESOURCE_EXHAUSTED,
                            "cannot start a transfer");
   }
+  CURL* curl = t->curl;
   long stall = o && o->stall_timeout_ms ? (long)o->stall_timeout_ms : 30000;
   char error[CURL_ERROR_SIZE] = "";
-  curl_easy_setopt(curl, CURLOPT_URL, url);
+  char range[48];
+  curl_easy_setopt(curl, CURLOPT_URL, t->url);
   curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error);
   curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
   curl_easy_setopt(curl, CURLOPT_MAXREDIRS, 5L);
@@ -91,80 +147,148 @@ static hrx_status_t hrx_bundle_get(const char* url, const char* path,
   curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME,
                    (stall + 999) / 1000 > 0 ? (stall + 999) / 1000 : 1);
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, hrx_bundle_write);
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &t);
-  curl_easy_setopt(curl, CURLOPT_NOPROGRESS, bar ? 0L : 1L);
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, t);
+  curl_easy_setopt(curl, CURLOPT_NOPROGRESS, t->bar ? 0L : 1L);
   curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, hrx_bundle_progress);
-  curl_easy_setopt(curl, CURLOPT_XFERINFODATA, &t);
+  curl_easy_setopt(curl, CURLOPT_XFERINFODATA, t);
   curl_easy_setopt(curl, CURLOPT_USERAGENT, "hrx/" HRX_FABRIC_VERSION);
+  if (t->have) {
+    /* A plain Range header: a server that ignores it answers 200 and the
+     * file starts over instead of the transfer failing. */
+    snprintf(range, sizeof(range), "%llu-", (unsigned long long)t->have);
+    curl_easy_setopt(curl, CURLOPT_RANGE, range);
+  }
+  t->asked = t->have;
+  t->started = false;
   CURLcode code = curl_easy_perform(curl);
+  long http = 0;
+  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &http);
   curl_easy_cleanup(curl);
-  bool closed = fclose(t.file) == 0;
-  hrx_sha256_final(&t.hash, out);
+  t->curl = NULL;
+  if (t->failure) {
+    hrx_status_t failure = t->failure;
+    t->failure = HRX_OK;
+    return failure;
+  }
+  if (code == CURLE_HTTP_RETURNED_ERROR && http == 416 && t->have) {
+    /* The server will not continue this file (it changed, or the file is
+     * whole already): the next try starts over. */
+    HRX_RETURN_IF_ERROR(hrx_bundle_restart(t));
+    return hrx_make_status(HRX_STATUS_UNAVAILABLE,
+                           "%s refused to resume at byte %llu; restarting",
+                           t->url, (unsigned long long)t->asked);
+  }
   if (code == CURLE_OPERATION_TIMEDOUT) {
     return hrx_make_status(HRX_STATUS_DEADLINE_EXCEEDED,
-                           "download of %s stalled for %ld ms: %s", url, stall,
-                           error[0] ? error : curl_easy_strerror(code));
+                           "download of %s stalled for %ld ms: %s", t->url,
+                           stall, error[0] ? error : curl_easy_strerror(code));
   }
   if (code != CURLE_OK) {
     return hrx_make_status(HRX_STATUS_UNAVAILABLE, "download of %s failed: %s",
-                           url, error[0] ? error : curl_easy_strerror(code));
+                           t->url,
+                           error[0] ? error : curl_easy_strerror(code));
   }
-  if (!closed) return hrx_status_from_errno(errno, "cannot write '%s'", path);
+  /* An empty 200 to a range request is an empty archive. */
+  if (!t->started && t->have && http != 206) {
+    HRX_RETURN_IF_ERROR(hrx_bundle_restart(t));
+  }
   return HRX_OK;
 }
 
-typedef struct hrx_bundle_fetch_t {
-  const hrx_fabric_bundle_fetch_options_t* options;
-} hrx_bundle_fetch_t;
+/* Opens <dir>.partial and hashes what an earlier try left in it. */
+static hrx_status_t hrx_bundle_open_partial(hrx_bundle_transfer_t* t) {
+  t->fd = open(t->path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (t->fd < 0) {
+    return hrx_status_from_errno(errno, "cannot open '%s'", t->path);
+  }
+  hrx_sha256_init(&t->hash);
+  uint8_t buffer[1 << 16];
+  for (;;) {
+    ssize_t n = read(t->fd, buffer, sizeof(buffer));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return hrx_status_from_errno(errno, "cannot read '%s'", t->path);
+    if (n == 0) break;
+    hrx_sha256_update(&t->hash, buffer, (size_t)n);
+    t->have += (uint64_t)n;
+  }
+  t->resumed = t->have > 0;
+  return HRX_OK;
+}
+
+/* Tries until the file holds the pinned archive. A wrong digest after a
+ * resume may come from stale leading bytes: that costs one full download,
+ * never a wrong bundle. */
+static hrx_status_t hrx_bundle_download_file(
+    const hrx_fabric_bundle_manifest_t* m, hrx_bundle_transfer_t* t,
+    const hrx_fabric_bundle_fetch_options_t* o) {
+  uint32_t attempts = o && o->attempts ? o->attempts : 3;
+  bool restarted = false;
+  hrx_status_t status = HRX_OK;
+  for (uint32_t attempt = 0; attempt < attempts; ++attempt) {
+    hrx_sleep_ns(hrx_retry_backoff_ns(attempt));
+    hrx_status_free(status);
+    status = hrx_bundle_get(t, o);
+    if (status != HRX_OK) continue;
+    hrx_sha256_t copy = t->hash; /* the file may still grow on a retry */
+    hrx_sha256_digest_t digest;
+    hrx_sha256_final(&copy, &digest);
+    if (memcmp(&digest, &m->archive_sha256, sizeof(digest)) == 0) {
+      return HRX_OK;
+    }
+    char got[HRX_SHA256_HEX_SIZE], want[HRX_SHA256_HEX_SIZE];
+    hrx_sha256_digest_format(&digest, got);
+    hrx_sha256_digest_format(&m->archive_sha256, want);
+    bool resumed = t->resumed;
+    status = hrx_make_status(HRX_STATUS_DATA_LOSS,
+                             "download of %s has SHA-256 %s; bundle.json "
+                             "pins %s",
+                             m->url, got, want);
+    HRX_RETURN_IF_ERROR(hrx_bundle_restart(t));
+    /* Whole bytes that differ will differ again: retrying cannot help. */
+    if (!resumed || restarted) return status;
+    restarted = true;
+    if (attempt + 1 == attempts) ++attempts; /* a full download is owed */
+  }
+  return status;
+}
 
 /* Under the bundle's lock: another process may have installed it. */
 static hrx_status_t hrx_bundle_fetch_locked(
     void* context, const hrx_fabric_bundle_manifest_t* m, const char* store,
     const char* dir, hrx_allocator_t allocator) {
-  const hrx_fabric_bundle_fetch_options_t* o =
-      ((hrx_bundle_fetch_t*)context)->options;
+  const hrx_fabric_bundle_fetch_options_t* o = context;
   hrx_status_t intact = hrx_bundle_verify_dir(m, dir);
   if (intact == HRX_OK) return HRX_OK;
   hrx_status_free(intact);
   char path[4096];
-  char hex[HRX_SHA256_HEX_SIZE];
-  hrx_sha256_digest_format(&m->archive_sha256, hex);
-  int n = snprintf(path, sizeof(path), "%s/.download-%s-XXXXXX", store, hex);
+  int n = snprintf(path, sizeof(path), "%s.partial", dir);
   if (n < 0 || (size_t)n >= sizeof(path)) {
     return hrx_make_status(HRX_STATUS_OUT_OF_RANGE, "store path too long");
   }
-  int fd = mkstemp(path);
-  if (fd < 0) return hrx_status_from_errno(errno, "cannot create '%s'", path);
-  close(fd);
-  bool bar = o && o->progress == HRX_FABRIC_BUNDLE_PROGRESS_BAR;
+  hrx_bundle_transfer_t t = {.url = m->url, .path = path, .fd = -1};
+  t.bar = o && o->progress == HRX_FABRIC_BUNDLE_PROGRESS_BAR;
   if (!o || o->progress == HRX_FABRIC_BUNDLE_PROGRESS_AUTO) {
-    bar = isatty(STDERR_FILENO);
+    t.bar = isatty(STDERR_FILENO);
   }
-  uint32_t attempts = o && o->attempts ? o->attempts : 3;
-  hrx_status_t status = HRX_OK;
-  for (uint32_t attempt = 0; attempt < attempts; ++attempt) {
-    hrx_sleep_ns(hrx_retry_backoff_ns(attempt));
-    hrx_status_free(status);
-    hrx_sha256_digest_t digest;
-    status = hrx_bundle_get(m->url, path, o, bar, &digest);
-    if (status == HRX_OK &&
-        memcmp(&digest, &m->archive_sha256, sizeof(digest)) != 0) {
-      char got[HRX_SHA256_HEX_SIZE];
-      hrx_sha256_digest_format(&digest, got);
-      /* The server answered with other bytes: retrying will not help. */
-      status = hrx_make_status(HRX_STATUS_DATA_LOSS,
-                               "download of %s has SHA-256 %s; bundle.json "
-                               "pins %s",
-                               m->url, got, hex);
-      break;
-    }
-    if (status == HRX_OK) break;
+  hrx_progress_bar_init(&t.progress, stderr, "hrx: downloading bundle");
+  hrx_status_t status = hrx_bundle_open_partial(&t);
+  if (status == HRX_OK) status = hrx_bundle_download_file(m, &t, o);
+  if (t.fd >= 0 && close(t.fd) != 0 && status == HRX_OK) {
+    status = hrx_status_from_errno(errno, "cannot write '%s'", path);
   }
   if (status == HRX_OK) {
     /* The transfer was hashed as it arrived: no second read. */
     status = hrx_bundle_install_locked(m, path, true, store, dir, allocator);
+    /* Installed, or bytes that match the pin yet do not install: neither
+     * is worth resuming. */
+    unlink(path);
+  } else if (t.have == 0) {
+    unlink(path);
+  } else {
+    status = hrx_status_annotate(status, "%llu bytes kept in '%s'; the next "
+                                 "try resumes after them",
+                                 (unsigned long long)t.have, path);
   }
-  unlink(path);
   return status;
 }
 
@@ -172,9 +296,9 @@ static hrx_status_t hrx_bundle_download(
     const hrx_fabric_bundle_manifest_t* m, const char* cache_root,
     const hrx_fabric_bundle_fetch_options_t* options,
     hrx_allocator_t allocator, char** out_dir) {
-  hrx_bundle_fetch_t context = {options};
   return hrx_bundle_with_lock(m, cache_root, allocator,
-                              hrx_bundle_fetch_locked, &context, out_dir);
+                              hrx_bundle_fetch_locked, (void*)options,
+                              out_dir);
 }
 
 #endif /* HRX_FABRIC_HAVE_CURL */

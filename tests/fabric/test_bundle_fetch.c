@@ -2,10 +2,12 @@
  * (127.0.0.1, an ephemeral port): good, tampered, truncated, failing,
  * stalled, redirected and flaky transfers, concurrent provisioning and
  * offline mode. */
+#include <dirent.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,7 +22,64 @@ typedef struct server_t {
   size_t length;
   atomic_int good_requests;
   atomic_int flaky_requests;
+  /* Range requests: how many, and where the last one began. */
+  atomic_int range_requests;
+  atomic_long range_first;
+  atomic_int full_requests; /* requests without Range to resuming routes */
 } server_t;
+
+/* Headers promising the whole body, which the caller does not send. */
+static void send_promise(int fd, const server_t* s) {
+  char header[128];
+  snprintf(header, sizeof(header),
+           "HTTP/1.1 200 OK\r\nContent-Length: %zu\r\n"
+           "Connection: close\r\n\r\n",
+           s->length);
+  test_http_send(fd, header, strlen(header));
+}
+
+static void send_truncated(int fd, const server_t* s) {
+  send_promise(fd, s);
+  test_http_send(fd, s->body, s->length / 2);
+}
+
+/* Routes that break the first full transfer half way and then answer a
+ * Range request their own way: "/resume" as a server should, "/norange"
+ * ignoring it (200, everything), "/misplaced" with bytes from the wrong
+ * place, "/refuse" with 416. Without Range, the first request of each is
+ * truncated and later ones are whole. */
+static void serve_resuming(int fd, const test_http_request_t* r,
+                           server_t* s) {
+  char range[64];
+  if (!test_http_header(r, "Range", range, sizeof(range))) {
+    if (atomic_fetch_add(&s->full_requests, 1) == 0) {
+      send_truncated(fd, s);
+    } else {
+      test_http_respond(fd, r, "200 OK", NULL, s->body, s->length);
+    }
+    return;
+  }
+  atomic_fetch_add(&s->range_requests, 1);
+  unsigned long first = 0;
+  if (sscanf(range, "bytes=%lu-", &first) != 1 || first >= s->length) {
+    first = s->length;
+  }
+  atomic_store(&s->range_first, (long)first);
+  if (!strcmp(r->path, "/norange")) {
+    test_http_respond(fd, r, "200 OK", NULL, s->body, s->length);
+    return;
+  }
+  if (!strcmp(r->path, "/refuse") || first == s->length) {
+    test_http_respond(fd, r, "416 Range Not Satisfiable", NULL, NULL, 0);
+    return;
+  }
+  if (!strcmp(r->path, "/misplaced")) first /= 2;
+  char headers[128];
+  snprintf(headers, sizeof(headers), "Content-Range: bytes %lu-%zu/%zu\r\n",
+           first, s->length - 1, s->length);
+  test_http_respond(fd, r, "206 Partial Content", headers, s->body + first,
+                    s->length - first);
+}
 
 static void redirect(int fd, const test_http_request_t* r, int port,
                      const char* to) {
@@ -33,7 +92,10 @@ static void redirect(int fd, const test_http_request_t* r, int port,
 static void respond(void* context, int fd, const test_http_request_t* r) {
   server_t* s = context;
   const char* path = r->path;
-  if (!strcmp(path, "/good") ||
+  if (!strcmp(path, "/resume") || !strcmp(path, "/norange") ||
+      !strcmp(path, "/misplaced") || !strcmp(path, "/refuse")) {
+    serve_resuming(fd, r, s);
+  } else if (!strcmp(path, "/good") ||
       (!strcmp(path, "/flaky") && atomic_fetch_add(&s->flaky_requests, 1))) {
     if (!strcmp(path, "/good")) atomic_fetch_add(&s->good_requests, 1);
     test_http_respond(fd, r, "200 OK", NULL, s->body, s->length);
@@ -43,20 +105,11 @@ static void respond(void* context, int fd, const test_http_request_t* r) {
     copy[s->length / 2] ^= 1;
     test_http_respond(fd, r, "200 OK", NULL, copy, s->length);
     free(copy);
-  } else if (!strcmp(path, "/truncated") || !strcmp(path, "/slow")) {
-    /* Promise the whole body, then send half of it (or nothing and stall
-     * well past the client's stall timeout). */
-    char header[128];
-    snprintf(header, sizeof(header),
-             "HTTP/1.1 200 OK\r\nContent-Length: %zu\r\n"
-             "Connection: close\r\n\r\n",
-             s->length);
-    test_http_send(fd, header, strlen(header));
-    if (!strcmp(path, "/slow")) {
-      usleep(1500 * 1000);
-    } else {
-      test_http_send(fd, s->body, s->length / 2);
-    }
+  } else if (!strcmp(path, "/truncated")) {
+    send_truncated(fd, s); /* promises the whole body, sends half */
+  } else if (!strcmp(path, "/slow")) {
+    send_promise(fd, s); /* then stall well past the client's timeout */
+    usleep(1500 * 1000);
   } else if (!strcmp(path, "/loop")) {
     redirect(fd, r, s->port, "/loop");
   } else if (!strcmp(path, "/redirect")) {
@@ -123,13 +176,39 @@ static void use_route(fixture_t* f, const char* route) {
       test_strdup_printf("http://127.0.0.1:%d%s", f->server.port, route);
 }
 
-/* Entries under bundles/ other than locks (a half-installed bundle or a
- * leftover download would show here). */
+static bool ends_with(const char* name, const char* suffix) {
+  size_t n = strlen(name), m = strlen(suffix);
+  return n >= m && !strcmp(name + n - m, suffix);
+}
+
+/* Entries under bundles/ other than locks and a download kept for
+ * resuming (a half-installed bundle or a temporary would show here). */
 static int visible_entries(const char* cache) {
   char* store = test_strdup_printf("%s/bundles", cache);
-  int count = (int)test_dir_count(store, ".lock");
+  DIR* dir = opendir(store);
   free(store);
+  if (!dir) return 0;
+  int count = 0;
+  for (struct dirent* e; (e = readdir(dir));) {
+    if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+        !ends_with(e->d_name, ".lock") && !ends_with(e->d_name, ".partial")) {
+      count++;
+    }
+  }
+  closedir(dir);
   return count;
+}
+
+/* <cache>/bundles/<archive sha256>.partial */
+static char* partial_path(const fixture_t* f) {
+  char hex[HRX_SHA256_HEX_SIZE];
+  hrx_sha256_digest_format(&f->manifest->archive_sha256, hex);
+  return test_strdup_printf("%s/bundles/%s.partial", f->cache, hex);
+}
+
+static long file_size(const char* path) {
+  struct stat info;
+  return stat(path, &info) == 0 ? (long)info.st_size : -1;
 }
 
 static const hrx_fabric_bundle_fetch_options_t quick = {
@@ -245,6 +324,87 @@ static void test_concurrent_provisioning_downloads_once(void** state) {
   assert_int_equal(visible_entries(f->cache), 1);
 }
 
+static hrx_status_t provision(fixture_t* f, const char* route,
+                              uint32_t attempts) {
+  use_route(f, route);
+  hrx_fabric_bundle_fetch_options_t options = quick;
+  options.attempts = attempts;
+  char* dir = NULL;
+  hrx_status_t status = hrx_fabric_bundle_provision(
+      f->manifest, f->cache, &options, hrx_allocator_system(), &dir);
+  if (status == HRX_OK) assert_non_null(strstr(dir, "/bundles/"));
+  free(dir);
+  return status;
+}
+
+static void test_interrupted_download_resumes_later(void** state) {
+  fixture_t* f = *state;
+  hrx_status_t status = provision(f, "/resume", 1);
+  char text[2048];
+  hrx_status_format(status, text, sizeof(text));
+  assert_non_null(strstr(text, "the next try resumes"));
+  assert_status_code(status, HRX_STATUS_UNAVAILABLE);
+  assert_int_equal(visible_entries(f->cache), 0);
+  char* partial = partial_path(f);
+  long kept = file_size(partial);
+  assert_true(kept > 0 && kept < (long)f->server.length);
+
+  assert_ok(provision(f, "/resume", 1));
+  assert_int_equal(atomic_load(&f->server.range_requests), 1);
+  assert_int_equal(atomic_load(&f->server.range_first), kept);
+  assert_int_equal(atomic_load(&f->server.full_requests), 1);
+  assert_int_equal(file_size(partial), -1);
+  assert_int_equal(visible_entries(f->cache), 1);
+  free(partial);
+}
+
+static void test_resume_within_one_call(void** state) {
+  fixture_t* f = *state;
+  assert_ok(provision(f, "/resume", 3));
+  assert_int_equal(atomic_load(&f->server.full_requests), 1);
+  assert_int_equal(atomic_load(&f->server.range_requests), 1);
+  assert_true(atomic_load(&f->server.range_first) > 0);
+}
+
+/* A server that ignores Range, answers it from the wrong place or refuses
+ * it: the download starts over and still installs. */
+static void test_servers_that_do_not_resume(void** state) {
+  fixture_t* f = *state;
+  assert_ok(provision(f, "/norange", 3));
+  assert_int_equal(atomic_load(&f->server.range_requests), 1);
+  static const char* const routes[] = {"/misplaced", "/refuse"};
+  for (int i = 0; i < 2; ++i) {
+    assert_ok(hrx_dir_remove_all(f->cache, NULL));
+    atomic_store(&f->server.full_requests, 0);
+    atomic_store(&f->server.range_requests, 0);
+    assert_ok(provision(f, routes[i], 3));
+    /* Truncated, refused or misplaced, then whole. */
+    assert_int_equal(atomic_load(&f->server.full_requests), 2);
+    assert_int_equal(atomic_load(&f->server.range_requests), 1);
+  }
+}
+
+/* Leading bytes that are not the archive's (left by another revision
+ * served at the same URL, say) cost one full download, never a bad
+ * bundle. */
+static void test_stale_partial_restarts_once(void** state) {
+  fixture_t* f = *state;
+  char* store = test_strdup_printf("%s/bundles", f->cache);
+  assert_ok(hrx_dir_create_all(store, 0755));
+  char* partial = partial_path(f);
+  char junk[1000];
+  memset(junk, 'x', sizeof(junk));
+  test_write_file(partial, junk, sizeof(junk));
+  atomic_store(&f->server.full_requests, 1); /* whole from now on */
+  assert_ok(provision(f, "/resume", 1));
+  assert_int_equal(atomic_load(&f->server.range_requests), 1);
+  assert_int_equal(atomic_load(&f->server.range_first), sizeof(junk));
+  assert_int_equal(atomic_load(&f->server.full_requests), 2);
+  assert_int_equal(file_size(partial), -1);
+  free(partial);
+  free(store);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_failed_downloads_install_nothing,
@@ -255,6 +415,14 @@ int main(void) {
                                       teardown),
       cmocka_unit_test_setup_teardown(
           test_concurrent_provisioning_downloads_once, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_interrupted_download_resumes_later,
+                                      setup, teardown),
+      cmocka_unit_test_setup_teardown(test_resume_within_one_call, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_servers_that_do_not_resume, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_stale_partial_restarts_once, setup,
+                                      teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -283,16 +283,33 @@ static void test_pack_prepare_gc(void** state) {
   run_hrx(env, "doctor", &r);
   assert_non_null(strstr(r.output, "installed and verified"));
 
-  /* gc keeps the pinned bundle and removes another. */
+  /* gc keeps the pinned bundle and removes another, with the partial
+   * download of a third; the pinned bundle's partial download stays. */
   char* stale = test_strdup_printf(
       "%s/cache/hrx/bundles/%064d", root, 7);
   assert_ok(hrx_dir_create_all(stale, 0755));
+  char* stale_partial = test_strdup_printf(
+      "%s/cache/hrx/bundles/%064d.partial", root, 8);
+  test_write_file(stale_partial, "half", 4);
+  char* archive = test_strdup_printf("%s/b.tar.zst", root);
+  hrx_sha256_digest_t digest;
+  assert_ok(hrx_sha256_file(archive, &digest));
+  char hex[HRX_SHA256_HEX_SIZE];
+  hrx_sha256_digest_format(&digest, hex);
+  char* pinned =
+      test_strdup_printf("%s/cache/hrx/bundles/%s.partial", root, hex);
+  test_write_file(pinned, "half", 4);
   run_hrx(env, "gc", &r);
   assert_int_equal(r.exit_code, 0);
   assert_non_null(strstr(r.output, "removed 1 unpinned bundle"));
   assert_non_null(strstr(r.output, "kept 1"));
   struct stat info;
   assert_int_not_equal(stat(stale, &info), 0);
+  assert_int_not_equal(stat(stale_partial, &info), 0);
+  assert_int_equal(stat(pinned, &info), 0);
+  free(archive);
+  free(pinned);
+  free(stale_partial);
 
   /* A different archive is refused by digest. */
   test_write_file(file, "abd", 3);

@@ -113,7 +113,11 @@ typedef struct hrx_fabric_bundle_fetch_options_t {
  * (TLS peers are verified, at most 5 redirects are followed, HTTP errors
  * fail) into a private file under the store, then installed as by
  * hrx_fabric_bundle_install. Concurrent callers, in any process, download
- * once. UNAVAILABLE when offline (the message says how to install from a
+ * once. A broken transfer is kept as bundles/<archive_sha256>.partial and
+ * the next try, in this call or a later one, asks only for the rest (an
+ * HTTP Range request); a server that ignores, misplaces or refuses the
+ * range gets the whole archive again, and a resumed download whose digest
+ * differs is downloaded whole once more before DATA_LOSS. UNAVAILABLE when offline (the message says how to install from a
  * file) or when this build has no download support; DATA_LOSS for a
  * download whose digest differs; DEADLINE_EXCEEDED or UNAVAILABLE for a
  * transfer that kept failing. |options| may be NULL. */

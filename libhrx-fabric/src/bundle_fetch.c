@@ -316,6 +316,19 @@ hrx_status_t hrx_fabric_bundle_provision(
     return status;
   }
   hrx_status_free(status);
+  char* local = NULL;
+  HRX_RETURN_IF_ERROR(hrx_bundle_local_archive(m, allocator, &local));
+  if (local) {
+    status = hrx_fabric_bundle_install(m, local, cache_root, allocator,
+                                       out_dir);
+    if (hrx_status_is(status, HRX_STATUS_NOT_FOUND)) {
+      status = hrx_status_annotate(
+          status, "bundle.json's url names the local archive '%s'; "
+                  "reinstall it or run 'hrx prepare ARCHIVE'", local);
+    }
+    hrx_allocator_free(allocator, local);
+    return status;
+  }
   if (hrx_bundle_offline(options)) {
     return hrx_bundle_unavailable(m, "downloads are off (HRX_OFFLINE)");
   }

@@ -4,6 +4,17 @@
 
 #include "hrx/fabric/bundle.h"
 
+/* Accepts https://, http:// (a loopback test server, a local mirror),
+ * file:/// with an absolute path, or a relative path without a scheme;
+ * |source| labels the message. */
+hrx_status_t hrx_bundle_check_url(const char* url, const char* source);
+
+/* The path of |m|'s archive when its url names a local file (resolving a
+ * relative url against the manifest's directory); NULL for a download. */
+hrx_status_t hrx_bundle_local_archive(const hrx_fabric_bundle_manifest_t* m,
+                                      hrx_allocator_t allocator,
+                                      char** out_path);
+
 /* Checks every listed file of the bundle in |dir|. */
 hrx_status_t hrx_bundle_verify_dir(const hrx_fabric_bundle_manifest_t* m,
                                    const char* dir);

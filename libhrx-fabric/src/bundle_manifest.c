@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hrx/fabric/bundle.h"
+#include "bundle_internal.h"
 
 #ifndef HRX_FABRIC_BUNDLE_JSON_DEFAULT
 #define HRX_FABRIC_BUNDLE_JSON_DEFAULT "/usr/local/share/hrx/bundle.json"
@@ -18,6 +18,7 @@ void hrx_fabric_bundle_manifest_destroy(hrx_fabric_bundle_manifest_t* m) {
   hrx_allocator_free(m->allocator, m->target);
   hrx_allocator_free(m->allocator, m->revision);
   hrx_allocator_free(m->allocator, m->url);
+  hrx_allocator_free(m->allocator, m->source_dir);
   hrx_allocator_free(m->allocator, m);
 }
 
@@ -83,6 +84,34 @@ static hrx_status_t hrx_bundle_digest(json_t* value, const char* source,
   return HRX_OK;
 }
 
+hrx_status_t hrx_bundle_check_url(const char* url, const char* source) {
+  if (!strncmp(url, "https://", 8) || !strncmp(url, "http://", 7)) {
+    return HRX_OK;
+  }
+  if (!strncmp(url, "file://", 7)) {
+    if (url[7] == '/') return HRX_OK;
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "%s: url '%s' must name an absolute path "
+                           "(file:///...)",
+                           source, url);
+  }
+  size_t scheme = strcspn(url, ":/");
+  if (url[scheme] == ':') {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "%s: url '%s' has scheme '%.*s'; bundles come "
+                           "from https://, http:// or file:// URLs or a "
+                           "path relative to bundle.json",
+                           source, url, (int)scheme, url);
+  }
+  if (url[0] == '/') {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "%s: url '%s' is an absolute path; write "
+                           "file://%s",
+                           source, url, url);
+  }
+  return HRX_OK;
+}
+
 static hrx_status_t hrx_bundle_parse_root(json_t* root, const char* source,
                                           hrx_fabric_bundle_manifest_t* m) {
   static const char* const known[] = {"schema",         "target", "revision",
@@ -124,6 +153,7 @@ static hrx_status_t hrx_bundle_parse_root(json_t* root, const char* source,
                                         m->allocator, &m->revision));
   HRX_RETURN_IF_ERROR(
       hrx_bundle_string(root, "url", source, m->allocator, &m->url));
+  HRX_RETURN_IF_ERROR(hrx_bundle_check_url(m->url, source));
   json_t* archive = json_object_get(root, "archive_sha256");
   if (!archive) {
     return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
@@ -214,7 +244,40 @@ hrx_status_t hrx_fabric_bundle_manifest_load(
   hrx_status_t status = hrx_fabric_bundle_manifest_parse(
       text, length, path, allocator, out_manifest);
   hrx_allocator_free(allocator, text);
-  return status;
+  if (status != HRX_OK) return status;
+  const char* slash = strrchr(path, '/');
+  size_t n = slash ? (size_t)(slash - path) : 1;
+  if (slash == path) n = 1; /* the root directory */
+  status = hrx_allocator_malloc(allocator, n + 1,
+                                (void**)&(*out_manifest)->source_dir);
+  if (status != HRX_OK) {
+    hrx_fabric_bundle_manifest_destroy(*out_manifest);
+    *out_manifest = NULL;
+    return status;
+  }
+  memcpy((*out_manifest)->source_dir, slash ? path : ".", n);
+  (*out_manifest)->source_dir[n] = '\0';
+  return HRX_OK;
+}
+
+hrx_status_t hrx_bundle_local_archive(const hrx_fabric_bundle_manifest_t* m,
+                                      hrx_allocator_t allocator,
+                                      char** out_path) {
+  *out_path = NULL;
+  const char* url = m->url;
+  if (!strncmp(url, "https://", 8) || !strncmp(url, "http://", 7)) {
+    return HRX_OK;
+  }
+  if (!strncmp(url, "file://", 7)) {
+    return hrx_allocator_strdup(allocator, url + 7, out_path);
+  }
+  if (!m->source_dir) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "bundle url '%s' is relative to a bundle.json, "
+                           "but this manifest was not loaded from a file",
+                           url);
+  }
+  return hrx_path_join(allocator, m->source_dir, url, out_path);
 }
 
 hrx_status_t hrx_fabric_bundle_manifest_path(hrx_allocator_t allocator,

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "hrx/fabric/bundle.h"
+#include "bundle_internal.h"
 
 typedef struct hrx_bundle_walk_t {
   hrx_allocator_t allocator;
@@ -159,6 +159,7 @@ hrx_status_t hrx_fabric_bundle_pack(
                            "packing needs a directory, an output, a target "
                            "and a url");
   }
+  HRX_RETURN_IF_ERROR(hrx_bundle_check_url(options->url, "packing"));
   hrx_bundle_walk_t walk = {.allocator = allocator, .root = dir};
   hrx_status_t status = hrx_bundle_walk(&walk, "", 0);
   if (status == HRX_OK && walk.count) {

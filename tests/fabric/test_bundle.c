@@ -80,6 +80,15 @@ static void test_manifest_errors(void** state) {
        "\"archive_sha256\":\"abc\",\"files\":{}}",
        "archive_sha256"},
       {"{\"schema\":1,\"target\":\"t\",\"target\":\"u\"}", "duplicate"},
+      {"{\"schema\":1,\"target\":\"t\",\"revision\":\"r\","
+       "\"url\":\"ftp://x/b\"}",
+       "has scheme 'ftp'"},
+      {"{\"schema\":1,\"target\":\"t\",\"revision\":\"r\","
+       "\"url\":\"file://b.tar.zst\"}",
+       "must name an absolute path"},
+      {"{\"schema\":1,\"target\":\"t\",\"revision\":\"r\","
+       "\"url\":\"/srv/b.tar.zst\"}",
+       "write file:///srv/b.tar.zst"},
   };
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
     hrx_status_t status = parse(cases[i].json, &m);
@@ -203,6 +212,75 @@ static void test_pack_install_locate(void** state) {
   free(second);
   free(archive);
   hrx_fabric_bundle_manifest_destroy(m);
+}
+
+/* A url naming a local archive installs without the network, offline too:
+ * relative to the loaded bundle.json, or as a file:/// URL. */
+static void test_local_archive_url(void** state) {
+  const char* root = *state;
+  char* archive = NULL;
+  hrx_fabric_bundle_manifest_t* packed = pack_fixture(root, &archive);
+  char* share = test_strdup_printf("%s/share/hrx", root);
+  assert_ok(hrx_dir_create_all(share, 0755));
+  char* beside = test_strdup_printf("%s/b.tar.zst", share);
+  assert_int_equal(rename(archive, beside), 0);
+  free(packed->url);
+  packed->url = test_strdup_printf("b.tar.zst");
+  hrx_string_builder_t text;
+  hrx_string_builder_init(hrx_allocator_system(), &text);
+  assert_ok(hrx_fabric_bundle_manifest_format(packed, &text));
+  char* json = test_strdup_printf("%s/bundle.json", share);
+  test_write_file(json, hrx_string_builder_cstr(&text),
+                  strlen(hrx_string_builder_cstr(&text)));
+
+  hrx_fabric_bundle_manifest_t* m = NULL;
+  assert_ok(hrx_fabric_bundle_manifest_load(json, hrx_allocator_system(), &m));
+  assert_string_equal(m->source_dir, share);
+  char* cache = test_strdup_printf("%s/cache", root);
+  hrx_fabric_bundle_fetch_options_t offline = {.offline = true};
+  char* dir = NULL;
+  assert_ok(hrx_fabric_bundle_provision(m, cache, &offline,
+                                        hrx_allocator_system(), &dir));
+  assert_non_null(strstr(dir, "/bundles/"));
+  free(dir);
+
+  /* Parsed from memory, a relative url has nothing to be relative to. */
+  hrx_fabric_bundle_manifest_t* unanchored = NULL;
+  assert_ok(hrx_fabric_bundle_manifest_parse(
+      hrx_string_builder_cstr(&text), strlen(hrx_string_builder_cstr(&text)),
+      "memory", hrx_allocator_system(), &unanchored));
+  char* fresh = test_strdup_printf("%s/fresh", root);
+  hrx_status_t status = hrx_fabric_bundle_provision(
+      unanchored, fresh, &offline, hrx_allocator_system(), &dir);
+  assert_non_null(strstr(hrx_status_message(status), "not loaded from a file"));
+  assert_status_code(status, HRX_STATUS_INVALID_ARGUMENT);
+  /* An absolute file:// URL works anywhere. */
+  free(unanchored->url);
+  unanchored->url = test_strdup_printf("file://%s", beside);
+  assert_ok(hrx_fabric_bundle_provision(unanchored, fresh, &offline,
+                                        hrx_allocator_system(), &dir));
+  free(dir);
+  /* A missing local archive says which file it wanted. */
+  assert_ok(hrx_dir_remove_all(fresh, NULL));
+  assert_int_equal(unlink(beside), 0);
+  status = hrx_fabric_bundle_provision(unanchored, fresh, &offline,
+                                       hrx_allocator_system(), &dir);
+  char message[2048];
+  hrx_status_format(status, message, sizeof(message));
+  assert_non_null(strstr(message, "names the local archive"));
+  assert_status_code(status, HRX_STATUS_NOT_FOUND);
+  assert_null(dir);
+
+  hrx_fabric_bundle_manifest_destroy(unanchored);
+  hrx_fabric_bundle_manifest_destroy(m);
+  hrx_fabric_bundle_manifest_destroy(packed);
+  hrx_string_builder_deinit(&text);
+  free(fresh);
+  free(cache);
+  free(json);
+  free(beside);
+  free(share);
+  free(archive);
 }
 
 /* A bundle may list no files (found by fuzz-bundle: empty arrays reached
@@ -416,6 +494,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_manifest_errors),
       cmocka_unit_test_setup_teardown(test_pack_install_locate, make_dir,
+                                      remove_dir),
+      cmocka_unit_test_setup_teardown(test_local_archive_url, make_dir,
                                       remove_dir),
       cmocka_unit_test_setup_teardown(test_empty_bundle, make_dir, remove_dir),
       cmocka_unit_test_setup_teardown(test_tampering_installs_nothing,

@@ -8,6 +8,13 @@
  *    "url": "https://...", "archive_sha256": "<64 hex>",
  *    "files": {"kernels/a.hsaco": "<64 hex>", ...}}
  *
+ * The url says where the archive comes from: an https:// (or http://) URL
+ * that provisioning downloads, or a local archive, as a file:///absolute
+ * path or a path relative to the directory of the bundle.json naming it
+ * (a package installs the archive beside its bundle.json). A local archive
+ * is installed without the network, also offline and in builds without
+ * download support.
+ *
  * Installing verifies the archive while reading it, extracts it (tar with
  * zstd or gzip compression) into a private temporary directory under
  * <cache root>/bundles/, verifies every file, and renames the directory to
@@ -46,11 +53,15 @@ typedef struct hrx_fabric_bundle_manifest_t {
   hrx_sha256_digest_t archive_sha256;
   hrx_fabric_bundle_file_t* files; /* sorted by name */
   size_t file_count;
+  /* The directory of the file it was loaded from, which a relative url is
+   * relative to; NULL for a manifest parsed from memory or packed. */
+  char* source_dir;
 } hrx_fabric_bundle_manifest_t;
 
 /* Parses a manifest. INVALID_ARGUMENT names the problem: bad JSON (with
- * line and column), an unknown schema, a missing or mistyped field, bad
- * hex, a duplicate or unsafe file name. |source_name| labels messages. */
+ * line and column), an unknown schema, a missing or mistyped field, a url
+ * of another scheme, bad hex, a duplicate or unsafe file name.
+ * |source_name| labels messages. */
 HRX_API HRX_MUST_USE hrx_status_t hrx_fabric_bundle_manifest_parse(
     const char* json, size_t length, const char* source_name,
     hrx_allocator_t allocator, hrx_fabric_bundle_manifest_t** out_manifest);
@@ -107,9 +118,9 @@ typedef struct hrx_fabric_bundle_fetch_options_t {
   uint32_t attempts;
 } hrx_fabric_bundle_fetch_options_t;
 
-/* The installed bundle's directory, downloading |manifest|'s url and
- * installing it first when it is missing or damaged and downloads are
- * allowed. The download is verified against archive_sha256 as it streams
+/* The installed bundle's directory, installing it first from a local
+ * archive (see url above), or downloading |manifest|'s url when it is
+ * missing or damaged and downloads are allowed. The download is verified against archive_sha256 as it streams
  * (TLS peers are verified, at most 5 redirects are followed, HTTP errors
  * fail) into a private file under the store, then installed as by
  * hrx_fabric_bundle_install. Concurrent callers, in any process, download

@@ -249,6 +249,53 @@ static void test_gc_by_access_time(void** state) {
   test_temp_dir_remove(root);
 }
 
+/* The bundle this build makes (HRX's kernels for the host target) is the
+ * one the repo-root bundle.json pins, and installs offline from the
+ * archive beside it into code objects that run. */
+static void test_shipped_bundle(void** state) {
+  (void)state;
+  const char* built = getenv("HRX_BUILT_BUNDLE_JSON");
+  const char* pinned = getenv("HRX_SOURCE_BUNDLE_JSON");
+  assert_non_null(built);
+  assert_non_null(pinned);
+  void *a = NULL, *b = NULL;
+  size_t a_length = 0, b_length = 0;
+  assert_ok(hrx_file_read_all(hrx_allocator_system(), built, 1 << 20, &a,
+                              &a_length));
+  assert_ok(hrx_file_read_all(hrx_allocator_system(), pinned, 1 << 20, &b,
+                              &b_length));
+  if (a_length != b_length || memcmp(a, b, a_length) != 0) {
+    fail_msg("the repo-root bundle.json differs from the one this build "
+             "made: HRX's kernels or their compiler changed. Run\n  cp %s "
+             "%s\nand commit it.", built, pinned);
+  }
+  free(a);
+  free(b);
+
+  char* root = temp_root();
+  char* env = test_strdup_printf(
+      "XDG_CACHE_HOME=%s/cache HRX_BUNDLE_JSON=%s HRX_OFFLINE=1", root, built);
+  run_result_t r;
+  run_hrx(env, "prepare", &r);
+  if (r.exit_code != 0) fail_msg("prepare: %s", r.output);
+  const char* ready = strstr(r.output, " ready in ");
+  assert_non_null(ready);
+  char dir[4096];
+  assert_int_equal(sscanf(ready, " ready in %4095s", dir), 1);
+  run_hrx(env, "doctor", &r);
+  assert_non_null(strstr(r.output, "installed and verified"));
+  char* args = test_strdup_printf(
+      "run %s/kernels/saxpy.hxco --export=saxpy --workload=4 --scalar=4 "
+      "--scalar=0.5 --buffer=f32:2,4,6,8 --buffer=f32:1,1,1,1 --print=f32",
+      dir);
+  run_hrx(env, args, &r);
+  if (r.exit_code != 0) fail_msg("run: %s", r.output);
+  assert_non_null(strstr(r.output, "buffer 1 (16 bytes): 2 3 4 5"));
+  free(args);
+  free(env);
+  test_temp_dir_remove(root);
+}
+
 static void test_pack_prepare_gc(void** state) {
   (void)state;
   char* root = temp_root();
@@ -440,6 +487,7 @@ int main(void) {
       cmocka_unit_test(test_compile_and_run),
       cmocka_unit_test(test_compile_errors),
       cmocka_unit_test(test_gc_by_access_time),
+      cmocka_unit_test(test_shipped_bundle),
       cmocka_unit_test(test_pack_prepare_gc),
       cmocka_unit_test(test_inspect),
       cmocka_unit_test(test_fetch_offline),

@@ -283,6 +283,41 @@ static void test_local_archive_url(void** state) {
   free(archive);
 }
 
+/* A remote url with downloads unavailable fails with the way out. A
+ * build without libcurl (-Ddownload=disabled) says so; with it, HRX_OFFLINE
+ * keeps the network untouched. */
+static void test_remote_url_without_downloads(void** state) {
+  const char* root = *state;
+  char* archive = NULL;
+  hrx_fabric_bundle_manifest_t* m = pack_fixture(root, &archive);
+  char* cache = test_strdup_printf("%s/cache", root);
+  char* dir = NULL;
+#if HRX_TEST_HAVE_CURL
+  setenv("HRX_OFFLINE", "1", 1);
+  const char* why = "downloads are off (HRX_OFFLINE)";
+#else
+  const char* why = "this build has no download support";
+#endif
+  hrx_status_t status =
+      hrx_fabric_bundle_provision(m, cache, NULL, hrx_allocator_system(), &dir);
+  unsetenv("HRX_OFFLINE");
+  if (!status || !strstr(hrx_status_message(status), why) ||
+      !strstr(hrx_status_message(status), "hrx prepare ARCHIVE")) {
+    fail_msg("%s", status ? hrx_status_message(status) : "OK");
+  }
+  assert_status_code(status, HRX_STATUS_UNAVAILABLE);
+  assert_null(dir);
+  /* Installing the file works either way. */
+  assert_ok(hrx_fabric_bundle_install(m, archive, cache,
+                                      hrx_allocator_system(), NULL));
+  assert_ok(hrx_fabric_bundle_provision(m, cache, NULL,
+                                        hrx_allocator_system(), &dir));
+  free(dir);
+  hrx_fabric_bundle_manifest_destroy(m);
+  free(cache);
+  free(archive);
+}
+
 /* A bundle may list no files (found by fuzz-bundle: empty arrays reached
  * qsort and bsearch with NULL). */
 static void test_empty_bundle(void** state) {
@@ -497,6 +532,8 @@ int main(void) {
                                       remove_dir),
       cmocka_unit_test_setup_teardown(test_local_archive_url, make_dir,
                                       remove_dir),
+      cmocka_unit_test_setup_teardown(test_remote_url_without_downloads,
+                                      make_dir, remove_dir),
       cmocka_unit_test_setup_teardown(test_empty_bundle, make_dir, remove_dir),
       cmocka_unit_test_setup_teardown(test_tampering_installs_nothing,
                                       make_dir, remove_dir),

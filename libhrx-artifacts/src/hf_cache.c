@@ -1,5 +1,6 @@
 /* The huggingface_hub cache layout: names, lookups and publication. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -282,4 +283,33 @@ hrx_status_t hrx_hf_cache_publish(const hrx_hf_target_t* t,
     return status;
   }
   return hrx_hf_cache_write_ref(t, m->commit);
+}
+
+/* .no_exist/<commit>/<filename>: huggingface_hub's record that the hub
+ * said the file is not in that commit. */
+static hrx_status_t hrx_hf_no_exist_path(const hrx_hf_target_t* t,
+                                         const char* commit, char* out) {
+  return hrx_hf_format_path(out, "%s/.no_exist/%s/%s", t->repo_dir, commit,
+                            t->file->filename);
+}
+
+bool hrx_hf_cache_no_exist(const hrx_hf_target_t* t, const char* commit) {
+  char path[PATH_MAX];
+  hrx_status_t status = hrx_hf_no_exist_path(t, commit, path);
+  if (status != HRX_OK) {
+    hrx_status_free(status);
+    return false;
+  }
+  return access(path, F_OK) == 0;
+}
+
+hrx_status_t hrx_hf_cache_mark_missing(const hrx_hf_target_t* t,
+                                       const char* commit) {
+  char path[PATH_MAX];
+  HRX_RETURN_IF_ERROR(hrx_hf_no_exist_path(t, commit, path));
+  HRX_RETURN_IF_ERROR(hrx_hf_make_parent(path));
+  int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd < 0) return hrx_status_from_errno(errno, "cannot create '%s'", path);
+  close(fd);
+  return hrx_hf_cache_write_ref(t, commit);
 }

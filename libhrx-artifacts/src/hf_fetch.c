@@ -316,6 +316,11 @@ static hrx_status_t hrx_hf_metadata_once(const hrx_hf_resolver_t* r,
       snprintf(m->download_url, sizeof(m->download_url), "%s", url);
       break;
     }
+    if (h.code == 404 && !strcmp(h.error_code, "EntryNotFound") &&
+        hrx_hf_is_commit(h.commit)) {
+      memcpy(m->commit, h.commit, sizeof(m->commit));
+      m->entry_missing = true;
+    }
     return hrx_hf_http_failure(r, t, &h);
   }
   if (!hrx_hf_is_commit(h.commit)) {

@@ -40,6 +40,9 @@ typedef struct hrx_hf_metadata_t {
   uint64_t size;                  /* valid when size_known */
   bool size_known;
   char download_url[4096];
+  /* The hub answered EntryNotFound and named the commit it looked in
+   * (commit is set): the file is not in that commit. */
+  bool entry_missing;
 } hrx_hf_metadata_t;
 
 /* snprintf into a PATH_MAX buffer; OUT_OF_RANGE when it does not fit. */
@@ -73,6 +76,14 @@ hrx_status_t hrx_hf_cache_publish(const hrx_hf_target_t* t,
 /* Records refs/<revision> = |commit| (skipped for commit revisions). */
 hrx_status_t hrx_hf_cache_write_ref(const hrx_hf_target_t* t,
                                     const char* commit);
+
+/* Whether .no_exist/<commit>/<filename> records that the hub has no such
+ * file in |commit|. */
+bool hrx_hf_cache_no_exist(const hrx_hf_target_t* t, const char* commit);
+/* Records that record (an empty file, as huggingface_hub writes) and the
+ * revision's commit in refs/. */
+hrx_status_t hrx_hf_cache_mark_missing(const hrx_hf_target_t* t,
+                                       const char* commit);
 
 /* Asks the hub for the commit, ETag, size and download location of |t|. */
 hrx_status_t hrx_hf_fetch_metadata(const hrx_hf_resolver_t* r,

@@ -183,6 +183,14 @@ static hrx_status_t hrx_hf_answer(const hrx_hf_target_t* t, const char* path,
   return hrx_allocator_strdup(allocator, path, out_path);
 }
 
+static hrx_status_t hrx_hf_recorded_missing(const hrx_hf_target_t* t,
+                                            const char* commit) {
+  return hrx_make_status(HRX_STATUS_NOT_FOUND,
+                         "the hub has no file '%s' in commit %s of %s "
+                         "(recorded in the cache under .no_exist)",
+                         t->file->filename, commit, t->file->repo_id);
+}
+
 hrx_status_t hrx_hf_resolve(const hrx_hf_resolver_t* r,
                             const hrx_hf_file_t* file,
                             hrx_allocator_t allocator, char** out_path,
@@ -194,14 +202,19 @@ hrx_status_t hrx_hf_resolve(const hrx_hf_resolver_t* r,
   char commit[HRX_HF_COMMIT_LENGTH + 1] = "";
   char path[PATH_MAX];
   hrx_status_t status = hrx_hf_cache_commit(&t, commit);
+  bool known = status == HRX_OK;
   if (status == HRX_OK) status = hrx_hf_cache_snapshot(&t, commit, path);
   bool cached = status == HRX_OK;
   hrx_status_free(status);
-  if (cached &&
-      (hrx_hf_is_commit(t.revision) || !r->refresh_refs || r->offline)) {
+  /* The cache already holds the hub's "no such file" for this commit. */
+  bool missing = known && !cached && hrx_hf_cache_no_exist(&t, commit);
+  bool settled =
+      hrx_hf_is_commit(t.revision) || !r->refresh_refs || r->offline;
+  if (cached && settled) {
     return hrx_hf_answer(&t, path, commit, true, allocator, out_path,
                          out_commit);
   }
+  if (missing && settled) return hrx_hf_recorded_missing(&t, commit);
   if (r->offline) {
     return hrx_make_status(HRX_STATUS_UNAVAILABLE,
                            "'%s' at '%s' of %s is not in the cache %s and "
@@ -210,15 +223,21 @@ hrx_status_t hrx_hf_resolve(const hrx_hf_resolver_t* r,
                            file->filename, t.revision, file->repo_id,
                            r->cache_dir);
   }
-  hrx_hf_metadata_t m;
+  hrx_hf_metadata_t m = {0}; /* the no-download build leaves it */
   status = hrx_hf_fetch_metadata(r, &t, &m);
-  if (status && cached &&
+  if (status && (cached || missing) &&
       (hrx_status_is(status, HRX_STATUS_UNAVAILABLE) ||
        hrx_status_is(status, HRX_STATUS_DEADLINE_EXCEEDED))) {
-    /* The hub is unreachable: the copy we have is the best answer. */
+    /* The hub is unreachable: what the cache knows is the best answer. */
     hrx_status_free(status);
+    if (missing) return hrx_hf_recorded_missing(&t, commit);
     return hrx_hf_answer(&t, path, commit, true, allocator, out_path,
                          out_commit);
+  }
+  if (status && m.entry_missing) {
+    /* Remembered as huggingface_hub does; a cache we cannot write only
+     * costs the next lookup a request. */
+    hrx_status_free(hrx_hf_cache_mark_missing(&t, m.commit));
   }
   HRX_RETURN_IF_ERROR(status);
   /* Another revision name may already have brought this commit's file. */

@@ -138,11 +138,14 @@ static void hub_respond(void* context, int fd, const test_http_request_t* r) {
       test_http_respond(fd, r, "401 Unauthorized",
                         "X-Error-Code: GatedRepo\r\n", NULL, 0);
     }
-  } else if (route_is(r, "org/model", "missing.bin")) {
-    test_http_respond(fd, r, "404 Not Found",
-                      "X-Error-Code: EntryNotFound\r\n"
-                      "X-Error-Message: Entry not found\r\n",
-                      NULL, 0);
+  } else if (route_is(r, "org/model", "missing.bin") ||
+             route_is(r, "org/model", "sub/missing.bin")) {
+    char headers[256];
+    snprintf(headers, sizeof(headers),
+             "X-Error-Code: EntryNotFound\r\n"
+             "X-Error-Message: Entry not found\r\nX-Repo-Commit: %s\r\n",
+             hub->commit);
+    test_http_respond(fd, r, "404 Not Found", headers, NULL, 0);
   } else if (route_is(r, "org/model", "no-commit.bin")) {
     test_http_respond(fd, r, "200 OK", "ETag: \"abc\"\r\n", "x", 1);
   } else if (route_is(r, "org/model", "evil-etag.bin")) {
@@ -204,6 +207,15 @@ static hrx_hf_resolver_t* resolver(fixture_t* f, hrx_hf_options_t o) {
   hrx_hf_resolver_t* r = NULL;
   assert_ok(hrx_hf_resolver_create(&o, hrx_allocator_system(), &r));
   return r;
+}
+
+/* An endpoint nobody listens on (a port just given back). */
+static char* closed_endpoint(fixture_t* f) {
+  test_http_server_t* gone = test_http_server_start(hub_respond, &f->hub);
+  char* url =
+      test_strdup_printf("http://127.0.0.1:%d", test_http_server_port(gone));
+  test_http_server_stop(gone);
+  return url;
 }
 
 static hrx_status_t resolve(hrx_hf_resolver_t* r, const char* repo,
@@ -378,16 +390,65 @@ static void test_relative_redirect_and_errors(void** state) {
   assert_non_null(strstr(hrx_status_message(status), "no such repository"));
   assert_status_code(status, HRX_STATUS_NOT_FOUND);
   hrx_hf_resolver_destroy(r);
-  /* An endpoint nobody listens on. */
-  test_http_server_t* gone = test_http_server_start(hub_respond, &f->hub);
-  char* closed =
-      test_strdup_printf("http://127.0.0.1:%d", test_http_server_port(gone));
-  test_http_server_stop(gone);
+  char* closed = closed_endpoint(f);
   r = resolver(f, (hrx_hf_options_t){.endpoint = closed});
   status = resolve(r, "org/model", NULL, "config.json", &path);
   assert_status_code(status, HRX_STATUS_UNAVAILABLE);
   hrx_hf_resolver_destroy(r);
   free(closed);
+}
+
+/* The hub's "no such file" is kept under .no_exist/<commit>/ as
+ * huggingface_hub keeps it: later lookups, offline ones and ones with an
+ * unreachable hub answer NOT_FOUND without asking. */
+static void test_missing_files_are_remembered(void** state) {
+  fixture_t* f = *state;
+  hrx_hf_resolver_t* r = resolver(f, (hrx_hf_options_t){0});
+  char* path = NULL;
+  static const char* const names[] = {"missing.bin", "sub/missing.bin"};
+  for (int i = 0; i < 2; ++i) {
+    hrx_status_t status = resolve(r, "org/model", NULL, names[i], &path);
+    assert_non_null(strstr(hrx_status_message(status), "no such file"));
+    assert_status_code(status, HRX_STATUS_NOT_FOUND);
+    char* marker = test_strdup_printf(
+        "%s/models--org--model/.no_exist/" COMMIT_1 "/%s", f->cache, names[i]);
+    struct stat info;
+    assert_int_equal(stat(marker, &info), 0);
+    assert_true(S_ISREG(info.st_mode) && info.st_size == 0);
+    free(marker);
+  }
+  char* ref = test_strdup_printf("%s/models--org--model/refs/main", f->cache);
+  void* text = NULL;
+  size_t length = 0;
+  assert_ok(hrx_file_read_all(hrx_allocator_system(), ref, 64, &text,
+                              &length));
+  assert_int_equal(length, 40);
+  assert_memory_equal(text, COMMIT_1, 40);
+  free(text);
+  free(ref);
+  int heads = atomic_load(&f->hub.heads);
+  hrx_status_t status = resolve(r, "org/model", NULL, "missing.bin", &path);
+  assert_non_null(strstr(hrx_status_message(status), ".no_exist"));
+  assert_status_code(status, HRX_STATUS_NOT_FOUND);
+  assert_int_equal(atomic_load(&f->hub.heads), heads);
+  hrx_hf_resolver_destroy(r);
+
+  r = resolver(f, (hrx_hf_options_t){.offline = true});
+  assert_status_code(resolve(r, "org/model", NULL, "missing.bin", &path),
+                     HRX_STATUS_NOT_FOUND);
+  /* Another file of the same commit is merely not cached. */
+  assert_status_code(resolve(r, "org/model", NULL, "config.json", &path),
+                     HRX_STATUS_UNAVAILABLE);
+  hrx_hf_resolver_destroy(r);
+
+  char* closed = closed_endpoint(f);
+  r = resolver(f, (hrx_hf_options_t){.endpoint = closed, .refresh_refs = true});
+  assert_status_code(resolve(r, "org/model", NULL, "missing.bin", &path),
+                     HRX_STATUS_NOT_FOUND);
+  assert_null(path);
+  hrx_hf_resolver_destroy(r);
+  free(closed);
+  assert_int_equal(atomic_load(&f->hub.heads), heads);
 }
 
 static void test_interrupted_download_resumes(void** state) {
@@ -603,6 +664,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_wrong_digests_leave_nothing, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_relative_redirect_and_errors,
+                                      setup, teardown),
+      cmocka_unit_test_setup_teardown(test_missing_files_are_remembered,
                                       setup, teardown),
       cmocka_unit_test_setup_teardown(test_interrupted_download_resumes,
                                       setup, teardown),

@@ -8,6 +8,7 @@
  *     blobs/{etag}.incomplete             a partial download, resumed later
  *     snapshots/{commit}/{filename}       relative symlink to ../../blobs/
  *     refs/{revision}                     the commit a branch or tag named
+ *     .no_exist/{commit}/{filename}       empty: the hub has no such file
  *   .locks/models--{org}--{name}/{etag}.lock
  *
  * Cache directory: the option, else $HF_HUB_CACHE, else $HF_HOME/hub, else
@@ -20,7 +21,9 @@
  * file's commit and ETag, downloads the blob (resuming a partial one),
  * verifies it and publishes it atomically: blob first, then the snapshot
  * link, then the ref. A reader never sees a partial file under blobs/ or
- * snapshots/. Concurrent resolvers, threads or processes, download a blob
+ * snapshots/. The hub's "no such file" for a commit is recorded under
+ * .no_exist/ and answers later lookups of that commit as NOT_FOUND with
+ * no request, offline too. Concurrent resolvers, threads or processes, download a blob
  * once (a flock lock per blob).
  *
  * Verification: a blob whose ETag is a SHA-256 (every LFS file) must hash
@@ -109,7 +112,8 @@ typedef struct hrx_hf_file_t {
  * Errors: INVALID_ARGUMENT for a malformed repo id, revision or filename;
  * UNAVAILABLE when offline (or built without downloads) and the cache
  * misses, naming the cache directory; NOT_FOUND when the hub has no such
- * repository, revision or file; PERMISSION_DENIED when it wants a token;
+ * repository, revision or file (or the cache recorded that it has no such
+ * file); PERMISSION_DENIED when it wants a token;
  * DATA_LOSS when the bytes do not match their digest (the partial file is
  * discarded, not resumed); DEADLINE_EXCEEDED when the transfer stalls. */
 HRX_API HRX_MUST_USE hrx_status_t hrx_hf_resolve(

@@ -80,6 +80,14 @@ static int inspect_onnx(const char* path, hrx_onnx_model_t* model) {
   }
   printf("  %zu initializers, %" PRIu64 " bytes\n", info->initializer_count,
          bytes);
+  if (info->sparse_initializer_count) {
+    uint64_t values = 0;
+    for (size_t i = 0; i < info->sparse_initializer_count; ++i) {
+      values += info->sparse_initializers[i].nonzeros;
+    }
+    printf("  %zu sparse initializers, %" PRIu64 " stored values\n",
+           info->sparse_initializer_count, values);
+  }
   return HRX_EXIT_OK;
 }
 

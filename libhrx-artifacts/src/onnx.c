@@ -211,26 +211,68 @@ static hrx_status_t hrx_onnx_u64(const char* text, uint64_t* out) {
                          : HRX_OK;
 }
 
-static hrx_status_t hrx_onnx_tensor(hrx_onnx_model_t* m, const uint8_t* data,
-                                    size_t length, hrx_onnx_tensor_t* t) {
+/* The repeated int64 field |number| of a message (packed or not). */
+static hrx_status_t hrx_onnx_int64s(hrx_onnx_model_t* m, const uint8_t* data,
+                                    size_t length, uint32_t number,
+                                    size_t* out_count,
+                                    const int64_t** out_values) {
   hrx_pb_field_t f;
   bool done = false;
-  size_t dims = 0, typed = 0;
-  t->proto = data;
-  t->proto_length = length;
+  size_t count = 0;
   hrx_pb_reader_t r = hrx_pb_reader(data, length);
   for (;;) {
     HRX_RETURN_IF_ERROR(hrx_pb_next(&r, &f, &done));
     if (done) break;
-    if (f.number == 1) {
-      HRX_RETURN_IF_ERROR(hrx_onnx_repeated_count(&f, HRX_PB_VARINT, &dims));
+    if (f.number == number) {
+      HRX_RETURN_IF_ERROR(hrx_onnx_repeated_count(&f, HRX_PB_VARINT, &count));
     }
   }
-  t->rank = dims;
-  int64_t* dim_values = NULL;
-  HRX_ONNX_NEW(m, dim_values, dims);
-  t->dims = dim_values;
+  int64_t* values = NULL;
+  HRX_ONNX_NEW(m, values, count);
   size_t at = 0;
+  r = hrx_pb_reader(data, length);
+  for (;;) {
+    HRX_RETURN_IF_ERROR(hrx_pb_next(&r, &f, &done));
+    if (done) break;
+    if (f.number == number) {
+      HRX_RETURN_IF_ERROR(
+          hrx_onnx_repeated_fill(&f, HRX_PB_VARINT, values, &at));
+    }
+  }
+  *out_count = count;
+  *out_values = values;
+  return HRX_OK;
+}
+
+/* The element count of a shape; DATA_LOSS for a negative or overflowing
+ * dimension. */
+static hrx_status_t hrx_onnx_elements(const char* name, size_t rank,
+                                      const int64_t* dims,
+                                      uint64_t* out_elements) {
+  uint64_t elements = 1;
+  for (size_t d = 0; d < rank; ++d) {
+    if (dims[d] < 0 ||
+        __builtin_mul_overflow(elements, (uint64_t)dims[d], &elements)) {
+      return hrx_make_status(HRX_STATUS_DATA_LOSS,
+                             "tensor '%s' has a negative or overflowing "
+                             "dimension",
+                             name);
+    }
+  }
+  *out_elements = elements;
+  return HRX_OK;
+}
+
+static hrx_status_t hrx_onnx_tensor(hrx_onnx_model_t* m, const uint8_t* data,
+                                    size_t length, hrx_onnx_tensor_t* t) {
+  hrx_pb_field_t f;
+  bool done = false;
+  size_t typed = 0;
+  t->proto = data;
+  t->proto_length = length;
+  HRX_RETURN_IF_ERROR(
+      hrx_onnx_int64s(m, data, length, 1, &t->rank, &t->dims));
+  hrx_pb_reader_t r;
   int64_t location = 0;
   const char* external_location = NULL;
   uint64_t external_offset = 0, external_length = UINT64_MAX;
@@ -239,10 +281,6 @@ static hrx_status_t hrx_onnx_tensor(hrx_onnx_model_t* m, const uint8_t* data,
     HRX_RETURN_IF_ERROR(hrx_pb_next(&r, &f, &done));
     if (done) break;
     switch (f.number) {
-      case 1:
-        HRX_RETURN_IF_ERROR(
-            hrx_onnx_repeated_fill(&f, HRX_PB_VARINT, dim_values, &at));
-        break;
       case 2:
         HRX_RETURN_IF_ERROR(hrx_onnx_expect(&f, HRX_PB_VARINT));
         t->dtype = (int32_t)f.value;
@@ -299,16 +337,8 @@ static hrx_status_t hrx_onnx_tensor(hrx_onnx_model_t* m, const uint8_t* data,
   }
   const char* name = t->name ? t->name : "(unnamed)";
   if (!t->name) t->name = "";
-  uint64_t elements = 1;
-  for (size_t d = 0; d < t->rank; ++d) {
-    if (t->dims[d] < 0 ||
-        __builtin_mul_overflow(elements, (uint64_t)t->dims[d], &elements)) {
-      return hrx_make_status(HRX_STATUS_DATA_LOSS,
-                             "tensor '%s' has a negative or overflowing "
-                             "dimension",
-                             name);
-    }
-  }
+  uint64_t elements = 0;
+  HRX_RETURN_IF_ERROR(hrx_onnx_elements(name, t->rank, t->dims, &elements));
   t->elements = elements;
   size_t size = hrx_onnx_dtype_size(t->dtype);
   if (!size && t->dtype != HRX_ONNX_STRING) {
@@ -350,6 +380,60 @@ static hrx_status_t hrx_onnx_tensor(hrx_onnx_model_t* m, const uint8_t* data,
     return hrx_make_status(HRX_STATUS_DATA_LOSS,
                            "tensor '%s' holds %zu values, its dims need %llu",
                            name, typed, (unsigned long long)elements);
+  }
+  return HRX_OK;
+}
+
+static hrx_status_t hrx_onnx_sparse(hrx_onnx_model_t* m, const uint8_t* data,
+                                    size_t length,
+                                    hrx_onnx_sparse_tensor_t* t) {
+  hrx_pb_field_t f;
+  bool done = false;
+  bool values = false, indices = false;
+  hrx_pb_reader_t r = hrx_pb_reader(data, length);
+  for (;;) {
+    HRX_RETURN_IF_ERROR(hrx_pb_next(&r, &f, &done));
+    if (done) break;
+    if (f.number == 1 || f.number == 2) {
+      HRX_RETURN_IF_ERROR(hrx_onnx_expect(&f, HRX_PB_LEN));
+      HRX_RETURN_IF_ERROR(hrx_onnx_tensor(
+          m, f.data, f.length, f.number == 1 ? &t->values : &t->indices));
+      *(f.number == 1 ? &values : &indices) = true;
+    }
+  }
+  HRX_RETURN_IF_ERROR(hrx_onnx_int64s(m, data, length, 3, &t->rank, &t->dims));
+  t->name = values ? t->values.name : "";
+  t->dtype = t->values.dtype;
+  const char* name = t->name[0] ? t->name : "(unnamed)";
+  if (!values || !indices) {
+    return hrx_make_status(HRX_STATUS_DATA_LOSS,
+                           "sparse tensor '%s' has no %s", name,
+                           values ? "indices" : "values");
+  }
+  HRX_RETURN_IF_ERROR(hrx_onnx_elements(name, t->rank, t->dims, &t->elements));
+  if (t->values.rank != 1) {
+    return hrx_make_status(HRX_STATUS_DATA_LOSS,
+                           "sparse tensor '%s': values have rank %zu, not 1",
+                           name, t->values.rank);
+  }
+  t->nonzeros = (uint64_t)t->values.dims[0];
+  const hrx_onnx_tensor_t* ix = &t->indices;
+  bool linear = ix->rank == 1 && (uint64_t)ix->dims[0] == t->nonzeros;
+  bool tuples = ix->rank == 2 && (uint64_t)ix->dims[0] == t->nonzeros &&
+                (uint64_t)ix->dims[1] == t->rank;
+  if (ix->dtype != HRX_ONNX_INT64 || !(linear || tuples)) {
+    return hrx_make_status(HRX_STATUS_DATA_LOSS,
+                           "sparse tensor '%s': indices must be INT64 of "
+                           "shape [%llu] or [%llu, %zu]",
+                           name, (unsigned long long)t->nonzeros,
+                           (unsigned long long)t->nonzeros, t->rank);
+  }
+  if (t->nonzeros > t->elements) {
+    return hrx_make_status(HRX_STATUS_DATA_LOSS,
+                           "sparse tensor '%s' has %llu values for %llu "
+                           "elements",
+                           name, (unsigned long long)t->nonzeros,
+                           (unsigned long long)t->elements);
   }
   return HRX_OK;
 }
@@ -580,21 +664,24 @@ static hrx_status_t hrx_onnx_graph(hrx_onnx_model_t* m, const uint8_t* data,
   hrx_onnx_model_info_t* info = &m->info;
   hrx_pb_field_t f;
   bool done = false;
-  size_t counts[13];
-  HRX_RETURN_IF_ERROR(hrx_pb_count(data, length, counts, 13));
+  size_t counts[16];
+  HRX_RETURN_IF_ERROR(hrx_pb_count(data, length, counts, 16));
   size_t nodes = counts[1], inits = counts[5], inputs = counts[11],
-         outputs = counts[12];
+         outputs = counts[12], sparse = counts[15];
   hrx_pb_reader_t r;
   hrx_onnx_node_t* node_array = NULL;
   hrx_onnx_tensor_t* init_array = NULL;
+  hrx_onnx_sparse_tensor_t* sparse_array = NULL;
   hrx_onnx_value_info_t* input_array = NULL;
   hrx_onnx_value_info_t* output_array = NULL;
   HRX_ONNX_NEW(m, node_array, nodes);
   HRX_ONNX_NEW(m, init_array, inits);
+  HRX_ONNX_NEW(m, sparse_array, sparse);
   HRX_ONNX_NEW(m, input_array, inputs);
   HRX_ONNX_NEW(m, output_array, outputs);
   info->nodes = node_array;
   info->initializers = init_array;
+  info->sparse_initializers = sparse_array;
   info->inputs = input_array;
   info->outputs = output_array;
   r = hrx_pb_reader(data, length);
@@ -605,7 +692,7 @@ static hrx_status_t hrx_onnx_graph(hrx_onnx_model_t* m, const uint8_t* data,
     if (f.number == 2) {
       status = hrx_onnx_string(m, &f, &info->graph_name);
     } else if (f.number == 1 || f.number == 5 || f.number == 11 ||
-               f.number == 12) {
+               f.number == 12 || f.number == 15) {
       status = hrx_onnx_expect(&f, HRX_PB_LEN);
       if (status == HRX_OK && f.number == 1) {
         status = hrx_onnx_node(m, f.data, f.length,
@@ -621,6 +708,10 @@ static hrx_status_t hrx_onnx_graph(hrx_onnx_model_t* m, const uint8_t* data,
       } else if (status == HRX_OK && f.number == 5) {
         status = hrx_onnx_tensor(m, f.data, f.length,
                                  &init_array[info->initializer_count++]);
+      } else if (status == HRX_OK && f.number == 15) {
+        status = hrx_onnx_sparse(
+            m, f.data, f.length,
+            &sparse_array[info->sparse_initializer_count++]);
       } else if (status == HRX_OK && f.number == 11) {
         status = hrx_onnx_value_info(m, f.data, f.length,
                                      &input_array[info->input_count++]);
@@ -785,6 +876,20 @@ hrx_status_t hrx_onnx_find_initializer(const hrx_onnx_model_t* m,
   return hrx_make_status(HRX_STATUS_NOT_FOUND, "no initializer '%s'", name);
 }
 
+hrx_status_t hrx_onnx_find_sparse_initializer(
+    const hrx_onnx_model_t* m, const char* name,
+    const hrx_onnx_sparse_tensor_t** out) {
+  *out = NULL;
+  for (size_t i = 0; i < m->info.sparse_initializer_count; ++i) {
+    if (!strcmp(m->info.sparse_initializers[i].name, name)) {
+      *out = &m->info.sparse_initializers[i];
+      return HRX_OK;
+    }
+  }
+  return hrx_make_status(HRX_STATUS_NOT_FOUND, "no sparse initializer '%s'",
+                         name);
+}
+
 hrx_status_t hrx_onnx_find_producer(const hrx_onnx_model_t* m,
                                     const char* output,
                                     const hrx_onnx_node_t** out) {
@@ -936,4 +1041,83 @@ hrx_status_t hrx_onnx_attribute(const hrx_onnx_node_t* node, const char* name,
   return hrx_make_status(HRX_STATUS_NOT_FOUND,
                          "node '%s' (%s) has no attribute '%s'", node->name,
                          node->op_type, name);
+}
+
+/* The row-major position of index |i|, checked against the shape. */
+static bool hrx_onnx_sparse_position(const hrx_onnx_sparse_tensor_t* t,
+                                     const int64_t* indices, uint64_t i,
+                                     uint64_t* out) {
+  if (t->indices.rank == 1) {
+    int64_t linear = indices[i];
+    *out = (uint64_t)linear;
+    return linear >= 0 && (uint64_t)linear < t->elements;
+  }
+  uint64_t position = 0;
+  for (size_t d = 0; d < t->rank; ++d) {
+    int64_t k = indices[i * t->rank + d];
+    if (k < 0 || k >= t->dims[d]) return false;
+    position = position * (uint64_t)t->dims[d] + (uint64_t)k;
+  }
+  *out = position;
+  return true;
+}
+
+hrx_status_t hrx_onnx_sparse_tensor_read(const hrx_onnx_sparse_tensor_t* t,
+                                         hrx_allocator_t allocator,
+                                         void* buffer, size_t capacity) {
+  size_t size = hrx_onnx_dtype_size(t->dtype);
+  if (!size) {
+    return hrx_make_status(HRX_STATUS_UNIMPLEMENTED,
+                           "sparse tensor '%s' holds %s values", t->name,
+                           hrx_onnx_dtype_name(t->dtype));
+  }
+  /* Parsing bounded elements * size by 2^64 through the values tensor
+   * only; the dense size is checked here. */
+  uint64_t bytes = 0;
+  if (__builtin_mul_overflow(t->elements, (uint64_t)size, &bytes) ||
+      bytes > capacity) {
+    return hrx_make_status(HRX_STATUS_OUT_OF_RANGE,
+                           "sparse tensor '%s' needs %llu elements of %zu "
+                           "bytes dense, the buffer holds %zu bytes",
+                           t->name, (unsigned long long)t->elements, size,
+                           capacity);
+  }
+  size_t value_bytes = (size_t)t->nonzeros * size;
+  size_t index_bytes = (size_t)t->indices.elements * sizeof(int64_t);
+  uint8_t* values = NULL;
+  int64_t* indices = NULL;
+  HRX_RETURN_IF_ERROR(hrx_allocator_malloc_uninitialized(
+      allocator, value_bytes ? value_bytes : 1, (void**)&values));
+  hrx_status_t status = hrx_allocator_malloc_uninitialized(
+      allocator, index_bytes ? index_bytes : 1, (void**)&indices);
+  if (status == HRX_OK) {
+    status = hrx_onnx_tensor_read(&t->values, values, value_bytes);
+  }
+  if (status == HRX_OK) {
+    status = hrx_onnx_tensor_read(&t->indices, indices, index_bytes);
+  }
+  if (status == HRX_OK) memset(buffer, 0, (size_t)bytes);
+  uint64_t previous = 0;
+  for (uint64_t i = 0; status == HRX_OK && i < t->nonzeros; ++i) {
+    uint64_t at = 0;
+    if (!hrx_onnx_sparse_position(t, indices, i, &at)) {
+      status = hrx_make_status(HRX_STATUS_DATA_LOSS,
+                               "sparse tensor '%s': index %llu lies outside "
+                               "its shape",
+                               t->name, (unsigned long long)i);
+    } else if (i > 0 && at <= previous) {
+      status = hrx_make_status(HRX_STATUS_DATA_LOSS,
+                               "sparse tensor '%s': index %llu is not after "
+                               "index %llu (indices must ascend without "
+                               "repeats)",
+                               t->name, (unsigned long long)i,
+                               (unsigned long long)(i - 1));
+    } else {
+      memcpy((uint8_t*)buffer + at * size, values + i * size, size);
+      previous = at;
+    }
+  }
+  hrx_allocator_free(allocator, indices);
+  hrx_allocator_free(allocator, values);
+  return status;
 }

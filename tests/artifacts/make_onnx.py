@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Builds ONNX models with the onnx package (python3-onnx) for the artifacts
 tests: a conv/matmul model with raw and typed initializers and a node with
-attributes of every type, a model with external data, and malformed ones.
+attributes of every type, a model with external data, sparse initializers,
+and malformed ones.
 
 usage: make_onnx.py OUT_DIR          (the test models)
        make_onnx.py OUT_DIR MIB      (big.onnx, about MIB MiB of weights)
@@ -80,6 +81,45 @@ def mismatched_model():
     return helper.make_model(helper.make_graph([node], "bad", [x], [y], [t]))
 
 
+def sparse_graph(name, tensors):
+    x = helper.make_tensor_value_info("X", TensorProto.FLOAT, [3, 4])
+    y = helper.make_tensor_value_info("Y", TensorProto.FLOAT, [3, 4])
+    node = helper.make_node("Identity", ["X"], ["Y"])
+    return helper.make_model(helper.make_graph(
+        [node], name, [x], [y], sparse_initializer=tensors))
+
+
+def sparse_tensor(name, values, indices, dims):
+    return helper.make_sparse_tensor(
+        numpy_helper.from_array(values, name),
+        numpy_helper.from_array(indices, name + "_indices"), dims)
+
+
+def sparse_models(out):
+    """Sparse initializers with linear and [NNZ, rank] indices, and broken
+    ones: indices out of order, outside the shape, of type INT32."""
+    models = {
+        "sparse.onnx": [
+            sparse_tensor("SL", np.array([1.5, -2, 7], np.float32),
+                          np.array([1, 6, 11], np.int64), [3, 4]),
+            sparse_tensor("ST", np.array([5, 9], np.int32),
+                          np.array([[0, 1], [2, 3]], np.int64), [3, 4]),
+        ],
+        "sparse_order.onnx": [
+            sparse_tensor("S", np.array([1, 2], np.float32),
+                          np.array([6, 1], np.int64), [3, 4])],
+        "sparse_outside.onnx": [
+            sparse_tensor("S", np.array([1, 2], np.float32),
+                          np.array([[0, 1], [3, 0]], np.int64), [3, 4])],
+        "sparse_int32.onnx": [
+            sparse_tensor("S", np.array([1], np.float32),
+                          np.array([1], np.int32), [3, 4])],
+    }
+    for file, tensors in models.items():
+        with open(os.path.join(out, file), "wb") as f:
+            f.write(sparse_graph("sparse", tensors).SerializeToString())
+
+
 def big_model(out, mib):
     """A chain of MatMul+Add layers whose weights total about |mib| MiB."""
     layers = max(1, mib // 4)
@@ -118,6 +158,7 @@ def main():
     with open(os.path.join(out, "mismatch.onnx"), "wb") as f:
         f.write(mismatched_model().SerializeToString())
     external_model(out)
+    sparse_models(out)
 
 
 if __name__ == "__main__":

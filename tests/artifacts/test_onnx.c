@@ -204,6 +204,10 @@ static void test_refusals(void** state) {
       {{0x3a, 0x0f, 0x2a, 0x0d, 0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
         0xff, 0xff, 0xff, 0x01, 0x10, 0x01},
        17, "negative or overflowing"},
+      /* graph { sparse_initializer { values { dims: 1, FLOAT, 0.0 } } } */
+      {{0x3a, 0x0d, 0x7a, 0x0b, 0x0a, 0x09, 0x08, 0x01, 0x10, 0x01, 0x25, 0,
+        0, 0, 0},
+       15, "sparse tensor '(unnamed)' has no indices"},
   };
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
     hrx_onnx_model_t* m = NULL;
@@ -225,6 +229,65 @@ static void test_refusals(void** state) {
                      HRX_STATUS_FAILED_PRECONDITION);
   free(data);
   free(path);
+}
+
+/* Sparse initializers decode to their dense form; bad indices are named. */
+static void test_sparse_initializers(void** state) {
+  hrx_onnx_model_t* m = open_model(*state, "sparse.onnx");
+  const hrx_onnx_model_info_t* info = hrx_onnx_info(m);
+  assert_int_equal(info->initializer_count, 0);
+  assert_int_equal(info->sparse_initializer_count, 2);
+  const hrx_onnx_sparse_tensor_t* linear = NULL;
+  assert_ok(hrx_onnx_find_sparse_initializer(m, "SL", &linear));
+  assert_int_equal(linear->dtype, HRX_ONNX_FLOAT);
+  assert_int_equal(linear->rank, 2);
+  assert_int_equal(linear->elements, 12);
+  assert_int_equal(linear->nonzeros, 3);
+  float dense[12];
+  memset(dense, 0xff, sizeof(dense));
+  assert_ok(hrx_onnx_sparse_tensor_read(linear, hrx_allocator_system(), dense,
+                                        sizeof(dense)));
+  const float want[12] = {0, 1.5f, 0, 0, 0, 0, -2, 0, 0, 0, 0, 7};
+  assert_memory_equal(dense, want, sizeof(want));
+  assert_status_code(hrx_onnx_sparse_tensor_read(linear,
+                                                 hrx_allocator_system(),
+                                                 dense, sizeof(dense) - 4),
+                     HRX_STATUS_OUT_OF_RANGE);
+  const hrx_onnx_sparse_tensor_t* tuples = NULL;
+  assert_ok(hrx_onnx_find_sparse_initializer(m, "ST", &tuples));
+  assert_int_equal(tuples->indices.rank, 2);
+  int32_t ints[12];
+  assert_ok(hrx_onnx_sparse_tensor_read(tuples, hrx_allocator_system(), ints,
+                                        sizeof(ints)));
+  const int32_t want_ints[12] = {0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 9};
+  assert_memory_equal(ints, want_ints, sizeof(want_ints));
+  /* Dense and sparse initializers are looked up apart. */
+  const hrx_onnx_tensor_t* dense_view = NULL;
+  assert_status_code(hrx_onnx_find_initializer(m, "SL", &dense_view),
+                     HRX_STATUS_NOT_FOUND);
+  assert_status_code(hrx_onnx_find_sparse_initializer(m, "nope", &linear),
+                     HRX_STATUS_NOT_FOUND);
+  hrx_onnx_close(m);
+
+  static const struct {
+    const char* file;
+    const char* message;
+  } bad[] = {{"sparse_order.onnx", "must ascend"},
+             {"sparse_outside.onnx", "outside its shape"}};
+  for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); ++i) {
+    m = open_model(*state, bad[i].file);
+    const hrx_onnx_sparse_tensor_t* t = NULL;
+    assert_ok(hrx_onnx_find_sparse_initializer(m, "S", &t));
+    hrx_status_t status = hrx_onnx_sparse_tensor_read(
+        t, hrx_allocator_system(), dense, sizeof(dense));
+    if (!status || !strstr(hrx_status_message(status), bad[i].message)) {
+      fail_msg("%s: %s", bad[i].file,
+               status ? hrx_status_message(status) : "OK");
+    }
+    assert_status_code(status, HRX_STATUS_DATA_LOSS);
+    hrx_onnx_close(m);
+  }
+  expect_refusal(*state, "sparse_int32.onnx", "indices must be INT64");
 }
 
 /* Typed values one per field (unpacked), as older writers store them. */
@@ -264,6 +327,7 @@ int main(void) {
       cmocka_unit_test(test_attributes_of_every_type),
       cmocka_unit_test(test_external_data),
       cmocka_unit_test(test_refusals),
+      cmocka_unit_test(test_sparse_initializers),
       cmocka_unit_test(test_unpacked_typed_values),
       cmocka_unit_test(test_allocation_failures),
   };

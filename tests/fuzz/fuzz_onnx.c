@@ -47,6 +47,17 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       free(buffer);
     }
   }
+  for (size_t i = 0; i < info->sparse_initializer_count; ++i) {
+    const hrx_onnx_sparse_tensor_t* t = &info->sparse_initializers[i];
+    uint64_t bytes = t->elements * hrx_onnx_dtype_size(t->dtype);
+    if (t->elements <= (1u << 16) && bytes <= (1u << 16)) {
+      uint8_t* buffer = malloc(bytes ? bytes : 1);
+      status = hrx_onnx_sparse_tensor_read(t, hrx_allocator_system(), buffer,
+                                           bytes);
+      hrx_status_free(status);
+      free(buffer);
+    }
+  }
   (void)sink;
   hrx_onnx_close(m);
   return 0;

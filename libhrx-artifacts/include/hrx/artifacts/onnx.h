@@ -70,6 +70,19 @@ typedef struct hrx_onnx_tensor_t {
   size_t proto_length;
 } hrx_onnx_tensor_t;
 
+/* A sparse initializer (GraphProto.sparse_initializer): a dense tensor of
+ * shape |dims| that is zero except at |indices|, which hold |values|. */
+typedef struct hrx_onnx_sparse_tensor_t {
+  const char* name; /* the values' name */
+  int32_t dtype;    /* the values' dtype */
+  size_t rank;      /* of the dense tensor */
+  const int64_t* dims;
+  uint64_t elements;
+  uint64_t nonzeros;
+  hrx_onnx_tensor_t values;  /* [nonzeros] */
+  hrx_onnx_tensor_t indices; /* INT64: [nonzeros] linear, or [nonzeros, rank] */
+} hrx_onnx_sparse_tensor_t;
+
 typedef struct hrx_onnx_attribute_t {
   const char* name;
   hrx_onnx_attribute_type_t type;
@@ -128,6 +141,8 @@ typedef struct hrx_onnx_model_info_t {
   size_t output_count;
   const hrx_onnx_tensor_t* initializers;
   size_t initializer_count;
+  const hrx_onnx_sparse_tensor_t* sparse_initializers;
+  size_t sparse_initializer_count;
 } hrx_onnx_model_info_t;
 
 /* Reads and indexes |path|. DATA_LOSS names what is malformed. */
@@ -147,6 +162,11 @@ HRX_API const hrx_onnx_model_info_t* hrx_onnx_info(
 HRX_API HRX_MUST_USE hrx_status_t hrx_onnx_find_initializer(
     const hrx_onnx_model_t* model, const char* name,
     const hrx_onnx_tensor_t** out_tensor);
+/* The same for sparse initializers (hrx_onnx_find_initializer finds only
+ * dense ones). */
+HRX_API HRX_MUST_USE hrx_status_t hrx_onnx_find_sparse_initializer(
+    const hrx_onnx_model_t* model, const char* name,
+    const hrx_onnx_sparse_tensor_t** out_tensor);
 /* The node producing |output|; NOT_FOUND when none does (a graph input or
  * initializer, say). */
 HRX_API HRX_MUST_USE hrx_status_t hrx_onnx_find_producer(
@@ -161,6 +181,16 @@ HRX_API HRX_MUST_USE hrx_status_t hrx_onnx_find_producer(
  * DATA_LOSS when an external file is shorter than its range. */
 HRX_API HRX_MUST_USE hrx_status_t hrx_onnx_tensor_read(
     const hrx_onnx_tensor_t* tensor, void* buffer, size_t capacity);
+
+/* Decodes |tensor| into its dense form in |buffer| (elements * dtype size
+ * bytes, zero where no index points; OUT_OF_RANGE when |capacity| is
+ * smaller), with |allocator| for scratch space. DATA_LOSS for an index
+ * outside the shape or indices not in ascending order without repeats, as
+ * the ONNX spec requires (the buffer's contents are then unspecified);
+ * UNIMPLEMENTED for STRING values. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_onnx_sparse_tensor_read(
+    const hrx_onnx_sparse_tensor_t* tensor, hrx_allocator_t allocator,
+    void* buffer, size_t capacity);
 
 /* Checked attribute access: NOT_FOUND when |node| has no attribute |name|,
  * INVALID_ARGUMENT when it has another type (both name node and

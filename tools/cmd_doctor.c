@@ -4,7 +4,9 @@
 #include <string.h>
 
 #include "hrx/artifacts.h"
+#include "hrx/exec.h"
 #include "hrx/fabric.h"
+#include "hrx/gpu.h"
 #include "hrx/loom.h"
 #include "hrx_cli.h"
 
@@ -27,10 +29,19 @@ int hrx_cmd_doctor(int argc, char** argv) {
   }
   hrx_allocator_t allocator = hrx_allocator_system();
   printf("libraries:\n");
-  printf("  %-12s %s\n", "hrx-core", hrx_core_version());
-  printf("  %-12s %s\n", "hrx-fabric", hrx_fabric_version());
-  printf("  %-12s %s\n", "hrx-loom", hrx_loom_version());
-  printf("  %-12s %s\n", "hrx-artifacts", hrx_artifacts_version());
+  /* Layer order, so a mismatched installed library stands out. */
+  const struct {
+    const char* name;
+    const char* version;
+  } libraries[] = {{"hrx-core", hrx_core_version()},
+                   {"hrx-fabric", hrx_fabric_version()},
+                   {"hrx-gpu", hrx_gpu_version()},
+                   {"hrx-loom", hrx_loom_version()},
+                   {"hrx-exec", hrx_exec_version()},
+                   {"hrx-artifacts", hrx_artifacts_version()}};
+  for (size_t i = 0; i < sizeof(libraries) / sizeof(libraries[0]); ++i) {
+    printf("  %-13s %s\n", libraries[i].name, libraries[i].version);
+  }
 
   printf("paths:\n");
   char* cache = NULL;

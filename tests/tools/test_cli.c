@@ -84,7 +84,15 @@ static void test_doctor_cache_root(void** state) {
   assert_non_null(strstr(r.output, "cache root   /var/tmp/xdg/hrx (from xdg)"));
   assert_non_null(strstr(r.output, "devices:"));
   assert_non_null(strstr(r.output, "host         HRX host device"));
-  assert_non_null(strstr(r.output, "hrx-loom"));
+  /* Every library, in layer order. */
+  const char* at = r.output;
+  static const char* const layers[] = {"hrx-core ", "hrx-fabric", "hrx-gpu",
+                                       "hrx-loom", "hrx-exec",
+                                       "hrx-artifacts"};
+  for (size_t i = 0; i < sizeof(layers) / sizeof(layers[0]); ++i) {
+    at = strstr(at, layers[i]);
+    if (!at) fail_msg("doctor lists no %s in order:\n%s", layers[i], r.output);
+  }
   /* A relative XDG_CACHE_HOME falls back to $HOME/.cache/hrx. */
   run_hrx("XDG_CACHE_HOME=relative HOME=/home/someone", "doctor", &r);
   assert_int_equal(r.exit_code, 0);

@@ -97,8 +97,32 @@ bool hrx_host_dispatch_prepare(hrx_host_device_t* device,
 /* Memory                                                                  */
 /*===------------------------------------------------------------------===*/
 
+/* The slot a load or store last resolved: lanes of one instruction
+ * nearly always share it, so most lanes need only the bounds test. */
+typedef struct hrx_window_t {
+  uint64_t slot;
+  uint8_t* base;
+  uint64_t size;
+} hrx_window_t;
+
+#define HRX_WINDOW_NONE {.slot = UINT64_MAX}
+
 static uint8_t* hrx_resolve(hrx_group_t* g, uint64_t ptr, uint32_t bytes,
-                            uint32_t pc, uint32_t lane) {
+                            uint32_t pc, uint32_t lane, hrx_window_t* out);
+
+static inline uint8_t* hrx_resolve_in(hrx_group_t* g, hrx_window_t* window,
+                                      uint64_t ptr, uint32_t bytes,
+                                      uint32_t pc, uint32_t lane) {
+  uint64_t offset = ptr & HRX_HOST_OFFSET_MASK;
+  if ((ptr >> HRX_HOST_PTR_SHIFT) == window->slot && offset <= window->size &&
+      window->size - offset >= bytes) {
+    return window->base + offset;
+  }
+  return hrx_resolve(g, ptr, bytes, pc, lane, window);
+}
+
+static uint8_t* hrx_resolve(hrx_group_t* g, uint64_t ptr, uint32_t bytes,
+                            uint32_t pc, uint32_t lane, hrx_window_t* out) {
   uint64_t slot = ptr >> HRX_HOST_PTR_SHIFT;
   uint64_t offset = ptr & HRX_HOST_OFFSET_MASK;
   uint8_t* base;
@@ -126,6 +150,7 @@ static uint8_t* hrx_resolve(hrx_group_t* g, uint64_t ptr, uint32_t bytes,
     hrx_fault_here(g->dispatch, fault);
     return NULL;
   }
+  *out = (hrx_window_t){.slot = slot, .base = base, .size = size};
   return base + offset;
 }
 
@@ -188,10 +213,46 @@ static uint64_t hrx_combine(uint32_t kind, uint8_t type, uint64_t a,
   }
 }
 
-static uint64_t hrx_read_bits(const uint8_t* at, uint32_t bytes) {
-  uint64_t v = 0;
-  memcpy(&v, at, bytes);
-  return v;
+/* Fixed-size loads: a variable-length memcpy into a zeroed 8-byte
+ * temporary makes the CPU reload a partly written word, a store-forwarding
+ * stall on every lane of every load. */
+static inline uint64_t hrx_read_bits(const uint8_t* at, uint32_t bytes) {
+  switch (bytes) {
+    case 1: return *at;
+    case 2: {
+      uint16_t v;
+      memcpy(&v, at, 2);
+      return v;
+    }
+    case 4: {
+      uint32_t v;
+      memcpy(&v, at, 4);
+      return v;
+    }
+    default: {
+      uint64_t v;
+      memcpy(&v, at, 8);
+      return v;
+    }
+  }
+}
+
+static inline void hrx_write_bits(uint8_t* at, uint32_t bytes,
+                                  uint64_t value) {
+  switch (bytes) {
+    case 1: *at = (uint8_t)value; break;
+    case 2: {
+      uint16_t v = (uint16_t)value;
+      memcpy(at, &v, 2);
+      break;
+    }
+    case 4: {
+      uint32_t v = (uint32_t)value;
+      memcpy(at, &v, 4);
+      break;
+    }
+    default: memcpy(at, &value, 8); break;
+  }
 }
 
 static uint64_t hrx_load_value(const uint8_t* at, uint8_t type) {
@@ -591,7 +652,20 @@ static uint32_t hrx_run_wave(hrx_group_t* g, hrx_wave_t* w,
       case HRX_HOST_OP_FLOG: HRX_FLOAT1(logf(x), log(x)); break;
       case HRX_HOST_OP_FTANH: HRX_FLOAT1(tanhf(x), tanh(x)); break;
       case HRX_HOST_OP_ICMP:
-        HRX_LANES(D = hrx_icmp(i->aux, type, A, B));
+        /* The predicate picks the loop, not each lane's comparison. */
+        switch ((hrx_host_icmp_t)i->aux) {
+          case HRX_HOST_ICMP_SLT: HRX_LANES(D = (int64_t)A < (int64_t)B); break;
+          case HRX_HOST_ICMP_SGE:
+            HRX_LANES(D = (int64_t)A >= (int64_t)B);
+            break;
+          case HRX_HOST_ICMP_ULT:
+            HRX_LANES(D = hrx_unsigned(A, type) < hrx_unsigned(B, type));
+            break;
+          case HRX_HOST_ICMP_EQ:
+            HRX_LANES(D = hrx_unsigned(A, type) == hrx_unsigned(B, type));
+            break;
+          default: HRX_LANES(D = hrx_icmp(i->aux, type, A, B)); break;
+        }
         break;
       case HRX_HOST_OP_FCMP:
         HRX_LANES(D = hrx_fcmp(i->aux, hrx_as_double(type, A),
@@ -599,17 +673,32 @@ static uint32_t hrx_run_wave(hrx_group_t* g, hrx_wave_t* w,
         break;
       case HRX_HOST_OP_SELECT: HRX_LANES(D = A ? B : C); break;
       case HRX_HOST_OP_CVT:
-        HRX_LANES(D = hrx_convert(i->imm, i->aux, type, A));
+        if (i->imm == HRX_HOST_CVT_SEXT) {
+          HRX_LANES(D = hrx_norm(A, type));
+        } else if (i->imm == HRX_HOST_CVT_ZEXT) {
+          HRX_LANES(D = hrx_norm(hrx_unsigned(A, i->aux), type));
+        } else {
+          HRX_LANES(D = hrx_convert(i->imm, i->aux, type, A));
+        }
         break;
       case HRX_HOST_OP_WORKITEM_ID: {
+        /* Divide once for lane 0, then step (x, y, z) lane by lane: a
+         * 64-bit division per lane dominated index-heavy kernels. */
         const uint32_t* size = dispatch->workgroup_size;
-        HRX_LANES({
-          uint64_t flat = (uint64_t)wave_index * L + l;
-          uint64_t id = i->aux == 0 ? flat % size[0]
-                        : i->aux == 1 ? flat / size[0] % size[1]
-                                      : flat / ((uint64_t)size[0] * size[1]);
-          D = id;
-        });
+        uint64_t flat = (uint64_t)wave_index * L;
+        uint64_t x = flat % size[0], y = flat / size[0] % size[1],
+                 z = flat / ((uint64_t)size[0] * size[1]);
+        for (uint32_t l = 0; l < L; ++l) {
+          temp[l] = i->aux == 0 ? x : i->aux == 1 ? y : z;
+          if (++x == size[0]) {
+            x = 0;
+            if (++y == size[1]) {
+              y = 0;
+              ++z;
+            }
+          }
+        }
+        HRX_LANES(D = temp[l]);
         break;
       }
       case HRX_HOST_OP_WORKGROUP_ID: {
@@ -646,9 +735,10 @@ static uint32_t hrx_run_wave(hrx_group_t* g, hrx_wave_t* w,
       case HRX_HOST_OP_LOAD: {
         uint32_t bytes = hrx_type_bytes(type);
         bool ok = true;
+        hrx_window_t window = HRX_WINDOW_NONE;
         HRX_LANES({
           if (ok) {
-            const uint8_t* at = hrx_resolve(g, A, bytes, pc, l);
+            const uint8_t* at = hrx_resolve_in(g, &window, A, bytes, pc, l);
             if (at) {
               D = hrx_load_value(at, type);
             } else {
@@ -666,9 +756,10 @@ static uint32_t hrx_run_wave(hrx_group_t* g, hrx_wave_t* w,
         bool ok = true;
         /* Stores with uniform operands write once for the wave. */
         const bool uniform = sa == 0 && sb == 0;
+        hrx_window_t window = HRX_WINDOW_NONE;
         for (uint64_t m = uniform ? 1 : w->exec; m && ok; m &= m - 1) {
           const uint32_t l = (uint32_t)__builtin_ctzll(m);
-          uint8_t* at = hrx_resolve(g, A, bytes, pc, l);
+          uint8_t* at = hrx_resolve_in(g, &window, A, bytes, pc, l);
           if (!at) {
             ok = false;
           } else if (atomic && (uintptr_t)at % bytes) {
@@ -683,8 +774,7 @@ static uint32_t hrx_run_wave(hrx_group_t* g, hrx_wave_t* w,
           } else if (atomic && bytes == 8) {
             __atomic_store_n((uint64_t*)at, B, hrx_store_order(i->imm));
           } else {
-            uint64_t value = B;
-            memcpy(at, &value, bytes);
+            hrx_write_bits(at, bytes, B);
           }
         }
         if (!ok) return WAVE_FAULT;
@@ -694,8 +784,9 @@ static uint32_t hrx_run_wave(hrx_group_t* g, hrx_wave_t* w,
       case HRX_HOST_OP_ATOMIC_RMW: {
         uint32_t bytes = hrx_type_bytes(type);
         bool ok = true;
+        hrx_window_t window = HRX_WINDOW_NONE;
         HRX_LANES({
-          uint8_t* at = ok ? hrx_resolve(g, A, bytes, pc, l) : NULL;
+          uint8_t* at = ok ? hrx_resolve_in(g, &window, A, bytes, pc, l) : NULL;
           if (!at) {
             ok = false;
           } else if ((uintptr_t)at % bytes || (bytes != 4 && bytes != 8)) {

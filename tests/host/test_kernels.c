@@ -415,6 +415,64 @@ static void test_wave64_subgroup_ops(void** state) {
   hrx_fabric_memory_free(h->device, &out);
 }
 
+/* Work-item ids of a 5x3x4 workgroup (60 threads: the second wave runs
+ * 28 of 32 lanes), two workgroups: out[g][flat] = {x, y, z}. */
+static const char* const ids_kernel =
+    "host.target<cpu> @h {subgroup_size = 32}\n"
+    "kernel.def target(@h) export(\"ids\") @ids() {\n"
+    "  %one = index.constant 1 : index\n"
+    "  %two = index.constant 2 : index\n"
+    "  %sx = index.constant 5 : index\n"
+    "  %sy = index.constant 3 : index\n"
+    "  %sz = index.constant 4 : index\n"
+    "  kernel.launch.config workgroups(%two, %one, %one) "
+    "workgroup_size(%sx, %sy, %sz) : index\n"
+    "} launch(%out: buffer) {\n"
+    "  %o = index.constant 0 : offset\n"
+    "  %g = kernel.workgroup.id<x> : index\n"
+    "  %x = kernel.workitem.id<x> : index\n"
+    "  %y = kernel.workitem.id<y> : index\n"
+    "  %z = kernel.workitem.id<z> : index\n"
+    "  %c5 = index.constant 5 : index\n"
+    "  %c15 = index.constant 15 : index\n"
+    "  %yz = index.mul %y, %c5 : index\n"
+    "  %zz = index.mul %z, %c15 : index\n"
+    "  %xy = index.add %x, %yz : index\n"
+    "  %flat = index.add %xy, %zz : index\n"
+    "  %ov = buffer.view %out[%o] : buffer -> view<2x60x3xi32>\n"
+    "  %x32 = index.cast %x : index to i32\n"
+    "  %y32 = index.cast %y : index to i32\n"
+    "  %z32 = index.cast %z : index to i32\n"
+    "  %c0i = index.constant 0 : index\n"
+    "  %c1i = index.constant 1 : index\n"
+    "  %c2i = index.constant 2 : index\n"
+    "  view.store %x32, %ov[%g, %flat, %c0i] : i32, view<2x60x3xi32>\n"
+    "  view.store %y32, %ov[%g, %flat, %c1i] : i32, view<2x60x3xi32>\n"
+    "  view.store %z32, %ov[%g, %flat, %c2i] : i32, view<2x60x3xi32>\n"
+    "  kernel.return\n"
+    "}\n";
+
+static void test_workitem_ids_in_three_dimensions(void** state) {
+  harness_t* h = *state;
+  harness_load_source(h, "ids.loom", ids_kernel, strlen(ids_kernel), NULL);
+  hrx_fabric_memory_t out = harness_buffer(h, 2 * 60 * 3 * 4);
+  memset(out.host_pointer, 0xff, 2 * 60 * 3 * 4);
+  uint64_t none = 0;
+  harness_arg_t args[] = {ARG_BUF(out)};
+  assert_ok(harness_run(h, "ids", &none, 0, args, 1));
+  const int32_t* o = out.host_pointer;
+  for (int g = 0; g < 2; ++g) {
+    for (int flat = 0; flat < 60; ++flat) {
+      const int32_t* id = o + (g * 60 + flat) * 3;
+      if (id[0] != flat % 5 || id[1] != flat / 5 % 3 || id[2] != flat / 15) {
+        fail_msg("group %d thread %d: ids %d %d %d", g, flat, id[0], id[1],
+                 id[2]);
+      }
+    }
+  }
+  hrx_fabric_memory_free(h->device, &out);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_saxpy, setup, teardown),
@@ -430,6 +488,8 @@ int main(void) {
                                       teardown),
       cmocka_unit_test_setup_teardown(test_wave64_subgroup_ops, setup,
                                       teardown),
+      cmocka_unit_test_setup_teardown(test_workitem_ids_in_three_dimensions,
+                                      setup, teardown),
       cmocka_unit_test_setup_teardown(test_out_of_bounds_is_reported, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_unbound_buffer_is_reported, setup,

@@ -1,10 +1,12 @@
-/* hrx inspect FILE: a summary of a safetensors or ONNX file. */
+/* hrx inspect FILE: a summary of a safetensors file, an ONNX model or a
+ * host code object. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hrx/artifacts.h"
+#include "hrx/fabric.h"
 #include "hrx_cli.h"
 
 static void print_tensor(const hrx_safetensors_tensor_t* t) {
@@ -91,15 +93,85 @@ static int inspect_onnx(const char* path, hrx_onnx_model_t* model) {
   return HRX_EXIT_OK;
 }
 
-/* ONNX files have no magic number; safetensors ones start with a small
- * little-endian length and '{'. */
-static bool looks_like_safetensors(const char* path) {
+static const char* const host_type_names[HRX_HOST_TYPE_COUNT] = {
+    "i1", "i8", "i16", "i32", "i64", "f16", "bf16", "f32", "f64"};
+
+/* Loads the code object on a host device (which validates all of it) and
+ * lists its kernels with what 'hrx run' needs to call them. */
+static int inspect_code_object(const char* path) {
+  hrx_allocator_t allocator = hrx_allocator_system();
+  void* code = NULL;
+  size_t length = 0;
+  hrx_fabric_device_t* device = NULL;
+  hrx_fabric_executable_t* exe = NULL;
+  hrx_fabric_host_options_t options = {.worker_count = 1};
+  hrx_status_t status =
+      hrx_file_read_all(allocator, path, (size_t)1 << 30, &code, &length);
+  if (status == HRX_OK) {
+    status = hrx_fabric_host_device_create(&options, allocator, &device);
+  }
+  if (status == HRX_OK) {
+    status = hrx_fabric_executable_load(device, code, length, &exe);
+  }
+  size_t count = exe ? hrx_fabric_executable_kernel_count(exe) : 0;
+  if (status == HRX_OK) {
+    printf("%s: HRX host code object, %zu bytes, %zu kernel%s\n", path,
+           length, count, count == 1 ? "" : "s");
+  }
+  for (size_t k = 0; status == HRX_OK && k < count; ++k) {
+    hrx_fabric_kernel_info_t info;
+    hrx_fabric_kernel_info(hrx_fabric_executable_kernel_at(exe, k), &info);
+    hrx_fabric_launch_program_t* launch = NULL;
+    if (info.launch_program_length) {
+      status = hrx_fabric_launch_program_load(
+          info.launch_program, info.launch_program_length, allocator,
+          &launch);
+    }
+    if (status != HRX_OK) break;
+    printf("  kernel %s: subgroup %u, kernarg %u bytes, group segment %u, "
+           "private segment %u",
+           info.name, info.subgroup_size, info.kernarg_size,
+           info.group_segment_size, info.private_segment_size);
+    if (launch) {
+      size_t workload = hrx_fabric_launch_program_workload_count(launch);
+      printf(", %zu workload value%s", workload, workload == 1 ? "" : "s");
+    }
+    printf("\n");
+    for (uint32_t a = 0; a < info.arg_count; ++a) {
+      const hrx_fabric_kernel_arg_t* arg = &info.args[a];
+      const char* type = arg->kind == HRX_FABRIC_ARG_BUFFER ? "buffer"
+                         : arg->type < HRX_HOST_TYPE_COUNT
+                             ? host_type_names[arg->type]
+                             : "?";
+      printf("    arg %u  %-6s at %u, %u bytes\n", a, type, arg->offset,
+             arg->size);
+    }
+    hrx_fabric_launch_program_destroy(launch);
+  }
+  if (exe) hrx_fabric_executable_release(exe);
+  if (device) hrx_fabric_device_release(device);
+  hrx_allocator_free(allocator, code);
+  return status == HRX_OK ? HRX_EXIT_OK : hrx_cli_fail("inspect", status);
+}
+
+typedef enum file_kind_e {
+  FILE_ONNX,
+  FILE_SAFETENSORS,
+  FILE_CODE_OBJECT,
+} file_kind_t;
+
+/* Code objects start with "HXCO"; safetensors files with a small
+ * little-endian length and '{'; ONNX files have no magic number. */
+static file_kind_t sniff(const char* path) {
   FILE* file = fopen(path, "rb");
-  if (!file) return true; /* let the open report it */
+  if (!file) return FILE_SAFETENSORS; /* let the open report it */
   uint8_t head[9] = {0};
   size_t n = fread(head, 1, sizeof(head), file);
   fclose(file);
-  return n == sizeof(head) && head[8] == '{' && head[7] == 0 && head[6] == 0;
+  if (n >= 4 && !memcmp(head, "HXCO", 4)) return FILE_CODE_OBJECT;
+  return n == sizeof(head) && head[8] == '{' && head[7] == 0 && head[6] == 0
+             ? FILE_SAFETENSORS
+             : FILE_ONNX;
 }
 
 int hrx_cmd_inspect(int argc, char** argv) {
@@ -107,7 +179,9 @@ int hrx_cmd_inspect(int argc, char** argv) {
     return hrx_cli_usage_error("inspect", argc < 2 ? "missing FILE"
                                                    : "takes one FILE");
   }
-  if (!looks_like_safetensors(argv[1])) {
+  file_kind_t kind = sniff(argv[1]);
+  if (kind == FILE_CODE_OBJECT) return inspect_code_object(argv[1]);
+  if (kind == FILE_ONNX) {
     hrx_onnx_model_t* model = NULL;
     hrx_status_t status =
         hrx_onnx_open(argv[1], hrx_allocator_system(), &model);

@@ -57,9 +57,10 @@ static const char hrx_prepare_usage[] =
 static const char hrx_inspect_usage[] =
     "usage: hrx inspect FILE\n"
     "  validates a safetensors file (metadata and tensors: dtype, shape,\n"
-    "  bytes) or an ONNX model (producer, opsets, inputs and outputs,\n"
-    "  nodes by op type, initializer bytes); a malformed file exits 1\n"
-    "  with the reason\n";
+    "  bytes), an ONNX model (producer, opsets, inputs and outputs,\n"
+    "  nodes by op type, initializer bytes) or a host code object (its\n"
+    "  kernels: arguments, segments, workload values for 'hrx run'); a\n"
+    "  malformed file exits 1 with the reason\n";
 
 static const char hrx_fetch_usage[] =
     "usage: hrx fetch REPO FILE... [options]\n"

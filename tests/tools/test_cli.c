@@ -126,6 +126,23 @@ static void test_compile_and_run(void** state) {
   if (r.exit_code != 0) fail_msg("%s", r.output);
   assert_non_null(strstr(r.output, "buffer 1 (16 bytes): 2 3 4 5"));
   free(args);
+  /* inspect describes the code object, and refuses a damaged one. */
+  args = test_strdup_printf("inspect %s/s.hxco", root);
+  run_hrx(env, args, &r);
+  if (r.exit_code != 0) fail_msg("%s", r.output);
+  assert_non_null(strstr(r.output, "HRX host code object"));
+  assert_non_null(strstr(r.output, "kernel saxpy: subgroup 32"));
+  assert_non_null(strstr(r.output, "1 workload value"));
+  assert_non_null(strstr(r.output, "arg 2  buffer at 16"));
+  free(args);
+  char* code = test_strdup_printf("%s/s.hxco", root);
+  assert_int_equal(truncate(code, 100), 0);
+  args = test_strdup_printf("inspect %s", code);
+  run_hrx(env, args, &r);
+  assert_int_equal(r.exit_code, 1);
+  assert_non_null(strstr(r.output, "checksum"));
+  free(args);
+  free(code);
   char* dumped = test_strdup_printf("%s/out/buffer1.bin", root);
   struct stat info;
   assert_int_equal(stat(dumped, &info), 0);

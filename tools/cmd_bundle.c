@@ -83,14 +83,9 @@ int hrx_cmd_prepare(int argc, char** argv) {
     archive = argv[i];
   }
   hrx_allocator_t allocator = hrx_allocator_system();
-  char* manifest_path = NULL;
   hrx_fabric_bundle_manifest_t* manifest = NULL;
   hrx_status_t status =
-      hrx_fabric_bundle_manifest_path(allocator, &manifest_path);
-  if (status == HRX_OK) {
-    status = hrx_fabric_bundle_manifest_load(manifest_path, allocator,
-                                             &manifest);
-  }
+      hrx_fabric_bundle_manifest_load_pinned(allocator, &manifest);
   char* dir = NULL;
   if (status == HRX_OK && archive) {
     status = hrx_fabric_bundle_install(manifest, archive, NULL, allocator,
@@ -105,6 +100,5 @@ int hrx_cmd_prepare(int argc, char** argv) {
   }
   hrx_allocator_free(allocator, dir);
   hrx_fabric_bundle_manifest_destroy(manifest);
-  hrx_allocator_free(allocator, manifest_path);
   return status == HRX_OK ? HRX_EXIT_OK : hrx_cli_fail("prepare", status);
 }

@@ -62,8 +62,7 @@ int hrx_cmd_doctor(int argc, char** argv) {
   status = hrx_fabric_bundle_manifest_path(allocator, &manifest_path);
   if (status == HRX_OK) {
     printf("  %-12s %s\n", "bundle.json", manifest_path);
-    status = hrx_fabric_bundle_manifest_load(manifest_path, allocator,
-                                             &manifest);
+    status = hrx_fabric_bundle_manifest_load_pinned(allocator, &manifest);
   }
   char* bundle_dir = NULL;
   if (status == HRX_OK) {

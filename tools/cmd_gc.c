@@ -118,13 +118,8 @@ int hrx_cmd_gc(int argc, char** argv) {
          swept.kept);
 
   /* Bundles: only with a readable pin, never by guesswork. */
-  char* manifest_path = NULL;
   hrx_fabric_bundle_manifest_t* manifest = NULL;
-  status = hrx_fabric_bundle_manifest_path(allocator, &manifest_path);
-  if (status == HRX_OK) {
-    status = hrx_fabric_bundle_manifest_load(manifest_path, allocator,
-                                             &manifest);
-  }
+  status = hrx_fabric_bundle_manifest_load_pinned(allocator, &manifest);
   if (status != HRX_OK) {
     char text[1024];
     hrx_status_format(status, text, sizeof(text));
@@ -142,7 +137,6 @@ int hrx_cmd_gc(int argc, char** argv) {
            (unsigned long long)bundle_sweep.bytes, bundle_sweep.kept);
   }
   hrx_fabric_bundle_manifest_destroy(manifest);
-  hrx_allocator_free(allocator, manifest_path);
   free(root);
   return HRX_EXIT_OK;
 }

@@ -287,6 +287,24 @@ hrx_status_t hrx_fabric_bundle_manifest_path(hrx_allocator_t allocator,
   return hrx_allocator_strdup(allocator, chosen, out_path);
 }
 
+hrx_status_t hrx_fabric_bundle_manifest_load_pinned(
+    hrx_allocator_t allocator, hrx_fabric_bundle_manifest_t** out_manifest) {
+  *out_manifest = NULL;
+  char* path = NULL;
+  HRX_RETURN_IF_ERROR(hrx_fabric_bundle_manifest_path(allocator, &path));
+  hrx_status_t status =
+      hrx_fabric_bundle_manifest_load(path, allocator, out_manifest);
+  const char* chosen = getenv("HRX_BUNDLE_JSON");
+  if (hrx_status_is(status, HRX_STATUS_NOT_FOUND) &&
+      (!chosen || !chosen[0])) {
+    status = hrx_status_annotate(
+        status, "HRX is not installed at its prefix; set HRX_BUNDLE_JSON "
+                "to a bundle.json (a build tree has tools/bundle.json)");
+  }
+  hrx_allocator_free(allocator, path);
+  return status;
+}
+
 hrx_status_t hrx_fabric_bundle_manifest_format(
     const hrx_fabric_bundle_manifest_t* m, hrx_string_builder_t* out) {
   char hex[HRX_SHA256_HEX_SIZE];

@@ -318,6 +318,54 @@ static void test_remote_url_without_downloads(void** state) {
   free(archive);
 }
 
+/* The pinned manifest: $HRX_BUNDLE_JSON, else the installed one, whose
+ * absence (a build tree) comes with the way out. */
+static void test_pinned_manifest(void** state) {
+  const char* root = *state;
+  char* archive = NULL;
+  hrx_fabric_bundle_manifest_t* packed = pack_fixture(root, &archive);
+  hrx_string_builder_t text;
+  hrx_string_builder_init(hrx_allocator_system(), &text);
+  assert_ok(hrx_fabric_bundle_manifest_format(packed, &text));
+  char* json = test_strdup_printf("%s/pinned.json", root);
+  test_write_file(json, hrx_string_builder_cstr(&text),
+                  strlen(hrx_string_builder_cstr(&text)));
+  setenv("HRX_BUNDLE_JSON", json, 1);
+  hrx_fabric_bundle_manifest_t* m = NULL;
+  assert_ok(hrx_fabric_bundle_manifest_load_pinned(hrx_allocator_system(),
+                                                   &m));
+  assert_memory_equal(&m->archive_sha256, &packed->archive_sha256,
+                      sizeof(m->archive_sha256));
+  hrx_fabric_bundle_manifest_destroy(m);
+  /* A chosen file that is missing is reported as it is. */
+  char* missing = test_strdup_printf("%s/missing.json", root);
+  setenv("HRX_BUNDLE_JSON", missing, 1);
+  hrx_status_t status =
+      hrx_fabric_bundle_manifest_load_pinned(hrx_allocator_system(), &m);
+  char message[2048];
+  hrx_status_format(status, message, sizeof(message));
+  assert_null(strstr(message, "HRX_BUNDLE_JSON"));
+  assert_status_code(status, HRX_STATUS_NOT_FOUND);
+  unsetenv("HRX_BUNDLE_JSON");
+  char* installed = NULL;
+  assert_ok(hrx_fabric_bundle_manifest_path(hrx_allocator_system(),
+                                            &installed));
+  if (access(installed, F_OK) != 0) {
+    status = hrx_fabric_bundle_manifest_load_pinned(hrx_allocator_system(),
+                                                    &m);
+    hrx_status_format(status, message, sizeof(message));
+    assert_non_null(strstr(message, "set HRX_BUNDLE_JSON"));
+    assert_status_code(status, HRX_STATUS_NOT_FOUND);
+    assert_null(m);
+  }
+  free(installed);
+  free(missing);
+  free(json);
+  free(archive);
+  hrx_string_builder_deinit(&text);
+  hrx_fabric_bundle_manifest_destroy(packed);
+}
+
 /* A bundle may list no files (found by fuzz-bundle: empty arrays reached
  * qsort and bsearch with NULL). */
 static void test_empty_bundle(void** state) {
@@ -534,6 +582,8 @@ int main(void) {
                                       remove_dir),
       cmocka_unit_test_setup_teardown(test_remote_url_without_downloads,
                                       make_dir, remove_dir),
+      cmocka_unit_test_setup_teardown(test_pinned_manifest, make_dir,
+                                      remove_dir),
       cmocka_unit_test_setup_teardown(test_empty_bundle, make_dir, remove_dir),
       cmocka_unit_test_setup_teardown(test_tampering_installs_nothing,
                                       make_dir, remove_dir),

@@ -76,6 +76,12 @@ HRX_API HRX_MUST_USE hrx_status_t hrx_fabric_bundle_manifest_load(
 HRX_API HRX_MUST_USE hrx_status_t hrx_fabric_bundle_manifest_path(
     hrx_allocator_t allocator, char** out_path);
 
+/* Loads the pinned manifest. When none was chosen and the installed one
+ * is missing (HRX run from a build tree), NOT_FOUND says how to name one
+ * with HRX_BUNDLE_JSON. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_fabric_bundle_manifest_load_pinned(
+    hrx_allocator_t allocator, hrx_fabric_bundle_manifest_t** out_manifest);
+
 HRX_API void hrx_fabric_bundle_manifest_destroy(
     hrx_fabric_bundle_manifest_t* manifest);
 

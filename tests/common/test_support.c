@@ -99,6 +99,19 @@ void test_assert_status_code(hrx_status_t status, hrx_status_code_t code,
   hrx_status_free(status);
 }
 
+void test_assert_status(hrx_status_t status, hrx_status_code_t code,
+                        const char* text, const char* file, int line) {
+  char formatted[2048];
+  hrx_status_format(status, formatted, sizeof(formatted));
+  bool matched = hrx_status_code(status) == code && strstr(formatted, text);
+  hrx_status_free(status);
+  if (!matched) {
+    print_error("expected %s with '%s', got %s\n",
+                hrx_status_code_string(code), text, formatted);
+    _fail(file, line);
+  }
+}
+
 char* test_temp_dir_create(void) {
   const char* base = getenv("TMPDIR");
   if (!base || base[0] != '/') base = "/tmp";

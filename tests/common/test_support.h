@@ -37,8 +37,14 @@ size_t test_exhaust_allocations(test_alloc_operation_fn operation,
 /* Asserts that |status| has |code| and frees it. */
 #define assert_status_code(status, code) \
   test_assert_status_code((status), (code), __FILE__, __LINE__)
+/* The code, and |text| somewhere in the formatted status (message and
+ * context); frees the status. */
+#define assert_status(status, code, text) \
+  test_assert_status((status), (code), (text), __FILE__, __LINE__)
 #define assert_ok(status) \
   test_assert_status_code((status), HRX_STATUS_OK, __FILE__, __LINE__)
+void test_assert_status(hrx_status_t status, hrx_status_code_t code,
+                        const char* text, const char* file, int line);
 void test_assert_status_code(hrx_status_t status, hrx_status_code_t code,
                              const char* file, int line);
 

@@ -339,11 +339,8 @@ static hrx_status_t provision(fixture_t* f, const char* route,
 
 static void test_interrupted_download_resumes_later(void** state) {
   fixture_t* f = *state;
-  hrx_status_t status = provision(f, "/resume", 1);
-  char text[2048];
-  hrx_status_format(status, text, sizeof(text));
-  assert_non_null(strstr(text, "the next try resumes"));
-  assert_status_code(status, HRX_STATUS_UNAVAILABLE);
+  assert_status(provision(f, "/resume", 1), HRX_STATUS_UNAVAILABLE,
+                "the next try resumes");
   assert_int_equal(visible_entries(f->cache), 0);
   char* partial = partial_path(f);
   long kept = file_size(partial);

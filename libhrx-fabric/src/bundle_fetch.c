@@ -218,9 +218,21 @@ static hrx_status_t hrx_bundle_open_partial(hrx_bundle_transfer_t* t) {
 /* Tries until the file holds the pinned archive. A wrong digest after a
  * resume may come from stale leading bytes: that costs one full download,
  * never a wrong bundle. */
+/* Whether the file's bytes so far are the pinned archive. */
+static bool hrx_bundle_complete(const hrx_fabric_bundle_manifest_t* m,
+                                const hrx_bundle_transfer_t* t,
+                                hrx_sha256_digest_t* out_digest) {
+  hrx_sha256_t copy = t->hash; /* the file may still grow on a retry */
+  hrx_sha256_final(&copy, out_digest);
+  return memcmp(out_digest, &m->archive_sha256, sizeof(*out_digest)) == 0;
+}
+
 static hrx_status_t hrx_bundle_download_file(
     const hrx_fabric_bundle_manifest_t* m, hrx_bundle_transfer_t* t,
     const hrx_fabric_bundle_fetch_options_t* o) {
+  hrx_sha256_digest_t digest;
+  /* A download that finished before its install was interrupted. */
+  if (t->have && hrx_bundle_complete(m, t, &digest)) return HRX_OK;
   uint32_t attempts = o && o->attempts ? o->attempts : 3;
   bool restarted = false;
   hrx_status_t status = HRX_OK;
@@ -229,12 +241,7 @@ static hrx_status_t hrx_bundle_download_file(
     hrx_status_free(status);
     status = hrx_bundle_get(t, o);
     if (status != HRX_OK) continue;
-    hrx_sha256_t copy = t->hash; /* the file may still grow on a retry */
-    hrx_sha256_digest_t digest;
-    hrx_sha256_final(&copy, &digest);
-    if (memcmp(&digest, &m->archive_sha256, sizeof(digest)) == 0) {
-      return HRX_OK;
-    }
+    if (hrx_bundle_complete(m, t, &digest)) return HRX_OK;
     char got[HRX_SHA256_HEX_SIZE], want[HRX_SHA256_HEX_SIZE];
     hrx_sha256_digest_format(&digest, got);
     hrx_sha256_digest_format(&m->archive_sha256, want);

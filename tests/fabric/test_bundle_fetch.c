@@ -402,6 +402,23 @@ static void test_stale_partial_restarts_once(void** state) {
   free(store);
 }
 
+/* A whole archive left by a download whose install never ran installs
+ * with no request at all. */
+static void test_finished_partial_needs_no_request(void** state) {
+  fixture_t* f = *state;
+  char* store = test_strdup_printf("%s/bundles", f->cache);
+  assert_ok(hrx_dir_create_all(store, 0755));
+  char* partial = partial_path(f);
+  test_write_file(partial, f->server.body, f->server.length);
+  assert_ok(provision(f, "/resume", 1));
+  assert_int_equal(atomic_load(&f->server.full_requests), 0);
+  assert_int_equal(atomic_load(&f->server.range_requests), 0);
+  assert_int_equal(file_size(partial), -1);
+  assert_int_equal(visible_entries(f->cache), 1);
+  free(partial);
+  free(store);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_failed_downloads_install_nothing,
@@ -420,6 +437,8 @@ int main(void) {
                                       teardown),
       cmocka_unit_test_setup_teardown(test_stale_partial_restarts_once, setup,
                                       teardown),
+      cmocka_unit_test_setup_teardown(test_finished_partial_needs_no_request,
+                                      setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -22,7 +22,7 @@ hrx_gpu_kernel_t* bench_compile(hrx_gpu_device_t* device, const char* text,
   hrx_loom_profile_t profile = hrx_loom_profile_host();
   uint8_t* code = NULL;
   size_t length = 0;
-  bench_check(hrx_loom_compile_host(module, NULL, &profile, NULL,
+  bench_check(hrx_loom_compile_host(module, NULL, &profile, NULL, NULL,
                                     hrx_allocator_system(), &code, &length),
               "compile");
   hrx_gpu_kernel_t* kernel = NULL;

@@ -136,7 +136,7 @@ static int inspect_code_object(const char* path) {
       size_t workload = hrx_fabric_launch_program_workload_count(launch);
       printf(", %zu workload value%s", workload, workload == 1 ? "" : "s");
     }
-    printf("\n");
+    printf("%s\n", info.race_checked ? ", race-checked" : "");
     for (uint32_t a = 0; a < info.arg_count; ++a) {
       const hrx_fabric_kernel_arg_t* arg = &info.args[a];
       const char* type = arg->kind == HRX_FABRIC_ARG_BUFFER ? "buffer"

@@ -232,6 +232,7 @@ static hrx_status_t hrx_parse_kernel(hrx_fabric_executable_t* exe,
   k->vreg_count = (uint32_t)hrx_read(r, 4);
   k->group_segment_size = (uint32_t)hrx_read(r, 4);
   k->private_segment_size = (uint32_t)hrx_read(r, 4);
+  k->flags = (uint32_t)hrx_read(r, 4);
   k->kernarg_size = (uint32_t)hrx_read(r, 4);
   k->arg_count = (uint32_t)hrx_read(r, 4);
   if (r->overrun) return hrx_truncated();
@@ -243,6 +244,12 @@ static hrx_status_t hrx_parse_kernel(hrx_fabric_executable_t* exe,
     return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
                            "code object kernel '%s' has out-of-range limits",
                            k->name);
+  }
+  if (k->flags & ~HRX_HOST_KERNEL_FLAGS_KNOWN) {
+    return hrx_make_status(HRX_STATUS_UNIMPLEMENTED,
+                           "code object kernel '%s' has flags 0x%x this "
+                           "build does not know",
+                           k->name, k->flags);
   }
   HRX_RETURN_IF_ERROR(hrx_allocator_malloc_array(
       a, k->arg_count ? k->arg_count : 1, sizeof(*k->args),
@@ -434,6 +441,7 @@ void hrx_fabric_kernel_info(const hrx_fabric_kernel_t* k,
       .kernarg_size = k->kernarg_size,
       .group_segment_size = k->group_segment_size,
       .private_segment_size = k->private_segment_size,
+      .race_checked = (k->flags & HRX_HOST_KERNEL_RACE_CHECK) != 0,
       .subgroup_size = k->subgroup_size,
       .arg_count = k->arg_count,
       .args = k->args,

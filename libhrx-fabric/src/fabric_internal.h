@@ -23,6 +23,7 @@ struct hrx_fabric_kernel_s {
   uint32_t vreg_count;
   uint32_t group_segment_size;
   uint32_t private_segment_size;
+  uint32_t flags; /* HRX_HOST_KERNEL_* */
   uint32_t kernarg_size;
   uint32_t arg_count;
   hrx_fabric_kernel_arg_t* args;

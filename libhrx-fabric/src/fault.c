@@ -13,6 +13,7 @@ const char* hrx_fabric_fault_kind_string(hrx_fabric_fault_kind_t kind) {
     case HRX_FABRIC_FAULT_BAD_PACKET: return "malformed packet";
     case HRX_FABRIC_FAULT_BAD_LAUNCH: return "bad launch";
     case HRX_FABRIC_FAULT_BAD_TRANSFER: return "bad transfer";
+    case HRX_FABRIC_FAULT_DATA_RACE: return "data race";
   }
   return "unknown fault";
 }
@@ -33,6 +34,25 @@ size_t hrx_fabric_fault_format(const hrx_fabric_fault_t* f, char* buffer,
                  f->slot == 0xFFFFu ? "local memory" : "binding",
                  f->slot == 0xFFFFu ? 0u : f->slot, f->address,
                  f->allocation_size);
+  } else if (f->kind == HRX_FABRIC_FAULT_DATA_RACE) {
+    char other[32];
+    if (f->other_work_item == 0xFFFFu) {
+      snprintf(other, sizeof(other), "several work-items");
+    } else {
+      snprintf(other, sizeof(other), "work-item %" PRIu32,
+               f->other_work_item);
+    }
+    n = snprintf(buffer, capacity,
+                 "%s in kernel '%s', workgroup (%" PRIu32 ", %" PRIu32
+                 ", %" PRIu32 "): work-item %" PRIu32 " %s %" PRIu32
+                 " bytes of local memory at offset %" PRIu64
+                 " (instruction %" PRIu32 ") that %s %s (instruction %" PRIu32
+                 ") with no barrier between",
+                 hrx_fabric_fault_kind_string(f->kind), f->kernel,
+                 f->workgroup[0], f->workgroup[1], f->workgroup[2],
+                 f->work_item, f->write ? "writes" : "reads", f->access_bytes,
+                 f->offset, f->pc, other,
+                 f->other_write ? "wrote" : "read", f->other_pc);
   } else if (f->kind == HRX_FABRIC_FAULT_BAD_TRANSFER) {
     n = snprintf(buffer, capacity,
                  "%s: %" PRIu32 " bytes at 0x%" PRIx64

@@ -19,6 +19,19 @@ typedef struct hrx_wave_t {
   uint64_t stack[HRX_HOST_MAX_MASK_DEPTH];
 } hrx_wave_t;
 
+/* Race-check shadow of one 4-byte granule of local memory: who wrote and
+ * who read it in barrier interval |epoch| (an older epoch means nobody). */
+typedef struct hrx_race_cell_t {
+  uint32_t epoch;
+  uint16_t writer; /* work-item, or HRX_RACE_NONE */
+  uint16_t reader; /* work-item, HRX_RACE_NONE or HRX_RACE_MANY */
+  uint32_t write_pc;
+  uint32_t read_pc;
+} hrx_race_cell_t;
+
+#define HRX_RACE_NONE 0xFFFFu
+#define HRX_RACE_MANY 0xFFFEu
+
 typedef struct hrx_group_t {
   hrx_host_dispatch_t* dispatch;
   const hrx_fabric_kernel_t* kernel;
@@ -27,6 +40,8 @@ typedef struct hrx_group_t {
   uint64_t full;
   uint8_t* local;
   uint32_t local_size;
+  hrx_race_cell_t* race; /* per local granule when race checking, or NULL */
+  uint32_t epoch;        /* barrier intervals so far, from 1 */
 } hrx_group_t;
 
 /*===------------------------------------------------------------------===*/
@@ -152,6 +167,55 @@ static uint8_t* hrx_resolve(hrx_group_t* g, uint64_t ptr, uint32_t bytes,
   }
   *out = (hrx_window_t){.slot = slot, .base = base, .size = size};
   return base + offset;
+}
+
+/* Records a plain access of local memory by |item| and reports a race
+ * when another work-item touched the same granule in this barrier
+ * interval and one of the two writes. */
+static bool hrx_race_access(hrx_group_t* g, uint64_t ptr, uint32_t bytes,
+                            bool write, uint32_t pc, uint32_t lane,
+                            uint32_t item) {
+  if ((ptr >> HRX_HOST_PTR_SHIFT) != HRX_HOST_SLOT_LOCAL) return true;
+  uint64_t offset = ptr & HRX_HOST_OFFSET_MASK;
+  for (uint64_t at = offset / 4; at <= (offset + bytes - 1) / 4; ++at) {
+    hrx_race_cell_t* c = &g->race[at];
+    if (c->epoch != g->epoch) {
+      *c = (hrx_race_cell_t){.epoch = g->epoch, .writer = HRX_RACE_NONE,
+                             .reader = HRX_RACE_NONE};
+    }
+    bool conflict = false, other_write = false;
+    uint32_t other = 0, other_pc = 0;
+    if (c->writer != HRX_RACE_NONE && c->writer != item) {
+      conflict = other_write = true;
+      other = c->writer;
+      other_pc = c->write_pc;
+    } else if (write && c->reader != HRX_RACE_NONE && c->reader != item) {
+      conflict = true;
+      other = c->reader == HRX_RACE_MANY ? 0xFFFFu : c->reader;
+      other_pc = c->read_pc;
+    }
+    if (conflict) {
+      hrx_fabric_fault_t fault = {
+          .kind = HRX_FABRIC_FAULT_DATA_RACE, .pc = pc, .lane = lane,
+          .workgroup = {g->id[0], g->id[1], g->id[2]},
+          .slot = HRX_HOST_SLOT_LOCAL, .offset = offset,
+          .access_bytes = bytes, .work_item = item, .write = write,
+          .other_pc = other_pc, .other_work_item = other,
+          .other_write = other_write};
+      hrx_fault_here(g->dispatch, fault);
+      return false;
+    }
+    if (write) {
+      c->writer = (uint16_t)item;
+      c->write_pc = pc;
+    } else {
+      c->reader = c->reader == HRX_RACE_NONE || c->reader == item
+                      ? (uint16_t)item
+                      : (uint16_t)HRX_RACE_MANY;
+      c->read_pc = pc;
+    }
+  }
+  return true;
 }
 
 static int hrx_order(uint32_t ordering) {
@@ -739,7 +803,8 @@ static uint32_t hrx_run_wave(hrx_group_t* g, hrx_wave_t* w,
         HRX_LANES({
           if (ok) {
             const uint8_t* at = hrx_resolve_in(g, &window, A, bytes, pc, l);
-            if (at) {
+            if (at && (!g->race || hrx_race_access(g, A, bytes, false, pc, l,
+                                                   wave_index * L + l))) {
               D = hrx_load_value(at, type);
             } else {
               ok = false;
@@ -761,6 +826,10 @@ static uint32_t hrx_run_wave(hrx_group_t* g, hrx_wave_t* w,
           const uint32_t l = (uint32_t)__builtin_ctzll(m);
           uint8_t* at = hrx_resolve_in(g, &window, A, bytes, pc, l);
           if (!at) {
+            ok = false;
+          } else if (!atomic && g->race &&
+                     !hrx_race_access(g, A, bytes, true, pc, l,
+                                      wave_index * L + l)) {
             ok = false;
           } else if (atomic && (uintptr_t)at % bytes) {
             hrx_fabric_fault_t f = {.kind = HRX_FABRIC_FAULT_MISALIGNED,
@@ -945,7 +1014,12 @@ void hrx_host_run_workgroup(void* context, uint64_t workgroup,
   uint32_t waves = (threads + g.lanes - 1) / g.lanes;
   size_t per_wave = sizeof(hrx_wave_t) +
                     ((size_t)k->vreg_count * g.lanes + k->sreg_count) * 8;
-  size_t bytes = waves * per_wave + d->group_segment_size + 64;
+  size_t local_bytes = ((size_t)d->group_segment_size + 15) & ~(size_t)15;
+  size_t race_cells = (k->flags & HRX_HOST_KERNEL_RACE_CHECK)
+                          ? ((size_t)d->group_segment_size + 3) / 4
+                          : 0;
+  size_t bytes = waves * per_wave + local_bytes +
+                 race_cells * sizeof(hrx_race_cell_t) + 64;
   if (!hrx_scratch_reserve(scratch, bytes)) {
     hrx_fabric_fault_t f = {.kind = HRX_FABRIC_FAULT_BAD_LAUNCH,
                             .workgroup = {g.id[0], g.id[1], g.id[2]}};
@@ -971,6 +1045,11 @@ void hrx_host_run_workgroup(void* context, uint64_t workgroup,
   g.local_size = d->group_segment_size;
   /* Local memory starts zeroed so runs are reproducible. */
   memset(g.local, 0, g.local_size);
+  if (race_cells) {
+    g.race = (hrx_race_cell_t*)(cursor + local_bytes);
+    memset(g.race, 0, race_cells * sizeof(hrx_race_cell_t));
+    g.epoch = 1;
+  }
 
   for (;;) {
     bool any_running = false, any_waiting = false;
@@ -988,6 +1067,7 @@ void hrx_host_run_workgroup(void* context, uint64_t workgroup,
         wave_states[w].state = WAVE_RUN;
       }
     }
+    g.epoch++; /* accesses on either side of a barrier are ordered */
     if (!any_waiting || !any_running) return;
   }
 }

@@ -14,6 +14,7 @@
 
 #include "hrx/core/bytes.h"
 #include "hrx/loom.h"
+#include "hrx/fabric/host_isa.h"
 #include "hrx/loom/compiler.h"
 #include "ir.h"
 
@@ -230,8 +231,8 @@ static hrx_status_t hrx_loom_index_exports(hrx_loom_artifact_t* a) {
     e->name[name_length] = '\0';
     a->export_count++;
     at += name_length;
-    NEED(7 * 4);
-    at += 6 * 4;
+    NEED(HRX_HOST_KERNEL_HEADER_WORDS * 4);
+    at += (HRX_HOST_KERNEL_HEADER_WORDS - 1) * 4; /* to arg_count */
     uint32_t args = (uint32_t)hrx_get_le(&at, 4);
     NEED((uint64_t)args * 8 + 4);
     at += (size_t)args * 8;
@@ -590,8 +591,9 @@ static hrx_status_t hrx_loom_build(hrx_loom_compiler_t* c,
     hrx_status_free(hrx_string_builder_take(&text, &before, NULL));
     hrx_string_builder_deinit(&text);
   }
+  hrx_loom_host_options_t host = {.sanitizers = c->options.sanitizers};
   hrx_status_t status =
-      hrx_loom_compile_host(module, spec, &c->profile, diagnostics,
+      hrx_loom_compile_host(module, spec, &c->profile, &host, diagnostics,
                             c->allocator, &a->code, &a->code_length);
   hrx_loom_trace_pass(c, "lower-host", start, before, NULL);
   hrx_allocator_free(c->allocator, before);

@@ -12,6 +12,7 @@
 #include "config_internal.h"
 #include "hrx/core/bytes.h"
 #include "hrx/fabric/host_isa.h"
+#include "hrx/loom/compiler.h"
 #include "hrx/loom/host_backend.h"
 #include "op_table.h"
 
@@ -39,8 +40,9 @@ typedef struct hb_t {
   const hrx_loom_specialization_t* spec;
   hrx_loom_diagnostics_t* diagnostics;
   hrx_allocator_t allocator;
-  hrx_status_t status; /* allocation failure */
-  bool failed;         /* a diagnostic was emitted */
+  uint32_t kernel_flags; /* HRX_HOST_KERNEL_* for every kernel */
+  hrx_status_t status;   /* allocation failure */
+  bool failed;           /* a diagnostic was emitted */
 
   /* per module value */
   uint8_t* uniform;
@@ -1450,9 +1452,12 @@ static bool hb_kernel(hb_t* b, uint32_t kernel_index,
           : profile->subgroup_size;
   hrx_status_t w = hb_append(out, strlen(name), 4);
   if (w == HRX_OK) w = hrx_string_builder_append(out, name, strlen(name));
-  uint32_t header[] = {subgroup, sregs, vregs, b->local_size, 0, kernarg,
-                       body->arg_count};
-  for (size_t i = 0; i < 7 && w == HRX_OK; ++i) w = hb_append(out, header[i], 4);
+  uint32_t header[HRX_HOST_KERNEL_HEADER_WORDS] = {
+      subgroup, sregs, vregs, b->local_size, 0, b->kernel_flags, kernarg,
+      body->arg_count};
+  for (size_t i = 0; i < HRX_HOST_KERNEL_HEADER_WORDS && w == HRX_OK; ++i) {
+    w = hb_append(out, header[i], 4);
+  }
   for (uint32_t a = 0; a < body->arg_count && w == HRX_OK; ++a) {
     loom_type_kind_t kind =
         hb_kind(b, LOOM_VALUE(m, body->args_start + a).type);
@@ -1492,9 +1497,9 @@ static bool hb_kernel(hb_t* b, uint32_t kernel_index,
 hrx_status_t hrx_loom_compile_host(
     const hrx_loom_module_t* module,
     const hrx_loom_specialization_t* specialization,
-    const hrx_loom_profile_t* profile, hrx_loom_diagnostics_t* diagnostics,
-    hrx_allocator_t allocator, uint8_t** out_code_object,
-    size_t* out_length) {
+    const hrx_loom_profile_t* profile, const hrx_loom_host_options_t* options,
+    hrx_loom_diagnostics_t* diagnostics, hrx_allocator_t allocator,
+    uint8_t** out_code_object, size_t* out_length) {
   *out_code_object = NULL;
   *out_length = 0;
   if (!profile) {
@@ -1512,7 +1517,11 @@ hrx_status_t hrx_loom_compile_host(
   }
   size_t errors_before = hrx_loom_diagnostics_error_count(diagnostics);
   hb_t b = {.m = module, .spec = specialization, .diagnostics = diagnostics,
-            .allocator = allocator};
+            .allocator = allocator,
+            .kernel_flags = options && (options->sanitizers &
+                                        HRX_LOOM_SANITIZE_RACE)
+                                ? HRX_HOST_KERNEL_RACE_CHECK
+                                : 0};
   size_t values = module->values.count ? module->values.count : 1;
   hrx_status_t status =
       hrx_allocator_malloc(allocator, values, (void**)&b.uniform);

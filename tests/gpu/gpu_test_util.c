@@ -19,7 +19,7 @@ hrx_gpu_kernel_t* gpu_test_kernel(hrx_gpu_device_t* device, const char* file,
   hrx_loom_profile_t profile = hrx_loom_profile_host();
   uint8_t* code = NULL;
   size_t code_length = 0;
-  assert_ok(hrx_loom_compile_host(module, NULL, &profile, NULL,
+  assert_ok(hrx_loom_compile_host(module, NULL, &profile, NULL, NULL,
                                   hrx_allocator_system(), &code,
                                   &code_length));
   hrx_gpu_kernel_t* kernel = NULL;

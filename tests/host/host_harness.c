@@ -59,8 +59,10 @@ void harness_load_source(harness_t* h, const char* path, const char* text,
                                         hrx_allocator_system(), &spec);
   }
   hrx_loom_profile_t profile = hrx_loom_profile_host();
+  hrx_loom_host_options_t host = {.sanitizers = h->sanitizers};
   if (status == HRX_OK) {
-    status = hrx_loom_compile_host(module, spec, &profile, diagnostics,
+    status = hrx_loom_compile_host(module, spec, &profile, &host,
+                                   diagnostics,
                                    hrx_allocator_system(), &code,
                                    &code_length);
   }

@@ -11,6 +11,7 @@ typedef struct harness_t {
   hrx_fabric_device_t* device;
   hrx_fabric_queue_t* queue;
   hrx_fabric_executable_t* executable;
+  uint32_t sanitizers; /* HRX_LOOM_SANITIZE_* for the next load */
 } harness_t;
 
 /* Launch-argument value: a buffer or the raw bits of a scalar. */

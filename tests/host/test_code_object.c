@@ -17,7 +17,7 @@ static uint8_t* compile_saxpy(size_t* out_length) {
                                   hrx_allocator_system(), &module));
   hrx_loom_profile_t profile = hrx_loom_profile_host();
   uint8_t* code = NULL;
-  assert_ok(hrx_loom_compile_host(module, NULL, &profile, NULL,
+  assert_ok(hrx_loom_compile_host(module, NULL, &profile, NULL, NULL,
                                   hrx_allocator_system(), &code, out_length));
   hrx_loom_module_destroy(module);
   free(text);
@@ -114,7 +114,7 @@ static void test_resealed_mutations_fail_cleanly(void** state) {
   assert_true(loaded > 0); /* e.g. changed constants are still valid code */
   /* Version and trailing bytes get their own codes. */
   memcpy(copy, code, length);
-  copy[4] = 2;
+  copy[4] = HRX_HOST_CODE_VERSION + 1;
   reseal(copy, length);
   hrx_fabric_executable_t* exe = NULL;
   assert_status_code(hrx_fabric_executable_load(device, copy, length, &exe),

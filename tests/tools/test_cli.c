@@ -134,6 +134,18 @@ static void test_compile_and_run(void** state) {
   assert_non_null(strstr(r.output, "kernel saxpy: subgroup 32"));
   assert_non_null(strstr(r.output, "1 workload value"));
   assert_non_null(strstr(r.output, "arg 2  buffer at 16"));
+  assert_null(strstr(r.output, "race-checked"));
+  free(args);
+  /* --sanitizer=race reaches the code object. */
+  args = test_strdup_printf(
+      "compile %s/saxpy.loom --sanitizer=race --output=%s/race.hxco",
+      getenv("HRX_LOOM_KERNELS"), root);
+  run_hrx(env, args, &r);
+  if (r.exit_code != 0) fail_msg("%s", r.output);
+  free(args);
+  args = test_strdup_printf("inspect %s/race.hxco", root);
+  run_hrx(env, args, &r);
+  assert_non_null(strstr(r.output, "1 workload value, race-checked"));
   free(args);
   char* code = test_strdup_printf("%s/s.hxco", root);
   assert_int_equal(truncate(code, 100), 0);
@@ -289,13 +301,14 @@ static void test_shipped_bundle(void** state) {
                               &a_length));
   assert_ok(hrx_file_read_all(hrx_allocator_system(), pinned, 1 << 20, &b,
                               &b_length));
-  if (a_length != b_length || memcmp(a, b, a_length) != 0) {
+  bool same = a_length == b_length && memcmp(a, b, a_length) == 0;
+  free(a);
+  free(b);
+  if (!same) {
     fail_msg("the repo-root bundle.json differs from the one this build "
              "made: HRX's kernels or their compiler changed. Run\n  cp %s "
              "%s\nand commit it.", built, pinned);
   }
-  free(a);
-  free(b);
 
   char* root = temp_root();
   char* env = test_strdup_printf(

@@ -3,6 +3,7 @@
 #ifndef HRX_FABRIC_EXECUTABLE_H_
 #define HRX_FABRIC_EXECUTABLE_H_
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,6 +38,7 @@ typedef struct hrx_fabric_kernel_info_t {
   const hrx_fabric_kernel_arg_t* args;
   const uint8_t* launch_program; /* serialised launch program, may be empty */
   size_t launch_program_length;
+  bool race_checked; /* workgroup-local accesses are checked for races */
 } hrx_fabric_kernel_info_t;
 
 HRX_API void hrx_fabric_executable_retain(hrx_fabric_executable_t* exe);

@@ -2,6 +2,7 @@
 #ifndef HRX_FABRIC_FAULT_H_
 #define HRX_FABRIC_FAULT_H_
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,6 +21,7 @@ typedef enum hrx_fabric_fault_kind_e {
   HRX_FABRIC_FAULT_BAD_PACKET,      /* malformed AQL packet */
   HRX_FABRIC_FAULT_BAD_LAUNCH,      /* geometry the kernel cannot run */
   HRX_FABRIC_FAULT_BAD_TRANSFER,    /* copy/fill outside its allocations */
+  HRX_FABRIC_FAULT_DATA_RACE,       /* unsynchronised local accesses */
 } hrx_fabric_fault_kind_t;
 
 typedef struct hrx_fabric_fault_t {
@@ -34,6 +36,13 @@ typedef struct hrx_fabric_fault_t {
   uint64_t allocation_size; /* extent of the slot */
   uint64_t address;       /* host address of the bound allocation start */
   uint64_t completion_signal; /* of the faulting packet (0 = none) */
+  /* DATA_RACE: this access and the earlier one it conflicts with, by
+   * flat work-item id in the workgroup (0xFFFF: several readers). */
+  uint32_t work_item;
+  bool write;
+  uint32_t other_pc;
+  uint32_t other_work_item;
+  bool other_write;
 } hrx_fabric_fault_t;
 
 HRX_API const char* hrx_fabric_fault_kind_string(hrx_fabric_fault_kind_t kind);

@@ -32,11 +32,20 @@
  *   write active lanes, so lanes that left a loop keep their final values.
  *   BARRIER parks the wave until every wave of its workgroup arrives.
  *
+ * Race checking
+ *   A kernel flagged HRX_HOST_KERNEL_RACE_CHECK (Loom's race sanitizer)
+ *   has every plain load and store of workgroup-local memory checked: two
+ *   work-items touching the same 4-byte granule between the same two
+ *   barriers, at least one of them writing, end the dispatch with a data
+ *   race report naming both accesses. Atomics synchronise and are not
+ *   checked; global memory is not covered.
+ *
  * Code object (little-endian)
  *   header   "HXCO" u32 version, u32 kernel_count
  *   kernel   u32 name_length, name bytes
  *            u32 subgroup_size, u32 sreg_count, u32 vreg_count
  *            u32 group_segment_size, u32 private_segment_size
+ *            u32 flags (HRX_HOST_KERNEL_*; unknown bits are refused)
  *            u32 kernarg_size, u32 arg_count,
  *              arg_count x {u8 kind, u8 type, u16 reserved, u32 offset}
  *            u32 const_count, const_count x u64
@@ -50,7 +59,7 @@
 #include <stdint.h>
 
 #define HRX_HOST_CODE_MAGIC "HXCO"
-#define HRX_HOST_CODE_VERSION 1u
+#define HRX_HOST_CODE_VERSION 2u
 #define HRX_HOST_ISA_VERSION 1u
 
 #define HRX_HOST_MAX_LANES 64u
@@ -58,6 +67,14 @@
 #define HRX_HOST_MAX_MASK_DEPTH 64u
 #define HRX_HOST_MAX_BINDINGS 255u
 #define HRX_HOST_SLOT_LOCAL 0xFFFFu
+
+/* The u32 words of a kernel's header after its name, subgroup_size to
+ * arg_count. */
+#define HRX_HOST_KERNEL_HEADER_WORDS 8u
+
+/* Kernel flags in the code object. */
+#define HRX_HOST_KERNEL_RACE_CHECK 0x1u
+#define HRX_HOST_KERNEL_FLAGS_KNOWN HRX_HOST_KERNEL_RACE_CHECK
 #define HRX_HOST_PTR_SHIFT 48
 #define HRX_HOST_OFFSET_MASK ((UINT64_C(1) << HRX_HOST_PTR_SHIFT) - 1)
 

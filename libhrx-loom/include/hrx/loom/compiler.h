@@ -39,7 +39,9 @@ typedef struct hrx_loom_artifact_s hrx_loom_artifact_t;
 
 /* Sanitizer checks (part of an artifact's identity). The host device
  * always checks every access against its allocation, which is what
- * "access" asks for; the others are recorded but not instrumented yet. */
+ * "access" asks for; "race" has it check workgroup-local memory for
+ * accesses no barrier orders (hrx/fabric/host_isa.h); "value" and
+ * "operation" are recorded but not instrumented yet. */
 enum {
   HRX_LOOM_SANITIZE_ACCESS = 1u << 0,
   HRX_LOOM_SANITIZE_VALUE = 1u << 1,

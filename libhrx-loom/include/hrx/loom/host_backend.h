@@ -24,16 +24,24 @@
 extern "C" {
 #endif
 
+typedef struct hrx_loom_host_options_t {
+  /* HRX_LOOM_SANITIZE_* (hrx/loom/compiler.h). RACE flags every kernel
+   * for race checking of workgroup-local memory by the executor; ACCESS
+   * is what the host device always does; VALUE and OPERATION are not
+   * instrumented yet. */
+  uint32_t sanitizers;
+} hrx_loom_host_options_t;
+
 /* Compiles |module| (already verified) for |profile| (normally
- * hrx_loom_profile_host()). Kernels are named by their export name, or
- * their symbol when not exported. Constructs the host backend cannot
- * lower yet are diagnostics (L08xx), never crashes. */
+ * hrx_loom_profile_host()); |options| may be NULL. Kernels are named by
+ * their export name, or their symbol when not exported. Constructs the
+ * host backend cannot lower yet are diagnostics (L08xx), never crashes. */
 HRX_API HRX_MUST_USE hrx_status_t hrx_loom_compile_host(
     const hrx_loom_module_t* module,
     const hrx_loom_specialization_t* specialization,
-    const hrx_loom_profile_t* profile, hrx_loom_diagnostics_t* diagnostics,
-    hrx_allocator_t allocator, uint8_t** out_code_object,
-    size_t* out_length);
+    const hrx_loom_profile_t* profile, const hrx_loom_host_options_t* options,
+    hrx_loom_diagnostics_t* diagnostics, hrx_allocator_t allocator,
+    uint8_t** out_code_object, size_t* out_length);
 
 #ifdef __cplusplus
 }

@@ -59,7 +59,8 @@ static uint32_t hrx_host_op_usage(uint8_t op) {
     case HRX_HOST_OP_SHUFFLE_OK:
       return U_DST | U_A | U_B | U_C | U_VECTOR_DST;
     case HRX_HOST_OP_STORE:
-    case HRX_HOST_OP_ATOMIC_STORE: return U_A | U_B;
+    case HRX_HOST_OP_ATOMIC_STORE:
+    case HRX_HOST_OP_ASSERT: return U_A | U_B;
     case HRX_HOST_OP_ATOMIC_RMW: return U_DST | U_A | U_B | U_VECTOR_DST;
     case HRX_HOST_OP_JMP: return U_JUMP;
     case HRX_HOST_OP_BRZ:
@@ -174,6 +175,11 @@ static hrx_status_t hrx_check_insn(const hrx_fabric_kernel_t* k, uint32_t pc) {
     case HRX_HOST_OP_FENCE:
       if (i->imm >= HRX_HOST_ORDER_COUNT) {
         return hrx_bad_code(k->name, pc, "bad ordering");
+      }
+      break;
+    case HRX_HOST_OP_ASSERT:
+      if (i->aux >= HRX_HOST_ASSERT_COUNT) {
+        return hrx_bad_code(k->name, pc, "bad assertion kind");
       }
       break;
     default:

@@ -14,6 +14,7 @@ const char* hrx_fabric_fault_kind_string(hrx_fabric_fault_kind_t kind) {
     case HRX_FABRIC_FAULT_BAD_LAUNCH: return "bad launch";
     case HRX_FABRIC_FAULT_BAD_TRANSFER: return "bad transfer";
     case HRX_FABRIC_FAULT_DATA_RACE: return "data race";
+    case HRX_FABRIC_FAULT_ASSERTION: return "failed assertion";
   }
   return "unknown fault";
 }
@@ -53,6 +54,19 @@ size_t hrx_fabric_fault_format(const hrx_fabric_fault_t* f, char* buffer,
                  f->work_item, f->write ? "writes" : "reads", f->access_bytes,
                  f->offset, f->pc, other,
                  f->other_write ? "wrote" : "read", f->other_pc);
+  } else if (f->kind == HRX_FABRIC_FAULT_ASSERTION) {
+    static const char* const facts[] = {"range", "lt", "le",
+                                        "eq",    "ne", "mul"};
+    n = snprintf(buffer, capacity,
+                 "%s in kernel '%s' at instruction %" PRIu32 ", lane %" PRIu32
+                 ", workgroup (%" PRIu32 ", %" PRIu32 ", %" PRIu32
+                 "): index.assume fact '%s' does not hold for %" PRId64,
+                 hrx_fabric_fault_kind_string(f->kind), f->kernel, f->pc,
+                 f->lane, f->workgroup[0], f->workgroup[1], f->workgroup[2],
+                 f->assertion < sizeof(facts) / sizeof(facts[0])
+                     ? facts[f->assertion]
+                     : "?",
+                 f->value);
   } else if (f->kind == HRX_FABRIC_FAULT_BAD_TRANSFER) {
     n = snprintf(buffer, capacity,
                  "%s: %" PRIu32 " bytes at 0x%" PRIx64

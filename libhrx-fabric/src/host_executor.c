@@ -968,6 +968,25 @@ static uint32_t hrx_run_wave(hrx_group_t* g, hrx_wave_t* w,
         break;
       }
       case HRX_HOST_OP_RET: return WAVE_DONE;
+      case HRX_HOST_OP_ASSERT: {
+        bool held = true;
+        uint32_t lane = 0;
+        HRX_LANES({
+          if (held && !A) {
+            held = false;
+            lane = l;
+          }
+        });
+        if (!held) {
+          hrx_fabric_fault_t f = {
+              .kind = HRX_FABRIC_FAULT_ASSERTION, .pc = pc, .lane = lane,
+              .workgroup = {g->id[0], g->id[1], g->id[2]},
+              .assertion = i->aux, .value = (int64_t)pb[lane * sb]};
+          hrx_fault_here(dispatch, f);
+          return WAVE_FAULT;
+        }
+        break;
+      }
       default: {
         hrx_fabric_fault_t f = {.kind = HRX_FABRIC_FAULT_BAD_LAUNCH, .pc = pc};
         hrx_fault_here(dispatch, f);

@@ -40,6 +40,7 @@ typedef struct hb_t {
   const hrx_loom_specialization_t* spec;
   hrx_loom_diagnostics_t* diagnostics;
   hrx_allocator_t allocator;
+  uint32_t sanitizers;   /* HRX_LOOM_SANITIZE_* */
   uint32_t kernel_flags; /* HRX_HOST_KERNEL_* for every kernel */
   hrx_status_t status;   /* allocation failure */
   bool failed;           /* a diagnostic was emitted */
@@ -604,6 +605,84 @@ static bool hb_fold(const hb_t* b, const loom_op_t* op, int64_t* out) {
   return false;
 }
 
+static bool hb_alias(hb_t* b, const loom_op_t* op, uint32_t operand_index);
+
+/* The register of a fact argument; literals become constants. */
+static bool hb_ref(hb_t* b, const loom_ref_t* ref, loom_span_t span,
+                   uint32_t* out) {
+  if (ref->is_static) return hb_const_reg(b, ref->constant, out);
+  if (b->vreg[ref->value] == LOOM_NONE) {
+    return hb_error(b, span, HRX_LOOM_DIAG_BACKEND_UNSUPPORTED,
+                    "a fact argument has no lowering");
+  }
+  *out = b->vreg[ref->value];
+  return true;
+}
+
+static bool hb_binary(hb_t* b, uint8_t op, uint8_t type, uint8_t aux,
+                      uint32_t x, uint32_t y, uint32_t* out) {
+  uint32_t regs[] = {x, y};
+  return hb_new_vreg(b, hb_all_scalar(b, regs, 2), 1, out) &&
+         hb_emit(b, op, type, aux, *out, x, y, LOOM_NONE, 0);
+}
+
+_Static_assert((int)HRX_HOST_ASSERT_RANGE == (int)LOOM_PRED_RANGE &&
+                   (int)HRX_HOST_ASSERT_MUL == (int)LOOM_PRED_MUL &&
+                   (int)HRX_HOST_ASSERT_COUNT == (int)LOOM_PRED_COUNT,
+               "ASSERT kinds are Loom's predicate kinds");
+
+/* index.assume is a copy; the value sanitizer also checks each of its
+ * facts at run time (an ASSERT per fact). */
+static bool hb_lower_assume(hb_t* b, const loom_op_t* op) {
+  if (!hb_alias(b, op, 0)) return false;
+  if (!(b->sanitizers & HRX_LOOM_SANITIZE_VALUE)) return true;
+  for (uint32_t p = 0; p < op->pred_count; ++p) {
+    const loom_pred_t* pred = &LOOM_PRED(b->m, op->preds_start + p);
+    uint32_t args[3] = {LOOM_NONE, LOOM_NONE, LOOM_NONE};
+    for (uint32_t a = 0; a < pred->arg_count; ++a) {
+      if (!hb_ref(b, &pred->args[a], pred->span, &args[a])) return false;
+    }
+    static const uint8_t compare[] = {
+        [LOOM_PRED_LT] = HRX_HOST_ICMP_SLT, [LOOM_PRED_LE] = HRX_HOST_ICMP_SLE,
+        [LOOM_PRED_EQ] = HRX_HOST_ICMP_EQ, [LOOM_PRED_NE] = HRX_HOST_ICMP_NE};
+    const uint8_t i64 = HRX_HOST_TYPE_I64;
+    uint32_t cond = LOOM_NONE, low = LOOM_NONE, high = LOOM_NONE;
+    bool ok = true;
+    switch (pred->kind) {
+      case LOOM_PRED_RANGE: /* inclusive bounds */
+        ok = hb_binary(b, HRX_HOST_OP_ICMP, i64, HRX_HOST_ICMP_SGE, args[0],
+                       args[1], &low) &&
+             hb_binary(b, HRX_HOST_OP_ICMP, i64, HRX_HOST_ICMP_SLE, args[0],
+                       args[2], &high) &&
+             hb_binary(b, HRX_HOST_OP_IAND, HRX_HOST_TYPE_I1, 0, low, high,
+                       &cond);
+        break;
+      case LOOM_PRED_MUL: {
+        /* A multiple of k; of 0 only 0 is. */
+        uint32_t rem = LOOM_NONE, zero = LOOM_NONE;
+        ok = hb_const_reg(b, 0, &zero);
+        if (ok && pred->args[1].is_static && pred->args[1].constant == 0) {
+          rem = args[0];
+        } else if (ok) {
+          ok = hb_binary(b, HRX_HOST_OP_IREMS, i64, 0, args[0], args[1], &rem);
+        }
+        ok = ok && hb_binary(b, HRX_HOST_OP_ICMP, i64, HRX_HOST_ICMP_EQ, rem,
+                             zero, &cond);
+        break;
+      }
+      default:
+        ok = hb_binary(b, HRX_HOST_OP_ICMP, i64, compare[pred->kind], args[0],
+                       args[1], &cond);
+        break;
+    }
+    if (!ok || !hb_emit(b, HRX_HOST_OP_ASSERT, i64, (uint8_t)pred->kind,
+                        LOOM_NONE, cond, args[0], LOOM_NONE, 0)) {
+      return false;
+    }
+  }
+  return true;
+}
+
 static bool hb_alias(hb_t* b, const loom_op_t* op, uint32_t operand_index) {
   uint32_t src = 0;
   if (!hb_operand(b, op, operand_index, &src)) return false;
@@ -1050,6 +1129,7 @@ static bool hb_lower_op(hb_t* b, uint32_t op_id) {
              hb_const(b, value->bits, b->vreg[result]);
     }
     case LOOM_SHAPE_ASSUME:
+      return hb_lower_assume(b, op);
     case LOOM_SHAPE_MEMORY_SPACE:
       return hb_alias(b, op, 0);
     case LOOM_SHAPE_NOALIAS:
@@ -1518,10 +1598,10 @@ hrx_status_t hrx_loom_compile_host(
   size_t errors_before = hrx_loom_diagnostics_error_count(diagnostics);
   hb_t b = {.m = module, .spec = specialization, .diagnostics = diagnostics,
             .allocator = allocator,
-            .kernel_flags = options && (options->sanitizers &
-                                        HRX_LOOM_SANITIZE_RACE)
-                                ? HRX_HOST_KERNEL_RACE_CHECK
-                                : 0};
+            .sanitizers = options ? options->sanitizers : 0};
+  if (b.sanitizers & HRX_LOOM_SANITIZE_RACE) {
+    b.kernel_flags |= HRX_HOST_KERNEL_RACE_CHECK;
+  }
   size_t values = module->values.count ? module->values.count : 1;
   hrx_status_t status =
       hrx_allocator_malloc(allocator, values, (void**)&b.uniform);

@@ -476,6 +476,15 @@ static void test_workitem_ids_in_three_dimensions(void** state) {
   hrx_fabric_memory_free(h->device, &out);
 }
 
+/* Compiles the generated source |text| (freed) with |sanitizers|. */
+static void load_generated(harness_t* h, const char* name, char* text,
+                           uint32_t sanitizers) {
+  h->sanitizers = sanitizers;
+  harness_load_source(h, name, text, strlen(text), NULL);
+  h->sanitizers = 0;
+  free(text);
+}
+
 /* Each of 64 work-items (two waves) stores its id into workgroup memory
  * and reads its neighbour's, with or without a barrier between. */
 static char* neighbour_kernel(bool barrier) {
@@ -511,11 +520,7 @@ static char* neighbour_kernel(bool barrier) {
 
 static hrx_status_t run_neighbour(harness_t* h, bool barrier,
                                   uint32_t sanitizers, int32_t* out_values) {
-  char* text = neighbour_kernel(barrier);
-  h->sanitizers = sanitizers;
-  harness_load_source(h, "neighbour.loom", text, strlen(text), NULL);
-  h->sanitizers = 0;
-  free(text);
+  load_generated(h, "neighbour.loom", neighbour_kernel(barrier), sanitizers);
   hrx_fabric_memory_t out = harness_buffer(h, 64 * 4);
   uint64_t none = 0;
   harness_arg_t args[] = {ARG_BUF(out)};
@@ -545,6 +550,66 @@ static void test_race_sanitizer(void** state) {
   assert_ok(run_neighbour(h, true, HRX_LOOM_SANITIZE_RACE, values));
 }
 
+/* out[i] = i for 64 work-items, through index.assume facts that hold only
+ * for some of them. */
+static char* assume_kernel(const char* facts) {
+  return test_strdup_printf(
+      "host.target<cpu> @h {subgroup_size = 32}\n"
+      "kernel.def target(@h) export(\"assume\") @assume(%%n: index) {\n"
+      "  %%one = index.constant 1 : index\n"
+      "  %%t = index.constant 64 : index\n"
+      "  kernel.launch.config workgroups(%%one, %%one, %%one) "
+      "workgroup_size(%%t, %%one, %%one) : index\n"
+      "} launch(%%n: index, %%out: buffer) {\n"
+      "  %%o = index.constant 0 : offset\n"
+      "  %%id = kernel.workitem.id<x> : index\n"
+      "  %%i = index.assume %%id [%s] : index\n"
+      "  %%ov = buffer.view %%out[%%o] : buffer -> view<64xi32>\n"
+      "  %%v = index.cast %%i : index to i32\n"
+      "  view.store %%v, %%ov[%%i] : i32, view<64xi32>\n"
+      "  kernel.return\n"
+      "}\n",
+      facts);
+}
+
+static hrx_status_t run_assume(harness_t* h, const char* facts,
+                               uint32_t sanitizers, uint64_t n) {
+  load_generated(h, "assume.loom", assume_kernel(facts), sanitizers);
+  hrx_fabric_memory_t out = harness_buffer(h, 64 * 4);
+  harness_arg_t args[] = {ARG_U64(n), ARG_BUF(out)};
+  hrx_status_t status = harness_run(h, "assume", &n, 1, args, 2);
+  const int32_t* values = out.host_pointer;
+  for (int i = 0; status == HRX_OK && i < 64; ++i) {
+    assert_int_equal(values[i], i);
+  }
+  hrx_fabric_memory_free(h->device, &out);
+  return status;
+}
+
+/* The value sanitizer turns index.assume facts into checks naming the
+ * fact, the lane and the value; facts that hold cost nothing visible, and
+ * without the sanitizer facts are trusted. */
+static void test_value_sanitizer(void** state) {
+  harness_t* h = *state;
+  const uint32_t value = HRX_LOOM_SANITIZE_VALUE;
+  assert_ok(run_assume(h, "range(%id, 0, 63), lt(%id, %n)", value, 64));
+  assert_status(run_assume(h, "range(%id, 0, 40)", value, 64),
+                HRX_STATUS_ABORTED,
+                "failed assertion in kernel 'assume' at instruction");
+  assert_status(run_assume(h, "range(%id, 0, 40)", value, 64),
+                HRX_STATUS_ABORTED,
+                "lane 9, workgroup (0, 0, 0): index.assume fact 'range' does "
+                "not hold for 41");
+  assert_status(run_assume(h, "lt(%id, %n)", value, 10), HRX_STATUS_ABORTED,
+                "fact 'lt' does not hold for 10");
+  assert_status(run_assume(h, "mul(%id, 2)", value, 64), HRX_STATUS_ABORTED,
+                "lane 1, workgroup (0, 0, 0): index.assume fact 'mul' does "
+                "not hold for 1");
+  assert_status(run_assume(h, "ne(%id, 5)", value, 64), HRX_STATUS_ABORTED,
+                "fact 'ne' does not hold for 5");
+  assert_ok(run_assume(h, "range(%id, 0, 40)", 0, 64));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_saxpy, setup, teardown),
@@ -563,6 +628,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_workitem_ids_in_three_dimensions,
                                       setup, teardown),
       cmocka_unit_test_setup_teardown(test_race_sanitizer, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_value_sanitizer, setup, teardown),
       cmocka_unit_test_setup_teardown(test_out_of_bounds_is_reported, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_unbound_buffer_is_reported, setup,

@@ -22,6 +22,7 @@ typedef enum hrx_fabric_fault_kind_e {
   HRX_FABRIC_FAULT_BAD_LAUNCH,      /* geometry the kernel cannot run */
   HRX_FABRIC_FAULT_BAD_TRANSFER,    /* copy/fill outside its allocations */
   HRX_FABRIC_FAULT_DATA_RACE,       /* unsynchronised local accesses */
+  HRX_FABRIC_FAULT_ASSERTION,       /* a sanitizer check failed */
 } hrx_fabric_fault_kind_t;
 
 typedef struct hrx_fabric_fault_t {
@@ -43,6 +44,9 @@ typedef struct hrx_fabric_fault_t {
   uint32_t other_pc;
   uint32_t other_work_item;
   bool other_write;
+  /* ASSERTION: what was checked (hrx_host_assert_t) and the value. */
+  uint32_t assertion;
+  int64_t value;
 } hrx_fabric_fault_t;
 
 HRX_API const char* hrx_fabric_fault_kind_string(hrx_fabric_fault_kind_t kind);

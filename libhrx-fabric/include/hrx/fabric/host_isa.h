@@ -180,6 +180,9 @@ typedef enum hrx_host_op_e {
   HRX_HOST_OP_LOOP_BEGIN,   /* push exec */
   HRX_HOST_OP_LOOP_TEST,    /* exec &= a; if none: exec = pop, pc = imm */
   HRX_HOST_OP_RET,
+  /* sanitizers: fault unless a != 0 on every active lane; b is the value
+   * the assertion is about, aux a hrx_host_assert_t */
+  HRX_HOST_OP_ASSERT,
   HRX_HOST_OP_COUNT,
 } hrx_host_op_t;
 
@@ -228,6 +231,14 @@ typedef enum hrx_host_ordering_e {
   HRX_HOST_ORDER_RELAXED = 0, HRX_HOST_ORDER_ACQUIRE, HRX_HOST_ORDER_RELEASE,
   HRX_HOST_ORDER_ACQ_REL, HRX_HOST_ORDER_SEQ_CST, HRX_HOST_ORDER_COUNT,
 } hrx_host_ordering_t;
+
+/* What an ASSERT checks: the fact kinds of Loom's index.assume, which the
+ * value sanitizer turns into run-time checks. */
+typedef enum hrx_host_assert_e {
+  HRX_HOST_ASSERT_RANGE = 0, HRX_HOST_ASSERT_LT, HRX_HOST_ASSERT_LE,
+  HRX_HOST_ASSERT_EQ, HRX_HOST_ASSERT_NE, HRX_HOST_ASSERT_MUL,
+  HRX_HOST_ASSERT_COUNT,
+} hrx_host_assert_t;
 
 /* Kernel argument kinds in the code object. */
 typedef enum hrx_host_arg_kind_e {

@@ -40,8 +40,9 @@ typedef struct hrx_loom_artifact_s hrx_loom_artifact_t;
 /* Sanitizer checks (part of an artifact's identity). The host device
  * always checks every access against its allocation, which is what
  * "access" asks for; "race" has it check workgroup-local memory for
- * accesses no barrier orders (hrx/fabric/host_isa.h); "value" and
- * "operation" are recorded but not instrumented yet. */
+ * accesses no barrier orders (hrx/fabric/host_isa.h); "value" checks the
+ * facts of every index.assume at run time; "operation" is recorded but
+ * not instrumented yet. A failed check ends the dispatch with a report. */
 enum {
   HRX_LOOM_SANITIZE_ACCESS = 1u << 0,
   HRX_LOOM_SANITIZE_VALUE = 1u << 1,

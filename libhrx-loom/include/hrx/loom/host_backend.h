@@ -26,9 +26,9 @@ extern "C" {
 
 typedef struct hrx_loom_host_options_t {
   /* HRX_LOOM_SANITIZE_* (hrx/loom/compiler.h). RACE flags every kernel
-   * for race checking of workgroup-local memory by the executor; ACCESS
-   * is what the host device always does; VALUE and OPERATION are not
-   * instrumented yet. */
+   * for race checking of workgroup-local memory by the executor; VALUE
+   * emits an ASSERT per index.assume fact; ACCESS is what the host device
+   * always does; OPERATION is not instrumented yet. */
   uint32_t sanitizers;
 } hrx_loom_host_options_t;
 

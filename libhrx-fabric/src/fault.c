@@ -15,6 +15,8 @@ const char* hrx_fabric_fault_kind_string(hrx_fabric_fault_kind_t kind) {
     case HRX_FABRIC_FAULT_BAD_TRANSFER: return "bad transfer";
     case HRX_FABRIC_FAULT_DATA_RACE: return "data race";
     case HRX_FABRIC_FAULT_ASSERTION: return "failed assertion";
+    case HRX_FABRIC_FAULT_INTEGER_OVERFLOW: return "integer overflow";
+    case HRX_FABRIC_FAULT_BAD_SHIFT: return "shift out of range";
   }
   return "unknown fault";
 }
@@ -67,6 +69,14 @@ size_t hrx_fabric_fault_format(const hrx_fabric_fault_t* f, char* buffer,
                      ? facts[f->assertion]
                      : "?",
                  f->value);
+  } else if (f->kind == HRX_FABRIC_FAULT_BAD_SHIFT) {
+    n = snprintf(buffer, capacity,
+                 "%s in kernel '%s' at instruction %" PRIu32 ", lane %" PRIu32
+                 ", workgroup (%" PRIu32 ", %" PRIu32 ", %" PRIu32
+                 "): shift by %" PRId64 " bits of a %" PRIu32 "-bit value",
+                 hrx_fabric_fault_kind_string(f->kind), f->kernel, f->pc,
+                 f->lane, f->workgroup[0], f->workgroup[1], f->workgroup[2],
+                 f->value, f->access_bytes * 8);
   } else if (f->kind == HRX_FABRIC_FAULT_BAD_TRANSFER) {
     n = snprintf(buffer, capacity,
                  "%s: %" PRIu32 " bytes at 0x%" PRIx64

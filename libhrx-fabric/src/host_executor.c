@@ -608,11 +608,46 @@ static uint32_t hrx_run_wave(hrx_group_t* g, hrx_wave_t* w,
         HRX_LANES(D = value);
         break;
       }
-      case HRX_HOST_OP_IADD: HRX_LANES(D = hrx_norm(A + B, type)); break;
-      case HRX_HOST_OP_ISUB: HRX_LANES(D = hrx_norm(A - B, type)); break;
-      case HRX_HOST_OP_IMUL: HRX_LANES(D = hrx_norm(A * B, type)); break;
+      case HRX_HOST_OP_IADD:
+      case HRX_HOST_OP_ISUB:
+      case HRX_HOST_OP_IMUL:
       case HRX_HOST_OP_IMADD:
-        HRX_LANES(D = hrx_norm(A * B + C, type));
+        if (i->flags & HRX_HOST_FLAG_CHECKED) {
+          /* The operation sanitizer: signed overflow of the type. */
+          bool overflow = false;
+          uint32_t bad = 0;
+          HRX_LANES({
+            int64_t x = (int64_t)A, y = (int64_t)B, r = 0;
+            bool o = i->op == HRX_HOST_OP_IADD ? __builtin_add_overflow(x, y, &r)
+                     : i->op == HRX_HOST_OP_ISUB
+                         ? __builtin_sub_overflow(x, y, &r)
+                         : __builtin_mul_overflow(x, y, &r);
+            if (!o && i->op == HRX_HOST_OP_IMADD) {
+              o = __builtin_add_overflow(r, (int64_t)C, &r);
+            }
+            if (o || (int64_t)hrx_norm((uint64_t)r, type) != r) {
+              if (!overflow) bad = l;
+              overflow = true;
+            }
+            D = hrx_norm((uint64_t)r, type);
+          });
+          if (overflow) {
+            hrx_fabric_fault_t f = {.kind = HRX_FABRIC_FAULT_INTEGER_OVERFLOW,
+                                    .pc = pc, .lane = bad,
+                                    .workgroup = {g->id[0], g->id[1],
+                                                  g->id[2]}};
+            hrx_fault_here(dispatch, f);
+            return WAVE_FAULT;
+          }
+        } else if (i->op == HRX_HOST_OP_IADD) {
+          HRX_LANES(D = hrx_norm(A + B, type));
+        } else if (i->op == HRX_HOST_OP_ISUB) {
+          HRX_LANES(D = hrx_norm(A - B, type));
+        } else if (i->op == HRX_HOST_OP_IMUL) {
+          HRX_LANES(D = hrx_norm(A * B, type));
+        } else {
+          HRX_LANES(D = hrx_norm(A * B + C, type));
+        }
         break;
       case HRX_HOST_OP_IDIVS:
       case HRX_HOST_OP_IDIVU:
@@ -666,6 +701,22 @@ static uint32_t hrx_run_wave(hrx_group_t* g, hrx_wave_t* w,
       case HRX_HOST_OP_ISHRU:
       case HRX_HOST_OP_ISHRS: {
         uint32_t bits = hrx_type_bits(type);
+        if (i->flags & HRX_HOST_FLAG_CHECKED) {
+          /* The operation sanitizer: an amount of at least the width. */
+          bool ok = true;
+          HRX_LANES({
+            if (ok && hrx_unsigned(B, type) >= bits) {
+              hrx_fabric_fault_t f = {
+                  .kind = HRX_FABRIC_FAULT_BAD_SHIFT, .pc = pc, .lane = l,
+                  .workgroup = {g->id[0], g->id[1], g->id[2]},
+                  .access_bytes = hrx_type_bytes(type),
+                  .value = (int64_t)hrx_unsigned(B, type)};
+              hrx_fault_here(dispatch, f);
+              ok = false;
+            }
+          });
+          if (!ok) return WAVE_FAULT;
+        }
         HRX_LANES({
           uint64_t amount = hrx_unsigned(B, type);
           uint64_t x = A;

@@ -723,9 +723,23 @@ static bool hb_lower_arith(hb_t* b, const loom_op_t* op, const hb_map_t* map) {
   }
   uint8_t type = hb_host_type(kind);
   if (!strcmp(map->name, "index.scale")) type = HRX_HOST_TYPE_I64;
-  return hb_define(b, result, hb_all_scalar(b, regs, 3)) &&
-         hb_emit(b, code, type, aux, b->vreg[result], regs[0], regs[1],
-                 regs[2], 0);
+  if (!hb_define(b, result, hb_all_scalar(b, regs, 3)) ||
+      !hb_emit(b, code, type, aux, b->vreg[result], regs[0], regs[1],
+               regs[2], 0)) {
+    return false;
+  }
+  /* The operation sanitizer checks index arithmetic for overflow (scalar
+   * integers may wrap on purpose: hashes, checksums) and every shift. */
+  bool arith = code == HRX_HOST_OP_IADD || code == HRX_HOST_OP_ISUB ||
+               code == HRX_HOST_OP_IMUL || code == HRX_HOST_OP_IMADD;
+  bool shift = code == HRX_HOST_OP_ISHL || code == HRX_HOST_OP_ISHRU ||
+               code == HRX_HOST_OP_ISHRS;
+  if ((b->sanitizers & HRX_LOOM_SANITIZE_OPERATION) &&
+      ((arith && kind == LOOM_TYPE_INDEX) || shift)) {
+    LOOM_AT(b->insns, hb_insn_t, b->insns.count - 1).insn.flags |=
+        HRX_HOST_FLAG_CHECKED;
+  }
+  return true;
 }
 
 static bool hb_lower_cast(hb_t* b, const loom_op_t* op, uint8_t kind) {

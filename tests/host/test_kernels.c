@@ -485,21 +485,32 @@ static void load_generated(harness_t* h, const char* name, char* text,
   free(text);
 }
 
-/* Each of 64 work-items (two waves) stores its id into workgroup memory
- * and reads its neighbour's, with or without a barrier between. */
-static char* neighbour_kernel(bool barrier) {
+/* A kernel |name| of one workgroup of 64 work-items (two waves) with
+ * workload arguments |workload|, kernel arguments |params| and |body|. */
+static char* one_group_kernel(const char* name, const char* workload,
+                              const char* params, const char* body) {
   return test_strdup_printf(
       "host.target<cpu> @h {subgroup_size = 32}\n"
-      "kernel.def target(@h) export(\"neighbour\") @neighbour() {\n"
+      "kernel.def target(@h) export(\"%s\") @%s(%s) {\n"
       "  %%one = index.constant 1 : index\n"
       "  %%t = index.constant 64 : index\n"
       "  kernel.launch.config workgroups(%%one, %%one, %%one) "
       "workgroup_size(%%t, %%one, %%one) : index\n"
-      "} launch(%%out: buffer) {\n"
+      "} launch(%s) {\n"
       "  %%o = index.constant 0 : offset\n"
-      "  %%bytes = index.constant 256 : offset\n"
       "  %%id = kernel.workitem.id<x> : index\n"
       "  %%one = index.constant 1 : index\n"
+      "%s"
+      "  kernel.return\n"
+      "}\n",
+      name, name, workload, params, body);
+}
+
+/* Each work-item stores its id into workgroup memory and reads its
+ * neighbour's, with or without a barrier between. */
+static char* neighbour_kernel(bool barrier) {
+  char* body = test_strdup_printf(
+      "  %%bytes = index.constant 256 : offset\n"
       "  %%mask = index.constant 63 : index\n"
       "  %%scratch = buffer.alloca<workgroup> align(16) %%bytes : buffer\n"
       "  %%lds = buffer.view %%scratch[%%o] : buffer -> view<64xi32>\n"
@@ -510,12 +521,13 @@ static char* neighbour_kernel(bool barrier) {
       "  %%next = index.add %%id, %%one : index\n"
       "  %%n = index.andi %%next, %%mask : index\n"
       "  %%x = view.load %%lds[%%n] : view<64xi32> -> i32\n"
-      "  view.store %%x, %%ov[%%id] : i32, view<64xi32>\n"
-      "  kernel.return\n"
-      "}\n",
+      "  view.store %%x, %%ov[%%id] : i32, view<64xi32>\n",
       barrier ? "  kernel.barrier<workgroup> scope(workgroup) "
                 "ordering(acq_rel)\n"
               : "");
+  char* text = one_group_kernel("neighbour", "", "%out: buffer", body);
+  free(body);
+  return text;
 }
 
 static hrx_status_t run_neighbour(harness_t* h, bool barrier,
@@ -553,23 +565,16 @@ static void test_race_sanitizer(void** state) {
 /* out[i] = i for 64 work-items, through index.assume facts that hold only
  * for some of them. */
 static char* assume_kernel(const char* facts) {
-  return test_strdup_printf(
-      "host.target<cpu> @h {subgroup_size = 32}\n"
-      "kernel.def target(@h) export(\"assume\") @assume(%%n: index) {\n"
-      "  %%one = index.constant 1 : index\n"
-      "  %%t = index.constant 64 : index\n"
-      "  kernel.launch.config workgroups(%%one, %%one, %%one) "
-      "workgroup_size(%%t, %%one, %%one) : index\n"
-      "} launch(%%n: index, %%out: buffer) {\n"
-      "  %%o = index.constant 0 : offset\n"
-      "  %%id = kernel.workitem.id<x> : index\n"
+  char* body = test_strdup_printf(
       "  %%i = index.assume %%id [%s] : index\n"
       "  %%ov = buffer.view %%out[%%o] : buffer -> view<64xi32>\n"
       "  %%v = index.cast %%i : index to i32\n"
-      "  view.store %%v, %%ov[%%i] : i32, view<64xi32>\n"
-      "  kernel.return\n"
-      "}\n",
+      "  view.store %%v, %%ov[%%i] : i32, view<64xi32>\n",
       facts);
+  char* text =
+      one_group_kernel("assume", "%n: index", "%n: index, %out: buffer", body);
+  free(body);
+  return text;
 }
 
 static hrx_status_t run_assume(harness_t* h, const char* facts,
@@ -610,6 +615,60 @@ static void test_value_sanitizer(void** state) {
   assert_ok(run_assume(h, "range(%id, 0, 40)", 0, 64));
 }
 
+/* out[id] = %r, which |body| computes from %id. */
+static char* operation_kernel(const char* body) {
+  char* full = test_strdup_printf(
+      "  %%ov = buffer.view %%out[%%o] : buffer -> view<64xi32>\n"
+      "%s"
+      "  view.store %%r, %%ov[%%id] : i32, view<64xi32>\n",
+      body);
+  char* text = one_group_kernel("op", "", "%out: buffer", full);
+  free(full);
+  return text;
+}
+
+static hrx_status_t run_operation(harness_t* h, const char* body,
+                                  uint32_t sanitizers) {
+  load_generated(h, "op.loom", operation_kernel(body), sanitizers);
+  hrx_fabric_memory_t out = harness_buffer(h, 64 * 4);
+  uint64_t none = 0;
+  harness_arg_t args[] = {ARG_BUF(out)};
+  hrx_status_t status = harness_run(h, "op", &none, 0, args, 1);
+  hrx_fabric_memory_free(h->device, &out);
+  return status;
+}
+
+/* The operation sanitizer: index arithmetic that overflows and shifts by
+ * the width or more fault with the lane; scalar integers still wrap; and
+ * unsanitized kernels keep the wrapping results. */
+static void test_operation_sanitizer(void** state) {
+  harness_t* h = *state;
+  const uint32_t operation = HRX_LOOM_SANITIZE_OPERATION;
+  const char* overflow =
+      "  %c = index.constant 4611686018427387904 : index\n"
+      "  %m = index.mul %id, %c : index\n"
+      "  %r = index.cast %m : index to i32\n";
+  const char* shift =
+      "  %c8 = index.constant 8 : index\n"
+      "  %amount = index.add %id, %c8 : index\n"
+      "  %s = index.shli %one, %amount : index\n"
+      "  %r = index.cast %s : index to i32\n";
+  const char* wrap =
+      "  %v = index.cast %id : index to i32\n"
+      "  %big = scalar.constant 2147483647 : i32\n"
+      "  %r = scalar.muli %v, %big : i32\n";
+  assert_status(run_operation(h, overflow, operation), HRX_STATUS_ABORTED,
+                "integer overflow in kernel 'op' at instruction");
+  assert_status(run_operation(h, overflow, operation), HRX_STATUS_ABORTED,
+                ", lane 2, workgroup (0, 0, 0)");
+  assert_status(run_operation(h, shift, operation), HRX_STATUS_ABORTED,
+                "lane 24, workgroup (0, 0, 0): shift by 64 bits of a 64-bit "
+                "value");
+  assert_ok(run_operation(h, wrap, operation));
+  assert_ok(run_operation(h, overflow, 0));
+  assert_ok(run_operation(h, shift, 0));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_saxpy, setup, teardown),
@@ -629,6 +688,8 @@ int main(void) {
                                       setup, teardown),
       cmocka_unit_test_setup_teardown(test_race_sanitizer, setup, teardown),
       cmocka_unit_test_setup_teardown(test_value_sanitizer, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_operation_sanitizer, setup,
+                                      teardown),
       cmocka_unit_test_setup_teardown(test_out_of_bounds_is_reported, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_unbound_buffer_is_reported, setup,

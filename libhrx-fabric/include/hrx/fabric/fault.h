@@ -23,6 +23,8 @@ typedef enum hrx_fabric_fault_kind_e {
   HRX_FABRIC_FAULT_BAD_TRANSFER,    /* copy/fill outside its allocations */
   HRX_FABRIC_FAULT_DATA_RACE,       /* unsynchronised local accesses */
   HRX_FABRIC_FAULT_ASSERTION,       /* a sanitizer check failed */
+  HRX_FABRIC_FAULT_INTEGER_OVERFLOW, /* checked arithmetic overflowed */
+  HRX_FABRIC_FAULT_BAD_SHIFT,       /* checked shift by >= the width */
 } hrx_fabric_fault_kind_t;
 
 typedef struct hrx_fabric_fault_t {
@@ -44,7 +46,8 @@ typedef struct hrx_fabric_fault_t {
   uint32_t other_pc;
   uint32_t other_work_item;
   bool other_write;
-  /* ASSERTION: what was checked (hrx_host_assert_t) and the value. */
+  /* ASSERTION: what was checked (hrx_host_assert_t) and the value;
+   * BAD_SHIFT: the amount. */
   uint32_t assertion;
   int64_t value;
 } hrx_fabric_fault_t;

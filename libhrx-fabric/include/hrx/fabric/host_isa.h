@@ -92,12 +92,17 @@ typedef enum hrx_host_type_e {
   HRX_HOST_TYPE_COUNT,
 } hrx_host_type_t;
 
-/* Operand-file flags (the |flags| field): set = S register. */
+/* Instruction flags: operand files (set = S register) and checking. */
 enum {
   HRX_HOST_FLAG_A_SCALAR = 1u << 0,
   HRX_HOST_FLAG_B_SCALAR = 1u << 1,
   HRX_HOST_FLAG_C_SCALAR = 1u << 2,
   HRX_HOST_FLAG_DST_SCALAR = 1u << 3,
+  /* Loom's operation sanitizer, on IADD, ISUB, IMUL and IMADD: a result
+   * outside the signed range of the type faults (INTEGER_OVERFLOW); on
+   * ISHL, ISHRU and ISHRS: an amount of at least the width faults
+   * (BAD_SHIFT) instead of giving 0 or the sign. */
+  HRX_HOST_FLAG_CHECKED = 1u << 4,
 };
 
 typedef enum hrx_host_op_e {

@@ -41,8 +41,10 @@ typedef struct hrx_loom_artifact_s hrx_loom_artifact_t;
  * always checks every access against its allocation, which is what
  * "access" asks for; "race" has it check workgroup-local memory for
  * accesses no barrier orders (hrx/fabric/host_isa.h); "value" checks the
- * facts of every index.assume at run time; "operation" is recorded but
- * not instrumented yet. A failed check ends the dispatch with a report. */
+ * facts of every index.assume at run time; "operation" checks index
+ * arithmetic for signed overflow and shifts for amounts of at least the
+ * width (scalar integers may wrap). A failed check ends the dispatch with
+ * a report. */
 enum {
   HRX_LOOM_SANITIZE_ACCESS = 1u << 0,
   HRX_LOOM_SANITIZE_VALUE = 1u << 1,

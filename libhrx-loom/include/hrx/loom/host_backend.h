@@ -27,8 +27,9 @@ extern "C" {
 typedef struct hrx_loom_host_options_t {
   /* HRX_LOOM_SANITIZE_* (hrx/loom/compiler.h). RACE flags every kernel
    * for race checking of workgroup-local memory by the executor; VALUE
-   * emits an ASSERT per index.assume fact; ACCESS is what the host device
-   * always does; OPERATION is not instrumented yet. */
+   * emits an ASSERT per index.assume fact; OPERATION marks index
+   * arithmetic and shifts HRX_HOST_FLAG_CHECKED; ACCESS is what the host
+   * device always does. */
   uint32_t sanitizers;
 } hrx_loom_host_options_t;
 

@@ -38,7 +38,8 @@
  *   work-items touching the same 4-byte granule between the same two
  *   barriers, at least one of them writing, end the dispatch with a data
  *   race report naming both accesses. Atomics synchronise and are not
- *   checked; global memory is not covered.
+ *   checked; global memory is not covered. A store whose address and value
+ *   are uniform across the wave is one access, by its lowest active lane.
  *
  * Code object (little-endian)
  *   header   "HXCO" u32 version, u32 kernel_count

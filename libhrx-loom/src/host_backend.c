@@ -560,6 +560,13 @@ static const hb_map_t hb_arith[] = {
     {"scalar.expf", HRX_HOST_OP_FEXP, 0},
     {"scalar.logf", HRX_HOST_OP_FLOG, 0},
     {"scalar.tanhf", HRX_HOST_OP_FTANH, 0},
+    {"vector.addf", HRX_HOST_OP_FADD, 0},
+    {"vector.subf", HRX_HOST_OP_FSUB, 0},
+    {"vector.mulf", HRX_HOST_OP_FMUL, 0},
+    {"vector.divf", HRX_HOST_OP_FDIV, 0},
+    {"vector.minnumf", HRX_HOST_OP_FMIN, 0},
+    {"vector.maxnumf", HRX_HOST_OP_FMAX, 0},
+    {"vector.fmaf", HRX_HOST_OP_FFMA, 0},
     {"index.cmp", HRX_HOST_OP_ICMP, 0},
     {"scalar.cmpi", HRX_HOST_OP_ICMP, 0},
     {"scalar.cmpf", HRX_HOST_OP_FCMP, 0},
@@ -705,14 +712,28 @@ static bool hb_lower_arith(hb_t* b, const loom_op_t* op, const hb_map_t* map) {
     return hb_new_vreg(b, true, 1, &b->vreg[result]) &&
            hb_const(b, (uint64_t)folded, b->vreg[result]);
   }
-  if (hb_width(b, op->type) != 1) {
+  uint32_t regs[3] = {LOOM_NONE, LOOM_NONE, LOOM_NONE};
+  for (uint32_t i = 0; i < op->operand_count && i < 3; ++i) {
+    if (!hb_operand(b, op, i, &regs[i])) return false;
+  }
+  uint32_t width = hb_width(b, op->type);
+  if (width != 1 && strncmp(map->name, "vector.", 7) != 0) {
     return hb_error(b, op->span, HRX_LOOM_DIAG_BACKEND_UNSUPPORTED,
                     "%s on vectors is not supported by the host backend",
                     hb_op_name(op));
   }
-  uint32_t regs[3] = {LOOM_NONE, LOOM_NONE, LOOM_NONE};
-  for (uint32_t i = 0; i < op->operand_count && i < 3; ++i) {
-    if (!hb_operand(b, op, i, &regs[i])) return false;
+  if (width != 1) {
+    /* Element by element: a vector is |width| consecutive registers. */
+    uint8_t type = hb_host_type(LOOM_TYPE(b->m, op->type).element);
+    if (!hb_define(b, result, hb_all_scalar(b, regs, 3))) return false;
+    for (uint32_t e = 0; e < width; ++e) {
+      if (!hb_emit(b, map->op, type, 0, b->vreg[result] + e, regs[0] + e,
+                   regs[1] + e, regs[2] == LOOM_NONE ? LOOM_NONE : regs[2] + e,
+                   0)) {
+        return false;
+      }
+    }
+    return true;
   }
   loom_type_kind_t kind = hb_kind(b, op->type);
   uint8_t code = map->op;

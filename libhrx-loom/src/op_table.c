@@ -9,6 +9,9 @@
   {.name = n, .shape = LOOM_SHAPE_CONSTANT, .places = ANY, .types = t}
 #define NARY(n, a, t, p) \
   {.name = n, .shape = LOOM_SHAPE_NARY, .arity = a, .places = p, .types = t}
+#define VECTOR_NARY(n, a, elements)                                       \
+  {.name = n, .shape = LOOM_SHAPE_NARY, .arity = a, .places = DEVICE,     \
+   .types = LOOM_MASK_VECTOR, .types2 = elements}
 #define COMPARE(n, e, t, p)                                               \
   {.name = n, .shape = LOOM_SHAPE_COMPARE, .arity = 2, .enum_set = e,     \
    .enum_required = true, .places = p, .types = t}
@@ -168,6 +171,14 @@ const loom_op_def_t loom_op_defs[] = {
      .types = LOOM_MASK_SCALAR, .types2 = LOOM_MASK_VECTOR},
     {.name = "vector.splat", .shape = LOOM_SHAPE_SPLAT, .places = DEVICE,
      .types = LOOM_MASK_VECTOR},
+    /* elementwise: types2 is the allowed element kinds */
+    VECTOR_NARY("vector.addf", 2, LOOM_MASK_FLOAT),
+    VECTOR_NARY("vector.subf", 2, LOOM_MASK_FLOAT),
+    VECTOR_NARY("vector.mulf", 2, LOOM_MASK_FLOAT),
+    VECTOR_NARY("vector.divf", 2, LOOM_MASK_FLOAT),
+    VECTOR_NARY("vector.minnumf", 2, LOOM_MASK_FLOAT),
+    VECTOR_NARY("vector.maxnumf", 2, LOOM_MASK_FLOAT),
+    VECTOR_NARY("vector.fmaf", 3, LOOM_MASK_FLOAT),
 
     /* structured control flow */
     {.name = "scf.if", .shape = LOOM_SHAPE_IF, .places = ANY},

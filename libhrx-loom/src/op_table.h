@@ -124,7 +124,8 @@ typedef struct loom_op_def_t {
   uint8_t terminator;    /* loom_term_t */
   bool enum_required;    /* <param> must be present */
   uint32_t types;        /* allowed kinds of the written type */
-  uint32_t types2;       /* allowed kinds of the second written type */
+  uint32_t types2;       /* allowed kinds of the second written type;
+                          * NARY on vectors: of the elements */
 } loom_op_def_t;
 
 extern const loom_op_def_t loom_op_defs[];

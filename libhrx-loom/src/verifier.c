@@ -340,6 +340,12 @@ static void loom_check_op_types(loom_verifier_t* v, const loom_op_t* op) {
     case LOOM_SHAPE_NARY:
       if (!loom_expect_operand_count(v, op, def->arity)) break;
       if (!loom_expect_mask(v, op, "operand", op->type, def->types)) break;
+      if (def->types2 &&
+          !(def->types2 &
+            LOOM_KIND_BIT(LOOM_TYPE(v->module, op->type).element))) {
+        loom_type_not_allowed(v, op, "vector", op->type);
+        break;
+      }
       for (uint32_t i = 0; i < op->operand_count; ++i) {
         loom_expect_operand(v, op, i, op->type);
       }

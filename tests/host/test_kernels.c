@@ -669,6 +669,58 @@ static void test_operation_sanitizer(void** state) {
   assert_ok(run_operation(h, shift, 0));
 }
 
+/* Elementwise f32 vector arithmetic, four elements per work-item:
+ * out = max(min((fma(2, x, y) - x) * y / 2, 1000), 0). */
+static void test_vector_arithmetic(void** state) {
+  harness_t* h = *state;
+  load_generated(
+      h, "vector.loom",
+      one_group_kernel(
+          "vector", "", "%x: buffer, %y: buffer, %out: buffer",
+          "  %c4 = index.constant 4 : index\n"
+          "  %at = index.mul %id, %c4 : index\n"
+          "  %xv = buffer.view %x[%o] : buffer -> view<256xf32>\n"
+          "  %yv = buffer.view %y[%o] : buffer -> view<256xf32>\n"
+          "  %ov = buffer.view %out[%o] : buffer -> view<256xf32>\n"
+          "  %xs = vector.load %xv[%at] : view<256xf32> -> vector<4xf32>\n"
+          "  %ys = vector.load %yv[%at] : view<256xf32> -> vector<4xf32>\n"
+          "  %two = scalar.constant 2.0 : f32\n"
+          "  %cap = scalar.constant 1000.0 : f32\n"
+          "  %nil = scalar.constant 0.0 : f32\n"
+          "  %a = vector.splat %two : vector<4xf32>\n"
+          "  %hi = vector.splat %cap : vector<4xf32>\n"
+          "  %lo = vector.splat %nil : vector<4xf32>\n"
+          "  %f = vector.fmaf %a, %xs, %ys : vector<4xf32>\n"
+          "  %s = vector.subf %f, %xs : vector<4xf32>\n"
+          "  %m = vector.mulf %s, %ys : vector<4xf32>\n"
+          "  %d = vector.divf %m, %a : vector<4xf32>\n"
+          "  %c = vector.minnumf %d, %hi : vector<4xf32>\n"
+          "  %r = vector.maxnumf %c, %lo : vector<4xf32>\n"
+          "  vector.store %r, %ov[%at] : vector<4xf32>, view<256xf32>\n"),
+      0);
+  hrx_fabric_memory_t x = harness_buffer(h, 256 * 4);
+  hrx_fabric_memory_t y = harness_buffer(h, 256 * 4);
+  hrx_fabric_memory_t out = harness_buffer(h, 256 * 4);
+  float* xs = x.host_pointer;
+  float* ys = y.host_pointer;
+  for (int i = 0; i < 256; ++i) {
+    xs[i] = (float)(i % 17) - 4.0f;
+    ys[i] = (float)(i % 13) * 0.75f - 3.0f;
+  }
+  uint64_t none = 0;
+  harness_arg_t args[] = {ARG_BUF(x), ARG_BUF(y), ARG_BUF(out)};
+  assert_ok(harness_run(h, "vector", &none, 0, args, 3));
+  const float* o = out.host_pointer;
+  for (int i = 0; i < 256; ++i) {
+    float v = (fmaf(2.0f, xs[i], ys[i]) - xs[i]) * ys[i] / 2.0f;
+    v = fmaxf(fminf(v, 1000.0f), 0.0f);
+    if (o[i] != v) fail_msg("element %d: %g, expected %g", i, o[i], v);
+  }
+  hrx_fabric_memory_free(h->device, &x);
+  hrx_fabric_memory_free(h->device, &y);
+  hrx_fabric_memory_free(h->device, &out);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_saxpy, setup, teardown),
@@ -689,6 +741,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_race_sanitizer, setup, teardown),
       cmocka_unit_test_setup_teardown(test_value_sanitizer, setup, teardown),
       cmocka_unit_test_setup_teardown(test_operation_sanitizer, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_vector_arithmetic, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_out_of_bounds_is_reported, setup,
                                       teardown),

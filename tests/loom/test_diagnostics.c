@@ -98,6 +98,11 @@ static const diag_case_t cases[] = {
      HRX_LOOM_DIAG_TYPE_MISMATCH, 5, 3},
     {"type_not_allowed", BODY("  %a = scalar.addf %i, %i : index\n"),
      HRX_LOOM_DIAG_TYPE_NOT_ALLOWED, 5, 3},
+    {"vector_element_not_allowed",
+     BODY("  %c = scalar.constant 1 : i32\n"
+          "  %v = vector.splat %c : vector<4xi32>\n"
+          "  %a = vector.addf %v, %v : vector<4xi32>\n"),
+     HRX_LOOM_DIAG_TYPE_NOT_ALLOWED, 7, 3},
     {"vector_shape", BODY("  %a = scalar.constant 1.0 : vector<0xf32>\n"),
      HRX_LOOM_DIAG_BAD_SHAPE, 5, 30},
     {"view_rank", BODY("  %o = index.constant 0 : offset\n"

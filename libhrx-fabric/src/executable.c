@@ -166,6 +166,7 @@ static hrx_status_t hrx_check_insn(const hrx_fabric_kernel_t* k, uint32_t pc) {
       break;
     case HRX_HOST_OP_REDUCE:
     case HRX_HOST_OP_ATOMIC_RMW:
+    case HRX_HOST_OP_COMBINE:
       if (i->aux >= HRX_HOST_COMBINE_COUNT) {
         return hrx_bad_code(k->name, pc, "bad combine kind");
       }

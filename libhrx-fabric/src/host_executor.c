@@ -1019,6 +1019,9 @@ static uint32_t hrx_run_wave(hrx_group_t* g, hrx_wave_t* w,
         break;
       }
       case HRX_HOST_OP_RET: return WAVE_DONE;
+      case HRX_HOST_OP_COMBINE:
+        HRX_LANES(D = hrx_combine(i->aux, type, A, B));
+        break;
       case HRX_HOST_OP_ASSERT: {
         bool held = true;
         uint32_t lane = 0;

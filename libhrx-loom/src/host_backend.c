@@ -1284,6 +1284,31 @@ static bool hb_lower_op(hb_t* b, uint32_t op_id) {
                      op->enum_value, b->vreg[result + 1], regs[0], regs[1],
                      regs[2], 0);
     }
+    case LOOM_SHAPE_VECTOR_REDUCE: {
+      /* init <k> v[0] <k> v[1] ..., one COMBINE per element. */
+      uint32_t vector = 0, acc = 0;
+      if (!hb_operand(b, op, 0, &vector) || !hb_operand(b, op, 1, &acc)) {
+        return false;
+      }
+      uint8_t type = hb_host_type(hb_kind(b, op->type2));
+      uint32_t width = hb_width(b, op->type);
+      for (uint32_t e = 0; e < width; ++e) {
+        uint32_t regs[] = {acc, vector + e};
+        uint32_t next = LOOM_NONE;
+        if (e + 1 == width) {
+          if (!hb_define(b, result, hb_all_scalar(b, regs, 2))) return false;
+          next = b->vreg[result];
+        } else if (!hb_new_vreg(b, hb_all_scalar(b, regs, 2), 1, &next)) {
+          return false;
+        }
+        if (!hb_emit(b, HRX_HOST_OP_COMBINE, type, op->enum_value, next, acc,
+                     vector + e, LOOM_NONE, 0)) {
+          return false;
+        }
+        acc = next;
+      }
+      return true;
+    }
     case LOOM_SHAPE_REDUCE: {
       uint32_t src = 0;
       if (!hb_operand(b, op, 0, &src)) return false;

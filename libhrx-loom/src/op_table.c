@@ -179,6 +179,9 @@ const loom_op_def_t loom_op_defs[] = {
     VECTOR_NARY("vector.minnumf", 2, LOOM_MASK_FLOAT),
     VECTOR_NARY("vector.maxnumf", 2, LOOM_MASK_FLOAT),
     VECTOR_NARY("vector.fmaf", 3, LOOM_MASK_FLOAT),
+    {.name = "vector.reduce", .shape = LOOM_SHAPE_VECTOR_REDUCE,
+     .enum_set = LOOM_ENUM_COMBINE, .enum_required = true, .places = DEVICE,
+     .types = LOOM_MASK_VECTOR, .types2 = LOOM_MASK_INT | LOOM_MASK_FLOAT},
 
     /* structured control flow */
     {.name = "scf.if", .shape = LOOM_SHAPE_IF, .places = ANY},

@@ -31,6 +31,7 @@ typedef enum loom_shape_e {
   LOOM_SHAPE_EXTRACT,       /* %e = vector.extract %v[N] : VEC -> T */
   LOOM_SHAPE_INSERT,        /* %w = vector.insert %s into %v[N] : T, VEC */
   LOOM_SHAPE_SPLAT,         /* %w = vector.splat %s : VEC */
+  LOOM_SHAPE_VECTOR_REDUCE, /* %r = vector.reduce<k> %v, %init : VEC, T */
   LOOM_SHAPE_SCALE,         /* %r = index.scale %i, %s : index, offset -> offset */
   LOOM_SHAPE_SHUFFLE,       /* %r, %ok = op<mode> %v, %off, %w : T, i32, i32 */
   LOOM_SHAPE_REDUCE,        /* %r = op<kind> %x [{cluster_size = N}] : T */

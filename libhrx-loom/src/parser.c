@@ -1041,6 +1041,17 @@ static bool loom_shape_insert(loom_parser_t* p, loom_op_ctx_t* c) {
   return loom_set_results(c, 1, vector);
 }
 
+static bool loom_shape_vector_reduce(loom_parser_t* p, loom_op_ctx_t* c) {
+  loom_type_id_t vector = 0, element = 0;
+  if (!loom_parse_operand_list(p, c->op) || !loom_colon_type(p, &vector) ||
+      !loom_expect(p, LOOM_TOKEN_COMMA) || !loom_parse_type(p, &element)) {
+    return false;
+  }
+  LOOM_OP(p->module, c->op).type = vector;
+  LOOM_OP(p->module, c->op).type2 = element;
+  return loom_set_results(c, 1, element);
+}
+
 static bool loom_shape_scale(loom_parser_t* p, loom_op_ctx_t* c) {
   loom_type_id_t a = 0, b = 0, result = 0;
   if (!loom_parse_operand_list(p, c->op) || !loom_colon_type(p, &a) ||
@@ -1322,6 +1333,7 @@ static const loom_shape_fn loom_shape_parsers[] = {
     [LOOM_SHAPE_EXTRACT] = loom_shape_extract,
     [LOOM_SHAPE_INSERT] = loom_shape_insert,
     [LOOM_SHAPE_SPLAT] = loom_shape_nary,
+    [LOOM_SHAPE_VECTOR_REDUCE] = loom_shape_vector_reduce,
     [LOOM_SHAPE_SCALE] = loom_shape_scale,
     [LOOM_SHAPE_SHUFFLE] = loom_shape_shuffle,
     [LOOM_SHAPE_REDUCE] = loom_shape_reduce,

@@ -254,6 +254,7 @@ static hrx_status_t loom_p_op(loom_printer_t* p, uint32_t op_id,
       P_TRY(loom_p(p, ", "));
       P_TRY(loom_p_type(p, op->type2));
       break;
+    case LOOM_SHAPE_VECTOR_REDUCE:
     case LOOM_SHAPE_SCALE:
       P_TRY(loom_p(p, " "));
       P_TRY(loom_p_operands(p, op, 0, op->operand_count));
@@ -261,8 +262,10 @@ static hrx_status_t loom_p_op(loom_printer_t* p, uint32_t op_id,
       P_TRY(loom_p_type(p, op->type));
       P_TRY(loom_p(p, ", "));
       P_TRY(loom_p_type(p, op->type2));
-      P_TRY(loom_p(p, " -> "));
-      P_TRY(loom_p_type(p, op->type2));
+      if (def->shape == LOOM_SHAPE_SCALE) {
+        P_TRY(loom_p(p, " -> "));
+        P_TRY(loom_p_type(p, op->type2));
+      }
       break;
     case LOOM_SHAPE_SHUFFLE:
       P_TRY(loom_p(p, " "));

@@ -328,6 +328,20 @@ static const char* loom_combine_kind(const loom_op_t* op) {
   return loom_enum_keyword(LOOM_ENUM_COMBINE, op->enum_value);
 }
 
+/* Float combines (addf, maxnumf, ...) need float values, the others
+ * integers. */
+static void loom_check_combine_kind(loom_verifier_t* v, const loom_op_t* op,
+                                    loom_type_id_t type) {
+  const char* kind = loom_combine_kind(op);
+  bool float_kind = kind && kind[strlen(kind) - 1] == 'f';
+  loom_type_kind_t actual = loom_type_kind(v->module, type);
+  if (kind && float_kind != loom_type_is_float(actual)) {
+    loom_verror(v, op->span, HRX_LOOM_DIAG_TYPE_MISMATCH, NULL, 0,
+                "reduction %s does not apply to %s", kind,
+                loom_type_kind_name(actual));
+  }
+}
+
 static void loom_check_op_types(loom_verifier_t* v, const loom_op_t* op) {
   const loom_op_def_t* def = &loom_op_defs[op->opcode];
   const loom_module_t* m = v->module;
@@ -455,16 +469,27 @@ static void loom_check_op_types(loom_verifier_t* v, const loom_op_t* op) {
       loom_expect_operand(v, op, 1, LOOM_TYPE_I32);
       loom_expect_operand(v, op, 2, LOOM_TYPE_I32);
       break;
+    case LOOM_SHAPE_VECTOR_REDUCE:
+      if (!loom_expect_operand_count(v, op, 2) ||
+          !loom_expect_mask(v, op, "vector", op->type, def->types) ||
+          !loom_expect_mask(v, op, "result", op->type2, def->types2)) {
+        break;
+      }
+      if (LOOM_TYPE(m, op->type).element != loom_type_kind(m, op->type2)) {
+        loom_verror(v, op->span, HRX_LOOM_DIAG_TYPE_MISMATCH, NULL, 0,
+                    "vector.reduce of %s elements cannot give %s",
+                    loom_type_kind_name(LOOM_TYPE(m, op->type).element),
+                    loom_type_kind_name(loom_type_kind(m, op->type2)));
+        break;
+      }
+      loom_expect_operand(v, op, 0, op->type);
+      loom_expect_operand(v, op, 1, op->type2);
+      loom_check_combine_kind(v, op, op->type2);
+      break;
     case LOOM_SHAPE_REDUCE: {
       if (!loom_expect_mask(v, op, "value", op->type, def->types)) break;
       loom_expect_operand(v, op, 0, op->type);
-      const char* kind = loom_combine_kind(op);
-      bool float_kind = kind && kind[strlen(kind) - 1] == 'f';
-      if (kind && float_kind != loom_type_is_float(loom_type_kind(m, op->type))) {
-        loom_verror(v, op->span, HRX_LOOM_DIAG_TYPE_MISMATCH, NULL, 0,
-                    "reduction %s does not apply to %s", kind,
-                    loom_type_kind_name(loom_type_kind(m, op->type)));
-      }
+      loom_check_combine_kind(v, op, op->type);
       break;
     }
     case LOOM_SHAPE_SYNC:

@@ -669,6 +669,17 @@ static void test_operation_sanitizer(void** state) {
   assert_ok(run_operation(h, shift, 0));
 }
 
+/* Dispatches |kernel| (no workload) with |buffers| as its arguments, in
+ * order. */
+static void run_on(harness_t* h, const char* kernel,
+                   const hrx_fabric_memory_t* buffers, size_t count) {
+  harness_arg_t args[4];
+  assert_true(count <= 4);
+  for (size_t i = 0; i < count; ++i) args[i] = ARG_BUF(buffers[i]);
+  uint64_t none = 0;
+  assert_ok(harness_run(h, kernel, &none, 0, args, count));
+}
+
 /* Elementwise f32 vector arithmetic, four elements per work-item:
  * out = max(min((fma(2, x, y) - x) * y / 2, 1000), 0). */
 static void test_vector_arithmetic(void** state) {
@@ -698,27 +709,121 @@ static void test_vector_arithmetic(void** state) {
           "  %r = vector.maxnumf %c, %lo : vector<4xf32>\n"
           "  vector.store %r, %ov[%at] : vector<4xf32>, view<256xf32>\n"),
       0);
-  hrx_fabric_memory_t x = harness_buffer(h, 256 * 4);
-  hrx_fabric_memory_t y = harness_buffer(h, 256 * 4);
-  hrx_fabric_memory_t out = harness_buffer(h, 256 * 4);
-  float* xs = x.host_pointer;
-  float* ys = y.host_pointer;
+  hrx_fabric_memory_t b[] = {harness_buffer(h, 256 * 4),
+                             harness_buffer(h, 256 * 4),
+                             harness_buffer(h, 256 * 4)};
+  float* xs = b[0].host_pointer;
+  float* ys = b[1].host_pointer;
   for (int i = 0; i < 256; ++i) {
     xs[i] = (float)(i % 17) - 4.0f;
     ys[i] = (float)(i % 13) * 0.75f - 3.0f;
   }
-  uint64_t none = 0;
-  harness_arg_t args[] = {ARG_BUF(x), ARG_BUF(y), ARG_BUF(out)};
-  assert_ok(harness_run(h, "vector", &none, 0, args, 3));
-  const float* o = out.host_pointer;
+  run_on(h, "vector", b, 3);
+  const float* o = b[2].host_pointer;
   for (int i = 0; i < 256; ++i) {
     float v = (fmaf(2.0f, xs[i], ys[i]) - xs[i]) * ys[i] / 2.0f;
     v = fmaxf(fminf(v, 1000.0f), 0.0f);
     if (o[i] != v) fail_msg("element %d: %g, expected %g", i, o[i], v);
   }
-  hrx_fabric_memory_free(h->device, &x);
-  hrx_fabric_memory_free(h->device, &y);
-  hrx_fabric_memory_free(h->device, &out);
+  for (int i = 0; i < 3; ++i) hrx_fabric_memory_free(h->device, &b[i]);
+}
+
+/* vector.reduce: per work-item, the sum (from an init of 0.5), the max of
+ * four floats and the max of four i32 (from an init of -100). */
+static void test_vector_reduce(void** state) {
+  harness_t* h = *state;
+  load_generated(
+      h, "reduce.loom",
+      one_group_kernel(
+          "vreduce", "", "%x: buffer, %n: buffer, %out: buffer",
+          "  %c4 = index.constant 4 : index\n"
+          "  %c3 = index.constant 3 : index\n"
+          "  %at = index.mul %id, %c4 : index\n"
+          "  %row = index.mul %id, %c3 : index\n"
+          "  %xv = buffer.view %x[%o] : buffer -> view<256xf32>\n"
+          "  %nv = buffer.view %n[%o] : buffer -> view<256xi32>\n"
+          "  %ov = buffer.view %out[%o] : buffer -> view<192xf32>\n"
+          "  %xs = vector.load %xv[%at] : view<256xf32> -> vector<4xf32>\n"
+          "  %ns = vector.load %nv[%at] : view<256xi32> -> vector<4xi32>\n"
+          "  %half = scalar.constant 0.5 : f32\n"
+          "  %low = scalar.constant -100 : i32\n"
+          "  %sum = vector.reduce<addf> %xs, %half : vector<4xf32>, f32\n"
+          "  %max = vector.reduce<maxnumf> %xs, %half : vector<4xf32>, f32\n"
+          "  %imax = vector.reduce<maxsi> %ns, %low : vector<4xi32>, i32\n"
+          "  %fmax = scalar.sitofp %imax : i32 to f32\n"
+          "  %r1 = index.add %row, %one : index\n"
+          "  %r2 = index.add %r1, %one : index\n"
+          "  view.store %sum, %ov[%row] : f32, view<192xf32>\n"
+          "  view.store %max, %ov[%r1] : f32, view<192xf32>\n"
+          "  view.store %fmax, %ov[%r2] : f32, view<192xf32>\n"),
+      0);
+  hrx_fabric_memory_t b[] = {harness_buffer(h, 256 * 4),
+                             harness_buffer(h, 256 * 4),
+                             harness_buffer(h, 192 * 4)};
+  float* xs = b[0].host_pointer;
+  int32_t* ns = b[1].host_pointer;
+  for (int i = 0; i < 256; ++i) {
+    xs[i] = (float)((i * 37) % 23) - 11.0f;
+    ns[i] = (i * 53) % 301 - 150;
+  }
+  run_on(h, "vreduce", b, 3);
+  const float* o = b[2].host_pointer;
+  for (int w = 0; w < 64; ++w) {
+    float sum = 0.5f, max = 0.5f;
+    int32_t imax = -100;
+    for (int e = 0; e < 4; ++e) {
+      sum += xs[w * 4 + e];
+      max = fmaxf(max, xs[w * 4 + e]);
+      if (ns[w * 4 + e] > imax) imax = ns[w * 4 + e];
+    }
+    if (o[w * 3] != sum || o[w * 3 + 1] != max || o[w * 3 + 2] != (float)imax) {
+      fail_msg("work-item %d: %g %g %g, expected %g %g %d", w, o[w * 3],
+               o[w * 3 + 1], o[w * 3 + 2], sum, max, imax);
+    }
+  }
+  for (int i = 0; i < 3; ++i) hrx_fabric_memory_free(h->device, &b[i]);
+}
+
+/* row_dot.loom (vector loads, products and a reduction per step) against
+ * a C loop, including a row count that leaves a partial workgroup. */
+static void test_row_dot(void** state) {
+  harness_t* h = *state;
+  harness_load(h, "row_dot.loom", NULL);
+  const size_t shapes[][2] = {{1, 4}, {70, 8}, {5, 64}};
+  for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); ++s) {
+    size_t rows = shapes[s][0], k = shapes[s][1];
+    hrx_fabric_memory_t a = harness_buffer(h, rows * k * 4);
+    hrx_fabric_memory_t b = harness_buffer(h, rows * k * 4);
+    hrx_fabric_memory_t out = harness_buffer(h, rows * 4);
+    float* av = a.host_pointer;
+    float* bv = b.host_pointer;
+    for (size_t i = 0; i < rows * k; ++i) {
+      av[i] = (float)(i % 7) - 3.0f;
+      bv[i] = (float)(i % 5) * 0.5f;
+    }
+    uint64_t workload[] = {rows, k};
+    harness_arg_t args[] = {ARG_U64(rows), ARG_U64(k), ARG_BUF(a), ARG_BUF(b),
+                            ARG_BUF(out)};
+    assert_ok(harness_run(h, "row_dot", workload, 2, args, 5));
+    const float* o = out.host_pointer;
+    for (size_t r = 0; r < rows; ++r) {
+      float sum = 0;
+      for (size_t j = 0; j < k; j += 4) {
+        float step = sum;
+        for (size_t e = 0; e < 4; ++e) {
+          step += av[r * k + j + e] * bv[r * k + j + e];
+        }
+        sum = step;
+      }
+      if (o[r] != sum) {
+        fail_msg("rows %zu k %zu row %zu: %g, expected %g", rows, k, r, o[r],
+                 sum);
+      }
+    }
+    hrx_fabric_memory_free(h->device, &a);
+    hrx_fabric_memory_free(h->device, &b);
+    hrx_fabric_memory_free(h->device, &out);
+  }
 }
 
 int main(void) {
@@ -744,6 +849,8 @@ int main(void) {
                                       teardown),
       cmocka_unit_test_setup_teardown(test_vector_arithmetic, setup,
                                       teardown),
+      cmocka_unit_test_setup_teardown(test_vector_reduce, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_row_dot, setup, teardown),
       cmocka_unit_test_setup_teardown(test_out_of_bounds_is_reported, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_unbound_buffer_is_reported, setup,

@@ -7,7 +7,7 @@
 static const char* const corpus[] = {
     "saxpy.loom",     "reduce_sum.loom",     "gather.loom",
     "linear_bf16.loom", "transpose.loom",    "affine_sampler.loom",
-    "histogram.loom", "ring_drain.loom",
+    "histogram.loom", "ring_drain.loom",   "row_dot.loom",
 };
 
 static void test_round_trip(void** state) {

@@ -103,6 +103,15 @@ static const diag_case_t cases[] = {
           "  %v = vector.splat %c : vector<4xi32>\n"
           "  %a = vector.addf %v, %v : vector<4xi32>\n"),
      HRX_LOOM_DIAG_TYPE_NOT_ALLOWED, 7, 3},
+    {"vector_reduce_element",
+     BODY("  %v = vector.splat %f : vector<4xf32>\n"
+          "  %c = scalar.constant 1 : i32\n"
+          "  %r = vector.reduce<addf> %v, %c : vector<4xf32>, i32\n"),
+     HRX_LOOM_DIAG_TYPE_MISMATCH, 7, 3},
+    {"vector_reduce_kind",
+     BODY("  %v = vector.splat %f : vector<4xf32>\n"
+          "  %r = vector.reduce<addi> %v, %f : vector<4xf32>, f32\n"),
+     HRX_LOOM_DIAG_TYPE_MISMATCH, 6, 3},
     {"vector_shape", BODY("  %a = scalar.constant 1.0 : vector<0xf32>\n"),
      HRX_LOOM_DIAG_BAD_SHAPE, 5, 30},
     {"view_rank", BODY("  %o = index.constant 0 : offset\n"

@@ -189,6 +189,7 @@ typedef enum hrx_host_op_e {
   /* sanitizers: fault unless a != 0 on every active lane; b is the value
    * the assertion is about, aux a hrx_host_assert_t */
   HRX_HOST_OP_ASSERT,
+  HRX_HOST_OP_COMBINE,      /* dst = a <aux> b, aux = hrx_host_combine_t */
   HRX_HOST_OP_COUNT,
 } hrx_host_op_t;
 

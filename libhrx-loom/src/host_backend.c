@@ -582,6 +582,7 @@ static const struct {
     {"scalar.trunci", HRX_HOST_CVT_SEXT},   {"scalar.uitofp", HRX_HOST_CVT_UITOF},
     {"scalar.sitofp", HRX_HOST_CVT_SITOF},  {"scalar.fptoui", HRX_HOST_CVT_FTOUI},
     {"scalar.fptosi", HRX_HOST_CVT_FTOSI},  {"scalar.bitcast", HRX_HOST_CVT_BITCAST},
+    {"vector.extf", HRX_HOST_CVT_FEXT},     {"vector.fptrunc", HRX_HOST_CVT_FTRUNC},
 };
 
 /* Folds integer index arithmetic on known operands. */
@@ -768,10 +769,20 @@ static bool hb_lower_cast(hb_t* b, const loom_op_t* op, uint8_t kind) {
   if (!hb_operand(b, op, 0, &src)) return false;
   uint32_t result = op->results_start;
   loom_type_kind_t from = hb_kind(b, op->type), to = hb_kind(b, op->type2);
+  uint32_t width = hb_width(b, op->type);
+  if (from == LOOM_TYPE_VECTOR) { /* element by element */
+    from = LOOM_TYPE(b->m, op->type).element;
+    to = LOOM_TYPE(b->m, op->type2).element;
+  }
   uint32_t regs[] = {src};
-  return hb_define(b, result, hb_all_scalar(b, regs, 1)) &&
-         hb_emit(b, HRX_HOST_OP_CVT, hb_host_type(to), hb_host_type(from),
-                 b->vreg[result], src, LOOM_NONE, LOOM_NONE, kind);
+  if (!hb_define(b, result, hb_all_scalar(b, regs, 1))) return false;
+  for (uint32_t e = 0; e < width; ++e) {
+    if (!hb_emit(b, HRX_HOST_OP_CVT, hb_host_type(to), hb_host_type(from),
+                 b->vreg[result] + e, src + e, LOOM_NONE, LOOM_NONE, kind)) {
+      return false;
+    }
+  }
+  return true;
 }
 
 static bool hb_lower_index_cast(hb_t* b, const loom_op_t* op) {

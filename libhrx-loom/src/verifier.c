@@ -184,12 +184,29 @@ static void loom_check_cast(loom_verifier_t* v, const loom_op_t* op) {
   const loom_op_def_t* def = &loom_op_defs[op->opcode];
   loom_type_kind_t from = loom_type_kind(v->module, op->type);
   loom_type_kind_t to = loom_type_kind(v->module, op->type2);
+  if (from == LOOM_TYPE_VECTOR && to == LOOM_TYPE_VECTOR) {
+    /* Vector casts convert element by element. */
+    const loom_type_t* a = &LOOM_TYPE(v->module, op->type);
+    const loom_type_t* b = &LOOM_TYPE(v->module, op->type2);
+    if (LOOM_DIM(v->module, a->dims_start).size !=
+        LOOM_DIM(v->module, b->dims_start).size) {
+      loom_verror(v, op->span, HRX_LOOM_DIAG_BAD_CAST, NULL, 0,
+                  "%s cannot change the element count", def->name);
+      return;
+    }
+    from = a->element;
+    to = b->element;
+  }
   uint32_t wf = loom_type_bit_width(from), wt = loom_type_bit_width(to);
   bool ok = true;
   switch ((loom_cast_t)def->cast) {
     case LOOM_CAST_EXTF:
+      ok = wt > wf && loom_type_is_float(from) && loom_type_is_float(to);
+      break;
     case LOOM_CAST_EXTI: ok = wt > wf; break;
     case LOOM_CAST_TRUNCF:
+      ok = wt < wf && loom_type_is_float(from) && loom_type_is_float(to);
+      break;
     case LOOM_CAST_TRUNCI: ok = wt < wf; break;
     case LOOM_CAST_INDEX:
       ok = loom_type_is_address(from) != loom_type_is_address(to) ||

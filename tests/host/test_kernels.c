@@ -784,6 +784,56 @@ static void test_vector_reduce(void** state) {
   for (int i = 0; i < 3; ++i) hrx_fabric_memory_free(h->device, &b[i]);
 }
 
+/* vector.extf / vector.fptrunc: bf16 vectors widened, scaled by 3 in f32
+ * (out) and narrowed back with round-to-nearest-even (back). */
+static void test_vector_casts(void** state) {
+  harness_t* h = *state;
+  load_generated(
+      h, "casts.loom",
+      one_group_kernel(
+          "casts", "", "%x: buffer, %out: buffer, %back: buffer",
+          "  %c4 = index.constant 4 : index\n"
+          "  %at = index.mul %id, %c4 : index\n"
+          "  %xv = buffer.view %x[%o] : buffer -> view<256xbf16>\n"
+          "  %ov = buffer.view %out[%o] : buffer -> view<256xf32>\n"
+          "  %bv = buffer.view %back[%o] : buffer -> view<256xbf16>\n"
+          "  %xs = vector.load %xv[%at] : view<256xbf16> -> vector<4xbf16>\n"
+          "  %wide = vector.extf %xs : vector<4xbf16> to vector<4xf32>\n"
+          "  %three = scalar.constant 3.0 : f32\n"
+          "  %k = vector.splat %three : vector<4xf32>\n"
+          "  %p = vector.mulf %wide, %k : vector<4xf32>\n"
+          "  vector.store %p, %ov[%at] : vector<4xf32>, view<256xf32>\n"
+          "  %n = vector.fptrunc %p : vector<4xf32> to vector<4xbf16>\n"
+          "  vector.store %n, %bv[%at] : vector<4xbf16>, view<256xbf16>\n"),
+      0);
+  hrx_fabric_memory_t b[] = {harness_buffer(h, 256 * 2),
+                             harness_buffer(h, 256 * 4),
+                             harness_buffer(h, 256 * 2)};
+  uint16_t* xs = b[0].host_pointer;
+  for (int i = 0; i < 256; ++i) {
+    float v = (float)i * 0.37f - 40.0f;
+    uint32_t bits;
+    memcpy(&bits, &v, 4);
+    xs[i] = hrx_f32_bits_to_bf16(bits);
+  }
+  run_on(h, "casts", b, 3);
+  const float* out = b[1].host_pointer;
+  const uint16_t* back = b[2].host_pointer;
+  for (int i = 0; i < 256; ++i) {
+    uint32_t bits = hrx_bf16_to_f32_bits(xs[i]);
+    float wide;
+    memcpy(&wide, &bits, 4);
+    float p = wide * 3.0f;
+    uint32_t pbits;
+    memcpy(&pbits, &p, 4);
+    if (out[i] != p || back[i] != hrx_f32_bits_to_bf16(pbits)) {
+      fail_msg("element %d: %g / 0x%04x, expected %g / 0x%04x", i, out[i],
+               back[i], p, hrx_f32_bits_to_bf16(pbits));
+    }
+  }
+  for (int i = 0; i < 3; ++i) hrx_fabric_memory_free(h->device, &b[i]);
+}
+
 /* row_dot.loom (vector loads, products and a reduction per step) against
  * a C loop, including a row count that leaves a partial workgroup. */
 static void test_row_dot(void** state) {
@@ -850,6 +900,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_vector_arithmetic, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_vector_reduce, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_vector_casts, setup, teardown),
       cmocka_unit_test_setup_teardown(test_row_dot, setup, teardown),
       cmocka_unit_test_setup_teardown(test_out_of_bounds_is_reported, setup,
                                       teardown),

@@ -108,6 +108,15 @@ static const diag_case_t cases[] = {
           "  %c = scalar.constant 1 : i32\n"
           "  %r = vector.reduce<addf> %v, %c : vector<4xf32>, i32\n"),
      HRX_LOOM_DIAG_TYPE_MISMATCH, 7, 3},
+    {"vector_cast_count",
+     BODY("  %v = vector.splat %f : vector<4xf32>\n"
+          "  %w = vector.fptrunc %v : vector<4xf32> to vector<8xf16>\n"),
+     HRX_LOOM_DIAG_BAD_CAST, 6, 3},
+    {"vector_cast_elements",
+     BODY("  %c = scalar.constant 1 : i32\n"
+          "  %v = vector.splat %c : vector<4xi32>\n"
+          "  %w = vector.extf %v : vector<4xi32> to vector<4xi64>\n"),
+     HRX_LOOM_DIAG_BAD_CAST, 7, 3},
     {"vector_reduce_kind",
      BODY("  %v = vector.splat %f : vector<4xf32>\n"
           "  %r = vector.reduce<addi> %v, %f : vector<4xf32>, f32\n"),

@@ -432,16 +432,8 @@ static size_t hrx_hf_on_body(char* data, size_t size, size_t count,
                                  (unsigned long long)d->m->size);
     return 0;
   }
-  for (size_t done = 0; done < n;) {
-    ssize_t wrote = write(d->fd, data + done, n - done);
-    if (wrote < 0 && errno == EINTR) continue;
-    if (wrote <= 0) {
-      d->failure = hrx_status_from_errno(errno, "cannot write '%s'",
-                                         d->t->file->filename);
-      return 0;
-    }
-    done += (size_t)wrote;
-  }
+  d->failure = hrx_fd_write_all(d->fd, data, n, d->t->file->filename);
+  if (d->failure) return 0;
   hrx_sha256_update(&d->hash, data, n);
   d->have += n;
   hrx_hf_report(d);
@@ -545,15 +537,9 @@ static hrx_status_t hrx_hf_open_partial(hrx_hf_download_t* d,
   d->fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (d->fd < 0) return hrx_status_from_errno(errno, "cannot open '%s'", path);
   hrx_sha256_init(&d->hash);
-  uint8_t buffer[1 << 16];
-  for (;;) {
-    ssize_t n = read(d->fd, buffer, sizeof(buffer));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return hrx_status_from_errno(errno, "cannot read '%s'", path);
-    if (n == 0) break;
-    hrx_sha256_update(&d->hash, buffer, (size_t)n);
-    d->have += (uint64_t)n;
-  }
+  HRX_RETURN_IF_ERROR(hrx_status_annotate(
+      hrx_sha256_update_fd(&d->hash, d->fd, &d->have), "reading '%s'",
+      path));
   /* More than the whole file cannot be a prefix of it. */
   if (d->m->size_known && d->have > d->m->size) return hrx_hf_restart(d);
   return HRX_OK;

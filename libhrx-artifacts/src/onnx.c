@@ -843,14 +843,7 @@ hrx_status_t hrx_onnx_open(const char* path, hrx_allocator_t allocator,
                                           (void**)&m->image,
                                           &m->image_length);
   if (status == HRX_OK) {
-    const char* slash = strrchr(path, '/');
-    status = slash ? hrx_allocator_malloc(allocator, (size_t)(slash - path) + 1,
-                                          (void**)&m->base_dir)
-                   : hrx_allocator_strdup(allocator, ".", &m->base_dir);
-    if (status == HRX_OK && slash) {
-      memcpy(m->base_dir, path, (size_t)(slash - path));
-      if (slash == path) strcpy(m->base_dir, "/");
-    }
+    status = hrx_path_parent(allocator, path, &m->base_dir);
   }
   if (status != HRX_OK) {
     hrx_onnx_close(m);

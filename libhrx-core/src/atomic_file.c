@@ -9,21 +9,6 @@
 
 #include "hrx/core/file.h"
 
-static hrx_status_t hrx_write_fully(int fd, const void* data, size_t length,
-                                    const char* path) {
-  const char* cursor = data;
-  while (length > 0) {
-    ssize_t n = write(fd, cursor, length);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return hrx_status_from_errno(errno, "cannot write '%s'", path);
-    }
-    cursor += n;
-    length -= (size_t)n;
-  }
-  return HRX_OK;
-}
-
 static hrx_status_t hrx_fsync_parent(const char* path) {
   char* copy = strdup(path);
   if (!copy) {
@@ -74,7 +59,7 @@ hrx_status_t hrx_file_write_atomic(const char* path, const void* data,
   if (fchmod(fd, mode) != 0) {
     status = hrx_status_from_errno(errno, "cannot set mode of '%s'", temp);
   }
-  if (status == HRX_OK) status = hrx_write_fully(fd, data, length, temp);
+  if (status == HRX_OK) status = hrx_fd_write_all(fd, data, length, temp);
   if (status == HRX_OK && fsync(fd) != 0) {
     status = hrx_status_from_errno(errno, "cannot sync '%s'", temp);
   }

@@ -51,6 +51,19 @@ hrx_status_t hrx_path_join(hrx_allocator_t allocator, const char* base,
   return hrx_format_path(allocator, out_path, base, leaf);
 }
 
+hrx_status_t hrx_path_parent(hrx_allocator_t allocator, const char* path,
+                             char** out_parent) {
+  *out_parent = NULL;
+  const char* slash = strrchr(path, '/');
+  if (!slash) return hrx_allocator_strdup(allocator, ".", out_parent);
+  size_t n = slash == path ? 1 : (size_t)(slash - path);
+  HRX_RETURN_IF_ERROR(
+      hrx_allocator_malloc(allocator, n + 1, (void**)out_parent));
+  memcpy(*out_parent, path, n);
+  (*out_parent)[n] = '\0';
+  return HRX_OK;
+}
+
 hrx_status_t hrx_path_cache_root(hrx_allocator_t allocator, char** out_path,
                                  hrx_path_source_t* out_source) {
   *out_path = NULL;

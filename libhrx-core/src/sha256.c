@@ -59,14 +59,14 @@ void hrx_sha256(const void* data, size_t length,
  * that hash concurrently (it lives on the heap). */
 #define HRX_SHA256_CHUNK (1u << 20)
 
-hrx_status_t hrx_sha256_fd(int fd, hrx_sha256_digest_t* out_digest) {
+hrx_status_t hrx_sha256_update_fd(hrx_sha256_t* context, int fd,
+                                  uint64_t* out_bytes) {
+  if (out_bytes) *out_bytes = 0;
   uint8_t* chunk = malloc(HRX_SHA256_CHUNK);
   if (!chunk) {
     return hrx_make_status(HRX_STATUS_RESOURCE_EXHAUSTED,
                            "sha256: no memory for a read buffer");
   }
-  hrx_sha256_t context;
-  hrx_sha256_init(&context);
   hrx_status_t status = HRX_OK;
   for (;;) {
     ssize_t n = read(fd, chunk, HRX_SHA256_CHUNK);
@@ -76,10 +76,18 @@ hrx_status_t hrx_sha256_fd(int fd, hrx_sha256_digest_t* out_digest) {
       break;
     }
     if (n == 0) break;
-    hrx_sha256_update(&context, chunk, (size_t)n);
+    hrx_sha256_update(context, chunk, (size_t)n);
+    if (out_bytes) *out_bytes += (uint64_t)n;
   }
-  hrx_sha256_final(&context, out_digest);
   free(chunk);
+  return status;
+}
+
+hrx_status_t hrx_sha256_fd(int fd, hrx_sha256_digest_t* out_digest) {
+  hrx_sha256_t context;
+  hrx_sha256_init(&context);
+  hrx_status_t status = hrx_sha256_update_fd(&context, fd, NULL);
+  hrx_sha256_final(&context, out_digest);
   return status;
 }
 

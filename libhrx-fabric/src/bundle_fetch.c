@@ -90,15 +90,8 @@ static size_t hrx_bundle_write(char* data, size_t size, size_t count,
     t->failure = hrx_bundle_body_starts(t);
     if (t->failure) return 0;
   }
-  for (size_t done = 0; done < n;) {
-    ssize_t wrote = write(t->fd, data + done, n - done);
-    if (wrote < 0 && errno == EINTR) continue;
-    if (wrote <= 0) {
-      t->failure = hrx_status_from_errno(errno, "cannot write '%s'", t->path);
-      return 0; /* aborts the transfer */
-    }
-    done += (size_t)wrote;
-  }
+  t->failure = hrx_fd_write_all(t->fd, data, n, t->path);
+  if (t->failure) return 0; /* aborts the transfer */
   hrx_sha256_update(&t->hash, data, n);
   t->have += n;
   return n;
@@ -202,22 +195,13 @@ static hrx_status_t hrx_bundle_open_partial(hrx_bundle_transfer_t* t) {
     return hrx_status_from_errno(errno, "cannot open '%s'", t->path);
   }
   hrx_sha256_init(&t->hash);
-  uint8_t buffer[1 << 16];
-  for (;;) {
-    ssize_t n = read(t->fd, buffer, sizeof(buffer));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return hrx_status_from_errno(errno, "cannot read '%s'", t->path);
-    if (n == 0) break;
-    hrx_sha256_update(&t->hash, buffer, (size_t)n);
-    t->have += (uint64_t)n;
-  }
+  HRX_RETURN_IF_ERROR(hrx_status_annotate(
+      hrx_sha256_update_fd(&t->hash, t->fd, &t->have), "reading '%s'",
+      t->path));
   t->resumed = t->have > 0;
   return HRX_OK;
 }
 
-/* Tries until the file holds the pinned archive. A wrong digest after a
- * resume may come from stale leading bytes: that costs one full download,
- * never a wrong bundle. */
 /* Whether the file's bytes so far are the pinned archive. */
 static bool hrx_bundle_complete(const hrx_fabric_bundle_manifest_t* m,
                                 const hrx_bundle_transfer_t* t,
@@ -227,6 +211,9 @@ static bool hrx_bundle_complete(const hrx_fabric_bundle_manifest_t* m,
   return memcmp(out_digest, &m->archive_sha256, sizeof(*out_digest)) == 0;
 }
 
+/* Tries until the file holds the pinned archive. A wrong digest after a
+ * resume may come from stale leading bytes: that costs one full download,
+ * never a wrong bundle. */
 static hrx_status_t hrx_bundle_download_file(
     const hrx_fabric_bundle_manifest_t* m, hrx_bundle_transfer_t* t,
     const hrx_fabric_bundle_fetch_options_t* o) {

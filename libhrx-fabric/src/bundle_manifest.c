@@ -245,19 +245,12 @@ hrx_status_t hrx_fabric_bundle_manifest_load(
       text, length, path, allocator, out_manifest);
   hrx_allocator_free(allocator, text);
   if (status != HRX_OK) return status;
-  const char* slash = strrchr(path, '/');
-  size_t n = slash ? (size_t)(slash - path) : 1;
-  if (slash == path) n = 1; /* the root directory */
-  status = hrx_allocator_malloc(allocator, n + 1,
-                                (void**)&(*out_manifest)->source_dir);
+  status = hrx_path_parent(allocator, path, &(*out_manifest)->source_dir);
   if (status != HRX_OK) {
     hrx_fabric_bundle_manifest_destroy(*out_manifest);
     *out_manifest = NULL;
-    return status;
   }
-  memcpy((*out_manifest)->source_dir, slash ? path : ".", n);
-  (*out_manifest)->source_dir[n] = '\0';
-  return HRX_OK;
+  return status;
 }
 
 hrx_status_t hrx_bundle_local_archive(const hrx_fabric_bundle_manifest_t* m,

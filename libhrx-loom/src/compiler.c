@@ -452,17 +452,7 @@ static hrx_status_t hrx_loom_write_file(const char* path, const void* data,
                                         size_t length) {
   int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return hrx_status_from_errno(errno, "cannot create '%s'", path);
-  const uint8_t* at = data;
-  hrx_status_t status = HRX_OK;
-  while (length && status == HRX_OK) {
-    ssize_t n = write(fd, at, length);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) status = hrx_status_from_errno(errno, "cannot write '%s'", path);
-    if (n > 0) {
-      at += n;
-      length -= (size_t)n;
-    }
-  }
+  hrx_status_t status = hrx_fd_write_all(fd, data, length, path);
   if (status == HRX_OK && fsync(fd) != 0) {
     status = hrx_status_from_errno(errno, "cannot sync '%s'", path);
   }

@@ -1,6 +1,7 @@
 /* Directories, atomic replacement, whole-file reads and advisory locks. */
 #include <pthread.h>
 #include <signal.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -131,6 +132,29 @@ static void test_atomic_write_replaces(void** state) {
   assert_ok(hrx_file_write_atomic(path, NULL, 0, 0600));
   assert_int_equal(stat(path, &info), 0);
   assert_int_equal(info.st_size, 0);
+  free(path);
+}
+
+static void test_fd_write_all(void** state) {
+  char* path = test_strdup_printf("%s/w", (char*)*state);
+  int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+  assert_true(fd >= 0);
+  static char data[300000];
+  for (size_t i = 0; i < sizeof(data); ++i) data[i] = (char)(i * 13);
+  assert_ok(hrx_fd_write_all(fd, data, sizeof(data), path));
+  close(fd);
+  void* back = NULL;
+  size_t length = 0;
+  assert_ok(hrx_file_read_all(hrx_allocator_system(), path, 1 << 20, &back,
+                              &length));
+  assert_int_equal(length, sizeof(data));
+  assert_memory_equal(back, data, sizeof(data));
+  free(back);
+  /* A read-only descriptor: the error names the file. */
+  fd = open(path, O_RDONLY | O_CLOEXEC);
+  assert_status(hrx_fd_write_all(fd, "x", 1, path), HRX_STATUS_INTERNAL,
+                "cannot write '");
+  close(fd);
   free(path);
 }
 
@@ -285,6 +309,7 @@ int main(void) {
                                       make_dir, remove_dir),
       cmocka_unit_test_setup_teardown(test_atomic_write_replaces, make_dir,
                                       remove_dir),
+      cmocka_unit_test_setup_teardown(test_fd_write_all, make_dir, remove_dir),
       cmocka_unit_test_setup_teardown(test_atomic_write_failures_leave_nothing,
                                       make_dir, remove_dir),
       cmocka_unit_test_setup_teardown(test_read_all_limits, make_dir,

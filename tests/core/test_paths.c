@@ -127,6 +127,25 @@ static void test_join(void** state) {
   assert_null(path);
 }
 
+static void test_parent(void** state) {
+  (void)state;
+  static const char* const cases[][2] = {
+      {"/a/b/c.json", "/a/b"}, {"/x", "/"}, {"c.json", "."},
+      {"rel/c.json", "rel"}};
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
+    char* parent = NULL;
+    assert_ok(hrx_path_parent(hrx_allocator_system(), cases[i][0], &parent));
+    assert_string_equal(parent, cases[i][1]);
+    free(parent);
+  }
+  char* parent = NULL;
+  test_allocator_t counts = {.fail_at = 1};
+  assert_status_code(
+      hrx_path_parent(test_allocator(&counts), "/a/b", &parent),
+      HRX_STATUS_RESOURCE_EXHAUSTED);
+  assert_null(parent);
+}
+
 static void test_private_dir(void** state) {
   (void)state;
   char* dir = test_temp_dir_create();
@@ -161,6 +180,7 @@ int main(void) {
                                       restore),
       cmocka_unit_test_setup_teardown(test_runtime_dir, save, restore),
       cmocka_unit_test(test_join),
+      cmocka_unit_test(test_parent),
       cmocka_unit_test(test_private_dir),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

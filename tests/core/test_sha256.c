@@ -1,6 +1,8 @@
 /* SHA-256 against FIPS 180-2 vectors, streaming, files, and hex. */
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "test_support.h"
 
@@ -70,6 +72,37 @@ static void test_file_larger_than_a_chunk(void** state) {
   test_temp_dir_remove(dir);
 }
 
+/* A running hash fed from a file's current position, then continued:
+ * what a resumed download does with the bytes an earlier try kept. */
+static void test_update_from_fd(void** state) {
+  (void)state;
+  char* dir = test_temp_dir_create();
+  char* path = test_strdup_printf("%s/part", dir);
+  test_write_file(path, "hello ", 6);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  assert_true(fd >= 0);
+  hrx_sha256_t context;
+  hrx_sha256_init(&context);
+  uint64_t bytes = 99;
+  assert_ok(hrx_sha256_update_fd(&context, fd, &bytes));
+  assert_int_equal(bytes, 6);
+  hrx_sha256_update(&context, "world", 5);
+  hrx_sha256_digest_t resumed, whole;
+  hrx_sha256_final(&context, &resumed);
+  hrx_sha256("hello world", 11, &whole);
+  assert_memory_equal(resumed.bytes, whole.bytes, 32);
+  close(fd);
+  /* A directory cannot be read; the count says nothing was. */
+  fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  hrx_sha256_init(&context);
+  assert_status_code(hrx_sha256_update_fd(&context, fd, &bytes),
+                     HRX_STATUS_INVALID_ARGUMENT);
+  assert_int_equal(bytes, 0);
+  close(fd);
+  free(path);
+  test_temp_dir_remove(dir);
+}
+
 static void test_file_errors(void** state) {
   (void)state;
   hrx_sha256_digest_t digest;
@@ -133,6 +166,7 @@ int main(void) {
       cmocka_unit_test(test_known_vectors),
       cmocka_unit_test(test_streaming_matches_one_shot),
       cmocka_unit_test(test_file_larger_than_a_chunk),
+      cmocka_unit_test(test_update_from_fd),
       cmocka_unit_test(test_file_errors),
       cmocka_unit_test(test_hex_round_trip),
       cmocka_unit_test(test_hex_rejects_bad_input),

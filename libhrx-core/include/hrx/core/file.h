@@ -36,6 +36,12 @@ HRX_API HRX_MUST_USE hrx_status_t hrx_dir_create_all(const char* path,
 HRX_API HRX_MUST_USE hrx_status_t hrx_dir_remove_all(const char* path,
                                                      uint64_t* out_bytes);
 
+/* Writes all |length| bytes of |data| to |fd|, going on after short writes
+ * and EINTR; the error names |name| (the file behind |fd|). */
+HRX_API HRX_MUST_USE hrx_status_t hrx_fd_write_all(int fd, const void* data,
+                                                   size_t length,
+                                                   const char* name);
+
 /* Replaces |path| with |data| atomically: readers see the old contents or
  * the new, never a torn file. Writes a temporary file in the same
  * directory, fsyncs it, renames it over |path| and fsyncs the directory.

@@ -50,6 +50,12 @@ HRX_API HRX_MUST_USE hrx_status_t hrx_path_join(hrx_allocator_t allocator,
                                                 const char* leaf,
                                                 char** out_path);
 
+/* The directory holding |path|: everything before its last '/', "/" for
+ * a file in the root, "." for a bare name. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_path_parent(hrx_allocator_t allocator,
+                                                  const char* path,
+                                                  char** out_parent);
+
 /* Creates |path| (and parents) with mode 0700 if missing, then checks that
  * it is a directory owned by the calling user and not writable by group or
  * others; PERMISSION_DENIED otherwise. Used for runtime directories. */

@@ -46,6 +46,14 @@ HRX_API void hrx_sha256(const void* data, size_t length,
 HRX_API HRX_MUST_USE hrx_status_t hrx_sha256_file(
     const char* path, hrx_sha256_digest_t* out_digest);
 
+/* Feeds |context| from the current position of |fd| to end of file;
+ * |out_bytes| (may be NULL) receives how many bytes were read, also on
+ * failure. The context stays open, so a caller can go on adding (a
+ * resumed download hashes what an earlier try kept, then the rest). */
+HRX_API HRX_MUST_USE hrx_status_t hrx_sha256_update_fd(hrx_sha256_t* context,
+                                                       int fd,
+                                                       uint64_t* out_bytes);
+
 /* Hashes from the current position of |fd| to end of file. */
 HRX_API HRX_MUST_USE hrx_status_t hrx_sha256_fd(
     int fd, hrx_sha256_digest_t* out_digest);

@@ -168,7 +168,9 @@ static file_kind_t sniff(const char* path) {
   uint8_t head[9] = {0};
   size_t n = fread(head, 1, sizeof(head), file);
   fclose(file);
-  if (n >= 4 && !memcmp(head, "HXCO", 4)) return FILE_CODE_OBJECT;
+  if (n >= 4 && !memcmp(head, HRX_HOST_CODE_MAGIC, 4)) {
+    return FILE_CODE_OBJECT;
+  }
   return n == sizeof(head) && head[8] == '{' && head[7] == 0 && head[6] == 0
              ? FILE_SAFETENSORS
              : FILE_ONNX;

@@ -84,10 +84,13 @@ static hrx_status_t hrx_bundle_digest(json_t* value, const char* source,
   return HRX_OK;
 }
 
+/* A url provisioning downloads (the others name local archives). */
+static bool hrx_bundle_url_is_remote(const char* url) {
+  return !strncmp(url, "https://", 8) || !strncmp(url, "http://", 7);
+}
+
 hrx_status_t hrx_bundle_check_url(const char* url, const char* source) {
-  if (!strncmp(url, "https://", 8) || !strncmp(url, "http://", 7)) {
-    return HRX_OK;
-  }
+  if (hrx_bundle_url_is_remote(url)) return HRX_OK;
   if (!strncmp(url, "file://", 7)) {
     if (url[7] == '/') return HRX_OK;
     return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
@@ -258,9 +261,7 @@ hrx_status_t hrx_bundle_local_archive(const hrx_fabric_bundle_manifest_t* m,
                                       char** out_path) {
   *out_path = NULL;
   const char* url = m->url;
-  if (!strncmp(url, "https://", 8) || !strncmp(url, "http://", 7)) {
-    return HRX_OK;
-  }
+  if (hrx_bundle_url_is_remote(url)) return HRX_OK;
   if (!strncmp(url, "file://", 7)) {
     return hrx_allocator_strdup(allocator, url + 7, out_path);
   }

@@ -89,10 +89,7 @@ static hrx_status_t hrx_check_insn(const hrx_fabric_kernel_t* k, uint32_t pc) {
   if (i->op >= HRX_HOST_OP_COUNT) return hrx_bad_code(k->name, pc, "bad opcode");
   if (i->type >= HRX_HOST_TYPE_COUNT) return hrx_bad_code(k->name, pc, "bad type");
   if (i->flags & ~0x1Fu) return hrx_bad_code(k->name, pc, "bad flags");
-  if ((i->flags & HRX_HOST_FLAG_CHECKED) && i->op != HRX_HOST_OP_IADD &&
-      i->op != HRX_HOST_OP_ISUB && i->op != HRX_HOST_OP_IMUL &&
-      i->op != HRX_HOST_OP_IMADD && i->op != HRX_HOST_OP_ISHL &&
-      i->op != HRX_HOST_OP_ISHRU && i->op != HRX_HOST_OP_ISHRS) {
+  if ((i->flags & HRX_HOST_FLAG_CHECKED) && !hrx_host_op_checkable(i->op)) {
     return hrx_bad_code(k->name, pc, "checked flag on an unchecked op");
   }
   uint32_t use = hrx_host_op_usage(i->op);

@@ -56,6 +56,15 @@ static void hrx_fault_here(hrx_host_dispatch_t* d, hrx_fabric_fault_t fault) {
   }
 }
 
+/* A fault at instruction |pc|, lane |lane| of |g|'s workgroup; callers
+ * add what their kind reports. */
+static hrx_fabric_fault_t hrx_fault_at(const hrx_group_t* g,
+                                       hrx_fabric_fault_kind_t kind,
+                                       uint32_t pc, uint32_t lane) {
+  return (hrx_fabric_fault_t){.kind = kind, .pc = pc, .lane = lane,
+                              .workgroup = {g->id[0], g->id[1], g->id[2]}};
+}
+
 bool hrx_host_dispatch_prepare(hrx_host_device_t* device,
                                const hrx_aql_dispatch_packet_t* p,
                                const hrx_fabric_kernel_t* kernel,
@@ -149,19 +158,22 @@ static uint8_t* hrx_resolve(hrx_group_t* g, uint64_t ptr, uint32_t bytes,
     base = g->dispatch->slots[slot].base;
     size = g->dispatch->slots[slot].size;
   } else {
-    hrx_fabric_fault_t fault = {
-        .kind = HRX_FABRIC_FAULT_UNBOUND_POINTER, .pc = pc, .lane = lane,
-        .workgroup = {g->id[0], g->id[1], g->id[2]}, .slot = (uint32_t)slot,
-        .offset = offset, .access_bytes = bytes};
+    hrx_fabric_fault_t fault =
+        hrx_fault_at(g, HRX_FABRIC_FAULT_UNBOUND_POINTER, pc, lane);
+    fault.slot = (uint32_t)slot;
+    fault.offset = offset;
+    fault.access_bytes = bytes;
     hrx_fault_here(g->dispatch, fault);
     return NULL;
   }
   if (offset > size || size - offset < bytes) {
-    hrx_fabric_fault_t fault = {
-        .kind = HRX_FABRIC_FAULT_OUT_OF_BOUNDS, .pc = pc, .lane = lane,
-        .workgroup = {g->id[0], g->id[1], g->id[2]}, .slot = (uint32_t)slot,
-        .offset = offset, .access_bytes = bytes, .allocation_size = size,
-        .address = (uint64_t)(uintptr_t)base};
+    hrx_fabric_fault_t fault =
+        hrx_fault_at(g, HRX_FABRIC_FAULT_OUT_OF_BOUNDS, pc, lane);
+    fault.slot = (uint32_t)slot;
+    fault.offset = offset;
+    fault.access_bytes = bytes;
+    fault.allocation_size = size;
+    fault.address = (uint64_t)(uintptr_t)base;
     hrx_fault_here(g->dispatch, fault);
     return NULL;
   }
@@ -195,13 +207,16 @@ static bool hrx_race_access(hrx_group_t* g, uint64_t ptr, uint32_t bytes,
       other_pc = c->read_pc;
     }
     if (conflict) {
-      hrx_fabric_fault_t fault = {
-          .kind = HRX_FABRIC_FAULT_DATA_RACE, .pc = pc, .lane = lane,
-          .workgroup = {g->id[0], g->id[1], g->id[2]},
-          .slot = HRX_HOST_SLOT_LOCAL, .offset = offset,
-          .access_bytes = bytes, .work_item = item, .write = write,
-          .other_pc = other_pc, .other_work_item = other,
-          .other_write = other_write};
+      hrx_fabric_fault_t fault =
+          hrx_fault_at(g, HRX_FABRIC_FAULT_DATA_RACE, pc, lane);
+      fault.slot = HRX_HOST_SLOT_LOCAL;
+      fault.offset = offset;
+      fault.access_bytes = bytes;
+      fault.work_item = item;
+      fault.write = write;
+      fault.other_pc = other_pc;
+      fault.other_work_item = other;
+      fault.other_write = other_write;
       hrx_fault_here(g->dispatch, fault);
       return false;
     }
@@ -533,10 +548,8 @@ static uint64_t hrx_convert(uint32_t kind, uint8_t from, uint8_t to,
 
 static bool hrx_push(hrx_group_t* g, hrx_wave_t* w, uint32_t pc) {
   if (w->depth == HRX_HOST_MAX_MASK_DEPTH) {
-    hrx_fabric_fault_t fault = {.kind = HRX_FABRIC_FAULT_BAD_LAUNCH,
-                                .pc = pc,
-                                .workgroup = {g->id[0], g->id[1], g->id[2]}};
-    hrx_fault_here(g->dispatch, fault);
+    hrx_fault_here(g->dispatch,
+                   hrx_fault_at(g, HRX_FABRIC_FAULT_BAD_LAUNCH, pc, 0));
     return false;
   }
   w->stack[w->depth++] = w->exec;
@@ -545,10 +558,8 @@ static bool hrx_push(hrx_group_t* g, hrx_wave_t* w, uint32_t pc) {
 
 static bool hrx_pop(hrx_group_t* g, hrx_wave_t* w, uint32_t pc) {
   if (w->depth == 0) {
-    hrx_fabric_fault_t fault = {.kind = HRX_FABRIC_FAULT_BAD_LAUNCH,
-                                .pc = pc,
-                                .workgroup = {g->id[0], g->id[1], g->id[2]}};
-    hrx_fault_here(g->dispatch, fault);
+    hrx_fault_here(g->dispatch,
+                   hrx_fault_at(g, HRX_FABRIC_FAULT_BAD_LAUNCH, pc, 0));
     return false;
   }
   w->exec = w->stack[--w->depth];
@@ -632,11 +643,9 @@ static uint32_t hrx_run_wave(hrx_group_t* g, hrx_wave_t* w,
             D = hrx_norm((uint64_t)r, type);
           });
           if (overflow) {
-            hrx_fabric_fault_t f = {.kind = HRX_FABRIC_FAULT_INTEGER_OVERFLOW,
-                                    .pc = pc, .lane = bad,
-                                    .workgroup = {g->id[0], g->id[1],
-                                                  g->id[2]}};
-            hrx_fault_here(dispatch, f);
+            hrx_fault_here(dispatch,
+                           hrx_fault_at(g, HRX_FABRIC_FAULT_INTEGER_OVERFLOW,
+                                        pc, bad));
             return WAVE_FAULT;
           }
         } else if (i->op == HRX_HOST_OP_IADD) {
@@ -674,10 +683,9 @@ static uint32_t hrx_run_wave(hrx_group_t* g, hrx_wave_t* w,
           }
         });
         if (fault) {
-          hrx_fabric_fault_t f = {.kind = HRX_FABRIC_FAULT_DIVIDE_BY_ZERO,
-                                  .pc = pc, .lane = fault_lane,
-                                  .workgroup = {g->id[0], g->id[1], g->id[2]}};
-          hrx_fault_here(dispatch, f);
+          hrx_fault_here(dispatch,
+                         hrx_fault_at(g, HRX_FABRIC_FAULT_DIVIDE_BY_ZERO, pc,
+                                      fault_lane));
           return WAVE_FAULT;
         }
         break;
@@ -706,11 +714,10 @@ static uint32_t hrx_run_wave(hrx_group_t* g, hrx_wave_t* w,
           bool ok = true;
           HRX_LANES({
             if (ok && hrx_unsigned(B, type) >= bits) {
-              hrx_fabric_fault_t f = {
-                  .kind = HRX_FABRIC_FAULT_BAD_SHIFT, .pc = pc, .lane = l,
-                  .workgroup = {g->id[0], g->id[1], g->id[2]},
-                  .access_bytes = hrx_type_bytes(type),
-                  .value = (int64_t)hrx_unsigned(B, type)};
+              hrx_fabric_fault_t f =
+                  hrx_fault_at(g, HRX_FABRIC_FAULT_BAD_SHIFT, pc, l);
+              f.access_bytes = hrx_type_bytes(type);
+              f.value = (int64_t)hrx_unsigned(B, type);
               hrx_fault_here(dispatch, f);
               ok = false;
             }
@@ -883,10 +890,8 @@ static uint32_t hrx_run_wave(hrx_group_t* g, hrx_wave_t* w,
                                       wave_index * L + l)) {
             ok = false;
           } else if (atomic && (uintptr_t)at % bytes) {
-            hrx_fabric_fault_t f = {.kind = HRX_FABRIC_FAULT_MISALIGNED,
-                                    .pc = pc, .lane = l,
-                                    .workgroup = {g->id[0], g->id[1], g->id[2]}};
-            hrx_fault_here(dispatch, f);
+            hrx_fault_here(dispatch,
+                           hrx_fault_at(g, HRX_FABRIC_FAULT_MISALIGNED, pc, l));
             ok = false;
           } else if (atomic && bytes == 4) {
             __atomic_store_n((uint32_t*)at, (uint32_t)B,
@@ -910,10 +915,8 @@ static uint32_t hrx_run_wave(hrx_group_t* g, hrx_wave_t* w,
           if (!at) {
             ok = false;
           } else if ((uintptr_t)at % bytes || (bytes != 4 && bytes != 8)) {
-            hrx_fabric_fault_t f = {.kind = HRX_FABRIC_FAULT_MISALIGNED,
-                                    .pc = pc, .lane = l,
-                                    .workgroup = {g->id[0], g->id[1], g->id[2]}};
-            hrx_fault_here(dispatch, f);
+            hrx_fault_here(dispatch,
+                           hrx_fault_at(g, HRX_FABRIC_FAULT_MISALIGNED, pc, l));
             ok = false;
           } else if (i->op == HRX_HOST_OP_ATOMIC_LOAD) {
             uint64_t raw = bytes == 4
@@ -1032,10 +1035,10 @@ static uint32_t hrx_run_wave(hrx_group_t* g, hrx_wave_t* w,
           }
         });
         if (!held) {
-          hrx_fabric_fault_t f = {
-              .kind = HRX_FABRIC_FAULT_ASSERTION, .pc = pc, .lane = lane,
-              .workgroup = {g->id[0], g->id[1], g->id[2]},
-              .assertion = i->aux, .value = (int64_t)pb[lane * sb]};
+          hrx_fabric_fault_t f =
+              hrx_fault_at(g, HRX_FABRIC_FAULT_ASSERTION, pc, lane);
+          f.assertion = i->aux;
+          f.value = (int64_t)pb[lane * sb];
           hrx_fault_here(dispatch, f);
           return WAVE_FAULT;
         }
@@ -1094,9 +1097,7 @@ void hrx_host_run_workgroup(void* context, uint64_t workgroup,
   size_t bytes = waves * per_wave + local_bytes +
                  race_cells * sizeof(hrx_race_cell_t) + 64;
   if (!hrx_scratch_reserve(scratch, bytes)) {
-    hrx_fabric_fault_t f = {.kind = HRX_FABRIC_FAULT_BAD_LAUNCH,
-                            .workgroup = {g.id[0], g.id[1], g.id[2]}};
-    hrx_fault_here(d, f);
+    hrx_fault_here(d, hrx_fault_at(&g, HRX_FABRIC_FAULT_BAD_LAUNCH, 0, 0));
     return;
   }
   uint8_t* cursor = scratch->data;

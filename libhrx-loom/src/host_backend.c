@@ -394,6 +394,14 @@ static bool hb_all_scalar(const hb_t* b, const uint32_t* regs, int count) {
   return true;
 }
 
+/* A new register holding |x| <op> |y|, in the file the operands allow. */
+static bool hb_binary(hb_t* b, uint8_t op, uint8_t type, uint8_t aux,
+                      uint32_t x, uint32_t y, uint32_t* out) {
+  uint32_t regs[] = {x, y};
+  return hb_new_vreg(b, hb_all_scalar(b, regs, 2), 1, out) &&
+         hb_emit(b, op, type, aux, *out, x, y, LOOM_NONE, 0);
+}
+
 static void hb_patch(hb_t* b, uint32_t at, uint32_t target) {
   LOOM_AT(b->insns, hb_insn_t, at).insn.imm = target;
 }
@@ -486,10 +494,8 @@ static bool hb_address(hb_t* b, const loom_op_t* op, uint32_t view_operand,
       return false;
     }
   }
-  uint32_t regs[] = {base, offset};
-  return hb_new_vreg(b, hb_all_scalar(b, regs, 2), 1, out_ptr) &&
-         hb_emit(b, HRX_HOST_OP_PTR_ADD, HRX_HOST_TYPE_I64, 0, *out_ptr, base,
-                 offset, LOOM_NONE, 0);
+  return hb_binary(b, HRX_HOST_OP_PTR_ADD, HRX_HOST_TYPE_I64, 0, base, offset,
+                   out_ptr);
 }
 
 static uint32_t hb_ordering(const loom_op_t* op) {
@@ -627,13 +633,6 @@ static bool hb_ref(hb_t* b, const loom_ref_t* ref, loom_span_t span,
   return true;
 }
 
-static bool hb_binary(hb_t* b, uint8_t op, uint8_t type, uint8_t aux,
-                      uint32_t x, uint32_t y, uint32_t* out) {
-  uint32_t regs[] = {x, y};
-  return hb_new_vreg(b, hb_all_scalar(b, regs, 2), 1, out) &&
-         hb_emit(b, op, type, aux, *out, x, y, LOOM_NONE, 0);
-}
-
 _Static_assert((int)HRX_HOST_ASSERT_RANGE == (int)LOOM_PRED_RANGE &&
                    (int)HRX_HOST_ASSERT_MUL == (int)LOOM_PRED_MUL &&
                    (int)HRX_HOST_ASSERT_COUNT == (int)LOOM_PRED_COUNT,
@@ -752,12 +751,10 @@ static bool hb_lower_arith(hb_t* b, const loom_op_t* op, const hb_map_t* map) {
   }
   /* The operation sanitizer checks index arithmetic for overflow (scalar
    * integers may wrap on purpose: hashes, checksums) and every shift. */
-  bool arith = code == HRX_HOST_OP_IADD || code == HRX_HOST_OP_ISUB ||
-               code == HRX_HOST_OP_IMUL || code == HRX_HOST_OP_IMADD;
   bool shift = code == HRX_HOST_OP_ISHL || code == HRX_HOST_OP_ISHRU ||
                code == HRX_HOST_OP_ISHRS;
   if ((b->sanitizers & HRX_LOOM_SANITIZE_OPERATION) &&
-      ((arith && kind == LOOM_TYPE_INDEX) || shift)) {
+      hrx_host_op_checkable(code) && (shift || kind == LOOM_TYPE_INDEX)) {
     LOOM_AT(b->insns, hb_insn_t, b->insns.count - 1).insn.flags |=
         HRX_HOST_FLAG_CHECKED;
   }
@@ -1012,10 +1009,8 @@ static bool hb_lower_for(hb_t* b, const loom_op_t* op) {
   }
   uint32_t head = hb_pos(b);
   uint32_t test = 0;
-  uint32_t regs[] = {b->vreg[iv_value], hi};
-  if (!hb_new_vreg(b, hb_all_scalar(b, regs, 2), 1, &test) ||
-      !hb_emit(b, HRX_HOST_OP_ICMP, HRX_HOST_TYPE_I64, HRX_HOST_ICMP_SLT,
-               test, b->vreg[iv_value], hi, LOOM_NONE, 0)) {
+  if (!hb_binary(b, HRX_HOST_OP_ICMP, HRX_HOST_TYPE_I64, HRX_HOST_ICMP_SLT,
+                 b->vreg[iv_value], hi, &test)) {
     return false;
   }
   uint32_t exit_branch = hb_pos(b);

@@ -247,6 +247,14 @@ typedef enum hrx_host_assert_e {
   HRX_HOST_ASSERT_COUNT,
 } hrx_host_assert_t;
 
+/* The ops HRX_HOST_FLAG_CHECKED applies to. */
+static inline int hrx_host_op_checkable(uint8_t op) {
+  return op == HRX_HOST_OP_IADD || op == HRX_HOST_OP_ISUB ||
+         op == HRX_HOST_OP_IMUL || op == HRX_HOST_OP_IMADD ||
+         op == HRX_HOST_OP_ISHL || op == HRX_HOST_OP_ISHRU ||
+         op == HRX_HOST_OP_ISHRS;
+}
+
 /* Kernel argument kinds in the code object. */
 typedef enum hrx_host_arg_kind_e {
   HRX_HOST_ARG_SCALAR = 0,

@@ -11,16 +11,11 @@ hrx_status_t hrx_file_read_all(hrx_allocator_t allocator, const char* path,
                                size_t* out_length) {
   *out_data = NULL;
   *out_length = 0;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return hrx_status_from_errno(errno, "cannot open '%s'", path);
+  int fd;
   struct stat info;
+  HRX_RETURN_IF_ERROR(hrx_file_open_regular(path, true, &fd, &info));
   hrx_status_t status = HRX_OK;
-  if (fstat(fd, &info) != 0) {
-    status = hrx_status_from_errno(errno, "cannot stat '%s'", path);
-  } else if (!S_ISREG(info.st_mode)) {
-    status = hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
-                             "'%s' is not a regular file", path);
-  } else if ((uint64_t)info.st_size > max_bytes) {
+  if ((uint64_t)info.st_size > max_bytes) {
     status = hrx_make_status(HRX_STATUS_OUT_OF_RANGE,
                              "'%s' is %lld bytes, more than the %zu allowed",
                              path, (long long)info.st_size, max_bytes);

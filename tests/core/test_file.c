@@ -203,6 +203,108 @@ static void test_read_all_limits(void** state) {
   free(path);
 }
 
+/* A FIFO with no writer, a device or a directory where a file is expected
+ * is refused at once instead of blocking the caller forever. */
+static void test_open_regular_refuses_special_files(void** state) {
+  const char* dir = *state;
+  char* fifo = test_strdup_printf("%s/fifo", dir);
+  assert_int_equal(mkfifo(fifo, 0600), 0);
+  int fd = 5;
+  assert_status(hrx_file_open_regular(fifo, true, &fd, NULL),
+                HRX_STATUS_INVALID_ARGUMENT, "is a FIFO, not a regular file");
+  assert_int_equal(fd, -1);
+  void* data = NULL;
+  size_t length = 0;
+  assert_status(hrx_file_read_all(hrx_allocator_system(), fifo, 100, &data,
+                                  &length),
+                HRX_STATUS_INVALID_ARGUMENT, "FIFO");
+  assert_status(hrx_file_open_regular("/dev/zero", true, &fd, NULL),
+                HRX_STATUS_INVALID_ARGUMENT, "character device");
+  assert_status(hrx_file_open_regular(dir, true, &fd, NULL),
+                HRX_STATUS_INVALID_ARGUMENT, "directory");
+  char* file = test_strdup_printf("%s/file", dir);
+  test_write_file(file, "abc", 3);
+  char* link = test_strdup_printf("%s/link", dir);
+  assert_int_equal(symlink(file, link), 0);
+  struct stat info;
+  assert_ok(hrx_file_open_regular(link, true, &fd, &info));
+  assert_int_equal(info.st_size, 3);
+  assert_int_equal(fcntl(fd, F_GETFL) & O_NONBLOCK, 0);
+  close(fd);
+  assert_status(hrx_file_open_regular(link, false, &fd, NULL),
+                HRX_STATUS_INVALID_ARGUMENT, "symbolic link");
+  assert_int_equal(fd, -1);
+  free(link);
+  free(file);
+  free(fifo);
+}
+
+static char* read_text(const char* path) {
+  void* data = NULL;
+  size_t length = 0;
+  assert_ok(hrx_file_read_all(hrx_allocator_system(), path, 1 << 20, &data,
+                              &length));
+  return data;
+}
+
+/* Output paths a user chose: devices and FIFOs written in place, links
+ * followed, directories refused, nothing lost on failure. */
+static void test_write_output_respects_the_target(void** state) {
+  const char* dir = *state;
+  /* Missing and regular: atomic replacement. */
+  char* file = test_strdup_printf("%s/out", dir);
+  assert_ok(hrx_file_write_output(file, "one", 3, 0644));
+  char* text = read_text(file);
+  assert_string_equal(text, "one");
+  free(text);
+  assert_ok(hrx_file_write_output(file, "two", 3, 0644));
+  text = read_text(file);
+  assert_string_equal(text, "two");
+  free(text);
+  /* A character device stays a device. */
+  assert_ok(hrx_file_write_output("/dev/null", "x", 1, 0644));
+  struct stat info;
+  assert_int_equal(stat("/dev/null", &info), 0);
+  assert_true(S_ISCHR(info.st_mode));
+  /* A symbolic link is followed; the link survives. */
+  char* link = test_strdup_printf("%s/link", dir);
+  assert_int_equal(symlink("out", link), 0);
+  assert_ok(hrx_file_write_output(link, "three", 5, 0644));
+  assert_int_equal(lstat(link, &info), 0);
+  assert_true(S_ISLNK(info.st_mode));
+  text = read_text(file);
+  assert_string_equal(text, "three");
+  free(text);
+  char* dangling = test_strdup_printf("%s/dangling", dir);
+  assert_int_equal(symlink("nowhere/x", dangling), 0);
+  assert_status(hrx_file_write_output(dangling, "x", 1, 0644),
+                HRX_STATUS_NOT_FOUND, "symbolic link");
+  /* A directory is refused and left alone. */
+  assert_status(hrx_file_write_output(dir, "x", 1, 0644),
+                HRX_STATUS_INVALID_ARGUMENT, "is a directory");
+  /* A FIFO: without a reader it fails at once; with one it is written in
+   * place and stays a FIFO. */
+  char* fifo = test_strdup_printf("%s/fifo", dir);
+  assert_int_equal(mkfifo(fifo, 0600), 0);
+  assert_status(hrx_file_write_output(fifo, "x", 1, 0644),
+                HRX_STATUS_UNAVAILABLE, "no reader");
+  int reader = open(fifo, O_RDONLY | O_NONBLOCK);
+  assert_true(reader >= 0);
+  assert_ok(hrx_file_write_output(fifo, "piped", 5, 0644));
+  char got[8] = {0};
+  assert_int_equal(read(reader, got, sizeof(got)), 5);
+  assert_string_equal(got, "piped");
+  close(reader);
+  assert_int_equal(lstat(fifo, &info), 0);
+  assert_true(S_ISFIFO(info.st_mode));
+  assert_status(hrx_file_write_output("", "x", 1, 0644),
+                HRX_STATUS_INVALID_ARGUMENT, "empty");
+  free(fifo);
+  free(dangling);
+  free(link);
+  free(file);
+}
+
 static void test_lock_exclusion(void** state) {
   const char* dir = *state;
   char* path = test_strdup_printf("%s/lock", dir);
@@ -314,6 +416,10 @@ int main(void) {
                                       make_dir, remove_dir),
       cmocka_unit_test_setup_teardown(test_read_all_limits, make_dir,
                                       remove_dir),
+      cmocka_unit_test_setup_teardown(test_open_regular_refuses_special_files,
+                                      make_dir, remove_dir),
+      cmocka_unit_test_setup_teardown(test_write_output_respects_the_target,
+                                      make_dir, remove_dir),
       cmocka_unit_test_setup_teardown(test_lock_exclusion, make_dir,
                                       remove_dir),
       cmocka_unit_test_setup_teardown(test_lock_across_processes, make_dir,

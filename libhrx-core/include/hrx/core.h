@@ -12,9 +12,11 @@
 #include "hrx/core/budget.h"     // IWYU pragma: export
 #include "hrx/core/bytes.h"      // IWYU pragma: export
 #include "hrx/core/clock.h"      // IWYU pragma: export
+#include "hrx/core/escape.h"     // IWYU pragma: export
 #include "hrx/core/file.h"       // IWYU pragma: export
 #include "hrx/core/half.h"       // IWYU pragma: export
 #include "hrx/core/log.h"        // IWYU pragma: export
+#include "hrx/core/parse.h"      // IWYU pragma: export
 #include "hrx/core/paths.h"      // IWYU pragma: export
 #include "hrx/core/progress.h"   // IWYU pragma: export
 #include "hrx/core/sha256.h"     // IWYU pragma: export

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "hrx/core/allocator.h"
@@ -47,6 +48,38 @@ HRX_API HRX_MUST_USE hrx_status_t hrx_fd_write_all(int fd, const void* data,
  * directory, fsyncs it, renames it over |path| and fsyncs the directory.
  * The temporary is removed on any failure. */
 HRX_API HRX_MUST_USE hrx_status_t hrx_file_write_atomic(const char* path,
+                                                        const void* data,
+                                                        size_t length,
+                                                        mode_t mode);
+
+/* Opens |path| read-only for reading its bytes, refusing anything that is
+ * not a regular file with INVALID_ARGUMENT naming the kind found (FIFO,
+ * character device, directory, ...). The open itself never blocks: a FIFO
+ * with no writer would otherwise hang the caller forever. With
+ * |follow_links| false a symbolic link at |path| is refused too (for paths
+ * inside HRX's own stores, where nobody should have planted one). The
+ * descriptor is close-on-exec, in blocking mode, and |*out_info| (may be
+ * NULL) receives its fstat. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_file_open_regular(const char* path,
+                                                        bool follow_links,
+                                                        int* out_fd,
+                                                        struct stat* out_info);
+
+/* Names a file type for messages: "regular file", "FIFO", "directory"... */
+HRX_API const char* hrx_file_kind_name(mode_t mode);
+
+/* Writes |data| to a path a user chose for output (hrx -o and friends).
+ * - missing or a regular file: replaced atomically, as
+ *   hrx_file_write_atomic;
+ * - a symbolic link: followed (to its final target, which the same rules
+ *   then apply to); the link itself stays. A dangling link is refused;
+ * - a character device or a FIFO (/dev/null, /dev/stdout, a pipe): written
+ *   in place, never replaced. A FIFO with no reader fails at once rather
+ *   than blocking;
+ * - a directory, socket or block device: refused with INVALID_ARGUMENT.
+ * On failure whatever was at |path| before is left as it was (except a
+ * device or FIFO, which may have received part of the data). */
+HRX_API HRX_MUST_USE hrx_status_t hrx_file_write_output(const char* path,
                                                         const void* data,
                                                         size_t length,
                                                         mode_t mode);

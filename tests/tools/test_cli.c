@@ -8,28 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "test_support.h"
-
-typedef struct run_result_t {
-  int exit_code;
-  char output[8192]; /* stdout and stderr together */
-} run_result_t;
-
-/* Runs "$HRX_TOOL <args>" through the shell with |env| prefixed. */
-static void run_hrx(const char* env, const char* args, run_result_t* out) {
-  const char* tool = getenv("HRX_TOOL");
-  assert_non_null(tool);
-  char* command =
-      test_strdup_printf("env %s '%s' %s 2>&1", env ? env : "", tool, args);
-  FILE* pipe = popen(command, "r");
-  assert_non_null(pipe);
-  size_t n = fread(out->output, 1, sizeof(out->output) - 1, pipe);
-  out->output[n] = '\0';
-  int status = pclose(pipe);
-  assert_true(WIFEXITED(status));
-  out->exit_code = WEXITSTATUS(status);
-  free(command);
-}
+#include "cli_util.h"
 
 static void test_version(void** state) {
   (void)state;
@@ -102,11 +81,9 @@ static void test_doctor_cache_root(void** state) {
   assert_non_null(strstr(r.output, "runtime dir  /run/user/77/hrx"));
 }
 
-static char* temp_root(void) { return test_temp_dir_create(); }
-
 static void test_compile_and_run(void** state) {
   (void)state;
-  char* root = temp_root();
+  char* root = test_temp_dir_create();
   char* env = test_strdup_printf("XDG_CACHE_HOME=%s", root);
   char* args = test_strdup_printf(
       "compile %s/saxpy.loom --export=saxpy --output=%s/s.hxco "
@@ -166,7 +143,7 @@ static void test_compile_and_run(void** state) {
 
 static void test_compile_errors(void** state) {
   (void)state;
-  char* root = temp_root();
+  char* root = test_temp_dir_create();
   char* bad = test_strdup_printf("%s/bad.loom", root);
   test_write_file(bad, "kernel.def @k(%n: index) {\n  %x = index.frob\n}\n",
                   44);
@@ -245,7 +222,7 @@ static void make_entry(const char* kernels, const char* name, int age_days) {
 
 static void test_gc_by_access_time(void** state) {
   (void)state;
-  char* root = temp_root();
+  char* root = test_temp_dir_create();
   char* kernels = test_strdup_printf("%s/hrx/kernels", root);
   char old_key[65], new_key[65];
   memset(old_key, 'a', 64);
@@ -310,7 +287,7 @@ static void test_shipped_bundle(void** state) {
              "%s\nand commit it.", built, pinned);
   }
 
-  char* root = temp_root();
+  char* root = test_temp_dir_create();
   char* env = test_strdup_printf(
       "XDG_CACHE_HOME=%s/cache HRX_BUNDLE_JSON=%s HRX_OFFLINE=1", root, built);
   run_result_t r;
@@ -334,188 +311,6 @@ static void test_shipped_bundle(void** state) {
   test_temp_dir_remove(root);
 }
 
-static void test_pack_prepare_gc(void** state) {
-  (void)state;
-  char* root = temp_root();
-  char* src = test_strdup_printf("%s/src/k", root);
-  assert_ok(hrx_dir_create_all(src, 0755));
-  char* file = test_strdup_printf("%s/src/k/a.bin", root);
-  test_write_file(file, "abc", 3);
-  char* env = test_strdup_printf("XDG_CACHE_HOME=%s/cache HRX_BUNDLE_JSON=%s/b.json",
-                                 root, root);
-  run_result_t r;
-  char* args = test_strdup_printf(
-      "pack %s/src --target=gfx1151 --url=https://example.invalid/b.tar.zst "
-      "--revision=r1 --output=%s/b.tar.zst --bundle-json=%s/b.json",
-      root, root, root);
-  run_hrx(env, args, &r);
-  if (r.exit_code != 0) fail_msg("pack: %s", r.output);
-  assert_non_null(strstr(r.output, "1 file -> "));
-  free(args);
-
-  /* Not installed yet: prepare says how to provide the archive. */
-  char* offline = test_strdup_printf("%s HRX_OFFLINE=1", env);
-  run_hrx(offline, "prepare", &r);
-  assert_int_equal(r.exit_code, 1);
-  assert_non_null(strstr(r.output, "downloads are off (HRX_OFFLINE)"));
-  assert_non_null(strstr(r.output, "hrx prepare ARCHIVE"));
-  args = test_strdup_printf("prepare %s/b.tar.zst", root);
-  run_hrx(offline, args, &r);
-  if (r.exit_code != 0) fail_msg("prepare: %s", r.output);
-  assert_non_null(strstr(r.output, "bundle r1 for gfx1151 ready"));
-  run_hrx(env, "prepare", &r);
-  assert_int_equal(r.exit_code, 0);
-  run_hrx(env, "doctor", &r);
-  assert_non_null(strstr(r.output, "installed and verified"));
-
-  /* gc keeps the pinned bundle and removes another, with the partial
-   * download of a third; the pinned bundle's partial download stays. */
-  char* stale = test_strdup_printf(
-      "%s/cache/hrx/bundles/%064d", root, 7);
-  assert_ok(hrx_dir_create_all(stale, 0755));
-  char* stale_partial = test_strdup_printf(
-      "%s/cache/hrx/bundles/%064d.partial", root, 8);
-  test_write_file(stale_partial, "half", 4);
-  char* archive = test_strdup_printf("%s/b.tar.zst", root);
-  hrx_sha256_digest_t digest;
-  assert_ok(hrx_sha256_file(archive, &digest));
-  char hex[HRX_SHA256_HEX_SIZE];
-  hrx_sha256_digest_format(&digest, hex);
-  char* pinned =
-      test_strdup_printf("%s/cache/hrx/bundles/%s.partial", root, hex);
-  test_write_file(pinned, "half", 4);
-  run_hrx(env, "gc", &r);
-  assert_int_equal(r.exit_code, 0);
-  assert_non_null(strstr(r.output, "removed 1 unpinned bundle"));
-  assert_non_null(strstr(r.output, "kept 1"));
-  struct stat info;
-  assert_int_not_equal(stat(stale, &info), 0);
-  assert_int_not_equal(stat(stale_partial, &info), 0);
-  assert_int_equal(stat(pinned, &info), 0);
-  free(archive);
-  free(pinned);
-  free(stale_partial);
-
-  /* A different archive is refused by digest. */
-  test_write_file(file, "abd", 3);
-  char* other = test_strdup_printf(
-      "pack %s/src --target=t --url=u --output=%s/other.tar.zst", root, root);
-  run_hrx(env, other, &r);
-  assert_int_equal(r.exit_code, 0);
-  free(args);
-  args = test_strdup_printf("prepare %s/other.tar.zst", root);
-  run_hrx(env, args, &r);
-  assert_int_equal(r.exit_code, 1);
-  free(args);
-
-  const char* usage[] = {"pack", "pack d --url=u --output=o",
-                         "pack d --target=t --output=o",
-                         "pack d --target=t --url=u", "pack a b",
-                         "prepare a b", "prepare --x"};
-  for (size_t i = 0; i < sizeof(usage) / sizeof(usage[0]); ++i) {
-    run_hrx(env, usage[i], &r);
-    if (r.exit_code != 2) fail_msg("'hrx %s' exited %d", usage[i], r.exit_code);
-  }
-  free(other);
-  free(stale);
-  free(offline);
-  free(env);
-  free(file);
-  free(src);
-  test_temp_dir_remove(root);
-}
-
-static void test_inspect(void** state) {
-  (void)state;
-  char* root = temp_root();
-  const char header[] =
-      "{\"w\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]},"
-      "\"__metadata__\":{\"format\":\"pt\"}}";
-  uint8_t file[256] = {0};
-  size_t n = sizeof(header) - 1;
-  file[0] = (uint8_t)n;
-  memcpy(file + 8, header, n);
-  char* good = test_strdup_printf("%s/w.safetensors", root);
-  test_write_file(good, file, 8 + n + 8);
-  run_result_t r;
-  char* args = test_strdup_printf("inspect %s", good);
-  run_hrx(NULL, args, &r);
-  if (r.exit_code != 0) fail_msg("inspect: %s", r.output);
-  assert_non_null(strstr(r.output, "1 tensor, 8 bytes of data"));
-  assert_non_null(strstr(r.output, "metadata format = pt"));
-  assert_non_null(strstr(r.output, "F32     [2] 8 bytes"));
-  /* One data byte short: the range leaves the file. */
-  test_write_file(good, file, 8 + n + 7);
-  run_hrx(NULL, args, &r);
-  assert_int_equal(r.exit_code, 1);
-  assert_non_null(strstr(r.output, "not inside the 7-byte data section"));
-  run_hrx(NULL, "inspect", &r);
-  assert_int_equal(r.exit_code, 2);
-  run_hrx(NULL, "inspect a b", &r);
-  assert_int_equal(r.exit_code, 2);
-  free(args);
-  free(good);
-  test_temp_dir_remove(root);
-}
-
-/* A cache as huggingface_hub writes it, read without the network. */
-static void test_fetch_offline(void** state) {
-  (void)state;
-  char* root = temp_root();
-  const char* commit = "0123456789abcdef0123456789abcdef01234567";
-  char* repo = test_strdup_printf("%s/hub/models--org--tiny", root);
-  char* dir = test_strdup_printf("%s/snapshots/%s/sub", repo, commit);
-  assert_ok(hrx_dir_create_all(dir, 0755));
-  char* refs = test_strdup_printf("%s/refs", repo);
-  assert_ok(hrx_dir_create_all(refs, 0755));
-  char* ref = test_strdup_printf("%s/main", refs);
-  test_write_file(ref, commit, 40);
-  char* blobs = test_strdup_printf("%s/blobs", repo);
-  assert_ok(hrx_dir_create_all(blobs, 0755));
-  /* Named like an LFS blob; a hit is not re-hashed unless asked to. */
-  const char* sha =
-      "1c3ae2fa6aa02ee6ed4a7a1a1a5e0e6b52b2b1cb8bdb3d6b6dcb7f9e2e0b8f5c";
-  char* blob = test_strdup_printf("%s/%s", blobs, sha);
-  test_write_file(blob, "tiny\n", 5);
-  char* link = test_strdup_printf("%s/w.bin", dir);
-  char* target = test_strdup_printf("../../../blobs/%s", sha);
-  assert_int_equal(symlink(target, link), 0);
-
-  char* env = test_strdup_printf("HF_HUB_CACHE=%s/hub HF_HUB_OFFLINE=1", root);
-  run_result_t r;
-  run_hrx(env, "fetch org/tiny sub/w.bin", &r);
-  if (r.exit_code != 0) fail_msg("fetch: %s", r.output);
-  assert_non_null(strstr(r.output, link));
-  run_hrx(env, "fetch org/tiny --revision=0123456789abcdef0123456789abcdef01234567 sub/w.bin", &r);
-  assert_int_equal(r.exit_code, 0);
-  /* A miss names the cache and says why nothing was downloaded. */
-  run_hrx(env, "fetch org/tiny config.json", &r);
-  assert_int_equal(r.exit_code, 1);
-  assert_non_null(strstr(r.output, "HF_HUB_OFFLINE"));
-  assert_non_null(strstr(r.output, "/hub"));
-  /* The caller's digest is checked on a hit. */
-  run_hrx(env, "fetch org/tiny sub/w.bin --sha256=0000000000000000000000000000000000000000000000000000000000000000", &r);
-  assert_int_equal(r.exit_code, 1);
-  assert_non_null(strstr(r.output, "expected"));
-  run_hrx(env, "fetch org/tiny", &r);
-  assert_int_equal(r.exit_code, 2);
-  run_hrx(env, "fetch org/tiny a --type=model-ish", &r);
-  assert_int_equal(r.exit_code, 2);
-  run_hrx(env, "fetch ../x a", &r);
-  assert_int_equal(r.exit_code, 1);
-  assert_non_null(strstr(r.output, "repo id"));
-  free(env);
-  free(link);
-  free(target);
-  free(blob);
-  free(blobs);
-  free(ref);
-  free(refs);
-  free(dir);
-  free(repo);
-  test_temp_dir_remove(root);
-}
-
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_version),
@@ -526,9 +321,6 @@ int main(void) {
       cmocka_unit_test(test_compile_errors),
       cmocka_unit_test(test_gc_by_access_time),
       cmocka_unit_test(test_shipped_bundle),
-      cmocka_unit_test(test_pack_prepare_gc),
-      cmocka_unit_test(test_inspect),
-      cmocka_unit_test(test_fetch_offline),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,16 @@
+/* Running the hrx tool as a user would, for the CLI suites. */
+#ifndef HRX_TESTS_CLI_UTIL_H_
+#define HRX_TESTS_CLI_UTIL_H_
+
+#include "test_support.h"
+
+typedef struct run_result_t {
+  int exit_code;
+  char output[8192]; /* stdout and stderr together */
+} run_result_t;
+
+/* Runs "$HRX_TOOL <args>" through the shell with |env| (may be NULL)
+ * prefixed; the output is cut at the buffer's size. */
+void run_hrx(const char* env, const char* args, run_result_t* out);
+
+#endif /* HRX_TESTS_CLI_UTIL_H_ */

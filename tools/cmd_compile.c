@@ -68,12 +68,9 @@ static int parse_args(int argc, char** argv, compile_args_t* a,
       }
       (before ? a->trace_before : a->trace_after)[(*count)++] = v;
     } else if (hrx_cli_option(arg, "--trace-max-bytes", &v)) {
-      char* end = NULL;
-      a->trace_max_bytes = strtoull(v, &end, 10);
-      if (!*v || *end || a->trace_max_bytes == 0) {
-        return hrx_cli_usage_error("compile", "--trace-max-bytes needs a "
-                                   "positive number, not '%s'", v);
-      }
+      hrx_status_t status = hrx_parse_u64(v, 1, SIZE_MAX, "--trace-max-bytes",
+                                          &a->trace_max_bytes);
+      if (status != HRX_OK) return hrx_cli_usage_status("compile", status);
     } else if (hrx_cli_option(arg, "--sanitizer", &v)) {
       hrx_status_t status = hrx_loom_sanitizers_parse(v, &a->sanitizers);
       if (status != HRX_OK) {
@@ -118,9 +115,11 @@ static char* default_output(const char* input) {
   return out;
 }
 
+/* Outputs go where the user pointed: devices and FIFOs are written in
+ * place and symbolic links followed (hrx_file_write_output). */
 static hrx_status_t write_file(const char* path, const void* data,
                                size_t length) {
-  return hrx_status_annotate(hrx_file_write_atomic(path, data, length, 0644),
+  return hrx_status_annotate(hrx_file_write_output(path, data, length, 0644),
                              "writing '%s'", path);
 }
 

@@ -154,6 +154,12 @@ int hrx_cli_usage_error(const char* command, const char* format, ...) {
   return HRX_EXIT_USAGE;
 }
 
+int hrx_cli_usage_status(const char* command, hrx_status_t status) {
+  int rc = hrx_cli_usage_error(command, "%s", hrx_status_message(status));
+  hrx_status_free(status);
+  return rc;
+}
+
 bool hrx_cli_option(const char* arg, const char* name,
                     const char** out_value) {
   size_t length = strlen(name);

@@ -30,6 +30,10 @@ typedef struct hrx_cli_command_t {
 int hrx_cli_usage_error(const char* command, const char* format, ...)
     HRX_PRINTF(2, 3);
 
+/* A usage error whose reason is |status|'s message (a bad number from
+ * hrx_parse_u64, say); frees |status| and returns HRX_EXIT_USAGE. */
+int hrx_cli_usage_status(const char* command, hrx_status_t status);
+
 /* Prints "hrx: <command>: <status>" and returns HRX_EXIT_FAILURE; frees
  * |status|. */
 int hrx_cli_fail(const char* command, hrx_status_t status);

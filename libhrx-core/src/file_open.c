@@ -1,6 +1,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -94,45 +95,74 @@ static hrx_status_t hrx_write_in_place(const char* path, const void* data,
   return status;
 }
 
-hrx_status_t hrx_file_write_output(const char* path, const void* data,
-                                   size_t length, mode_t mode) {
-  if (!path || !path[0]) {
-    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT, "file path is empty");
+/* Where symbolic link |path| points, relative targets taken from the
+ * link's own directory. */
+static hrx_status_t hrx_link_target(const char* path, char** out_target) {
+  *out_target = NULL;
+  char buffer[4096];
+  ssize_t n = readlink(path, buffer, sizeof(buffer) - 1);
+  if (n < 0) return hrx_status_from_errno(errno, "cannot read link '%s'", path);
+  if ((size_t)n >= sizeof(buffer) - 1) {
+    return hrx_make_status(HRX_STATUS_OUT_OF_RANGE,
+                           "link '%s' points to a path too long", path);
   }
-  struct stat link_info;
-  if (lstat(path, &link_info) != 0) {
+  buffer[n] = '\0';
+  const char* slash = strrchr(path, '/');
+  size_t prefix = buffer[0] == '/' || !slash ? 0 : (size_t)(slash - path) + 1;
+  char* target = malloc(prefix + (size_t)n + 1);
+  if (!target) {
+    return hrx_make_status(HRX_STATUS_RESOURCE_EXHAUSTED,
+                           "no memory to follow '%s'", path);
+  }
+  memcpy(target, path, prefix);
+  memcpy(target + prefix, buffer, (size_t)n + 1);
+  *out_target = target;
+  return HRX_OK;
+}
+
+/* The kernel's limit on links followed in one lookup (SYMLOOP_MAX). */
+#define HRX_MAX_LINKS_FOLLOWED 40
+
+static hrx_status_t hrx_write_output_at(const char* path, const void* data,
+                                        size_t length, mode_t mode,
+                                        int links_left) {
+  struct stat info;
+  if (lstat(path, &info) != 0) {
     if (errno == ENOENT) {
       return hrx_file_write_atomic(path, data, length, mode);
     }
     return hrx_status_from_errno(errno, "cannot stat '%s'", path);
   }
-  if (S_ISLNK(link_info.st_mode)) {
-    char* target = realpath(path, NULL);
-    if (!target) {
-      return hrx_status_from_errno(
-          errno, "'%s' is a symbolic link whose target cannot be resolved",
-          path);
+  if (S_ISLNK(info.st_mode)) {
+    if (links_left == 0) {
+      return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                             "'%s': too many levels of symbolic links", path);
     }
-    struct stat info;
-    hrx_status_t status = HRX_OK;
-    if (lstat(target, &info) != 0) {
-      status = hrx_status_from_errno(errno, "cannot stat '%s'", target);
-    } else if (S_ISLNK(info.st_mode)) {
-      status = hrx_make_status(HRX_STATUS_ABORTED,
-                               "'%s' changed while being resolved", path);
-    } else {
-      status = hrx_file_write_output(target, data, length, mode);
+    char* target = NULL;
+    hrx_status_t status = hrx_link_target(path, &target);
+    if (status == HRX_OK) {
+      status = hrx_write_output_at(target, data, length, mode,
+                                   links_left - 1);
     }
     free(target);
     return hrx_status_annotate(status, "following symbolic link '%s'", path);
   }
-  if (S_ISREG(link_info.st_mode)) {
+  if (S_ISREG(info.st_mode)) {
     return hrx_file_write_atomic(path, data, length, mode);
   }
-  if (S_ISFIFO(link_info.st_mode) || S_ISCHR(link_info.st_mode)) {
+  if (S_ISFIFO(info.st_mode) || S_ISCHR(info.st_mode)) {
     return hrx_write_in_place(path, data, length);
   }
   return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
                          "'%s' is a %s; refusing to write over it", path,
-                         hrx_file_kind_name(link_info.st_mode));
+                         hrx_file_kind_name(info.st_mode));
+}
+
+hrx_status_t hrx_file_write_output(const char* path, const void* data,
+                                   size_t length, mode_t mode) {
+  if (!path || !path[0]) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT, "file path is empty");
+  }
+  return hrx_write_output_at(path, data, length, mode,
+                             HRX_MAX_LINKS_FOLLOWED);
 }

@@ -149,6 +149,7 @@ static hrx_status_code_t hrx_status_code_from_errno(int error_number) {
     case EINVAL:
     case ENAMETOOLONG:
     case ENOTDIR:
+    case ELOOP:
     case EISDIR: return HRX_STATUS_INVALID_ARGUMENT;
     case EIO: return HRX_STATUS_DATA_LOSS;
     case ENODEV:

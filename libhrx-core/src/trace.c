@@ -234,7 +234,7 @@ hrx_status_t hrx_trace_write_file(hrx_trace_t* trace, const char* path) {
   size_t length = 0;
   HRX_RETURN_IF_ERROR(
       hrx_trace_serialize(trace, trace->allocator, &text, &length));
-  hrx_status_t status = hrx_file_write_atomic(path, text, length, 0644);
+  hrx_status_t status = hrx_file_write_output(path, text, length, 0644);
   hrx_allocator_free(trace->allocator, text);
   return hrx_status_annotate(status, "writing trace");
 }

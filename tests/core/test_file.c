@@ -275,10 +275,28 @@ static void test_write_output_respects_the_target(void** state) {
   text = read_text(file);
   assert_string_equal(text, "three");
   free(text);
+  /* A link to a file not yet there creates it; one into a missing
+   * directory or a loop of links fails and leaves the links alone. */
+  char* fresh = test_strdup_printf("%s/fresh", dir);
+  assert_int_equal(symlink("created", fresh), 0);
+  assert_ok(hrx_file_write_output(fresh, "new", 3, 0644));
+  char* created = test_strdup_printf("%s/created", dir);
+  text = read_text(created);
+  assert_string_equal(text, "new");
+  free(text);
+  free(created);
+  free(fresh);
   char* dangling = test_strdup_printf("%s/dangling", dir);
   assert_int_equal(symlink("nowhere/x", dangling), 0);
   assert_status(hrx_file_write_output(dangling, "x", 1, 0644),
                 HRX_STATUS_NOT_FOUND, "symbolic link");
+  char* loop = test_strdup_printf("%s/loop", dir);
+  assert_int_equal(symlink("loop", loop), 0);
+  assert_status(hrx_file_write_output(loop, "x", 1, 0644),
+                HRX_STATUS_INVALID_ARGUMENT, "too many levels");
+  assert_int_equal(lstat(loop, &info), 0);
+  assert_true(S_ISLNK(info.st_mode));
+  free(loop);
   /* A directory is refused and left alone. */
   assert_status(hrx_file_write_output(dir, "x", 1, 0644),
                 HRX_STATUS_INVALID_ARGUMENT, "is a directory");
@@ -401,6 +419,41 @@ static void test_blocking_acquire_waits(void** state) {
   free(path);
 }
 
+/* A holder that unlinks the lock file before releasing it (gc cleaning up)
+ * must not leave a waiter holding a lock on the unlinked file while a
+ * newcomer locks a new one. */
+static void test_lock_survives_unlink_by_holder(void** state) {
+  const char* dir = *state;
+  char* path = test_strdup_printf("%s/lock", dir);
+  hrx_file_lock_t first;
+  assert_ok(hrx_file_lock_acquire(path, HRX_LOCK_EXCLUSIVE, &first));
+  blocking_ctx_t ctx = {.path = path};
+  pthread_t thread;
+  assert_int_equal(pthread_create(&thread, NULL, acquire_blocking, &ctx), 0);
+  usleep(50000); /* the waiter has opened the old file and waits on it */
+  assert_int_equal(unlink(path), 0);
+  hrx_file_lock_release(&first);
+  pthread_join(thread, NULL);
+  assert_ok(ctx.status);
+  struct stat held, named;
+  assert_int_equal(fstat(ctx.lock.fd, &held), 0);
+  assert_int_equal(stat(path, &named), 0);
+  assert_int_equal(held.st_ino, named.st_ino);
+  hrx_file_lock_t other;
+  assert_status_code(hrx_file_lock_try_acquire(path, HRX_LOCK_EXCLUSIVE,
+                                               &other),
+                     HRX_STATUS_BUSY);
+  hrx_file_lock_release(&ctx.lock);
+  /* A symbolic link planted as a lock file is refused. */
+  char* link = test_strdup_printf("%s/link.lock", dir);
+  assert_int_equal(symlink(path, link), 0);
+  assert_status_code(hrx_file_lock_try_acquire(link, HRX_LOCK_EXCLUSIVE,
+                                               &other),
+                     HRX_STATUS_INVALID_ARGUMENT);
+  free(link);
+  free(path);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_dir_create_all, make_dir,
@@ -426,6 +479,8 @@ int main(void) {
                                       remove_dir),
       cmocka_unit_test_setup_teardown(test_blocking_acquire_waits, make_dir,
                                       remove_dir),
+      cmocka_unit_test_setup_teardown(test_lock_survives_unlink_by_holder,
+                                      make_dir, remove_dir),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -141,6 +141,65 @@ static void test_compile_and_run(void** state) {
   test_temp_dir_remove(root);
 }
 
+/* Output paths are the user's: /dev/null stays a device, a symbolic link
+ * stays a link (its target is written), a directory is refused. */
+static void test_compile_outputs_respect_targets(void** state) {
+  (void)state;
+  char* root = test_temp_dir_create();
+  char* env = test_strdup_printf("XDG_CACHE_HOME=%s", root);
+  const char* kernels = getenv("HRX_LOOM_KERNELS");
+  if (!kernels) kernels = "libhrx-loom/kernels";
+  char* args = test_strdup_printf(
+      "compile %s/saxpy.loom --export=saxpy -o /dev/null "
+      "--manifest-output=/dev/null --launch-output=/dev/null "
+      "--trace-output=/dev/null", kernels);
+  run_result_t r;
+  run_hrx(env, args, &r);
+  if (r.exit_code != 0) fail_msg("%s", r.output);
+  struct stat info;
+  assert_int_equal(lstat("/dev/null", &info), 0);
+  assert_true(S_ISCHR(info.st_mode));
+  free(args);
+  char* target = test_strdup_printf("%s/real.hxco", root);
+  char* link = test_strdup_printf("%s/link.hxco", root);
+  assert_int_equal(symlink("real.hxco", link), 0);
+  args = test_strdup_printf("compile %s/saxpy.loom -o %s/link.hxco", kernels,
+                            root);
+  run_hrx(env, args, &r);
+  if (r.exit_code != 0) fail_msg("%s", r.output);
+  assert_int_equal(lstat(link, &info), 0);
+  assert_true(S_ISLNK(info.st_mode));
+  assert_int_equal(stat(target, &info), 0);
+  assert_true(info.st_size > 0);
+  free(args);
+  args = test_strdup_printf("compile %s/saxpy.loom -o %s", kernels, root);
+  run_hrx(env, args, &r);
+  assert_int_equal(r.exit_code, 1);
+  assert_non_null(strstr(r.output, "is a directory"));
+  free(args);
+  char* fifo = test_strdup_printf("%s/fifo", root);
+  assert_int_equal(mkfifo(fifo, 0600), 0);
+  args = test_strdup_printf("compile %s/saxpy.loom -o %s/fifo", kernels,
+                            root);
+  run_hrx(env, args, &r);
+  assert_int_equal(r.exit_code, 1);
+  assert_non_null(strstr(r.output, "FIFO with no reader"));
+  assert_int_equal(lstat(fifo, &info), 0);
+  assert_true(S_ISFIFO(info.st_mode));
+  free(args);
+  /* A FIFO as the input is refused, not waited on. */
+  args = test_strdup_printf("compile %s/fifo -o %s/x.hxco", root, root);
+  run_hrx(env, args, &r);
+  assert_int_equal(r.exit_code, 1);
+  assert_non_null(strstr(r.output, "is a FIFO, not a regular file"));
+  free(args);
+  free(fifo);
+  free(link);
+  free(target);
+  free(env);
+  test_temp_dir_remove(root);
+}
+
 static void test_compile_errors(void** state) {
   (void)state;
   char* root = test_temp_dir_create();
@@ -165,7 +224,7 @@ static void test_compile_errors(void** state) {
       {"run x.hxco --export=k --workload=1,,2 --workload=-", 2,
        "bad --workload"},
       {"run /nonexistent.hxco --export=k", 1, "cannot open"},
-      {"gc -3", 2, "DAYS must be"},
+      {"gc -3", 2, "DAYS '-3' is not"},
       {"gc 1 2", 2, "at most DAYS"},
   };
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
@@ -263,6 +322,63 @@ static void test_gc_by_access_time(void** state) {
   test_temp_dir_remove(root);
 }
 
+/* gc takes the locks that compiles and installs hold: an entry or a lock
+ * file in use stays, and DAYS is a checked number. */
+static void test_gc_respects_locks_and_checks_days(void** state) {
+  (void)state;
+  char* root = test_temp_dir_create();
+  char* kernels = test_strdup_printf("%s/hrx/kernels", root);
+  char held_key[65], lone_key[65];
+  memset(held_key, 'd', 64);
+  held_key[64] = 0;
+  memset(lone_key, 'e', 64);
+  lone_key[64] = 0;
+  make_entry(kernels, held_key, 40);
+  char* held_lock = test_strdup_printf("%s/%s.lock", kernels, held_key);
+  char* lone_lock = test_strdup_printf("%s/%s.lock", kernels, lone_key);
+  hrx_file_lock_t a, b;
+  assert_ok(hrx_file_lock_acquire(held_lock, HRX_LOCK_EXCLUSIVE, &a));
+  /* An install in progress: its lock is held before its entry exists. */
+  assert_ok(hrx_file_lock_acquire(lone_lock, HRX_LOCK_EXCLUSIVE, &b));
+  char* env = test_strdup_printf("XDG_CACHE_HOME=%s", root);
+  run_result_t r;
+  run_hrx(env, "gc 0", &r);
+  assert_int_equal(r.exit_code, 0);
+  assert_non_null(strstr(r.output, "removed 0 kernels"));
+  assert_non_null(strstr(r.output, "kept 1 kernel in use by another process"));
+  struct stat info;
+  char* entry = test_strdup_printf("%s/%s", kernels, held_key);
+  assert_int_equal(stat(entry, &info), 0);
+  assert_int_equal(stat(held_lock, &info), 0);
+  assert_int_equal(stat(lone_lock, &info), 0);
+  hrx_file_lock_release(&a);
+  hrx_file_lock_release(&b);
+  run_hrx(env, "gc 0", &r);
+  assert_non_null(strstr(r.output, "removed 1 kernel"));
+  assert_int_not_equal(stat(entry, &info), 0);
+  assert_int_not_equal(stat(held_lock, &info), 0);
+  assert_int_not_equal(stat(lone_lock, &info), 0);
+
+  make_entry(kernels, held_key, 40);
+  const char* bad[] = {"gc 99999999999999999999", "gc 18446744073709551615",
+                       "gc -1", "gc 1x", "gc ''", "gc 1000001"};
+  for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); ++i) {
+    run_hrx(env, bad[i], &r);
+    if (r.exit_code != 2) fail_msg("'hrx %s' exited %d", bad[i], r.exit_code);
+    assert_non_null(strstr(r.output, "DAYS"));
+  }
+  assert_int_equal(stat(entry, &info), 0); /* nothing evicted */
+  run_hrx(env, "gc 1000000", &r);
+  assert_int_equal(r.exit_code, 0);
+  assert_non_null(strstr(r.output, "removed 0 kernels"));
+  free(entry);
+  free(env);
+  free(lone_lock);
+  free(held_lock);
+  free(kernels);
+  test_temp_dir_remove(root);
+}
+
 /* The bundle this build makes (HRX's kernels for the host target) is the
  * one the repo-root bundle.json pins, and installs offline from the
  * archive beside it into code objects that run. */
@@ -318,8 +434,10 @@ int main(void) {
       cmocka_unit_test(test_usage_errors_exit_2),
       cmocka_unit_test(test_doctor_cache_root),
       cmocka_unit_test(test_compile_and_run),
+      cmocka_unit_test(test_compile_outputs_respect_targets),
       cmocka_unit_test(test_compile_errors),
       cmocka_unit_test(test_gc_by_access_time),
+      cmocka_unit_test(test_gc_respects_locks_and_checks_days),
       cmocka_unit_test(test_shipped_bundle),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,8 +4,11 @@
  * Locks are flock(2) locks on an open file description: they exclude other
  * processes and other hrx_file_lock_t objects in the same process, and they
  * vanish when the holder exits, so a crashed process never leaves a stale
- * lock. Every function is thread-safe; a single hrx_file_lock_t is owned by
- * one thread at a time.
+ * lock. A holder may unlink the lock file before releasing it (to clean up
+ * after the thing it guards): a lock is only granted on the file the path
+ * names at that moment, so nobody ends up holding a lock on an unlinked
+ * file. Lock files are never symbolic links. Every function is
+ * thread-safe; a single hrx_file_lock_t is owned by one thread at a time.
  */
 #ifndef HRX_CORE_FILE_H_
 #define HRX_CORE_FILE_H_
@@ -72,7 +75,8 @@ HRX_API const char* hrx_file_kind_name(mode_t mode);
  * - missing or a regular file: replaced atomically, as
  *   hrx_file_write_atomic;
  * - a symbolic link: followed (to its final target, which the same rules
- *   then apply to); the link itself stays. A dangling link is refused;
+ *   then apply to); the link itself stays. A link to a missing file
+ *   creates that file, as a shell's redirection would;
  * - a character device or a FIFO (/dev/null, /dev/stdout, a pipe): written
  *   in place, never replaced. A FIFO with no reader fails at once rather
  *   than blocking;

@@ -27,6 +27,9 @@ struct hrx_loom_compiler_s {
   hrx_loom_compiler_options_t options;
   char identity[HRX_SHA256_HEX_SIZE];
   char* kernels_dir; /* <cache root>/kernels, or NULL without a cache */
+  /* Set by the first compile that finds the cache unwritable, so a
+   * read-only cache is reported once per compiler, not once per kernel. */
+  atomic_bool cache_warned;
 };
 
 typedef struct hrx_loom_export_t {
@@ -202,9 +205,39 @@ hrx_status_t hrx_loom_artifact_launch_program(const hrx_loom_artifact_t* a,
                          symbol ? symbol : "(null)");
 }
 
-/* Walks the kernel table of a host code object this compiler wrote (or
- * whose digest was verified) to find each kernel's launch program. */
+/* Checks the frame of a host code object: long enough for its header and
+ * trailer, the right magic and version, and a trailer that is the SHA-256
+ * of everything before it. A cache entry's recorded digests only prove
+ * that the files are the ones written, not that what was written is a
+ * code object, so nothing is indexed before this holds. */
+static hrx_status_t hrx_loom_code_check(const uint8_t* code, size_t length) {
+  const size_t header = 12; /* magic, version, kernel count */
+  if (length < header + HRX_SHA256_DIGEST_SIZE) {
+    return hrx_make_status(HRX_STATUS_DATA_LOSS,
+                           "artifact code object is %zu bytes, shorter than "
+                           "its header and trailer", length);
+  }
+  const uint8_t* at = code + 4;
+  if (memcmp(code, HRX_HOST_CODE_MAGIC, 4) != 0 ||
+      hrx_get_le(&at, 4) != HRX_HOST_CODE_VERSION) {
+    return hrx_make_status(HRX_STATUS_DATA_LOSS,
+                           "artifact is not a version %u host code object",
+                           HRX_HOST_CODE_VERSION);
+  }
+  size_t body = length - HRX_SHA256_DIGEST_SIZE;
+  hrx_sha256_digest_t digest;
+  hrx_sha256(code, body, &digest);
+  if (memcmp(digest.bytes, code + body, HRX_SHA256_DIGEST_SIZE) != 0) {
+    return hrx_make_status(HRX_STATUS_DATA_LOSS,
+                           "artifact code object fails its trailer digest");
+  }
+  return HRX_OK;
+}
+
+/* Walks the kernel table of a host code object whose frame
+ * hrx_loom_code_check accepted, to find each kernel's launch program. */
 static hrx_status_t hrx_loom_index_exports(hrx_loom_artifact_t* a) {
+  HRX_RETURN_IF_ERROR(hrx_loom_code_check(a->code, a->code_length));
   const uint8_t* at = a->code + 8;
   const uint8_t* end = a->code + a->code_length - HRX_SHA256_DIGEST_SIZE;
 #define NEED(n)                                                          \
@@ -247,6 +280,11 @@ static hrx_status_t hrx_loom_index_exports(hrx_loom_artifact_t* a) {
     e->launch_offset = (size_t)(at - a->code);
     e->launch_length = launch;
     at += launch;
+  }
+  if (at != end) {
+    return hrx_make_status(HRX_STATUS_DATA_LOSS,
+                           "artifact code object has %zu bytes after its "
+                           "last kernel", (size_t)(end - at));
   }
 #undef NEED
   return HRX_OK;
@@ -499,6 +537,33 @@ static hrx_status_t hrx_loom_cache_write(const hrx_loom_compiler_t* c,
   return status;
 }
 
+/* Takes the lock that serialises the miss path of entry |key|. */
+static hrx_status_t hrx_loom_cache_lock(const hrx_loom_compiler_t* c,
+                                        const char* key,
+                                        hrx_file_lock_t* out_lock) {
+  HRX_RETURN_IF_ERROR(hrx_dir_create_all(c->kernels_dir, 0755));
+  char* entry = hrx_loom_entry_path(c, key, "");
+  if (!entry) {
+    return hrx_make_status(HRX_STATUS_RESOURCE_EXHAUSTED, "no memory");
+  }
+  char path[4096];
+  snprintf(path, sizeof(path), "%s.lock", entry);
+  hrx_allocator_free(c->allocator, entry);
+  return hrx_file_lock_acquire(path, HRX_LOCK_EXCLUSIVE, out_lock);
+}
+
+/* A cache that cannot be written (read-only, full, not ours) is not a
+ * compile failure: the artifact is built and returned all the same, and
+ * the first such failure of this compiler is logged. Takes |status|. */
+static void hrx_loom_cache_unusable(hrx_loom_compiler_t* c,
+                                    hrx_status_t status) {
+  if (!atomic_exchange(&c->cache_warned, true)) {
+    hrx_log_status(&c->options.logger, HRX_LOG_WARN,
+                   "kernel cache not writable; compiling without it", status);
+  }
+  hrx_status_free(status);
+}
+
 /*===------------------------------------------------------------------===*/
 /* Compilation                                                             */
 /*===------------------------------------------------------------------===*/
@@ -652,32 +717,20 @@ hrx_status_t hrx_loom_compile(hrx_loom_compiler_t* c,
      * case another process published it meanwhile. */
     a->cache_hit = hrx_loom_cache_lookup(c, a, false);
     if (!a->cache_hit) {
-      status = hrx_dir_create_all(c->kernels_dir, 0755);
-      char* lock_path = status == HRX_OK
-                            ? hrx_loom_entry_path(c, a->key, "")
-                            : NULL;
-      if (status == HRX_OK && !lock_path) {
-        status = hrx_make_status(HRX_STATUS_RESOURCE_EXHAUSTED, "no memory");
+      hrx_status_t locked = hrx_loom_cache_lock(c, a->key, &lock);
+      if (locked == HRX_OK) {
+        a->cache_hit = hrx_loom_cache_lookup(c, a, true);
+      } else {
+        hrx_loom_cache_unusable(c, locked);
+        use_cache = false;
       }
-      if (lock_path) {
-        char path[4096];
-        snprintf(path, sizeof(path), "%s.lock", lock_path);
-        status = hrx_file_lock_acquire(path, HRX_LOCK_EXCLUSIVE, &lock);
-        hrx_allocator_free(c->allocator, lock_path);
-      }
-      if (status == HRX_OK) a->cache_hit = hrx_loom_cache_lookup(c, a, true);
     }
   }
   if (status == HRX_OK && !a->cache_hit) {
     status = hrx_loom_build(c, r, module, spec, source_hex, diagnostics, a);
     if (status == HRX_OK && use_cache) {
       hrx_status_t stored = hrx_loom_cache_write(c, a);
-      if (stored != HRX_OK) {
-        /* A cache that cannot be written is not a compile failure. */
-        hrx_log_status(&c->options.logger, HRX_LOG_WARN,
-                       "kernel cache write failed", stored);
-        hrx_status_free(stored);
-      }
+      if (stored != HRX_OK) hrx_loom_cache_unusable(c, stored);
     }
   }
   hrx_file_lock_release(&lock);

@@ -181,6 +181,165 @@ static void test_corrupt_entry_is_replaced(void** state) {
   hrx_loom_compiler_destroy(c);
 }
 
+/* Writes |code| as entry |key|'s code object with digests that match it,
+ * as a cache written by a broken or hostile writer would be. */
+static void forge_entry(const char* root, const char* key, const void* code,
+                        size_t length) {
+  char* dir = test_strdup_printf("%s/kernels/%s", root, key);
+  char* manifest_path = test_strdup_printf("%s/manifest.json", dir);
+  void* manifest = NULL;
+  size_t manifest_length = 0;
+  assert_ok(hrx_file_read_all(hrx_allocator_system(), manifest_path, 1 << 20,
+                              &manifest, &manifest_length));
+  char* code_path = test_strdup_printf("%s/code.hxco", dir);
+  test_write_file(code_path, code, length);
+  char code_hex[HRX_SHA256_HEX_SIZE], manifest_hex[HRX_SHA256_HEX_SIZE];
+  hrx_sha256_digest_t d;
+  hrx_sha256(code, length, &d);
+  hrx_sha256_digest_format(&d, code_hex);
+  hrx_sha256(manifest, manifest_length, &d);
+  hrx_sha256_digest_format(&d, manifest_hex);
+  char* digests = test_strdup_printf("%s\n%s\n", code_hex, manifest_hex);
+  char* digest_path = test_strdup_printf("%s/sha256", dir);
+  test_write_file(digest_path, digests, strlen(digests));
+  free(digest_path);
+  free(digests);
+  free(code_path);
+  free(manifest);
+  free(manifest_path);
+  free(dir);
+}
+
+/* Recorded digests prove only that the files are the ones written: an
+ * entry whose code object is too short, foreign or torn inside is rebuilt,
+ * never indexed. */
+static void test_forged_entry_is_rebuilt(void** state) {
+  fixture_t* f = *state;
+  hrx_loom_compiler_t* c = make_compiler(f, 0);
+  hrx_loom_artifact_t* a =
+      compile_text(c, f->saxpy, f->saxpy_length, NULL, NULL);
+  size_t length = 0;
+  const uint8_t* good = hrx_loom_artifact_code(a, &length);
+  uint8_t* bad = malloc(length);
+  char key[HRX_SHA256_HEX_SIZE];
+  strcpy(key, hrx_loom_artifact_key(a));
+  /* Shorter than the header, the header alone, a foreign magic, and a
+   * body whose trailer does not match. */
+  size_t lengths[] = {0, 2, 12, length, length};
+  for (size_t i = 0; i < sizeof(lengths) / sizeof(lengths[0]); ++i) {
+    memcpy(bad, good, length);
+    if (i == 3) memcpy(bad, "ELF\x7f", 4);
+    if (i == 4) bad[20] ^= 1;
+    forge_entry(f->root, key, bad, lengths[i]);
+    hrx_loom_artifact_t* again =
+        compile_text(c, f->saxpy, f->saxpy_length, NULL, NULL);
+    assert_false(hrx_loom_artifact_cache_hit(again));
+    size_t again_length = 0;
+    const uint8_t* code = hrx_loom_artifact_code(again, &again_length);
+    assert_int_equal(again_length, length);
+    assert_memory_equal(code, good, length);
+    hrx_loom_artifact_destroy(again);
+  }
+  /* A trailing byte after a well-formed object, with a trailer that
+   * covers it. */
+  uint8_t* longer = malloc(length + 1);
+  memcpy(longer, good, length - HRX_SHA256_DIGEST_SIZE);
+  longer[length - HRX_SHA256_DIGEST_SIZE] = 0;
+  hrx_sha256_digest_t d;
+  hrx_sha256(longer, length + 1 - HRX_SHA256_DIGEST_SIZE, &d);
+  memcpy(longer + length + 1 - HRX_SHA256_DIGEST_SIZE, d.bytes,
+         HRX_SHA256_DIGEST_SIZE);
+  forge_entry(f->root, key, longer, length + 1);
+  hrx_loom_artifact_t* again =
+      compile_text(c, f->saxpy, f->saxpy_length, NULL, NULL);
+  assert_false(hrx_loom_artifact_cache_hit(again));
+  hrx_loom_artifact_destroy(again);
+  free(longer);
+  free(bad);
+  hrx_loom_artifact_destroy(a);
+  hrx_loom_compiler_destroy(c);
+}
+
+/* A FIFO, a device link or a directory planted where an entry's file
+ * belongs is refused without blocking, and the entry is rebuilt. */
+static void test_special_files_in_entry(void** state) {
+  fixture_t* f = *state;
+  hrx_loom_compiler_t* c = make_compiler(f, 0);
+  hrx_loom_artifact_t* a =
+      compile_text(c, f->saxpy, f->saxpy_length, NULL, NULL);
+  const char* leaves[] = {"code.hxco", "manifest.json", "sha256"};
+  for (size_t i = 0; i < 3; ++i) {
+    for (int kind = 0; kind < 3; ++kind) {
+      char* path = test_strdup_printf("%s/kernels/%s/%s", f->root,
+                                      hrx_loom_artifact_key(a), leaves[i]);
+      assert_int_equal(unlink(path), 0);
+      if (kind == 0) assert_int_equal(mkfifo(path, 0600), 0);
+      if (kind == 1) assert_int_equal(symlink("/dev/zero", path), 0);
+      if (kind == 2) assert_int_equal(mkdir(path, 0700), 0);
+      hrx_loom_artifact_t* again =
+          compile_text(c, f->saxpy, f->saxpy_length, NULL, NULL);
+      assert_false(hrx_loom_artifact_cache_hit(again));
+      hrx_loom_artifact_destroy(again);
+      free(path);
+    }
+  }
+  hrx_loom_artifact_destroy(a);
+  hrx_loom_compiler_destroy(c);
+}
+
+typedef struct log_capture_t {
+  int warnings;
+  char last[512];
+} log_capture_t;
+
+static void capture_log(void* self, hrx_log_level_t level, const char* line) {
+  log_capture_t* capture = self;
+  if (level == HRX_LOG_WARN) capture->warnings++;
+  snprintf(capture->last, sizeof(capture->last), "%s", line);
+}
+
+/* An unwritable cache costs the cache, never the compile: the artifact
+ * comes back and one warning says why. As root, permission bits do not
+ * stop writes, so the unwritable case is a cache whose kernels folder is
+ * a file; without root a read-only directory is tried too. */
+static void test_unwritable_cache_still_compiles(void** state) {
+  fixture_t* f = *state;
+  char* blocked = test_strdup_printf("%s/blocked", f->root);
+  assert_ok(hrx_dir_create_all(blocked, 0755));
+  char* kernels = test_strdup_printf("%s/kernels", blocked);
+  test_write_file(kernels, "x", 1);
+  char* readonly = test_strdup_printf("%s/readonly", f->root);
+  assert_ok(hrx_dir_create_all(readonly, 0555));
+  const char* roots[] = {blocked, readonly};
+  size_t count = geteuid() == 0 ? 1 : 2;
+  for (size_t i = 0; i < count; ++i) {
+    log_capture_t capture = {0};
+    hrx_loom_compiler_options_t options = {
+        .cache_root = roots[i],
+        .logger = {.level = HRX_LOG_WARN, .sink = capture_log,
+                   .self = &capture}};
+    hrx_loom_compiler_t* c = NULL;
+    assert_ok(hrx_loom_compiler_create("host", &options,
+                                       hrx_allocator_system(), &c));
+    for (int round = 0; round < 3; ++round) {
+      hrx_loom_artifact_t* a =
+          compile_text(c, f->saxpy, f->saxpy_length, NULL, NULL);
+      assert_false(hrx_loom_artifact_cache_hit(a));
+      size_t length = 0;
+      assert_non_null(hrx_loom_artifact_code(a, &length));
+      assert_true(length > 0);
+      hrx_loom_artifact_destroy(a);
+    }
+    assert_int_equal(capture.warnings, 1);
+    assert_non_null(strstr(capture.last, "kernel cache not writable"));
+    hrx_loom_compiler_destroy(c);
+  }
+  chmod(readonly, 0755);
+  free(readonly);
+  free(kernels);
+  free(blocked);
+}
+
 static void test_concurrent_processes(void** state) {
   fixture_t* f = *state;
   enum { CHILDREN = 4 };
@@ -325,6 +484,12 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_key_components, setup, teardown),
       cmocka_unit_test_setup_teardown(test_corrupt_entry_is_replaced, setup,
                                       teardown),
+      cmocka_unit_test_setup_teardown(test_forged_entry_is_rebuilt, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_special_files_in_entry, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_unwritable_cache_still_compiles,
+                                      setup, teardown),
       cmocka_unit_test_setup_teardown(test_concurrent_processes, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_compile_all_in_order, setup,

@@ -96,7 +96,9 @@ HRX_API HRX_MUST_USE hrx_status_t hrx_trace_serialize(
     hrx_trace_t* trace, hrx_allocator_t allocator, char** out_text,
     size_t* out_length);
 
-/* Serialises and writes atomically to |path|. */
+/* Serialises and writes to |path|, a user-chosen output: a device or FIFO
+ * is written in place, a link followed, a file replaced atomically
+ * (hrx_file_write_output). */
 HRX_API HRX_MUST_USE hrx_status_t hrx_trace_write_file(hrx_trace_t* trace,
                                                        const char* path);
 

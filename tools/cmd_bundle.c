@@ -37,7 +37,23 @@ int hrx_cmd_pack(int argc, char** argv) {
     return hrx_cli_usage_error("pack", "missing --url");
   }
   if (!output) return hrx_cli_usage_error("pack", "missing --output");
+  if (bundle_json && !strcmp(bundle_json, output)) {
+    return hrx_cli_usage_error("pack", "--bundle-json names the --output");
+  }
   hrx_allocator_t allocator = hrx_allocator_system();
+  char* json_path = NULL;
+  if (!bundle_json) {
+    size_t n = strlen(output) + sizeof(".json");
+    json_path = malloc(n);
+    if (!json_path) {
+      return hrx_cli_fail("pack", hrx_make_status(
+                                      HRX_STATUS_RESOURCE_EXHAUSTED,
+                                      "no memory"));
+    }
+    snprintf(json_path, n, "%s.json", output);
+    bundle_json = json_path;
+  }
+  options.manifest_path = bundle_json;
   hrx_fabric_bundle_manifest_t* manifest = NULL;
   hrx_status_t status =
       hrx_fabric_bundle_pack(dir, &options, output, allocator, &manifest);
@@ -46,26 +62,19 @@ int hrx_cmd_pack(int argc, char** argv) {
   if (status == HRX_OK) {
     status = hrx_fabric_bundle_manifest_format(manifest, &text);
   }
-  char* json_path = NULL;
-  if (status == HRX_OK && !bundle_json) {
-    size_t n = strlen(output) + sizeof(".json");
-    json_path = malloc(n);
-    if (json_path) snprintf(json_path, n, "%s.json", output);
-    bundle_json = json_path;
-  }
+  /* Written after the archive: should this fail, the bundle.json already
+   * there names the earlier archive by digest, so the mismatch is caught
+   * on install rather than installed. */
   if (status == HRX_OK) {
-    const char* json = hrx_string_builder_cstr(&text);
-    status = bundle_json ? hrx_file_write_atomic(bundle_json, json,
-                                                 strlen(json), 0644)
-                         : hrx_make_status(HRX_STATUS_RESOURCE_EXHAUSTED,
-                                           "no memory");
+    status = hrx_file_write_output(bundle_json, hrx_string_builder_cstr(&text),
+                                   text.length, 0644);
   }
   if (status == HRX_OK) {
     char hex[HRX_SHA256_HEX_SIZE];
     hrx_sha256_digest_format(&manifest->archive_sha256, hex);
-    printf("hrx pack: %zu file%s -> %s (sha256 %s), manifest %s\n",
+    printf("hrx pack: %zu file%s -> %s (%llu bytes, sha256 %s), manifest %s\n",
            manifest->file_count, manifest->file_count == 1 ? "" : "s",
-           output, hex, bundle_json);
+           output, (unsigned long long)manifest->size, hex, bundle_json);
   }
   free(json_path);
   hrx_string_builder_deinit(&text);
@@ -73,15 +82,46 @@ int hrx_cmd_pack(int argc, char** argv) {
   return status == HRX_OK ? HRX_EXIT_OK : hrx_cli_fail("pack", status);
 }
 
+/* prepare's download limits: --NAME=N with N in [1, max]. */
+typedef struct hrx_prepare_limit_t {
+  const char* name;
+  uint64_t max;
+  uint64_t value; /* 0: not given */
+} hrx_prepare_limit_t;
+
+enum { HRX_TIMEOUT, HRX_STALL_WINDOW, HRX_MIN_RATE, HRX_MAX_SIZE };
+
 int hrx_cmd_prepare(int argc, char** argv) {
   const char* archive = NULL;
+  hrx_prepare_limit_t limits[] = {
+      [HRX_TIMEOUT] = {"--timeout", UINT32_MAX, 0},
+      [HRX_STALL_WINDOW] = {"--stall-window", 3600, 0},
+      [HRX_MIN_RATE] = {"--min-rate", UINT32_MAX, 0},
+      [HRX_MAX_SIZE] = {"--max-size", UINT64_MAX, 0},
+  };
   for (int i = 1; i < argc; ++i) {
+    bool limit = false;
+    for (size_t k = 0; k < sizeof(limits) / sizeof(limits[0]); ++k) {
+      const char* v = NULL;
+      if (!hrx_cli_option(argv[i], limits[k].name, &v)) continue;
+      hrx_status_t error =
+          hrx_parse_u64(v, 1, limits[k].max, limits[k].name, &limits[k].value);
+      if (error) return hrx_cli_usage_status("prepare", error);
+      limit = true;
+    }
+    if (limit) continue;
     if (argv[i][0] == '-') {
       return hrx_cli_usage_error("prepare", "unknown option '%s'", argv[i]);
     }
     if (archive) return hrx_cli_usage_error("prepare", "more than one ARCHIVE");
     archive = argv[i];
   }
+  hrx_fabric_bundle_fetch_options_t options = {
+      .deadline_ms = limits[HRX_TIMEOUT].value * 1000,
+      .stall_timeout_ms = (uint32_t)(limits[HRX_STALL_WINDOW].value * 1000),
+      .min_bytes_per_second = (uint32_t)limits[HRX_MIN_RATE].value,
+      .max_bytes = limits[HRX_MAX_SIZE].value,
+  };
   hrx_allocator_t allocator = hrx_allocator_system();
   hrx_fabric_bundle_manifest_t* manifest = NULL;
   hrx_status_t status =
@@ -91,12 +131,17 @@ int hrx_cmd_prepare(int argc, char** argv) {
     status = hrx_fabric_bundle_install(manifest, archive, NULL, allocator,
                                        &dir);
   } else if (status == HRX_OK) {
-    status = hrx_fabric_bundle_provision(manifest, NULL, NULL, allocator,
+    status = hrx_fabric_bundle_provision(manifest, NULL, &options, allocator,
                                          &dir);
   }
   if (status == HRX_OK) {
-    printf("hrx prepare: bundle %s for %s ready in %s\n", manifest->revision,
-           manifest->target, dir);
+    char revision[HRX_ESCAPED_NAME_CAPACITY], target[HRX_ESCAPED_NAME_CAPACITY];
+    printf("hrx prepare: bundle %s for %s ready in %s\n",
+           hrx_escape_text(manifest->revision, strlen(manifest->revision),
+                           revision, sizeof(revision)),
+           hrx_escape_text(manifest->target, strlen(manifest->target), target,
+                           sizeof(target)),
+           dir);
   }
   hrx_allocator_free(allocator, dir);
   hrx_fabric_bundle_manifest_destroy(manifest);

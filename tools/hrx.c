@@ -45,14 +45,21 @@ static const char hrx_pack_usage[] =
     "  bundle.json that pins it\n"
     "  --revision=R             the bundle's revision (default unversioned)\n"
     "  --bundle-json=FILE       where the manifest goes (default "
-    "ARCHIVE.json)\n";
+    "ARCHIVE.json)\n"
+    "  outputs: a regular file is replaced only once the archive is whole;\n"
+    "  a symbolic link is followed; /dev/null or a FIFO is written in place;\n"
+    "  a directory is refused. The outputs are never packed, even inside DIR\n";
 
 static const char hrx_prepare_usage[] =
-    "usage: hrx prepare [ARCHIVE]\n"
+    "usage: hrx prepare [ARCHIVE] [options]\n"
     "  installs the bundle that bundle.json pins ($HRX_BUNDLE_JSON, else\n"
     "  the installed one) from ARCHIVE, or downloads it from its url when\n"
     "  it is not installed yet (never with HRX_OFFLINE=1), verifying every\n"
-    "  byte; an interrupted download resumes where it stopped\n";
+    "  byte; an interrupted download resumes where it stopped\n"
+    "  --timeout=S       give up on the download after S seconds (all tries)\n"
+    "  --stall-window=S  fail a try that moves under --min-rate over S s (30)\n"
+    "  --min-rate=B      bytes/s a try must keep up (1024)\n"
+    "  --max-size=B      cap for a bundle.json without \"size\" (4 GiB)\n";
 
 static const char hrx_inspect_usage[] =
     "usage: hrx inspect FILE\n"

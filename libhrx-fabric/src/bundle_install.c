@@ -36,9 +36,15 @@ static hrx_status_t hrx_bundle_path(char* out, size_t size, const char* a,
   return HRX_OK;
 }
 
-static int hrx_bundle_find(const void* key, const void* element) {
-  return strcmp((const char*)key,
-                ((const hrx_fabric_bundle_file_t*)element)->name);
+/* Hashes the regular file at |path| inside the store: a link, FIFO or
+ * device planted there is refused instead of followed or read forever. */
+static hrx_status_t hrx_bundle_hash_installed(const char* path,
+                                              hrx_sha256_digest_t* out) {
+  int fd = -1;
+  HRX_RETURN_IF_ERROR(hrx_file_open_regular(path, false, &fd, NULL));
+  hrx_status_t status = hrx_sha256_fd(fd, out);
+  close(fd);
+  return hrx_status_annotate(status, "hashing '%s'", path);
 }
 
 hrx_status_t hrx_bundle_verify_dir(
@@ -47,12 +53,15 @@ hrx_status_t hrx_bundle_verify_dir(
     char path[4096];
     HRX_RETURN_IF_ERROR(
         hrx_bundle_path(path, sizeof(path), dir, m->files[i].name));
+    const char* name = m->files[i].name;
+    char shown[HRX_ESCAPED_NAME_CAPACITY];
+    hrx_escape_text(name, strlen(name), shown, sizeof(shown));
     hrx_sha256_digest_t digest;
-    hrx_status_t status = hrx_sha256_file(path, &digest);
+    hrx_status_t status = hrx_bundle_hash_installed(path, &digest);
     if (status != HRX_OK) {
       hrx_status_t named = hrx_make_status(
           HRX_STATUS_DATA_LOSS, "installed bundle file '%s' is unreadable: %s",
-          m->files[i].name, hrx_status_message(status));
+          shown, hrx_status_message(status));
       hrx_status_free(status);
       return named;
     }
@@ -63,7 +72,7 @@ hrx_status_t hrx_bundle_verify_dir(
       return hrx_make_status(HRX_STATUS_DATA_LOSS,
                              "installed bundle file '%s' has SHA-256 %s; "
                              "bundle.json pins %s",
-                             m->files[i].name, got, want);
+                             shown, got, want);
     }
   }
   return HRX_OK;
@@ -128,20 +137,27 @@ static hrx_status_t hrx_bundle_parents(const char* root, const char* name) {
   return hrx_dir_create_all(path, 0755);
 }
 
-/* Writes the current entry's data to |root|/|name| while hashing it. */
+/* Writes the current entry's data to |root|/|name| while hashing it. The
+ * blocks must follow each other: what is written is exactly the stream
+ * that is hashed (a sparse entry, refused before this, would put its
+ * blocks at offsets with holes between them). */
 static hrx_status_t hrx_bundle_write_entry(struct archive* reader,
+                                           struct archive_entry* entry,
                                            const char* root, const char* name,
                                            mode_t mode,
                                            hrx_sha256_digest_t* out) {
   HRX_RETURN_IF_ERROR(hrx_bundle_parents(root, name));
   char path[4096];
   HRX_RETURN_IF_ERROR(hrx_bundle_path(path, sizeof(path), root, name));
+  char shown[HRX_ESCAPED_NAME_CAPACITY];
+  hrx_escape_text(name, strlen(name), shown, sizeof(shown));
   int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
                 mode);
   if (fd < 0) return hrx_status_from_errno(errno, "cannot create '%s'", path);
   hrx_sha256_t hash;
   hrx_sha256_init(&hash);
   hrx_status_t status = HRX_OK;
+  uint64_t written = 0;
   for (;;) {
     const void* block = NULL;
     size_t size = 0;
@@ -149,28 +165,135 @@ static hrx_status_t hrx_bundle_write_entry(struct archive* reader,
     int r = archive_read_data_block(reader, &block, &size, &offset);
     if (r == ARCHIVE_EOF) break;
     if (r != ARCHIVE_OK) {
-      status = hrx_make_status(HRX_STATUS_DATA_LOSS,
-                               "archive entry '%s' is damaged: %s", name,
-                               archive_error_string(reader));
+      char error[HRX_ESCAPED_NAME_CAPACITY];
+      const char* text = archive_error_string(reader);
+      status = hrx_make_status(
+          HRX_STATUS_DATA_LOSS, "archive entry '%s' is damaged: %s", shown,
+          text ? hrx_escape_text(text, strlen(text), error, sizeof(error))
+               : "unknown error");
       break;
     }
-    /* Sparse holes would make offsets jump; bundles have none. */
-    if (pwrite(fd, block, size, offset) != (ssize_t)size) {
-      status = hrx_status_from_errno(errno, "cannot write '%s'", path);
+    if (offset < 0 || (uint64_t)offset != written) {
+      status = hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                               "archive entry '%s' has a hole at byte %llu; "
+                               "bundles hold no sparse files",
+                               shown, (unsigned long long)written);
       break;
     }
+    /* hrx_fd_write_all goes on after a short write, so a full disk is
+     * reported as ENOSPC, never as whatever errno said before. */
+    status = hrx_fd_write_all(fd, block, size, path);
+    if (status != HRX_OK) break;
     hrx_sha256_update(&hash, block, size);
+    written += size;
+  }
+  if (status == HRX_OK && archive_entry_size_is_set(entry) &&
+      written != (uint64_t)archive_entry_size(entry)) {
+    status = hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                             "archive entry '%s' holds %llu of its %lld "
+                             "bytes; bundles hold no sparse files",
+                             shown, (unsigned long long)written,
+                             (long long)archive_entry_size(entry));
   }
   if (status == HRX_OK && fsync(fd) != 0) {
     status = hrx_status_from_errno(errno, "cannot sync '%s'", path);
   }
-  close(fd);
+  if (close(fd) != 0 && status == HRX_OK) {
+    status = hrx_status_from_errno(errno, "cannot close '%s'", path);
+  }
   hrx_sha256_final(&hash, out);
   return status;
 }
 
+/* Checks one entry and extracts it when it is a listed file; |seen| marks
+ * the listed files found so far. */
+static hrx_status_t hrx_bundle_extract_entry(
+    const hrx_fabric_bundle_manifest_t* m, struct archive* reader,
+    struct archive_entry* entry, const char* root, bool* seen) {
+  const char* name = archive_entry_pathname(entry);
+  if (!name) name = "";
+  char shown[HRX_ESCAPED_NAME_CAPACITY];
+  hrx_escape_text(name, strlen(name), shown, sizeof(shown));
+  mode_t type = archive_entry_filetype(entry);
+  char trimmed[4096];
+  snprintf(trimmed, sizeof(trimmed), "%s", name);
+  size_t length = strlen(trimmed);
+  if (type == AE_IFDIR && length && trimmed[length - 1] == '/') {
+    trimmed[length - 1] = '\0';
+  }
+  const hrx_fabric_bundle_file_t* listed =
+      m->file_count ? bsearch(trimmed, m->files, m->file_count,
+                              sizeof(*m->files), hrx_bundle_find_file)
+                    : NULL;
+  if (archive_entry_hardlink(entry)) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "archive entry '%s' is a hard link; bundles hold "
+                           "only files and directories",
+                           shown);
+  }
+  if (type == AE_IFDIR) {
+    /* Directories are made as files need them; a listed name must be a
+     * file. */
+    if (!listed) return HRX_OK;
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "archive entry '%s' is a directory; bundle.json "
+                           "lists it as a file",
+                           shown);
+  }
+  if (type != AE_IFREG) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "archive entry '%s' is %s; bundles hold only "
+                           "files and directories",
+                           shown, hrx_bundle_kind(type));
+  }
+  if (archive_entry_sparse_count(entry) > 0) {
+    /* Its data blocks (what is hashed) are not the file's bytes. */
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "archive entry '%s' is a sparse file; bundles "
+                           "hold only plain files and directories",
+                           shown);
+  }
+  if (!listed) {
+    /* Unlisted covers absolute paths and ".." too: listed names are plain
+     * relative paths. */
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "archive entry '%s' is not listed in bundle.json",
+                           shown);
+  }
+  if (seen[listed - m->files]) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "archive entry '%s' appears twice", shown);
+  }
+  seen[listed - m->files] = true;
+  mode_t mode = (archive_entry_perm(entry) & 0111) ? 0755 : 0644;
+  hrx_sha256_digest_t digest;
+  HRX_RETURN_IF_ERROR(
+      hrx_bundle_write_entry(reader, entry, root, listed->name, mode, &digest));
+  if (memcmp(&digest, &listed->sha256, sizeof(digest)) == 0) return HRX_OK;
+  char got[HRX_SHA256_HEX_SIZE], want[HRX_SHA256_HEX_SIZE];
+  hrx_sha256_digest_format(&digest, got);
+  hrx_sha256_digest_format(&listed->sha256, want);
+  return hrx_make_status(HRX_STATUS_DATA_LOSS,
+                         "bundle file '%s' has SHA-256 %s; bundle.json pins "
+                         "%s",
+                         shown, got, want);
+}
+
+/* "archive '<path>' is damaged: <libarchive's reason>". */
+static hrx_status_t hrx_bundle_damaged(struct archive* reader,
+                                       const char* archive_path) {
+  const char* text = archive_error_string(reader);
+  char shown[HRX_ESCAPED_NAME_CAPACITY];
+  return hrx_make_status(
+      HRX_STATUS_DATA_LOSS, "archive '%s' is damaged: %s", archive_path,
+      text ? hrx_escape_text(text, strlen(text), shown, sizeof(shown))
+           : "unknown error");
+}
+
+/* Extracts the archive open at |fd| (its digest already matched, so what
+ * fails now is its content) into |root|. */
 static hrx_status_t hrx_bundle_extract(const hrx_fabric_bundle_manifest_t* m,
-                                       const char* archive_path,
+                                       int fd, const char* archive_path,
                                        const char* root, bool* seen) {
   struct archive* reader = archive_read_new();
   if (!reader) {
@@ -180,126 +303,80 @@ static hrx_status_t hrx_bundle_extract(const hrx_fabric_bundle_manifest_t* m,
   archive_read_support_filter_gzip(reader);
   archive_read_support_format_tar(reader);
   hrx_status_t status = HRX_OK;
-  if (archive_read_open_filename(reader, archive_path, 1 << 16) !=
-      ARCHIVE_OK) {
-    /* Its digest already matched: what fails now is its content. */
-    status = hrx_make_status(HRX_STATUS_DATA_LOSS,
-                             "archive '%s' is damaged: %s", archive_path,
-                             archive_error_string(reader));
+  if (archive_read_open_fd(reader, fd, 1 << 16) != ARCHIVE_OK) {
+    status = hrx_bundle_damaged(reader, archive_path);
   }
-  struct archive_entry* entry = NULL;
   while (status == HRX_OK) {
+    struct archive_entry* entry = NULL;
     int r = archive_read_next_header(reader, &entry);
     if (r == ARCHIVE_EOF) break;
-    if (r != ARCHIVE_OK) {
-      status = hrx_make_status(HRX_STATUS_DATA_LOSS,
-                               "archive '%s' is damaged: %s", archive_path,
-                               archive_error_string(reader));
-      break;
-    }
-    const char* name = archive_entry_pathname(entry);
-    if (!name) name = "";
-    mode_t type = archive_entry_filetype(entry);
-    char trimmed[4096];
-    snprintf(trimmed, sizeof(trimmed), "%s", name);
-    size_t length = strlen(trimmed);
-    if (type == AE_IFDIR && length && trimmed[length - 1] == '/') {
-      trimmed[length - 1] = '\0';
-    }
-    const hrx_fabric_bundle_file_t* listed =
-        m->file_count ? bsearch(trimmed, m->files, m->file_count,
-                                sizeof(*m->files), hrx_bundle_find)
-                      : NULL;
-    if (archive_entry_hardlink(entry)) {
-      status = hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
-                               "archive entry '%s' is a hard link; bundles "
-                               "hold only files and directories",
-                               name);
-    } else if (type == AE_IFDIR) {
-      /* Directories are made as files need them; a listed name must be a
-       * file. */
-      if (listed) {
-        status = hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
-                                 "archive entry '%s' is a directory; "
-                                 "bundle.json lists it as a file",
-                                 name);
-      }
-    } else if (type != AE_IFREG) {
-      status = hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
-                               "archive entry '%s' is %s; bundles hold only "
-                               "files and directories",
-                               name, hrx_bundle_kind(type));
-    } else if (!listed) {
-      /* Unlisted covers absolute paths and ".." too: listed names are
-       * plain relative paths. */
-      status = hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
-                               "archive entry '%s' is not listed in "
-                               "bundle.json",
-                               name);
-    } else if (seen[listed - m->files]) {
-      status = hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
-                               "archive entry '%s' appears twice", name);
-    } else {
-      seen[listed - m->files] = true;
-      mode_t mode = (archive_entry_perm(entry) & 0111) ? 0755 : 0644;
-      hrx_sha256_digest_t digest;
-      status = hrx_bundle_write_entry(reader, root, listed->name, mode,
-                                      &digest);
-      if (status == HRX_OK &&
-          memcmp(&digest, &listed->sha256, sizeof(digest)) != 0) {
-        char got[HRX_SHA256_HEX_SIZE], want[HRX_SHA256_HEX_SIZE];
-        hrx_sha256_digest_format(&digest, got);
-        hrx_sha256_digest_format(&listed->sha256, want);
-        status = hrx_make_status(HRX_STATUS_DATA_LOSS,
-                                 "bundle file '%s' has SHA-256 %s; "
-                                 "bundle.json pins %s",
-                                 listed->name, got, want);
-      }
-    }
+    status = r == ARCHIVE_OK
+                 ? hrx_bundle_extract_entry(m, reader, entry, root, seen)
+                 : hrx_bundle_damaged(reader, archive_path);
   }
   archive_read_free(reader);
   for (size_t i = 0; i < m->file_count && status == HRX_OK; ++i) {
     if (!seen[i]) {
-      status = hrx_make_status(HRX_STATUS_DATA_LOSS,
-                               "archive '%s' lacks '%s' that bundle.json "
-                               "lists",
-                               archive_path, m->files[i].name);
+      char shown[HRX_ESCAPED_NAME_CAPACITY];
+      const char* name = m->files[i].name;
+      status = hrx_make_status(
+          HRX_STATUS_DATA_LOSS, "archive '%s' lacks '%s' that bundle.json lists",
+          archive_path, hrx_escape_text(name, strlen(name), shown,
+                                        sizeof(shown)));
     }
   }
   return status;
 }
 
-static hrx_status_t hrx_bundle_check_archive(
-    const hrx_fabric_bundle_manifest_t* m, const char* archive_path) {
-  hrx_sha256_digest_t digest;
-  HRX_RETURN_IF_ERROR(hrx_sha256_file(archive_path, &digest));
-  if (memcmp(&digest, &m->archive_sha256, sizeof(digest)) == 0) return HRX_OK;
-  char got[HRX_SHA256_HEX_SIZE], want[HRX_SHA256_HEX_SIZE];
-  hrx_sha256_digest_format(&digest, got);
-  hrx_sha256_digest_format(&m->archive_sha256, want);
-  return hrx_make_status(HRX_STATUS_DATA_LOSS,
-                         "archive '%s' has SHA-256 %s; bundle.json pins %s",
-                         archive_path, got, want);
+/* Opens |archive_path| (a regular file only: a FIFO or /dev/zero would be
+ * read forever) and checks its size and, unless |digest_checked|, its
+ * SHA-256 against |m|. The same descriptor is then extracted, so the bytes
+ * installed are the bytes checked even if the path is replaced meanwhile. */
+static hrx_status_t hrx_bundle_open_archive(
+    const hrx_fabric_bundle_manifest_t* m, const char* archive_path,
+    bool digest_checked, int* out_fd) {
+  struct stat info;
+  int fd = -1;
+  HRX_RETURN_IF_ERROR(hrx_file_open_regular(archive_path, true, &fd, &info));
+  hrx_status_t status = HRX_OK;
+  if (m->size && (uint64_t)info.st_size != m->size) {
+    status = hrx_make_status(HRX_STATUS_DATA_LOSS,
+                             "archive '%s' is %llu bytes; bundle.json pins "
+                             "%llu",
+                             archive_path, (unsigned long long)info.st_size,
+                             (unsigned long long)m->size);
+  }
+  hrx_sha256_digest_t digest = m->archive_sha256;
+  if (status == HRX_OK && !digest_checked) {
+    status = hrx_status_annotate(hrx_sha256_fd(fd, &digest), "hashing '%s'",
+                                 archive_path);
+  }
+  if (status == HRX_OK &&
+      memcmp(&digest, &m->archive_sha256, sizeof(digest)) != 0) {
+    char got[HRX_SHA256_HEX_SIZE], want[HRX_SHA256_HEX_SIZE];
+    hrx_sha256_digest_format(&digest, got);
+    hrx_sha256_digest_format(&m->archive_sha256, want);
+    status = hrx_make_status(HRX_STATUS_DATA_LOSS,
+                             "archive '%s' has SHA-256 %s; bundle.json pins "
+                             "%s",
+                             archive_path, got, want);
+  }
+  if (status == HRX_OK && lseek(fd, 0, SEEK_SET) != 0) {
+    status = hrx_status_from_errno(errno, "cannot rewind '%s'", archive_path);
+  }
+  if (status != HRX_OK) {
+    close(fd);
+    return status;
+  }
+  *out_fd = fd;
+  return HRX_OK;
 }
 
-hrx_status_t hrx_bundle_install_locked(const hrx_fabric_bundle_manifest_t* m,
-                                       const char* archive_path,
-                                       bool digest_checked, const char* store,
-                                       const char* dir,
-                                       hrx_allocator_t allocator) {
-  /* The archive is checked even when the bundle is installed already: a
-   * wrong archive is an error the caller should hear about. */
-  if (!digest_checked) {
-    HRX_RETURN_IF_ERROR(hrx_bundle_check_archive(m, archive_path));
-  }
-  struct stat info;
-  if (stat(dir, &info) == 0) {
-    hrx_status_t intact = hrx_bundle_verify_dir(m, dir);
-    if (intact == HRX_OK) return HRX_OK;
-    /* Damaged since it was installed: replace it. */
-    hrx_status_free(intact);
-    HRX_RETURN_IF_ERROR(hrx_dir_remove_all(dir, NULL));
-  }
+/* Extracts the checked archive at |fd| into a private temporary directory
+ * of |store| and renames it to |dir|. */
+static hrx_status_t hrx_bundle_extract_into(
+    const hrx_fabric_bundle_manifest_t* m, int fd, const char* archive_path,
+    const char* store, const char* dir, hrx_allocator_t allocator) {
   char temp[4096];
   char hex[HRX_SHA256_HEX_SIZE];
   hrx_sha256_digest_format(&m->archive_sha256, hex);
@@ -313,7 +390,9 @@ hrx_status_t hrx_bundle_install_locked(const hrx_fabric_bundle_manifest_t* m,
   bool* seen = NULL;
   hrx_status_t status = hrx_allocator_malloc(
       allocator, m->file_count + 1, (void**)&seen);
-  if (status == HRX_OK) status = hrx_bundle_extract(m, archive_path, temp, seen);
+  if (status == HRX_OK) {
+    status = hrx_bundle_extract(m, fd, archive_path, temp, seen);
+  }
   hrx_allocator_free(allocator, seen);
   if (status == HRX_OK && chmod(temp, 0755) != 0) {
     status = hrx_status_from_errno(errno, "cannot chmod '%s'", temp);
@@ -323,6 +402,36 @@ hrx_status_t hrx_bundle_install_locked(const hrx_fabric_bundle_manifest_t* m,
                                    dir);
   }
   if (status != HRX_OK) hrx_status_free(hrx_dir_remove_all(temp, NULL));
+  return status;
+}
+
+hrx_status_t hrx_bundle_install_locked(const hrx_fabric_bundle_manifest_t* m,
+                                       const char* archive_path,
+                                       bool digest_checked, const char* store,
+                                       const char* dir,
+                                       hrx_allocator_t allocator) {
+  /* The archive is checked even when the bundle is installed already: a
+   * wrong archive is an error the caller should hear about. */
+  int fd = -1;
+  HRX_RETURN_IF_ERROR(
+      hrx_bundle_open_archive(m, archive_path, digest_checked, &fd));
+  hrx_status_t status = HRX_OK;
+  struct stat info;
+  if (stat(dir, &info) == 0) {
+    hrx_status_t intact = hrx_bundle_verify_dir(m, dir);
+    if (intact == HRX_OK) {
+      close(fd);
+      return HRX_OK;
+    }
+    /* Damaged since it was installed: replace it. */
+    hrx_status_free(intact);
+    status = hrx_dir_remove_all(dir, NULL);
+  }
+  if (status == HRX_OK) {
+    status =
+        hrx_bundle_extract_into(m, fd, archive_path, store, dir, allocator);
+  }
+  close(fd);
   return status;
 }
 

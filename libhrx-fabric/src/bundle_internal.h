@@ -9,6 +9,9 @@
  * |source| labels the message. */
 hrx_status_t hrx_bundle_check_url(const char* url, const char* source);
 
+/* bsearch comparator of a name against |m|->files. */
+int hrx_bundle_find_file(const void* key, const void* element);
+
 /* The path of |m|'s archive when its url names a local file (resolving a
  * relative url against the manifest's directory); NULL for a download. */
 hrx_status_t hrx_bundle_local_archive(const hrx_fabric_bundle_manifest_t* m,

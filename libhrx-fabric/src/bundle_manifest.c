@@ -48,6 +48,11 @@ static int hrx_bundle_compare_files(const void* a, const void* b) {
                 ((const hrx_fabric_bundle_file_t*)b)->name);
 }
 
+int hrx_bundle_find_file(const void* key, const void* element) {
+  return strcmp((const char*)key,
+                ((const hrx_fabric_bundle_file_t*)element)->name);
+}
+
 static hrx_status_t hrx_bundle_string(json_t* root, const char* key,
                                       const char* source,
                                       hrx_allocator_t allocator,
@@ -65,18 +70,21 @@ static hrx_status_t hrx_bundle_string(json_t* root, const char* key,
   return hrx_allocator_strdup(allocator, json_string_value(value), out);
 }
 
+/* |what| is a field or file name of the manifest: untrusted text. */
 static hrx_status_t hrx_bundle_digest(json_t* value, const char* source,
                                       const char* what,
                                       hrx_sha256_digest_t* out) {
+  char shown[HRX_ESCAPED_NAME_CAPACITY];
+  hrx_escape_text(what, strlen(what), shown, sizeof(shown));
   if (!json_is_string(value)) {
     return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
                            "%s: %s must be a string of 64 hex digits", source,
-                           what);
+                           shown);
   }
   hrx_status_t status = hrx_sha256_digest_parse(json_string_value(value), out);
   if (status != HRX_OK) {
     hrx_status_t named = hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
-                                         "%s: %s: %s", source, what,
+                                         "%s: %s: %s", source, shown,
                                          hrx_status_message(status));
     hrx_status_free(status);
     return named;
@@ -91,35 +99,80 @@ static bool hrx_bundle_url_is_remote(const char* url) {
 
 hrx_status_t hrx_bundle_check_url(const char* url, const char* source) {
   if (hrx_bundle_url_is_remote(url)) return HRX_OK;
+  char shown[HRX_ESCAPED_NAME_CAPACITY];
+  hrx_escape_text(url, strlen(url), shown, sizeof(shown));
   if (!strncmp(url, "file://", 7)) {
     if (url[7] == '/') return HRX_OK;
     return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
                            "%s: url '%s' must name an absolute path "
                            "(file:///...)",
-                           source, url);
+                           source, shown);
   }
   size_t scheme = strcspn(url, ":/");
   if (url[scheme] == ':') {
+    char scheme_shown[HRX_ESCAPED_NAME_CAPACITY];
+    hrx_escape_text(url, scheme, scheme_shown, sizeof(scheme_shown));
     return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
-                           "%s: url '%s' has scheme '%.*s'; bundles come "
+                           "%s: url '%s' has scheme '%s'; bundles come "
                            "from https://, http:// or file:// URLs or a "
                            "path relative to bundle.json",
-                           source, url, (int)scheme, url);
+                           source, shown, scheme_shown);
   }
   if (url[0] == '/') {
     return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
                            "%s: url '%s' is an absolute path; write "
                            "file://%s",
-                           source, url, url);
+                           source, shown, shown);
+  }
+  return HRX_OK;
+}
+
+/* "size": optional, so that manifests written before it existed still
+ * load; they are downloaded under the fetch options' general cap. */
+static hrx_status_t hrx_bundle_parse_size(json_t* root, const char* source,
+                                          uint64_t* out_size) {
+  json_t* size = json_object_get(root, "size");
+  if (!size) return HRX_OK;
+  if (!json_is_integer(size) || json_integer_value(size) <= 0) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "%s: \"size\" must be the archive's size in bytes "
+                           "(a positive integer)",
+                           source);
+  }
+  *out_size = (uint64_t)json_integer_value(size);
+  return HRX_OK;
+}
+
+/* "a" and "a/b" cannot both be files: every parent of a listed name must
+ * not be listed itself. A search per parent keeps this O(n log n) in the
+ * number of files; comparing neighbours alone misses "a", "a-b", "a/b". */
+static hrx_status_t hrx_bundle_check_parents(
+    const hrx_fabric_bundle_manifest_t* m, const char* source) {
+  char parent[1025]; /* names are at most 1024 bytes */
+  for (size_t i = 0; i < m->file_count; ++i) {
+    const char* name = m->files[i].name;
+    for (const char* slash = strchr(name, '/'); slash;
+         slash = strchr(slash + 1, '/')) {
+      size_t n = (size_t)(slash - name);
+      memcpy(parent, name, n);
+      parent[n] = '\0';
+      if (bsearch(parent, m->files, m->file_count, sizeof(*m->files),
+                  hrx_bundle_find_file)) {
+        char shown[HRX_ESCAPED_NAME_CAPACITY];
+        return hrx_make_status(
+            HRX_STATUS_INVALID_ARGUMENT, "%s: \"%s\" is a file and a directory",
+            source, hrx_escape_text(parent, n, shown, sizeof(shown)));
+      }
+    }
   }
   return HRX_OK;
 }
 
 static hrx_status_t hrx_bundle_parse_root(json_t* root, const char* source,
                                           hrx_fabric_bundle_manifest_t* m) {
-  static const char* const known[] = {"schema",         "target", "revision",
-                                      "url",            "files",
-                                      "archive_sha256"};
+  static const char* const known[] = {"schema", "target", "revision",
+                                      "url",    "files",  "archive_sha256",
+                                      "size"};
   if (!json_is_object(root)) {
     return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
                            "%s: a bundle manifest is a JSON object", source);
@@ -132,8 +185,10 @@ static hrx_status_t hrx_bundle_parse_root(json_t* root, const char* source,
       if (!strcmp(key, known[i])) ok = true;
     }
     if (!ok) {
-      return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
-                             "%s: unknown field \"%s\"", source, key);
+      char shown[HRX_ESCAPED_NAME_CAPACITY];
+      return hrx_make_status(
+          HRX_STATUS_INVALID_ARGUMENT, "%s: unknown field \"%s\"", source,
+          hrx_escape_text(key, strlen(key), shown, sizeof(shown)));
     }
   }
   json_t* schema = json_object_get(root, "schema");
@@ -164,6 +219,7 @@ static hrx_status_t hrx_bundle_parse_root(json_t* root, const char* source,
   }
   HRX_RETURN_IF_ERROR(
       hrx_bundle_digest(archive, source, "archive_sha256", &m->archive_sha256));
+  HRX_RETURN_IF_ERROR(hrx_bundle_parse_size(root, source, &m->size));
   json_t* files = json_object_get(root, "files");
   if (!files) {
     return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
@@ -181,10 +237,11 @@ static hrx_status_t hrx_bundle_parse_root(json_t* root, const char* source,
   }
   json_object_foreach(files, key, value) {
     if (!hrx_bundle_name_is_safe(key)) {
-      return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
-                             "%s: file name \"%s\" is not a plain relative "
-                             "path",
-                             source, key);
+      char shown[HRX_ESCAPED_NAME_CAPACITY];
+      return hrx_make_status(
+          HRX_STATUS_INVALID_ARGUMENT,
+          "%s: file name \"%s\" is not a plain relative path", source,
+          hrx_escape_text(key, strlen(key), shown, sizeof(shown)));
     }
     hrx_fabric_bundle_file_t* file = &m->files[m->file_count];
     HRX_RETURN_IF_ERROR(hrx_allocator_strdup(m->allocator, key, &file->name));
@@ -195,17 +252,7 @@ static hrx_status_t hrx_bundle_parse_root(json_t* root, const char* source,
     qsort(m->files, m->file_count, sizeof(*m->files),
           hrx_bundle_compare_files);
   }
-  /* "a" and "a/b" cannot both be files. */
-  for (size_t i = 1; i < m->file_count; ++i) {
-    size_t n = strlen(m->files[i - 1].name);
-    if (!strncmp(m->files[i].name, m->files[i - 1].name, n) &&
-        m->files[i].name[n] == '/') {
-      return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
-                             "%s: \"%s\" is a file and a directory", source,
-                             m->files[i - 1].name);
-    }
-  }
-  return HRX_OK;
+  return hrx_bundle_check_parents(m, source);
 }
 
 hrx_status_t hrx_fabric_bundle_manifest_parse(
@@ -217,8 +264,12 @@ hrx_status_t hrx_fabric_bundle_manifest_parse(
   json_t* root = json_loadb(json ? json : "", json ? length : 0,
                             JSON_REJECT_DUPLICATES, &error);
   if (!root) {
-    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT, "%s:%d:%d: %s",
-                           source, error.line, error.column, error.text);
+    /* jansson quotes the offending input. */
+    char shown[HRX_ESCAPED_NAME_CAPACITY];
+    return hrx_make_status(
+        HRX_STATUS_INVALID_ARGUMENT, "%s:%d:%d: %s", source, error.line,
+        error.column,
+        hrx_escape_text(error.text, strlen(error.text), shown, sizeof(shown)));
   }
   hrx_fabric_bundle_manifest_t* m = NULL;
   hrx_status_t status =
@@ -266,10 +317,12 @@ hrx_status_t hrx_bundle_local_archive(const hrx_fabric_bundle_manifest_t* m,
     return hrx_allocator_strdup(allocator, url + 7, out_path);
   }
   if (!m->source_dir) {
+    char shown[HRX_ESCAPED_NAME_CAPACITY];
     return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
                            "bundle url '%s' is relative to a bundle.json, "
                            "but this manifest was not loaded from a file",
-                           url);
+                           hrx_escape_text(url, strlen(url), shown,
+                                           sizeof(shown)));
   }
   return hrx_path_join(allocator, m->source_dir, url, out_path);
 }
@@ -314,7 +367,12 @@ hrx_status_t hrx_fabric_bundle_manifest_format(
       hrx_string_builder_append_json_string(out, m->url, strlen(m->url)));
   hrx_sha256_digest_format(&m->archive_sha256, hex);
   HRX_RETURN_IF_ERROR(hrx_string_builder_appendf(
-      out, ",\n  \"archive_sha256\": \"%s\",\n  \"files\": {", hex));
+      out, ",\n  \"archive_sha256\": \"%s\",\n", hex));
+  if (m->size) {
+    HRX_RETURN_IF_ERROR(hrx_string_builder_appendf(
+        out, "  \"size\": %llu,\n", (unsigned long long)m->size));
+  }
+  HRX_RETURN_IF_ERROR(hrx_string_builder_append_cstr(out, "  \"files\": {"));
   for (size_t i = 0; i < m->file_count; ++i) {
     HRX_RETURN_IF_ERROR(
         hrx_string_builder_append_cstr(out, i ? ",\n    " : "\n    "));

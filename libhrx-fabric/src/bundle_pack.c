@@ -14,9 +14,33 @@
 typedef struct hrx_bundle_walk_t {
   hrx_allocator_t allocator;
   const char* root;
+  /* The outputs, by identity: an archive written into DIR by an earlier
+   * pack must not be packed into the next one. */
+  struct stat excluded[2];
+  size_t excluded_count;
   char** names;
   size_t count, capacity;
 } hrx_bundle_walk_t;
+
+/* Leaves the file at |path| (through links; may be NULL or missing) out
+ * of the walk. */
+static void hrx_bundle_exclude(hrx_bundle_walk_t* w, const char* path) {
+  struct stat info;
+  if (path && stat(path, &info) == 0 && !S_ISDIR(info.st_mode)) {
+    w->excluded[w->excluded_count++] = info;
+  }
+}
+
+static bool hrx_bundle_excluded(const hrx_bundle_walk_t* w,
+                                const struct stat* info) {
+  for (size_t i = 0; i < w->excluded_count; ++i) {
+    if (w->excluded[i].st_dev == info->st_dev &&
+        w->excluded[i].st_ino == info->st_ino) {
+      return true;
+    }
+  }
+  return false;
+}
 
 /* Collects the regular files below |relative| ("" for the root). */
 static hrx_status_t hrx_bundle_walk(hrx_bundle_walk_t* w,
@@ -43,6 +67,8 @@ static hrx_status_t hrx_bundle_walk(hrx_bundle_walk_t* w,
       status = hrx_status_from_errno(errno, "cannot stat '%s'", full);
     } else if (S_ISDIR(info.st_mode)) {
       status = hrx_bundle_walk(w, name, depth + 1);
+    } else if (hrx_bundle_excluded(w, &info)) {
+      continue;
     } else if (!S_ISREG(info.st_mode)) {
       status = hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
                                "'%s' is not a regular file or directory; "
@@ -71,14 +97,11 @@ static int hrx_bundle_compare_names(const void* a, const void* b) {
 static hrx_status_t hrx_bundle_add_file(struct archive* writer,
                                         const char* path, const char* name,
                                         hrx_sha256_digest_t* out) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0) return hrx_status_from_errno(errno, "cannot open '%s'", path);
+  /* The walk saw a regular file; whatever replaced it since (a link, a
+   * FIFO) is refused, never followed or waited on. */
+  int fd = -1;
   struct stat info;
-  if (fstat(fd, &info) != 0) {
-    int error = errno;
-    close(fd);
-    return hrx_status_from_errno(error, "cannot stat '%s'", path);
-  }
+  HRX_RETURN_IF_ERROR(hrx_file_open_regular(path, false, &fd, &info));
   struct archive_entry* entry = archive_entry_new();
   archive_entry_set_pathname(entry, name);
   archive_entry_set_filetype(entry, AE_IFREG);
@@ -120,19 +143,43 @@ static hrx_status_t hrx_bundle_add_file(struct archive* writer,
   return status;
 }
 
+/* libarchive's output: the archive grows in memory and is hashed as it
+ * does. */
+typedef struct hrx_bundle_output_t {
+  hrx_string_builder_t bytes;
+  hrx_sha256_t hash;
+} hrx_bundle_output_t;
+
+static la_ssize_t hrx_bundle_output_write(struct archive* writer,
+                                          void* context, const void* data,
+                                          size_t length) {
+  hrx_bundle_output_t* out = context;
+  hrx_status_t status = hrx_string_builder_append(&out->bytes, data, length);
+  if (status != HRX_OK) {
+    archive_set_error(writer, ENOMEM, "%s", hrx_status_message(status));
+    hrx_status_free(status);
+    return -1;
+  }
+  hrx_sha256_update(&out->hash, data, length);
+  return (la_ssize_t)length;
+}
+
 static hrx_status_t hrx_bundle_write_archive(hrx_bundle_walk_t* w,
-                                             const char* archive_path,
+                                             hrx_bundle_output_t* out,
                                              hrx_fabric_bundle_file_t* files) {
   struct archive* writer = archive_write_new();
   if (!writer) {
     return hrx_make_status(HRX_STATUS_RESOURCE_EXHAUSTED, "no memory");
   }
   hrx_status_t status = HRX_OK;
+  /* No padding after the last block: the archive ends where its data
+   * does, as archive_write_open_filename writes a regular file. */
   if (archive_write_set_format_ustar(writer) != ARCHIVE_OK ||
       archive_write_add_filter_zstd(writer) != ARCHIVE_OK ||
-      archive_write_open_filename(writer, archive_path) != ARCHIVE_OK) {
-    status = hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
-                             "cannot write archive '%s': %s", archive_path,
+      archive_write_set_bytes_in_last_block(writer, 1) != ARCHIVE_OK ||
+      archive_write_open2(writer, out, NULL, hrx_bundle_output_write, NULL,
+                          NULL) != ARCHIVE_OK) {
+    status = hrx_make_status(HRX_STATUS_INTERNAL, "cannot start an archive: %s",
                              archive_error_string(writer));
   }
   for (size_t i = 0; i < w->count && status == HRX_OK; ++i) {
@@ -141,11 +188,49 @@ static hrx_status_t hrx_bundle_write_archive(hrx_bundle_walk_t* w,
     status = hrx_bundle_add_file(writer, path, w->names[i], &files[i].sha256);
   }
   if (archive_write_close(writer) != ARCHIVE_OK && status == HRX_OK) {
-    status = hrx_make_status(HRX_STATUS_INTERNAL, "cannot finish '%s': %s",
-                             archive_path, archive_error_string(writer));
+    status = hrx_make_status(HRX_STATUS_INTERNAL, "cannot finish the archive: %s",
+                             archive_error_string(writer));
   }
   archive_write_free(writer);
   return status;
+}
+
+/* What we write must read back: names and fields go through the manifest
+ * parser's checks. */
+static hrx_status_t hrx_bundle_check_manifest(
+    const hrx_fabric_bundle_manifest_t* m, const char* dir,
+    hrx_allocator_t allocator) {
+  hrx_string_builder_t text;
+  hrx_string_builder_init(allocator, &text);
+  hrx_status_t status = hrx_fabric_bundle_manifest_format(m, &text);
+  hrx_fabric_bundle_manifest_t* check = NULL;
+  if (status == HRX_OK) {
+    status = hrx_fabric_bundle_manifest_parse(hrx_string_builder_cstr(&text),
+                                              text.length, dir, allocator,
+                                              &check);
+  }
+  hrx_fabric_bundle_manifest_destroy(check);
+  hrx_string_builder_deinit(&text);
+  return status;
+}
+
+/* The manifest of the archive in |out|, taking the walk's names. */
+static hrx_status_t hrx_bundle_fill_manifest(
+    const hrx_fabric_bundle_pack_options_t* options, hrx_bundle_walk_t* w,
+    hrx_bundle_output_t* out, hrx_fabric_bundle_manifest_t* m) {
+  for (size_t i = 0; i < w->count; ++i) {
+    m->files[i].name = w->names[i];
+    w->names[i] = NULL;
+  }
+  m->file_count = w->count;
+  m->size = out->bytes.length;
+  hrx_sha256_final(&out->hash, &m->archive_sha256);
+  HRX_RETURN_IF_ERROR(
+      hrx_allocator_strdup(m->allocator, options->target, &m->target));
+  HRX_RETURN_IF_ERROR(hrx_allocator_strdup(m->allocator, options->url, &m->url));
+  return hrx_allocator_strdup(
+      m->allocator, options->revision ? options->revision : "unversioned",
+      &m->revision);
 }
 
 hrx_status_t hrx_fabric_bundle_pack(
@@ -161,6 +246,8 @@ hrx_status_t hrx_fabric_bundle_pack(
   }
   HRX_RETURN_IF_ERROR(hrx_bundle_check_url(options->url, "packing"));
   hrx_bundle_walk_t walk = {.allocator = allocator, .root = dir};
+  hrx_bundle_exclude(&walk, archive_path);
+  hrx_bundle_exclude(&walk, options->manifest_path);
   hrx_status_t status = hrx_bundle_walk(&walk, "", 0);
   if (status == HRX_OK && walk.count) {
     qsort(walk.names, walk.count, sizeof(char*), hrx_bundle_compare_names);
@@ -175,51 +262,28 @@ hrx_status_t hrx_fabric_bundle_pack(
     status = hrx_allocator_malloc_array(allocator, walk.count + 1,
                                         sizeof(*m->files), (void**)&m->files);
   }
+  hrx_bundle_output_t out;
+  hrx_string_builder_init(allocator, &out.bytes);
+  hrx_sha256_init(&out.hash);
+  if (status == HRX_OK) status = hrx_bundle_write_archive(&walk, &out, m->files);
   if (status == HRX_OK) {
-    status = hrx_bundle_write_archive(&walk, archive_path, m->files);
+    status = hrx_bundle_fill_manifest(options, &walk, &out, m);
   }
+  if (status == HRX_OK) status = hrx_bundle_check_manifest(m, dir, allocator);
+  /* Only a whole archive reaches the output, which is replaced atomically
+   * (or written in place when it is a device or FIFO). */
   if (status == HRX_OK) {
-    /* The manifest takes the names. */
-    for (size_t i = 0; i < walk.count; ++i) {
-      m->files[i].name = walk.names[i];
-      walk.names[i] = NULL;
-    }
-    m->file_count = walk.count;
-    status = hrx_sha256_file(archive_path, &m->archive_sha256);
+    status = hrx_file_write_output(
+        archive_path, hrx_string_builder_cstr(&out.bytes), out.bytes.length,
+        0644);
   }
-  if (status == HRX_OK) {
-    status = hrx_allocator_strdup(allocator, options->target, &m->target);
-  }
-  if (status == HRX_OK) {
-    status = hrx_allocator_strdup(allocator, options->url, &m->url);
-  }
-  if (status == HRX_OK) {
-    status = hrx_allocator_strdup(
-        allocator, options->revision ? options->revision : "unversioned",
-        &m->revision);
-  }
-  if (status == HRX_OK) {
-    /* What we write must read back: names and fields go through the
-     * manifest parser's checks. */
-    hrx_string_builder_t text;
-    hrx_string_builder_init(allocator, &text);
-    status = hrx_fabric_bundle_manifest_format(m, &text);
-    hrx_fabric_bundle_manifest_t* check = NULL;
-    if (status == HRX_OK) {
-      status = hrx_fabric_bundle_manifest_parse(
-          hrx_string_builder_cstr(&text), strlen(hrx_string_builder_cstr(&text)),
-          dir, allocator, &check);
-    }
-    hrx_fabric_bundle_manifest_destroy(check);
-    hrx_string_builder_deinit(&text);
-  }
+  hrx_string_builder_deinit(&out.bytes);
   for (size_t i = 0; i < walk.count; ++i) {
     hrx_allocator_free(allocator, walk.names[i]);
   }
   hrx_allocator_free(allocator, walk.names);
   if (status != HRX_OK) {
     hrx_fabric_bundle_manifest_destroy(m);
-    unlink(archive_path);
     return status;
   }
   *out_manifest = m;

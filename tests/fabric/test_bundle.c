@@ -2,9 +2,11 @@
  * malicious archives built here with libarchive. */
 #include <archive.h>
 #include <archive_entry.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -140,7 +142,8 @@ static hrx_fabric_bundle_manifest_t* pack_fixture(const char* root,
   test_write_file(b, "hello", 5);
   char* dir = test_strdup_printf("%s/src", root);
   *out_archive = test_strdup_printf("%s/bundle.tar.zst", root);
-  hrx_fabric_bundle_pack_options_t options = {"gfx1151", "https://x/b", "r7"};
+  hrx_fabric_bundle_pack_options_t options = {
+      .target = "gfx1151", .url = "https://x/b", .revision = "r7"};
   hrx_fabric_bundle_manifest_t* m = NULL;
   assert_ok(hrx_fabric_bundle_pack(dir, &options, *out_archive,
                                    hrx_allocator_system(), &m));
@@ -169,7 +172,8 @@ static void test_pack_install_locate(void** state) {
   /* Packing is reproducible. */
   char* second = test_strdup_printf("%s/again.tar.zst", root);
   char* src = test_strdup_printf("%s/src", root);
-  hrx_fabric_bundle_pack_options_t options = {"gfx1151", "https://x/b", "r7"};
+  hrx_fabric_bundle_pack_options_t options = {
+      .target = "gfx1151", .url = "https://x/b", .revision = "r7"};
   hrx_fabric_bundle_manifest_t* m2 = NULL;
   sleep(1); /* different mtimes would show */
   assert_ok(hrx_fabric_bundle_pack(src, &options, second,
@@ -365,7 +369,7 @@ static void test_empty_bundle(void** state) {
   char* src = test_strdup_printf("%s/empty", root);
   assert_ok(hrx_dir_create_all(src, 0755));
   char* archive = test_strdup_printf("%s/empty.tar.zst", root);
-  hrx_fabric_bundle_pack_options_t options = {"t", "u", NULL};
+  hrx_fabric_bundle_pack_options_t options = {.target = "t", .url = "u"};
   hrx_fabric_bundle_manifest_t* m = NULL;
   assert_ok(hrx_fabric_bundle_pack(src, &options, archive,
                                    hrx_allocator_system(), &m));
@@ -508,6 +512,9 @@ static void test_malicious_archives(void** state) {
       {{"ok", AE_IFREG, NULL, false}, NULL, "appears twice"},
       {{"extra", AE_IFREG, NULL, false}, NULL, "not listed"},
       {{"ok/", AE_IFDIR, NULL, false}, NULL, "lists it as a file"},
+      {{"\x1b]0;owned\a\x1b[2J", AE_IFREG, NULL, false},
+       NULL,
+       "'\\x1b]0;owned\\x07\\x1b[2J' is not listed"},
   };
   char* cache = test_strdup_printf("%s/cache", root);
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
@@ -521,6 +528,10 @@ static void test_malicious_archives(void** state) {
     if (!status || !strstr(hrx_status_message(status), cases[i].message)) {
       fail_msg("case %zu (%s): %s", i, cases[i].entry.name,
                status ? hrx_status_message(status) : "installed");
+    }
+    /* Archive names reach the terminal escaped. */
+    for (const char* c = hrx_status_message(status); *c; ++c) {
+      if ((unsigned char)*c < 0x20) fail_msg("case %zu: raw control", i);
     }
     hrx_status_free(status);
     assert_int_equal(visible_entries(cache), 0);
@@ -565,6 +576,287 @@ static void test_concurrent_installs(void** state) {
   hrx_fabric_bundle_manifest_destroy(m);
 }
 
+/* "size" is optional and positive; a parent of a listed file may not be
+ * listed, even when other names sort between them; unknown names are
+ * shown escaped. */
+static void test_manifest_size_and_parents(void** state) {
+  (void)state;
+  const char* head =
+      "{\"schema\":1,\"target\":\"t\",\"revision\":\"r\",\"url\":\"u\","
+      "\"archive_sha256\":\"0000000000000000000000000000000000000000000000000"
+      "000000000000000\"";
+  char json[1024];
+  snprintf(json, sizeof(json), "%s,\"size\":123,\"files\":{}}", head);
+  hrx_fabric_bundle_manifest_t* m = NULL;
+  assert_ok(parse(json, &m));
+  assert_int_equal(m->size, 123);
+  hrx_string_builder_t text;
+  hrx_string_builder_init(hrx_allocator_system(), &text);
+  assert_ok(hrx_fabric_bundle_manifest_format(m, &text));
+  assert_non_null(strstr(hrx_string_builder_cstr(&text), "\"size\": 123,"));
+  hrx_string_builder_deinit(&text);
+  hrx_fabric_bundle_manifest_destroy(m);
+  const char* sizes[] = {"0", "-5", "\"12\"", "1.5", "null"};
+  for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); ++i) {
+    snprintf(json, sizeof(json), "%s,\"size\":%s,\"files\":{}}", head,
+             sizes[i]);
+    assert_status(parse(json, &m), HRX_STATUS_INVALID_ARGUMENT,
+                  "\"size\" must be");
+    assert_null(m);
+  }
+  snprintf(json, sizeof(json),
+           "%s,\"files\":{\"a\":\"%s\",\"a-b\":\"%s\",\"a/b\":\"%s\"}}", head,
+           zero_hex, zero_hex, zero_hex);
+  assert_status(parse(json, &m), HRX_STATUS_INVALID_ARGUMENT,
+                "\"a\" is a file and a directory");
+  assert_status(parse("{\"schema\":1,\"\\u001b[2J\":1}", &m),
+                HRX_STATUS_INVALID_ARGUMENT, "unknown field \"\\x1b[2J\"");
+}
+
+/* A sparse entry's data blocks (what the manifest's digest covers) are
+ * not the bytes of the file it describes: here "hi" at offset 8192 of a
+ * file whose first 8192 bytes are a hole. */
+static void test_sparse_entries_are_refused(void** state) {
+  const char* root = *state;
+  char* archive = test_strdup_printf("%s/sparse.tar.gz", root);
+  struct archive* w = archive_write_new();
+  archive_write_set_format_pax_restricted(w);
+  archive_write_add_filter_gzip(w);
+  assert_int_equal(archive_write_open_filename(w, archive), ARCHIVE_OK);
+  struct archive_entry* e = archive_entry_new();
+  archive_entry_set_pathname(e, "ok");
+  archive_entry_set_filetype(e, AE_IFREG);
+  archive_entry_set_perm(e, 0644);
+  archive_entry_set_size(e, 8192 + 2);
+  archive_entry_sparse_add_entry(e, 8192, 2);
+  assert_int_equal(archive_write_header(w, e), ARCHIVE_OK);
+  assert_int_equal(archive_write_data(w, "hi", 2), 2);
+  archive_entry_free(e);
+  archive_write_close(w);
+  archive_write_free(w);
+  hrx_sha256_digest_t digest, hi;
+  assert_ok(hrx_sha256_file(archive, &digest));
+  hrx_sha256("hi", 2, &hi);
+  char archive_hex[HRX_SHA256_HEX_SIZE], hi_hex[HRX_SHA256_HEX_SIZE];
+  hrx_sha256_digest_format(&digest, archive_hex);
+  hrx_sha256_digest_format(&hi, hi_hex);
+  char* json = test_strdup_printf(
+      "{\"schema\":1,\"target\":\"t\",\"revision\":\"r\",\"url\":\"u\","
+      "\"archive_sha256\":\"%s\",\"files\":{\"ok\":\"%s\"}}",
+      archive_hex, hi_hex);
+  hrx_fabric_bundle_manifest_t* m = NULL;
+  assert_ok(parse(json, &m));
+  char* cache = test_strdup_printf("%s/cache", root);
+  assert_status(hrx_fabric_bundle_install(m, archive, cache,
+                                          hrx_allocator_system(), NULL),
+                HRX_STATUS_INVALID_ARGUMENT, "'ok' is a sparse file");
+  assert_int_equal(visible_entries(cache), 0);
+  hrx_fabric_bundle_manifest_destroy(m);
+  free(cache);
+  free(json);
+  free(archive);
+}
+
+/* Archives and installed files are read only when they are regular files:
+ * a device or FIFO would be read (or waited on) forever. */
+static void test_archive_must_be_a_regular_file(void** state) {
+  const char* root = *state;
+  char* archive = NULL;
+  hrx_fabric_bundle_manifest_t* m = pack_fixture(root, &archive);
+  char* cache = test_strdup_printf("%s/cache", root);
+  char* fifo = test_strdup_printf("%s/fifo", root);
+  assert_int_equal(mkfifo(fifo, 0644), 0);
+  hrx_allocator_t a = hrx_allocator_system();
+  assert_status(hrx_fabric_bundle_install(m, "/dev/zero", cache, a, NULL),
+                HRX_STATUS_INVALID_ARGUMENT, "is a character device");
+  assert_status(hrx_fabric_bundle_install(m, fifo, cache, a, NULL),
+                HRX_STATUS_INVALID_ARGUMENT, "is a FIFO");
+  assert_status(hrx_fabric_bundle_install(m, root, cache, a, NULL),
+                HRX_STATUS_INVALID_ARGUMENT, "is a directory");
+  free(m->url);
+  m->url = test_strdup_printf("file:///dev/zero");
+  hrx_fabric_bundle_fetch_options_t offline = {.offline = true};
+  char* dir = NULL;
+  assert_status(hrx_fabric_bundle_provision(m, cache, &offline, a, &dir),
+                HRX_STATUS_INVALID_ARGUMENT, "is a character device");
+  /* A local archive of another size than the pin is refused unread. */
+  m->size += 1;
+  assert_status(hrx_fabric_bundle_install(m, archive, cache, a, NULL),
+                HRX_STATUS_DATA_LOSS, "bundle.json pins");
+  m->size -= 1;
+  /* A FIFO planted in an installed bundle is damage, not a hang. */
+  assert_ok(hrx_fabric_bundle_install(m, archive, cache, a, &dir));
+  char* file = test_strdup_printf("%s/readme", dir);
+  assert_int_equal(unlink(file), 0);
+  assert_int_equal(mkfifo(file, 0644), 0);
+  free(dir);
+  assert_status(hrx_fabric_bundle_locate(m, cache, a, &dir),
+                HRX_STATUS_DATA_LOSS, "is a FIFO");
+  assert_ok(hrx_fabric_bundle_install(m, archive, cache, a, NULL));
+  assert_ok(hrx_fabric_bundle_locate(m, cache, a, &dir));
+  free(dir);
+  free(file);
+  free(fifo);
+  free(cache);
+  free(archive);
+  hrx_fabric_bundle_manifest_destroy(m);
+}
+
+/* A write cut short (here by RLIMIT_FSIZE, as a full disk would) reports
+ * its real cause, never a stale errno such as EEXIST from making the
+ * directories before it. */
+static void test_short_write_names_its_cause(void** state) {
+  const char* root = *state;
+  char* src = test_strdup_printf("%s/src", root);
+  assert_ok(hrx_dir_create_all(src, 0755));
+  char* big = test_strdup_printf("%s/src/big.bin", root);
+  static char data[256 << 10];
+  for (size_t i = 0; i < sizeof(data); ++i) data[i] = (char)(i * 7919 >> 3);
+  test_write_file(big, data, sizeof(data));
+  char* archive = test_strdup_printf("%s/big.tar.zst", root);
+  hrx_fabric_bundle_pack_options_t options = {.target = "t", .url = "u"};
+  hrx_fabric_bundle_manifest_t* m = NULL;
+  assert_ok(hrx_fabric_bundle_pack(src, &options, archive,
+                                   hrx_allocator_system(), &m));
+  char* cache = test_strdup_printf("%s/cache", root);
+  int pipe_fds[2];
+  assert_int_equal(pipe(pipe_fds), 0);
+  pid_t child = fork();
+  assert_true(child >= 0);
+  if (child == 0) {
+    close(pipe_fds[0]);
+    signal(SIGXFSZ, SIG_IGN);
+    struct rlimit limit = {.rlim_cur = 64 << 10, .rlim_max = 64 << 10};
+    setrlimit(RLIMIT_FSIZE, &limit);
+    hrx_status_t status = hrx_fabric_bundle_install(
+        m, archive, cache, hrx_allocator_system(), NULL);
+    const char* text = status ? hrx_status_message(status) : "installed";
+    ssize_t written = write(pipe_fds[1], text, strlen(text));
+    _exit(written > 0 ? 0 : 1);
+  }
+  close(pipe_fds[1]);
+  char message[4096] = "";
+  size_t used = 0;
+  for (ssize_t n; (n = read(pipe_fds[0], message + used,
+                            sizeof(message) - 1 - used)) > 0;) {
+    used += (size_t)n;
+  }
+  message[used] = '\0';
+  close(pipe_fds[0]);
+  int wstatus = 0;
+  assert_int_equal(waitpid(child, &wstatus, 0), child);
+  if (!strstr(message, "cannot write") || !strstr(message, "errno 27")) {
+    fail_msg("%s", message);
+  }
+  assert_int_equal(visible_entries(cache), 0);
+  hrx_fabric_bundle_manifest_destroy(m);
+  free(cache);
+  free(archive);
+  free(big);
+  free(src);
+}
+
+static char* read_text(const char* path) {
+  void* data = NULL;
+  size_t length = 0;
+  assert_ok(hrx_file_read_all(hrx_allocator_system(), path, 1 << 20, &data,
+                              &length));
+  return data;
+}
+
+/* A pack that fails, before writing or after, leaves the file at the
+ * output as it was. */
+static void test_failed_pack_keeps_the_output(void** state) {
+  const char* root = *state;
+  char* src = test_strdup_printf("%s/src", root);
+  assert_ok(hrx_dir_create_all(src, 0755));
+  char* output = test_strdup_printf("%s/out.tar.zst", root);
+  test_write_file(output, "precious", 8);
+  hrx_fabric_bundle_pack_options_t options = {.target = "t", .url = "u"};
+  hrx_fabric_bundle_manifest_t* m = NULL;
+  /* Fails before the walk: a bad url. */
+  hrx_fabric_bundle_pack_options_t bad = {.target = "t", .url = "ftp://x"};
+  assert_status(hrx_fabric_bundle_pack(src, &bad, output,
+                                       hrx_allocator_system(), &m),
+                HRX_STATUS_INVALID_ARGUMENT, "scheme");
+  /* Fails in the walk: a FIFO in DIR. */
+  char* fifo = test_strdup_printf("%s/src/fifo", root);
+  assert_int_equal(mkfifo(fifo, 0644), 0);
+  assert_status(hrx_fabric_bundle_pack(src, &options, output,
+                                       hrx_allocator_system(), &m),
+                HRX_STATUS_INVALID_ARGUMENT, "not a regular file");
+  assert_null(m);
+  char* text = read_text(output);
+  assert_string_equal(text, "precious");
+  free(text);
+  free(fifo);
+  free(output);
+  free(src);
+}
+
+/* Packing into DIR leaves out the earlier archive and manifest (through
+ * a link too), so packing twice gives the same archive. */
+static void test_pack_leaves_out_its_outputs(void** state) {
+  const char* root = *state;
+  char* src = test_strdup_printf("%s/src", root);
+  assert_ok(hrx_dir_create_all(src, 0755));
+  char* file = test_strdup_printf("%s/src/a.bin", root);
+  test_write_file(file, "abc", 3);
+  char* output = test_strdup_printf("%s/src/b.tar.zst", root);
+  char* json = test_strdup_printf("%s/src/b.json", root);
+  char* link = test_strdup_printf("%s/b-link.tar.zst", root);
+  assert_int_equal(symlink(output, link), 0);
+  test_write_file(json, "{}", 2);
+  hrx_fabric_bundle_pack_options_t options = {
+      .target = "t", .url = "u", .manifest_path = json};
+  hrx_fabric_bundle_manifest_t *first = NULL, *second = NULL;
+  assert_ok(hrx_fabric_bundle_pack(src, &options, output,
+                                   hrx_allocator_system(), &first));
+  assert_ok(hrx_fabric_bundle_pack(src, &options, link,
+                                   hrx_allocator_system(), &second));
+  assert_int_equal(second->file_count, 1);
+  assert_string_equal(second->files[0].name, "a.bin");
+  assert_memory_equal(&first->archive_sha256, &second->archive_sha256,
+                      sizeof(first->archive_sha256));
+  struct stat info;
+  assert_int_equal(lstat(link, &info), 0);
+  assert_true(S_ISLNK(info.st_mode)); /* followed, not replaced */
+  assert_int_equal(stat(output, &info), 0);
+  assert_int_equal((uint64_t)info.st_size, second->size);
+  hrx_fabric_bundle_manifest_destroy(first);
+  hrx_fabric_bundle_manifest_destroy(second);
+  free(link);
+  free(json);
+  free(output);
+  free(file);
+  free(src);
+}
+
+/* The output is a path the user chose: a device is written in place, a
+ * directory refused. */
+static void test_pack_output_paths(void** state) {
+  const char* root = *state;
+  char* src = test_strdup_printf("%s/src", root);
+  assert_ok(hrx_dir_create_all(src, 0755));
+  hrx_fabric_bundle_pack_options_t options = {.target = "t", .url = "u"};
+  hrx_fabric_bundle_manifest_t* m = NULL;
+  assert_ok(hrx_fabric_bundle_pack(src, &options, "/dev/null",
+                                   hrx_allocator_system(), &m));
+  assert_true(m->size > 0);
+  hrx_fabric_bundle_manifest_destroy(m);
+  struct stat info;
+  assert_int_equal(stat("/dev/null", &info), 0);
+  assert_true(S_ISCHR(info.st_mode));
+  char* into = test_strdup_printf("%s/into", root);
+  assert_ok(hrx_dir_create_all(into, 0755));
+  assert_status(hrx_fabric_bundle_pack(src, &options, into,
+                                       hrx_allocator_system(), &m),
+                HRX_STATUS_INVALID_ARGUMENT, "directory");
+  assert_null(m);
+  free(into);
+  free(src);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_manifest_errors),
@@ -582,6 +874,19 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_malicious_archives, make_dir,
                                       remove_dir),
       cmocka_unit_test_setup_teardown(test_concurrent_installs, make_dir,
+                                      remove_dir),
+      cmocka_unit_test(test_manifest_size_and_parents),
+      cmocka_unit_test_setup_teardown(test_sparse_entries_are_refused,
+                                      make_dir, remove_dir),
+      cmocka_unit_test_setup_teardown(test_archive_must_be_a_regular_file,
+                                      make_dir, remove_dir),
+      cmocka_unit_test_setup_teardown(test_short_write_names_its_cause,
+                                      make_dir, remove_dir),
+      cmocka_unit_test_setup_teardown(test_failed_pack_keeps_the_output,
+                                      make_dir, remove_dir),
+      cmocka_unit_test_setup_teardown(test_pack_leaves_out_its_outputs,
+                                      make_dir, remove_dir),
+      cmocka_unit_test_setup_teardown(test_pack_output_paths, make_dir,
                                       remove_dir),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,9 +1,10 @@
 /* Bundle downloads against a loopback HTTP server run by this test
  * (127.0.0.1, an ephemeral port): good, tampered, truncated, failing,
- * stalled, redirected and flaky transfers, concurrent provisioning and
- * offline mode. */
+ * stalled, trickling, endless, redirected and flaky transfers, deadlines
+ * and size limits, concurrent provisioning and offline mode. */
 #include <dirent.h>
 #include <stdatomic.h>
+#include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +27,22 @@ typedef struct server_t {
   atomic_int range_requests;
   atomic_long range_first;
   atomic_int full_requests; /* requests without Range to resuming routes */
+  atomic_int endless_requests;
+  atomic_long endless_sent; /* bytes the endless route got out */
+  atomic_bool endless_done;
 } server_t;
+
+/* Like test_http_send, but says whether the client took everything. */
+static bool send_or_stop(int fd, const void* data, size_t length) {
+  const char* at = data;
+  while (length) {
+    ssize_t n = send(fd, at, length, MSG_NOSIGNAL);
+    if (n <= 0) return false;
+    at += n;
+    length -= (size_t)n;
+  }
+  return true;
+}
 
 /* Headers promising the whole body, which the caller does not send. */
 static void send_promise(int fd, const server_t* s) {
@@ -36,6 +52,29 @@ static void send_promise(int fd, const server_t* s) {
            "Connection: close\r\n\r\n",
            s->length);
   test_http_send(fd, header, strlen(header));
+}
+
+/* The promise, then a byte every 20 ms (50 bytes/s) for up to 8 s or
+ * until the client goes away: alive, but far too slow. */
+static void send_trickle(int fd, const server_t* s) {
+  send_promise(fd, s);
+  for (size_t i = 0; i < 400 && i < s->length; ++i) {
+    if (!send_or_stop(fd, s->body + i, 1)) return;
+    usleep(20 * 1000);
+  }
+}
+
+/* No Content-Length: the archive over and over until the client goes
+ * away (at most 256 MiB). */
+static void send_endless(int fd, server_t* s) {
+  atomic_fetch_add(&s->endless_requests, 1);
+  const char* header = "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n";
+  test_http_send(fd, header, strlen(header));
+  for (long sent = 0; sent < (256L << 20); sent += (long)s->length) {
+    if (!send_or_stop(fd, s->body, s->length)) break;
+    atomic_fetch_add(&s->endless_sent, (long)s->length);
+  }
+  atomic_store(&s->endless_done, true);
 }
 
 static void send_truncated(int fd, const server_t* s) {
@@ -109,7 +148,18 @@ static void respond(void* context, int fd, const test_http_request_t* r) {
     send_truncated(fd, s); /* promises the whole body, sends half */
   } else if (!strcmp(path, "/slow")) {
     send_promise(fd, s); /* then stall well past the client's timeout */
-    usleep(1500 * 1000);
+    usleep(3000 * 1000);
+  } else if (!strcmp(path, "/trickle")) {
+    send_trickle(fd, s);
+  } else if (!strcmp(path, "/endless")) {
+    send_endless(fd, s);
+  } else if (!strcmp(path, "/oversized")) {
+    /* Announces (and sends) twice the archive. */
+    uint8_t* twice = malloc(2 * s->length);
+    memcpy(twice, s->body, s->length);
+    memcpy(twice + s->length, s->body, s->length);
+    test_http_respond(fd, r, "200 OK", NULL, twice, 2 * s->length);
+    free(twice);
   } else if (!strcmp(path, "/loop")) {
     redirect(fd, r, s->port, "/loop");
   } else if (!strcmp(path, "/redirect")) {
@@ -141,7 +191,8 @@ static int setup(void** state) {
   test_write_file(file, data, sizeof(data));
   char* dir = test_strdup_printf("%s/src", f->root);
   char* archive = test_strdup_printf("%s/b.tar.zst", f->root);
-  hrx_fabric_bundle_pack_options_t options = {"gfx1151", "http://x/", "r1"};
+  hrx_fabric_bundle_pack_options_t options = {
+      .target = "gfx1151", .url = "http://x/", .revision = "r1"};
   assert_ok(hrx_fabric_bundle_pack(dir, &options, archive,
                                    hrx_allocator_system(), &f->manifest));
   void* body = NULL;
@@ -211,9 +262,11 @@ static long file_size(const char* path) {
   return stat(path, &info) == 0 ? (long)info.st_size : -1;
 }
 
+/* A second without a byte is a stall (the throughput tests ask for more). */
 static const hrx_fabric_bundle_fetch_options_t quick = {
     .progress = HRX_FABRIC_BUNDLE_PROGRESS_QUIET,
-    .stall_timeout_ms = 300,
+    .stall_timeout_ms = 1000,
+    .min_bytes_per_second = 1,
     .attempts = 1};
 
 static void expect_failure(fixture_t* f, const char* route,
@@ -419,6 +472,116 @@ static void test_finished_partial_needs_no_request(void** state) {
   free(store);
 }
 
+static uint64_t elapsed_ms(uint64_t start_ns) {
+  return (hrx_clock_monotonic_ns() - start_ns) / 1000000;
+}
+
+/* 50 bytes a second keeps a transfer alive byte by byte, far below the
+ * default minimum of 1 KiB/s: the window ends it, not the server. */
+static void test_trickle_fails_the_throughput_window(void** state) {
+  fixture_t* f = *state;
+  use_route(f, "/trickle");
+  hrx_fabric_bundle_fetch_options_t options = {
+      .progress = HRX_FABRIC_BUNDLE_PROGRESS_QUIET,
+      .stall_timeout_ms = 300,
+      .attempts = 1};
+  uint64_t start = hrx_clock_monotonic_ns();
+  char* dir = NULL;
+  assert_status(hrx_fabric_bundle_provision(f->manifest, f->cache, &options,
+                                            hrx_allocator_system(), &dir),
+                HRX_STATUS_DEADLINE_EXCEEDED,
+                "below the minimum of 1024 bytes/s");
+  /* The trickle would go on for 8 s. */
+  assert_true(elapsed_ms(start) < 6000);
+  assert_null(dir);
+  assert_int_equal(visible_entries(f->cache), 0);
+}
+
+/* A transfer fast enough for the window still ends at the deadline, and
+ * no retry starts after it. */
+static void test_deadline_bounds_every_try(void** state) {
+  fixture_t* f = *state;
+  use_route(f, "/trickle");
+  hrx_fabric_bundle_fetch_options_t options = {
+      .progress = HRX_FABRIC_BUNDLE_PROGRESS_QUIET,
+      .stall_timeout_ms = 60000,
+      .min_bytes_per_second = 1,
+      .deadline_ms = 700,
+      .attempts = 3};
+  uint64_t start = hrx_clock_monotonic_ns();
+  char* dir = NULL;
+  assert_status(hrx_fabric_bundle_provision(f->manifest, f->cache, &options,
+                                            hrx_allocator_system(), &dir),
+                HRX_STATUS_DEADLINE_EXCEEDED, "passed its deadline");
+  assert_true(elapsed_ms(start) < 6000);
+  assert_null(dir);
+}
+
+/* The endless route's sender has given up; what it got out. */
+static long endless_sent(server_t* s) {
+  for (int i = 0; i < 1000 && !atomic_load(&s->endless_done); ++i) {
+    usleep(10 * 1000);
+  }
+  assert_true(atomic_load(&s->endless_done));
+  return atomic_load(&s->endless_sent);
+}
+
+/* A body without Content-Length stops as soon as it passes the size
+ * bundle.json pins; one that announces more is refused before a byte is
+ * written. Neither is retried, and nothing is kept. */
+static void test_download_stops_at_the_pinned_size(void** state) {
+  fixture_t* f = *state;
+  assert_int_equal(f->manifest->size, f->server.length);
+  char* pins = test_strdup_printf("more than the %zu bytes bundle.json pins",
+                                  f->server.length);
+  assert_status(provision(f, "/endless", 3), HRX_STATUS_DATA_LOSS, pins);
+  assert_int_equal(atomic_load(&f->server.endless_requests), 1);
+  /* Socket buffers hold a few MiB; without the limit it is 256 MiB. */
+  assert_true(endless_sent(&f->server) < (32L << 20));
+  char* partial = partial_path(f);
+  assert_int_equal(file_size(partial), -1);
+  assert_status(provision(f, "/oversized", 3), HRX_STATUS_DATA_LOSS, pins);
+  assert_int_equal(file_size(partial), -1);
+  assert_int_equal(visible_entries(f->cache), 0);
+  free(partial);
+  free(pins);
+}
+
+/* Without a pinned size (an older bundle.json) the cap applies. */
+static void test_download_cap_without_a_pinned_size(void** state) {
+  fixture_t* f = *state;
+  f->manifest->size = 0;
+  hrx_fabric_bundle_fetch_options_t capped = quick;
+  capped.max_bytes = f->server.length / 2;
+  char* dir = NULL;
+  use_route(f, "/endless");
+  assert_status(hrx_fabric_bundle_provision(f->manifest, f->cache, &capped,
+                                            hrx_allocator_system(), &dir),
+                HRX_STATUS_RESOURCE_EXHAUSTED, "bundle.json without \"size\"");
+  assert_true(endless_sent(&f->server) < (32L << 20));
+  use_route(f, "/good");
+  assert_status(hrx_fabric_bundle_provision(f->manifest, f->cache, &capped,
+                                            hrx_allocator_system(), &dir),
+                HRX_STATUS_RESOURCE_EXHAUSTED, "more than");
+  assert_int_equal(visible_entries(f->cache), 0);
+  /* The default cap is generous. */
+  assert_ok(provision(f, "/good", 1));
+}
+
+/* A FIFO where the partial download belongs is refused, not read
+ * forever. */
+static void test_partial_must_be_a_regular_file(void** state) {
+  fixture_t* f = *state;
+  char* store = test_strdup_printf("%s/bundles", f->cache);
+  assert_ok(hrx_dir_create_all(store, 0755));
+  char* partial = partial_path(f);
+  assert_int_equal(mkfifo(partial, 0644), 0);
+  assert_status(provision(f, "/good", 1), HRX_STATUS_INVALID_ARGUMENT,
+                "is a FIFO");
+  free(partial);
+  free(store);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_failed_downloads_install_nothing,
@@ -438,6 +601,16 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_stale_partial_restarts_once, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_finished_partial_needs_no_request,
+                                      setup, teardown),
+      cmocka_unit_test_setup_teardown(test_trickle_fails_the_throughput_window,
+                                      setup, teardown),
+      cmocka_unit_test_setup_teardown(test_deadline_bounds_every_try, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_download_stops_at_the_pinned_size,
+                                      setup, teardown),
+      cmocka_unit_test_setup_teardown(test_download_cap_without_a_pinned_size,
+                                      setup, teardown),
+      cmocka_unit_test_setup_teardown(test_partial_must_be_a_regular_file,
                                       setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -69,11 +69,14 @@ static void fuzz_archive(const uint8_t* data, size_t size) {
   hrx_sha256(data, size, &digest);
   char hex[HRX_SHA256_HEX_SIZE];
   hrx_sha256_digest_format(&digest, hex);
+  /* The size is pinned too (an empty input has none to pin). */
+  char size_field[48] = "";
+  if (size) snprintf(size_field, sizeof(size_field), "\"size\":%zu,", size);
   char json[512];
   snprintf(json, sizeof(json),
            "{\"schema\":1,\"target\":\"t\",\"revision\":\"r\",\"url\":\"u\","
-           "\"archive_sha256\":\"%s\",\"files\":{\"a/b\":\"%s\"}}",
-           hex, hex);
+           "\"archive_sha256\":\"%s\",%s\"files\":{\"a/b\":\"%s\"}}",
+           hex, size_field, hex);
   hrx_fabric_bundle_manifest_t* m = NULL;
   check(hrx_fabric_bundle_manifest_parse(json, strlen(json), "fuzz",
                                          hrx_allocator_system(), &m) ==

@@ -98,9 +98,93 @@ static void test_pack_prepare_gc(void** state) {
   test_temp_dir_remove(root);
 }
 
+/* prepare reads only regular files (a device or FIFO would hang it), and
+ * shows the manifest's strings with control characters escaped. */
+static void test_prepare_refuses_devices_and_escapes(void** state) {
+  (void)state;
+  char* root = test_temp_dir_create();
+  char* src = test_strdup_printf("%s/src", root);
+  assert_ok(hrx_dir_create_all(src, 0755));
+  char* env = test_strdup_printf(
+      "XDG_CACHE_HOME=%s/cache HRX_BUNDLE_JSON=%s/b.json", root, root);
+  run_result_t r;
+  char* args = test_strdup_printf(
+      "pack %s --target=t --url=b.tar.zst --revision=\"$(printf 'r\\033[2J')\" "
+      "--output=%s/b.tar.zst --bundle-json=%s/b.json",
+      src, root, root);
+  run_hrx(env, args, &r);
+  if (r.exit_code != 0) fail_msg("pack: %s", r.output);
+  free(args);
+  run_hrx(env, "prepare /dev/zero", &r);
+  assert_int_equal(r.exit_code, 1);
+  assert_non_null(strstr(r.output, "is a character device"));
+  char* fifo = test_strdup_printf("%s/fifo", root);
+  assert_int_equal(mkfifo(fifo, 0644), 0);
+  args = test_strdup_printf("prepare %s", fifo);
+  run_hrx(env, args, &r);
+  assert_int_equal(r.exit_code, 1);
+  assert_non_null(strstr(r.output, "is a FIFO"));
+  free(args);
+  run_hrx(env, "prepare", &r);
+  if (r.exit_code != 0) fail_msg("prepare: %s", r.output);
+  assert_non_null(strstr(r.output, "bundle r\\x1b[2J for t ready"));
+  free(fifo);
+  free(env);
+  free(src);
+  test_temp_dir_remove(root);
+}
+
+/* pack's outputs follow the rules of every user-chosen output path, and a
+ * failed pack leaves them alone; prepare's download limits are checked
+ * numbers. */
+static void test_pack_outputs_and_prepare_limits(void** state) {
+  (void)state;
+  char* root = test_temp_dir_create();
+  char* src = test_strdup_printf("%s/src", root);
+  assert_ok(hrx_dir_create_all(src, 0755));
+  char* output = test_strdup_printf("%s/out.tar.zst", root);
+  test_write_file(output, "precious", 8);
+  char* fifo = test_strdup_printf("%s/src/fifo", root);
+  assert_int_equal(mkfifo(fifo, 0644), 0);
+  run_result_t r;
+  char* args = test_strdup_printf(
+      "pack %s --target=t --url=u --output=%s", src, output);
+  run_hrx(NULL, args, &r);
+  assert_int_equal(r.exit_code, 1);
+  void* data = NULL;
+  size_t length = 0;
+  assert_ok(hrx_file_read_all(hrx_allocator_system(), output, 100, &data,
+                              &length));
+  assert_int_equal(length, 8);
+  free(data);
+  free(args);
+  assert_int_equal(unlink(fifo), 0);
+  args = test_strdup_printf(
+      "pack %s --target=t --url=u --output=/dev/null --bundle-json=%s/b.json",
+      src, root);
+  run_hrx(NULL, args, &r);
+  if (r.exit_code != 0) fail_msg("pack: %s", r.output);
+  free(args);
+  const char* usage[] = {
+      "pack d --target=t --url=u --output=o --bundle-json=o",
+      "prepare --timeout=abc", "prepare --stall-window=0",
+      "prepare --min-rate=-1", "prepare --max-size=1x",
+      "prepare --stall-window=99999"};
+  for (size_t i = 0; i < sizeof(usage) / sizeof(usage[0]); ++i) {
+    run_hrx(NULL, usage[i], &r);
+    if (r.exit_code != 2) fail_msg("'hrx %s' exited %d", usage[i], r.exit_code);
+  }
+  free(fifo);
+  free(output);
+  free(src);
+  test_temp_dir_remove(root);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_pack_prepare_gc),
+      cmocka_unit_test(test_prepare_refuses_devices_and_escapes),
+      cmocka_unit_test(test_pack_outputs_and_prepare_limits),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -82,34 +82,13 @@ int hrx_cmd_pack(int argc, char** argv) {
   return status == HRX_OK ? HRX_EXIT_OK : hrx_cli_fail("pack", status);
 }
 
-/* prepare's download limits: --NAME=N with N in [1, max]. */
-typedef struct hrx_prepare_limit_t {
-  const char* name;
-  uint64_t max;
-  uint64_t value; /* 0: not given */
-} hrx_prepare_limit_t;
-
-enum { HRX_TIMEOUT, HRX_STALL_WINDOW, HRX_MIN_RATE, HRX_MAX_SIZE };
-
 int hrx_cmd_prepare(int argc, char** argv) {
   const char* archive = NULL;
-  hrx_prepare_limit_t limits[] = {
-      [HRX_TIMEOUT] = {"--timeout", UINT32_MAX, 0},
-      [HRX_STALL_WINDOW] = {"--stall-window", 3600, 0},
-      [HRX_MIN_RATE] = {"--min-rate", UINT32_MAX, 0},
-      [HRX_MAX_SIZE] = {"--max-size", UINT64_MAX, 0},
-  };
+  hrx_cli_transfer_limits_t limits = {0};
   for (int i = 1; i < argc; ++i) {
-    bool limit = false;
-    for (size_t k = 0; k < sizeof(limits) / sizeof(limits[0]); ++k) {
-      const char* v = NULL;
-      if (!hrx_cli_option(argv[i], limits[k].name, &v)) continue;
-      hrx_status_t error =
-          hrx_parse_u64(v, 1, limits[k].max, limits[k].name, &limits[k].value);
-      if (error) return hrx_cli_usage_status("prepare", error);
-      limit = true;
-    }
-    if (limit) continue;
+    int taken = hrx_cli_transfer_limit("prepare", argv[i], &limits);
+    if (taken == HRX_EXIT_USAGE) return taken;
+    if (taken) continue;
     if (argv[i][0] == '-') {
       return hrx_cli_usage_error("prepare", "unknown option '%s'", argv[i]);
     }
@@ -117,10 +96,10 @@ int hrx_cmd_prepare(int argc, char** argv) {
     archive = argv[i];
   }
   hrx_fabric_bundle_fetch_options_t options = {
-      .deadline_ms = limits[HRX_TIMEOUT].value * 1000,
-      .stall_timeout_ms = (uint32_t)(limits[HRX_STALL_WINDOW].value * 1000),
-      .min_bytes_per_second = (uint32_t)limits[HRX_MIN_RATE].value,
-      .max_bytes = limits[HRX_MAX_SIZE].value,
+      .deadline_ms = limits.timeout_s * 1000,
+      .stall_timeout_ms = (uint32_t)(limits.stall_window_s * 1000),
+      .min_bytes_per_second = (uint32_t)limits.min_rate,
+      .max_bytes = limits.max_size,
   };
   hrx_allocator_t allocator = hrx_allocator_system();
   hrx_fabric_bundle_manifest_t* manifest = NULL;

@@ -18,13 +18,18 @@ static bool hrx_fetch_repo_type(const char* text, hrx_hf_repo_type_t* out) {
 
 int hrx_cmd_fetch(int argc, char** argv) {
   hrx_hf_options_t options = {0};
+  hrx_cli_transfer_limits_t limits = {0};
   hrx_hf_file_t file = {0};
   hrx_sha256_digest_t digest;
   const char* files[64];
   int file_count = 0;
   for (int i = 1; i < argc; ++i) {
     const char* v = NULL;
-    if (hrx_cli_option(argv[i], "--revision", &v)) {
+    int taken = hrx_cli_transfer_limit("fetch", argv[i], &limits);
+    if (taken == HRX_EXIT_USAGE) return taken;
+    if (taken) {
+      continue;
+    } else if (hrx_cli_option(argv[i], "--revision", &v)) {
       file.revision = v;
     } else if (hrx_cli_option(argv[i], "--type", &v)) {
       if (!hrx_fetch_repo_type(v, &file.repo_type)) {
@@ -59,6 +64,10 @@ int hrx_cmd_fetch(int argc, char** argv) {
   if (file.sha256 && file_count > 1) {
     return hrx_cli_usage_error("fetch", "--sha256 applies to one FILE");
   }
+  options.deadline_ms = limits.timeout_s * 1000;
+  options.stall_timeout_ms = (uint32_t)(limits.stall_window_s * 1000);
+  options.min_bytes_per_second = (uint32_t)limits.min_rate;
+  options.max_bytes = limits.max_size;
   hrx_allocator_t allocator = hrx_allocator_system();
   hrx_hf_resolver_t* resolver = NULL;
   hrx_status_t status =

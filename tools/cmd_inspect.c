@@ -1,16 +1,37 @@
 /* hrx inspect FILE: a summary of a safetensors file, an ONNX model or a
- * host code object. */
+ * host code object. Every name in it comes from the file and is printed
+ * escaped, so a file cannot write escape sequences to the terminal or forge
+ * lines of the listing. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <unistd.h>
 
 #include "hrx/artifacts.h"
+#include "hrx/core/escape.h"
+#include "hrx/core/file.h"
 #include "hrx/fabric.h"
 #include "hrx_cli.h"
 
+/* Prints |text| escaped, left-aligned in |width| columns (0: as is). */
+static void print_name(const char* text, int width) {
+  hrx_string_builder_t shown;
+  hrx_string_builder_init(hrx_allocator_system(), &shown);
+  hrx_status_t status =
+      hrx_string_builder_append_escaped(&shown, text, strlen(text));
+  printf("%-*s", width, status == HRX_OK ? hrx_string_builder_cstr(&shown)
+                                         : "(no memory)");
+  hrx_status_free(status);
+  hrx_string_builder_deinit(&shown);
+}
+
 static void print_tensor(const hrx_safetensors_tensor_t* t) {
-  printf("  %-40s %-7s [", t->name, hrx_dtype_name(t->dtype));
+  printf("  ");
+  print_name(t->name, 40);
+  printf(" %-7s [", hrx_dtype_name(t->dtype));
   for (uint32_t d = 0; d < t->rank; ++d) {
     printf("%s%" PRIu64, d ? ", " : "", t->shape[d]);
   }
@@ -23,12 +44,15 @@ static int compare_strings(const void* a, const void* b) {
 
 static void print_value_info(const char* kind,
                              const hrx_onnx_value_info_t* v) {
-  printf("  %-6s %-30s %-8s", kind, v->name, hrx_onnx_dtype_name(v->dtype));
+  printf("  %-6s ", kind);
+  print_name(v->name, 30);
+  printf(" %-8s", hrx_onnx_dtype_name(v->dtype));
   if (v->has_shape) {
     printf(" [");
     for (size_t d = 0; d < v->rank; ++d) {
       if (v->dims[d].param) {
-        printf("%s%s", d ? ", " : "", v->dims[d].param);
+        printf("%s", d ? ", " : "");
+        print_name(v->dims[d].param, 0);
       } else {
         printf("%s%" PRId64, d ? ", " : "", v->dims[d].value);
       }
@@ -42,13 +66,19 @@ static void print_value_info(const char* kind,
  * initializer bytes. */
 static int inspect_onnx(const char* path, hrx_onnx_model_t* model) {
   const hrx_onnx_model_info_t* info = hrx_onnx_info(model);
-  printf("%s: ONNX (IR %" PRId64 "), producer %s %s, graph '%s'\n", path,
-         info->ir_version, info->producer_name, info->producer_version,
-         info->graph_name);
+  print_name(path, 0);
+  printf(": ONNX (IR %" PRId64 "), producer ", info->ir_version);
+  print_name(info->producer_name, 0);
+  printf(" ");
+  print_name(info->producer_version, 0);
+  printf(", graph '");
+  print_name(info->graph_name, 0);
+  printf("'\n");
   for (size_t i = 0; i < info->opset_count; ++i) {
-    printf("  opset  %s %" PRId64 "\n",
-           info->opsets[i].domain[0] ? info->opsets[i].domain : "ai.onnx",
-           info->opsets[i].version);
+    printf("  opset  ");
+    print_name(info->opsets[i].domain[0] ? info->opsets[i].domain : "ai.onnx",
+               0);
+    printf(" %" PRId64 "\n", info->opsets[i].version);
   }
   for (size_t i = 0; i < info->input_count; ++i) {
     print_value_info("input", &info->inputs[i]);
@@ -69,26 +99,43 @@ static int inspect_onnx(const char* path, hrx_onnx_model_t* model) {
     while (n + same < info->node_count && !strcmp(ops[n], ops[n + same])) {
       same++;
     }
-    printf(" %s x%zu", ops[n], same);
+    printf(" ");
+    print_name(ops[n], 0);
+    printf(" x%zu", same);
     n += same;
   }
   printf("\n");
   free(ops);
+  /* Each size fits 64 bits (the reader checks), their sum need not: a
+   * wrapped total would understate what the model needs. */
   uint64_t bytes = 0;
+  bool over = false;
   for (size_t i = 0; i < info->initializer_count; ++i) {
     const hrx_onnx_tensor_t* t = &info->initializers[i];
-    bytes += t->external_path ? t->external_length
-                              : t->elements * hrx_onnx_dtype_size(t->dtype);
+    uint64_t size = t->external_path
+                        ? t->external_length
+                        : t->elements * hrx_onnx_dtype_size(t->dtype);
+    over |= __builtin_add_overflow(bytes, size, &bytes);
   }
-  printf("  %zu initializers, %" PRIu64 " bytes\n", info->initializer_count,
-         bytes);
+  printf("  %zu initializers, ", info->initializer_count);
+  if (over) {
+    printf("more than %" PRIu64 " bytes\n", UINT64_MAX);
+  } else {
+    printf("%" PRIu64 " bytes\n", bytes);
+  }
   if (info->sparse_initializer_count) {
     uint64_t values = 0;
+    over = false;
     for (size_t i = 0; i < info->sparse_initializer_count; ++i) {
-      values += info->sparse_initializers[i].nonzeros;
+      over |= __builtin_add_overflow(
+          values, info->sparse_initializers[i].nonzeros, &values);
     }
-    printf("  %zu sparse initializers, %" PRIu64 " stored values\n",
-           info->sparse_initializer_count, values);
+    printf("  %zu sparse initializers, ", info->sparse_initializer_count);
+    if (over) {
+      printf("more than %" PRIu64 " stored values\n", UINT64_MAX);
+    } else {
+      printf("%" PRIu64 " stored values\n", values);
+    }
   }
   return HRX_EXIT_OK;
 }
@@ -115,8 +162,9 @@ static int inspect_code_object(const char* path) {
   }
   size_t count = exe ? hrx_fabric_executable_kernel_count(exe) : 0;
   if (status == HRX_OK) {
-    printf("%s: HRX host code object, %zu bytes, %zu kernel%s\n", path,
-           length, count, count == 1 ? "" : "s");
+    print_name(path, 0);
+    printf(": HRX host code object, %zu bytes, %zu kernel%s\n", length,
+           count, count == 1 ? "" : "s");
   }
   for (size_t k = 0; status == HRX_OK && k < count; ++k) {
     hrx_fabric_kernel_info_t info;
@@ -128,9 +176,11 @@ static int inspect_code_object(const char* path) {
           &launch);
     }
     if (status != HRX_OK) break;
-    printf("  kernel %s: subgroup %u, kernarg %u bytes, group segment %u, "
+    printf("  kernel ");
+    print_name(info.name, 0);
+    printf(": subgroup %u, kernarg %u bytes, group segment %u, "
            "private segment %u",
-           info.name, info.subgroup_size, info.kernarg_size,
+           info.subgroup_size, info.kernarg_size,
            info.group_segment_size, info.private_segment_size);
     if (launch) {
       size_t workload = hrx_fabric_launch_program_workload_count(launch);
@@ -155,25 +205,91 @@ static int inspect_code_object(const char* path) {
 }
 
 typedef enum file_kind_e {
+  FILE_UNKNOWN,
   FILE_ONNX,
   FILE_SAFETENSORS,
   FILE_CODE_OBJECT,
 } file_kind_t;
 
-/* Code objects start with "HXCO"; safetensors files with a small
- * little-endian length and '{'; ONNX files have no magic number. */
-static file_kind_t sniff(const char* path) {
-  FILE* file = fopen(path, "rb");
-  if (!file) return FILE_SAFETENSORS; /* let the open report it */
-  uint8_t head[9] = {0};
-  size_t n = fread(head, 1, sizeof(head), file);
-  fclose(file);
-  if (n >= 4 && !memcmp(head, HRX_HOST_CODE_MAGIC, 4)) {
+/* The format a file's name promises: what the user meant, and so the
+ * format whose errors a broken file is reported with. */
+static file_kind_t kind_by_name(const char* path) {
+  const char* dot = strrchr(path, '.');
+  if (!dot || strchr(dot, '/')) return FILE_UNKNOWN;
+  if (!strcasecmp(dot, ".safetensors")) return FILE_SAFETENSORS;
+  if (!strcasecmp(dot, ".onnx")) return FILE_ONNX;
+  if (!strcasecmp(dot, ".hxco")) return FILE_CODE_OBJECT;
+  return FILE_UNKNOWN;
+}
+
+/* The format a file's first bytes show: code objects start with "HXCO",
+ * safetensors files have their JSON header's '{' at byte 8 (whatever the
+ * length before it says); ONNX files have no magic number. */
+static file_kind_t kind_by_content(const uint8_t* head, size_t length) {
+  if (length >= 4 && !memcmp(head, HRX_HOST_CODE_MAGIC, 4)) {
     return FILE_CODE_OBJECT;
   }
-  return n == sizeof(head) && head[8] == '{' && head[7] == 0 && head[6] == 0
-             ? FILE_SAFETENSORS
-             : FILE_ONNX;
+  if (length >= 9 && head[8] == '{') return FILE_SAFETENSORS;
+  return FILE_UNKNOWN;
+}
+
+/* Up to 9 bytes from the start of |path|, which must be a regular file: a
+ * FIFO or a device would block or never end. */
+static hrx_status_t read_head(const char* path, uint8_t head[9],
+                              size_t* out_length) {
+  int fd = -1;
+  HRX_RETURN_IF_ERROR(hrx_file_open_regular(path, true, &fd, NULL));
+  ssize_t n = pread(fd, head, 9, 0);
+  hrx_status_t status =
+      n < 0 ? hrx_status_from_errno(errno, "cannot read '%s'", path) : HRX_OK;
+  close(fd);
+  *out_length = n > 0 ? (size_t)n : 0;
+  return status;
+}
+
+static int inspect_safetensors(const char* path) {
+  hrx_safetensors_options_t options = {.mode = HRX_SAFETENSORS_READ};
+  hrx_safetensors_t* view = NULL;
+  hrx_status_t status =
+      hrx_safetensors_open(path, &options, hrx_allocator_system(), &view);
+  if (status != HRX_OK) return hrx_cli_fail("inspect", status);
+  /* Tensors lie inside the file without overlapping: no overflow. */
+  uint64_t total = 0;
+  size_t count = hrx_safetensors_count(view);
+  for (size_t i = 0; i < count; ++i) {
+    total += hrx_safetensors_at(view, i)->length;
+  }
+  print_name(path, 0);
+  printf(": safetensors, %zu tensor%s, %" PRIu64 " bytes of data\n", count,
+         count == 1 ? "" : "s", total);
+  for (size_t i = 0; i < hrx_safetensors_metadata_count(view); ++i) {
+    const hrx_safetensors_metadata_t* m = hrx_safetensors_metadata_at(view, i);
+    printf("  metadata ");
+    print_name(m->key, 0);
+    printf(" = ");
+    print_name(m->value, 0);
+    printf("\n");
+  }
+  for (size_t i = 0; i < count; ++i) print_tensor(hrx_safetensors_at(view, i));
+  hrx_safetensors_close(view);
+  return HRX_EXIT_OK;
+}
+
+/* An ONNX model, or for a file of no known kind the list of what it is
+ * not. */
+static int inspect_onnx_file(const char* path, bool guessed) {
+  hrx_onnx_model_t* model = NULL;
+  hrx_status_t status = hrx_onnx_open(path, hrx_allocator_system(), &model);
+  if (status != HRX_OK && guessed) {
+    status = hrx_status_annotate(
+        status, "tried as ONNX: the file has no known extension "
+        "(.safetensors, .onnx, .hxco), no code object magic and no "
+        "safetensors header");
+  }
+  if (status != HRX_OK) return hrx_cli_fail("inspect", status);
+  int rc = inspect_onnx(path, model);
+  hrx_onnx_close(model);
+  return rc;
 }
 
 int hrx_cmd_inspect(int argc, char** argv) {
@@ -181,34 +297,20 @@ int hrx_cmd_inspect(int argc, char** argv) {
     return hrx_cli_usage_error("inspect", argc < 2 ? "missing FILE"
                                                    : "takes one FILE");
   }
-  file_kind_t kind = sniff(argv[1]);
-  if (kind == FILE_CODE_OBJECT) return inspect_code_object(argv[1]);
-  if (kind == FILE_ONNX) {
-    hrx_onnx_model_t* model = NULL;
-    hrx_status_t status =
-        hrx_onnx_open(argv[1], hrx_allocator_system(), &model);
-    if (status != HRX_OK) return hrx_cli_fail("inspect", status);
-    int rc = inspect_onnx(argv[1], model);
-    hrx_onnx_close(model);
-    return rc;
-  }
-  hrx_safetensors_options_t options = {.mode = HRX_SAFETENSORS_READ};
-  hrx_safetensors_t* view = NULL;
-  hrx_status_t status =
-      hrx_safetensors_open(argv[1], &options, hrx_allocator_system(), &view);
+  const char* path = argv[1];
+  uint8_t head[9];
+  size_t length = 0;
+  hrx_status_t status = read_head(path, head, &length);
   if (status != HRX_OK) return hrx_cli_fail("inspect", status);
-  uint64_t total = 0;
-  size_t count = hrx_safetensors_count(view);
-  for (size_t i = 0; i < count; ++i) {
-    total += hrx_safetensors_at(view, i)->length;
+  file_kind_t kind = kind_by_name(path);
+  bool guessed = kind == FILE_UNKNOWN;
+  if (guessed) kind = kind_by_content(head, length);
+  switch (kind) {
+    case FILE_CODE_OBJECT:
+      return inspect_code_object(path);
+    case FILE_SAFETENSORS:
+      return inspect_safetensors(path);
+    default:
+      return inspect_onnx_file(path, guessed);
   }
-  printf("%s: safetensors, %zu tensor%s, %" PRIu64 " bytes of data\n",
-         argv[1], count, count == 1 ? "" : "s", total);
-  for (size_t i = 0; i < hrx_safetensors_metadata_count(view); ++i) {
-    const hrx_safetensors_metadata_t* m = hrx_safetensors_metadata_at(view, i);
-    printf("  metadata %s = %s\n", m->key, m->value);
-  }
-  for (size_t i = 0; i < count; ++i) print_tensor(hrx_safetensors_at(view, i));
-  hrx_safetensors_close(view);
-  return HRX_EXIT_OK;
 }

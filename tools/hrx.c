@@ -56,10 +56,9 @@ static const char hrx_prepare_usage[] =
     "  the installed one) from ARCHIVE, or downloads it from its url when\n"
     "  it is not installed yet (never with HRX_OFFLINE=1), verifying every\n"
     "  byte; an interrupted download resumes where it stopped\n"
-    "  --timeout=S       give up on the download after S seconds (all tries)\n"
-    "  --stall-window=S  fail a try that moves under --min-rate over S s (30)\n"
-    "  --min-rate=B      bytes/s a try must keep up (1024)\n"
-    "  --max-size=B      cap for a bundle.json without \"size\" (4 GiB)\n";
+    HRX_CLI_TRANSFER_USAGE
+    "  (--max-size applies to a bundle.json without \"size\"; default 4 GiB)"
+    "\n";
 
 static const char hrx_inspect_usage[] =
     "usage: hrx inspect FILE\n"
@@ -67,7 +66,9 @@ static const char hrx_inspect_usage[] =
     "  bytes), an ONNX model (producer, opsets, inputs and outputs,\n"
     "  nodes by op type, initializer bytes) or a host code object (its\n"
     "  kernels: arguments, segments, workload values for 'hrx run'); a\n"
-    "  malformed file exits 1 with the reason\n";
+    "  malformed file exits 1 with the reason. The format comes from the\n"
+    "  extension (.safetensors, .onnx, .hxco), else from the content, else\n"
+    "  ONNX is tried; names from the file are shown with controls escaped\n";
 
 static const char hrx_fetch_usage[] =
     "usage: hrx fetch REPO FILE... [options]\n"
@@ -80,6 +81,9 @@ static const char hrx_fetch_usage[] =
     "  --cache-dir=DIR           another cache directory\n"
     "  --offline                 never use the network (or HF_HUB_OFFLINE=1)\n"
     "  --refresh                 ask the hub where a branch points now\n"
+    HRX_CLI_TRANSFER_USAGE
+    "  (limits apply to each FILE; --max-size to a file whose size the hub\n"
+    "  does not announce, default 64 GiB)\n"
     "  HF_TOKEN (or $HF_HOME/token) authorises gated and private files;\n"
     "  HF_ENDPOINT selects another hub\n";
 
@@ -165,6 +169,30 @@ int hrx_cli_usage_status(const char* command, hrx_status_t status) {
   int rc = hrx_cli_usage_error(command, "%s", hrx_status_message(status));
   hrx_status_free(status);
   return rc;
+}
+
+int hrx_cli_transfer_limit(const char* command, const char* arg,
+                           hrx_cli_transfer_limits_t* limits) {
+  /* Seconds stay far below what milliseconds in 32 bits (the stall
+   * window) or 64 bits (the deadline) can hold. */
+  const struct {
+    const char* name;
+    uint64_t max;
+    uint64_t* value;
+  } options[] = {
+      {"--timeout", UINT32_MAX, &limits->timeout_s},
+      {"--stall-window", 3600, &limits->stall_window_s},
+      {"--min-rate", UINT32_MAX, &limits->min_rate},
+      {"--max-size", UINT64_MAX, &limits->max_size},
+  };
+  for (size_t i = 0; i < sizeof(options) / sizeof(options[0]); ++i) {
+    const char* v = NULL;
+    if (!hrx_cli_option(arg, options[i].name, &v)) continue;
+    hrx_status_t status =
+        hrx_parse_u64(v, 1, options[i].max, options[i].name, options[i].value);
+    return status == HRX_OK ? 1 : hrx_cli_usage_status(command, status);
+  }
+  return 0;
 }
 
 bool hrx_cli_option(const char* arg, const char* name,

@@ -42,6 +42,29 @@ int hrx_cli_fail(const char* command, hrx_status_t status);
  * |*out_value| to VALUE and returns true. */
 bool hrx_cli_option(const char* arg, const char* name, const char** out_value);
 
+/* The limits of a download, shared by hrx prepare and hrx fetch:
+ * --timeout=S (all tries), --stall-window=S, --min-rate=B, --max-size=B.
+ * 0 means not given (the library's default). */
+typedef struct hrx_cli_transfer_limits_t {
+  uint64_t timeout_s;
+  uint64_t stall_window_s;
+  uint64_t min_rate;
+  uint64_t max_size;
+} hrx_cli_transfer_limits_t;
+
+/* Their lines of usage text. */
+#define HRX_CLI_TRANSFER_USAGE                                               \
+  "  --timeout=S       give up after S seconds, all tries included\n"        \
+  "  --stall-window=S  fail a try that moves under --min-rate over S s "     \
+  "(30)\n"                                                                   \
+  "  --min-rate=B      bytes/s a try must keep up (1024)\n"                  \
+  "  --max-size=B      cap for a file whose size is not known beforehand\n"
+
+/* Takes |arg| when it is one of the transfer limits: 1 when taken, 0 when
+ * it is none of them, HRX_EXIT_USAGE (after saying why) for a bad value. */
+int hrx_cli_transfer_limit(const char* command, const char* arg,
+                           hrx_cli_transfer_limits_t* limits);
+
 /* Prints compiler diagnostics C-compiler style to stderr. */
 void hrx_cli_print_diagnostics(const hrx_loom_diagnostics_t* diagnostics);
 

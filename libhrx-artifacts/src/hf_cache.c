@@ -10,6 +10,7 @@
 
 #include "hf_internal.h"
 #include "hrx/core/file.h"
+#include "show.h"
 
 hrx_status_t hrx_hf_format_path(char* out, const char* format, ...) {
   va_list args;
@@ -70,14 +71,29 @@ static hrx_status_t hrx_hf_check_repo_id(const char* repo_id) {
     ok = hrx_hf_repo_part_ok(repo_id, strlen(repo_id));
   }
   if (ok) return HRX_OK;
+  char shown[HRX_ESCAPED_NAME_CAPACITY];
   return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
                          "repo id '%s' is not 'name' or 'org/name' made of "
                          "letters, digits, '-', '_' and '.'",
-                         repo_id ? repo_id : "(null)");
+                         hrx_artifacts_show(repo_id ? repo_id : "(null)",
+                                            shown));
+}
+
+/* Valid UTF-8 without C1 controls (U+0080..U+009F, which some terminals
+ * obey like escape sequences): names that appear in printed paths. */
+static bool hrx_hf_plain_utf8(const char* text, size_t length) {
+  if (!hrx_utf8_valid(text, length)) return false;
+  for (size_t i = 0; i + 1 < length; ++i) {
+    unsigned char c = (unsigned char)text[i];
+    unsigned char next = (unsigned char)text[i + 1];
+    if (c == 0xc2 && next >= 0x80 && next <= 0x9f) return false;
+  }
+  return true;
 }
 
 /* A relative path that stays inside its directory: no leading '/', no
- * empty, '.' or '..' components, no backslashes or control characters. */
+ * empty, '.' or '..' components, no backslashes or control characters,
+ * valid UTF-8 (as every name on the hub is). */
 static hrx_status_t hrx_hf_check_relative(const char* what, const char* path,
                                           size_t max_length) {
   const char* problem = NULL;
@@ -86,6 +102,8 @@ static hrx_status_t hrx_hf_check_relative(const char* what, const char* path,
     problem = "is empty";
   } else if (length > max_length) {
     problem = "is too long";
+  } else if (!hrx_hf_plain_utf8(path, length)) {
+    problem = "is not valid UTF-8 or has a control character";
   } else {
     for (const char* part = path; !problem;) {
       const char* end = strchr(part, '/');
@@ -105,8 +123,10 @@ static hrx_status_t hrx_hf_check_relative(const char* what, const char* path,
     }
   }
   if (!problem) return HRX_OK;
+  char shown[HRX_ESCAPED_NAME_CAPACITY];
   return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT, "%s '%s' %s", what,
-                         path ? path : "(null)", problem);
+                         hrx_artifacts_show(path ? path : "(null)", shown),
+                         problem);
 }
 
 bool hrx_hf_etag_normalize(const char* raw, char out[HRX_HF_ETAG_MAX + 1]) {
@@ -173,6 +193,15 @@ hrx_status_t hrx_hf_target_init(const hrx_hf_resolver_t* r,
   hrx_status_t status = hrx_hf_format_path(t->folder, "%s", folder);
   hrx_allocator_free(r->allocator, folder);
   HRX_RETURN_IF_ERROR(status);
+  if (r->deadline_ms) {
+    /* Saturating: a deadline past 2^64 ns is no deadline at all. */
+    uint64_t span = 0;
+    if (__builtin_mul_overflow(r->deadline_ms, (uint64_t)1000000, &span) ||
+        __builtin_add_overflow(hrx_clock_monotonic_ns(), span,
+                               &t->deadline_ns)) {
+      t->deadline_ns = 0;
+    }
+  }
   return hrx_hf_format_path(t->repo_dir, "%s/%s", r->cache_dir, t->folder);
 }
 
@@ -186,13 +215,18 @@ hrx_status_t hrx_hf_cache_commit(const hrx_hf_target_t* t,
   HRX_RETURN_IF_ERROR(
       hrx_hf_format_path(path, "%s/refs/%s", t->repo_dir, t->revision));
   char text[HRX_HF_COMMIT_LENGTH + 3] = "";
-  FILE* file = fopen(path, "re");
-  if (!file) {
+  int fd = -1;
+  /* Not a plain open: a FIFO planted under refs/ would block it. */
+  hrx_status_t status = hrx_file_open_regular(path, true, &fd, NULL);
+  if (hrx_status_is(status, HRX_STATUS_NOT_FOUND)) {
+    hrx_status_free(status);
     return hrx_make_status(HRX_STATUS_NOT_FOUND, "no ref '%s' in %s",
                            t->revision, t->repo_dir);
   }
-  size_t n = fread(text, 1, sizeof(text) - 1, file);
-  fclose(file);
+  HRX_RETURN_IF_ERROR(status);
+  ssize_t got = read(fd, text, sizeof(text) - 1);
+  close(fd);
+  size_t n = got > 0 ? (size_t)got : 0;
   text[n] = '\0';
   /* huggingface_hub writes the bare hash; tolerate a trailing newline. */
   if (n && text[n - 1] == '\n') text[--n] = '\0';
@@ -219,7 +253,11 @@ hrx_status_t hrx_hf_cache_snapshot(const hrx_hf_target_t* t,
 hrx_status_t hrx_hf_cache_verify(const hrx_hf_target_t* t, const char* path) {
   if (!t->file->sha256) return HRX_OK;
   hrx_sha256_digest_t digest;
-  HRX_RETURN_IF_ERROR(hrx_sha256_file(path, &digest));
+  int fd = -1;
+  HRX_RETURN_IF_ERROR(hrx_file_open_regular(path, true, &fd, NULL));
+  hrx_status_t status = hrx_sha256_fd(fd, &digest);
+  close(fd);
+  HRX_RETURN_IF_ERROR(hrx_status_annotate(status, "hashing '%s'", path));
   if (memcmp(&digest, t->file->sha256, sizeof(digest)) == 0) return HRX_OK;
   char got[HRX_SHA256_HEX_SIZE], want[HRX_SHA256_HEX_SIZE];
   hrx_sha256_digest_format(&digest, got);

@@ -11,7 +11,9 @@
 
 #include "hf_internal.h"
 #include "hrx/core/file.h"
+#include "hrx/core/parse.h"
 #include "hrx/core/progress.h"
+#include "show.h"
 
 #if HRX_ARTIFACTS_HAVE_CURL
 #include <curl/curl.h>
@@ -91,13 +93,10 @@ static size_t hrx_hf_on_header(char* data, size_t size, size_t count,
 }
 
 static bool hrx_hf_parse_size(const char* text, uint64_t* out) {
-  if (!text[0]) return false;
-  char* end = NULL;
-  errno = 0;
-  unsigned long long value = strtoull(text, &end, 10);
-  if (errno || *end || text[0] == '-') return false;
-  *out = value;
-  return true;
+  hrx_status_t status = hrx_parse_u64(text, 0, UINT64_MAX, "size", out);
+  bool ok = status == HRX_OK;
+  hrx_status_free(status);
+  return ok;
 }
 
 /* The token goes only to the endpoint itself, never to a storage host. */
@@ -126,10 +125,80 @@ static struct curl_slist* hrx_hf_request_headers(const hrx_hf_resolver_t* r,
   return list;
 }
 
+/* How long |t|'s resolution may still take, in ms (at least 1); 0 when it
+ * has no deadline. */
+static uint64_t hrx_hf_remaining_ms(const hrx_hf_target_t* t) {
+  if (!t->deadline_ns) return 0;
+  uint64_t now = hrx_clock_monotonic_ns();
+  if (now >= t->deadline_ns) return 1;
+  return (t->deadline_ns - now + 999999) / 1000000;
+}
+
+static hrx_status_t hrx_hf_deadline_passed(const hrx_hf_resolver_t* r,
+                                           const hrx_hf_target_t* t) {
+  if (!t->deadline_ns || hrx_clock_monotonic_ns() < t->deadline_ns) {
+    return HRX_OK;
+  }
+  return hrx_make_status(HRX_STATUS_DEADLINE_EXCEEDED,
+                         "'%s' of %s did not arrive within the %llu ms "
+                         "deadline",
+                         t->file->filename, t->file->repo_id,
+                         (unsigned long long)r->deadline_ms);
+}
+
+/* The pace of one transfer, checked from libcurl's progress callback, which
+ * runs about once a second even while nothing arrives: the deadline, and
+ * at least min_bytes_per_second over each window of stall_timeout_ms.
+ * (libcurl's own low-speed check never fires for a server that sends one
+ * byte now and then.) */
+typedef struct hrx_hf_pace_t {
+  const hrx_hf_resolver_t* r;
+  const hrx_hf_target_t* t;
+  uint64_t window_start_ns;
+  uint64_t window_start_bytes;
+  hrx_status_t failure; /* why the callback stopped the transfer */
+} hrx_hf_pace_t;
+
+static int hrx_hf_on_progress(void* context, curl_off_t download_total,
+                              curl_off_t download_now, curl_off_t upload_total,
+                              curl_off_t upload_now) {
+  (void)download_total;
+  (void)upload_total;
+  (void)upload_now;
+  hrx_hf_pace_t* p = context;
+  const hrx_hf_resolver_t* r = p->r;
+  p->failure = hrx_hf_deadline_passed(r, p->t);
+  if (p->failure) return 1;
+  uint64_t now = hrx_clock_monotonic_ns();
+  uint64_t window_ns = (uint64_t)r->stall_timeout_ms * 1000000;
+  if (now - p->window_start_ns < window_ns) return 0;
+  uint64_t bytes = download_now > 0 ? (uint64_t)download_now : 0;
+  /* A redirect starts the count again. */
+  uint64_t got = bytes >= p->window_start_bytes
+                     ? bytes - p->window_start_bytes
+                     : bytes;
+  uint64_t elapsed_ms = (now - p->window_start_ns) / 1000000;
+  if (got * 1000 < (uint64_t)r->min_bytes_per_second * elapsed_ms) {
+    p->failure = hrx_make_status(
+        HRX_STATUS_DEADLINE_EXCEEDED,
+        "'%s' of %s: %llu bytes in %llu ms, slower than the %u bytes/s "
+        "required",
+        p->t->file->filename, p->t->file->repo_id, (unsigned long long)got,
+        (unsigned long long)elapsed_ms, r->min_bytes_per_second);
+    return 1;
+  }
+  p->window_start_ns = now;
+  p->window_start_bytes = bytes;
+  return 0;
+}
+
 static void hrx_hf_transfer_options(CURL* curl, const hrx_hf_resolver_t* r,
-                                    const char* url, char* error,
-                                    hrx_hf_headers_t* headers) {
-  long stall = r->stall_timeout_ms ? (long)r->stall_timeout_ms : 30000;
+                                    const hrx_hf_target_t* t, const char* url,
+                                    char* error, hrx_hf_headers_t* headers,
+                                    hrx_hf_pace_t* pace) {
+  long stall = (long)r->stall_timeout_ms;
+  *pace = (hrx_hf_pace_t){.r = r, .t = t,
+                          .window_start_ns = hrx_clock_monotonic_ns()};
   curl_easy_setopt(curl, CURLOPT_URL, url);
   curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error);
   curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
@@ -138,12 +207,26 @@ static void hrx_hf_transfer_options(CURL* curl, const hrx_hf_resolver_t* r,
   curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 2L);
   curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, stall);
-  curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
-  curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME,
-                   (stall + 999) / 1000 > 0 ? (stall + 999) / 1000 : 1);
+  /* The callback's checks run about once a second; libcurl's timeout ends
+   * the transfer at the deadline itself. */
+  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, (long)hrx_hf_remaining_ms(t));
+  curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+  curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, hrx_hf_on_progress);
+  curl_easy_setopt(curl, CURLOPT_XFERINFODATA, pace);
   curl_easy_setopt(curl, CURLOPT_USERAGENT, "hrx/" HRX_ARTIFACTS_VERSION);
   curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, hrx_hf_on_header);
   curl_easy_setopt(curl, CURLOPT_HEADERDATA, headers);
+}
+
+/* Waits before try |attempt|, never past the deadline; DEADLINE_EXCEEDED
+ * once it has passed, as no try could finish. */
+static hrx_status_t hrx_hf_backoff(const hrx_hf_resolver_t* r,
+                                   const hrx_hf_target_t* t,
+                                   uint32_t attempt) {
+  uint64_t pause = hrx_retry_backoff_ns(attempt);
+  uint64_t remaining = hrx_hf_remaining_ms(t) * 1000000;
+  hrx_sleep_ns(t->deadline_ns && remaining < pause ? remaining : pause);
+  return hrx_hf_deadline_passed(r, t);
 }
 
 static bool hrx_hf_transient(hrx_status_t status) {
@@ -151,24 +234,42 @@ static bool hrx_hf_transient(hrx_status_t status) {
          hrx_status_is(status, HRX_STATUS_DEADLINE_EXCEEDED);
 }
 
+/* Why the pace callback stopped a transfer that failed (libcurl may report
+ * its abort as a timeout); nothing when the transfer got through. */
+static hrx_status_t hrx_hf_pace_verdict(hrx_hf_pace_t* pace, CURLcode code) {
+  hrx_status_t failure = pace->failure;
+  pace->failure = HRX_OK;
+  if (code != CURLE_OK) return failure;
+  hrx_status_free(failure);
+  return HRX_OK;
+}
+
+/* Why a transfer ended badly. URLs (a redirect's Location) and libcurl's
+ * text come from the server. */
 static hrx_status_t hrx_hf_curl_failure(CURLcode code, const char* error,
                                         const char* what, const char* url,
-                                        const hrx_hf_resolver_t* r) {
+                                        const hrx_hf_pace_t* pace) {
+  hrx_status_t late = hrx_hf_deadline_passed(pace->r, pace->t);
+  if (late) return late;
+  char shown_url[HRX_ESCAPED_NAME_CAPACITY];
+  char shown_error[HRX_ESCAPED_NAME_CAPACITY];
+  hrx_artifacts_show(url, shown_url);
+  hrx_artifacts_show(error[0] ? error : curl_easy_strerror(code), shown_error);
   if (code == CURLE_OPERATION_TIMEDOUT) {
-    return hrx_make_status(
-        HRX_STATUS_DEADLINE_EXCEEDED, "%s %s stalled for %u ms: %s", what, url,
-        r->stall_timeout_ms ? r->stall_timeout_ms : 30000u,
-        error[0] ? error : curl_easy_strerror(code));
+    return hrx_make_status(HRX_STATUS_DEADLINE_EXCEEDED,
+                           "%s %s stalled for %u ms: %s", what, shown_url,
+                           pace->r->stall_timeout_ms, shown_error);
   }
-  return hrx_make_status(HRX_STATUS_UNAVAILABLE, "%s %s failed: %s", what, url,
-                         error[0] ? error : curl_easy_strerror(code));
+  return hrx_make_status(HRX_STATUS_UNAVAILABLE, "%s %s failed: %s", what,
+                         shown_url, shown_error);
 }
 
 /* What an error answer from the hub means. */
 static hrx_status_t hrx_hf_http_failure(const hrx_hf_resolver_t* r,
                                         const hrx_hf_target_t* t,
                                         const hrx_hf_headers_t* h) {
-  const char* detail = h->error_message[0] ? h->error_message : "";
+  char detail[HRX_ESCAPED_NAME_CAPACITY];
+  hrx_artifacts_show(h->error_message, detail);
   if (h->code == 401 || h->code == 403) {
     return hrx_make_status(
         HRX_STATUS_PERMISSION_DENIED,
@@ -247,9 +348,10 @@ static hrx_status_t hrx_hf_follow(const char* url, const char* location,
             curl_url_get(u, CURLUPART_URL, &joined, 0) == CURLUE_OK;
   hrx_status_t status = HRX_OK;
   if (!ok || strlen(joined) >= size) {
+    char shown[HRX_ESCAPED_NAME_CAPACITY];
     status = hrx_make_status(HRX_STATUS_UNAVAILABLE,
                              "the hub redirected to an unusable location '%s'",
-                             location);
+                             hrx_artifacts_show(location, shown));
   } else {
     strcpy(out, joined);
   }
@@ -258,7 +360,8 @@ static hrx_status_t hrx_hf_follow(const char* url, const char* location,
   return status;
 }
 
-static hrx_status_t hrx_hf_head(const hrx_hf_resolver_t* r, const char* url,
+static hrx_status_t hrx_hf_head(const hrx_hf_resolver_t* r,
+                                const hrx_hf_target_t* t, const char* url,
                                 hrx_hf_headers_t* h) {
   CURL* curl = curl_easy_init();
   bool ok = false;
@@ -270,19 +373,22 @@ static hrx_status_t hrx_hf_head(const hrx_hf_resolver_t* r, const char* url,
                            "cannot start a request");
   }
   char error[CURL_ERROR_SIZE] = "";
-  hrx_hf_transfer_options(curl, r, url, error, h);
+  hrx_hf_pace_t pace;
+  hrx_hf_transfer_options(curl, r, t, url, error, h, &pace);
   curl_easy_setopt(curl, CURLOPT_NOBODY, 1L);
   curl_easy_setopt(curl, CURLOPT_HTTPHEADER, list);
   CURLcode code = curl_easy_perform(curl);
   curl_slist_free_all(list);
   curl_easy_cleanup(curl);
+  HRX_RETURN_IF_ERROR(hrx_hf_pace_verdict(&pace, code));
   if (code != CURLE_OK) {
-    return hrx_hf_curl_failure(code, error, "request for", url, r);
+    return hrx_hf_curl_failure(code, error, "request for", url, &pace);
   }
   if (h->overflow) {
+    char shown[HRX_ESCAPED_NAME_CAPACITY];
     return hrx_make_status(HRX_STATUS_UNAVAILABLE,
                            "the hub answered %s with an oversized header",
-                           url);
+                           hrx_artifacts_show(url, shown));
   }
   return HRX_OK;
 }
@@ -295,13 +401,15 @@ static hrx_status_t hrx_hf_metadata_once(const hrx_hf_resolver_t* r,
   hrx_hf_headers_t h;
   for (int hop = 0;; ++hop) {
     memset(&h, 0, sizeof(h));
-    HRX_RETURN_IF_ERROR(hrx_hf_head(r, url, &h));
+    HRX_RETURN_IF_ERROR(hrx_hf_head(r, t, url, &h));
     bool redirect = h.code >= 300 && h.code < 400 && h.location[0];
     bool relative = redirect && h.location[0] == '/' && h.location[1] != '/';
     if (relative) {
       if (hop == 5) {
+        char shown[HRX_ESCAPED_NAME_CAPACITY];
         return hrx_make_status(HRX_STATUS_UNAVAILABLE,
-                               "more than 5 redirects for %s", url);
+                               "more than 5 redirects for %s",
+                               hrx_artifacts_show(url, shown));
       }
       char next[4096];
       HRX_RETURN_IF_ERROR(hrx_hf_follow(url, h.location, next, sizeof(next)));
@@ -332,10 +440,12 @@ static hrx_status_t hrx_hf_metadata_once(const hrx_hf_resolver_t* r,
   memcpy(m->commit, h.commit, sizeof(m->commit));
   const char* etag = h.linked_etag[0] ? h.linked_etag : h.etag;
   if (!hrx_hf_etag_normalize(etag, m->etag)) {
+    char shown[HRX_ESCAPED_NAME_CAPACITY];
     return hrx_make_status(HRX_STATUS_UNAVAILABLE,
                            "the hub sent no usable ETag for '%s' of %s "
                            "(got '%s')",
-                           t->file->filename, t->file->repo_id, etag);
+                           t->file->filename, t->file->repo_id,
+                           hrx_artifacts_show(etag, shown));
   }
   m->size_known = hrx_hf_parse_size(h.linked_size, &m->size) ||
                   (h.code >= 200 && h.code < 300 &&
@@ -350,8 +460,8 @@ hrx_status_t hrx_hf_fetch_metadata(const hrx_hf_resolver_t* r,
   hrx_status_t status = HRX_OK;
   for (uint32_t attempt = 0; attempt < r->attempts; ++attempt) {
     hrx_status_free(status);
-    hrx_sleep_ns(hrx_retry_backoff_ns(attempt));
-    status = hrx_hf_metadata_once(r, t, out_metadata);
+    status = hrx_hf_backoff(r, t, attempt);
+    if (status == HRX_OK) status = hrx_hf_metadata_once(r, t, out_metadata);
     if (!hrx_hf_transient(status)) break;
   }
   if (status == HRX_OK && hrx_hf_is_commit(t->revision) &&
@@ -375,6 +485,7 @@ typedef struct hrx_hf_download_t {
   bool bar;
   hrx_progress_bar_t progress;
   hrx_hf_headers_t headers;
+  hrx_hf_pace_t pace;
   hrx_status_t failure; /* why the write callback stopped the transfer */
 } hrx_hf_download_t;
 
@@ -397,23 +508,49 @@ static void hrx_hf_report(hrx_hf_download_t* d) {
   }
 }
 
-/* The first body bytes: a 206 must continue where the file ends; a 200
- * means the server sent everything again. */
+/* The first body bytes: a 206 must continue where the file ends, and one
+ * from byte 0 is the file from its start; a 200 means the server sent
+ * everything again. A range anywhere else empties the file, so that the
+ * next try asks for all of it: kept, the partial file would fail every
+ * later fetch the same way. */
 static hrx_status_t hrx_hf_body_starts(hrx_hf_download_t* d) {
   d->started = true;
-  if (d->headers.code == 206) {
-    unsigned long long first = 0;
-    if (sscanf(d->headers.content_range, "bytes %llu-", &first) != 1 ||
-        first != d->have) {
-      return hrx_make_status(HRX_STATUS_UNAVAILABLE,
-                             "the server resumed '%s' at the wrong place "
-                             "('%s', have %llu bytes)",
-                             d->t->file->filename, d->headers.content_range,
-                             (unsigned long long)d->have);
-    }
-    return HRX_OK;
+  if (d->headers.code != 206) return d->have ? hrx_hf_restart(d) : HRX_OK;
+  unsigned long long first = 0;
+  bool parsed = sscanf(d->headers.content_range, "bytes %llu-", &first) == 1;
+  if (parsed && first == d->have) return HRX_OK;
+  uint64_t asked = d->have;
+  HRX_RETURN_IF_ERROR(hrx_hf_restart(d));
+  if (parsed && first == 0) return HRX_OK;
+  char shown[HRX_ESCAPED_NAME_CAPACITY];
+  return hrx_make_status(HRX_STATUS_UNAVAILABLE,
+                         "the server resumed '%s' at the wrong place ('%s', "
+                         "asked for byte %llu); starting it over",
+                         d->t->file->filename,
+                         hrx_artifacts_show(d->headers.content_range, shown),
+                         (unsigned long long)asked);
+}
+
+/* Stops a body longer than the hub announced, or than the cap when it
+ * announced no size, before it reaches the disk. */
+static hrx_status_t hrx_hf_check_growth(const hrx_hf_download_t* d,
+                                        size_t n) {
+  const hrx_hf_file_t* file = d->t->file;
+  if (d->m->size_known && d->have + n > d->m->size) {
+    return hrx_make_status(HRX_STATUS_DATA_LOSS,
+                           "'%s' of %s is longer than the %llu bytes the hub "
+                           "announced",
+                           file->filename, file->repo_id,
+                           (unsigned long long)d->m->size);
   }
-  return d->have ? hrx_hf_restart(d) : HRX_OK;
+  if (!d->m->size_known && d->have + n > d->r->max_bytes) {
+    return hrx_make_status(HRX_STATUS_OUT_OF_RANGE,
+                           "'%s' of %s passed %llu bytes, the limit for a "
+                           "file whose size the hub does not announce",
+                           file->filename, file->repo_id,
+                           (unsigned long long)d->r->max_bytes);
+  }
+  return HRX_OK;
 }
 
 static size_t hrx_hf_on_body(char* data, size_t size, size_t count,
@@ -424,14 +561,8 @@ static size_t hrx_hf_on_body(char* data, size_t size, size_t count,
     d->failure = hrx_hf_body_starts(d);
     if (d->failure) return 0;
   }
-  if (d->m->size_known && d->have + n > d->m->size) {
-    d->failure = hrx_make_status(HRX_STATUS_DATA_LOSS,
-                                 "'%s' of %s is longer than the %llu bytes "
-                                 "the hub announced",
-                                 d->t->file->filename, d->t->file->repo_id,
-                                 (unsigned long long)d->m->size);
-    return 0;
-  }
+  d->failure = hrx_hf_check_growth(d, n);
+  if (d->failure) return 0;
   d->failure = hrx_fd_write_all(d->fd, data, n, d->t->file->filename);
   if (d->failure) return 0;
   hrx_sha256_update(&d->hash, data, n);
@@ -455,7 +586,8 @@ static hrx_status_t hrx_hf_get(hrx_hf_download_t* d) {
   }
   char error[CURL_ERROR_SIZE] = "";
   char range[48];
-  hrx_hf_transfer_options(curl, d->r, url, error, &d->headers);
+  hrx_hf_transfer_options(curl, d->r, d->t, url, error, &d->headers,
+                          &d->pace);
   curl_easy_setopt(curl, CURLOPT_HTTPHEADER, list);
   /* libcurl does not forward this token to another host on redirects. */
   curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
@@ -475,11 +607,14 @@ static hrx_status_t hrx_hf_get(hrx_hf_download_t* d) {
   curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &http);
   curl_slist_free_all(list);
   curl_easy_cleanup(curl);
+  hrx_status_t paced = hrx_hf_pace_verdict(&d->pace, code);
   if (d->failure) {
     hrx_status_t failure = d->failure;
     d->failure = HRX_OK;
+    hrx_status_free(paced);
     return failure;
   }
+  HRX_RETURN_IF_ERROR(paced);
   if (code == CURLE_HTTP_RETURNED_ERROR && http == 416) {
     /* The server will not continue this file: start it over next try. */
     HRX_RETURN_IF_ERROR(hrx_hf_restart(d));
@@ -492,7 +627,7 @@ static hrx_status_t hrx_hf_get(hrx_hf_download_t* d) {
     return hrx_hf_http_failure(d->r, d->t, &d->headers);
   }
   if (code != CURLE_OK) {
-    return hrx_hf_curl_failure(code, error, "download of", url, d->r);
+    return hrx_hf_curl_failure(code, error, "download of", url, &d->pace);
   }
   if (!d->started && d->have && http != 206) {
     HRX_RETURN_IF_ERROR(hrx_hf_restart(d)); /* an empty 200 */
@@ -534,14 +669,26 @@ static hrx_status_t hrx_hf_check_blob(hrx_hf_download_t* d) {
 /* Opens the partial file and hashes what it already holds. */
 static hrx_status_t hrx_hf_open_partial(hrx_hf_download_t* d,
                                         const char* path) {
-  d->fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+  /* Non-blocking, so that a FIFO planted here cannot hold the open. */
+  d->fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK,
+               0644);
   if (d->fd < 0) return hrx_status_from_errno(errno, "cannot open '%s'", path);
+  struct stat info;
+  if (fstat(d->fd, &info) != 0) {
+    return hrx_status_from_errno(errno, "cannot stat '%s'", path);
+  }
+  if (!S_ISREG(info.st_mode)) {
+    return hrx_make_status(HRX_STATUS_FAILED_PRECONDITION,
+                           "'%s' is a %s, not a regular file; remove it",
+                           path, hrx_file_kind_name(info.st_mode));
+  }
   hrx_sha256_init(&d->hash);
   HRX_RETURN_IF_ERROR(hrx_status_annotate(
       hrx_sha256_update_fd(&d->hash, d->fd, &d->have), "reading '%s'",
       path));
   /* More than the whole file cannot be a prefix of it. */
-  if (d->m->size_known && d->have > d->m->size) return hrx_hf_restart(d);
+  uint64_t most = d->m->size_known ? d->m->size : d->r->max_bytes;
+  if (d->have > most) return hrx_hf_restart(d);
   return HRX_OK;
 }
 
@@ -558,8 +705,8 @@ static hrx_status_t hrx_hf_download_locked(const hrx_hf_resolver_t* r,
   hrx_status_t status = hrx_hf_open_partial(&d, partial);
   for (uint32_t attempt = 0; status == HRX_OK && attempt < r->attempts;
        ++attempt) {
-    hrx_sleep_ns(hrx_retry_backoff_ns(attempt));
-    status = hrx_hf_get(&d);
+    status = hrx_hf_backoff(r, t, attempt);
+    if (status == HRX_OK) status = hrx_hf_get(&d);
     if (!hrx_hf_transient(status) || attempt + 1 == r->attempts) break;
     hrx_status_free(status);
     status = HRX_OK;
@@ -572,9 +719,29 @@ static hrx_status_t hrx_hf_download_locked(const hrx_hf_resolver_t* r,
   if (status == HRX_OK && rename(partial, blob) != 0) {
     status = hrx_status_from_errno(errno, "cannot publish '%s'", blob);
   }
-  /* Bytes that failed a digest must not be resumed; a broken transfer is. */
-  if (hrx_status_is(status, HRX_STATUS_DATA_LOSS)) unlink(partial);
+  /* Bytes that failed a digest or a size must not be resumed (nor kept on
+   * the disk); a broken transfer is. */
+  if (hrx_status_is(status, HRX_STATUS_DATA_LOSS) ||
+      hrx_status_is(status, HRX_STATUS_OUT_OF_RANGE)) {
+    unlink(partial);
+  }
   return status;
+}
+
+/* Whether blobs/<etag> is there. Anything but a regular file (a FIFO, say)
+ * is an error: published, it would hang whoever reads the snapshot. */
+static hrx_status_t hrx_hf_blob_present(const char* blob, bool* out_present) {
+  struct stat info;
+  *out_present = stat(blob, &info) == 0;
+  if (!*out_present) {
+    return errno == ENOENT
+               ? HRX_OK
+               : hrx_status_from_errno(errno, "cannot stat '%s'", blob);
+  }
+  if (S_ISREG(info.st_mode)) return HRX_OK;
+  return hrx_make_status(HRX_STATUS_FAILED_PRECONDITION,
+                         "'%s' is a %s, not a regular file; remove it", blob,
+                         hrx_file_kind_name(info.st_mode));
 }
 
 hrx_status_t hrx_hf_fetch_blob(const hrx_hf_resolver_t* r,
@@ -585,7 +752,9 @@ hrx_status_t hrx_hf_fetch_blob(const hrx_hf_resolver_t* r,
   char blob[PATH_MAX];
   HRX_RETURN_IF_ERROR(
       hrx_hf_format_path(blob, "%s/blobs/%s", t->repo_dir, m->etag));
-  if (access(blob, F_OK) == 0) return HRX_OK;
+  bool present = false;
+  HRX_RETURN_IF_ERROR(hrx_hf_blob_present(blob, &present));
+  if (present) return HRX_OK;
   char locks[PATH_MAX];
   char lock_path[PATH_MAX];
   HRX_RETURN_IF_ERROR(hrx_hf_format_path(locks, "%s/.locks/%s", r->cache_dir,
@@ -599,9 +768,9 @@ hrx_status_t hrx_hf_fetch_blob(const hrx_hf_resolver_t* r,
   hrx_file_lock_t lock;
   HRX_RETURN_IF_ERROR(
       hrx_file_lock_acquire(lock_path, HRX_LOCK_EXCLUSIVE, &lock));
-  hrx_status_t status = HRX_OK;
   /* Another process may have finished it while we waited. */
-  if (access(blob, F_OK) != 0) {
+  hrx_status_t status = hrx_hf_blob_present(blob, &present);
+  if (status == HRX_OK && !present) {
     status = hrx_hf_download_locked(r, t, m, blob);
     *out_downloaded = status == HRX_OK;
   }

@@ -21,8 +21,11 @@ struct hrx_hf_resolver_t {
   hrx_hf_progress_t progress;
   hrx_hf_progress_fn_t progress_fn;
   void* progress_user_data;
-  uint32_t stall_timeout_ms;
-  uint32_t attempts;
+  uint32_t stall_timeout_ms;     /* never 0 */
+  uint32_t attempts;             /* never 0 */
+  uint32_t min_bytes_per_second; /* never 0 */
+  uint64_t deadline_ms;          /* 0: none */
+  uint64_t max_bytes;    /* never 0 */
 };
 
 /* Where one requested file lives in the cache. */
@@ -31,6 +34,7 @@ typedef struct hrx_hf_target_t {
   const char* revision;        /* file->revision or "main" */
   char folder[PATH_MAX];       /* models--org--name */
   char repo_dir[PATH_MAX];     /* <cache>/models--org--name */
+  uint64_t deadline_ns;        /* monotonic; 0: none */
 } hrx_hf_target_t;
 
 /* What the hub said about a file. */

@@ -135,8 +135,13 @@ hrx_status_t hrx_hf_resolver_create(const hrx_hf_options_t* options,
   r->progress = o->progress;
   r->progress_fn = o->progress_fn;
   r->progress_user_data = o->progress_user_data;
-  r->stall_timeout_ms = o->stall_timeout_ms;
+  r->stall_timeout_ms = o->stall_timeout_ms ? o->stall_timeout_ms : 30000;
   r->attempts = o->attempts ? o->attempts : 3;
+  r->min_bytes_per_second =
+      o->min_bytes_per_second ? o->min_bytes_per_second : 1024;
+  r->deadline_ms = o->deadline_ms;
+  r->max_bytes =
+      o->max_bytes ? o->max_bytes : (uint64_t)64 << 30;
   hrx_status_t status = hrx_allocator_strdup(allocator, cache_dir, &r->cache_dir);
   if (status == HRX_OK) {
     status = hrx_allocator_strdup(allocator, endpoint, &r->endpoint);

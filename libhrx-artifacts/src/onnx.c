@@ -5,11 +5,17 @@
  * and a failure anywhere frees the arena whole. */
 #include "hrx/artifacts/onnx.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "hrx/core/file.h"
+#include "hrx/core/parse.h"
 #include "protobuf.h"
+#include "show.h"
 
 typedef struct hrx_onnx_block_t {
   struct hrx_onnx_block_t* next;
@@ -171,29 +177,45 @@ size_t hrx_onnx_dtype_size(int32_t dtype) {
   }
 }
 
-/* A location under the model's directory: relative, no "..". */
+/* A location names a file under the model's directory: relative, no
+ * empty, "." or ".." component (".", "a/" and "a//b" name directories or
+ * the directory itself), no backslash or control character. Links inside
+ * the directory are followed: the Hugging Face cache links every file of a
+ * snapshot to its blob. */
+static bool hrx_onnx_location_ok(const char* location) {
+  if (!location[0] || location[0] == '/') return false;
+  for (const unsigned char* c = (const unsigned char*)location; *c; ++c) {
+    if (*c < 0x20 || *c == 0x7f || *c == '\\') return false;
+  }
+  for (const char* p = location;;) {
+    const char* slash = strchr(p, '/');
+    size_t n = slash ? (size_t)(slash - p) : strlen(p);
+    if (n == 0 || (n == 1 && p[0] == '.') ||
+        (n == 2 && p[0] == '.' && p[1] == '.')) {
+      return false;
+    }
+    if (!slash) return true;
+    p = slash + 1;
+  }
+}
+
 static hrx_status_t hrx_onnx_external_path(hrx_onnx_model_t* m,
                                            const char* tensor,
                                            const char* location,
                                            const char** out) {
+  char shown[HRX_ESCAPED_NAME_CAPACITY];
+  /* Checked first, so that images in memory (and the fuzzer) reach it. */
+  if (!hrx_onnx_location_ok(location)) {
+    return hrx_make_status(HRX_STATUS_DATA_LOSS,
+                           "tensor '%s': external location '%s' does not "
+                           "name a file inside the model's directory",
+                           tensor, hrx_artifacts_show(location, shown));
+  }
   if (!m->base_dir) {
     return hrx_make_status(HRX_STATUS_FAILED_PRECONDITION,
                            "tensor '%s' has external data, but the model "
                            "was not opened from a file",
                            tensor);
-  }
-  bool bad = !location[0] || location[0] == '/';
-  for (const char* p = location; !bad && *p;) {
-    const char* slash = strchr(p, '/');
-    size_t n = slash ? (size_t)(slash - p) : strlen(p);
-    bad = n == 2 && p[0] == '.' && p[1] == '.';
-    p = slash ? slash + 1 : p + n;
-  }
-  if (bad || strchr(location, '\\')) {
-    return hrx_make_status(HRX_STATUS_DATA_LOSS,
-                           "tensor '%s': external location '%s' leaves the "
-                           "model's directory",
-                           tensor, location);
   }
   char* path = NULL;
   HRX_ONNX_NEW(m, path, strlen(m->base_dir) + strlen(location) + 2);
@@ -202,13 +224,78 @@ static hrx_status_t hrx_onnx_external_path(hrx_onnx_model_t* m,
   return HRX_OK;
 }
 
-static hrx_status_t hrx_onnx_u64(const char* text, uint64_t* out) {
-  char* end = NULL;
-  bool digits = text[0] >= '0' && text[0] <= '9';
-  if (digits) *out = strtoull(text, &end, 10);
-  return !digits || *end ? hrx_make_status(HRX_STATUS_DATA_LOSS,
-                                           "'%s' is not a byte count", text)
-                         : HRX_OK;
+/* TensorProto.external_data as read; each key may appear once. */
+typedef struct hrx_onnx_external_t {
+  const char* location; /* NULL when absent */
+  uint64_t offset;
+  uint64_t length;
+  bool has_length;
+  unsigned seen; /* a bit per key of hrx_onnx_external_keys */
+} hrx_onnx_external_t;
+
+static const char* const hrx_onnx_external_keys[] = {"location", "offset",
+                                                     "length"};
+
+/* A byte count in [0, 2^63) (file offsets are signed). */
+static hrx_status_t hrx_onnx_byte_count(const char* tensor, const char* key,
+                                        const char* value, uint64_t* out) {
+  /* Parsing the escaped text: digits escape to themselves, and anything
+   * else fails either way, now with a message safe to print. */
+  char shown[HRX_ESCAPED_NAME_CAPACITY];
+  hrx_status_t status = hrx_parse_u64(hrx_artifacts_show(value, shown), 0,
+                                      INT64_MAX, key, out);
+  if (status == HRX_OK) return HRX_OK;
+  hrx_status_t named = hrx_make_status(
+      HRX_STATUS_DATA_LOSS, "tensor '%s': external data %s", tensor,
+      hrx_status_message(status));
+  hrx_status_free(status);
+  return named;
+}
+
+/* One StringStringEntryProto of external_data. */
+static hrx_status_t hrx_onnx_external_entry(hrx_onnx_model_t* m,
+                                            const char* tensor,
+                                            const hrx_pb_field_t* f,
+                                            hrx_onnx_external_t* ext) {
+  HRX_RETURN_IF_ERROR(hrx_onnx_expect(f, HRX_PB_LEN));
+  const char* key = "";
+  const char* value = "";
+  size_t value_length = 0;
+  hrx_pb_reader_t entry = hrx_pb_reader(f->data, f->length);
+  hrx_pb_field_t e;
+  for (bool done = false;;) {
+    HRX_RETURN_IF_ERROR(hrx_pb_next(&entry, &e, &done));
+    if (done) break;
+    if (e.number == 1) HRX_RETURN_IF_ERROR(hrx_onnx_string(m, &e, &key));
+    if (e.number == 2) {
+      HRX_RETURN_IF_ERROR(hrx_onnx_string(m, &e, &value));
+      value_length = e.length;
+    }
+  }
+  size_t k = 0;
+  size_t keys =
+      sizeof(hrx_onnx_external_keys) / sizeof(*hrx_onnx_external_keys);
+  while (k < keys && strcmp(key, hrx_onnx_external_keys[k])) ++k;
+  if (k == keys) return HRX_OK; /* "checksum" and others: not needed */
+  if (ext->seen & (1u << k) || strlen(value) != value_length) {
+    return hrx_make_status(HRX_STATUS_DATA_LOSS,
+                           "tensor '%s': external data '%s' is %s", tensor,
+                           key,
+                           ext->seen & (1u << k) ? "given twice"
+                                                 : "cut by a NUL byte");
+  }
+  ext->seen |= 1u << k;
+  if (k == 0) {
+    ext->location = value;
+  } else if (k == 1) {
+    HRX_RETURN_IF_ERROR(
+        hrx_onnx_byte_count(tensor, "offset", value, &ext->offset));
+  } else {
+    HRX_RETURN_IF_ERROR(
+        hrx_onnx_byte_count(tensor, "length", value, &ext->length));
+    ext->has_length = true;
+  }
+  return HRX_OK;
 }
 
 /* The repeated int64 field |number| of a message (packed or not). */
@@ -263,6 +350,51 @@ static hrx_status_t hrx_onnx_elements(const char* name, size_t rank,
   return HRX_OK;
 }
 
+/* The external_data entries of a tensor stored EXTERNAL, checked: a
+ * location inside the model's directory, offset and length that fit a file
+ * offset together, and a length its dims agree with. */
+static hrx_status_t hrx_onnx_external(hrx_onnx_model_t* m, const uint8_t* data,
+                                      size_t length, const char* name,
+                                      uint64_t bytes, bool sized,
+                                      hrx_onnx_tensor_t* t) {
+  hrx_onnx_external_t ext = {0};
+  hrx_pb_field_t f;
+  hrx_pb_reader_t r = hrx_pb_reader(data, length);
+  for (bool done = false;;) {
+    HRX_RETURN_IF_ERROR(hrx_pb_next(&r, &f, &done));
+    if (done) break;
+    if (f.number == 13) {
+      HRX_RETURN_IF_ERROR(hrx_onnx_external_entry(m, name, &f, &ext));
+    }
+  }
+  if (!ext.location) {
+    return hrx_make_status(HRX_STATUS_DATA_LOSS,
+                           "tensor '%s' is external without a location",
+                           name);
+  }
+  HRX_RETURN_IF_ERROR(
+      hrx_onnx_external_path(m, name, ext.location, &t->external_path));
+  t->external_offset = ext.offset;
+  t->external_length = ext.has_length ? ext.length : bytes;
+  if (sized && t->external_length != bytes) {
+    return hrx_make_status(HRX_STATUS_DATA_LOSS,
+                           "tensor '%s': external length %llu, its dims "
+                           "need %llu bytes",
+                           name, (unsigned long long)t->external_length,
+                           (unsigned long long)bytes);
+  }
+  uint64_t end = 0;
+  if (__builtin_add_overflow(t->external_offset, t->external_length, &end) ||
+      end > INT64_MAX) {
+    return hrx_make_status(HRX_STATUS_DATA_LOSS,
+                           "tensor '%s': external bytes [%llu, +%llu) end "
+                           "past the largest file offset",
+                           name, (unsigned long long)t->external_offset,
+                           (unsigned long long)t->external_length);
+  }
+  return HRX_OK;
+}
+
 static hrx_status_t hrx_onnx_tensor(hrx_onnx_model_t* m, const uint8_t* data,
                                     size_t length, hrx_onnx_tensor_t* t) {
   hrx_pb_field_t f;
@@ -272,11 +404,8 @@ static hrx_status_t hrx_onnx_tensor(hrx_onnx_model_t* m, const uint8_t* data,
   t->proto_length = length;
   HRX_RETURN_IF_ERROR(
       hrx_onnx_int64s(m, data, length, 1, &t->rank, &t->dims));
-  hrx_pb_reader_t r;
   int64_t location = 0;
-  const char* external_location = NULL;
-  uint64_t external_offset = 0, external_length = UINT64_MAX;
-  r = hrx_pb_reader(data, length);
+  hrx_pb_reader_t r = hrx_pb_reader(data, length);
   for (;;) {
     HRX_RETURN_IF_ERROR(hrx_pb_next(&r, &f, &done));
     if (done) break;
@@ -303,30 +432,6 @@ static hrx_status_t hrx_onnx_tensor(hrx_onnx_model_t* m, const uint8_t* data,
       case 6:
         typed++;
         break;
-      case 13: {
-        HRX_RETURN_IF_ERROR(hrx_onnx_expect(&f, HRX_PB_LEN));
-        const char* key = "";
-        const char* value = "";
-        hrx_pb_reader_t entry = hrx_pb_reader(f.data, f.length);
-        hrx_pb_field_t e;
-        bool entry_done = false;
-        for (;;) {
-          HRX_RETURN_IF_ERROR(hrx_pb_next(&entry, &e, &entry_done));
-          if (entry_done) break;
-          if (e.number == 1) HRX_RETURN_IF_ERROR(hrx_onnx_string(m, &e, &key));
-          if (e.number == 2) {
-            HRX_RETURN_IF_ERROR(hrx_onnx_string(m, &e, &value));
-          }
-        }
-        if (!strcmp(key, "location")) external_location = value;
-        if (!strcmp(key, "offset")) {
-          HRX_RETURN_IF_ERROR(hrx_onnx_u64(value, &external_offset));
-        }
-        if (!strcmp(key, "length")) {
-          HRX_RETURN_IF_ERROR(hrx_onnx_u64(value, &external_length));
-        }
-        break;
-      }
       case 14:
         HRX_RETURN_IF_ERROR(hrx_onnx_expect(&f, HRX_PB_VARINT));
         location = (int64_t)f.value;
@@ -335,7 +440,8 @@ static hrx_status_t hrx_onnx_tensor(hrx_onnx_model_t* m, const uint8_t* data,
         break;
     }
   }
-  const char* name = t->name ? t->name : "(unnamed)";
+  char name[HRX_ESCAPED_NAME_CAPACITY];
+  hrx_artifacts_show(t->name ? t->name : "(unnamed)", name);
   if (!t->name) t->name = "";
   uint64_t elements = 0;
   HRX_RETURN_IF_ERROR(hrx_onnx_elements(name, t->rank, t->dims, &elements));
@@ -352,24 +458,9 @@ static hrx_status_t hrx_onnx_tensor(hrx_onnx_model_t* m, const uint8_t* data,
                            "tensor '%s' is larger than 2^64 bytes", name);
   }
   if (location == 1) {
-    if (!external_location) {
-      return hrx_make_status(HRX_STATUS_DATA_LOSS,
-                             "tensor '%s' is external without a location",
-                             name);
-    }
-    HRX_RETURN_IF_ERROR(hrx_onnx_external_path(m, name, external_location,
-                                               &t->external_path));
-    t->external_offset = external_offset;
-    t->external_length =
-        external_length == UINT64_MAX ? bytes : external_length;
-    if (size && t->external_length != bytes) {
-      return hrx_make_status(HRX_STATUS_DATA_LOSS,
-                             "tensor '%s': external length %llu, its dims "
-                             "need %llu bytes",
-                             name, (unsigned long long)t->external_length,
-                             (unsigned long long)bytes);
-    }
-  } else if (t->raw) {
+    return hrx_onnx_external(m, data, length, name, bytes, size != 0, t);
+  }
+  if (t->raw) {
     if (size && t->raw_length != bytes) {
       return hrx_make_status(HRX_STATUS_DATA_LOSS,
                              "tensor '%s': raw_data holds %zu bytes, its "
@@ -404,7 +495,8 @@ static hrx_status_t hrx_onnx_sparse(hrx_onnx_model_t* m, const uint8_t* data,
   HRX_RETURN_IF_ERROR(hrx_onnx_int64s(m, data, length, 3, &t->rank, &t->dims));
   t->name = values ? t->values.name : "";
   t->dtype = t->values.dtype;
-  const char* name = t->name[0] ? t->name : "(unnamed)";
+  char name[HRX_ESCAPED_NAME_CAPACITY];
+  hrx_artifacts_show(t->name[0] ? t->name : "(unnamed)", name);
   if (!values || !indices) {
     return hrx_make_status(HRX_STATUS_DATA_LOSS,
                            "sparse tensor '%s' has no %s", name,
@@ -513,15 +605,16 @@ static hrx_status_t hrx_onnx_attribute_parse(hrx_onnx_model_t* m,
   if (!a->name) {
     return hrx_make_status(HRX_STATUS_DATA_LOSS, "an attribute has no name");
   }
+  char name[HRX_ESCAPED_NAME_CAPACITY];
   if (a->type < HRX_ONNX_ATTR_FLOAT || a->type > 14) {
     return hrx_make_status(HRX_STATUS_DATA_LOSS,
-                           "attribute '%s' has unknown type %d", a->name,
-                           (int)a->type);
+                           "attribute '%s' has unknown type %d",
+                           hrx_artifacts_show(a->name, name), (int)a->type);
   }
   if (a->type == HRX_ONNX_ATTR_TENSOR && !a->t) {
     return hrx_make_status(HRX_STATUS_DATA_LOSS,
                            "attribute '%s' is a TENSOR without a tensor",
-                           a->name);
+                           hrx_artifacts_show(a->name, name));
   }
   a->ints = int_values;
   a->floats = float_values;
@@ -530,6 +623,41 @@ static hrx_status_t hrx_onnx_attribute_parse(hrx_onnx_model_t* m,
                                                : others;
   if (!a->s) a->s = "";
   return HRX_OK;
+}
+
+static int hrx_onnx_compare_names(const void* a, const void* b) {
+  return strcmp(*(const char* const*)a, *(const char* const*)b);
+}
+
+/* Attribute lookup is by name: a repeated name would be ambiguous. Repeats
+ * are found by sorting a copy of the names, as a hostile file may give one
+ * node 10^5 attributes (comparing every pair took minutes). */
+static hrx_status_t hrx_onnx_unique_attributes(hrx_onnx_model_t* m,
+                                               const hrx_onnx_node_t* n) {
+  size_t count = n->attribute_count;
+  if (count < 2) return HRX_OK;
+  const char** names = NULL;
+  HRX_RETURN_IF_ERROR(hrx_allocator_malloc_array(m->allocator, count,
+                                                 sizeof(*names),
+                                                 (void**)&names));
+  for (size_t a = 0; a < count; ++a) names[a] = n->attributes[a].name;
+  qsort(names, count, sizeof(*names), hrx_onnx_compare_names);
+  const char* repeated = NULL;
+  for (size_t a = 1; a < count && !repeated; ++a) {
+    if (!strcmp(names[a - 1], names[a])) repeated = names[a];
+  }
+  hrx_status_t status = HRX_OK;
+  if (repeated) {
+    char node[HRX_ESCAPED_NAME_CAPACITY], op[HRX_ESCAPED_NAME_CAPACITY];
+    char attribute[HRX_ESCAPED_NAME_CAPACITY];
+    status = hrx_make_status(HRX_STATUS_DATA_LOSS,
+                             "node '%s' (%s) has attribute '%s' twice",
+                             hrx_artifacts_show(n->name, node),
+                             hrx_artifacts_show(n->op_type, op),
+                             hrx_artifacts_show(repeated, attribute));
+  }
+  hrx_allocator_free(m->allocator, names);
+  return status;
 }
 
 static hrx_status_t hrx_onnx_node(hrx_onnx_model_t* m, const uint8_t* data,
@@ -578,23 +706,14 @@ static hrx_status_t hrx_onnx_node(hrx_onnx_model_t* m, const uint8_t* data,
         break;
     }
   }
+  char name[HRX_ESCAPED_NAME_CAPACITY];
   if (!n->op_type) {
     return hrx_make_status(HRX_STATUS_DATA_LOSS, "node '%s' has no op_type",
-                           n->name ? n->name : "");
+                           hrx_artifacts_show(n->name ? n->name : "", name));
   }
   if (!n->name) n->name = "";
   if (!n->domain) n->domain = "";
-  /* Attribute lookup is by name: a repeated name would be ambiguous. */
-  for (size_t a = 1; a < n->attribute_count; ++a) {
-    for (size_t b = 0; b < a; ++b) {
-      if (!strcmp(attrs[a].name, attrs[b].name)) {
-        return hrx_make_status(HRX_STATUS_DATA_LOSS,
-                               "node '%s' (%s) has attribute '%s' twice",
-                               n->name, n->op_type, attrs[a].name);
-      }
-    }
-  }
-  return HRX_OK;
+  return hrx_onnx_unique_attributes(m, n);
 }
 
 static hrx_status_t hrx_onnx_value_info(hrx_onnx_model_t* m,
@@ -699,7 +818,7 @@ static hrx_status_t hrx_onnx_graph(hrx_onnx_model_t* m, const uint8_t* data,
                                &node_array[info->node_count]);
         if (status != HRX_OK) {
           hrx_status_t named = hrx_make_status(
-              HRX_STATUS_DATA_LOSS, "node %zu: %s", info->node_count,
+              hrx_status_code(status), "node %zu: %s", info->node_count,
               hrx_status_message(status));
           hrx_status_free(status);
           return named;
@@ -802,8 +921,10 @@ static hrx_status_t hrx_onnx_index(hrx_onnx_model_t* m, const char* label,
                                    hrx_onnx_model_t** out_model) {
   hrx_status_t status = hrx_onnx_model(m);
   if (status != HRX_OK) {
+    char shown[HRX_ESCAPED_NAME_CAPACITY];
     hrx_status_t named =
-        hrx_make_status(hrx_status_code(status), "%s: %s", label,
+        hrx_make_status(hrx_status_code(status), "%s: %s",
+                        hrx_artifacts_show(label, shown),
                         hrx_status_message(status));
     hrx_status_free(status);
     hrx_onnx_close(m);
@@ -866,7 +987,9 @@ hrx_status_t hrx_onnx_find_initializer(const hrx_onnx_model_t* m,
       return HRX_OK;
     }
   }
-  return hrx_make_status(HRX_STATUS_NOT_FOUND, "no initializer '%s'", name);
+  char shown[HRX_ESCAPED_NAME_CAPACITY];
+  return hrx_make_status(HRX_STATUS_NOT_FOUND, "no initializer '%s'",
+                         hrx_artifacts_show(name, shown));
 }
 
 hrx_status_t hrx_onnx_find_sparse_initializer(
@@ -879,8 +1002,9 @@ hrx_status_t hrx_onnx_find_sparse_initializer(
       return HRX_OK;
     }
   }
+  char shown[HRX_ESCAPED_NAME_CAPACITY];
   return hrx_make_status(HRX_STATUS_NOT_FOUND, "no sparse initializer '%s'",
-                         name);
+                         hrx_artifacts_show(name, shown));
 }
 
 hrx_status_t hrx_onnx_find_producer(const hrx_onnx_model_t* m,
@@ -896,8 +1020,9 @@ hrx_status_t hrx_onnx_find_producer(const hrx_onnx_model_t* m,
       }
     }
   }
+  char shown[HRX_ESCAPED_NAME_CAPACITY];
   return hrx_make_status(HRX_STATUS_NOT_FOUND, "no node produces '%s'",
-                         output);
+                         hrx_artifacts_show(output, shown));
 }
 
 /* Which typed field holds |dtype|'s values (ONNX spec), and its wire. */
@@ -912,39 +1037,69 @@ static uint32_t hrx_onnx_typed_field(int32_t dtype, hrx_pb_wire_t* wire) {
   }
 }
 
+static hrx_status_t hrx_onnx_external_short(const hrx_onnx_tensor_t* t) {
+  char name[HRX_ESCAPED_NAME_CAPACITY], path[HRX_ESCAPED_NAME_CAPACITY];
+  return hrx_make_status(HRX_STATUS_DATA_LOSS,
+                         "external data '%s' ends before tensor '%s' "
+                         "[%llu, +%llu)",
+                         hrx_artifacts_show(t->external_path, path),
+                         hrx_artifacts_show(t->name, name),
+                         (unsigned long long)t->external_offset,
+                         (unsigned long long)t->external_length);
+}
+
+/* The tensor's range of its external file, which must be a regular file
+ * (a FIFO or a device there would block or never end) holding the whole
+ * range. */
 static hrx_status_t hrx_onnx_read_external(const hrx_onnx_tensor_t* t,
                                            uint8_t* out) {
-  FILE* file = fopen(t->external_path, "rb");
-  if (!file) {
-    return hrx_make_status(HRX_STATUS_NOT_FOUND,
-                           "cannot open external data '%s' of tensor '%s'",
-                           t->external_path, t->name);
+  char name[HRX_ESCAPED_NAME_CAPACITY];
+  int fd = -1;
+  struct stat info;
+  hrx_status_t status =
+      hrx_file_open_regular(t->external_path, true, &fd, &info);
+  if (status != HRX_OK) {
+    return hrx_status_annotate(status, "external data of tensor '%s'",
+                               hrx_artifacts_show(t->name, name));
   }
-  bool ok = fseeko(file, (off_t)t->external_offset, SEEK_SET) == 0 &&
-            fread(out, 1, t->external_length, file) == t->external_length;
-  fclose(file);
-  return ok ? HRX_OK
-            : hrx_make_status(HRX_STATUS_DATA_LOSS,
-                              "external data '%s' ends before tensor '%s' "
-                              "[%llu, +%llu)",
-                              t->external_path, t->name,
-                              (unsigned long long)t->external_offset,
-                              (unsigned long long)t->external_length);
+  /* offset + length was checked against INT64_MAX when indexed. */
+  if (t->external_offset + t->external_length > (uint64_t)info.st_size) {
+    status = hrx_onnx_external_short(t);
+  }
+  for (uint64_t done = 0; status == HRX_OK && done < t->external_length;) {
+    ssize_t n = pread(fd, out + done, t->external_length - done,
+                      (off_t)(t->external_offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      status = hrx_status_from_errno(errno, "cannot read external data of "
+                                     "tensor '%s'",
+                                     hrx_artifacts_show(t->name, name));
+    } else if (n == 0) {
+      status = hrx_onnx_external_short(t); /* shrank meanwhile */
+    } else {
+      done += (uint64_t)n;
+    }
+  }
+  close(fd);
+  return status;
 }
 
 hrx_status_t hrx_onnx_tensor_read(const hrx_onnx_tensor_t* t, void* buffer,
                                   size_t capacity) {
+  char name[HRX_ESCAPED_NAME_CAPACITY];
   size_t size = hrx_onnx_dtype_size(t->dtype);
   if (!size) {
     return hrx_make_status(HRX_STATUS_UNIMPLEMENTED,
                            "tensor '%s' is %s; only numeric tensors decode",
-                           t->name, hrx_onnx_dtype_name(t->dtype));
+                           hrx_artifacts_show(t->name, name),
+                           hrx_onnx_dtype_name(t->dtype));
   }
   uint64_t bytes = t->elements * size; /* checked when indexed */
   if (capacity < bytes) {
     return hrx_make_status(HRX_STATUS_OUT_OF_RANGE,
                            "tensor '%s' is %llu bytes; the buffer holds %zu",
-                           t->name, (unsigned long long)bytes, capacity);
+                           hrx_artifacts_show(t->name, name),
+                           (unsigned long long)bytes, capacity);
   }
   uint8_t* out = buffer;
   if (t->external_path) return hrx_onnx_read_external(t, out);
@@ -999,7 +1154,8 @@ hrx_status_t hrx_onnx_tensor_read(const hrx_onnx_tensor_t* t, void* buffer,
     return hrx_make_status(HRX_STATUS_DATA_LOSS,
                            "tensor '%s' holds %zu %s values in field %u, its "
                            "dims need %llu",
-                           t->name, at, hrx_onnx_dtype_name(t->dtype), number,
+                           hrx_artifacts_show(t->name, name), at,
+                           hrx_onnx_dtype_name(t->dtype), number,
                            (unsigned long long)t->elements);
   }
   return HRX_OK;
@@ -1018,13 +1174,17 @@ hrx_status_t hrx_onnx_attribute(const hrx_onnx_node_t* node, const char* name,
                                 hrx_onnx_attribute_type_t type,
                                 const hrx_onnx_attribute_t** out) {
   *out = NULL;
+  char shown[HRX_ESCAPED_NAME_CAPACITY], node_name[HRX_ESCAPED_NAME_CAPACITY];
+  char op[HRX_ESCAPED_NAME_CAPACITY];
   for (size_t a = 0; a < node->attribute_count; ++a) {
     const hrx_onnx_attribute_t* attribute = &node->attributes[a];
     if (strcmp(attribute->name, name)) continue;
     if (attribute->type != type) {
       return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
                              "attribute '%s' of node '%s' (%s) is %s, not %s",
-                             name, node->name, node->op_type,
+                             hrx_artifacts_show(name, shown),
+                             hrx_artifacts_show(node->name, node_name),
+                             hrx_artifacts_show(node->op_type, op),
                              hrx_onnx_attribute_type_name(attribute->type),
                              hrx_onnx_attribute_type_name(type));
     }
@@ -1032,8 +1192,10 @@ hrx_status_t hrx_onnx_attribute(const hrx_onnx_node_t* node, const char* name,
     return HRX_OK;
   }
   return hrx_make_status(HRX_STATUS_NOT_FOUND,
-                         "node '%s' (%s) has no attribute '%s'", node->name,
-                         node->op_type, name);
+                         "node '%s' (%s) has no attribute '%s'",
+                         hrx_artifacts_show(node->name, node_name),
+                         hrx_artifacts_show(node->op_type, op),
+                         hrx_artifacts_show(name, shown));
 }
 
 /* The row-major position of index |i|, checked against the shape. */
@@ -1058,10 +1220,12 @@ static bool hrx_onnx_sparse_position(const hrx_onnx_sparse_tensor_t* t,
 hrx_status_t hrx_onnx_sparse_tensor_read(const hrx_onnx_sparse_tensor_t* t,
                                          hrx_allocator_t allocator,
                                          void* buffer, size_t capacity) {
+  char name[HRX_ESCAPED_NAME_CAPACITY];
+  hrx_artifacts_show(t->name, name);
   size_t size = hrx_onnx_dtype_size(t->dtype);
   if (!size) {
     return hrx_make_status(HRX_STATUS_UNIMPLEMENTED,
-                           "sparse tensor '%s' holds %s values", t->name,
+                           "sparse tensor '%s' holds %s values", name,
                            hrx_onnx_dtype_name(t->dtype));
   }
   /* Parsing bounded elements * size by 2^64 through the values tensor
@@ -1072,7 +1236,7 @@ hrx_status_t hrx_onnx_sparse_tensor_read(const hrx_onnx_sparse_tensor_t* t,
     return hrx_make_status(HRX_STATUS_OUT_OF_RANGE,
                            "sparse tensor '%s' needs %llu elements of %zu "
                            "bytes dense, the buffer holds %zu bytes",
-                           t->name, (unsigned long long)t->elements, size,
+                           name, (unsigned long long)t->elements, size,
                            capacity);
   }
   size_t value_bytes = (size_t)t->nonzeros * size;
@@ -1097,13 +1261,13 @@ hrx_status_t hrx_onnx_sparse_tensor_read(const hrx_onnx_sparse_tensor_t* t,
       status = hrx_make_status(HRX_STATUS_DATA_LOSS,
                                "sparse tensor '%s': index %llu lies outside "
                                "its shape",
-                               t->name, (unsigned long long)i);
+                               name, (unsigned long long)i);
     } else if (i > 0 && at <= previous) {
       status = hrx_make_status(HRX_STATUS_DATA_LOSS,
                                "sparse tensor '%s': index %llu is not after "
                                "index %llu (indices must ascend without "
                                "repeats)",
-                               t->name, (unsigned long long)i,
+                               name, (unsigned long long)i,
                                (unsigned long long)(i - 1));
     } else {
       memcpy((uint8_t*)buffer + at * size, values + i * size, size);

@@ -11,6 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hrx/core/file.h"
+#include "show.h"
+
 #define HRX_SAFETENSORS_DEFAULT_HEADER_CAP (100ull << 20)
 
 struct hrx_safetensors_s {
@@ -25,7 +28,7 @@ struct hrx_safetensors_s {
   size_t* by_name;      /* indices into |tensors|, sorted by name */
   hrx_safetensors_metadata_t* metadata;
   size_t metadata_count;
-  char* label;          /* the path, for messages */
+  char* label;          /* the path escaped, for messages */
 };
 
 void hrx_safetensors_close(hrx_safetensors_t* v) {
@@ -63,8 +66,9 @@ static bool hrx_st_u64(json_t* value, uint64_t* out) {
 static hrx_status_t hrx_st_tensor(hrx_safetensors_t* v, const char* name,
                                   json_t* spec, uint64_t data_size,
                                   hrx_safetensors_tensor_t* t) {
-  char what[320];
-  snprintf(what, sizeof(what), "tensor '%.256s'", name);
+  char shown[HRX_ESCAPED_NAME_CAPACITY];
+  char what[HRX_ESCAPED_NAME_CAPACITY + 16];
+  snprintf(what, sizeof(what), "tensor '%s'", hrx_artifacts_show(name, shown));
   if (!json_is_object(spec)) {
     return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
                            "%s: %s is not an object", v->label, what);
@@ -75,8 +79,8 @@ static hrx_status_t hrx_st_tensor(hrx_safetensors_t* v, const char* name,
     if (strcmp(key, "dtype") && strcmp(key, "shape") &&
         strcmp(key, "data_offsets")) {
       return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
-                             "%s: %s has unknown field \"%.64s\"", v->label,
-                             what, key);
+                             "%s: %s has unknown field \"%s\"", v->label,
+                             what, hrx_artifacts_show(key, shown));
     }
   }
   json_t* dtype = json_object_get(spec, "dtype");
@@ -170,9 +174,10 @@ static hrx_status_t hrx_st_metadata(hrx_safetensors_t* v, json_t* object) {
   json_t* value;
   json_object_foreach(object, key, value) {
     if (!json_is_string(value)) {
+      char shown[HRX_ESCAPED_NAME_CAPACITY];
       return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
-                             "%s: metadata \"%.64s\" is not a string",
-                             v->label, key);
+                             "%s: metadata \"%s\" is not a string",
+                             v->label, hrx_artifacts_show(key, shown));
     }
     hrx_safetensors_metadata_t* m = &v->metadata[v->metadata_count];
     HRX_RETURN_IF_ERROR(
@@ -199,9 +204,11 @@ static hrx_status_t hrx_st_index(hrx_safetensors_t* v, const char* header,
   json_error_t error;
   json_t* root = json_loadb(header, length, JSON_REJECT_DUPLICATES, &error);
   if (!root) {
+    /* jansson quotes the text near the error: file bytes. */
+    char shown[HRX_ESCAPED_NAME_CAPACITY];
     return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
                            "%s: header JSON, column %d: %s", v->label,
-                           error.column, error.text);
+                           error.column, hrx_artifacts_show(error.text, shown));
   }
   hrx_status_t status = HRX_OK;
   if (!json_is_object(root)) {
@@ -240,9 +247,11 @@ static hrx_status_t hrx_st_index(hrx_safetensors_t* v, const char* header,
     const hrx_safetensors_tensor_t* a = &v->tensors[i - 1];
     const hrx_safetensors_tensor_t* b = &v->tensors[i];
     if (b->file_offset < a->file_offset + a->length) {
+      char first[HRX_ESCAPED_NAME_CAPACITY], second[HRX_ESCAPED_NAME_CAPACITY];
       return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
-                             "%s: tensors '%.128s' and '%.128s' overlap",
-                             v->label, a->name, b->name);
+                             "%s: tensors '%s' and '%s' overlap", v->label,
+                             hrx_artifacts_show(a->name, first),
+                             hrx_artifacts_show(b->name, second));
     }
   }
   if (v->count) {
@@ -269,7 +278,16 @@ static hrx_status_t hrx_st_new(hrx_allocator_t allocator, const char* label,
   HRX_RETURN_IF_ERROR(hrx_allocator_malloc(allocator, sizeof(*v), (void**)&v));
   v->allocator = allocator;
   v->fd = -1;
-  hrx_status_t status = hrx_allocator_strdup(allocator, label, &v->label);
+  /* Escaped once here, as every message starts with it. */
+  hrx_string_builder_t builder;
+  hrx_string_builder_init(allocator, &builder);
+  size_t length = 0;
+  hrx_status_t status =
+      hrx_string_builder_append_escaped(&builder, label, strlen(label));
+  if (status == HRX_OK) {
+    status = hrx_string_builder_take(&builder, &v->label, &length);
+  }
+  hrx_string_builder_deinit(&builder);
   if (status != HRX_OK) {
     hrx_allocator_free(allocator, v);
     return status;
@@ -340,16 +358,10 @@ hrx_status_t hrx_safetensors_open(const char* path,
                      ? options->max_header_bytes
                      : HRX_SAFETENSORS_DEFAULT_HEADER_CAP;
   bool map = !options || options->mode == HRX_SAFETENSORS_MAP;
-  hrx_status_t status = HRX_OK;
-  v->fd = open(path, O_RDONLY | O_CLOEXEC);
   struct stat info;
-  if (v->fd < 0) {
-    status = hrx_status_from_errno(errno, "cannot open '%s'", path);
-  } else if (fstat(v->fd, &info) != 0 || !S_ISREG(info.st_mode)) {
-    status = hrx_st_error(v, "not a regular file", NULL);
-  } else {
-    v->size = (size_t)info.st_size;
-  }
+  /* A FIFO or a device would block the open or the reads for ever. */
+  hrx_status_t status = hrx_file_open_regular(path, true, &v->fd, &info);
+  if (status == HRX_OK) v->size = (size_t)info.st_size;
   uint8_t prefix[8];
   if (status == HRX_OK &&
       (v->size < 8 || pread(v->fd, prefix, 8, 0) != 8)) {
@@ -361,7 +373,7 @@ hrx_status_t hrx_safetensors_open(const char* path,
   if (status == HRX_OK && map) {
     void* mapping = mmap(NULL, v->size, PROT_READ, MAP_SHARED, v->fd, 0);
     if (mapping == MAP_FAILED) {
-      status = hrx_status_from_errno(errno, "cannot map '%s'", path);
+      status = hrx_status_from_errno(errno, "cannot map %s", v->label);
     } else {
       v->base = mapping;
       v->unmap = true;
@@ -411,8 +423,9 @@ hrx_status_t hrx_safetensors_find(const hrx_safetensors_t* v,
       low = mid + 1;
     }
   }
+  char shown[HRX_ESCAPED_NAME_CAPACITY];
   return hrx_make_status(HRX_STATUS_NOT_FOUND, "%s has no tensor '%s'",
-                         v->label, name);
+                         v->label, hrx_artifacts_show(name, shown));
 }
 
 size_t hrx_safetensors_metadata_count(const hrx_safetensors_t* v) {
@@ -452,10 +465,12 @@ hrx_status_t hrx_safetensors_read(const hrx_safetensors_t* v,
                                   const hrx_safetensors_tensor_t* t,
                                   void* buffer, size_t capacity) {
   HRX_RETURN_IF_ERROR(hrx_st_check_tensor(v, t));
+  char shown[HRX_ESCAPED_NAME_CAPACITY];
   if (capacity < t->length) {
     return hrx_make_status(HRX_STATUS_OUT_OF_RANGE,
                            "tensor '%s' is %llu bytes; the buffer holds %zu",
-                           t->name, (unsigned long long)t->length, capacity);
+                           hrx_artifacts_show(t->name, shown),
+                           (unsigned long long)t->length, capacity);
   }
   if (v->base) {
     if (t->length) memcpy(buffer, v->base + t->file_offset, t->length);
@@ -470,9 +485,11 @@ hrx_status_t hrx_safetensors_read(const hrx_safetensors_t* v,
     if (n <= 0) {
       return n == 0 ? hrx_make_status(HRX_STATUS_DATA_LOSS,
                                       "%s shrank while reading '%s'",
-                                      v->label, t->name)
+                                      v->label,
+                                      hrx_artifacts_show(t->name, shown))
                     : hrx_status_from_errno(errno, "cannot read '%s' from %s",
-                                            t->name, v->label);
+                                            hrx_artifacts_show(t->name, shown),
+                                            v->label);
     }
     done += (uint64_t)n;
   }

@@ -67,6 +67,48 @@ def external_model(out):
                 entry.value = "../evil.bin"
     with open(os.path.join(out, "traversal.onnx"), "wb") as f:
         f.write(model.SerializeToString())
+    external_variants(out, model)
+
+
+# external_data entries that must be refused, by file name: locations that
+# are not a file inside the model's directory, byte counts that overflow or
+# are not numbers, and repeated keys.
+BAD_EXTERNAL = {
+    "ext_dot.onnx": [("location", ".")],
+    "ext_dotdot.onnx": [("location", "..")],
+    "ext_empty.onnx": [("location", "")],
+    "ext_absolute.onnx": [("location", "/etc/passwd")],
+    "ext_empty_part.onnx": [("location", "a//weights.bin")],
+    "ext_trailing_slash.onnx": [("location", "weights.bin/")],
+    "ext_inner_dot.onnx": [("location", "./weights.bin")],
+    "ext_nul.onnx": [("location", "weights.bin\0x")],
+    "ext_control.onnx": [("location", "w\x1b[2J.bin")],
+    "ext_offset_overflow.onnx": [("location", "weights.bin"),
+                                 ("offset", "18446744073709551616")],
+    "ext_offset_max.onnx": [("location", "weights.bin"),
+                            ("offset", "18446744073709551615")],
+    "ext_length_max.onnx": [("location", "weights.bin"),
+                            ("length", "18446744073709551615")],
+    "ext_end_overflow.onnx": [("location", "weights.bin"),
+                              ("offset", "9223372036854775000"),
+                              ("length", "1024")],
+    "ext_negative.onnx": [("location", "weights.bin"), ("offset", "-1")],
+    "ext_junk.onnx": [("location", "weights.bin"), ("length", "1024x")],
+    "ext_twice.onnx": [("location", "weights.bin"),
+                       ("location", "other.bin")],
+}
+
+
+def external_variants(out, model):
+    for file, entries in BAD_EXTERNAL.items():
+        for tensor in model.graph.initializer:
+            del tensor.external_data[:]
+            for key, value in entries:
+                entry = tensor.external_data.add()
+                entry.key = key
+                entry.value = value
+        with open(os.path.join(out, file), "wb") as f:
+            f.write(model.SerializeToString())
 
 
 def mismatched_model():

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -89,6 +90,64 @@ static void storage(hub_t* hub, int fd, const test_http_request_t* r,
   test_http_respond(fd, r, "200 OK", NULL, body, length);
 }
 
+/* Storage that answers a range request with the wrong range: from byte 0
+ * (as some servers and proxies do) or one byte after the one asked for. */
+static void misplaced_storage(hub_t* hub, int fd, const test_http_request_t* r,
+                              bool from_zero) {
+  char value[256];
+  unsigned long long first = 0;
+  if (strcmp(r->method, "GET") != 0 ||
+      !test_http_header(r, "Range", value, sizeof(value)) ||
+      sscanf(value, "bytes=%llu-", &first) != 1) {
+    storage(hub, fd, r, hub->weights, WEIGHTS_SIZE, false);
+    return;
+  }
+  atomic_fetch_add(&hub->ranged_gets, 1);
+  size_t at = from_zero ? 0 : (size_t)first + 1;
+  char headers[128];
+  snprintf(headers, sizeof(headers), "Content-Range: bytes %zu-%d/%d\r\n", at,
+           WEIGHTS_SIZE - 1, WEIGHTS_SIZE);
+  test_http_respond(fd, r, "206 Partial Content", headers, hub->weights + at,
+                    WEIGHTS_SIZE - at);
+}
+
+/* A body sent one byte every 200 ms under a Content-Length of all of it,
+ * until the client hangs up (or 20 s pass, so a broken client cannot hold
+ * the test server for ever). */
+static void trickle(hub_t* hub, int fd) {
+  char header[128];
+  snprintf(header, sizeof(header),
+           "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n"
+           "Connection: close\r\n\r\n",
+           WEIGHTS_SIZE);
+  test_http_send(fd, header, strlen(header));
+  for (int i = 0; i < 100; ++i) {
+    if (send(fd, hub->weights + i, 1, MSG_NOSIGNAL) != 1) return;
+    usleep(200 * 1000);
+  }
+}
+
+/* A body without a length that never ends, until the client hangs up (or
+ * 256 MiB are sent). */
+static void endless(hub_t* hub, int fd) {
+  const char header[] = "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n";
+  test_http_send(fd, header, strlen(header));
+  for (int i = 0; i < 4096; ++i) {
+    if (send(fd, hub->weights, 65536, MSG_NOSIGNAL) <= 0) return;
+  }
+}
+
+/* The hub's answer for an LFS file whose size it does not announce. */
+static void unsized_redirect(hub_t* hub, int fd, const test_http_request_t* r,
+                             const char* storage) {
+  char headers[1024];
+  snprintf(headers, sizeof(headers),
+           "X-Repo-Commit: %s\r\nX-Linked-Etag: \"%s\"\r\n"
+           "Location: http://localhost:%d%s\r\n",
+           hub->commit, hub->weights_sha, hub->port, storage);
+  test_http_respond(fd, r, "302 Found", headers, NULL, 0);
+}
+
 static bool route_is(const test_http_request_t* r, const char* repo,
                      const char* file) {
   char want[512];
@@ -102,9 +161,35 @@ static void hub_respond(void* context, int fd, const test_http_request_t* r) {
   hub_t* hub = context;
   if (!strcmp(r->method, "HEAD")) atomic_fetch_add(&hub->heads, 1);
   char value[256];
-  if (!strncmp(r->path, "/storage/", 9)) {
+  if (!strcmp(r->path, "/storage/zero") || !strcmp(r->path, "/storage/off")) {
+    misplaced_storage(hub, fd, r, !strcmp(r->path, "/storage/zero"));
+  } else if (!strcmp(r->path, "/storage/trickle") &&
+             !strcmp(r->method, "GET")) {
+    trickle(hub, fd);
+  } else if (!strcmp(r->path, "/storage/endless") &&
+             !strcmp(r->method, "GET")) {
+    endless(hub, fd);
+  } else if (!strncmp(r->path, "/storage/", 9)) {
     bool flaky = !strcmp(r->path, "/storage/flaky");
     storage(hub, fd, r, hub->weights, sizeof(hub->weights), flaky);
+  } else if (route_is(r, "org/model", "from-zero.bin")) {
+    lfs_redirect(hub, fd, r, hub->commit, hub->weights_sha, "/storage/zero");
+  } else if (route_is(r, "org/model", "off-by-one.bin")) {
+    lfs_redirect(hub, fd, r, hub->commit, hub->weights_sha, "/storage/off");
+  } else if (route_is(r, "org/model", "trickle.bin")) {
+    lfs_redirect(hub, fd, r, hub->commit, hub->weights_sha,
+                 "/storage/trickle");
+  } else if (route_is(r, "org/model", "endless.bin")) {
+    unsized_redirect(hub, fd, r, "/storage/endless");
+  } else if (route_is(r, "org/model", "overlong.bin")) {
+    /* Announces WEIGHTS_SIZE bytes, then sends without end. */
+    lfs_redirect(hub, fd, r, hub->commit, hub->weights_sha,
+                 "/storage/endless");
+  } else if (route_is(r, "org/model", "evil-error.bin")) {
+    test_http_respond(fd, r, "404 Not Found",
+                      "X-Error-Code: EntryNotFound\r\n"
+                      "X-Error-Message: \x1b[2Jgone\r\n",
+                      NULL, 0);
   } else if (route_is(r, "org/model", "weights.bin") ||
              route_is(r, "datasets/org/data", "weights.bin")) {
     lfs_redirect(hub, fd, r, hub->commit, hub->weights_sha, "/storage/w");
@@ -516,6 +601,188 @@ static void test_resume_sends_a_range(void** state) {
   hrx_hf_resolver_destroy(r);
 }
 
+/* Leaves a 40% partial blob of the weights in the cache. */
+static void interrupt_a_download(fixture_t* f) {
+  hrx_hf_resolver_t* r = resolver(f, (hrx_hf_options_t){0});
+  char* path = NULL;
+  assert_status_code(resolve(r, "org/model", NULL, "flaky.bin", &path),
+                     HRX_STATUS_UNAVAILABLE);
+  hrx_hf_resolver_destroy(r);
+}
+
+static char* partial_path(fixture_t* f) {
+  return test_strdup_printf("%s/models--org--model/blobs/%s.incomplete",
+                            f->cache, f->hub.weights_sha);
+}
+
+/* A server that answers the range request with 206 from byte 0 sends the
+ * whole file: it is taken from the start. Before, the partial file stayed
+ * and every later fetch failed at once. */
+static void test_resume_answered_from_byte_zero(void** state) {
+  fixture_t* f = *state;
+  interrupt_a_download(f);
+  hrx_hf_resolver_t* r = resolver(f, (hrx_hf_options_t){0});
+  char* path = NULL;
+  assert_ok(resolve(r, "org/model", NULL, "from-zero.bin", &path));
+  assert_file_equals(path, f->hub.weights, WEIGHTS_SIZE);
+  free(path);
+  assert_int_equal(atomic_load(&f->hub.ranged_gets), 1);
+  hrx_hf_resolver_destroy(r);
+}
+
+/* A range at any other wrong offset fails the try and empties the partial
+ * file, so the next try downloads the file whole. */
+static void test_resume_at_a_wrong_offset_starts_over(void** state) {
+  fixture_t* f = *state;
+  interrupt_a_download(f);
+  hrx_hf_resolver_t* r = resolver(f, (hrx_hf_options_t){0});
+  char* path = NULL;
+  hrx_status_t status = resolve(r, "org/model", NULL, "off-by-one.bin", &path);
+  assert_non_null(strstr(hrx_status_message(status), "wrong place"));
+  assert_status_code(status, HRX_STATUS_UNAVAILABLE);
+  char* partial = partial_path(f);
+  struct stat info;
+  assert_int_equal(stat(partial, &info), 0);
+  assert_int_equal(info.st_size, 0);
+  assert_ok(resolve(r, "org/model", NULL, "off-by-one.bin", &path));
+  assert_file_equals(path, f->hub.weights, WEIGHTS_SIZE);
+  free(path);
+  hrx_hf_resolver_destroy(r);
+
+  /* With retries, one call gets there. */
+  assert_ok(hrx_dir_remove_all(f->cache, NULL));
+  atomic_store(&f->hub.flaky_gets, 0);
+  interrupt_a_download(f);
+  r = resolver(f, (hrx_hf_options_t){.attempts = 2});
+  assert_ok(resolve(r, "org/model", NULL, "off-by-one.bin", &path));
+  assert_file_equals(path, f->hub.weights, WEIGHTS_SIZE);
+  free(path);
+  assert_int_equal(atomic_load(&f->hub.ranged_gets), 2);
+  hrx_hf_resolver_destroy(r);
+  free(partial);
+}
+
+/* A server sending a byte now and then cannot hold a download: less than
+ * min_bytes_per_second over a window fails the try. Before, anything
+ * above one byte a second kept it alive for ever. */
+static void test_trickling_server_is_dropped(void** state) {
+  fixture_t* f = *state;
+  hrx_hf_resolver_t* r =
+      resolver(f, (hrx_hf_options_t){.stall_timeout_ms = 1000});
+  char* path = NULL;
+  hrx_status_t status = resolve(r, "org/model", NULL, "trickle.bin", &path);
+  assert_non_null(
+      strstr(hrx_status_message(status), "slower than the 1024 bytes/s"));
+  assert_status_code(status, HRX_STATUS_DEADLINE_EXCEEDED);
+  hrx_hf_resolver_destroy(r);
+
+  /* The deadline ends it too, however generous the window. */
+  r = resolver(f, (hrx_hf_options_t){.stall_timeout_ms = 60000,
+                                     .deadline_ms = 1500,
+                                     .attempts = 3});
+  status = resolve(r, "org/model", NULL, "trickle.bin", &path);
+  assert_non_null(strstr(hrx_status_message(status), "1500 ms deadline"));
+  assert_status_code(status, HRX_STATUS_DEADLINE_EXCEEDED);
+  assert_null(path);
+  hrx_hf_resolver_destroy(r);
+}
+
+/* A body longer than announced, or without an announced size and longer
+ * than max_bytes, stops as it passes the limit and leaves nothing
+ * on the disk. Before, an unsized body was written without end. */
+static void test_bodies_stop_at_their_size(void** state) {
+  fixture_t* f = *state;
+  hrx_hf_resolver_t* r =
+      resolver(f, (hrx_hf_options_t){.max_bytes = 1 << 20});
+  char* path = NULL;
+  hrx_status_t status = resolve(r, "org/model", NULL, "endless.bin", &path);
+  assert_non_null(strstr(hrx_status_message(status), "passed 1048576 bytes"));
+  assert_status_code(status, HRX_STATUS_OUT_OF_RANGE);
+  char* blobs = test_strdup_printf("%s/models--org--model/blobs", f->cache);
+  assert_int_equal(test_dir_count(blobs, NULL), 0);
+  status = resolve(r, "org/model", NULL, "overlong.bin", &path);
+  assert_non_null(
+      strstr(hrx_status_message(status), "longer than the 300000 bytes"));
+  assert_status_code(status, HRX_STATUS_DATA_LOSS);
+  assert_int_equal(test_dir_count(blobs, NULL), 0);
+  free(blobs);
+  hrx_hf_resolver_destroy(r);
+}
+
+/* FIFOs planted in the cache are refused instead of blocking the resolver
+ * (or being handed out as a cached file). */
+static void test_planted_fifos_do_not_hang(void** state) {
+  fixture_t* f = *state;
+  char* blobs = test_strdup_printf("%s/models--org--model/blobs", f->cache);
+  assert_ok(hrx_dir_create_all(blobs, 0755));
+  char* partial = partial_path(f);
+  char* blob = test_strdup_printf("%s/%s", blobs, f->hub.weights_sha);
+  hrx_hf_resolver_t* r = resolver(f, (hrx_hf_options_t){0});
+  char* path = NULL;
+  const char* planted[] = {partial, blob};
+  for (int i = 0; i < 2; ++i) {
+    assert_int_equal(mkfifo(planted[i], 0600), 0);
+    hrx_status_t status = resolve(r, "org/model", NULL, "weights.bin", &path);
+    assert_non_null(strstr(hrx_status_message(status), "is a FIFO"));
+    assert_status_code(status, HRX_STATUS_FAILED_PRECONDITION);
+    assert_int_equal(unlink(planted[i]), 0);
+  }
+  assert_ok(resolve(r, "org/model", NULL, "weights.bin", &path));
+  free(path);
+  hrx_hf_resolver_destroy(r);
+  /* A ref that is a FIFO is no ref: offline, the lookup misses. */
+  char* ref = test_strdup_printf("%s/models--org--model/refs/main", f->cache);
+  assert_int_equal(unlink(ref), 0);
+  assert_int_equal(mkfifo(ref, 0600), 0);
+  r = resolver(f, (hrx_hf_options_t){.offline = true});
+  assert_status_code(resolve(r, "org/model", NULL, "weights.bin", &path),
+                     HRX_STATUS_UNAVAILABLE);
+  hrx_hf_resolver_destroy(r);
+  free(ref);
+  free(blob);
+  free(partial);
+  free(blobs);
+}
+
+static void assert_escaped(hrx_status_t status, const char* shown,
+                           hrx_status_code_t code) {
+  const char* message = hrx_status_message(status);
+  if (!strstr(message, shown) || strchr(message, '\x1b') ||
+      strchr(message, '\n')) {
+    fail_msg("not escaped: %s", message);
+  }
+  assert_status_code(status, code);
+}
+
+/* Names from the caller and text from the hub reach messages escaped;
+ * file names must be valid UTF-8 without control characters, as the
+ * paths printed for them would carry them. */
+static void test_names_in_messages_are_escaped(void** state) {
+  fixture_t* f = *state;
+  hrx_hf_resolver_t* r = resolver(f, (hrx_hf_options_t){0});
+  char* path = NULL;
+  assert_escaped(resolve(r, "org/model", NULL, "a\x1b[2J\nb", &path),
+                 "filename 'a\\x1b[2J\\nb'", HRX_STATUS_INVALID_ARGUMENT);
+  assert_escaped(resolve(r, "org/\x1b[2J\n", NULL, "a", &path),
+                 "repo id 'org/\\x1b[2J\\n'", HRX_STATUS_INVALID_ARGUMENT);
+  assert_escaped(resolve(r, "org/model", "\x1b[2J", "a", &path),
+                 "revision '\\x1b[2J'", HRX_STATUS_INVALID_ARGUMENT);
+  static const char* const unprintable[] = {"c1-\xc2\x9b.bin",
+                                            "bad-\xff.bin"};
+  for (int i = 0; i < 2; ++i) {
+    hrx_status_t status = resolve(r, "org/model", NULL, unprintable[i], &path);
+    assert_non_null(strstr(hrx_status_message(status), "not valid UTF-8"));
+    assert_status_code(status, HRX_STATUS_INVALID_ARGUMENT);
+  }
+  assert_escaped(resolve(r, "org/model", NULL, "evil-error.bin", &path),
+                 "\\x1b[2Jgone", HRX_STATUS_NOT_FOUND);
+  /* Other UTF-8 is a name like any other (this hub has no such file). */
+  assert_status_code(resolve(r, "org/model", NULL, "mod\xc3\xa8le.bin", &path),
+                     HRX_STATUS_NOT_FOUND);
+  assert_int_equal(atomic_load(&f->hub.storage_gets), 0);
+  hrx_hf_resolver_destroy(r);
+}
+
 static void test_tokens(void** state) {
   fixture_t* f = *state;
   hrx_hf_resolver_t* r = resolver(f, (hrx_hf_options_t){0});
@@ -671,6 +938,18 @@ int main(void) {
                                       setup, teardown),
       cmocka_unit_test_setup_teardown(test_resume_sends_a_range, setup,
                                       teardown),
+      cmocka_unit_test_setup_teardown(test_resume_answered_from_byte_zero,
+                                      setup, teardown),
+      cmocka_unit_test_setup_teardown(
+          test_resume_at_a_wrong_offset_starts_over, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_trickling_server_is_dropped, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_bodies_stop_at_their_size, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_planted_fifos_do_not_hang, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_names_in_messages_are_escaped,
+                                      setup, teardown),
       cmocka_unit_test_setup_teardown(test_tokens, setup, teardown),
       cmocka_unit_test_setup_teardown(test_refresh_follows_a_moved_ref, setup,
                                       teardown),

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "hrx/artifacts.h"
@@ -221,6 +222,103 @@ static void test_every_rule_has_a_failing_case(void** state) {
   free(bytes);
 }
 
+/* A FIFO or a device is refused at once in both modes: opening or reading
+ * one would block for ever or never end. */
+static void test_special_files_are_refused(void** state) {
+  char* fifo = test_strdup_printf("%s/fifo.safetensors", (char*)*state);
+  assert_int_equal(mkfifo(fifo, 0600), 0);
+  for (int mode = HRX_SAFETENSORS_MAP; mode <= HRX_SAFETENSORS_READ; ++mode) {
+    hrx_safetensors_options_t options = {.mode = mode};
+    hrx_safetensors_t* v = NULL;
+    hrx_status_t status =
+        hrx_safetensors_open(fifo, &options, hrx_allocator_system(), &v);
+    assert_non_null(strstr(hrx_status_message(status), "is a FIFO"));
+    assert_status_code(status, HRX_STATUS_INVALID_ARGUMENT);
+    status = hrx_safetensors_open("/dev/zero", &options,
+                                  hrx_allocator_system(), &v);
+    assert_non_null(strstr(hrx_status_message(status), "character device"));
+    assert_status_code(status, HRX_STATUS_INVALID_ARGUMENT);
+    assert_null(v);
+  }
+  free(fifo);
+}
+
+/* Tensor names, metadata keys and the JSON text near an error come from
+ * the file: messages show them escaped, so none can clear the user's
+ * terminal or forge a line. */
+static void test_names_in_messages_are_escaped(void** state) {
+  (void)state;
+  static const struct {
+    const char* header;
+    const char* message;
+  } cases[] = {
+      {"{\"\\u001b[2J\\nx\":{\"dtype\":\"F33\",\"shape\":[],"
+       "\"data_offsets\":[0,4]}}",
+       "tensor '\\x1b[2J\\nx': unknown dtype"},
+      {"{\"__metadata__\":{\"\\u001b[2J\\n\":1}}",
+       "metadata \"\\x1b[2J\\n\" is not a string"},
+      {"{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4],"
+       "\"\\u001b[2J\":1}}",
+       "unknown field \"\\x1b[2J\""},
+      {"{\"\x1b[2J\n\":1}", "header JSON"},
+  };
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
+    size_t length = 0;
+    uint8_t* bytes = image(cases[i].header, 4, &length);
+    hrx_safetensors_t* v = NULL;
+    hrx_status_t status = hrx_safetensors_open_memory(
+        bytes, length, 0, hrx_allocator_system(), &v);
+    const char* message = status ? hrx_status_message(status) : "OK";
+    if (!strstr(message, cases[i].message) || strchr(message, '\x1b') ||
+        strchr(message, '\n')) {
+      fail_msg("case %zu: %s", i, message);
+    }
+    hrx_status_free(status);
+    free(bytes);
+  }
+}
+
+/* Repeated tensor names are refused by a hash lookup per name (jansson's
+ * JSON_REJECT_DUPLICATES), not by comparing every pair: a header with
+ * 100,000 tensors opens at once. */
+static void test_many_tensors(void** state) {
+  (void)state;
+  const size_t count = 100000;
+  hrx_string_builder_t header;
+  hrx_string_builder_init(hrx_allocator_system(), &header);
+  assert_ok(hrx_string_builder_append_cstr(&header, "{"));
+  for (size_t i = 0; i <= count; ++i) {
+    /* The last one repeats the first tensor's name. */
+    assert_ok(hrx_string_builder_appendf(
+        &header,
+        "%s\"t%zu\":{\"dtype\":\"U8\",\"shape\":[1],"
+        "\"data_offsets\":[%zu,%zu]}",
+        i ? "," : "", i == count ? 0 : i, i, i + 1));
+  }
+  assert_ok(hrx_string_builder_append_cstr(&header, "}"));
+  size_t length = 0;
+  uint8_t* bytes =
+      image(hrx_string_builder_cstr(&header), count + 1, &length);
+  hrx_safetensors_t* v = NULL;
+  hrx_status_t status = hrx_safetensors_open_memory(
+      bytes, length, 0, hrx_allocator_system(), &v);
+  assert_non_null(strstr(hrx_status_message(status), "duplicate"));
+  assert_status_code(status, HRX_STATUS_INVALID_ARGUMENT);
+  free(bytes);
+  /* Without the repeat: all of them, found by name. */
+  strcpy(strstr(header.data, ",\"t0\":"), "}");
+  bytes = image(hrx_string_builder_cstr(&header), count, &length);
+  assert_ok(hrx_safetensors_open_memory(bytes, length, 0,
+                                        hrx_allocator_system(), &v));
+  assert_int_equal(hrx_safetensors_count(v), count);
+  const hrx_safetensors_tensor_t* t = NULL;
+  assert_ok(hrx_safetensors_find(v, "t99999", &t));
+  assert_int_equal(t->length, 1);
+  hrx_safetensors_close(v);
+  free(bytes);
+  hrx_string_builder_deinit(&header);
+}
+
 /* Every allocation failure while opening is reported and frees all. */
 static hrx_status_t open_many(hrx_allocator_t allocator, void* context) {
   hrx_safetensors_t* v = NULL;
@@ -240,6 +338,9 @@ int main(void) {
       cmocka_unit_test(test_numpy_file_both_modes),
       cmocka_unit_test(test_every_rule_has_a_failing_case),
       cmocka_unit_test(test_allocation_failures),
+      cmocka_unit_test(test_special_files_are_refused),
+      cmocka_unit_test(test_names_in_messages_are_escaped),
+      cmocka_unit_test(test_many_tensors),
   };
   return cmocka_run_group_tests(tests, make_files, remove_files);
 }

@@ -79,8 +79,19 @@ typedef struct hrx_hf_options_t {
   hrx_hf_progress_t progress;
   hrx_hf_progress_fn_t progress_fn;
   void* progress_user_data;
-  uint32_t stall_timeout_ms; /* 0: 30 s without a byte fails a try */
-  uint32_t attempts;         /* 0: 3 tries, backing off 0.5 s, 1 s */
+  /* A try fails when fewer than min_bytes_per_second arrive, on average,
+   * over a window of stall_timeout_ms (which also bounds connecting), so a
+   * server trickling bytes cannot hold a download for ever. */
+  uint32_t stall_timeout_ms;     /* 0: 30 s */
+  uint32_t attempts;             /* 0: 3 tries, backing off 0.5 s, 1 s */
+  uint32_t min_bytes_per_second; /* 0: 1 KiB/s */
+  /* One hrx_hf_resolve, every request, retry and pause together, fails
+   * with DEADLINE_EXCEEDED after this long; 0: no deadline. */
+  uint64_t deadline_ms;
+  /* The most bytes a file may bring when the hub announces no size; a
+   * file whose size is announced (X-Linked-Size, Content-Length) stops as
+   * soon as it passes that size. 0: 64 GiB. */
+  uint64_t max_bytes;
 } hrx_hf_options_t;
 
 typedef struct hrx_hf_resolver_t hrx_hf_resolver_t;
@@ -114,8 +125,10 @@ typedef struct hrx_hf_file_t {
  * misses, naming the cache directory; NOT_FOUND when the hub has no such
  * repository, revision or file (or the cache recorded that it has no such
  * file); PERMISSION_DENIED when it wants a token;
- * DATA_LOSS when the bytes do not match their digest (the partial file is
- * discarded, not resumed); DEADLINE_EXCEEDED when the transfer stalls. */
+ * DATA_LOSS when the bytes do not match their digest or exceed the
+ * announced size (the partial file is discarded, not resumed); OUT_OF_RANGE
+ * when a file of unannounced size passes max_bytes (discarded too);
+ * DEADLINE_EXCEEDED when the transfer is too slow or the deadline passes. */
 HRX_API HRX_MUST_USE hrx_status_t hrx_hf_resolve(
     const hrx_hf_resolver_t* resolver, const hrx_hf_file_t* file,
     hrx_allocator_t allocator, char** out_path, char* out_commit);

@@ -10,7 +10,15 @@
  * zero-copy views into the loaded file when stored as raw_data.
  *
  * External data (data_location = EXTERNAL) is resolved relative to the
- * model file's directory; absolute locations and ".." are refused.
+ * model file's directory. A location must name a file inside it: empty,
+ * absolute, ".", ".." and empty components, backslashes and control
+ * characters are refused (symbolic links are followed, as the Hugging Face
+ * cache links every file). "offset" and "length" are decimal numbers whose
+ * sum is a valid file offset (below 2^63); each key may appear once. The
+ * external file must be a regular file holding the whole range.
+ *
+ * Model files must be regular files: FIFOs and devices are refused at
+ * once. Names from the file appear escaped in messages.
  *
  * A model is immutable after opening and may be shared between threads.
  */

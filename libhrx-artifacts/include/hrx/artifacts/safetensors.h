@@ -10,7 +10,9 @@
  * refused), each dtype, each shape (its element count and byte size
  * overflow-checked), each byte range inside the data section and equal to
  * the shape's size, no two ranges overlapping, metadata values being
- * strings. Nothing in the file is trusted.
+ * strings. Nothing in the file is trusted: a path that is not a regular
+ * file (a FIFO, a device) is refused at once, and names from the file
+ * appear escaped in messages.
  *
  * Tensor data is either mapped (zero-copy, read-only) or read on demand.
  * A view is immutable after opening and may be shared between threads.

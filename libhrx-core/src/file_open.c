@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hrx/core/escape.h"
 #include "hrx/core/file.h"
 
 const char* hrx_file_kind_name(mode_t mode) {
@@ -24,6 +25,9 @@ hrx_status_t hrx_file_open_regular(const char* path, bool follow_links,
   if (!path || !path[0]) {
     return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT, "file path is empty");
   }
+  /* Paths may come from archives, caches and model files: shown escaped. */
+  char shown[HRX_ESCAPED_NAME_CAPACITY * 2];
+  hrx_escape_text(path, strlen(path), shown, sizeof(shown));
   int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY;
   if (!follow_links) flags |= O_NOFOLLOW;
   int fd = open(path, flags);
@@ -31,17 +35,17 @@ hrx_status_t hrx_file_open_regular(const char* path, bool follow_links,
     if (errno == ELOOP && !follow_links) {
       return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
                              "'%s' is a symbolic link, not a regular file",
-                             path);
+                             shown);
     }
-    return hrx_status_from_errno(errno, "cannot open '%s'", path);
+    return hrx_status_from_errno(errno, "cannot open '%s'", shown);
   }
   struct stat info;
   hrx_status_t status = HRX_OK;
   if (fstat(fd, &info) != 0) {
-    status = hrx_status_from_errno(errno, "cannot stat '%s'", path);
+    status = hrx_status_from_errno(errno, "cannot stat '%s'", shown);
   } else if (!S_ISREG(info.st_mode)) {
     status = hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
-                             "'%s' is a %s, not a regular file", path,
+                             "'%s' is a %s, not a regular file", shown,
                              hrx_file_kind_name(info.st_mode));
   } else {
     /* Reads of a regular file never block anyway; clearing the flag keeps
@@ -49,7 +53,8 @@ hrx_status_t hrx_file_open_regular(const char* path, bool follow_links,
      * ordinary blocking semantics. */
     int current = fcntl(fd, F_GETFL);
     if (current < 0 || fcntl(fd, F_SETFL, current & ~O_NONBLOCK) != 0) {
-      status = hrx_status_from_errno(errno, "cannot set flags of '%s'", path);
+      status = hrx_status_from_errno(errno, "cannot set flags of '%s'",
+                                     shown);
     }
   }
   if (status != HRX_OK) {

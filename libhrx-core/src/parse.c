@@ -1,4 +1,7 @@
 #include <stdlib.h>
+#include <string.h>
+
+#include "hrx/core/escape.h"
 
 #include "hrx/core/parse.h"
 
@@ -8,17 +11,21 @@ hrx_status_t hrx_parse_u64(const char* text, uint64_t min, uint64_t max,
   if (!text || !text[0]) {
     return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT, "%s is empty", what);
   }
+  /* The text is shown escaped and cut: it may come from anywhere. */
+  char shown[64];
   uint64_t value = 0;
   for (const char* c = text; *c; ++c) {
     if (*c < '0' || *c > '9') {
-      return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
-                             "%s '%.40s' is not a non-negative decimal "
-                             "integer", what, text);
+      return hrx_make_status(
+          HRX_STATUS_INVALID_ARGUMENT,
+          "%s '%s' is not a non-negative decimal integer", what,
+          hrx_escape_text(text, strlen(text), shown, sizeof(shown)));
     }
     uint64_t digit = (uint64_t)(*c - '0');
     if (value > (UINT64_MAX - digit) / 10) {
-      return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
-                             "%s '%.40s' is too large", what, text);
+      return hrx_make_status(
+          HRX_STATUS_INVALID_ARGUMENT, "%s '%s' is too large", what,
+          hrx_escape_text(text, strlen(text), shown, sizeof(shown)));
     }
     value = value * 10 + digit;
   }

@@ -1,3 +1,4 @@
+#include "hrx/core/file.h"
 #include "hrx/core/sha256.h"
 
 #include <errno.h>
@@ -93,10 +94,9 @@ hrx_status_t hrx_sha256_fd(int fd, hrx_sha256_digest_t* out_digest) {
 
 hrx_status_t hrx_sha256_file(const char* path,
                              hrx_sha256_digest_t* out_digest) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    return hrx_status_from_errno(errno, "sha256: cannot open '%s'", path);
-  }
+  int fd = -1;
+  HRX_RETURN_IF_ERROR(hrx_status_annotate(
+      hrx_file_open_regular(path, true, &fd, NULL), "sha256"));
   posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
   hrx_status_t status = hrx_sha256_fd(fd, out_digest);
   close(fd);

@@ -222,6 +222,14 @@ static void test_open_regular_refuses_special_files(void** state) {
                 HRX_STATUS_INVALID_ARGUMENT, "character device");
   assert_status(hrx_file_open_regular(dir, true, &fd, NULL),
                 HRX_STATUS_INVALID_ARGUMENT, "directory");
+  /* A name from an archive or a cache is shown escaped. */
+  char* odd = test_strdup_printf("%s/a\x1b[2Jb", dir);
+  assert_status(hrx_file_open_regular(odd, true, &fd, NULL),
+                HRX_STATUS_NOT_FOUND, "a\\x1b[2Jb");
+  free(odd);
+  hrx_sha256_digest_t digest;
+  assert_status(hrx_sha256_file(fifo, &digest), HRX_STATUS_INVALID_ARGUMENT,
+                "FIFO");
   char* file = test_strdup_printf("%s/file", dir);
   test_write_file(file, "abc", 3);
   char* link = test_strdup_printf("%s/link", dir);

@@ -32,6 +32,8 @@ static void test_parse_rejects_junk_signs_and_overflow(void** state) {
   assert_status(hrx_parse_u64("257", 1, 256, "threads", &value),
                 HRX_STATUS_OUT_OF_RANGE, "outside");
   assert_int_equal(value, 7);
+  assert_status(hrx_parse_u64("1\x1b[2J", 0, 10, "n", &value),
+                HRX_STATUS_INVALID_ARGUMENT, "'1\\x1b[2J'");
   assert_status(hrx_parse_u64(NULL, 0, 1, NULL, &value),
                 HRX_STATUS_INVALID_ARGUMENT, "number is empty");
 }

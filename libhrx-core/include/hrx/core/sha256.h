@@ -41,8 +41,10 @@ HRX_API void hrx_sha256_final(hrx_sha256_t* context,
 HRX_API void hrx_sha256(const void* data, size_t length,
                         hrx_sha256_digest_t* out_digest);
 
-/* Hashes a whole file, read in chunks (never mapped), so files larger than
- * memory work. NOT_FOUND / PERMISSION_DENIED / DATA_LOSS as errno says. */
+/* Hashes a whole regular file, read in chunks (never mapped), so files
+ * larger than memory work. NOT_FOUND / PERMISSION_DENIED / DATA_LOSS as
+ * errno says; a FIFO or device is refused (hrx_file_open_regular), never
+ * waited on or read forever. */
 HRX_API HRX_MUST_USE hrx_status_t hrx_sha256_file(
     const char* path, hrx_sha256_digest_t* out_digest);
 

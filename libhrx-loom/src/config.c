@@ -20,7 +20,26 @@ struct hrx_loom_config_s {
   loom_config_entry_t* entries;
   size_t count;
   size_t capacity;
+  loom_index_t index; /* entries by name */
 };
+
+static bool loom_config_entry_matches(const void* context, uint32_t value,
+                                      const void* key) {
+  const hrx_loom_config_t* config = context;
+  return strcmp(config->entries[value].name, key) == 0;
+}
+
+static uint32_t loom_config_name_hash(const char* name) {
+  return loom_hash_bytes(name, strlen(name), LOOM_HASH_SEED);
+}
+
+/* The entry named |name|, or LOOM_NONE. */
+static uint32_t loom_config_lookup(const hrx_loom_config_t* config,
+                                   const char* name) {
+  if (!config) return LOOM_NONE;
+  return loom_index_find(&config->index, loom_config_name_hash(name),
+                         loom_config_entry_matches, config, name);
+}
 
 hrx_status_t hrx_loom_config_create(hrx_allocator_t allocator,
                                     hrx_loom_config_t** out_config) {
@@ -40,6 +59,7 @@ void hrx_loom_config_destroy(hrx_loom_config_t* config) {
     hrx_allocator_free(config->allocator, config->entries[i].value);
   }
   hrx_allocator_free(config->allocator, config->entries);
+  loom_index_free(&config->index, config->allocator);
   hrx_allocator_free(config->allocator, config);
 }
 
@@ -55,17 +75,22 @@ hrx_status_t hrx_loom_config_set(hrx_loom_config_t* config, const char* name,
   }
   if (name[0] == '@') ++name;
   if (!value || !value[0]) {
-    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
-                           "config @%s has an empty value", name);
+    char escaped[HRX_ESCAPED_NAME_CAPACITY];
+    return hrx_make_status(
+        HRX_STATUS_INVALID_ARGUMENT, "config @%s has an empty value",
+        hrx_escape_text(name, strlen(name), escaped, sizeof(escaped)));
+  }
+  if (config->count >= LOOM_NONE - 1) {
+    return hrx_make_status(HRX_STATUS_RESOURCE_EXHAUSTED,
+                           "too many config values");
   }
   char* copy = NULL;
   HRX_RETURN_IF_ERROR(hrx_allocator_strdup(config->allocator, value, &copy));
-  for (size_t i = 0; i < config->count; ++i) {
-    if (strcmp(config->entries[i].name, name) == 0) {
-      hrx_allocator_free(config->allocator, config->entries[i].value);
-      config->entries[i].value = copy;
-      return HRX_OK;
-    }
+  uint32_t existing = loom_config_lookup(config, name);
+  if (existing != LOOM_NONE) {
+    hrx_allocator_free(config->allocator, config->entries[existing].value);
+    config->entries[existing].value = copy;
+    return HRX_OK;
   }
   char* name_copy = NULL;
   hrx_status_t status =
@@ -74,6 +99,11 @@ hrx_status_t hrx_loom_config_set(hrx_loom_config_t* config, const char* name,
     status = hrx_allocator_grow_array(
         config->allocator, sizeof(loom_config_entry_t), config->count + 1,
         &config->capacity, (void**)&config->entries);
+  }
+  if (status == HRX_OK) {
+    status = loom_index_insert(&config->index, config->allocator,
+                               loom_config_name_hash(name),
+                               (uint32_t)config->count);
   }
   if (status != HRX_OK) {
     hrx_allocator_free(config->allocator, copy);
@@ -89,9 +119,12 @@ hrx_status_t hrx_loom_config_set_assignment(hrx_loom_config_t* config,
                                             const char* assignment) {
   const char* equal = assignment ? strchr(assignment, '=') : NULL;
   if (!equal || equal == assignment) {
-    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
-                           "config '%s' is not NAME=VALUE",
-                           assignment ? assignment : "");
+    char escaped[HRX_ESCAPED_NAME_CAPACITY];
+    return hrx_make_status(
+        HRX_STATUS_INVALID_ARGUMENT, "config '%s' is not NAME=VALUE",
+        assignment ? hrx_escape_text(assignment, strlen(assignment), escaped,
+                                     sizeof(escaped))
+                   : "");
   }
   size_t length = (size_t)(equal - assignment);
   char* name = NULL;
@@ -120,6 +153,18 @@ uint64_t loom_float_bits(double value, loom_type_kind_t kind) {
   if (kind == LOOM_TYPE_F32) return bits;
   if (kind == LOOM_TYPE_BF16) return hrx_f32_bits_to_bf16(bits);
   return hrx_f32_bits_to_f16(bits);
+}
+
+bool loom_float_fits(double value, loom_type_kind_t kind) {
+  if (!isfinite(value)) return false;
+  if (kind == LOOM_TYPE_F64) return true;
+  /* Infinity's exponent is all ones at every width. */
+  uint64_t bits = loom_float_bits(value, kind);
+  switch (kind) {
+    case LOOM_TYPE_F32: return (bits & 0x7f800000u) != 0x7f800000u;
+    case LOOM_TYPE_BF16: return (bits & 0x7f80u) != 0x7f80u;
+    default: return (bits & 0x7c00u) != 0x7c00u;
+  }
 }
 
 static bool loom_parse_int_text(const char* text, int64_t* out) {
@@ -196,7 +241,7 @@ static bool loom_resolve_text(const loom_module_t* m,
                       loom_type_kind_name(kind), text);
       return false;
     }
-    if (!isfinite(value) || (kind != LOOM_TYPE_F64 && fabs(value) > 3.4028234663852886e38)) {
+    if (!loom_float_fits(value, kind)) {
       loom_spec_error(m, diagnostics, decl->span,
                       HRX_LOOM_DIAG_CONFIG_OUT_OF_RANGE, name, text,
                       "config @%s: %s is not a finite %s", name, text,
@@ -343,12 +388,9 @@ hrx_status_t hrx_loom_module_specialize(
   for (uint32_t d = 0; d < decls; ++d) {
     const loom_config_decl_t* decl = &LOOM_CONFIG(m, d);
     const char* name = loom_module_string(m, decl->symbol);
-    const char* text = NULL;
-    for (size_t i = 0; config && i < config->count; ++i) {
-      if (strcmp(config->entries[i].name, name) == 0) {
-        text = config->entries[i].value;
-      }
-    }
+    uint32_t entry = loom_config_lookup(config, name);
+    const char* text = entry != LOOM_NONE ? config->entries[entry].value
+                                          : NULL;
     loom_config_value_t value = {.name = name};
     char default_text[64];
     if (!text && decl->has_default) {
@@ -417,12 +459,14 @@ const char* hrx_loom_specialization_canonical(
   return spec->canonical ? spec->canonical : "";
 }
 
+/* Values are sorted by name, so lookups from every config.get of a big
+ * module stay logarithmic. */
 const loom_config_value_t* loom_specialization_find(
     const hrx_loom_specialization_t* spec, const char* name) {
-  for (size_t i = 0; spec && i < spec->count; ++i) {
-    if (strcmp(spec->values[i].name, name) == 0) return &spec->values[i];
-  }
-  return NULL;
+  if (!spec || !spec->count) return NULL;
+  loom_config_value_t key = {.name = name};
+  return bsearch(&key, spec->values, spec->count, sizeof(*spec->values),
+                 loom_compare_names);
 }
 
 hrx_status_t hrx_loom_specialization_bits(
@@ -431,8 +475,10 @@ hrx_status_t hrx_loom_specialization_bits(
   if (name && name[0] == '@') ++name;
   const loom_config_value_t* value = loom_specialization_find(spec, name);
   if (!value) {
-    return hrx_make_status(HRX_STATUS_NOT_FOUND,
-                           "config @%s has no resolved value", name);
+    char escaped[HRX_ESCAPED_NAME_CAPACITY];
+    return hrx_make_status(
+        HRX_STATUS_NOT_FOUND, "config @%s has no resolved value",
+        hrx_escape_text(name, strlen(name), escaped, sizeof(escaped)));
   }
   *out_bits = value->bits;
   return HRX_OK;

@@ -23,6 +23,9 @@ struct hrx_loom_specialization_s {
 /* The bits of |value| at float width |kind| (nearest-even). */
 uint64_t loom_float_bits(double value, loom_type_kind_t kind);
 
+/* True when finite |value| stays finite rounded to float type |kind|. */
+bool loom_float_fits(double value, loom_type_kind_t kind);
+
 const loom_config_value_t* loom_specialization_find(
     const hrx_loom_specialization_t* specialization, const char* name);
 

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "diagnostics_internal.h"
+#include "hrx/core/escape.h"
 
 typedef struct loom_diag_entry_t {
   hrx_loom_diagnostic_t public;
@@ -27,6 +28,7 @@ const char* hrx_loom_diag_code_string(hrx_loom_diag_code_t code) {
     case HRX_LOOM_DIAG_UNTERMINATED_STRING: return "L0102";
     case HRX_LOOM_DIAG_BAD_NUMBER: return "L0103";
     case HRX_LOOM_DIAG_EMPTY_NAME: return "L0104";
+    case HRX_LOOM_DIAG_BAD_STRING: return "L0105";
     case HRX_LOOM_DIAG_EXPECTED_TOKEN: return "L0201";
     case HRX_LOOM_DIAG_UNKNOWN_OP: return "L0202";
     case HRX_LOOM_DIAG_UNKNOWN_TOP_LEVEL: return "L0203";
@@ -36,6 +38,7 @@ const char* hrx_loom_diag_code_string(hrx_loom_diag_code_t code) {
     case HRX_LOOM_DIAG_BAD_ATTRIBUTE: return "L0207";
     case HRX_LOOM_DIAG_UNKNOWN_PREDICATE: return "L0208";
     case HRX_LOOM_DIAG_LITERAL_RANGE: return "L0209";
+    case HRX_LOOM_DIAG_NESTING_TOO_DEEP: return "L0210";
     case HRX_LOOM_DIAG_UNDEFINED_VALUE: return "L0301";
     case HRX_LOOM_DIAG_REDEFINED_VALUE: return "L0302";
     case HRX_LOOM_DIAG_UNDEFINED_SYMBOL: return "L0303";
@@ -54,6 +57,9 @@ const char* hrx_loom_diag_code_string(hrx_loom_diag_code_t code) {
     case HRX_LOOM_DIAG_UNUSED_LAUNCH_ARGUMENT: return "L0506";
     case HRX_LOOM_DIAG_CONSTANT_RANGE: return "L0507";
     case HRX_LOOM_DIAG_BAD_TARGET: return "L0508";
+    case HRX_LOOM_DIAG_MODULE_LIMIT: return "L0509";
+    case HRX_LOOM_DIAG_DIVERGENT_BARRIER: return "L0510";
+    case HRX_LOOM_DIAG_RECURSIVE_CALL: return "L0511";
     case HRX_LOOM_DIAG_CONFIG_MISSING: return "L0601";
     case HRX_LOOM_DIAG_CONFIG_UNKNOWN: return "L0602";
     case HRX_LOOM_DIAG_CONFIG_MISTYPED: return "L0603";
@@ -246,10 +252,15 @@ bool loom_diag_emitv(hrx_loom_diagnostics_t* d, const loom_source_t* source,
     }
     return false;
   }
+  /* Messages quote names and text from the source and from callers; they
+   * are stored escaped, so no printed diagnostic carries a raw control
+   * byte or invalid UTF-8 (every byte escapes to at most 4). */
   char message[512];
+  char escaped[4 * sizeof(message)];
   vsnprintf(message, sizeof(message), format, args);
+  hrx_escape_text(message, strlen(message), escaped, sizeof(escaped));
   if (loom_diag_store(d, source, span, severity, code, params, param_count,
-                      message) &&
+                      escaped) &&
       severity == HRX_LOOM_SEVERITY_ERROR) {
     d->error_count++;
   } else if (severity == HRX_LOOM_SEVERITY_ERROR) {
@@ -274,10 +285,13 @@ hrx_status_t loom_diag_result(const hrx_loom_diagnostics_t* d,
   for (size_t i = 0; i < d->count; ++i) {
     const hrx_loom_diagnostic_t* first = &d->entries[i].public;
     if (first->severity != HRX_LOOM_SEVERITY_ERROR) continue;
-    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
-                           "%s failed with %zu error%s (first: %s:%u:%u: %s)",
-                           what, errors, errors == 1 ? "" : "s", first->file,
-                           first->line, first->column, first->message);
+    char file[1024];
+    return hrx_make_status(
+        HRX_STATUS_INVALID_ARGUMENT,
+        "%s failed with %zu error%s (first: %s:%u:%u: %s)", what, errors,
+        errors == 1 ? "" : "s",
+        hrx_escape_text(first->file, strlen(first->file), file, sizeof(file)),
+        first->line, first->column, first->message);
   }
   return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT, "%s failed with %zu "
                          "errors", what, errors);
@@ -292,35 +306,65 @@ static const char* loom_severity_string(hrx_loom_severity_t severity) {
   return "error";
 }
 
+/* Appends |length| bytes of a source line escaped, but with tabs kept, so
+ * the caret line below can align under them. */
+static hrx_status_t loom_append_line(hrx_string_builder_t* b, const char* text,
+                                     size_t length) {
+  size_t start = 0;
+  for (size_t i = 0; i <= length; ++i) {
+    if (i < length && text[i] != '\t') continue;
+    HRX_RETURN_IF_ERROR(
+        hrx_string_builder_append_escaped(b, text + start, i - start));
+    if (i < length) HRX_RETURN_IF_ERROR(hrx_string_builder_append(b, "\t", 1));
+    start = i + 1;
+  }
+  return HRX_OK;
+}
+
+/* The source line, then a caret line marking the span: padded the width of
+ * the escaped text before the span, as long as the escaped span. */
+static hrx_status_t loom_append_excerpt(hrx_string_builder_t* b,
+                                        const hrx_loom_diagnostic_t* x) {
+  size_t line_length = strlen(x->source_line);
+  size_t before = x->column - 1 < line_length ? x->column - 1 : line_length;
+  size_t span = x->length < line_length - before ? x->length
+                                                 : line_length - before;
+  HRX_RETURN_IF_ERROR(hrx_string_builder_append(b, "  ", 2));
+  HRX_RETURN_IF_ERROR(loom_append_line(b, x->source_line, line_length));
+  HRX_RETURN_IF_ERROR(hrx_string_builder_append(b, "\n  ", 3));
+  size_t mark = b->length;
+  HRX_RETURN_IF_ERROR(loom_append_line(b, x->source_line, before));
+  for (size_t i = mark; i < b->length; ++i) {
+    if (b->data[i] != '\t') b->data[i] = ' ';
+  }
+  mark = b->length;
+  HRX_RETURN_IF_ERROR(loom_append_line(b, x->source_line + before, span));
+  size_t width = b->length - mark;
+  hrx_string_builder_truncate(b, mark);
+  HRX_RETURN_IF_ERROR(hrx_string_builder_append(b, "^", 1));
+  for (size_t i = 1; i < width; ++i) {
+    HRX_RETURN_IF_ERROR(hrx_string_builder_append(b, "~", 1));
+  }
+  return hrx_string_builder_append(b, "\n", 1);
+}
+
 hrx_status_t hrx_loom_diagnostics_format(const hrx_loom_diagnostics_t* d,
                                          hrx_string_builder_t* b) {
   for (size_t i = 0; i < d->count; ++i) {
     const hrx_loom_diagnostic_t* x = &d->entries[i].public;
-    if (x->line) {
-      HRX_RETURN_IF_ERROR(hrx_string_builder_appendf(
-          b, "%s:%u:%u: ", x->file, x->line, x->column));
-    } else if (x->file[0]) {
-      HRX_RETURN_IF_ERROR(hrx_string_builder_appendf(b, "%s: ", x->file));
+    if (x->line || x->file[0]) {
+      HRX_RETURN_IF_ERROR(
+          hrx_string_builder_append_escaped(b, x->file, strlen(x->file)));
+      if (x->line) {
+        HRX_RETURN_IF_ERROR(
+            hrx_string_builder_appendf(b, ":%u:%u", x->line, x->column));
+      }
+      HRX_RETURN_IF_ERROR(hrx_string_builder_append(b, ": ", 2));
     }
     HRX_RETURN_IF_ERROR(hrx_string_builder_appendf(
         b, "%s[%s]: %s\n", loom_severity_string(x->severity),
         hrx_loom_diag_code_string(x->code), x->message));
-    if (!x->line) continue;
-    HRX_RETURN_IF_ERROR(
-        hrx_string_builder_appendf(b, "  %s\n  ", x->source_line));
-    /* Tabs in the prefix keep the caret aligned under tabs. */
-    size_t line_length = strlen(x->source_line);
-    for (uint32_t c = 1; c < x->column; ++c) {
-      char pad = (c - 1 < line_length && x->source_line[c - 1] == '\t')
-                     ? '\t' : ' ';
-      HRX_RETURN_IF_ERROR(hrx_string_builder_append(b, &pad, 1));
-    }
-    HRX_RETURN_IF_ERROR(hrx_string_builder_append(b, "^", 1));
-    size_t room = line_length >= x->column ? line_length - x->column + 1 : 1;
-    for (uint32_t c = 1; c < x->length && c < room; ++c) {
-      HRX_RETURN_IF_ERROR(hrx_string_builder_append(b, "~", 1));
-    }
-    HRX_RETURN_IF_ERROR(hrx_string_builder_append(b, "\n", 1));
+    if (x->line) HRX_RETURN_IF_ERROR(loom_append_excerpt(b, x));
   }
   return HRX_OK;
 }

@@ -35,6 +35,68 @@ void loom_array_free(loom_array_t* array, hrx_allocator_t allocator) {
   *array = (loom_array_t){0};
 }
 
+uint32_t loom_hash_bytes(const void* data, size_t length, uint32_t seed) {
+  const uint8_t* bytes = data;
+  uint32_t hash = seed;
+  for (size_t i = 0; i < length; ++i) hash = (hash ^ bytes[i]) * 16777619u;
+  return hash;
+}
+
+uint32_t loom_index_find(const loom_index_t* index, uint32_t hash,
+                         loom_index_match_fn match, const void* context,
+                         const void* key) {
+  if (!index->capacity) return LOOM_NONE;
+  uint32_t mask = index->capacity - 1;
+  for (uint32_t slot = hash & mask;; slot = (slot + 1) & mask) {
+    const loom_index_slot_t* s = &index->slots[slot];
+    if (s->value == LOOM_NONE) return LOOM_NONE;
+    if (s->hash == hash && match(context, s->value, key)) return s->value;
+  }
+}
+
+static void loom_index_place(loom_index_slot_t* slots, uint32_t capacity,
+                             loom_index_slot_t entry) {
+  uint32_t mask = capacity - 1;
+  uint32_t slot = entry.hash & mask;
+  while (slots[slot].value != LOOM_NONE) slot = (slot + 1) & mask;
+  slots[slot] = entry;
+}
+
+hrx_status_t loom_index_insert(loom_index_t* index, hrx_allocator_t allocator,
+                               uint32_t hash, uint32_t value) {
+  /* At most half full, so probes stay short and always end. */
+  if ((uint64_t)(index->count + 1) * 2 > index->capacity) {
+    if (index->capacity > UINT32_MAX / 4) {
+      return hrx_make_status(HRX_STATUS_RESOURCE_EXHAUSTED,
+                             "module index exceeds 2^31 entries");
+    }
+    uint32_t capacity = index->capacity ? index->capacity * 2 : 16;
+    loom_index_slot_t* slots = NULL;
+    HRX_RETURN_IF_ERROR(hrx_allocator_malloc_array(
+        allocator, capacity, sizeof(*slots), (void**)&slots));
+    for (uint32_t i = 0; i < capacity; ++i) {
+      slots[i] = (loom_index_slot_t){0, LOOM_NONE};
+    }
+    for (uint32_t i = 0; i < index->capacity; ++i) {
+      if (index->slots[i].value != LOOM_NONE) {
+        loom_index_place(slots, capacity, index->slots[i]);
+      }
+    }
+    hrx_allocator_free(allocator, index->slots);
+    index->slots = slots;
+    index->capacity = capacity;
+  }
+  loom_index_place(index->slots, index->capacity,
+                   (loom_index_slot_t){hash, value});
+  index->count++;
+  return HRX_OK;
+}
+
+void loom_index_free(loom_index_t* index, hrx_allocator_t allocator) {
+  hrx_allocator_free(allocator, index->slots);
+  *index = (loom_index_t){0};
+}
+
 bool loom_type_is_integer(loom_type_kind_t kind) {
   return kind >= LOOM_TYPE_I1 && kind <= LOOM_TYPE_I64;
 }
@@ -97,6 +159,46 @@ const char* loom_module_string(const loom_module_t* module, uint32_t id) {
   return (const char*)module->strings.data + id;
 }
 
+/* The structure a shaped type is interned by. */
+typedef struct loom_type_key_t {
+  loom_type_kind_t kind;
+  loom_type_kind_t element;
+  const loom_dim_t* dims;
+  uint32_t rank;
+} loom_type_key_t;
+
+static uint32_t loom_type_hash(const loom_type_key_t* key) {
+  uint32_t words[3] = {(uint32_t)key->kind, (uint32_t)key->element,
+                       key->rank};
+  uint32_t hash = loom_hash_bytes(words, sizeof(words), LOOM_HASH_SEED);
+  for (uint32_t d = 0; d < key->rank; ++d) {
+    /* Dynamic extents are told apart by the value naming them. */
+    int64_t part[2] = {key->dims[d].size,
+                       key->dims[d].size < 0 ? key->dims[d].value : 0};
+    hash = loom_hash_bytes(part, sizeof(part), hash);
+  }
+  return hash;
+}
+
+static bool loom_type_matches(const void* context, uint32_t value,
+                              const void* key_pointer) {
+  const loom_module_t* module = context;
+  const loom_type_key_t* key = key_pointer;
+  const loom_type_t* type = &LOOM_TYPE(module, value);
+  if (type->kind != key->kind || type->element != key->element ||
+      type->rank != key->rank) {
+    return false;
+  }
+  for (uint32_t d = 0; d < key->rank; ++d) {
+    const loom_dim_t* a = &LOOM_DIM(module, type->dims_start + d);
+    if (a->size != key->dims[d].size ||
+        (a->size < 0 && a->value != key->dims[d].value)) {
+      return false;
+    }
+  }
+  return true;
+}
+
 hrx_status_t loom_module_type(loom_module_t* module, loom_type_kind_t kind,
                               loom_type_kind_t element,
                               const loom_dim_t* dims, uint32_t rank,
@@ -105,22 +207,13 @@ hrx_status_t loom_module_type(loom_module_t* module, loom_type_kind_t kind,
     *out_type = kind;
     return HRX_OK;
   }
-  /* Shaped types are few per module; a linear search keeps this simple. */
-  for (uint32_t t = LOOM_TYPE_VECTOR; t < module->types.count; ++t) {
-    const loom_type_t* type = &LOOM_TYPE(module, t);
-    if (type->kind != kind || type->element != element || type->rank != rank) {
-      continue;
-    }
-    bool same = true;
-    for (uint32_t d = 0; d < rank && same; ++d) {
-      const loom_dim_t* a = &LOOM_DIM(module, type->dims_start + d);
-      same = a->size == dims[d].size &&
-             (a->size >= 0 || a->value == dims[d].value);
-    }
-    if (same) {
-      *out_type = t;
-      return HRX_OK;
-    }
+  loom_type_key_t key = {kind, element, dims, rank};
+  uint32_t hash = loom_type_hash(&key);
+  uint32_t found = loom_index_find(&module->type_index, hash,
+                                   loom_type_matches, module, &key);
+  if (found != LOOM_NONE) {
+    *out_type = found;
+    return HRX_OK;
   }
   uint32_t dims_start = 0;
   HRX_RETURN_IF_ERROR(loom_array_grow(&module->dims, module->allocator,
@@ -134,6 +227,12 @@ hrx_status_t loom_module_type(loom_module_t* module, loom_type_kind_t kind,
   LOOM_TYPE(module, id) = (loom_type_t){
       .kind = kind, .element = element, .rank = rank,
       .dims_start = dims_start};
+  hrx_status_t status =
+      loom_index_insert(&module->type_index, module->allocator, hash, id);
+  if (status != HRX_OK) {
+    module->types.count--;
+    return status;
+  }
   *out_type = id;
   return HRX_OK;
 }
@@ -162,33 +261,141 @@ hrx_status_t loom_type_print(const loom_module_t* module, loom_type_id_t id,
                                     loom_type_kind_name(type->element));
 }
 
-static uint32_t loom_find_symbol(const loom_array_t* array, size_t stride,
-                                 const loom_module_t* module,
-                                 const char* symbol) {
-  for (uint32_t i = 0; i < array->count; ++i) {
-    /* Every top-level record starts with its symbol string id. */
-    uint32_t id = *(const uint32_t*)((const char*)array->data + i * stride);
-    if (strcmp(loom_module_string(module, id), symbol) == 0) return i;
-  }
-  return LOOM_NONE;
+/* Entities of one kind looked up by a name string id stored at
+ * |name_offset| in each |stride|-byte record of |array|. */
+typedef struct loom_name_table_t {
+  const loom_module_t* module;
+  const loom_array_t* array;
+  size_t stride;
+  size_t name_offset;
+} loom_name_table_t;
+
+static bool loom_name_matches(const void* context, uint32_t value,
+                              const void* key) {
+  const loom_name_table_t* table = context;
+  uint32_t id;
+  memcpy(&id,
+         (const char*)table->array->data + value * table->stride +
+             table->name_offset,
+         sizeof(id));
+  return strcmp(loom_module_string(table->module, id), key) == 0;
 }
+
+static uint32_t loom_name_hash(const char* name) {
+  return loom_hash_bytes(name, strlen(name), LOOM_HASH_SEED);
+}
+
+static uint32_t loom_find_name(const loom_module_t* module,
+                               const loom_index_t* index,
+                               const loom_array_t* array, size_t stride,
+                               size_t name_offset, const char* name) {
+  loom_name_table_t table = {module, array, stride, name_offset};
+  return loom_index_find(index, loom_name_hash(name), loom_name_matches,
+                         &table, name);
+}
+
+#define LOOM_FIND(module, index, array, type, field, name)              \
+  loom_find_name((module), &(module)->index, &(module)->array,          \
+                 sizeof(type), offsetof(type, field), (name))
 
 uint32_t loom_module_find_config(const loom_module_t* module,
                                  const char* symbol) {
-  return loom_find_symbol(&module->configs, sizeof(loom_config_decl_t),
-                          module, symbol);
+  return LOOM_FIND(module, config_index, configs, loom_config_decl_t, symbol,
+                   symbol);
 }
 
 uint32_t loom_module_find_target(const loom_module_t* module,
                                  const char* symbol) {
-  return loom_find_symbol(&module->targets, sizeof(loom_target_t), module,
-                          symbol);
+  return LOOM_FIND(module, target_index, targets, loom_target_t, symbol,
+                   symbol);
 }
 
 uint32_t loom_module_find_func(const loom_module_t* module,
                                const char* symbol) {
-  return loom_find_symbol(&module->funcs, sizeof(loom_func_t), module,
-                          symbol);
+  return LOOM_FIND(module, func_index, funcs, loom_func_t, symbol, symbol);
+}
+
+uint32_t loom_module_find_kernel(const loom_module_t* module,
+                                 const char* symbol) {
+  return LOOM_FIND(module, kernel_index, kernels, loom_kernel_t, symbol,
+                   symbol);
+}
+
+const char* loom_kernel_code_name(const loom_module_t* module,
+                                  const loom_kernel_t* kernel) {
+  return loom_module_string(module, kernel->export_name != LOOM_NONE
+                                        ? kernel->export_name
+                                        : kernel->symbol);
+}
+
+static bool loom_code_name_matches(const void* context, uint32_t value,
+                                   const void* key) {
+  const loom_module_t* module = context;
+  return strcmp(loom_kernel_code_name(module, &LOOM_KERNEL(module, value)),
+                key) == 0;
+}
+
+uint32_t loom_module_find_code_name(const loom_module_t* module,
+                                    const char* name) {
+  return loom_index_find(&module->export_index, loom_name_hash(name),
+                         loom_code_name_matches, module, name);
+}
+
+/* Appends |record| to |array| and indexes it under the name |symbol|. */
+static hrx_status_t loom_add_named(loom_module_t* module, loom_array_t* array,
+                                   size_t stride, const void* record,
+                                   loom_index_t* index, uint32_t symbol,
+                                   uint32_t* out_at) {
+  uint32_t at = 0;
+  HRX_RETURN_IF_ERROR(
+      loom_array_grow(array, module->allocator, stride, 1, &at));
+  memcpy((char*)array->data + (size_t)at * stride, record, stride);
+  hrx_status_t status = loom_index_insert(
+      index, module->allocator,
+      loom_name_hash(loom_module_string(module, symbol)), at);
+  if (status != HRX_OK) {
+    array->count--;
+    return status;
+  }
+  if (out_at) *out_at = at;
+  return HRX_OK;
+}
+
+hrx_status_t loom_module_add_target(loom_module_t* module,
+                                    const loom_target_t* target) {
+  return loom_add_named(module, &module->targets, sizeof(*target), target,
+                        &module->target_index, target->symbol, NULL);
+}
+
+hrx_status_t loom_module_add_config(loom_module_t* module,
+                                    const loom_config_decl_t* decl,
+                                    uint32_t* out_index) {
+  return loom_add_named(module, &module->configs, sizeof(*decl), decl,
+                        &module->config_index, decl->symbol, out_index);
+}
+
+hrx_status_t loom_module_add_func(loom_module_t* module,
+                                  const loom_func_t* func) {
+  return loom_add_named(module, &module->funcs, sizeof(*func), func,
+                        &module->func_index, func->symbol, NULL);
+}
+
+hrx_status_t loom_module_add_kernel(loom_module_t* module,
+                                    const loom_kernel_t* kernel) {
+  uint32_t at = 0;
+  HRX_RETURN_IF_ERROR(loom_add_named(module, &module->kernels,
+                                     sizeof(*kernel), kernel,
+                                     &module->kernel_index, kernel->symbol,
+                                     &at));
+  hrx_status_t status = loom_index_insert(
+      &module->export_index, module->allocator,
+      loom_name_hash(loom_kernel_code_name(module, kernel)), at);
+  if (status != HRX_OK) {
+    /* The symbol stays indexed but names no kernel: lookups compare the
+     * record, and the failed parse destroys the module anyway. */
+    module->kernels.count--;
+  }
+  return status;
 }
 
 hrx_status_t loom_module_create(hrx_allocator_t allocator, const char* name,
@@ -242,6 +449,13 @@ void hrx_loom_module_destroy(hrx_loom_module_t* module) {
   };
   for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); ++i) {
     loom_array_free(arrays[i], a);
+  }
+  loom_index_t* indexes[] = {
+      &module->type_index,   &module->target_index, &module->config_index,
+      &module->func_index,   &module->kernel_index, &module->export_index,
+  };
+  for (size_t i = 0; i < sizeof(indexes) / sizeof(indexes[0]); ++i) {
+    loom_index_free(indexes[i], a);
   }
   hrx_allocator_free(a, module->source_storage);
   hrx_allocator_free(a, module);

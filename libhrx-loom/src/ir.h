@@ -38,6 +38,42 @@ void loom_array_free(loom_array_t* array, hrx_allocator_t allocator);
 #define LOOM_AT(array, type, index) (((type*)(array).data)[index])
 
 /*===------------------------------------------------------------------===*/
+/* Hash indexes                                                            */
+/*===------------------------------------------------------------------===*/
+
+/* FNV-1a of |length| bytes. */
+uint32_t loom_hash_bytes(const void* data, size_t length, uint32_t seed);
+#define LOOM_HASH_SEED 2166136261u
+
+/* An open-addressing set of 32-bit values (indexes into some array) found
+ * by a hash the caller computes and a match function the caller supplies,
+ * so one index type serves symbols, exports, shaped types and config names
+ * and every duplicate check or lookup is O(1) expected, never a scan. */
+typedef struct loom_index_slot_t {
+  uint32_t hash;
+  uint32_t value; /* LOOM_NONE when empty */
+} loom_index_slot_t;
+
+typedef struct loom_index_t {
+  loom_index_slot_t* slots;
+  uint32_t capacity; /* power of two, or 0 before the first insert */
+  uint32_t count;
+} loom_index_t;
+
+/* True when |value| is the entry |key| looks for. */
+typedef bool (*loom_index_match_fn)(const void* context, uint32_t value,
+                                    const void* key);
+
+/* The value matching |key|, or LOOM_NONE. */
+uint32_t loom_index_find(const loom_index_t* index, uint32_t hash,
+                         loom_index_match_fn match, const void* context,
+                         const void* key);
+/* Adds |value| (which must not be present yet). */
+hrx_status_t loom_index_insert(loom_index_t* index, hrx_allocator_t allocator,
+                               uint32_t hash, uint32_t value);
+void loom_index_free(loom_index_t* index, hrx_allocator_t allocator);
+
+/*===------------------------------------------------------------------===*/
 /* Types                                                                   */
 /*===------------------------------------------------------------------===*/
 
@@ -250,6 +286,14 @@ struct hrx_loom_module_s {
   loom_array_t configs;   /* loom_config_decl_t */
   loom_array_t kernels;   /* loom_kernel_t */
   loom_array_t funcs;     /* loom_func_t */
+
+  /* Lookups by name or structure (see loom_module_add_*). */
+  loom_index_t type_index;    /* shaped type ids */
+  loom_index_t target_index;  /* by symbol */
+  loom_index_t config_index;  /* by symbol */
+  loom_index_t func_index;    /* by symbol */
+  loom_index_t kernel_index;  /* by symbol */
+  loom_index_t export_index;  /* kernels by code-object name */
 };
 
 typedef struct hrx_loom_module_s loom_module_t;
@@ -303,6 +347,29 @@ uint32_t loom_module_find_target(const loom_module_t* module,
                                  const char* symbol);
 uint32_t loom_module_find_func(const loom_module_t* module,
                                const char* symbol);
+uint32_t loom_module_find_kernel(const loom_module_t* module,
+                                 const char* symbol);
+/* The kernel whose code-object name (export name, else symbol) is |name|,
+ * or LOOM_NONE. */
+uint32_t loom_module_find_code_name(const loom_module_t* module,
+                                    const char* name);
+/* The name a kernel has in a code object: its export name, else its
+ * symbol. */
+const char* loom_kernel_code_name(const loom_module_t* module,
+                                  const loom_kernel_t* kernel);
+
+/* Append a top-level entity and index it; the caller checks first that its
+ * name is free. */
+hrx_status_t loom_module_add_target(loom_module_t* module,
+                                    const loom_target_t* target);
+hrx_status_t loom_module_add_config(loom_module_t* module,
+                                    const loom_config_decl_t* decl,
+                                    uint32_t* out_index);
+hrx_status_t loom_module_add_func(loom_module_t* module,
+                                  const loom_func_t* func);
+/* Also indexes the code-object name, which must be free too. */
+hrx_status_t loom_module_add_kernel(loom_module_t* module,
+                                    const loom_kernel_t* kernel);
 
 hrx_status_t loom_module_create(hrx_allocator_t allocator,
                                 const char* name, const char* text,

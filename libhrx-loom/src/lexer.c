@@ -2,6 +2,8 @@
 
 #include <ctype.h>
 
+#include "hrx/core/escape.h"
+
 void loom_lexer_init(loom_lexer_t* lexer, const loom_source_t* source,
                      hrx_loom_diagnostics_t* diagnostics) {
   lexer->source = source;
@@ -63,6 +65,36 @@ static loom_token_t loom_error(loom_lexer_t* lexer, uint32_t start,
                  (loom_span_t){start, lexer->position - start},
                  HRX_LOOM_SEVERITY_ERROR, code, NULL, 0, "%s", what);
   return loom_make(lexer, LOOM_TOKEN_ERROR, start);
+}
+
+/* A string's bytes become names (exports) that reach C strings, code
+ * objects, JSON manifests and terminals, so a string holds valid UTF-8
+ * without control characters: a NUL would cut the name short, a control
+ * byte could rewrite a terminal, invalid UTF-8 makes invalid JSON. */
+static loom_token_t loom_string(loom_lexer_t* lexer, uint32_t start) {
+  const uint8_t* text = (const uint8_t*)lexer->source->text;
+  uint32_t end = lexer->position - 1; /* the closing quote */
+  for (uint32_t i = start + 1; i < end; ++i) {
+    /* C1 controls (U+0080..U+009F) are encoded C2 80..C2 9F. */
+    bool c1 = text[i] == 0xc2 && i + 1 < end && text[i + 1] >= 0x80 &&
+              text[i + 1] <= 0x9f;
+    if (text[i] < 0x20 || text[i] == 0x7f || c1) {
+      loom_diag_emit(lexer->diagnostics, lexer->source,
+                     (loom_span_t){i, c1 ? 2 : 1}, HRX_LOOM_SEVERITY_ERROR,
+                     HRX_LOOM_DIAG_BAD_STRING, NULL, 0,
+                     "control character %s%02x in a string literal",
+                     c1 ? "U+00" : "0x", c1 ? text[i + 1] : text[i]);
+      return loom_make(lexer, LOOM_TOKEN_ERROR, start);
+    }
+  }
+  if (!hrx_utf8_valid((const char*)text + start + 1, end - start - 1)) {
+    loom_diag_emit(lexer->diagnostics, lexer->source,
+                   (loom_span_t){start, lexer->position - start},
+                   HRX_LOOM_SEVERITY_ERROR, HRX_LOOM_DIAG_BAD_STRING, NULL,
+                   0, "string literal is not valid UTF-8");
+    return loom_make(lexer, LOOM_TOKEN_ERROR, start);
+  }
+  return loom_make(lexer, LOOM_TOKEN_STRING, start);
 }
 
 /* Names may contain '-' between alphanumerics (gfx11-generic) but never
@@ -200,7 +232,7 @@ loom_token_t loom_lexer_next(loom_lexer_t* lexer) {
       if (s == '\\' && lexer->position < source->length) {
         lexer->position++;
       } else if (s == '"') {
-        return loom_make(lexer, LOOM_TOKEN_STRING, start);
+        return loom_string(lexer, start);
       }
     }
   }

@@ -120,14 +120,14 @@ hrx_status_t hrx_loom_module_kernel_arg(const hrx_loom_module_t* module,
 hrx_status_t hrx_loom_module_find_export(const hrx_loom_module_t* module,
                                          const char* export_name,
                                          size_t* out_kernel) {
-  for (uint32_t k = 0; k < module->kernels.count; ++k) {
-    uint32_t name = LOOM_KERNEL(module, k).export_name;
-    if (name != LOOM_NONE &&
-        strcmp(loom_module_string(module, name), export_name) == 0) {
-      *out_kernel = k;
-      return HRX_OK;
-    }
+  uint32_t k = loom_module_find_code_name(module, export_name);
+  if (k != LOOM_NONE && LOOM_KERNEL(module, k).export_name != LOOM_NONE) {
+    *out_kernel = k;
+    return HRX_OK;
   }
-  return hrx_make_status(HRX_STATUS_NOT_FOUND,
-                         "no kernel exported as \"%s\"", export_name);
+  char escaped[HRX_ESCAPED_NAME_CAPACITY];
+  return hrx_make_status(
+      HRX_STATUS_NOT_FOUND, "no kernel exported as \"%s\"",
+      hrx_escape_text(export_name, strlen(export_name), escaped,
+                      sizeof(escaped)));
 }

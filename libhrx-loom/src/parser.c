@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hrx/loom/module.h"
 #include "parser_internal.h"
 
 /*===------------------------------------------------------------------===*/
@@ -127,19 +128,11 @@ static void loom_recover(loom_parser_t* p) {
 /* Scopes                                                                  */
 /*===------------------------------------------------------------------===*/
 
-static uint32_t loom_hash(const char* text, uint32_t length) {
-  uint32_t hash = 2166136261u;
-  for (uint32_t i = 0; i < length; ++i) {
-    hash = (hash ^ (uint8_t)text[i]) * 16777619u;
-  }
-  return hash;
-}
-
 /* The slot holding |name|, or the empty slot where it would go. */
 static uint32_t loom_scope_slot(const loom_parser_t* p, const char* name,
                                 uint32_t length) {
   uint32_t mask = p->slot_capacity - 1;
-  uint32_t slot = loom_hash(name, length) & mask;
+  uint32_t slot = loom_hash_bytes(name, length, LOOM_HASH_SEED) & mask;
   for (;;) {
     const loom_scope_entry_t* e = &p->slots[slot];
     if (e->name_length == 0) return slot;
@@ -289,11 +282,11 @@ static bool loom_parse_value_use(loom_parser_t* p, uint32_t* out_value) {
 
 static bool loom_parse_int(loom_parser_t* p, int64_t* out_value) {
   if (!loom_is(p, LOOM_TOKEN_INTEGER)) return loom_expected(p, "an integer");
-  char text[72];
-  uint32_t length = p->token.length < sizeof(text) - 1 ? p->token.length
-                                                       : sizeof(text) - 1;
-  memcpy(text, loom_text(p, p->token), length);
-  text[length] = '\0';
+  /* The module's copy of the source is NUL-terminated and the token ends
+   * where the number does, so strtoll reads the literal in place: a copy
+   * into a fixed buffer would cut long spellings ("000...1") short. */
+  const char* text = loom_text(p, p->token);
+  uint32_t length = p->token.length;
   errno = 0;
   char* end = NULL;
   bool negative = text[0] == '-';
@@ -306,7 +299,7 @@ static bool loom_parse_int(loom_parser_t* p, int64_t* out_value) {
     /* Unsigned spellings up to 2^64-1 keep their bit pattern. */
     value = (int64_t)strtoull(text, &end, hex ? 16 : 10);
   }
-  if (errno == ERANGE || (end && *end)) {
+  if (errno == ERANGE || end != text + length) {
     return loom_error_here(p, HRX_LOOM_DIAG_LITERAL_RANGE, NULL, 0,
                            "integer literal out of 64-bit range");
   }
@@ -328,14 +321,18 @@ static bool loom_parse_literal(loom_parser_t* p, loom_literal_t* out) {
     return loom_parse_int(p, &out->i);
   }
   if (loom_is(p, LOOM_TOKEN_FLOAT)) {
-    char text[128];
-    uint32_t length = p->token.length < sizeof(text) - 1 ? p->token.length
-                                                         : sizeof(text) - 1;
-    memcpy(text, loom_text(p, p->token), length);
-    text[length] = '\0';
+    /* Read in place, as loom_parse_int does. Whether the value fits the
+     * constant's type is the verifier's question; here it must at least
+     * be a finite double (1e999 must not quietly become inf). */
+    const char* text = loom_text(p, p->token);
     out->kind = LOOM_LITERAL_FLOAT;
     out->f = strtod(text, NULL);
-    LOOM_TRY(p, loom_module_intern(p->module, text, length, &out->text));
+    if (!isfinite(out->f)) {
+      return loom_error_here(p, HRX_LOOM_DIAG_LITERAL_RANGE, NULL, 0,
+                             "float literal out of 64-bit float range");
+    }
+    LOOM_TRY(p, loom_module_intern(p->module, text, p->token.length,
+                                   &out->text));
     loom_advance(p);
     return true;
   }
@@ -582,17 +579,28 @@ static bool loom_parse_enum_param(loom_parser_t* p, const loom_op_def_t* def,
   return loom_expect(p, LOOM_TOKEN_RANGLE);
 }
 
+static const char* const loom_attr_keys[LOOM_ATTR_KEY_COUNT] = {
+    [LOOM_ATTR_SCOPE] = "scope", [LOOM_ATTR_ORDERING] = "ordering",
+    [LOOM_ATTR_ALIGN] = "align", [LOOM_ATTR_CLUSTER_SIZE] = "cluster_size"};
+
 static int loom_attr_key(const loom_parser_t* p) {
-  static const char* const keys[LOOM_ATTR_KEY_COUNT] = {
-      [LOOM_ATTR_SCOPE] = "scope", [LOOM_ATTR_ORDERING] = "ordering",
-      [LOOM_ATTR_ALIGN] = "align", [LOOM_ATTR_CLUSTER_SIZE] = "cluster_size"};
   for (int k = 0; k < LOOM_ATTR_KEY_COUNT; ++k) {
-    if (loom_is_word(p, keys[k])) return k;
+    if (loom_is_word(p, loom_attr_keys[k])) return k;
   }
   return -1;
 }
 
+/* Parses the value of attribute |key|, which the current token follows; a
+ * key given twice is an error (the op has one slot per key). */
 static bool loom_parse_attr_value(loom_parser_t* p, int key, loom_op_t* op) {
+  if (op->attrs[key] >= 0) {
+    hrx_loom_diag_param_t params[] = {{"attribute", loom_attr_keys[key]}};
+    loom_diag_emit(p->diagnostics, p->source, loom_token_span(p->token),
+                   HRX_LOOM_SEVERITY_ERROR, HRX_LOOM_DIAG_BAD_ATTRIBUTE,
+                   params, 1, "attribute '%s' is given twice",
+                   loom_attr_keys[key]);
+    return false;
+  }
   uint8_t word = 0;
   int64_t number = 0;
   switch (key) {
@@ -604,15 +612,17 @@ static bool loom_parse_attr_value(loom_parser_t* p, int key, loom_op_t* op) {
       if (!loom_parse_enum_word(p, LOOM_ENUM_ORDERING, &word)) return false;
       op->attrs[key] = word;
       return true;
-    default:
+    default: {
+      loom_token_t at = p->token;
       if (!loom_parse_int(p, &number)) return false;
       if (number <= 0 || (number & (number - 1)) != 0 || number > (1 << 16)) {
-        loom_diag_emit(p->diagnostics, p->source, LOOM_NO_SPAN,
+        loom_diag_emit(p->diagnostics, p->source, loom_token_span(at),
                        HRX_LOOM_SEVERITY_ERROR, HRX_LOOM_DIAG_BAD_ATTRIBUTE,
                        NULL, 0, "attribute must be a power of two <= 65536");
       }
       op->attrs[key] = number;
       return true;
+    }
   }
 }
 
@@ -751,13 +761,29 @@ static bool loom_region_begin(loom_parser_t* p, uint32_t parent_op,
   return true;
 }
 
+/* Regions nest by recursion (op -> region -> op), so the depth is
+ * bounded here, before the stack is: the region's '{' is left for the
+ * caller's recovery to skip, which it does without recursing. */
+static bool loom_nesting_allowed(loom_parser_t* p) {
+  if (p->depth <= HRX_LOOM_MAX_NESTING) return true;
+  if (p->token.kind == LOOM_TOKEN_ERROR) return false;
+  char limit[16];
+  snprintf(limit, sizeof(limit), "%d", HRX_LOOM_MAX_NESTING);
+  hrx_loom_diag_param_t params[] = {{"limit", limit}};
+  loom_diag_emit(p->diagnostics, p->source, loom_token_span(p->token),
+                 HRX_LOOM_SEVERITY_ERROR, HRX_LOOM_DIAG_NESTING_TOO_DEEP,
+                 params, 1, "nesting deeper than %s levels", limit);
+  return false;
+}
+
 /* '{' op* '}' for a region already begun. */
 static bool loom_region_body(loom_parser_t* p, uint32_t region,
                              uint32_t scope_mark, uint32_t pending_mark) {
   loom_module_t* m = p->module;
   uint32_t outer = p->region;
   p->region = region;
-  bool ok = loom_expect(p, LOOM_TOKEN_LBRACE);
+  p->depth++;
+  bool ok = loom_nesting_allowed(p) && loom_expect(p, LOOM_TOKEN_LBRACE);
   while (ok && !loom_is(p, LOOM_TOKEN_RBRACE) && !loom_is(p, LOOM_TOKEN_EOF) &&
          !loom_stopped(p)) {
     if (!loom_parse_op(p)) {
@@ -790,6 +816,7 @@ static bool loom_region_body(loom_parser_t* p, uint32_t region,
   p->pending.count = pending_mark;
   loom_scope_restore(p, scope_mark);
   p->region = outer;
+  p->depth--;
   return ok;
 }
 
@@ -1429,11 +1456,8 @@ static bool loom_symbol_taken(loom_parser_t* p, loom_token_t token,
                               const char* symbol) {
   loom_module_t* m = p->module;
   bool taken = loom_module_find_target(m, symbol) != LOOM_NONE ||
-               loom_module_find_func(m, symbol) != LOOM_NONE;
-  for (uint32_t k = 0; k < m->kernels.count && !taken; ++k) {
-    taken = strcmp(loom_module_string(m, LOOM_KERNEL(m, k).symbol),
-                   symbol) == 0;
-  }
+               loom_module_find_func(m, symbol) != LOOM_NONE ||
+               loom_module_find_kernel(m, symbol) != LOOM_NONE;
   if (taken) {
     hrx_loom_diag_param_t params[] = {{"symbol", symbol}};
     loom_diag_emit(p->diagnostics, p->source, loom_token_span(token),
@@ -1441,6 +1465,32 @@ static bool loom_symbol_taken(loom_parser_t* p, loom_token_t token,
                    params, 1, "redefinition of @%s", symbol);
   }
   return taken;
+}
+
+/* A kernel's code-object name (export name, else symbol) must be unique
+ * and fit the code object; |token| is where the name is written. */
+static bool loom_code_name_free(loom_parser_t* p, const loom_kernel_t* kernel,
+                                loom_token_t token) {
+  loom_module_t* m = p->module;
+  const char* name = loom_kernel_code_name(m, kernel);
+  hrx_loom_diag_param_t params[] = {{"symbol", name}};
+  uint32_t other = loom_module_find_code_name(m, name);
+  if (other != LOOM_NONE) {
+    loom_diag_emit(p->diagnostics, p->source, loom_token_span(token),
+                   HRX_LOOM_SEVERITY_ERROR, HRX_LOOM_DIAG_DUPLICATE_EXPORT,
+                   params, 1, "export \"%s\" is already used by @%s", name,
+                   loom_module_string(m, LOOM_KERNEL(m, other).symbol));
+    return false;
+  }
+  if (strlen(name) > HRX_LOOM_MAX_KERNEL_NAME) {
+    loom_diag_emit(p->diagnostics, p->source, loom_token_span(token),
+                   HRX_LOOM_SEVERITY_ERROR, HRX_LOOM_DIAG_MODULE_LIMIT,
+                   params, 1,
+                   "kernel name of %zu bytes exceeds the code object's "
+                   "limit of %d", strlen(name), HRX_LOOM_MAX_KERNEL_NAME);
+    return false;
+  }
+  return true;
 }
 
 static bool loom_parse_symbol(loom_parser_t* p, uint32_t* out_symbol,
@@ -1481,6 +1531,10 @@ static bool loom_parse_target(loom_parser_t* p, loom_target_family_t family) {
                                  "unknown target attribute (expected "
                                  "subgroup_size)");
         }
+        if (target.subgroup_size) {
+          return loom_error_here(p, HRX_LOOM_DIAG_BAD_ATTRIBUTE, NULL, 0,
+                                 "attribute 'subgroup_size' is given twice");
+        }
         loom_advance(p);
         if (!loom_expect(p, LOOM_TOKEN_EQUAL)) return false;
         loom_token_t at = p->token;
@@ -1494,10 +1548,7 @@ static bool loom_parse_target(loom_parser_t* p, loom_target_family_t family) {
       if (!loom_expect(p, LOOM_TOKEN_RBRACE)) return false;
     }
   }
-  uint32_t at = 0;
-  LOOM_TRY(p, loom_array_grow(&m->targets, m->allocator, sizeof(loom_target_t),
-                              1, &at));
-  LOOM_TARGET(m, at) = target;
+  LOOM_TRY(p, loom_module_add_target(m, &target));
   return true;
 }
 
@@ -1542,10 +1593,7 @@ static bool loom_parse_config_decl(loom_parser_t* p) {
   } else if (!loom_parse_type(p, &decl.type)) {
     return false;
   }
-  uint32_t at = 0;
-  LOOM_TRY(p, loom_array_grow(&m->configs, m->allocator,
-                              sizeof(loom_config_decl_t), 1, &at));
-  LOOM_CONFIG(m, at) = decl;
+  LOOM_TRY(p, loom_module_add_config(m, &decl, NULL));
   return true;
 }
 
@@ -1565,13 +1613,9 @@ static bool loom_parse_config_def(loom_parser_t* p) {
   }
   uint32_t index = loom_module_find_config(m, loom_module_string(m, symbol));
   if (index == LOOM_NONE) {
-    uint32_t at = 0;
-    LOOM_TRY(p, loom_array_grow(&m->configs, m->allocator,
-                                sizeof(loom_config_decl_t), 1, &at));
-    LOOM_CONFIG(m, at) = (loom_config_decl_t){
-        .symbol = symbol, .type = type, .value_name = LOOM_NONE,
-        .span = span};
-    index = at;
+    loom_config_decl_t decl = {.symbol = symbol, .type = type,
+                               .value_name = LOOM_NONE, .span = span};
+    LOOM_TRY(p, loom_module_add_config(m, &decl, &index));
   }
   loom_config_decl_t* decl = &LOOM_CONFIG(m, index);
   if (decl->has_default) {
@@ -1631,6 +1675,7 @@ static bool loom_parse_kernel(loom_parser_t* p) {
                           .config_region = LOOM_NONE,
                           .body_region = LOOM_NONE,
                           .span = loom_token_span(p->token)};
+  loom_token_t export_token = {0};
   loom_advance(p);
   for (;;) {
     if (loom_is_word(p, "retain")) {
@@ -1643,25 +1688,14 @@ static bool loom_parse_kernel(loom_parser_t* p) {
       loom_advance(p);
       if (!loom_expect(p, LOOM_TOKEN_LPAREN)) return false;
       if (!loom_is(p, LOOM_TOKEN_STRING)) return loom_expected(p, "a string");
-      loom_token_t s = p->token;
-      if (s.length < 3) {
+      export_token = p->token;
+      if (export_token.length < 3) {
         return loom_error_here(p, HRX_LOOM_DIAG_BAD_ATTRIBUTE, NULL, 0,
                                "export name must not be empty");
       }
-      LOOM_TRY(p, loom_module_intern(m, loom_text(p, s) + 1, s.length - 2,
+      LOOM_TRY(p, loom_module_intern(m, loom_text(p, export_token) + 1,
+                                     export_token.length - 2,
                                      &kernel.export_name));
-      const char* export_name = loom_module_string(m, kernel.export_name);
-      for (uint32_t k = 0; k < m->kernels.count; ++k) {
-        if (LOOM_KERNEL(m, k).export_name != LOOM_NONE &&
-            strcmp(loom_module_string(m, LOOM_KERNEL(m, k).export_name),
-                   export_name) == 0) {
-          hrx_loom_diag_param_t params[] = {{"symbol", export_name}};
-          loom_diag_emit(p->diagnostics, p->source, loom_token_span(s),
-                         HRX_LOOM_SEVERITY_ERROR,
-                         HRX_LOOM_DIAG_DUPLICATE_EXPORT, params, 1,
-                         "export \"%s\" is already used", export_name);
-        }
-      }
       loom_advance(p);
       if (!loom_expect(p, LOOM_TOKEN_RPAREN)) return false;
     } else {
@@ -1671,7 +1705,10 @@ static bool loom_parse_kernel(loom_parser_t* p) {
   loom_token_t symbol_token = {0};
   if (!loom_parse_symbol(p, &kernel.symbol, &symbol_token)) return false;
   if (loom_symbol_taken(p, symbol_token,
-                        loom_module_string(m, kernel.symbol))) {
+                        loom_module_string(m, kernel.symbol)) ||
+      !loom_code_name_free(p, &kernel,
+                           kernel.export_name != LOOM_NONE ? export_token
+                                                           : symbol_token)) {
     return false;
   }
   loom_region_arg_t args[64];
@@ -1690,10 +1727,7 @@ static bool loom_parse_kernel(loom_parser_t* p) {
   if (!loom_parse_top_region(p, args, arg_count, &kernel.body_region)) {
     return false;
   }
-  uint32_t at = 0;
-  LOOM_TRY(p, loom_array_grow(&m->kernels, m->allocator, sizeof(loom_kernel_t),
-                              1, &at));
-  LOOM_KERNEL(m, at) = kernel;
+  LOOM_TRY(p, loom_module_add_kernel(m, &kernel));
   return true;
 }
 
@@ -1764,12 +1798,10 @@ static bool loom_parse_func(loom_parser_t* p) {
     loom_scope_restore(p, scope_mark);
     return false;
   }
-  /* Register before the body so the body may call itself by name. */
-  uint32_t at = 0;
-  LOOM_TRY(p, loom_array_grow(&m->funcs, m->allocator, sizeof(loom_func_t), 1,
-                              &at));
+  /* Register before the body so the body may name itself (the verifier
+   * then reports the recursion). */
   func.body_region = body;
-  LOOM_FUNC(m, at) = func;
+  LOOM_TRY(p, loom_module_add_func(m, &func));
   return loom_region_body(p, body, scope_mark, pending_mark);
 }
 

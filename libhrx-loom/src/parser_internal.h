@@ -34,6 +34,7 @@ typedef struct loom_parser_t {
   loom_array_t pending;   /* uint32_t op ids of regions being built */
 
   uint32_t region;        /* region receiving ops, or LOOM_NONE */
+  uint32_t depth;         /* regions open around the current op */
 } loom_parser_t;
 
 #endif /* HRX_LOOM_PARSER_INTERNAL_H_ */

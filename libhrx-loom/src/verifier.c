@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "config_internal.h"
 #include "hrx/loom/module.h"
 #include "op_table.h"
 
@@ -141,6 +142,18 @@ static void loom_check_constant(loom_verifier_t* v, const loom_op_t* op) {
     if (l->kind != LOOM_LITERAL_FLOAT && l->kind != LOOM_LITERAL_INT) {
       loom_verror(v, op->span, HRX_LOOM_DIAG_TYPE_MISMATCH, NULL, 0,
                   "float constant needs a numeric literal");
+      return;
+    }
+    /* Rounding to the type must not overflow to infinity. */
+    double value = l->kind == LOOM_LITERAL_FLOAT ? l->f : (double)l->i;
+    if (!loom_float_fits(value, kind)) {
+      char text[32];
+      snprintf(text, sizeof(text), "%g", value);
+      hrx_loom_diag_param_t params[] = {{"value", text},
+                                        {"type", loom_type_kind_name(kind)}};
+      loom_verror(v, op->span, HRX_LOOM_DIAG_CONSTANT_RANGE, params, 2,
+                  "constant %s is out of the finite range of %s", text,
+                  loom_type_kind_name(kind));
     }
     return;
   }
@@ -932,6 +945,451 @@ static void loom_verify_kernel(loom_verifier_t* v, const loom_kernel_t* k) {
   }
 }
 
+/*===------------------------------------------------------------------===*/
+/* Calls, nesting through calls, divergent barriers                        */
+/*===------------------------------------------------------------------===*/
+
+/* How far a value, or the control around an op, varies within one
+ * workgroup. Ordered: a barrier of some scope is divergent when control
+ * varies at least as much as its scope spans. */
+enum {
+  LOOM_UNIFORM = 0,
+  LOOM_VARIES_BY_SUBGROUP = 1, /* same in a subgroup, not across them */
+  LOOM_VARIES_BY_LANE = 2,
+  LOOM_NO_BARRIER = 3,         /* a barrier need: nothing makes it diverge */
+};
+
+/* A conservative uniformity analysis: a value varies as much as the most
+ * varying of its operands, and work-item and lane ids, shuffles, atomic
+ * read-modify-writes and private memory vary by lane; a call's results as
+ * much as its arguments and what its callee returns. Function parameters
+ * count as uniform, so a barrier whose divergence only a caller's
+ * argument shows is left to the race sanitizer's run-time check. */
+typedef struct loom_flow_t {
+  loom_verifier_t* v;
+  uint8_t* level;       /* per value */
+  uint32_t* height;     /* per func: nesting of its body with its calls */
+  uint8_t* need;        /* per func: least control level its barriers
+                         * cannot take (LOOM_NO_BARRIER when none) */
+  uint8_t* returns;     /* per func: level of what it returns */
+  uint8_t* color;       /* per func: 0 new, 1 on the DFS stack, 2 done */
+  bool changed;         /* a pass raised some value's level */
+  bool report;          /* the final pass emits diagnostics */
+  uint32_t max_depth;   /* of the body being walked, calls included */
+  uint8_t body_need;
+  uint8_t body_returns;
+} loom_flow_t;
+
+static uint8_t loom_operand_level(const loom_flow_t* f, const loom_op_t* op,
+                                  uint32_t first, uint32_t end) {
+  uint8_t level = LOOM_UNIFORM;
+  for (uint32_t i = first; i < end && i < op->operand_count; ++i) {
+    uint32_t operand = LOOM_OPERAND(f->v->module, op, i);
+    if (!loom_operand_is_static(operand) && f->level[operand] > level) {
+      level = f->level[operand];
+    }
+  }
+  return level;
+}
+
+static void loom_raise(loom_flow_t* f, uint32_t value, uint8_t level) {
+  if (f->level[value] < level) {
+    f->level[value] = level;
+    f->changed = true;
+  }
+}
+
+/* What an op's results vary by whatever its operands are. */
+static uint8_t loom_source_level(const loom_op_t* op) {
+  const loom_op_def_t* def = &loom_op_defs[op->opcode];
+  static const char* const by_lane[] = {
+      "kernel.workitem.id", "kernel.subgroup.lane.id",
+      "kernel.subgroup.shuffle", "view.atomic.rmw"};
+  for (size_t i = 0; i < sizeof(by_lane) / sizeof(by_lane[0]); ++i) {
+    if (strcmp(def->name, by_lane[i]) == 0) return LOOM_VARIES_BY_LANE;
+  }
+  if (strcmp(def->name, "buffer.alloca") == 0) {
+    const char* space = loom_enum_keyword(LOOM_ENUM_MEMORY_SPACE,
+                                          op->enum_value);
+    return space && strcmp(space, "private") == 0 ? LOOM_VARIES_BY_LANE
+                                                  : LOOM_UNIFORM;
+  }
+  if (strcmp(def->name, "kernel.subgroup.reduce") == 0) {
+    return op->attrs[LOOM_ATTR_CLUSTER_SIZE] > 0 ? LOOM_VARIES_BY_LANE
+                                                 : LOOM_VARIES_BY_SUBGROUP;
+  }
+  if (strcmp(def->name, "kernel.subgroup.id") == 0) {
+    return LOOM_VARIES_BY_SUBGROUP;
+  }
+  return LOOM_UNIFORM;
+}
+
+/* The control level at which a barrier of this op's scope diverges. */
+static uint8_t loom_barrier_need(const loom_op_t* op) {
+  const char* scope = loom_enum_keyword(LOOM_ENUM_SCOPE, op->enum_value);
+  if (!scope || strcmp(scope, "thread") == 0) return LOOM_NO_BARRIER;
+  return strcmp(scope, "subgroup") == 0 ? LOOM_VARIES_BY_LANE
+                                        : LOOM_VARIES_BY_SUBGROUP;
+}
+
+static const char* loom_level_name(uint8_t level) {
+  return level == LOOM_VARIES_BY_LANE ? "work-item" : "subgroup";
+}
+
+static void loom_flow_region(loom_flow_t* f, uint32_t region, uint8_t control,
+                             uint32_t depth);
+
+static const loom_op_t* loom_flow_terminator(const loom_flow_t* f,
+                                             uint32_t region_id) {
+  const loom_module_t* m = f->v->module;
+  const loom_region_t* region = &LOOM_REGION(m, region_id);
+  if (!region->op_count) return NULL;
+  const loom_op_t* last =
+      &LOOM_OP(m, LOOM_REGION_OP(m, region, region->op_count - 1));
+  return loom_op_defs[last->opcode].terminator != LOOM_TERM_NONE ? last
+                                                                 : NULL;
+}
+
+/* Raises values [first, first + count) to the levels of the terminator's
+ * operands from |operand| on, and at least to |floor|. */
+static void loom_flow_carry(loom_flow_t* f, const loom_op_t* term,
+                            uint32_t operand, uint32_t first, uint32_t count,
+                            uint8_t floor) {
+  for (uint32_t i = 0; i < count; ++i) {
+    uint8_t level = floor;
+    if (term) {
+      uint8_t from = loom_operand_level(f, term, operand + i, operand + i + 1);
+      if (from > level) level = from;
+    }
+    loom_raise(f, first + i, level);
+  }
+}
+
+static void loom_flow_barrier(loom_flow_t* f, const loom_op_t* op,
+                              uint8_t need, uint8_t control,
+                              const char* callee) {
+  if (need < f->body_need) f->body_need = need;
+  if (control < need || !f->report) return;
+  hrx_loom_diag_param_t params[] = {{"varies_by", loom_level_name(control)}};
+  if (callee) {
+    loom_verror(f->v, op->span, HRX_LOOM_DIAG_DIVERGENT_BARRIER, params, 1,
+                "call to @%s reaches a barrier under control flow that "
+                "varies by %s", callee, loom_level_name(control));
+  } else {
+    loom_verror(f->v, op->span, HRX_LOOM_DIAG_DIVERGENT_BARRIER, params, 1,
+                "barrier under control flow that varies by %s: not every "
+                "work-item of its scope reaches it", loom_level_name(control));
+  }
+}
+
+/* Checks a call; returns the level of the callee's results. */
+static uint8_t loom_flow_call(loom_flow_t* f, const loom_op_t* op,
+                              uint8_t control, uint32_t depth) {
+  const loom_module_t* m = f->v->module;
+  const char* symbol = loom_module_string(m, op->symbol);
+  uint32_t callee = loom_module_find_func(m, symbol);
+  /* A callee still being walked is a recursive call, reported already. */
+  if (callee == LOOM_NONE || f->color[callee] != 2) return LOOM_UNIFORM;
+  uint32_t total = depth + f->height[callee];
+  if (total > f->max_depth) f->max_depth = total;
+  if (total > HRX_LOOM_MAX_NESTING &&
+      f->height[callee] <= HRX_LOOM_MAX_NESTING && f->report) {
+    char limit[16];
+    snprintf(limit, sizeof(limit), "%d", HRX_LOOM_MAX_NESTING);
+    hrx_loom_diag_param_t params[] = {{"limit", limit}, {"symbol", symbol}};
+    loom_verror(f->v, op->span, HRX_LOOM_DIAG_NESTING_TOO_DEEP, params, 2,
+                "nesting deeper than %s levels through the call to @%s",
+                limit, symbol);
+  }
+  loom_flow_barrier(f, op, f->need[callee], control, symbol);
+  return f->returns[callee];
+}
+
+static void loom_flow_op(loom_flow_t* f, const loom_op_t* op,
+                         uint8_t control, uint32_t depth) {
+  const loom_module_t* m = f->v->module;
+  const loom_op_def_t* def = &loom_op_defs[op->opcode];
+  uint8_t source = loom_source_level(op);
+  switch (def->shape) {
+    case LOOM_SHAPE_IF: {
+      uint8_t cond = loom_operand_level(f, op, 0, 1);
+      uint8_t inner = cond > control ? cond : control;
+      for (uint32_t r = 0; r < op->region_count; ++r) {
+        loom_flow_region(f, op->regions[r], inner, depth + 1);
+        loom_flow_carry(f, loom_flow_terminator(f, op->regions[r]), 0,
+                        op->results_start, op->result_count, cond);
+      }
+      return;
+    }
+    case LOOM_SHAPE_FOR: {
+      const loom_region_t* body = &LOOM_REGION(m, op->regions[0]);
+      uint8_t bounds = loom_operand_level(f, op, 0, 3);
+      uint8_t inner = bounds > control ? bounds : control;
+      loom_raise(f, body->args_start, bounds);
+      for (uint32_t k = 1; k < body->arg_count; ++k) {
+        loom_raise(f, body->args_start + k,
+                   loom_operand_level(f, op, 2 + k, 3 + k));
+      }
+      loom_flow_region(f, op->regions[0], inner, depth + 1);
+      /* Yields feed the next iteration; later passes see the raise. */
+      loom_flow_carry(f, loom_flow_terminator(f, op->regions[0]), 0,
+                      body->args_start + 1, body->arg_count - 1, bounds);
+      for (uint32_t r = 0; r < op->result_count && r + 1 < body->arg_count;
+           ++r) {
+        loom_raise(f, op->results_start + r,
+                   f->level[body->args_start + 1 + r]);
+      }
+      return;
+    }
+    case LOOM_SHAPE_WHILE: {
+      const loom_region_t* before = &LOOM_REGION(m, op->regions[0]);
+      const loom_region_t* after = &LOOM_REGION(m, op->regions[1]);
+      const loom_op_t* cond_op = loom_flow_terminator(f, op->regions[0]);
+      /* The exit condition's level from the previous pass decides how the
+       * iterations after the first diverge. */
+      uint8_t cond = cond_op ? loom_operand_level(f, cond_op, 0, 1) : 0;
+      uint8_t inner = cond > control ? cond : control;
+      for (uint32_t k = 0; k < before->arg_count; ++k) {
+        loom_raise(f, before->args_start + k,
+                   loom_operand_level(f, op, k, k + 1));
+      }
+      loom_flow_region(f, op->regions[0], inner, depth + 1);
+      cond = cond_op ? loom_operand_level(f, cond_op, 0, 1) : 0;
+      loom_flow_carry(f, cond_op, 1, after->args_start, after->arg_count,
+                      cond);
+      loom_flow_region(f, op->regions[1], inner, depth + 1);
+      loom_flow_carry(f, loom_flow_terminator(f, op->regions[1]), 0,
+                      before->args_start, before->arg_count, cond);
+      for (uint32_t r = 0; r < op->result_count && r < after->arg_count;
+           ++r) {
+        loom_raise(f, op->results_start + r, f->level[after->args_start + r]);
+      }
+      return;
+    }
+    case LOOM_SHAPE_CALL:
+      source = loom_flow_call(f, op, control, depth);
+      break;
+    case LOOM_SHAPE_TERMINATOR:
+      if (def->terminator == LOOM_TERM_FUNC_RETURN) {
+        uint8_t level = loom_operand_level(f, op, 0, op->operand_count);
+        if (level > f->body_returns) f->body_returns = level;
+      }
+      break;
+    case LOOM_SHAPE_SYNC:
+      if (strcmp(def->name, "kernel.barrier") == 0) {
+        loom_flow_barrier(f, op, loom_barrier_need(op), control, NULL);
+      }
+      break;
+    default:
+      break;
+  }
+  uint8_t level = loom_operand_level(f, op, 0, op->operand_count);
+  if (source > level) level = source;
+  for (uint32_t r = 0; r < op->result_count; ++r) {
+    loom_raise(f, op->results_start + r, level);
+  }
+}
+
+/* Walks a region |depth| levels deep; recursion here follows the region
+ * nesting the parser bounded, never calls. */
+static void loom_flow_region(loom_flow_t* f, uint32_t region_id,
+                             uint8_t control, uint32_t depth) {
+  const loom_module_t* m = f->v->module;
+  const loom_region_t* region = &LOOM_REGION(m, region_id);
+  if (depth > f->max_depth) f->max_depth = depth;
+  for (uint32_t i = 0; i < region->op_count; ++i) {
+    loom_flow_op(f, &LOOM_OP(m, LOOM_REGION_OP(m, region, i)), control,
+                 depth);
+  }
+}
+
+/* Analyses one body to a fixed point (levels only rise, so this ends),
+ * then once more to report; returns its nesting height. */
+static uint32_t loom_flow_body(loom_flow_t* f, uint32_t region) {
+  do {
+    f->changed = false;
+    f->max_depth = 0;
+    f->body_need = LOOM_NO_BARRIER;
+    f->body_returns = LOOM_UNIFORM;
+    loom_flow_region(f, region, LOOM_UNIFORM, 1);
+  } while (f->changed);
+  f->report = true;
+  loom_flow_region(f, region, LOOM_UNIFORM, 1);
+  f->report = false;
+  return f->max_depth;
+}
+
+/* Call edges: for each func, the call ops in its body, grouped by func. */
+typedef struct loom_call_graph_t {
+  uint32_t* first; /* per func + 1: start of its edges */
+  uint32_t* calls; /* op ids */
+} loom_call_graph_t;
+
+static hrx_status_t loom_call_graph_build(const loom_module_t* m,
+                                          loom_call_graph_t* g) {
+  hrx_allocator_t a = m->allocator;
+  uint32_t regions = m->regions.count ? m->regions.count : 1;
+  uint32_t* owner = NULL;
+  HRX_RETURN_IF_ERROR(hrx_allocator_malloc_array(a, regions, sizeof(uint32_t),
+                                                 (void**)&owner));
+  hrx_status_t status = hrx_allocator_malloc_array(
+      a, (size_t)m->funcs.count + 1, sizeof(uint32_t), (void**)&g->first);
+  if (status == HRX_OK) {
+    status = hrx_allocator_malloc_array(a, m->ops.count ? m->ops.count : 1,
+                                        sizeof(uint32_t), (void**)&g->calls);
+  }
+  if (status != HRX_OK) {
+    hrx_allocator_free(a, owner);
+    return status;
+  }
+  /* A region is created after the region around it, so one forward pass
+   * finds each region's func (LOOM_NONE inside kernels). */
+  for (uint32_t r = 0; r < m->regions.count; ++r) owner[r] = LOOM_NONE;
+  for (uint32_t fn = 0; fn < m->funcs.count; ++fn) {
+    owner[LOOM_FUNC(m, fn).body_region] = fn;
+  }
+  for (uint32_t r = 0; r < m->regions.count; ++r) {
+    uint32_t parent = LOOM_REGION(m, r).parent_region;
+    if (parent != LOOM_NONE) owner[r] = owner[parent];
+  }
+  uint32_t call = loom_opcode("func.call");
+  memset(g->first, 0, ((size_t)m->funcs.count + 1) * sizeof(uint32_t));
+  for (uint32_t o = 0; o < m->ops.count; ++o) {
+    const loom_op_t* op = &LOOM_OP(m, o);
+    if (op->opcode == call && owner[op->region] != LOOM_NONE) {
+      g->first[owner[op->region] + 1]++;
+    }
+  }
+  for (uint32_t fn = 0; fn < m->funcs.count; ++fn) {
+    g->first[fn + 1] += g->first[fn];
+  }
+  /* first[fn] is now where fn's edges start; filling moves it to where
+   * they end, i.e. to first[fn + 1], so shifting back restores it. */
+  for (uint32_t o = 0; o < m->ops.count; ++o) {
+    const loom_op_t* op = &LOOM_OP(m, o);
+    if (op->opcode == call && owner[op->region] != LOOM_NONE) {
+      g->calls[g->first[owner[op->region]]++] = o;
+    }
+  }
+  for (uint32_t fn = m->funcs.count; fn > 0; --fn) {
+    g->first[fn] = g->first[fn - 1];
+  }
+  g->first[0] = 0;
+  hrx_allocator_free(a, owner);
+  return HRX_OK;
+}
+static void loom_call_graph_free(const loom_module_t* m,
+                                 loom_call_graph_t* g) {
+  hrx_allocator_free(m->allocator, g->first);
+  hrx_allocator_free(m->allocator, g->calls);
+}
+
+/* Walks the call graph depth-first without recursion (a chain of calls
+ * may be as long as the module), so each func is analysed after every
+ * func it calls; a call back into a func still on the path is recursion,
+ * which inlining backends cannot compile. */
+static void loom_flow_funcs(loom_flow_t* f, const loom_call_graph_t* g,
+                            uint32_t* stack, uint32_t* next) {
+  const loom_module_t* m = f->v->module;
+  for (uint32_t root = 0; root < m->funcs.count; ++root) {
+    if (f->color[root]) continue;
+    uint32_t depth = 0;
+    stack[depth++] = root;
+    f->color[root] = 1;
+    next[root] = g->first[root];
+    while (depth) {
+      uint32_t fn = stack[depth - 1];
+      if (next[fn] == g->first[fn + 1]) {
+        --depth;
+        f->height[fn] = loom_flow_body(f, LOOM_FUNC(m, fn).body_region);
+        f->need[fn] = f->body_need;
+        f->returns[fn] = f->body_returns;
+        f->color[fn] = 2;
+        continue;
+      }
+      const loom_op_t* op = &LOOM_OP(m, g->calls[next[fn]++]);
+      const char* symbol = loom_module_string(m, op->symbol);
+      uint32_t callee = loom_module_find_func(m, symbol);
+      if (callee == LOOM_NONE || f->color[callee] == 2) continue;
+      if (f->color[callee] == 1) {
+        hrx_loom_diag_param_t params[] = {{"symbol", symbol}};
+        loom_verror(f->v, op->span, HRX_LOOM_DIAG_RECURSIVE_CALL, params, 1,
+                    "recursive call to @%s: calls are inlined, so no "
+                    "function may reach itself", symbol);
+        continue;
+      }
+      f->color[callee] = 1;
+      next[callee] = g->first[callee];
+      stack[depth++] = callee;
+    }
+  }
+}
+
+static hrx_status_t loom_verify_flow(loom_verifier_t* v) {
+  const loom_module_t* m = v->module;
+  hrx_allocator_t a = m->allocator;
+  size_t funcs = m->funcs.count ? m->funcs.count : 1;
+  loom_call_graph_t g = {0};
+  loom_flow_t f = {.v = v};
+  uint32_t* stack = NULL;
+  uint32_t* next = NULL;
+  hrx_status_t status = loom_call_graph_build(m, &g);
+  if (status == HRX_OK) {
+    status = hrx_allocator_malloc(a, m->values.count ? m->values.count : 1,
+                                  (void**)&f.level);
+  }
+  if (status == HRX_OK) {
+    status = hrx_allocator_malloc_array(a, funcs, sizeof(uint32_t),
+                                        (void**)&f.height);
+  }
+  if (status == HRX_OK) {
+    status = hrx_allocator_malloc(a, funcs, (void**)&f.need);
+  }
+  if (status == HRX_OK) {
+    status = hrx_allocator_malloc(a, funcs, (void**)&f.returns);
+  }
+  if (status == HRX_OK) {
+    status = hrx_allocator_malloc(a, funcs, (void**)&f.color);
+  }
+  if (status == HRX_OK) {
+    status = hrx_allocator_malloc_array(a, funcs, sizeof(uint32_t),
+                                        (void**)&stack);
+  }
+  if (status == HRX_OK) {
+    status = hrx_allocator_malloc_array(a, funcs, sizeof(uint32_t),
+                                        (void**)&next);
+  }
+  if (status == HRX_OK) {
+    loom_flow_funcs(&f, &g, stack, next);
+    for (uint32_t k = 0; k < m->kernels.count; ++k) {
+      loom_flow_body(&f, LOOM_KERNEL(m, k).body_region);
+    }
+  }
+  hrx_allocator_free(a, next);
+  hrx_allocator_free(a, stack);
+  hrx_allocator_free(a, f.color);
+  hrx_allocator_free(a, f.returns);
+  hrx_allocator_free(a, f.need);
+  hrx_allocator_free(a, f.height);
+  hrx_allocator_free(a, f.level);
+  loom_call_graph_free(m, &g);
+  return status;
+}
+
+/* The host code object holds at most HRX_LOOM_MAX_KERNELS kernels; say so
+ * at the first kernel past it rather than after lowering. */
+static void loom_verify_module_limits(loom_verifier_t* v) {
+  const loom_module_t* m = v->module;
+  if (m->kernels.count <= HRX_LOOM_MAX_KERNELS) return;
+  char limit[16];
+  snprintf(limit, sizeof(limit), "%d", HRX_LOOM_MAX_KERNELS);
+  hrx_loom_diag_param_t params[] = {{"limit", limit}};
+  loom_verror(v, LOOM_KERNEL(m, HRX_LOOM_MAX_KERNELS).span,
+              HRX_LOOM_DIAG_MODULE_LIMIT, params, 1,
+              "module has %u kernels; a code object holds at most %s",
+              m->kernels.count, limit);
+}
+
 hrx_status_t hrx_loom_module_verify(const hrx_loom_module_t* module,
                                     hrx_loom_diagnostics_t* diagnostics) {
   size_t errors_before =
@@ -974,9 +1432,18 @@ hrx_status_t hrx_loom_module_verify(const hrx_loom_module_t* module,
     v.func = f;
     loom_verify_region(&v, func->body_region, &rule);
   }
-  hrx_status_t status = loom_diag_result(v.diagnostics,
-                                         own ? 0 : errors_before,
-                                         "verification");
+  loom_verify_module_limits(&v);
+  /* The flow analysis trusts types and terminators, so it runs only on a
+   * module that passed everything else. */
+  hrx_status_t status = HRX_OK;
+  if (hrx_loom_diagnostics_error_count(v.diagnostics) ==
+      (own ? 0 : errors_before)) {
+    status = loom_verify_flow(&v);
+  }
+  if (status == HRX_OK) {
+    status = loom_diag_result(v.diagnostics, own ? 0 : errors_before,
+                              "verification");
+  }
   hrx_loom_diagnostics_destroy(own);
   hrx_allocator_free(module->allocator, flags);
   return status;

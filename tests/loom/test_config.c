@@ -1,4 +1,5 @@
 /* Config specialisation: values, defaults, canonical text, every error. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -196,6 +197,74 @@ static void test_out_of_range(void** state) {
   }
 }
 
+/* Float values must stay finite at their declared width, not only as
+ * f32: 70000 is past f16's largest finite value, 1e39 past bf16's. */
+static void test_float_width_range(void** state) {
+  (void)state;
+  hrx_loom_module_t* module = loom_test_parse_ok(
+      "config.decl @h : f16\nconfig.decl @b : bf16\n"
+      "kernel.def @k() {\n  %one = index.constant 1 : index\n"
+      "  kernel.launch.config workgroups(%one, %one, %one) "
+      "workgroup_size(%one, %one, %one) : index\n} launch() {\n"
+      "  %h = config.get @h : f16\n  %b = config.get @b : bf16\n"
+      "  kernel.return\n}\n");
+  const struct {
+    const char* h;
+    const char* b;
+    bool ok;
+  } cases[] = {{"65504", "3.38e38", true}, {"70000", "1", false},
+               {"1", "1e39", false},       {"-65520", "1", false}};
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
+    hrx_loom_config_t* config = NULL;
+    assert_ok(hrx_loom_config_create(hrx_allocator_system(), &config));
+    assert_ok(hrx_loom_config_set(config, "h", cases[i].h));
+    assert_ok(hrx_loom_config_set(config, "b", cases[i].b));
+    hrx_loom_diagnostics_t* diagnostics = NULL;
+    assert_ok(hrx_loom_diagnostics_create(0, hrx_allocator_system(),
+                                          &diagnostics));
+    hrx_loom_specialization_t* spec = NULL;
+    hrx_status_t status = hrx_loom_module_specialize(
+        module, config, diagnostics, hrx_allocator_system(), &spec);
+    if (cases[i].ok) {
+      assert_ok(status);
+    } else {
+      assert_status_code(status, HRX_STATUS_INVALID_ARGUMENT);
+      assert_int_equal(hrx_loom_diagnostics_at(diagnostics, 0)->code,
+                       HRX_LOOM_DIAG_CONFIG_OUT_OF_RANGE);
+    }
+    hrx_loom_specialization_destroy(spec);
+    hrx_loom_diagnostics_destroy(diagnostics);
+    hrx_loom_config_destroy(config);
+  }
+  hrx_loom_module_destroy(module);
+}
+
+/* Setting and resolving values is indexed: 100,000 names (with a
+ * replacement of each) would take minutes with pairwise scans. */
+static void test_many_values(void** state) {
+  fixture_t* f = *state;
+  enum { COUNT = 100000 };
+  for (int round = 0; round < 2; ++round) {
+    for (int i = 0; i < COUNT; ++i) {
+      char name[32];
+      snprintf(name, sizeof(name), "extra%d", i);
+      assert_ok(hrx_loom_config_set(f->config, name, round ? "2" : "1"));
+    }
+  }
+  assert_int_equal(hrx_loom_config_count(f->config), COUNT);
+  set_all(f);
+  hrx_loom_specialization_t* spec = NULL;
+  assert_status_code(
+      hrx_loom_module_specialize(f->module, f->config, f->diagnostics,
+                                 hrx_allocator_system(), &spec),
+      HRX_STATUS_INVALID_ARGUMENT);
+  /* Every extra name is unknown to the module; the list caps what it
+   * keeps and counts the rest. */
+  assert_int_equal(hrx_loom_diagnostics_error_count(f->diagnostics), COUNT);
+  assert_int_equal(hrx_loom_diagnostics_at(f->diagnostics, 0)->code,
+                   HRX_LOOM_DIAG_CONFIG_UNKNOWN);
+}
+
 static void test_assignment_syntax(void** state) {
   fixture_t* f = *state;
   assert_status_code(hrx_loom_config_set_assignment(f->config, "noequals"),
@@ -237,6 +306,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_assignment_syntax, setup,
                                       teardown),
       cmocka_unit_test(test_no_config_module),
+      cmocka_unit_test(test_float_width_range),
+      cmocka_unit_test_setup_teardown(test_many_values, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -357,9 +357,457 @@ static void test_allocation_failures(void** state) {
   free(source);
 }
 
+
+/*===------------------------------------------------------------------===*/
+/* Hostile input: limits, literals, escaping, divergence                   */
+/*===------------------------------------------------------------------===*/
+
+/* A kernel whose body is |body| (built by the caller). */
+static char* kernel_around(const char* body) {
+  return test_strdup_printf("%s%s%s", HEAD, body, TAIL);
+}
+
+/* Appends |count| copies of |text|. */
+static void append_n(hrx_string_builder_t* b, const char* text, int count) {
+  for (int i = 0; i < count; ++i) {
+    assert_ok(hrx_string_builder_append_cstr(b, text));
+  }
+}
+
+/* Parses |text| expecting failure with |code| (at |line| unless 0). */
+static void expect_failure(const char* text, hrx_loom_diag_code_t code,
+                           uint32_t line) {
+  hrx_loom_diagnostics_t* diagnostics = loom_test_parse_fail(text);
+  if (line) {
+    loom_test_expect_diag(diagnostics, code, line, 0);
+  } else {
+    bool found = false;
+    for (size_t i = 0; i < hrx_loom_diagnostics_count(diagnostics); ++i) {
+      found |= hrx_loom_diagnostics_at(diagnostics, i)->code == code;
+    }
+    assert_true(found);
+  }
+  hrx_loom_diagnostics_destroy(diagnostics);
+}
+
+/* Regions nested ~10,000 deep, of every region-holding op: one nesting
+ * diagnostic at the first region past the limit, never a stack overflow. */
+static void test_deep_regions(void** state) {
+  (void)state;
+  for (int k = 0; k < 3; ++k) {
+    hrx_string_builder_t b;
+    hrx_string_builder_init(hrx_allocator_system(), &b);
+    append_n(&b, "  %c = index.cmp eq, %i, %i : index\n", 1);
+    for (int level = 0; level < 10000; ++level) {
+      if (k == 0) append_n(&b, "  scf.if %c {\n", 1);
+      if (k == 1) {
+        /* Distinct loop variables: shadowing is an error of its own. */
+        assert_ok(hrx_string_builder_appendf(
+            &b, "  scf.for %%j%d = [%%i to %%i step %%i] {\n", level));
+      }
+      if (k == 2) {
+        append_n(&b, "  scf.while () {\n  scf.condition %c : i1\n"
+                     "  } do () {\n", 1);
+      }
+    }
+    append_n(&b, "  }\n", 10000);
+    char* text = kernel_around(hrx_string_builder_cstr(&b));
+    hrx_loom_diagnostics_t* diagnostics = loom_test_parse_fail(text);
+    assert_int_equal(hrx_loom_diagnostics_error_count(diagnostics), 1);
+    const hrx_loom_diagnostic_t* d = hrx_loom_diagnostics_at(diagnostics, 0);
+    assert_int_equal(d->code, HRX_LOOM_DIAG_NESTING_TOO_DEEP);
+    assert_string_equal(hrx_loom_diagnostic_param(d, "limit"), "256");
+    assert_non_null(strstr(d->message, "nesting deeper than 256 levels"));
+    /* The kernel body is level 1; the 256th opener opens level 257. */
+    uint32_t lines_per_opener = k == 2 ? 3 : 1;
+    assert_int_equal(d->line, 6 + 255 * lines_per_opener);
+    assert_true(d->column > 1);
+    hrx_loom_diagnostics_destroy(diagnostics);
+    free(text);
+    hrx_string_builder_deinit(&b);
+  }
+}
+
+/* Types and attributes do not nest in Loom, so deep nesting of them is a
+ * syntax error: reported, iteratively skipped, never recursed into. */
+static void test_deep_types_and_attributes(void** state) {
+  (void)state;
+  hrx_string_builder_t b;
+  hrx_string_builder_init(hrx_allocator_system(), &b);
+  append_n(&b, "  %a = scalar.constant 1 : ", 1);
+  append_n(&b, "vector<4x", 10000);
+  append_n(&b, "f32", 1);
+  append_n(&b, ">", 10000);
+  append_n(&b, "\n", 1);
+  char* text = kernel_around(hrx_string_builder_cstr(&b));
+  expect_failure(text, HRX_LOOM_DIAG_UNKNOWN_TYPE, 5);
+  free(text);
+  hrx_string_builder_truncate(&b, 0);
+  append_n(&b, "  kernel.barrier<workgroup> ", 1);
+  append_n(&b, "{scope = ", 10000);
+  append_n(&b, "workgroup", 1);
+  append_n(&b, "}", 10000);
+  append_n(&b, "\n", 1);
+  text = kernel_around(hrx_string_builder_cstr(&b));
+  expect_failure(text, HRX_LOOM_DIAG_EXPECTED_TOKEN, 5);
+  free(text);
+  hrx_string_builder_deinit(&b);
+}
+
+/* Calls are inlined, so a callee's nesting adds to its call site's; a
+ * chain of 10,000 calls is measured without recursion. */
+static void test_deep_calls(void** state) {
+  (void)state;
+  hrx_string_builder_t b;
+  hrx_string_builder_init(hrx_allocator_system(), &b);
+  for (int f = 0; f < 10000; ++f) {
+    assert_ok(hrx_string_builder_appendf(&b, "func.def @f%d() {\n", f));
+    if (f + 1 < 10000) {
+      assert_ok(hrx_string_builder_appendf(
+          &b, "  func.call @f%d() : () -> ()\n", f + 1));
+    }
+    append_n(&b, "  func.return\n}\n", 1);
+  }
+  expect_failure(hrx_string_builder_cstr(&b), HRX_LOOM_DIAG_NESTING_TOO_DEEP,
+                 0);
+  /* Two bodies of 200 levels each fit alone, not one inside the other. */
+  hrx_string_builder_truncate(&b, 0);
+  append_n(&b, "func.def @deep(%c: i1) {\n", 1);
+  append_n(&b, "  scf.if %c {\n", 199);
+  append_n(&b, "  }\n", 199);
+  append_n(&b, "  func.return\n}\n", 1);
+  append_n(&b, HEAD "  %c = index.cmp eq, %i, %i : index\n", 1);
+  append_n(&b, "  scf.if %c {\n", 199);
+  append_n(&b, "  func.call @deep(%c) : (i1) -> ()\n", 1);
+  append_n(&b, "  }\n", 199);
+  append_n(&b, TAIL, 1);
+  expect_failure(hrx_string_builder_cstr(&b), HRX_LOOM_DIAG_NESTING_TOO_DEEP,
+                 606);
+  hrx_string_builder_deinit(&b);
+}
+
+static void test_recursion_is_reported(void** state) {
+  (void)state;
+  expect_failure("func.def @a() {\n  func.call @b() : () -> ()\n"
+                 "  func.return\n}\n"
+                 "func.def @b() {\n  func.call @a() : () -> ()\n"
+                 "  func.return\n}\n",
+                 HRX_LOOM_DIAG_RECURSIVE_CALL, 0);
+  expect_failure("func.def @a() {\n  func.call @a() : () -> ()\n"
+                 "  func.return\n}\n",
+                 HRX_LOOM_DIAG_RECURSIVE_CALL, 2);
+}
+
+#define SMALL_KERNEL                                                       \
+  "() {\n  %one = index.constant 1 : index\n"                              \
+  "  kernel.launch.config workgroups(%one, %one, %one) "                   \
+  "workgroup_size(%one, %one, %one) : index\n} launch() {\n"               \
+  "  kernel.return\n}\n"
+
+/* The host code object's limits (1,024 kernels, 256-byte names) are
+ * checked at the source, not after lowering. */
+static void test_module_limits(void** state) {
+  (void)state;
+  hrx_string_builder_t b;
+  hrx_string_builder_init(hrx_allocator_system(), &b);
+  for (int k = 0; k < 1025; ++k) {
+    assert_ok(hrx_string_builder_appendf(&b, "kernel.def @k%d%s", k,
+                                         SMALL_KERNEL));
+  }
+  hrx_loom_diagnostics_t* diagnostics =
+      loom_test_parse_fail(hrx_string_builder_cstr(&b));
+  loom_test_expect_diag(diagnostics, HRX_LOOM_DIAG_MODULE_LIMIT, 1024 * 6 + 1,
+                        1);
+  assert_non_null(strstr(hrx_loom_diagnostics_at(diagnostics, 0)->message,
+                         "1024"));
+  hrx_loom_diagnostics_destroy(diagnostics);
+
+  char name[300];
+  memset(name, 'n', sizeof(name));
+  name[256] = '\0';
+  char* text = test_strdup_printf("kernel.def export(\"%s\") @k%s", name,
+                                  SMALL_KERNEL);
+  hrx_loom_module_destroy(loom_test_parse_ok(text));
+  free(text);
+  name[256] = 'n';
+  name[257] = '\0';
+  text = test_strdup_printf("kernel.def export(\"%s\") @k%s", name,
+                            SMALL_KERNEL);
+  expect_failure(text, HRX_LOOM_DIAG_MODULE_LIMIT, 1);
+  free(text);
+  text = test_strdup_printf("kernel.def @%s%s", name, SMALL_KERNEL);
+  expect_failure(text, HRX_LOOM_DIAG_MODULE_LIMIT, 1);
+  free(text);
+  /* A kernel's symbol is its code-object name when it exports none. */
+  expect_failure("kernel.def @k" SMALL_KERNEL
+                 "kernel.def export(\"k\") @other" SMALL_KERNEL,
+                 HRX_LOOM_DIAG_DUPLICATE_EXPORT, 7);
+  hrx_string_builder_deinit(&b);
+}
+
+static void test_string_literals(void** state) {
+  (void)state;
+  static const char* const bad[] = {"k\0evil", "k\x1b[2Jx", "k\x7f",
+                                    "k\xff", "k\xc2\x85", "k\xe2\x82"};
+  static const size_t bad_length[] = {6, 7, 2, 2, 3, 3};
+  for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); ++i) {
+    hrx_string_builder_t b;
+    hrx_string_builder_init(hrx_allocator_system(), &b);
+    append_n(&b, "kernel.def export(\"", 1);
+    assert_ok(hrx_string_builder_append(&b, bad[i], bad_length[i]));
+    append_n(&b, "\") @k" SMALL_KERNEL, 1);
+    hrx_loom_diagnostics_t* diagnostics = NULL;
+    assert_ok(hrx_loom_diagnostics_create(0, hrx_allocator_system(),
+                                          &diagnostics));
+    hrx_loom_module_t* module = NULL;
+    assert_status_code(
+        hrx_loom_module_parse(b.data, b.length, NULL, diagnostics,
+                              hrx_allocator_system(), &module),
+        HRX_STATUS_INVALID_ARGUMENT);
+    loom_test_expect_diag(diagnostics, HRX_LOOM_DIAG_BAD_STRING, 1, 0);
+    hrx_loom_diagnostics_destroy(diagnostics);
+    hrx_string_builder_deinit(&b);
+  }
+  hrx_loom_module_t* module = loom_test_parse_ok(
+      "kernel.def export(\"caf\xc3\xa9\") @k" SMALL_KERNEL);
+  size_t kernel = 1;
+  assert_ok(hrx_loom_module_find_export(module, "caf\xc3\xa9", &kernel));
+  assert_int_equal(kernel, 0);
+  hrx_loom_module_destroy(module);
+}
+
+static void test_literal_ranges(void** state) {
+  (void)state;
+  static const struct {
+    const char* constant;
+    hrx_loom_diag_code_t code;
+  } ranges[] = {
+      {"scalar.constant 1e999 : f32", HRX_LOOM_DIAG_LITERAL_RANGE},
+      {"scalar.constant -1e999 : f64", HRX_LOOM_DIAG_LITERAL_RANGE},
+      {"scalar.constant 1e39 : f32", HRX_LOOM_DIAG_CONSTANT_RANGE},
+      {"scalar.constant 3.5e38 : bf16", HRX_LOOM_DIAG_CONSTANT_RANGE},
+      {"scalar.constant 65520.0 : f16", HRX_LOOM_DIAG_CONSTANT_RANGE},
+      {"scalar.constant 100000 : f16", HRX_LOOM_DIAG_CONSTANT_RANGE},
+      {"scalar.constant 2 : i1", HRX_LOOM_DIAG_CONSTANT_RANGE},
+      {"scalar.constant -129 : i8", HRX_LOOM_DIAG_CONSTANT_RANGE},
+      {"scalar.constant 65536 : i16", HRX_LOOM_DIAG_CONSTANT_RANGE},
+      {"scalar.constant 4294967296 : i32", HRX_LOOM_DIAG_CONSTANT_RANGE},
+      {"scalar.constant 18446744073709551616 : i64",
+       HRX_LOOM_DIAG_LITERAL_RANGE},
+      {"scalar.constant -9223372036854775809 : i64",
+       HRX_LOOM_DIAG_LITERAL_RANGE},
+  };
+  for (size_t i = 0; i < sizeof(ranges) / sizeof(ranges[0]); ++i) {
+    char* text = test_strdup_printf("%s  %%a = %s\n%s", HEAD,
+                                    ranges[i].constant, TAIL);
+    expect_failure(text, ranges[i].code, 5);
+    free(text);
+  }
+  /* The largest finite values of each width, and long spellings that a
+   * fixed-size copy would have cut short. */
+  static const char* const fine[] = {
+      "scalar.constant 65504.0 : f16", "scalar.constant 3.38e38 : bf16",
+      "scalar.constant 3.4028234e38 : f32", "scalar.constant 1e308 : f64",
+      "scalar.constant 255 : i8", "scalar.constant -1 : i1"};
+  for (size_t i = 0; i < sizeof(fine) / sizeof(fine[0]); ++i) {
+    char* text = test_strdup_printf("%s  %%a = %s\n%s", HEAD, fine[i], TAIL);
+    hrx_loom_module_destroy(loom_test_parse_ok(text));
+    free(text);
+  }
+  hrx_string_builder_t b;
+  hrx_string_builder_init(hrx_allocator_system(), &b);
+  append_n(&b, "  %a = scalar.constant ", 1);
+  append_n(&b, "0", 200);
+  append_n(&b, "300 : i8\n", 1);
+  char* text = kernel_around(hrx_string_builder_cstr(&b));
+  expect_failure(text, HRX_LOOM_DIAG_CONSTANT_RANGE, 5);
+  free(text);
+  hrx_string_builder_truncate(&b, 0);
+  append_n(&b, "  %a = scalar.constant 1.", 1);
+  append_n(&b, "0", 200);
+  append_n(&b, "e39 : f32\n", 1);
+  text = kernel_around(hrx_string_builder_cstr(&b));
+  expect_failure(text, HRX_LOOM_DIAG_CONSTANT_RANGE, 5);
+  free(text);
+  hrx_string_builder_deinit(&b);
+}
+
+/* True when |text| holds no control byte but newlines (and tabs). */
+static bool printable(const char* text) {
+  for (const unsigned char* c = (const unsigned char*)text; *c; ++c) {
+    if ((*c < 0x20 && *c != '\n' && *c != '\t') || *c == 0x7f) return false;
+  }
+  return true;
+}
+
+/* Names and text from the source and from callers are escaped in every
+ * message, status and formatted listing. */
+static void test_untrusted_text_is_escaped(void** state) {
+  (void)state;
+  /* A control byte in a comment on the failing line, and in the file. */
+  const char* source = BODY("  %a = index.frob %i // \x1b]0;owned\x07\n");
+  hrx_loom_diagnostics_t* diagnostics = NULL;
+  assert_ok(hrx_loom_diagnostics_create(0, hrx_allocator_system(),
+                                        &diagnostics));
+  hrx_loom_parse_options_t options = {.source_name = "evil\x1b[2J.loom"};
+  hrx_loom_module_t* module = NULL;
+  hrx_status_t status =
+      hrx_loom_module_parse(source, strlen(source), &options, diagnostics,
+                            hrx_allocator_system(), &module);
+  char text[1024];
+  hrx_status_format(status, text, sizeof(text));
+  assert_true(printable(text));
+  assert_non_null(strstr(text, "evil\\x1b[2J.loom"));
+  hrx_status_free(status);
+  hrx_string_builder_t b;
+  hrx_string_builder_init(hrx_allocator_system(), &b);
+  assert_ok(hrx_loom_diagnostics_format(diagnostics, &b));
+  assert_true(printable(hrx_string_builder_cstr(&b)));
+  if (!strstr(hrx_string_builder_cstr(&b),
+              "\n    %a = index.frob %i // \\x1b]0;owned\\x07\n"
+              "         ^~~~~~~~~~\n")) {
+    fail_msg("%s", hrx_string_builder_cstr(&b));
+  }
+  hrx_string_builder_deinit(&b);
+  hrx_loom_diagnostics_destroy(diagnostics);
+
+  /* A config name from the caller, quoted back. */
+  module = loom_test_parse_ok(BODY(""));
+  hrx_loom_config_t* config = NULL;
+  assert_ok(hrx_loom_config_create(hrx_allocator_system(), &config));
+  assert_ok(hrx_loom_config_set(config, "x\x1b[31m\xff", "1"));
+  assert_ok(hrx_loom_diagnostics_create(0, hrx_allocator_system(),
+                                        &diagnostics));
+  hrx_loom_specialization_t* spec = NULL;
+  assert_status_code(
+      hrx_loom_module_specialize(module, config, diagnostics,
+                                 hrx_allocator_system(), &spec),
+      HRX_STATUS_INVALID_ARGUMENT);
+  const hrx_loom_diagnostic_t* d = hrx_loom_diagnostics_at(diagnostics, 0);
+  assert_int_equal(d->code, HRX_LOOM_DIAG_CONFIG_UNKNOWN);
+  assert_true(printable(d->message));
+  assert_non_null(strstr(d->message, "x\\x1b[31m\\xff"));
+  hrx_loom_diagnostics_destroy(diagnostics);
+  hrx_loom_config_destroy(config);
+  hrx_loom_module_destroy(module);
+}
+
+#define BARRIER "    kernel.barrier<workgroup> scope(workgroup) ordering(acq_rel)\n"
+
+/* Barriers that not every work-item of their scope reaches are rejected;
+ * barriers under uniform control are not. */
+static void test_divergent_barriers(void** state) {
+  (void)state;
+  static const char* const divergent[] = {
+      /* an if on the work-item id */
+      "  %t = kernel.workitem.id<x> : index\n"
+      "  %c = index.cmp eq, %t, %i : index\n"
+      "  scf.if %c {\n" BARRIER "  }\n",
+      /* a loop whose trip count depends on the lane */
+      "  %t = kernel.subgroup.lane.id : index\n"
+      "  %z = index.constant 0 : index\n"
+      "  %o = index.constant 1 : index\n"
+      "  scf.for %j = [%z to %t step %o] {\n" BARRIER "  }\n",
+      /* a while loop whose exit is carried from a loaded per-lane value */
+      "  %t = kernel.workitem.id<x> : index\n"
+      "  %off = index.constant 0 : offset\n"
+      "  %v = buffer.view %x[%off] : buffer -> view<[%i]xi32>\n"
+      "  %l = view.load %v[%t] : view<[%i]xi32> -> i32\n"
+      "  %z = scalar.constant 0 : i32\n"
+      "  %r = scf.while (%a = %z : i32) -> (i32) {\n"
+      "    %c = scalar.cmpi slt, %a, %l : i32\n"
+      "    scf.condition %c, %a : i1, i32\n"
+      "  } do (%b: i32) {\n" BARRIER "    scf.yield %b : i32\n  }\n",
+      /* a subgroup-uniform condition is not workgroup-uniform */
+      "  %s = kernel.subgroup.id : index\n"
+      "  %c = index.cmp eq, %s, %i : index\n"
+      "  scf.if %c {\n" BARRIER "  }\n",
+  };
+  for (size_t i = 0; i < sizeof(divergent) / sizeof(divergent[0]); ++i) {
+    char* text = kernel_around(divergent[i]);
+    expect_failure(text, HRX_LOOM_DIAG_DIVERGENT_BARRIER, 0);
+    free(text);
+  }
+  /* Through a call: the barrier is in @sync, the divergence at the call. */
+  expect_failure("func.def @sync() {\n" BARRIER "  func.return\n}\n" HEAD
+                 "  %t = kernel.workitem.id<x> : index\n"
+                 "  %c = index.cmp eq, %t, %i : index\n"
+                 "  scf.if %c {\n"
+                 "    func.call @sync() : () -> ()\n"
+                 "  }\n" TAIL,
+                 HRX_LOOM_DIAG_DIVERGENT_BARRIER, 12);
+  /* A callee's result varies as much as what it returns. */
+  expect_failure("func.def @lane() -> (index) {\n"
+                 "  %t = kernel.workitem.id<x> : index\n"
+                 "  func.return %t : index\n}\n" HEAD
+                 "  %t = func.call @lane() : () -> (index)\n"
+                 "  %c = index.cmp eq, %t, %i : index\n"
+                 "  scf.if %c {\n" BARRIER "  }\n" TAIL,
+                 HRX_LOOM_DIAG_DIVERGENT_BARRIER, 12);
+  static const char* const uniform[] = {
+      /* workgroup ids, arguments and constants are uniform */
+      "  %w = kernel.workgroup.id<x> : index\n"
+      "  %c = index.cmp eq, %w, %i : index\n"
+      "  scf.if %c {\n" BARRIER "  }\n"
+      "  %z = index.constant 0 : index\n"
+      "  %o = index.constant 1 : index\n"
+      "  scf.for %j = [%z to %i step %o] {\n" BARRIER "  }\n",
+      /* a subgroup barrier only needs a subgroup-uniform condition */
+      "  %s = kernel.subgroup.id : index\n"
+      "  %c = index.cmp eq, %s, %i : index\n"
+      "  scf.if %c {\n"
+      "    kernel.barrier<subgroup> scope(subgroup) ordering(acq_rel)\n"
+      "  }\n",
+      /* per-lane work around a barrier that every lane reaches */
+      "  %t = kernel.workitem.id<x> : index\n"
+      "  %c = index.cmp eq, %t, %i : index\n"
+      "  scf.if %c {\n  }\n" BARRIER,
+      /* parameters count as uniform: only a caller's argument shows that
+       * this one is not, which the race sanitizer checks at run time */
+      "  %t = kernel.workitem.id<x> : index\n"
+      "  %c = index.cmp eq, %t, %i : index\n"
+      "  func.call @sync_if(%c) : (i1) -> ()\n",
+  };
+  for (size_t i = 0; i < sizeof(uniform) / sizeof(uniform[0]); ++i) {
+    char* text = test_strdup_printf(
+        "func.def @sync_if(%%c: i1) {\n  scf.if %%c {\n%s  }\n"
+        "  func.return\n}\n%s%s%s",
+        BARRIER, HEAD, uniform[i], TAIL);
+    hrx_loom_module_destroy(loom_test_parse_ok(text));
+    free(text);
+  }
+}
+
+/* Duplicate checks and lookups use hash indexes: 100,000 functions,
+ * configs and distinct shaped types parse in well under a second here;
+ * the old pairwise scans took minutes. */
+static void test_many_symbols_and_types(void** state) {
+  (void)state;
+  enum { COUNT = 100000 };
+  hrx_string_builder_t b;
+  hrx_string_builder_init(hrx_allocator_system(), &b);
+  for (int i = 0; i < COUNT; ++i) {
+    assert_ok(hrx_string_builder_appendf(
+        &b, "config.decl @c%d : index\nfunc.def @f%d() {\n  func.return\n}\n",
+        i, i));
+  }
+  append_n(&b, "func.def @types(", 1);
+  for (int i = 0; i < COUNT; ++i) {
+    assert_ok(hrx_string_builder_appendf(
+        &b, "%s%%n%d: index, %%v%d: view<[%%n%d]xf32>", i ? ", " : "", i, i,
+        i));
+  }
+  append_n(&b, ") {\n  func.return\n}\n", 1);
+  /* The last definition collides with the first. */
+  append_n(&b, "func.def @f0() {\n  func.return\n}\n", 1);
+  expect_failure(hrx_string_builder_cstr(&b), HRX_LOOM_DIAG_REDEFINED_SYMBOL,
+                 (uint32_t)COUNT * 4 + 4);
+  hrx_string_builder_deinit(&b);
+}
+
 int main(void) {
   enum { N = sizeof(cases) / sizeof(cases[0]) };
-  struct CMUnitTest tests[N + 7];
+  struct CMUnitTest tests[N + 17];
   size_t count = 0;
   for (size_t i = 0; i < N; ++i) {
     tests[count++] = (struct CMUnitTest){.name = cases[i].name,
@@ -374,6 +822,16 @@ int main(void) {
       cmocka_unit_test(test_recovery_reports_later_errors),
       cmocka_unit_test(test_null_and_empty_input),
       cmocka_unit_test(test_allocation_failures),
+      cmocka_unit_test(test_deep_regions),
+      cmocka_unit_test(test_deep_types_and_attributes),
+      cmocka_unit_test(test_deep_calls),
+      cmocka_unit_test(test_recursion_is_reported),
+      cmocka_unit_test(test_module_limits),
+      cmocka_unit_test(test_string_literals),
+      cmocka_unit_test(test_literal_ranges),
+      cmocka_unit_test(test_untrusted_text_is_escaped),
+      cmocka_unit_test(test_divergent_barriers),
+      cmocka_unit_test(test_many_symbols_and_types),
   };
   for (size_t i = 0; i < sizeof(extra) / sizeof(extra[0]); ++i) {
     tests[count++] = extra[i];

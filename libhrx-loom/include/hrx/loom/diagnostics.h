@@ -10,6 +10,12 @@
  * Codes are stable: a code's meaning never changes once released. A list
  * stops accepting errors after |max_errors| (then holds one final note saying
  * how many were left out). Not thread-safe; one list per compilation.
+ *
+ * Source text, names and caller-supplied values are untrusted: messages
+ * are stored with control characters and invalid UTF-8 escaped (as
+ * hrx_escape_text does), and hrx_loom_diagnostics_format escapes the file
+ * name and source line too. |file|, |source_line| and param values keep
+ * the raw bytes, for programs that match on them.
  */
 #ifndef HRX_LOOM_DIAGNOSTICS_H_
 #define HRX_LOOM_DIAGNOSTICS_H_
@@ -39,6 +45,7 @@ typedef enum hrx_loom_diag_code_e {
   HRX_LOOM_DIAG_UNTERMINATED_STRING = 102,
   HRX_LOOM_DIAG_BAD_NUMBER = 103,
   HRX_LOOM_DIAG_EMPTY_NAME = 104,
+  HRX_LOOM_DIAG_BAD_STRING = 105,
   /* syntax */
   HRX_LOOM_DIAG_EXPECTED_TOKEN = 201,
   HRX_LOOM_DIAG_UNKNOWN_OP = 202,
@@ -49,6 +56,7 @@ typedef enum hrx_loom_diag_code_e {
   HRX_LOOM_DIAG_BAD_ATTRIBUTE = 207,
   HRX_LOOM_DIAG_UNKNOWN_PREDICATE = 208,
   HRX_LOOM_DIAG_LITERAL_RANGE = 209,
+  HRX_LOOM_DIAG_NESTING_TOO_DEEP = 210,
   /* names and symbols */
   HRX_LOOM_DIAG_UNDEFINED_VALUE = 301,
   HRX_LOOM_DIAG_REDEFINED_VALUE = 302,
@@ -70,6 +78,9 @@ typedef enum hrx_loom_diag_code_e {
   HRX_LOOM_DIAG_UNUSED_LAUNCH_ARGUMENT = 506,
   HRX_LOOM_DIAG_CONSTANT_RANGE = 507,
   HRX_LOOM_DIAG_BAD_TARGET = 508,
+  HRX_LOOM_DIAG_MODULE_LIMIT = 509,
+  HRX_LOOM_DIAG_DIVERGENT_BARRIER = 510,
+  HRX_LOOM_DIAG_RECURSIVE_CALL = 511,
   /* config specialisation */
   HRX_LOOM_DIAG_CONFIG_MISSING = 601,
   HRX_LOOM_DIAG_CONFIG_UNKNOWN = 602,

@@ -20,6 +20,19 @@ extern "C" {
 
 typedef struct hrx_loom_module_s hrx_loom_module_t;
 
+/* Limits of a module. Source beyond them is rejected with a diagnostic at
+ * the offending position, so the verifier, printer and backends never see
+ * deeper or bigger input than this.
+ *
+ * Nesting counts the regions around an op (a kernel body is level 1, each
+ * scf region inside it one more) plus, across a func.call, the nesting of
+ * the callee: the backends inline calls, so that is the depth they walk. */
+#define HRX_LOOM_MAX_NESTING 256
+/* Kernels per module and bytes per kernel name (export name, else symbol):
+ * the limits of the host code object format. */
+#define HRX_LOOM_MAX_KERNELS 1024
+#define HRX_LOOM_MAX_KERNEL_NAME 256
+
 typedef struct hrx_loom_parse_options_t {
   /* Name used in diagnostics ("<input>" when NULL). */
   const char* source_name;

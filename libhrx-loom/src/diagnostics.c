@@ -16,6 +16,7 @@ struct hrx_loom_diagnostics_s {
   size_t max_errors;
   size_t error_count;
   size_t suppressed;  /* errors dropped past the cap */
+  size_t warning_count;
   bool out_of_memory;
   loom_diag_entry_t* entries;
   size_t count;
@@ -69,6 +70,7 @@ const char* hrx_loom_diag_code_string(hrx_loom_diag_code_t code) {
     case HRX_LOOM_DIAG_BACKEND_UNSUPPORTED: return "L0801";
     case HRX_LOOM_DIAG_BACKEND_LIMIT: return "L0802";
     case HRX_LOOM_DIAG_TOO_MANY_ERRORS: return "L0901";
+    case HRX_LOOM_DIAG_TOO_MANY_WARNINGS: return "L0902";
     case HRX_LOOM_DIAG_NONE: break;
   }
   return "L0000";
@@ -93,6 +95,7 @@ void hrx_loom_diagnostics_clear(hrx_loom_diagnostics_t* diagnostics) {
   }
   diagnostics->count = 0;
   diagnostics->error_count = 0;
+  diagnostics->warning_count = 0;
   diagnostics->suppressed = 0;
   diagnostics->out_of_memory = false;
 }
@@ -251,6 +254,18 @@ bool loom_diag_emitv(hrx_loom_diagnostics_t* d, const loom_source_t* source,
                       HRX_LOOM_DIAG_TOO_MANY_ERRORS, NULL, 0, note);
     }
     return false;
+  }
+  if (severity == HRX_LOOM_SEVERITY_WARNING &&
+      d->warning_count++ >= HRX_LOOM_MAX_WARNINGS) {
+    if (d->warning_count == HRX_LOOM_MAX_WARNINGS + 1) {
+      char note[128];
+      snprintf(note, sizeof(note),
+               "too many warnings (limit %d); later warnings are not shown",
+               HRX_LOOM_MAX_WARNINGS);
+      loom_diag_store(d, NULL, LOOM_NO_SPAN, HRX_LOOM_SEVERITY_NOTE,
+                      HRX_LOOM_DIAG_TOO_MANY_WARNINGS, NULL, 0, note);
+    }
+    return true;
   }
   /* Messages quote names and text from the source and from callers; they
    * are stored escaped, so no printed diagnostic carries a raw control

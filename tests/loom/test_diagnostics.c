@@ -297,6 +297,40 @@ static void test_many_errors_are_capped(void** state) {
   hrx_string_builder_deinit(&b);
 }
 
+/* Warnings are capped like errors: a source with thousands of them keeps
+ * the first HRX_LOOM_MAX_WARNINGS and one note, and compiles. */
+static void test_many_warnings_are_capped(void** state) {
+  (void)state;
+  hrx_string_builder_t b;
+  hrx_string_builder_init(hrx_allocator_system(), &b);
+  for (int k = 0; k < 1000; ++k) {
+    assert_ok(hrx_string_builder_appendf(
+        &b,
+        "kernel.def @k%d(%%n: index) {\n"
+        "  %%one = index.constant 1 : index\n"
+        "  kernel.launch.config workgroups(%%one, %%one, %%one) "
+        "workgroup_size(%%one, %%one, %%one) : index\n"
+        "} launch(%%x: buffer, %%f: f32, %%i: index) {\n" TAIL, k));
+  }
+  hrx_loom_diagnostics_t* diagnostics = NULL;
+  assert_ok(hrx_loom_diagnostics_create(0, hrx_allocator_system(),
+                                        &diagnostics));
+  hrx_loom_module_t* module = NULL;
+  assert_ok(hrx_loom_module_parse(hrx_string_builder_cstr(&b), b.length, NULL,
+                                  diagnostics, hrx_allocator_system(),
+                                  &module));
+  assert_int_equal(hrx_loom_diagnostics_count(diagnostics),
+                   HRX_LOOM_MAX_WARNINGS + 1);
+  const hrx_loom_diagnostic_t* last =
+      hrx_loom_diagnostics_at(diagnostics, HRX_LOOM_MAX_WARNINGS);
+  assert_int_equal(last->code, HRX_LOOM_DIAG_TOO_MANY_WARNINGS);
+  assert_string_equal(hrx_loom_diag_code_string(last->code), "L0902");
+  assert_int_equal(hrx_loom_diagnostics_error_count(diagnostics), 0);
+  hrx_loom_module_destroy(module);
+  hrx_loom_diagnostics_destroy(diagnostics);
+  hrx_string_builder_deinit(&b);
+}
+
 static void test_recovery_reports_later_errors(void** state) {
   (void)state;
   hrx_loom_diagnostics_t* diagnostics =
@@ -806,19 +840,12 @@ static void test_many_symbols_and_types(void** state) {
 }
 
 int main(void) {
-  enum { N = sizeof(cases) / sizeof(cases[0]) };
-  struct CMUnitTest tests[N + 17];
-  size_t count = 0;
-  for (size_t i = 0; i < N; ++i) {
-    tests[count++] = (struct CMUnitTest){.name = cases[i].name,
-                                         .test_func = test_case,
-                                         .initial_state = (void*)&cases[i]};
-  }
   const struct CMUnitTest extra[] = {
       cmocka_unit_test(test_unused_launch_argument_is_a_warning),
       cmocka_unit_test(test_named_params),
       cmocka_unit_test(test_format_has_caret),
       cmocka_unit_test(test_many_errors_are_capped),
+      cmocka_unit_test(test_many_warnings_are_capped),
       cmocka_unit_test(test_recovery_reports_later_errors),
       cmocka_unit_test(test_null_and_empty_input),
       cmocka_unit_test(test_allocation_failures),
@@ -833,7 +860,18 @@ int main(void) {
       cmocka_unit_test(test_divergent_barriers),
       cmocka_unit_test(test_many_symbols_and_types),
   };
-  for (size_t i = 0; i < sizeof(extra) / sizeof(extra[0]); ++i) {
+  enum {
+    N = sizeof(cases) / sizeof(cases[0]),
+    EXTRA = sizeof(extra) / sizeof(extra[0]),
+  };
+  struct CMUnitTest tests[N + EXTRA];
+  size_t count = 0;
+  for (size_t i = 0; i < N; ++i) {
+    tests[count++] = (struct CMUnitTest){.name = cases[i].name,
+                                         .test_func = test_case,
+                                         .initial_state = (void*)&cases[i]};
+  }
+  for (size_t i = 0; i < EXTRA; ++i) {
     tests[count++] = extra[i];
   }
   return _cmocka_run_group_tests("diagnostics", tests, count, NULL, NULL);

@@ -92,8 +92,9 @@ typedef enum hrx_loom_diag_code_e {
   /* backends */
   HRX_LOOM_DIAG_BACKEND_UNSUPPORTED = 801,
   HRX_LOOM_DIAG_BACKEND_LIMIT = 802,
-  /* more errors than the cap */
+  /* more errors (or warnings) than the cap */
   HRX_LOOM_DIAG_TOO_MANY_ERRORS = 901,
+  HRX_LOOM_DIAG_TOO_MANY_WARNINGS = 902,
 } hrx_loom_diag_code_t;
 
 /* "L0204". */
@@ -119,7 +120,10 @@ typedef struct hrx_loom_diagnostic_t {
 
 typedef struct hrx_loom_diagnostics_s hrx_loom_diagnostics_t;
 
-/* |max_errors| 0 selects 20. */
+/* |max_errors| 0 selects 20. Warnings are kept up to
+ * HRX_LOOM_MAX_WARNINGS; later ones are dropped with one note, so a source
+ * with a warning on every line costs no more than one with a hundred. */
+#define HRX_LOOM_MAX_WARNINGS 100
 HRX_API HRX_MUST_USE hrx_status_t hrx_loom_diagnostics_create(
     size_t max_errors, hrx_allocator_t allocator,
     hrx_loom_diagnostics_t** out_diagnostics);

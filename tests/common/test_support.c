@@ -150,6 +150,14 @@ void test_write_file(const char* path, const void* data, size_t length) {
   assert_int_equal(fclose(file), 0);
 }
 
+char* test_read_text(const char* path) {
+  void* data = NULL;
+  size_t length = 0;
+  assert_ok(hrx_file_read_all(hrx_allocator_system(), path, 1 << 20, &data,
+                              &length));
+  return data;
+}
+
 char* test_strdup_printf(const char* format, ...) {
   va_list args;
   va_start(args, format);

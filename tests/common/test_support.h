@@ -60,6 +60,9 @@ size_t test_dir_count(const char* dir, const char* skip_suffix);
 /* Writes |length| bytes to |path| (test setup; aborts the test on error). */
 void test_write_file(const char* path, const void* data, size_t length);
 
+/* The whole of file |path| (at most 1 MiB), NUL-terminated; free() it. */
+char* test_read_text(const char* path);
+
 /* snprintf into a malloc'ed string. */
 char* test_strdup_printf(const char* format, ...) HRX_PRINTF(1, 2);
 

@@ -247,14 +247,6 @@ static void test_open_regular_refuses_special_files(void** state) {
   free(fifo);
 }
 
-static char* read_text(const char* path) {
-  void* data = NULL;
-  size_t length = 0;
-  assert_ok(hrx_file_read_all(hrx_allocator_system(), path, 1 << 20, &data,
-                              &length));
-  return data;
-}
-
 /* Output paths a user chose: devices and FIFOs written in place, links
  * followed, directories refused, nothing lost on failure. */
 static void test_write_output_respects_the_target(void** state) {
@@ -262,11 +254,11 @@ static void test_write_output_respects_the_target(void** state) {
   /* Missing and regular: atomic replacement. */
   char* file = test_strdup_printf("%s/out", dir);
   assert_ok(hrx_file_write_output(file, "one", 3, 0644));
-  char* text = read_text(file);
+  char* text = test_read_text(file);
   assert_string_equal(text, "one");
   free(text);
   assert_ok(hrx_file_write_output(file, "two", 3, 0644));
-  text = read_text(file);
+  text = test_read_text(file);
   assert_string_equal(text, "two");
   free(text);
   /* A character device stays a device. */
@@ -280,7 +272,7 @@ static void test_write_output_respects_the_target(void** state) {
   assert_ok(hrx_file_write_output(link, "three", 5, 0644));
   assert_int_equal(lstat(link, &info), 0);
   assert_true(S_ISLNK(info.st_mode));
-  text = read_text(file);
+  text = test_read_text(file);
   assert_string_equal(text, "three");
   free(text);
   /* A link to a file not yet there creates it; one into a missing
@@ -289,7 +281,7 @@ static void test_write_output_respects_the_target(void** state) {
   assert_int_equal(symlink("created", fresh), 0);
   assert_ok(hrx_file_write_output(fresh, "new", 3, 0644));
   char* created = test_strdup_printf("%s/created", dir);
-  text = read_text(created);
+  text = test_read_text(created);
   assert_string_equal(text, "new");
   free(text);
   free(created);

@@ -756,14 +756,6 @@ static void test_short_write_names_its_cause(void** state) {
   free(src);
 }
 
-static char* read_text(const char* path) {
-  void* data = NULL;
-  size_t length = 0;
-  assert_ok(hrx_file_read_all(hrx_allocator_system(), path, 1 << 20, &data,
-                              &length));
-  return data;
-}
-
 /* A pack that fails, before writing or after, leaves the file at the
  * output as it was. */
 static void test_failed_pack_keeps_the_output(void** state) {
@@ -786,7 +778,7 @@ static void test_failed_pack_keeps_the_output(void** state) {
                                        hrx_allocator_system(), &m),
                 HRX_STATUS_INVALID_ARGUMENT, "not a regular file");
   assert_null(m);
-  char* text = read_text(output);
+  char* text = test_read_text(output);
   assert_string_equal(text, "precious");
   free(text);
   free(fifo);

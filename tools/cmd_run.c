@@ -1,6 +1,5 @@
 /* hrx run: run one kernel of a code object on the host device and show
  * its buffers. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +9,26 @@
 #include "hrx_cli.h"
 
 #define HRX_RUN_MAX 64
+#define HRX_RUN_NS_PER_SECOND 1000000000ull
+/* How long the kernel may run unless --timeout says otherwise. */
+#define HRX_RUN_DEFAULT_TIMEOUT_S 600u
+
+/* SIZE | @FILE | fill:BYTE:SIZE | f32:V,V,... | i32:V,V,... */
+typedef enum buffer_kind_e {
+  BUFFER_ZEROED,
+  BUFFER_FILE,
+  BUFFER_FILL,
+  BUFFER_VALUES,
+} buffer_kind_t;
+
+typedef struct buffer_spec_t {
+  buffer_kind_t kind;
+  const char* path;              /* FILE */
+  uint64_t size;                 /* ZEROED, FILL */
+  uint8_t byte;                  /* FILL */
+  uint32_t values[HRX_RUN_MAX];  /* VALUES */
+  size_t count;
+} buffer_spec_t;
 
 typedef struct run_args_t {
   const char* artifact;
@@ -18,76 +37,44 @@ typedef struct run_args_t {
   size_t workload_count;
   const char* scalars[HRX_RUN_MAX];
   size_t scalar_count;
-  const char* buffers[HRX_RUN_MAX];
+  buffer_spec_t buffers[HRX_RUN_MAX];
   size_t buffer_count;
   const char* dump;
   const char* print;
+  uint64_t timeout_s;
 } run_args_t;
 
-static bool parse_u64(const char* text, uint64_t* out) {
-  char* end = NULL;
-  errno = 0;
-  bool negative = text[0] == '-';
-  *out = negative ? (uint64_t)strtoll(text, &end, 0) : strtoull(text, &end, 0);
-  return *text && end && !*end && errno == 0;
-}
-
-/* Splits a comma list in place into |out|. */
-static int split(char* list, const char** out, size_t* count) {
-  for (char* item = strtok(list, ","); item; item = strtok(NULL, ",")) {
-    if (*count == HRX_RUN_MAX) return -1;
-    out[(*count)++] = item;
-  }
-  return 0;
-}
-
-static int parse_args(int argc, char** argv, run_args_t* a) {
-  a->print = "hex";
-  for (int i = 1; i < argc; ++i) {
-    const char* v = NULL;
-    if (hrx_cli_option(argv[i], "--export", &v)) {
-      a->export_name = v;
-    } else if (hrx_cli_option(argv[i], "--workload", &v)) {
-      char* copy = strdup(v);
-      const char* items[HRX_RUN_MAX];
-      size_t count = 0;
-      int bad = !copy || split(copy, items, &count);
-      for (size_t k = 0; k < count && !bad; ++k) {
-        bad = a->workload_count == HRX_RUN_MAX ||
-              !parse_u64(items[k], &a->workload[a->workload_count++]);
-      }
-      free(copy);
-      if (bad) return hrx_cli_usage_error("run", "bad --workload=%s", v);
-    } else if (hrx_cli_option(argv[i], "--scalar", &v)) {
-      /* One value per option, parsed against the kernel's types later. */
-      if (a->scalar_count == HRX_RUN_MAX) {
-        return hrx_cli_usage_error("run", "too many --scalar options");
-      }
-      a->scalars[a->scalar_count++] = v;
-    } else if (hrx_cli_option(argv[i], "--buffer", &v)) {
-      if (a->buffer_count == HRX_RUN_MAX) {
-        return hrx_cli_usage_error("run", "too many --buffer options");
-      }
-      a->buffers[a->buffer_count++] = v;
-    } else if (hrx_cli_option(argv[i], "--dump", &v)) {
-      a->dump = v;
-    } else if (hrx_cli_option(argv[i], "--print", &v)) {
-      if (strcmp(v, "hex") && strcmp(v, "f32") && strcmp(v, "i32") &&
-          strcmp(v, "u8")) {
-        return hrx_cli_usage_error("run", "--print is hex, f32, i32 or u8");
-      }
-      a->print = v;
-    } else if (argv[i][0] == '-') {
-      return hrx_cli_usage_error("run", "unknown option '%s'", argv[i]);
-    } else if (a->artifact) {
-      return hrx_cli_usage_error("run", "more than one artifact");
-    } else {
-      a->artifact = argv[i];
+/* Splits |list| at commas into |out|; an empty item is an error. */
+static hrx_status_t split(char* list, const char** out, size_t* count) {
+  for (char* item = list;;) {
+    char* comma = strchr(item, ',');
+    if (comma) *comma = '\0';
+    if (!*item) {
+      return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT, "empty list item");
     }
+    if (*count == HRX_RUN_MAX) {
+      return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                             "more than %d values", HRX_RUN_MAX);
+    }
+    out[(*count)++] = item;
+    if (!comma) return HRX_OK;
+    item = comma + 1;
   }
-  if (!a->artifact) return hrx_cli_usage_error("run", "missing ARTIFACT");
-  if (!a->export_name) return hrx_cli_usage_error("run", "missing --export");
-  return HRX_EXIT_OK;
+}
+
+/* A decimal integer, optionally negative, that fits |bits| bits read as
+ * signed or as unsigned; its two's-complement bits. */
+static hrx_status_t parse_int_bits(const char* text, uint32_t bits,
+                                   uint64_t* out) {
+  bool negative = text[0] == '-';
+  uint64_t magnitude_max =
+      negative ? UINT64_C(1) << (bits - 1)
+               : (bits == 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1);
+  uint64_t magnitude = 0;
+  HRX_RETURN_IF_ERROR(hrx_parse_u64(text + negative, 0, magnitude_max,
+                                    "integer value", &magnitude));
+  *out = negative ? 0 - magnitude : magnitude;
+  return HRX_OK;
 }
 
 /* A scalar's raw bits for a host type: integers, or floats for f32/f64. */
@@ -110,70 +97,181 @@ static hrx_status_t scalar_bits(const char* text, uint8_t type,
     }
     return HRX_OK;
   }
-  if (!parse_u64(text, out)) {
-    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
-                           "'%s' is not an integer", text);
+  static const uint8_t widths[] = {
+      [HRX_HOST_TYPE_I1] = 1,   [HRX_HOST_TYPE_I8] = 8,
+      [HRX_HOST_TYPE_I16] = 16, [HRX_HOST_TYPE_I32] = 32,
+      [HRX_HOST_TYPE_I64] = 64};
+  uint32_t bits = type <= HRX_HOST_TYPE_I64 ? widths[type] : 16;
+  hrx_status_t status = parse_int_bits(text, bits, out);
+  if (status != HRX_OK) {
+    return hrx_status_annotate(status, "'%s' is not a %u-bit integer", text,
+                               bits);
   }
   return HRX_OK;
 }
 
-/* SIZE | @FILE | fill:BYTE:SIZE | f32:V,V,... | i32:V,V,... */
-static hrx_status_t make_buffer(hrx_gpu_stream_t* stream, const char* spec,
-                                hrx_gpu_buffer_t** out) {
-  uint64_t size = 0;
-  if (spec[0] == '@') {
-    void* data = NULL;
-    size_t length = 0;
-    HRX_RETURN_IF_ERROR(hrx_file_read_all(hrx_allocator_system(), spec + 1,
-                                          UINT32_MAX, &data, &length));
-    hrx_status_t status =
-        length ? hrx_gpu_stream_allocate_from(stream, data, length, out)
-               : hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
-                                 "buffer file '%s' is empty", spec + 1);
-    free(data);
-    return status;
+/* fill:BYTE:SIZE */
+static hrx_status_t parse_fill(const char* text, buffer_spec_t* out) {
+  const char* colon = strchr(text, ':');
+  if (!colon || (size_t)(colon - text) >= 8) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "'fill:%s' is not fill:BYTE:SIZE", text);
   }
-  if (!strncmp(spec, "fill:", 5)) {
-    unsigned byte = 0;
-    unsigned long long bytes = 0;
-    char tail = 0;
-    if (sscanf(spec + 5, "%i:%llu%c", (int*)&byte, &bytes, &tail) != 2 ||
-        byte > 255 || bytes == 0) {
-      return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
-                             "'%s' is not fill:BYTE:SIZE", spec);
-    }
-    HRX_RETURN_IF_ERROR(hrx_gpu_stream_allocate(stream, bytes, out));
-    memset(hrx_gpu_buffer_host_pointer(*out), (int)byte, bytes);
+  char byte_text[8];
+  memcpy(byte_text, text, (size_t)(colon - text));
+  byte_text[colon - text] = '\0';
+  uint64_t byte = 0;
+  HRX_RETURN_IF_ERROR(hrx_parse_u64(byte_text, 0, 255, "fill byte", &byte));
+  HRX_RETURN_IF_ERROR(
+      hrx_parse_u64(colon + 1, 1, UINT64_MAX, "fill size", &out->size));
+  out->kind = BUFFER_FILL;
+  out->byte = (uint8_t)byte;
+  return HRX_OK;
+}
+
+static hrx_status_t parse_values(const char* spec, buffer_spec_t* out) {
+  char* copy = strdup(spec + 4);
+  if (!copy) {
+    return hrx_make_status(HRX_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  }
+  const char* items[HRX_RUN_MAX];
+  size_t count = 0;
+  hrx_status_t status = split(copy, items, &count);
+  uint8_t type = spec[0] == 'f' ? HRX_HOST_TYPE_F32 : HRX_HOST_TYPE_I32;
+  for (size_t i = 0; i < count && status == HRX_OK; ++i) {
+    uint64_t bits = 0;
+    status = scalar_bits(items[i], type, &bits);
+    out->values[i] = (uint32_t)bits;
+  }
+  free(copy);
+  out->kind = BUFFER_VALUES;
+  out->count = count;
+  return status;
+}
+
+static hrx_status_t parse_buffer(const char* spec, buffer_spec_t* out) {
+  memset(out, 0, sizeof(*out));
+  if (spec[0] == '@') {
+    out->kind = BUFFER_FILE;
+    out->path = spec + 1;
     return HRX_OK;
   }
+  if (!strncmp(spec, "fill:", 5)) return parse_fill(spec + 5, out);
   if (!strncmp(spec, "f32:", 4) || !strncmp(spec, "i32:", 4)) {
-    bool is_float = spec[0] == 'f';
-    char* copy = strdup(spec + 4);
-    const char* items[HRX_RUN_MAX];
-    size_t count = 0;
-    hrx_status_t status = HRX_OK;
-    if (!copy || split(copy, items, &count) || count == 0) {
+    return parse_values(spec, out);
+  }
+  out->kind = BUFFER_ZEROED;
+  return hrx_parse_u64(spec, 1, UINT64_MAX, "buffer SIZE", &out->size);
+}
+
+static hrx_status_t parse_workload(const char* list, run_args_t* a) {
+  char* copy = strdup(list);
+  if (!copy) {
+    return hrx_make_status(HRX_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  }
+  const char* items[HRX_RUN_MAX];
+  size_t count = 0;
+  hrx_status_t status = split(copy, items, &count);
+  for (size_t k = 0; k < count && status == HRX_OK; ++k) {
+    if (a->workload_count == HRX_RUN_MAX) {
       status = hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
-                               "'%s' needs 1 to %d values", spec, HRX_RUN_MAX);
+                               "more than %d workload values", HRX_RUN_MAX);
+      break;
     }
-    uint32_t values[HRX_RUN_MAX];
-    for (size_t i = 0; i < count && status == HRX_OK; ++i) {
-      uint64_t bits = 0;
-      status = scalar_bits(items[i],
-                           is_float ? HRX_HOST_TYPE_F32 : HRX_HOST_TYPE_I32,
-                           &bits);
-      values[i] = (uint32_t)bits;
+    /* Workload values are counts the launch program reads as indices. */
+    status = hrx_parse_u64(items[k], 0, INT64_MAX, "workload value",
+                           &a->workload[a->workload_count++]);
+  }
+  free(copy);
+  return status;
+}
+
+/* A usage error (exit 2) carrying |status|'s message; frees it. */
+static int usage_status(const char* option, const char* value,
+                        hrx_status_t status) {
+  char text[512];
+  hrx_status_format(status, text, sizeof(text));
+  hrx_status_free(status);
+  return hrx_cli_usage_error("run", "bad %s=%s: %s", option, value, text);
+}
+
+static int parse_args(int argc, char** argv, run_args_t* a) {
+  a->print = "hex";
+  a->timeout_s = HRX_RUN_DEFAULT_TIMEOUT_S;
+  for (int i = 1; i < argc; ++i) {
+    const char* v = NULL;
+    if (hrx_cli_option(argv[i], "--export", &v)) {
+      a->export_name = v;
+    } else if (hrx_cli_option(argv[i], "--workload", &v)) {
+      hrx_status_t status = parse_workload(v, a);
+      if (status != HRX_OK) return usage_status("--workload", v, status);
+    } else if (hrx_cli_option(argv[i], "--timeout", &v)) {
+      hrx_status_t status =
+          hrx_parse_u64(v, 1, UINT64_MAX / HRX_RUN_NS_PER_SECOND,
+                        "--timeout seconds", &a->timeout_s);
+      if (status != HRX_OK) return usage_status("--timeout", v, status);
+    } else if (hrx_cli_option(argv[i], "--scalar", &v)) {
+      /* One value per option, parsed against the kernel's types later. */
+      if (a->scalar_count == HRX_RUN_MAX) {
+        return hrx_cli_usage_error("run", "too many --scalar options");
+      }
+      a->scalars[a->scalar_count++] = v;
+    } else if (hrx_cli_option(argv[i], "--buffer", &v)) {
+      if (a->buffer_count == HRX_RUN_MAX) {
+        return hrx_cli_usage_error("run", "too many --buffer options");
+      }
+      hrx_status_t status = parse_buffer(v, &a->buffers[a->buffer_count++]);
+      if (status != HRX_OK) return usage_status("--buffer", v, status);
+    } else if (hrx_cli_option(argv[i], "--dump", &v)) {
+      a->dump = v;
+    } else if (hrx_cli_option(argv[i], "--print", &v)) {
+      if (strcmp(v, "hex") && strcmp(v, "f32") && strcmp(v, "i32") &&
+          strcmp(v, "u8")) {
+        return hrx_cli_usage_error("run", "--print is hex, f32, i32 or u8");
+      }
+      a->print = v;
+    } else if (argv[i][0] == '-') {
+      return hrx_cli_usage_error("run", "unknown option '%s'", argv[i]);
+    } else if (a->artifact) {
+      return hrx_cli_usage_error("run", "more than one artifact");
+    } else {
+      a->artifact = argv[i];
     }
-    free(copy);
-    HRX_RETURN_IF_ERROR(status);
-    return hrx_gpu_stream_allocate_from(stream, values, count * 4, out);
   }
-  if (!parse_u64(spec, &size) || size == 0) {
-    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
-                           "'%s' is not SIZE, @FILE, fill:BYTE:SIZE, f32:... "
-                           "or i32:...", spec);
+  if (!a->artifact) return hrx_cli_usage_error("run", "missing ARTIFACT");
+  if (!a->export_name) return hrx_cli_usage_error("run", "missing --export");
+  return HRX_EXIT_OK;
+}
+
+static hrx_status_t make_buffer(hrx_gpu_stream_t* stream,
+                                const buffer_spec_t* spec,
+                                hrx_gpu_buffer_t** out) {
+  switch (spec->kind) {
+    case BUFFER_FILE: {
+      /* hrx_file_read_all refuses FIFOs and devices without blocking. */
+      void* data = NULL;
+      size_t length = 0;
+      HRX_RETURN_IF_ERROR(hrx_file_read_all(hrx_allocator_system(),
+                                            spec->path, UINT32_MAX, &data,
+                                            &length));
+      hrx_status_t status =
+          length ? hrx_gpu_stream_allocate_from(stream, data, length, out)
+                 : hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                                   "buffer file '%s' is empty", spec->path);
+      free(data);
+      return status;
+    }
+    case BUFFER_FILL:
+      HRX_RETURN_IF_ERROR(hrx_gpu_stream_allocate(stream, spec->size, out));
+      memset(hrx_gpu_buffer_host_pointer(*out), spec->byte, spec->size);
+      return HRX_OK;
+    case BUFFER_VALUES:
+      return hrx_gpu_stream_allocate_from(stream, spec->values,
+                                          spec->count * 4, out);
+    case BUFFER_ZEROED:
+      break;
   }
-  return hrx_gpu_stream_allocate(stream, size, out);
+  return hrx_gpu_stream_allocate(stream, spec->size, out);
 }
 
 static void print_buffer(size_t index, const uint8_t* data, uint64_t size,
@@ -234,7 +332,7 @@ static hrx_status_t run(run_args_t* a) {
                                  "%u)", a->export_name, i);
         break;
       }
-      status = make_buffer(stream, a->buffers[made], &buffers[made]);
+      status = make_buffer(stream, &a->buffers[made], &buffers[made]);
       if (status == HRX_OK) {
         args[i] = hrx_gpu_arg_binding(hrx_gpu_buffer_binding(buffers[made]),
                                       HRX_GPU_ACCESS_READ_WRITE);
@@ -265,7 +363,19 @@ static hrx_status_t run(run_args_t* a) {
     status = hrx_gpu_stream_dispatch(stream, kernel, &launch);
   }
   if (status == HRX_OK) {
-    status = hrx_gpu_stream_synchronize(stream, 600ull * 1000000000ull);
+    status = hrx_gpu_stream_synchronize(
+        stream, a->timeout_s * HRX_RUN_NS_PER_SECOND);
+    if (hrx_status_is(status, HRX_STATUS_DEADLINE_EXCEEDED)) {
+      /* Presumed endless: stop it so the buffers can be freed and hrx can
+       * exit, and say so. */
+      hrx_status_free(status);
+      hrx_gpu_stream_cancel(stream);
+      status = hrx_make_status(HRX_STATUS_DEADLINE_EXCEEDED,
+                               "'%s' did not finish within %llu s "
+                               "(--timeout); it was cancelled",
+                               a->export_name,
+                               (unsigned long long)a->timeout_s);
+    }
   }
   if (status == HRX_OK && a->dump) {
     status = hrx_dir_create_all(a->dump, 0755);
@@ -277,7 +387,9 @@ static hrx_status_t run(run_args_t* a) {
     if (a->dump) {
       char path[4096];
       snprintf(path, sizeof(path), "%s/buffer%zu.bin", a->dump, b);
-      status = hrx_file_write_atomic(path, data, size, 0644);
+      /* A user-chosen place: a link is followed, a device or FIFO written
+       * in place (hrx_file_write_output). */
+      status = hrx_file_write_output(path, data, size, 0644);
     }
   }
   for (size_t b = 0; b < made; ++b) hrx_gpu_buffer_release(buffers[b]);

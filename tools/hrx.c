@@ -31,7 +31,11 @@ static const char hrx_run_usage[] =
     "                           SIZE | @FILE | fill:BYTE:SIZE |\n"
     "                           f32:V,V,... | i32:V,V,...\n"
     "  --print=hex|f32|i32|u8   how to print buffers after the run\n"
-    "  --dump=DIR               also write DIR/bufferN.bin\n";
+    "  --dump=DIR               also write DIR/bufferN.bin (links followed)\n"
+    "  --timeout=SECONDS        how long the kernel may run (default 600);\n"
+    "                           then it is cancelled and run exits 1\n"
+    "  numbers are decimal; sizes, counts and workload values that overflow\n"
+    "  or carry junk are usage errors\n";
 
 static const char hrx_gc_usage[] =
     "usage: hrx gc [DAYS]\n"

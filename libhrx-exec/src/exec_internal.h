@@ -75,6 +75,9 @@ struct hrx_exec_runtime_s {
   hrx_exec_watcher_t watchers[HRX_EXEC_LANE_COUNT];
   hrx_trace_t* trace; /* borrowed, may be NULL */
   bool observe;       /* watchers run */
+  /* A completion wait timed out: destruction cancels what still runs
+   * rather than wait for it forever. Set by any waiting thread. */
+  atomic_bool abandoned;
   uint32_t max_submissions;
   /* Guards everything below and serialises submissions, so lane order is
    * one order for every thread. */

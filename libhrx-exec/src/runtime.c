@@ -51,6 +51,7 @@ hrx_status_t hrx_exec_runtime_create(hrx_gpu_device_t* device,
       options && options->max_submissions ? options->max_submissions : 64;
   rt->trace = options ? options->trace : NULL;
   rt->observe = rt->trace || (options && options->observe);
+  atomic_init(&rt->abandoned, false);
   pthread_mutex_init(&rt->mutex, NULL);
   hrx_status_t status = HRX_OK;
   if (options && options->memory_budget) {
@@ -120,6 +121,14 @@ void hrx_exec_runtime_prune(hrx_exec_runtime_t* rt) {
 
 void hrx_exec_runtime_destroy(hrx_exec_runtime_t* rt) {
   if (!rt) return;
+  /* After a wait gave up on it, work still running is presumed stuck:
+   * cancelling it makes its end certain, so nothing below waits forever
+   * and nothing is freed while the device may touch it. */
+  if (atomic_load(&rt->abandoned)) {
+    for (int lane = 0; lane < HRX_EXEC_LANE_COUNT; ++lane) {
+      if (rt->lanes[lane]) hrx_gpu_stream_cancel(rt->lanes[lane]);
+    }
+  }
   /* Streams wait for their work when destroyed; after that every flight
    * and quarantined completion has ended. */
   for (int lane = 0; lane < HRX_EXEC_LANE_COUNT; ++lane) {

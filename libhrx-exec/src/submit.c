@@ -264,8 +264,13 @@ hrx_status_t hrx_exec_completion_wait(hrx_exec_completion_t* c,
   uint64_t deadline = hrx_deadline_after(timeout_ns);
   for (int lane = 0; lane < HRX_EXEC_LANE_COUNT; ++lane) {
     if (!c->events[lane]) continue;
-    HRX_RETURN_IF_ERROR(
-        hrx_gpu_event_wait(c->events[lane], hrx_deadline_remaining(deadline)));
+    hrx_status_t status =
+        hrx_gpu_event_wait(c->events[lane], hrx_deadline_remaining(deadline));
+    /* A wait that gave up (not a poll) marks the work presumed stuck. */
+    if (timeout_ns && hrx_status_is(status, HRX_STATUS_DEADLINE_EXCEEDED)) {
+      atomic_store(&c->runtime->abandoned, true);
+    }
+    HRX_RETURN_IF_ERROR(status);
   }
   return hrx_exec_deliver(c);
 }

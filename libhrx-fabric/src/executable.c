@@ -88,9 +88,16 @@ static hrx_status_t hrx_check_insn(const hrx_fabric_kernel_t* k, uint32_t pc) {
   const hrx_host_insn_t* i = &k->insns[pc];
   if (i->op >= HRX_HOST_OP_COUNT) return hrx_bad_code(k->name, pc, "bad opcode");
   if (i->type >= HRX_HOST_TYPE_COUNT) return hrx_bad_code(k->name, pc, "bad type");
-  if (i->flags & ~0x1Fu) return hrx_bad_code(k->name, pc, "bad flags");
+  if (i->flags & ~HRX_HOST_FLAGS_KNOWN) {
+    return hrx_bad_code(k->name, pc, "bad flags");
+  }
   if ((i->flags & HRX_HOST_FLAG_CHECKED) && !hrx_host_op_checkable(i->op)) {
     return hrx_bad_code(k->name, pc, "checked flag on an unchecked op");
+  }
+  if ((i->flags & HRX_HOST_FLAG_ADDRESS) &&
+      (i->op != HRX_HOST_OP_IMADD || i->type != HRX_HOST_TYPE_I64 ||
+       (i->flags & HRX_HOST_FLAG_CHECKED))) {
+    return hrx_bad_code(k->name, pc, "address flag off an i64 IMADD");
   }
   uint32_t use = hrx_host_op_usage(i->op);
   struct {
@@ -181,6 +188,9 @@ static hrx_status_t hrx_check_insn(const hrx_fabric_kernel_t* k, uint32_t pc) {
         return hrx_bad_code(k->name, pc, "bad ordering");
       }
       break;
+    case HRX_HOST_OP_PTR_ADD:
+      if (i->imm == 0) return hrx_bad_code(k->name, pc, "pointer scale 0");
+      break;
     case HRX_HOST_OP_ASSERT:
       if (i->aux >= HRX_HOST_ASSERT_COUNT) {
         return hrx_bad_code(k->name, pc, "bad assertion kind");
@@ -228,7 +238,8 @@ static hrx_status_t hrx_parse_kernel(hrx_fabric_executable_t* exe,
   uint64_t name_length = hrx_read(r, 4);
   const uint8_t* name = hrx_read_span(r, name_length);
   if (r->overrun) return hrx_truncated();
-  if (name_length == 0 || name_length > 256 || memchr(name, 0, name_length)) {
+  if (name_length == 0 || name_length > HRX_HOST_MAX_KERNEL_NAME ||
+      memchr(name, 0, name_length)) {
     return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
                            "code object kernel name is empty, too long or "
                            "contains NUL");
@@ -367,7 +378,7 @@ hrx_status_t hrx_host_code_object_parse(hrx_fabric_executable_t* exe,
                            version, HRX_HOST_CODE_VERSION);
   }
   uint32_t count = (uint32_t)hrx_read(&r, 4);
-  if (count == 0 || count > 1024) {
+  if (count == 0 || count > HRX_HOST_MAX_KERNELS) {
     return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
                            "code object has %u kernels", count);
   }

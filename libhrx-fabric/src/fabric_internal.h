@@ -15,6 +15,17 @@ struct hrx_fabric_device_s {
   hrx_fabric_device_properties_t properties;
 };
 
+struct hrx_fabric_signal_s {
+  _Atomic int64_t value;
+  /* Bumped on every change; waiters sleep on it, since futexes are 32-bit. */
+  _Atomic uint32_t epoch;
+  _Atomic uint32_t waiters;
+  atomic_uint_fast32_t ref_count;
+  /* Set by hrx_fabric_signal_cancel; the executor polls it at back-edges. */
+  _Atomic bool cancelled;
+  hrx_allocator_t allocator;
+};
+
 struct hrx_fabric_kernel_s {
   const hrx_fabric_executable_t* executable;
   char* name;
@@ -146,6 +157,9 @@ typedef struct hrx_host_dispatch_t {
   uint32_t group_segment_size;
   uint32_t slot_count;
   hrx_host_slot_t slots[HRX_HOST_MAX_BINDINGS];
+  /* The completion signal's cancel flag (NULL: none): set by any thread,
+   * polled by the workers running this dispatch. */
+  const _Atomic bool* cancel;
   _Atomic int faulted;
   hrx_fabric_fault_t fault;
 } hrx_host_dispatch_t;

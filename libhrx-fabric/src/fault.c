@@ -17,6 +17,8 @@ const char* hrx_fabric_fault_kind_string(hrx_fabric_fault_kind_t kind) {
     case HRX_FABRIC_FAULT_ASSERTION: return "failed assertion";
     case HRX_FABRIC_FAULT_INTEGER_OVERFLOW: return "integer overflow";
     case HRX_FABRIC_FAULT_BAD_SHIFT: return "shift out of range";
+    case HRX_FABRIC_FAULT_CANCELLED: return "cancelled";
+    case HRX_FABRIC_FAULT_BARRIER_DIVERGENCE: return "divergent barrier";
   }
   return "unknown fault";
 }
@@ -77,6 +79,19 @@ size_t hrx_fabric_fault_format(const hrx_fabric_fault_t* f, char* buffer,
                  hrx_fabric_fault_kind_string(f->kind), f->kernel, f->pc,
                  f->lane, f->workgroup[0], f->workgroup[1], f->workgroup[2],
                  f->value, f->access_bytes * 8);
+  } else if (f->kind == HRX_FABRIC_FAULT_BARRIER_DIVERGENCE) {
+    n = snprintf(buffer, capacity,
+                 "%s in kernel '%s' at instruction %" PRIu32
+                 ", workgroup (%" PRIu32 ", %" PRIu32 ", %" PRIu32
+                 "): work-item %" PRIu32 " of the workgroup does not reach "
+                 "this barrier",
+                 hrx_fabric_fault_kind_string(f->kind), f->kernel, f->pc,
+                 f->workgroup[0], f->workgroup[1], f->workgroup[2],
+                 f->work_item);
+  } else if (f->kind == HRX_FABRIC_FAULT_CANCELLED && f->kernel[0] == '(') {
+    /* Packets skipped or barriers abandoned name what they were. */
+    n = snprintf(buffer, capacity, "%s %s",
+                 hrx_fabric_fault_kind_string(f->kind), f->kernel);
   } else if (f->kind == HRX_FABRIC_FAULT_BAD_TRANSFER) {
     n = snprintf(buffer, capacity,
                  "%s: %" PRIu32 " bytes at 0x%" PRIx64

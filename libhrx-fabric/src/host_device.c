@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "fabric_internal.h"
+#include "hrx/core/parse.h"
 
 hrx_status_t hrx_host_queue_create(hrx_fabric_device_t* device,
                                    uint32_t packet_count,
@@ -35,29 +36,35 @@ hrx_host_device_t* hrx_host_device_cast(hrx_fabric_device_t* device) {
              : NULL;
 }
 
-static uint32_t hrx_host_default_workers(void) {
-  const char* text = getenv("HRX_HOST_THREADS");
-  if (text && *text) {
-    char* end = NULL;
-    long value = strtol(text, &end, 10);
-    if (end && *end == '\0' && value >= 1 && value <= 1024) {
-      return (uint32_t)value;
-    }
+/* HRX_HOST_THREADS, else the online CPUs. A value that is not a number
+ * in [1, HRX_HOST_MAX_WORKERS] is an error: silently running with another
+ * thread count than asked hides the typo. */
+static hrx_status_t hrx_host_default_workers(uint32_t* out_workers) {
+  uint64_t value = 0;
+  bool present = false;
+  HRX_RETURN_IF_ERROR(hrx_env_u64("HRX_HOST_THREADS", 1, HRX_HOST_MAX_WORKERS,
+                                  &value, &present));
+  if (present) {
+    *out_workers = (uint32_t)value;
+    return HRX_OK;
   }
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  return cpus > 0 ? (uint32_t)cpus : 1;
+  *out_workers = cpus > 0 ? (uint32_t)(cpus < HRX_HOST_MAX_WORKERS
+                                           ? cpus : HRX_HOST_MAX_WORKERS)
+                          : 1;
+  return HRX_OK;
 }
 
 hrx_status_t hrx_fabric_host_device_create(
     const hrx_fabric_host_options_t* options, hrx_allocator_t allocator,
     hrx_fabric_device_t** out_device) {
   *out_device = NULL;
-  uint32_t workers = options && options->worker_count
-                         ? options->worker_count
-                         : hrx_host_default_workers();
-  if (workers > 1024) {
+  uint32_t workers = options ? options->worker_count : 0;
+  if (!workers) HRX_RETURN_IF_ERROR(hrx_host_default_workers(&workers));
+  if (workers > HRX_HOST_MAX_WORKERS) {
     return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
-                           "%u worker threads is more than 1024", workers);
+                           "%u worker threads is more than %u", workers,
+                           HRX_HOST_MAX_WORKERS);
   }
   hrx_host_device_t* device = NULL;
   HRX_RETURN_IF_ERROR(
@@ -124,7 +131,9 @@ static hrx_status_t hrx_host_memory_allocate(hrx_fabric_device_t* base,
                                              uint32_t flags,
                                              hrx_fabric_memory_t* out) {
   hrx_host_device_t* device = hrx_host_device_cast(base);
-  if (size > (UINT64_C(1) << HRX_HOST_PTR_SHIFT)) {
+  /* Below 2^48, so that HRX_HOST_OFFSET_MASK is never a valid offset and
+   * can mark a poisoned pointer. */
+  if (size >= (UINT64_C(1) << HRX_HOST_PTR_SHIFT)) {
     return hrx_make_status(HRX_STATUS_OUT_OF_RANGE,
                            "allocation of %llu bytes exceeds the host "
                            "device's 256 TiB addressing",

@@ -14,6 +14,7 @@ typedef struct hrx_wave_t {
   uint32_t state;
   uint32_t depth;
   uint64_t exec;
+  uint64_t live; /* the lanes that hold work-items */
   uint64_t* v;
   uint64_t* s;
   uint64_t stack[HRX_HOST_MAX_MASK_DEPTH];
@@ -42,6 +43,7 @@ typedef struct hrx_group_t {
   uint32_t local_size;
   hrx_race_cell_t* race; /* per local granule when race checking, or NULL */
   uint32_t epoch;        /* barrier intervals so far, from 1 */
+  bool race_check;       /* HRX_HOST_KERNEL_RACE_CHECK: barriers checked too */
 } hrx_group_t;
 
 /*===------------------------------------------------------------------===*/
@@ -231,6 +233,24 @@ static bool hrx_race_access(hrx_group_t* g, uint64_t ptr, uint32_t bytes,
     }
   }
   return true;
+}
+
+/* PTR_ADD: a pointer whose offset would leave [0, 2^48) becomes the
+ * poison pointer of its slot (offset HRX_HOST_OFFSET_MASK, past every
+ * allocation), which stays poison through further steps; so does an index
+ * of HRX_HOST_INDEX_POISON. See host_isa.h, Address arithmetic. */
+static inline uint64_t hrx_ptr_add(uint64_t ptr, int64_t index,
+                                   int64_t scale) {
+  uint64_t slot = ptr & ~HRX_HOST_OFFSET_MASK;
+  int64_t offset = (int64_t)(ptr & HRX_HOST_OFFSET_MASK);
+  int64_t bytes, next;
+  if (offset == (int64_t)HRX_HOST_OFFSET_MASK ||
+      __builtin_mul_overflow(index, scale, &bytes) ||
+      __builtin_add_overflow(offset, bytes, &next) || next < 0 ||
+      next > (int64_t)HRX_HOST_OFFSET_MASK) {
+    next = (int64_t)HRX_HOST_OFFSET_MASK;
+  }
+  return slot | (uint64_t)next;
 }
 
 static int hrx_order(uint32_t ordering) {
@@ -578,6 +598,54 @@ static uint64_t hrx_cond_mask(const hrx_group_t* g, const hrx_wave_t* w,
   return mask;
 }
 
+/* Cancellation (hrx_fabric_signal_cancel) is polled where a wave could
+ * run forever: at backward jumps and barriers. */
+static bool hrx_cancelled(hrx_group_t* g, uint32_t pc) {
+  const _Atomic bool* flag = g->dispatch->cancel;
+  if (!flag || !atomic_load_explicit(flag, memory_order_relaxed)) return false;
+  hrx_fault_here(g->dispatch,
+                 hrx_fault_at(g, HRX_FABRIC_FAULT_CANCELLED, pc, 0));
+  return true;
+}
+
+/* Moves |w| to |target|; false (faulted) when a backward jump finds the
+ * dispatch cancelled. */
+static inline bool hrx_jump(hrx_group_t* g, hrx_wave_t* w, uint32_t target,
+                            uint32_t pc) {
+  if (target <= pc && hrx_cancelled(g, pc)) return false;
+  w->pc = target;
+  return true;
+}
+
+/* Race sanitizer: the work-items of |missing| (lanes of wave |wave|) do
+ * not reach the barrier at |pc|. */
+static void hrx_barrier_fault(hrx_group_t* g, uint32_t pc, uint32_t wave,
+                              uint64_t missing) {
+  uint32_t lane = (uint32_t)__builtin_ctzll(missing);
+  hrx_fabric_fault_t f =
+      hrx_fault_at(g, HRX_FABRIC_FAULT_BARRIER_DIVERGENCE, pc, lane);
+  f.work_item = wave * g->lanes + lane;
+  hrx_fault_here(g->dispatch, f);
+}
+
+/* Race sanitizer, after a round of waves ended with some at a barrier:
+ * every wave must wait at that same barrier (none finished, none at
+ * another). */
+static bool hrx_barrier_joined(hrx_group_t* g, const hrx_wave_t* waves,
+                               uint32_t count) {
+  uint32_t at = UINT32_MAX;
+  for (uint32_t w = 0; w < count && at == UINT32_MAX; ++w) {
+    if (waves[w].state == WAVE_BARRIER) at = waves[w].pc - 1;
+  }
+  for (uint32_t w = 0; w < count; ++w) {
+    if (waves[w].state != WAVE_BARRIER || waves[w].pc - 1 != at) {
+      hrx_barrier_fault(g, at, w, waves[w].live);
+      return false;
+    }
+  }
+  return true;
+}
+
 static uint32_t hrx_run_wave(hrx_group_t* g, hrx_wave_t* w,
                              uint32_t wave_index) {
   const hrx_fabric_kernel_t* k = g->kernel;
@@ -623,7 +691,10 @@ static uint32_t hrx_run_wave(hrx_group_t* g, hrx_wave_t* w,
       case HRX_HOST_OP_ISUB:
       case HRX_HOST_OP_IMUL:
       case HRX_HOST_OP_IMADD:
-        if (i->flags & HRX_HOST_FLAG_CHECKED) {
+        if (i->flags & HRX_HOST_FLAG_ADDRESS) {
+          HRX_LANES(D = (uint64_t)hrx_host_index_madd((int64_t)A, (int64_t)B,
+                                                        (int64_t)C));
+        } else if (i->flags & HRX_HOST_FLAG_CHECKED) {
           /* The operation sanitizer: signed overflow of the type. */
           bool overflow = false;
           uint32_t bad = 0;
@@ -841,19 +912,11 @@ static uint32_t hrx_run_wave(hrx_group_t* g, hrx_wave_t* w,
       case HRX_HOST_OP_SUBGROUP_ID: HRX_LANES(D = wave_index); break;
       case HRX_HOST_OP_LANE_ID: HRX_LANES(D = l); break;
       case HRX_HOST_OP_SUBGROUP_SIZE: HRX_LANES(D = L); break;
-      case HRX_HOST_OP_PTR_ADD:
-        HRX_LANES({
-          uint64_t ptr = A;
-          uint64_t slot = ptr & ~HRX_HOST_OFFSET_MASK;
-          int64_t offset = (int64_t)(ptr & HRX_HOST_OFFSET_MASK);
-          int64_t next;
-          if (__builtin_add_overflow(offset, (int64_t)B, &next) || next < 0 ||
-              next > (int64_t)HRX_HOST_OFFSET_MASK) {
-            next = (int64_t)HRX_HOST_OFFSET_MASK; /* poison: never in range */
-          }
-          D = slot | (uint64_t)next;
-        });
+      case HRX_HOST_OP_PTR_ADD: {
+        const int64_t scale = (int64_t)i->imm;
+        HRX_LANES(D = hrx_ptr_add(A, (int64_t)B, scale));
         break;
+      }
       case HRX_HOST_OP_LOAD: {
         uint32_t bytes = hrx_type_bytes(type);
         bool ok = true;
@@ -982,19 +1045,28 @@ static uint32_t hrx_run_wave(hrx_group_t* g, hrx_wave_t* w,
         }
         break;
       }
-      case HRX_HOST_OP_BARRIER: return WAVE_BARRIER;
-      case HRX_HOST_OP_JMP: w->pc = i->imm; break;
-      case HRX_HOST_OP_BRZ:
-        if (!w->s[i->a]) w->pc = i->imm;
+      case HRX_HOST_OP_BARRIER:
+        if (hrx_cancelled(g, pc)) return WAVE_FAULT;
+        if (g->race_check && w->exec != w->live) {
+          hrx_barrier_fault(g, pc, wave_index, w->live & ~w->exec);
+          return WAVE_FAULT;
+        }
+        return WAVE_BARRIER;
+      case HRX_HOST_OP_JMP:
+        if (!hrx_jump(g, w, i->imm, pc)) return WAVE_FAULT;
         break;
+      case HRX_HOST_OP_BRZ:
       case HRX_HOST_OP_BRNZ:
-        if (w->s[i->a]) w->pc = i->imm;
+        if ((w->s[i->a] != 0) == (i->op == HRX_HOST_OP_BRNZ) &&
+            !hrx_jump(g, w, i->imm, pc)) {
+          return WAVE_FAULT;
+        }
         break;
       case HRX_HOST_OP_IF: {
         uint64_t cond = hrx_cond_mask(g, w, i);
         if (!hrx_push(g, w, pc)) return WAVE_FAULT;
         w->exec &= cond;
-        if (!w->exec) w->pc = i->imm;
+        if (!w->exec && !hrx_jump(g, w, i->imm, pc)) return WAVE_FAULT;
         break;
       }
       case HRX_HOST_OP_ELSE: {
@@ -1004,7 +1076,7 @@ static uint32_t hrx_run_wave(hrx_group_t* g, hrx_wave_t* w,
         }
         uint64_t cond = hrx_cond_mask(g, w, i);
         w->exec = w->stack[w->depth - 1] & ~cond;
-        if (!w->exec) w->pc = i->imm;
+        if (!w->exec && !hrx_jump(g, w, i->imm, pc)) return WAVE_FAULT;
         break;
       }
       case HRX_HOST_OP_ENDIF:
@@ -1016,8 +1088,9 @@ static uint32_t hrx_run_wave(hrx_group_t* g, hrx_wave_t* w,
       case HRX_HOST_OP_LOOP_TEST: {
         w->exec &= hrx_cond_mask(g, w, i);
         if (!w->exec) {
-          if (!hrx_pop(g, w, pc)) return WAVE_FAULT;
-          w->pc = i->imm;
+          if (!hrx_pop(g, w, pc) || !hrx_jump(g, w, i->imm, pc)) {
+            return WAVE_FAULT;
+          }
         }
         break;
       }
@@ -1079,12 +1152,14 @@ void hrx_host_run_workgroup(void* context, uint64_t workgroup,
   hrx_host_dispatch_t* d = context;
   if (atomic_load_explicit(&d->faulted, memory_order_relaxed)) return;
   const hrx_fabric_kernel_t* k = d->kernel;
-  hrx_group_t g = {.dispatch = d, .kernel = k, .lanes = k->subgroup_size};
+  hrx_group_t g = {.dispatch = d, .kernel = k, .lanes = k->subgroup_size,
+                   .race_check = (k->flags & HRX_HOST_KERNEL_RACE_CHECK) != 0};
   g.full = g.lanes == 64 ? ~UINT64_C(0) : (UINT64_C(1) << g.lanes) - 1;
   uint64_t cx = d->workgroup_count[0], cy = d->workgroup_count[1];
   g.id[0] = (uint32_t)(workgroup % cx);
   g.id[1] = (uint32_t)(workgroup / cx % cy);
   g.id[2] = (uint32_t)(workgroup / (cx * cy));
+  if (hrx_cancelled(&g, 0)) return; /* the rest of the grid is skipped */
   uint32_t threads =
       d->workgroup_size[0] * d->workgroup_size[1] * d->workgroup_size[2];
   uint32_t waves = (threads + g.lanes - 1) / g.lanes;
@@ -1110,6 +1185,7 @@ void hrx_host_run_workgroup(void* context, uint64_t workgroup,
     wave->depth = 0;
     uint32_t live = threads - w * g.lanes;
     wave->exec = live >= g.lanes ? g.full : (UINT64_C(1) << live) - 1;
+    wave->live = wave->exec;
     wave->v = (uint64_t*)cursor;
     cursor += (size_t)k->vreg_count * g.lanes * 8;
     wave->s = (uint64_t*)cursor;
@@ -1135,11 +1211,15 @@ void hrx_host_run_workgroup(void* context, uint64_t workgroup,
       if (atomic_load_explicit(&d->faulted, memory_order_relaxed)) return;
       any_running = true;
     }
+    for (uint32_t w = 0; w < waves && !any_waiting; ++w) {
+      any_waiting = wave_states[w].state == WAVE_BARRIER;
+    }
+    if (any_waiting && g.race_check &&
+        !hrx_barrier_joined(&g, wave_states, waves)) {
+      return;
+    }
     for (uint32_t w = 0; w < waves; ++w) {
-      if (wave_states[w].state == WAVE_BARRIER) {
-        any_waiting = true;
-        wave_states[w].state = WAVE_RUN;
-      }
+      if (wave_states[w].state == WAVE_BARRIER) wave_states[w].state = WAVE_RUN;
     }
     g.epoch++; /* accesses on either side of a barrier are ordered */
     if (!any_waiting || !any_running) return;

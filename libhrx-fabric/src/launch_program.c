@@ -72,11 +72,31 @@ static bool hrx_launch_compare(int64_t a, int64_t b, int64_t predicate) {
   }
 }
 
+/* Names the expression that overflowed: its operation and operands. */
 static hrx_status_t hrx_launch_overflow(const hrx_fabric_launch_program_t* p,
-                                     uint32_t pc) {
+                                        uint32_t pc, int64_t a, int64_t b,
+                                        int64_t c) {
+  const hrx_launch_insn_t* i = &p->insns[pc];
+  char expression[96];
+  switch ((hrx_launch_op_t)i->op) {
+    case HRX_LAUNCH_OP_MADD:
+      snprintf(expression, sizeof(expression),
+               "%" PRId64 " * %" PRId64 " + %" PRId64, a, b, c);
+      break;
+    default: {
+      const char* symbol = i->op == HRX_LAUNCH_OP_ADD   ? "+"
+                           : i->op == HRX_LAUNCH_OP_SUB ? "-"
+                           : i->op == HRX_LAUNCH_OP_MUL ? "*"
+                                                        : "<<";
+      snprintf(expression, sizeof(expression), "%" PRId64 " %s %" PRId64, a,
+               symbol, b);
+      break;
+    }
+  }
   return hrx_make_status(HRX_STATUS_OUT_OF_RANGE,
-                         "launch program for @%s: arithmetic overflow at "
-                         "instruction %u", p->symbol, pc);
+                         "launch program for @%s: %s overflows 64-bit index "
+                         "arithmetic (instruction %u)",
+                         p->symbol, expression, pc);
 }
 
 hrx_status_t hrx_fabric_launch_program_evaluate(
@@ -98,20 +118,37 @@ hrx_status_t hrx_fabric_launch_program_evaluate(
     int64_t a = r[i->a], b = r[i->b], c = r[i->c], v = 0;
     switch ((hrx_launch_op_t)i->op) {
       case HRX_LAUNCH_OP_CONST: v = i->imm; break;
-      case HRX_LAUNCH_OP_ARG: v = (int64_t)workload[i->imm]; break;
+      case HRX_LAUNCH_OP_ARG:
+        /* Registers are signed 64-bit indices: a larger workload value
+         * would wrap to a negative one. */
+        if (workload[i->imm] > (uint64_t)INT64_MAX) {
+          return hrx_make_status(
+              HRX_STATUS_OUT_OF_RANGE,
+              "@%s: workload value %" PRId64 " is %" PRIu64
+              ", more than an index holds (%" PRId64 ")",
+              p->symbol, i->imm, workload[i->imm], INT64_MAX);
+        }
+        v = (int64_t)workload[i->imm];
+        break;
       case HRX_LAUNCH_OP_ADD:
-        if (__builtin_add_overflow(a, b, &v)) return hrx_launch_overflow(p, pc);
+        if (__builtin_add_overflow(a, b, &v)) {
+          return hrx_launch_overflow(p, pc, a, b, c);
+        }
         break;
       case HRX_LAUNCH_OP_SUB:
-        if (__builtin_sub_overflow(a, b, &v)) return hrx_launch_overflow(p, pc);
+        if (__builtin_sub_overflow(a, b, &v)) {
+          return hrx_launch_overflow(p, pc, a, b, c);
+        }
         break;
       case HRX_LAUNCH_OP_MUL:
-        if (__builtin_mul_overflow(a, b, &v)) return hrx_launch_overflow(p, pc);
+        if (__builtin_mul_overflow(a, b, &v)) {
+          return hrx_launch_overflow(p, pc, a, b, c);
+        }
         break;
       case HRX_LAUNCH_OP_MADD:
         if (__builtin_mul_overflow(a, b, &v) ||
             __builtin_add_overflow(v, c, &v)) {
-          return hrx_launch_overflow(p, pc);
+          return hrx_launch_overflow(p, pc, a, b, c);
         }
         break;
       case HRX_LAUNCH_OP_DIV:
@@ -139,6 +176,10 @@ hrx_status_t hrx_fabric_launch_program_evaluate(
         }
         v = i->op == HRX_LAUNCH_OP_SHL ? (int64_t)((uint64_t)a << b)
                                  : (int64_t)((uint64_t)a >> b);
+        /* A left shift that loses bits overflows like a multiply. */
+        if (i->op == HRX_LAUNCH_OP_SHL && v >> b != a) {
+          return hrx_launch_overflow(p, pc, a, b, c);
+        }
         break;
       case HRX_LAUNCH_OP_CMP: v = hrx_launch_compare(a, b, i->imm); break;
       case HRX_LAUNCH_OP_SELECT: v = a ? b : c; break;

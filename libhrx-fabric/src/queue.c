@@ -48,11 +48,36 @@ static void hrx_queue_fault(hrx_fabric_queue_t* q, hrx_fabric_fault_t fault,
 static void hrx_queue_complete(uint64_t handle, bool faulted) {
   hrx_fabric_signal_t* signal = hrx_fabric_signal_from_handle(handle);
   if (!signal) return;
+  /* A waiter may release the signal as soon as it sees the new value,
+   * while the wake-up still touches it: hold a reference until done. */
+  hrx_fabric_signal_retain(signal);
   if (faulted) {
     hrx_fabric_signal_store(signal, HRX_FABRIC_SIGNAL_FAULTED);
   } else {
     hrx_fabric_signal_subtract(signal, 1);
   }
+  hrx_fabric_signal_release(signal);
+}
+
+/* Whether the packet completing |handle| is skipped rather than run: its
+ * signal was cancelled, or already reads negative because earlier work
+ * completing it faulted. Skipping makes completion certain, and the
+ * packet touches none of the memory its producer may free once the
+ * signal reads faulted. The first cancelled packet of a signal records a
+ * CANCELLED fault for it; later ones would only crowd the fault list. */
+static bool hrx_queue_skip(hrx_fabric_queue_t* q, uint64_t handle,
+                           const char* what) {
+  hrx_fabric_signal_t* signal = hrx_fabric_signal_from_handle(handle);
+  if (!signal) return false;
+  bool faulted = hrx_fabric_signal_load(signal) < 0;
+  if (!faulted && !hrx_fabric_signal_is_cancelled(signal)) return false;
+  if (!faulted) {
+    hrx_fabric_fault_t fault = {.kind = HRX_FABRIC_FAULT_CANCELLED};
+    snprintf(fault.kernel, sizeof(fault.kernel), "%s", what);
+    hrx_queue_fault(q, fault, handle);
+  }
+  hrx_queue_complete(handle, true);
+  return true;
 }
 
 static void hrx_queue_dispatch(hrx_fabric_queue_t* q,
@@ -75,6 +100,9 @@ static void hrx_queue_dispatch(hrx_fabric_queue_t* q,
   } else {
     ok = hrx_host_dispatch_prepare(q->device, packet, kernel, dispatch);
   }
+  hrx_fabric_signal_t* completion =
+      hrx_fabric_signal_from_handle(packet->completion_signal);
+  dispatch->cancel = completion ? &completion->cancelled : NULL;
   if (ok) {
     uint64_t groups = (uint64_t)dispatch->workgroup_count[0] *
                       dispatch->workgroup_count[1] *
@@ -186,7 +214,12 @@ static bool hrx_queue_barrier_met(const void* context) {
   return !present || (w->any ? one : all);
 }
 
-static void hrx_queue_barrier(const hrx_aql_barrier_packet_t* packet,
+/* How long a waiting barrier sleeps on one dependency before it checks
+ * the others (an OR barrier) and its own cancellation again. */
+#define HRX_QUEUE_BARRIER_RECHECK_NS 1000000u
+
+static void hrx_queue_barrier(hrx_fabric_queue_t* q,
+                              const hrx_aql_barrier_packet_t* packet,
                               bool any) {
   hrx_queue_barrier_wait_t w = {packet, any};
   if (hrx_queue_barrier_met(&w) || hrx_queue_poll(hrx_queue_barrier_met, &w)) {
@@ -194,14 +227,17 @@ static void hrx_queue_barrier(const hrx_aql_barrier_packet_t* packet,
     return;
   }
   while (!hrx_queue_barrier_met(&w)) {
+    /* A barrier waiting for work that never ends gives up when cancelled. */
+    if (hrx_queue_skip(q, packet->completion_signal, "(while a barrier "
+                       "packet waited)")) {
+      return;
+    }
     for (int d = 0; d < 5; ++d) {
       hrx_fabric_signal_t* dep =
           hrx_fabric_signal_from_handle(packet->dep_signal[d]);
       if (dep && hrx_fabric_signal_load(dep) >= 1) {
-        /* Sleep on one unmet dependency, re-checking now and then so an
-         * OR barrier also notices the others. */
         hrx_status_free(hrx_fabric_signal_wait(dep, HRX_FABRIC_SIGNAL_LT, 1,
-                                               any ? 1000000u : UINT64_MAX,
+                                               HRX_QUEUE_BARRIER_RECHECK_NS,
                                                NULL));
         break;
       }
@@ -247,7 +283,13 @@ static void* hrx_queue_main(void* arg) {
     }
     hrx_aql_packet_t packet;
     memcpy(&packet, slot, sizeof(packet));
+    if (hrx_queue_skip(q, packet.dispatch.completion_signal,
+                       "(before the packet started)")) {
+      type = HRX_AQL_PACKET_INVALID; /* done: only release the slot */
+    }
     switch (type) {
+      case HRX_AQL_PACKET_INVALID:
+        break;
       case HRX_AQL_PACKET_KERNEL_DISPATCH:
         hrx_queue_dispatch(q, &packet.dispatch);
         break;
@@ -258,7 +300,8 @@ static void* hrx_queue_main(void* arg) {
         break;
       case HRX_AQL_PACKET_BARRIER_AND:
       case HRX_AQL_PACKET_BARRIER_OR:
-        hrx_queue_barrier(&packet.barrier, type == HRX_AQL_PACKET_BARRIER_OR);
+        hrx_queue_barrier(q, &packet.barrier,
+                          type == HRX_AQL_PACKET_BARRIER_OR);
         break;
       default: {
         hrx_fabric_fault_t fault = {.kind = HRX_FABRIC_FAULT_BAD_PACKET};

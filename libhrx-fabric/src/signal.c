@@ -8,14 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-struct hrx_fabric_signal_s {
-  _Atomic int64_t value;
-  /* Bumped on every change; waiters sleep on it, since futexes are 32-bit. */
-  _Atomic uint32_t epoch;
-  _Atomic uint32_t waiters;
-  atomic_uint_fast32_t ref_count;
-  hrx_allocator_t allocator;
-};
+#include "fabric_internal.h"
 
 /* Short spin before sleeping: completion often lands within microseconds. */
 #define HRX_SIGNAL_SPIN 256
@@ -31,6 +24,7 @@ hrx_status_t hrx_fabric_signal_create(int64_t initial_value,
   atomic_init(&signal->epoch, 0);
   atomic_init(&signal->waiters, 0);
   atomic_init(&signal->ref_count, 1);
+  atomic_init(&signal->cancelled, false);
   signal->allocator = allocator;
   *out_signal = signal;
   return HRX_OK;
@@ -54,6 +48,14 @@ uint64_t hrx_fabric_signal_handle(const hrx_fabric_signal_t* signal) {
 
 hrx_fabric_signal_t* hrx_fabric_signal_from_handle(uint64_t handle) {
   return (hrx_fabric_signal_t*)(uintptr_t)handle;
+}
+
+void hrx_fabric_signal_cancel(hrx_fabric_signal_t* signal) {
+  atomic_store_explicit(&signal->cancelled, true, memory_order_release);
+}
+
+bool hrx_fabric_signal_is_cancelled(const hrx_fabric_signal_t* signal) {
+  return atomic_load_explicit(&signal->cancelled, memory_order_acquire);
 }
 
 static void hrx_signal_notify(hrx_fabric_signal_t* signal) {

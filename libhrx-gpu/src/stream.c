@@ -36,6 +36,8 @@ struct hrx_gpu_stream_s {
   hrx_fabric_fault_t fault;
   uint32_t batch_depth;
   bool unrung; /* packets published quietly since the last ring */
+  uint64_t end_index; /* queue index just past the stream's last packet */
+  uint64_t abandoned; /* latest point a synchronize gave up on (0: none) */
 };
 
 struct hrx_gpu_readback_s {
@@ -153,6 +155,7 @@ static hrx_status_t hrx_gpu_reserve(hrx_gpu_stream_t* s, uint32_t count,
 static void hrx_gpu_write(hrx_gpu_stream_t* s, uint64_t index,
                           const hrx_gpu_command_t* command, uint64_t signal) {
   hrx_aql_packet_t* slot = hrx_fabric_queue_slot(s->queue, index);
+  s->end_index = index + 1;
   memcpy(slot->bytes + 4, command->packet.bytes + 4, 52);
   slot->dispatch.completion_signal = signal;
   uint16_t header = hrx_aql_header((hrx_aql_packet_type_t)command->type, 1,
@@ -265,11 +268,42 @@ uint64_t hrx_gpu_stream_point(const hrx_gpu_stream_t* s) {
 hrx_status_t hrx_gpu_stream_wait_point(hrx_gpu_stream_t* s, uint64_t point,
                                        uint64_t timeout_ns) {
   hrx_gpu_stream_ring(s);
-  HRX_RETURN_IF_ERROR(hrx_fabric_signal_wait(
+  hrx_status_t status = hrx_fabric_signal_wait(
       s->timeline, HRX_FABRIC_SIGNAL_LT, hrx_gpu_point_value(point) + 1,
-      timeout_ns, NULL));
+      timeout_ns, NULL);
+  /* A wait that gave up (not a poll) marks the work presumed stuck. */
+  if (timeout_ns && hrx_status_is(status, HRX_STATUS_DEADLINE_EXCEEDED) &&
+      point > s->abandoned) {
+    s->abandoned = point;
+  }
+  HRX_RETURN_IF_ERROR(status);
   hrx_gpu_stream_retire(s, false);
   return hrx_gpu_stream_failure(s);
+}
+
+/* Waits until the queue processor is done with every packet of the
+ * stream. Normally the timeline says so; once it reads faulted it says
+ * nothing about later packets, so then wait for the processor to pass the
+ * stream's last one (it skips them: see hrx/fabric/queue.h). */
+static void hrx_gpu_stream_drain(hrx_gpu_stream_t* s) {
+  hrx_gpu_stream_ring(s);
+  hrx_status_free(hrx_fabric_signal_wait(
+      s->timeline, HRX_FABRIC_SIGNAL_LT, hrx_gpu_point_value(s->submitted) + 1,
+      HRX_TIMEOUT_INFINITE, NULL));
+  if (hrx_fabric_signal_load(s->timeline) >= 0) return;
+  while (hrx_fabric_queue_read_index(s->queue) < s->end_index) {
+    struct timespec pause = {0, 100000};
+    nanosleep(&pause, NULL);
+  }
+}
+
+void hrx_gpu_stream_cancel(hrx_gpu_stream_t* s) {
+  hrx_gpu_stream_ring(s);
+  if (!hrx_gpu_point_done(s->timeline, s->submitted)) {
+    hrx_fabric_signal_cancel(s->timeline);
+  }
+  hrx_gpu_stream_drain(s);
+  hrx_gpu_stream_retire(s, false);
 }
 
 /*===------------------------------------------------------------------===*/
@@ -300,11 +334,18 @@ hrx_status_t hrx_gpu_stream_create(hrx_gpu_device_t* device,
 
 void hrx_gpu_stream_destroy(hrx_gpu_stream_t* s) {
   if (!s) return;
-  hrx_gpu_stream_ring(s);
-  hrx_status_free(hrx_fabric_signal_wait(
-      s->timeline, HRX_FABRIC_SIGNAL_LT, hrx_gpu_point_value(s->submitted) + 1,
-      HRX_TIMEOUT_INFINITE, NULL));
+  if (s->abandoned && !hrx_gpu_point_done(s->timeline, s->abandoned)) {
+    hrx_gpu_stream_cancel(s);
+  }
+  hrx_gpu_stream_drain(s);
   hrx_gpu_stream_retire(s, true);
+  /* Fault reports nobody took would crowd the shared queue's list. */
+  hrx_fabric_fault_t fault;
+  for (hrx_status_t taken = HRX_OK; taken == HRX_OK;) {
+    taken = hrx_fabric_queue_take_fault_for(
+        s->queue, hrx_fabric_signal_handle(s->timeline), &fault);
+    hrx_status_free(taken);
+  }
   hrx_allocator_free(s->allocator, s->retained);
   hrx_fabric_signal_release(s->timeline);
   hrx_budget_release(s->budget);

@@ -17,6 +17,12 @@
 #include "op_table.h"
 
 #define HB_MAX_INLINE_DEPTH 16
+#if defined(__GNUC__)
+#define HB_OUT_OF_LINE __attribute__((noinline))
+#else
+#define HB_OUT_OF_LINE
+#endif
+#define HB_MAX_VECTOR 64
 
 typedef struct hb_vreg_t {
   uint8_t scalar;
@@ -47,6 +53,7 @@ typedef struct hb_t {
 
   /* per module value */
   uint8_t* uniform;
+  uint8_t* analyzed;   /* loop-carried values the analysis has seen */
   uint32_t* vreg;      /* first vreg of the value, or LOOM_NONE */
   uint8_t* known;      /* const_value is valid */
   int64_t* const_value;
@@ -58,6 +65,8 @@ typedef struct hb_t {
 
   uint32_t local_size;  /* workgroup memory so far */
   uint32_t inline_depth;
+  uint32_t mask_depth;   /* divergent ifs and loops around the lowering point */
+  loom_span_t kernel_span; /* of the kernel being lowered */
   /* func.return of the function being inlined */
   uint32_t return_values; /* first vreg per result, in a type list */
   loom_array_t return_jumps; /* insn positions to patch */
@@ -201,6 +210,17 @@ static bool hb_lane_varying(const loom_op_t* op) {
   return false;
 }
 
+/* A loop-carried value starts uniform when its initial value is, and only
+ * ever loses uniformity: an enclosing loop that analyses its body again
+ * resumes from what an earlier pass found rather than from the optimistic
+ * start, so nested loops take passes in proportion to the values that
+ * change, not exponential in the nesting depth. */
+static void hb_carry_uniform(hb_t* b, uint32_t value, bool init_uniform) {
+  bool before = !b->analyzed[value] || b->uniform[value];
+  b->analyzed[value] = 1;
+  b->uniform[value] = before && init_uniform;
+}
+
 static void hb_analyze_op(hb_t* b, const loom_op_t* op) {
   const loom_module_t* m = b->m;
   switch (loom_op_defs[op->opcode].shape) {
@@ -222,11 +242,10 @@ static void hb_analyze_op(hb_t* b, const loom_op_t* op) {
     case LOOM_SHAPE_FOR: {
       const loom_region_t* body = &LOOM_REGION(m, op->regions[0]);
       bool bounds = hb_operands_uniform(b, op, 0, 3);
-      b->uniform[body->args_start] = bounds;
+      hb_carry_uniform(b, body->args_start, bounds);
       for (uint32_t k = 1; k < body->arg_count; ++k) {
-        b->uniform[body->args_start + k] = bounds &&
-                                           hb_operands_uniform(b, op, 2 + k,
-                                                               3 + k);
+        hb_carry_uniform(b, body->args_start + k,
+                         bounds && hb_operands_uniform(b, op, 2 + k, 3 + k));
       }
       for (bool changed = true; changed;) {
         changed = false;
@@ -249,7 +268,8 @@ static void hb_analyze_op(hb_t* b, const loom_op_t* op) {
       const loom_region_t* before = &LOOM_REGION(m, op->regions[0]);
       const loom_region_t* after = &LOOM_REGION(m, op->regions[1]);
       for (uint32_t k = 0; k < before->arg_count; ++k) {
-        b->uniform[before->args_start + k] = hb_operands_uniform(b, op, k, k + 1);
+        hb_carry_uniform(b, before->args_start + k,
+                         hb_operands_uniform(b, op, k, k + 1));
       }
       for (bool changed = true; changed;) {
         changed = false;
@@ -402,6 +422,15 @@ static bool hb_binary(hb_t* b, uint8_t op, uint8_t type, uint8_t aux,
          hb_emit(b, op, type, aux, *out, x, y, LOOM_NONE, 0);
 }
 
+/* A new register holding |base| + |index| * |scale| bytes (checked). */
+static bool hb_pointer(hb_t* b, uint32_t base, uint32_t index, uint32_t scale,
+                       uint32_t* out) {
+  uint32_t regs[] = {base, index};
+  return hb_new_vreg(b, hb_all_scalar(b, regs, 2), 1, out) &&
+         hb_emit(b, HRX_HOST_OP_PTR_ADD, HRX_HOST_TYPE_I64, 0, *out, base,
+                 index, LOOM_NONE, scale);
+}
+
 static void hb_patch(hb_t* b, uint32_t at, uint32_t target) {
   LOOM_AT(b->insns, hb_insn_t, at).insn.imm = target;
 }
@@ -421,7 +450,25 @@ static bool hb_mov(hb_t* b, uint32_t dst, uint32_t src, uint32_t width) {
 /* Memory addressing                                                       */
 /*===------------------------------------------------------------------===*/
 
-/* ptr + (linearised indices [first, end) of |op|) * element bytes. */
+/* One step of view-index linearisation, acc * x + y, as an IMADD that
+ * poisons instead of wrapping (see host_isa.h, Address arithmetic). */
+static bool hb_index_step(hb_t* b, uint32_t acc, uint32_t x, uint32_t y,
+                          uint32_t* out) {
+  uint32_t regs[] = {acc, x, y};
+  if (!hb_new_vreg(b, hb_all_scalar(b, regs, 3), 1, out) ||
+      !hb_emit(b, HRX_HOST_OP_IMADD, HRX_HOST_TYPE_I64, 0, *out, acc, x, y,
+               0)) {
+    return false;
+  }
+  LOOM_AT(b->insns, hb_insn_t, b->insns.count - 1).insn.flags |=
+      HRX_HOST_FLAG_ADDRESS;
+  return true;
+}
+
+/* ptr + (linearised indices of |op| + extra_elements) * element bytes.
+ * Every step is checked, at compile time as at run time, so an index that
+ * overflows yields a poisoned pointer whose access faults out of bounds
+ * rather than a wrapped one that lands inside the buffer. */
 static bool hb_address(hb_t* b, const loom_op_t* op, uint32_t view_operand,
                        loom_type_id_t view_type, uint32_t extra_elements,
                        uint32_t* out_ptr) {
@@ -431,29 +478,28 @@ static bool hb_address(hb_t* b, const loom_op_t* op, uint32_t view_operand,
   if (!hb_operand(b, op, view_operand, &base)) return false;
   uint32_t first = view_operand + 1;
   uint32_t elem = hb_kind_bytes(view->element);
-  /* Fully static indices fold to one constant byte offset. */
+  /* Fully static indices fold to one constant index. */
   bool folded = true;
   int64_t linear = 0;
   for (uint32_t d = 0; d < view->rank && folded; ++d) {
     int64_t index = 0, extent = LOOM_DIM(m, view->dims_start + d).size;
     folded = hb_known(b, op, first + d, &index) && (d == 0 || extent >= 0);
-    if (folded) linear = linear * (d ? extent : 1) + index;
+    if (folded) linear = hrx_host_index_madd(linear, d ? extent : 1, index);
   }
-  uint32_t offset = LOOM_NONE;
+  uint32_t index = LOOM_NONE;
   if (folded) {
-    int64_t bytes = (linear + extra_elements) * (int64_t)elem;
-    if (bytes == 0) {
+    linear = hrx_host_index_madd(linear, 1, extra_elements);
+    if (linear == 0) {
       *out_ptr = base;
       return true;
     }
-    if (!hb_const_reg(b, bytes, &offset)) return false;
+    if (!hb_const_reg(b, linear, &index)) return false;
   } else {
-    uint32_t acc = LOOM_NONE;
     for (uint32_t d = 0; d < view->rank; ++d) {
-      uint32_t index = 0;
-      if (!hb_operand(b, op, first + d, &index)) return false;
-      if (acc == LOOM_NONE) {
-        acc = index;
+      uint32_t next = 0;
+      if (!hb_operand(b, op, first + d, &next)) return false;
+      if (index == LOOM_NONE) {
+        index = next;
         continue;
       }
       const loom_dim_t* dim = &LOOM_DIM(m, view->dims_start + d);
@@ -466,36 +512,17 @@ static bool hb_address(hb_t* b, const loom_op_t* op, uint32_t view_operand,
         return hb_error(b, op->span, HRX_LOOM_DIAG_BACKEND_UNSUPPORTED,
                         "view extent is not available here");
       }
-      uint32_t regs[] = {acc, extent, index};
-      uint32_t next = 0;
-      if (!hb_new_vreg(b, hb_all_scalar(b, regs, 3), 1, &next) ||
-          !hb_emit(b, HRX_HOST_OP_IMADD, HRX_HOST_TYPE_I64, 0, next, acc,
-                   extent, index, 0)) {
-        return false;
-      }
-      acc = next;
+      if (!hb_index_step(b, index, extent, next, &index)) return false;
     }
-    uint32_t scale = 0;
-    if (!hb_const_reg(b, elem, &scale)) return false;
-    uint32_t bias = LOOM_NONE;
+    uint32_t one = 0, bias = 0;
     if (extra_elements &&
-        !hb_const_reg(b, (int64_t)extra_elements * elem, &bias)) {
-      return false;
-    }
-    uint32_t regs[] = {acc};
-    if (!hb_new_vreg(b, hb_all_scalar(b, regs, 1), 1, &offset)) return false;
-    if (bias == LOOM_NONE) {
-      if (!hb_emit(b, HRX_HOST_OP_IMUL, HRX_HOST_TYPE_I64, 0, offset, acc,
-                   scale, LOOM_NONE, 0)) {
-        return false;
-      }
-    } else if (!hb_emit(b, HRX_HOST_OP_IMADD, HRX_HOST_TYPE_I64, 0, offset,
-                        acc, scale, bias, 0)) {
+        (!hb_const_reg(b, 1, &one) ||
+         !hb_const_reg(b, extra_elements, &bias) ||
+         !hb_index_step(b, index, one, bias, &index))) {
       return false;
     }
   }
-  return hb_binary(b, HRX_HOST_OP_PTR_ADD, HRX_HOST_TYPE_I64, 0, base, offset,
-                   out_ptr);
+  return hb_pointer(b, base, index, elem, out_ptr);
 }
 
 static uint32_t hb_ordering(const loom_op_t* op) {
@@ -824,7 +851,12 @@ static bool hb_lower_load(hb_t* b, const loom_op_t* op) {
   uint8_t type = hb_host_type(view->element);
   uint32_t width = hb_width(b, op->type2);
   bool atomic = hb_is(op, "view.atomic.load");
-  uint32_t ptrs[64];
+  uint32_t ptrs[HB_MAX_VECTOR];
+  if (width > HB_MAX_VECTOR) {
+    return hb_error(b, op->span, HRX_LOOM_DIAG_BACKEND_LIMIT,
+                    "the host backend loads vectors of at most %d elements",
+                    HB_MAX_VECTOR);
+  }
   for (uint32_t k = 0; k < width; ++k) {
     if (!hb_address(b, op, 0, op->type, k, &ptrs[k])) return false;
   }
@@ -867,6 +899,20 @@ static bool hb_lower_store(hb_t* b, const loom_op_t* op) {
   return true;
 }
 
+/* Divergent control saves the execution mask on the wave's mask stack,
+ * which holds HRX_HOST_MAX_MASK_DEPTH entries: deeper nesting is a compile
+ * error here, never a fault at run time. */
+static bool hb_enter_divergent(hb_t* b, const loom_op_t* op) {
+  if (b->mask_depth == HRX_HOST_MAX_MASK_DEPTH) {
+    return hb_error(b, op->span, HRX_LOOM_DIAG_BACKEND_LIMIT,
+                    "%s nests more than %u divergent ifs and loops (the "
+                    "host device's mask stack)",
+                    hb_op_name(op), HRX_HOST_MAX_MASK_DEPTH);
+  }
+  b->mask_depth++;
+  return true;
+}
+
 static bool hb_lower_if(hb_t* b, const loom_op_t* op) {
   uint32_t cond = 0;
   if (!hb_operand(b, op, 0, &cond)) return false;
@@ -875,6 +921,7 @@ static bool hb_lower_if(hb_t* b, const loom_op_t* op) {
   for (uint32_t r = 0; r < op->result_count; ++r) {
     if (!hb_define(b, op->results_start + r, uniform)) return false;
   }
+  if (!uniform && !hb_enter_divergent(b, op)) return false;
   uint32_t branch = hb_pos(b);
   if (!hb_emit(b, uniform ? HRX_HOST_OP_BRZ : HRX_HOST_OP_IF,
                HRX_HOST_TYPE_I1, 0, LOOM_NONE, cond, LOOM_NONE, LOOM_NONE,
@@ -908,12 +955,13 @@ static bool hb_lower_if(hb_t* b, const loom_op_t* op) {
   } else {
     hb_patch(b, branch, hb_pos(b));
   }
+  b->mask_depth--;
   return hb_emit(b, HRX_HOST_OP_ENDIF, 0, 0, LOOM_NONE, LOOM_NONE, LOOM_NONE,
                  LOOM_NONE, 0);
 }
 
 /* Copies a terminator's operands into |targets| (parallel copy). */
-static bool hb_copy_values(hb_t* b, const loom_op_t* term, uint32_t first,
+HB_OUT_OF_LINE static bool hb_copy_values(hb_t* b, const loom_op_t* term, uint32_t first,
                            const uint32_t* targets, uint32_t count) {
   uint32_t sources[64];
   bool overlap = false;
@@ -996,15 +1044,14 @@ static bool hb_lower_for(hb_t* b, const loom_op_t* op) {
     return false;
   }
   uint32_t iters = body->arg_count - 1;
-  uint32_t targets[64];
   for (uint32_t k = 0; k < iters; ++k) {
     uint32_t arg = body->args_start + 1 + k;
     if (!hb_carry(b, op, 3 + k, arg, uniform)) return false;
-    targets[k] = b->vreg[arg];
     if (k < op->result_count) b->vreg[op->results_start + k] = b->vreg[arg];
   }
-  if (!uniform && !hb_emit(b, HRX_HOST_OP_LOOP_BEGIN, 0, 0, LOOM_NONE,
-                           LOOM_NONE, LOOM_NONE, LOOM_NONE, 0)) {
+  if (!uniform && (!hb_enter_divergent(b, op) ||
+                   !hb_emit(b, HRX_HOST_OP_LOOP_BEGIN, 0, 0, LOOM_NONE,
+                            LOOM_NONE, LOOM_NONE, LOOM_NONE, 0))) {
     return false;
   }
   uint32_t head = hb_pos(b);
@@ -1021,13 +1068,15 @@ static bool hb_lower_for(hb_t* b, const loom_op_t* op) {
     return false;
   }
   const loom_op_t* yield = hb_terminator(b, op->regions[0]);
-  if (iters && yield && !hb_copy_values(b, yield, 0, targets, iters)) {
+  if (iters && yield &&
+      !hb_copy_values(b, yield, 0, &b->vreg[body->args_start + 1], iters)) {
     return false;
   }
   if (!hb_emit(b, HRX_HOST_OP_IADD, HRX_HOST_TYPE_I64, 0, b->vreg[iv_value],
                b->vreg[iv_value], step, LOOM_NONE, 0)) {
     return false;
   }
+  if (!uniform) b->mask_depth--;
   return hb_close_loop(b, head, exit_branch);
 }
 
@@ -1037,11 +1086,8 @@ static bool hb_lower_while(hb_t* b, const loom_op_t* op) {
   const loom_region_t* after = &LOOM_REGION(m, op->regions[1]);
   const loom_op_t* cond_term = hb_terminator(b, op->regions[0]);
   bool uniform = cond_term && b->uniform[LOOM_OPERAND(m, cond_term, 0)];
-  uint32_t before_regs[64], after_regs[64];
   for (uint32_t k = 0; k < before->arg_count; ++k) {
-    uint32_t arg = before->args_start + k;
-    if (!hb_carry(b, op, k, arg, uniform)) return false;
-    before_regs[k] = b->vreg[arg];
+    if (!hb_carry(b, op, k, before->args_start + k, uniform)) return false;
   }
   for (uint32_t k = 0; k < after->arg_count; ++k) {
     uint32_t arg = after->args_start + k;
@@ -1050,11 +1096,11 @@ static bool hb_lower_while(hb_t* b, const loom_op_t* op) {
                      &b->vreg[arg])) {
       return false;
     }
-    after_regs[k] = b->vreg[arg];
     if (k < op->result_count) b->vreg[op->results_start + k] = b->vreg[arg];
   }
-  if (!uniform && !hb_emit(b, HRX_HOST_OP_LOOP_BEGIN, 0, 0, LOOM_NONE,
-                           LOOM_NONE, LOOM_NONE, LOOM_NONE, 0)) {
+  if (!uniform && (!hb_enter_divergent(b, op) ||
+                   !hb_emit(b, HRX_HOST_OP_LOOP_BEGIN, 0, 0, LOOM_NONE,
+                            LOOM_NONE, LOOM_NONE, LOOM_NONE, 0))) {
     return false;
   }
   uint32_t head = hb_pos(b);
@@ -1065,7 +1111,8 @@ static bool hb_lower_while(hb_t* b, const loom_op_t* op) {
   }
   uint32_t cond = 0;
   if (!hb_operand(b, cond_term, 0, &cond) ||
-      !hb_copy_values(b, cond_term, 1, after_regs, after->arg_count)) {
+      !hb_copy_values(b, cond_term, 1, &b->vreg[after->args_start],
+                      after->arg_count)) {
     return false;
   }
   uint32_t exit_branch = hb_pos(b);
@@ -1077,9 +1124,11 @@ static bool hb_lower_while(hb_t* b, const loom_op_t* op) {
   }
   const loom_op_t* yield = hb_terminator(b, op->regions[1]);
   if (before->arg_count && yield &&
-      !hb_copy_values(b, yield, 0, before_regs, before->arg_count)) {
+      !hb_copy_values(b, yield, 0, &b->vreg[before->args_start],
+                      before->arg_count)) {
     return false;
   }
+  if (!uniform) b->mask_depth--;
   return hb_close_loop(b, head, exit_branch);
 }
 
@@ -1106,14 +1155,12 @@ static bool hb_lower_call(hb_t* b, const loom_op_t* op) {
       b->const_value[body->args_start + k] = b->const_value[operand];
     }
   }
-  uint32_t results[64];
   for (uint32_t r = 0; r < op->result_count; ++r) {
     if (!hb_define(b, op->results_start + r, false)) return false;
-    results[r] = b->vreg[op->results_start + r];
   }
   uint32_t* saved_returns = b->return_vregs;
   uint32_t saved_jumps = b->return_jumps.count;
-  b->return_vregs = results;
+  b->return_vregs = &b->vreg[op->results_start];
   b->inline_depth++;
   bool ok = hb_lower_region(b, func->body_region);
   b->inline_depth--;
@@ -1125,9 +1172,9 @@ static bool hb_lower_call(hb_t* b, const loom_op_t* op) {
   return ok;
 }
 
-static bool hb_lower_op(hb_t* b, uint32_t op_id) {
+/* Ops without regions (everything but if, for, while and calls). */
+HB_OUT_OF_LINE static bool hb_lower_flat_op(hb_t* b, const loom_op_t* op) {
   const loom_module_t* m = b->m;
-  const loom_op_t* op = &LOOM_OP(m, op_id);
   const loom_op_def_t* def = &loom_op_defs[op->opcode];
   const char* name = def->name;
   uint32_t result = op->result_count ? op->results_start : LOOM_NONE;
@@ -1192,7 +1239,7 @@ static bool hb_lower_op(hb_t* b, uint32_t op_id) {
       uint32_t regs[] = {base, bytes};
       return hb_define(b, result, hb_all_scalar(b, regs, 2)) &&
              hb_emit(b, HRX_HOST_OP_PTR_ADD, HRX_HOST_TYPE_I64, 0,
-                     b->vreg[result], base, bytes, LOOM_NONE, 0);
+                     b->vreg[result], base, bytes, LOOM_NONE, 1);
     }
     case LOOM_SHAPE_ALLOCA: {
       int64_t bytes = 0;
@@ -1332,14 +1379,6 @@ static bool hb_lower_op(hb_t* b, uint32_t op_id) {
       }
       return hb_emit(b, HRX_HOST_OP_FENCE, 0, 0, LOOM_NONE, LOOM_NONE,
                      LOOM_NONE, LOOM_NONE, hb_ordering(op));
-    case LOOM_SHAPE_IF:
-      return hb_lower_if(b, op);
-    case LOOM_SHAPE_FOR:
-      return hb_lower_for(b, op);
-    case LOOM_SHAPE_WHILE:
-      return hb_lower_while(b, op);
-    case LOOM_SHAPE_CALL:
-      return hb_lower_call(b, op);
     case LOOM_SHAPE_TERMINATOR: {
       loom_term_t term = (loom_term_t)def->terminator;
       if (term == LOOM_TERM_KERNEL_RETURN) {
@@ -1369,6 +1408,21 @@ static bool hb_lower_op(hb_t* b, uint32_t op_id) {
                   "%s is not supported by the host backend yet", name);
 }
 
+/* Lowering recurses once per nesting level, through here and the region
+ * ops; everything else runs out of line, so a level costs a few hundred
+ * bytes of stack and the deepest nesting the parser accepts compiles on an
+ * ordinary thread stack. */
+static bool hb_lower_op(hb_t* b, uint32_t op_id) {
+  const loom_op_t* op = &LOOM_OP(b->m, op_id);
+  switch (loom_op_defs[op->opcode].shape) {
+    case LOOM_SHAPE_IF: return hb_lower_if(b, op);
+    case LOOM_SHAPE_FOR: return hb_lower_for(b, op);
+    case LOOM_SHAPE_WHILE: return hb_lower_while(b, op);
+    case LOOM_SHAPE_CALL: return hb_lower_call(b, op);
+    default: return hb_lower_flat_op(b, op);
+  }
+}
+
 /* Lowers a region; yields of scf.if copy into the parent's results. */
 static bool hb_lower_region(hb_t* b, uint32_t region_id) {
   const loom_module_t* m = b->m;
@@ -1381,11 +1435,8 @@ static bool hb_lower_region(hb_t* b, uint32_t region_id) {
     const loom_op_t* yield = hb_terminator(b, region_id);
     if (loom_op_defs[parent->opcode].shape == LOOM_SHAPE_IF && yield &&
         parent->result_count) {
-      uint32_t targets[64];
-      for (uint32_t r = 0; r < parent->result_count; ++r) {
-        targets[r] = b->vreg[parent->results_start + r];
-      }
-      return hb_copy_values(b, yield, 0, targets, parent->result_count);
+      return hb_copy_values(b, yield, 0, &b->vreg[parent->results_start],
+                            parent->result_count);
     }
   }
   return true;
@@ -1446,7 +1497,7 @@ static bool hb_allocate_file(hb_t* b, bool scalar, uint32_t* out_count) {
       }
     }
     if (found == LOOM_NONE) {
-      ok = hb_error(b, LOOM_NO_SPAN, HRX_LOOM_DIAG_BACKEND_LIMIT,
+      ok = hb_error(b, b->kernel_span, HRX_LOOM_DIAG_BACKEND_LIMIT,
                     "kernel needs more than %u %s registers",
                     HRX_HOST_MAX_REGISTERS, scalar ? "scalar" : "vector");
       break;
@@ -1518,6 +1569,7 @@ static bool hb_kernel(hb_t* b, uint32_t kernel_index,
   const loom_region_t* body = &LOOM_REGION(m, kernel->body_region);
   size_t values = m->values.count ? m->values.count : 1;
   memset(b->uniform, 0, values);
+  memset(b->analyzed, 0, values);
   memset(b->known, 0, values);
   for (size_t v = 0; v < values; ++v) b->vreg[v] = LOOM_NONE;
   b->vregs.count = 0;
@@ -1525,6 +1577,8 @@ static bool hb_kernel(hb_t* b, uint32_t kernel_index,
   b->consts.count = 0;
   b->loops.count = 0;
   b->local_size = 0;
+  b->mask_depth = 0;
+  b->kernel_span = kernel->span;
 
   /* Launch arguments: scalars and buffer bindings, uniform by nature. */
   uint32_t kernarg = 0, buffers = 0;
@@ -1672,6 +1726,9 @@ hrx_status_t hrx_loom_compile_host(
   hrx_status_t status =
       hrx_allocator_malloc(allocator, values, (void**)&b.uniform);
   if (status == HRX_OK) {
+    status = hrx_allocator_malloc(allocator, values, (void**)&b.analyzed);
+  }
+  if (status == HRX_OK) {
     status = hrx_allocator_malloc(allocator, values, (void**)&b.known);
   }
   if (status == HRX_OK) {
@@ -1716,6 +1773,7 @@ hrx_status_t hrx_loom_compile_host(
   }
   hrx_string_builder_deinit(&out);
   hrx_allocator_free(allocator, b.uniform);
+  hrx_allocator_free(allocator, b.analyzed);
   hrx_allocator_free(allocator, b.known);
   hrx_allocator_free(allocator, b.vreg);
   hrx_allocator_free(allocator, b.const_value);

@@ -85,6 +85,7 @@ typedef struct loom_lp_builder_t {
   hrx_loom_diagnostics_t* diagnostics;
   hrx_loom_launch_program_t* program;
   uint32_t* reg_of; /* value id -> register, LOOM_NONE */
+  loom_span_t span; /* of the op being lowered, for limit diagnostics */
   hrx_status_t status;
 } loom_lp_builder_t;
 
@@ -96,7 +97,7 @@ static void loom_lp_unsupported(loom_lp_builder_t* b, loom_span_t span,
 
 static bool loom_lp_new_reg(loom_lp_builder_t* b, uint16_t* out) {
   if (b->program->register_count >= HRX_LAUNCH_PROGRAM_MAX_REGISTERS) {
-    loom_lp_unsupported(b, LOOM_NO_SPAN, HRX_LOOM_DIAG_LAUNCH_UNSUPPORTED,
+    loom_lp_unsupported(b, b->span, HRX_LOOM_DIAG_LAUNCH_UNSUPPORTED,
                         "launch-config region needs more than 1024 values");
     return false;
   }
@@ -107,7 +108,7 @@ static bool loom_lp_new_reg(loom_lp_builder_t* b, uint16_t* out) {
 static bool loom_lp_emit(loom_lp_builder_t* b, loom_lp_insn_t insn) {
   hrx_loom_launch_program_t* p = b->program;
   if (p->insn_count == HRX_LAUNCH_PROGRAM_MAX_INSNS) {
-    loom_lp_unsupported(b, LOOM_NO_SPAN, HRX_LOOM_DIAG_LAUNCH_UNSUPPORTED,
+    loom_lp_unsupported(b, b->span, HRX_LOOM_DIAG_LAUNCH_UNSUPPORTED,
                         "launch-config region is too large");
     return false;
   }
@@ -399,10 +400,10 @@ hrx_status_t hrx_loom_launch_program_build(
   program->max_workgroup_size = profile->max_workgroup_size;
   program->max_workgroup_count = profile->max_workgroup_count;
   program->max_workgroup_storage = profile->max_workgroup_storage;
+  const loom_region_t* config = &LOOM_REGION(module, k->config_region);
   loom_lp_builder_t b = {.module = module, .spec = specialization,
                          .diagnostics = diagnostics, .program = program,
-                         .reg_of = reg_of};
-  const loom_region_t* config = &LOOM_REGION(module, k->config_region);
+                         .reg_of = reg_of, .span = config->span};
   program->workload_count = config->arg_count;
   bool ok = true;
   for (uint32_t i = 0; i < config->arg_count && ok; ++i) {
@@ -417,6 +418,7 @@ hrx_status_t hrx_loom_launch_program_build(
   bool terminated = false;
   for (uint32_t i = 0; i < config->op_count && ok; ++i) {
     const loom_op_t* op = &LOOM_OP(module, LOOM_REGION_OP(module, config, i));
+    b.span = op->span;
     ok = loom_lp_lower_op(&b, op);
     terminated = terminated ||
                  loom_op_defs[op->opcode].terminator == LOOM_TERM_LAUNCH_CONFIG;

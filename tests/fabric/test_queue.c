@@ -151,6 +151,101 @@ static void test_bad_packets_fault(void** state) {
   hrx_fabric_signal_release(done);
 }
 
+/* A barrier waiting on a dependency that never completes gives up when its
+ * completion signal is cancelled: it completes faulted with a CANCELLED
+ * report, and later packets on that signal are skipped at once. */
+static void test_cancel_abandons_waiting_barrier(void** state) {
+  fixture_t* f = *state;
+  hrx_fabric_signal_t *never = NULL, *done = NULL;
+  assert_ok(hrx_fabric_signal_create(1, hrx_allocator_system(), &never));
+  assert_ok(hrx_fabric_signal_create(2, hrx_allocator_system(), &done));
+  uint64_t index = 0;
+  assert_ok(hrx_fabric_queue_reserve(f->queue, 2, &index));
+  publish_barrier(f->queue, index, false, never, done);
+  publish_barrier(f->queue, index + 1, false, NULL, done);
+  assert_status_code(hrx_fabric_signal_wait(done, HRX_FABRIC_SIGNAL_LT, 2,
+                                            20000000, NULL),
+                     HRX_STATUS_DEADLINE_EXCEEDED);
+  assert_false(hrx_fabric_signal_is_cancelled(done));
+  hrx_fabric_signal_cancel(done);
+  assert_true(hrx_fabric_signal_is_cancelled(done));
+  int64_t value = 0;
+  assert_ok(hrx_fabric_signal_wait(done, HRX_FABRIC_SIGNAL_LT, 1,
+                                   5000000000ull, &value));
+  assert_int_equal(value, HRX_FABRIC_SIGNAL_FAULTED);
+  while (hrx_fabric_queue_read_index(f->queue) < index + 2) {
+  }
+  /* Skipped, not run: a run barrier would have subtracted one more. */
+  assert_int_equal(hrx_fabric_signal_load(done), HRX_FABRIC_SIGNAL_FAULTED);
+  hrx_fabric_fault_t fault;
+  assert_ok(hrx_fabric_queue_take_fault_for(
+      f->queue, hrx_fabric_signal_handle(done), &fault));
+  assert_int_equal(fault.kind, HRX_FABRIC_FAULT_CANCELLED);
+  char text[256];
+  hrx_fabric_fault_format(&fault, text, sizeof(text));
+  assert_string_equal(text, "cancelled (while a barrier packet waited)");
+  /* One report per cancelled signal, not one per skipped packet. */
+  assert_status_code(hrx_fabric_queue_take_fault(f->queue, &fault),
+                     HRX_STATUS_NOT_FOUND);
+  hrx_fabric_signal_release(never);
+  hrx_fabric_signal_release(done);
+}
+
+/* A packet whose completion signal already reads faulted (earlier work on
+ * it failed) is skipped: it completes at once and runs nothing. */
+static void test_packets_after_a_fault_are_skipped(void** state) {
+  fixture_t* f = *state;
+  hrx_fabric_signal_t *gate = NULL, *done = NULL;
+  assert_ok(hrx_fabric_signal_create(1, hrx_allocator_system(), &gate));
+  assert_ok(hrx_fabric_signal_create(HRX_FABRIC_SIGNAL_FAULTED,
+                                     hrx_allocator_system(), &done));
+  uint64_t index = 0;
+  assert_ok(hrx_fabric_queue_reserve(f->queue, 1, &index));
+  /* Would wait on the gate forever if it ran. */
+  publish_barrier(f->queue, index, false, gate, done);
+  while (hrx_fabric_queue_read_index(f->queue) < index + 1) {
+  }
+  assert_int_equal(hrx_fabric_signal_load(done), HRX_FABRIC_SIGNAL_FAULTED);
+  hrx_fabric_fault_t fault;
+  assert_status_code(hrx_fabric_queue_take_fault(f->queue, &fault),
+                     HRX_STATUS_NOT_FOUND);
+  hrx_fabric_signal_release(gate);
+  hrx_fabric_signal_release(done);
+}
+
+/* HRX_HOST_THREADS is checked: a value that is not a count in 1..1024 is
+ * an error naming the variable, never silently replaced. */
+static void test_host_threads_variable(void** state) {
+  (void)state;
+  static const char* const bad[] = {"0", "-1", "abc", "99999", "4x", " 4",
+                                    "18446744073709551616"};
+  for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); ++i) {
+    setenv("HRX_HOST_THREADS", bad[i], 1);
+    hrx_fabric_device_t* device = NULL;
+    hrx_status_t status =
+        hrx_fabric_host_device_create(NULL, hrx_allocator_system(), &device);
+    assert_null(device);
+    if (!status || !strstr(hrx_status_message(status), "HRX_HOST_THREADS")) {
+      fail_msg("'%s': %s", bad[i],
+               status ? hrx_status_message(status) : "accepted");
+    }
+    hrx_status_free(status);
+  }
+  setenv("HRX_HOST_THREADS", "3", 1);
+  hrx_fabric_device_t* device = NULL;
+  assert_ok(hrx_fabric_host_device_create(NULL, hrx_allocator_system(),
+                                          &device));
+  assert_int_equal(hrx_fabric_device_properties(device)->compute_units, 3);
+  hrx_fabric_device_release(device);
+  /* An explicit count wins over the variable. */
+  setenv("HRX_HOST_THREADS", "abc", 1);
+  hrx_fabric_host_options_t options = {.worker_count = 2};
+  assert_ok(hrx_fabric_host_device_create(&options, hrx_allocator_system(),
+                                          &device));
+  hrx_fabric_device_release(device);
+  unsetenv("HRX_HOST_THREADS");
+}
+
 static void test_memory(void** state) {
   fixture_t* f = *state;
   hrx_fabric_memory_t m;
@@ -198,6 +293,11 @@ int main(void) {
                                       teardown),
       cmocka_unit_test_setup_teardown(test_bad_packets_fault, setup,
                                       teardown),
+      cmocka_unit_test_setup_teardown(test_cancel_abandons_waiting_barrier,
+                                      setup, teardown),
+      cmocka_unit_test_setup_teardown(test_packets_after_a_fault_are_skipped,
+                                      setup, teardown),
+      cmocka_unit_test(test_host_threads_variable),
       cmocka_unit_test_setup_teardown(test_memory, setup, teardown),
       cmocka_unit_test_setup_teardown(test_bad_queue_sizes, setup, teardown),
   };

@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "gpu_test_util.h"
 
@@ -417,6 +418,108 @@ static void test_fault_fails_only_its_stream(void** state) {
   hrx_gpu_kernel_release(bad);
 }
 
+static uint64_t now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* Queues an endless dispatch, a copy and a readback after it. */
+static void queue_endless(fixture_t* f, hrx_gpu_stream_t* stream,
+                          hrx_gpu_kernel_t* kernel, hrx_gpu_buffer_t* data,
+                          hrx_gpu_readback_t** out_read) {
+  hrx_gpu_arg_t arg = hrx_gpu_arg_binding(hrx_gpu_buffer_binding(data),
+                                          HRX_GPU_ACCESS_READ_WRITE);
+  hrx_gpu_launch_t launch = {NULL, 0, &arg, 1};
+  (void)f;
+  assert_ok(hrx_gpu_stream_dispatch(stream, kernel, &launch));
+  hrx_gpu_view_t head = {data, 0, 4}, tail = {data, 4, 4};
+  assert_ok(hrx_gpu_stream_copy(stream, head, tail));
+  assert_ok(hrx_gpu_stream_read(stream, head, out_read));
+}
+
+/* A kernel that never ends: a timed-out synchronize leaves it running;
+ * cancel stops it at a loop back-edge, skips the work after it and fails
+ * the stream with a report saying where; the stream's buffers are left
+ * as they were and the device carries on. */
+static void test_cancel_ends_endless_kernel(void** state) {
+  fixture_t* f = *state;
+  hrx_gpu_kernel_t* kernel = gpu_test_kernel(f->device, NULL, gpu_test_spin_source, "spin");
+  hrx_gpu_buffer_t* data = NULL;
+  int32_t values[2] = {0, 1};
+  assert_ok(hrx_gpu_stream_allocate_from(f->stream, values, 8, &data));
+  hrx_gpu_readback_t* read = NULL;
+  queue_endless(f, f->stream, kernel, data, &read);
+  hrx_gpu_event_t* after = NULL;
+  assert_ok(hrx_gpu_stream_record_event(f->stream, &after));
+  assert_status_code(hrx_gpu_stream_synchronize(f->stream, 20000000),
+                     HRX_STATUS_DEADLINE_EXCEEDED);
+  uint64_t start = now_ms();
+  hrx_gpu_stream_cancel(f->stream);
+  assert_true(now_ms() - start < 5000);
+  hrx_status_t status = hrx_gpu_stream_synchronize(f->stream, 10 * SECOND);
+  assert_status(status, HRX_STATUS_ABORTED, "cancelled in kernel 'spin'");
+  assert_status_code(hrx_gpu_stream_fill(f->stream,
+                                         hrx_gpu_buffer_binding(data), 0),
+                     HRX_STATUS_ABORTED);
+  const void* bytes = NULL;
+  uint64_t length = 0;
+  assert_status_code(hrx_gpu_readback_wait(read, 10 * SECOND, &bytes,
+                                           &length),
+                     HRX_STATUS_ABORTED);
+  assert_status_code(hrx_gpu_event_wait(after, 10 * SECOND),
+                     HRX_STATUS_ABORTED);
+  /* The copy after the kernel was skipped. */
+  const int32_t* now = hrx_gpu_buffer_host_pointer(data);
+  assert_int_equal(now[0], 0);
+  assert_int_equal(now[1], 1);
+  hrx_gpu_readback_release(read);
+  hrx_gpu_event_release(after);
+  /* Other streams still run, the same kernel included. */
+  hrx_gpu_stream_t* other = NULL;
+  assert_ok(hrx_gpu_stream_create(f->device, &other));
+  int32_t ends[2] = {5, 5};
+  hrx_gpu_buffer_t* finite = NULL;
+  assert_ok(hrx_gpu_stream_allocate_from(other, ends, 8, &finite));
+  hrx_gpu_arg_t arg = hrx_gpu_arg_binding(hrx_gpu_buffer_binding(finite),
+                                          HRX_GPU_ACCESS_READ_WRITE);
+  hrx_gpu_launch_t launch = {NULL, 0, &arg, 1};
+  assert_ok(hrx_gpu_stream_dispatch(other, kernel, &launch));
+  assert_ok(hrx_gpu_stream_synchronize(other, 10 * SECOND));
+  hrx_gpu_stream_cancel(other); /* nothing left: no effect */
+  assert_ok(hrx_gpu_stream_synchronize(other, 10 * SECOND));
+  hrx_gpu_buffer_release(finite);
+  hrx_gpu_stream_destroy(other);
+  hrx_gpu_buffer_release(data);
+  hrx_gpu_kernel_release(kernel);
+}
+
+/* Destroying a stream after a synchronize timed out on endless work
+ * cancels it instead of blocking forever; waits that merely polled
+ * presume nothing stuck. */
+static void test_destroy_after_timeout_does_not_hang(void** state) {
+  fixture_t* f = *state;
+  hrx_gpu_kernel_t* kernel = gpu_test_kernel(f->device, NULL, gpu_test_spin_source, "spin");
+  hrx_gpu_stream_t* stuck = NULL;
+  assert_ok(hrx_gpu_stream_create(f->device, &stuck));
+  hrx_gpu_buffer_t* data = NULL;
+  int32_t values[2] = {0, 1};
+  assert_ok(hrx_gpu_stream_allocate_from(stuck, values, 8, &data));
+  hrx_gpu_readback_t* read = NULL;
+  queue_endless(f, stuck, kernel, data, &read);
+  assert_status_code(hrx_gpu_stream_synchronize(stuck, 0),
+                     HRX_STATUS_DEADLINE_EXCEEDED);
+  assert_status_code(hrx_gpu_stream_synchronize(stuck, 20000000),
+                     HRX_STATUS_DEADLINE_EXCEEDED);
+  /* Everything is released before the stream: the queued work holds it. */
+  hrx_gpu_buffer_release(data);
+  hrx_gpu_kernel_release(kernel);
+  uint64_t start = now_ms();
+  hrx_gpu_stream_destroy(stuck);
+  hrx_gpu_readback_release(read);
+  assert_true(now_ms() - start < 5000);
+}
+
 static void test_many_submissions_wrap_the_ring(void** state) {
   fixture_t* f = *state;
   hrx_gpu_buffer_t* b = NULL;
@@ -476,6 +579,10 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_batches, setup, teardown),
       cmocka_unit_test_setup_teardown(test_prepared_commands, setup, teardown),
       cmocka_unit_test_setup_teardown(test_many_submissions_wrap_the_ring,
+                                      setup, teardown),
+      cmocka_unit_test_setup_teardown(test_cancel_ends_endless_kernel, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_destroy_after_timeout_does_not_hang,
                                       setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -35,8 +35,13 @@ void harness_load(harness_t* h, const char* file, const char* const* config) {
   free(path);
 }
 
-void harness_load_source(harness_t* h, const char* path, const char* text,
-                         size_t length, const char* const* config) {
+/* Parses, specialises and compiles |text| for the host profile; on
+ * failure |*out_diagnostics| (when not NULL) receives them formatted. */
+static hrx_status_t harness_compile(const harness_t* h, const char* path,
+                                    const char* text, size_t length,
+                                    const char* const* config,
+                                    uint8_t** out_code, size_t* out_length,
+                                    char** out_diagnostics) {
   hrx_loom_diagnostics_t* diagnostics = NULL;
   assert_ok(hrx_loom_diagnostics_create(0, hrx_allocator_system(),
                                         &diagnostics));
@@ -46,8 +51,6 @@ void harness_load_source(harness_t* h, const char* path, const char* text,
       text, length, &options, diagnostics, hrx_allocator_system(), &module);
   hrx_loom_config_t* values = NULL;
   hrx_loom_specialization_t* spec = NULL;
-  uint8_t* code = NULL;
-  size_t code_length = 0;
   if (status == HRX_OK) {
     status = hrx_loom_config_create(hrx_allocator_system(), &values);
   }
@@ -62,27 +65,52 @@ void harness_load_source(harness_t* h, const char* path, const char* text,
   hrx_loom_host_options_t host = {.sanitizers = h->sanitizers};
   if (status == HRX_OK) {
     status = hrx_loom_compile_host(module, spec, &profile, &host,
-                                   diagnostics,
-                                   hrx_allocator_system(), &code,
-                                   &code_length);
+                                   diagnostics, hrx_allocator_system(),
+                                   out_code, out_length);
   }
-  if (status != HRX_OK) {
+  if (status != HRX_OK && out_diagnostics) {
     hrx_string_builder_t b;
     hrx_string_builder_init(hrx_allocator_system(), &b);
     hrx_status_free(hrx_loom_diagnostics_format(diagnostics, &b));
-    print_error("%s", hrx_string_builder_cstr(&b));
+    *out_diagnostics = strdup(hrx_string_builder_cstr(&b));
     hrx_string_builder_deinit(&b);
   }
+  hrx_loom_specialization_destroy(spec);
+  hrx_loom_config_destroy(values);
+  hrx_loom_module_destroy(module);
+  hrx_loom_diagnostics_destroy(diagnostics);
+  return status;
+}
+
+void harness_load_source(harness_t* h, const char* path, const char* text,
+                         size_t length, const char* const* config) {
+  uint8_t* code = NULL;
+  size_t code_length = 0;
+  char* diagnostics = NULL;
+  hrx_status_t status = harness_compile(h, path, text, length, config, &code,
+                                        &code_length, &diagnostics);
+  if (status != HRX_OK) print_error("%s", diagnostics);
+  free(diagnostics);
   assert_ok(status);
   hrx_fabric_executable_release(h->executable);
   h->executable = NULL;
   assert_ok(hrx_fabric_executable_load(h->device, code, code_length,
                                        &h->executable));
   free(code);
-  hrx_loom_specialization_destroy(spec);
-  hrx_loom_config_destroy(values);
-  hrx_loom_module_destroy(module);
-  hrx_loom_diagnostics_destroy(diagnostics);
+}
+
+char* harness_compile_error(harness_t* h, const char* path,
+                            const char* text) {
+  uint8_t* code = NULL;
+  size_t code_length = 0;
+  char* diagnostics = NULL;
+  hrx_status_t status = harness_compile(h, path, text, strlen(text), NULL,
+                                        &code, &code_length, &diagnostics);
+  free(code);
+  if (status == HRX_OK) fail_msg("%s compiled; an error was expected", path);
+  hrx_status_free(status);
+  assert_non_null(diagnostics);
+  return diagnostics;
 }
 
 hrx_fabric_memory_t harness_buffer(harness_t* h, size_t bytes) {

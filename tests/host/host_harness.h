@@ -35,6 +35,10 @@ void harness_load(harness_t* h, const char* file, const char* const* config);
 void harness_load_source(harness_t* h, const char* path, const char* text,
                          size_t length, const char* const* config);
 
+/* Compiles Loom |text| named |path| (with h->sanitizers), which must fail;
+ * returns the diagnostics formatted (free them). */
+char* harness_compile_error(harness_t* h, const char* path, const char* text);
+
 /* Allocates a zeroed buffer. */
 hrx_fabric_memory_t harness_buffer(harness_t* h, size_t bytes);
 

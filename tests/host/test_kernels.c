@@ -1,7 +1,9 @@
 /* Corpus kernels end to end on the host device: compiled by libhrx-loom's
  * host backend, dispatched through AQL queues and completion signals,
  * checked against C references for several sizes. */
+#include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -876,6 +878,348 @@ static void test_row_dot(void** state) {
   }
 }
 
+/* One work-item pokes a 4-element (16-byte) i32 buffer at index %at. */
+#define POKE(name, body)                                                    \
+  "kernel.def export(\"" name "\") @" name "() {\n"                        \
+  "  %one = index.constant 1 : index\n"                                    \
+  "  kernel.launch.config workgroups(%one, %one, %one) "                   \
+  "workgroup_size(%one, %one, %one) : index\n"                             \
+  "} launch(%buf: buffer, %at: index) {\n"                                 \
+  "  %o = index.constant 0 : offset\n"                                     \
+  "  %id = kernel.workitem.id<x> : index\n"                                \
+  "  %i = index.add %at, %id : index\n"                                    \
+  "  %x = scalar.constant 7 : i32\n" body "  kernel.return\n}\n"
+
+static const char* const poke_kernels =
+    POKE("store_uniform",
+         "  %v = buffer.view %buf[%o] : buffer -> view<4xi32>\n"
+         "  view.store %x, %v[%at] : i32, view<4xi32>\n")
+    POKE("store_lane",
+         "  %v = buffer.view %buf[%o] : buffer -> view<4xi32>\n"
+         "  view.store %x, %v[%i] : i32, view<4xi32>\n")
+    POKE("load_lane",
+         "  %v = buffer.view %buf[%o] : buffer -> view<4xi32>\n"
+         "  %y = view.load %v[%i] : view<4xi32> -> i32\n"
+         "  view.store %y, %v[1] : i32, view<4xi32>\n")
+    POKE("store_2d",
+         "  %m = buffer.view %buf[%o] : buffer -> view<2x2xi32>\n"
+         "  view.store %x, %m[%i, 1] : i32, view<2x2xi32>\n")
+    POKE("store_folded",
+         "  %d = buffer.view %buf[%o] : buffer -> view<[%at]xi32>\n"
+         "  %big = index.constant 4611686018427387905 : index\n"
+         "  view.store %x, %d[%big] : i32, view<[%at]xi32>\n");
+
+/* Address arithmetic never wraps: an index times the element size (or a
+ * linearised 2-D index) that overflows int64 would otherwise land inside
+ * the buffer (2^62 + 1 -> element 1). Huge and negative indices fault out
+ * of bounds, uniform or per lane, loaded or stored, constant or not, and
+ * nothing is written. */
+static void test_huge_indices_fault(void** state) {
+  harness_t* h = *state;
+  harness_load_source(h, "poke.loom", poke_kernels, strlen(poke_kernels),
+                      NULL);
+  const int64_t indices[] = {(INT64_C(1) << 62) + 1, INT64_MAX, -1,
+                             INT64_MIN, -(INT64_C(1) << 62) + 1};
+  const char* const kernels[] = {"store_uniform", "store_lane", "load_lane",
+                                 "store_2d"};
+  hrx_fabric_memory_t buf = harness_buffer(h, 16);
+  for (size_t k = 0; k < sizeof(kernels) / sizeof(kernels[0]); ++k) {
+    for (size_t i = 0; i < sizeof(indices) / sizeof(indices[0]); ++i) {
+      ((int32_t*)buf.host_pointer)[1] = 0;
+      /* The 2-D view doubles the row index: 2^62 then wraps to row 0. */
+      int64_t at = k == 3 && i == 0 ? INT64_C(1) << 62 : indices[i];
+      uint64_t none = 0;
+      harness_arg_t args[] = {ARG_BUF(buf), ARG_U64(at)};
+      hrx_status_t status = harness_run(h, kernels[k], &none, 0, args, 2);
+      char expected[96];
+      snprintf(expected, sizeof(expected),
+               "out-of-bounds access in kernel '%s'", kernels[k]);
+      if (!status || !strstr(hrx_status_message(status), expected)) {
+        fail_msg("%s[%" PRId64 "]: %s", kernels[k], at,
+                 status ? hrx_status_message(status) : "no fault");
+      }
+      assert_status_code(status, HRX_STATUS_ABORTED);
+      for (int e = 0; e < 4; ++e) {
+        assert_int_equal(((int32_t*)buf.host_pointer)[e], 0);
+      }
+    }
+  }
+  uint64_t none = 0;
+  harness_arg_t args[] = {ARG_BUF(buf), ARG_U64(4)};
+  assert_status(harness_run(h, "store_folded", &none, 0, args, 2),
+                HRX_STATUS_ABORTED,
+                "out-of-bounds access in kernel 'store_folded'");
+  /* In-range indices still work. */
+  args[1] = ARG_U64(3);
+  assert_ok(harness_run(h, "store_lane", &none, 0, args, 2));
+  assert_int_equal(((int32_t*)buf.host_pointer)[3], 7);
+  hrx_fabric_memory_free(h->device, &buf);
+}
+
+/* Two waves; work-items below %n, or the first %n waves, reach a barrier
+ * in a function. The verifier takes function parameters as uniform, so
+ * this divergence is not provable at compile time. */
+static char* divergent_barrier_kernel(bool by_wave) {
+  char* body = test_strdup_printf(
+      "  %%wave = kernel.subgroup.id : index\n"
+      "  %%c = index.cmp ult, %s, %%n : index\n"
+      "  func.call @maybe_wait(%%c) : (i1) -> ()\n",
+      by_wave ? "%wave" : "%id");
+  char* kernel = one_group_kernel("diverge", "", "%n: index", body);
+  char* text = test_strdup_printf(
+      "func.def @maybe_wait(%%c: i1) {\n"
+      "  scf.if %%c {\n"
+      "    kernel.barrier<workgroup> scope(workgroup) ordering(acq_rel)\n"
+      "  }\n"
+      "  func.return\n"
+      "}\n%s",
+      kernel);
+  free(kernel);
+  free(body);
+  return text;
+}
+
+static hrx_status_t run_diverge(harness_t* h, bool by_wave,
+                                uint32_t sanitizers, int64_t limit) {
+  load_generated(h, "diverge.loom", divergent_barrier_kernel(by_wave),
+                 sanitizers);
+  uint64_t none = 0;
+  harness_arg_t args[] = {ARG_U64(limit)};
+  return harness_run(h, "diverge", &none, 0, args, 1);
+}
+
+/* The race sanitizer faults on a barrier that not every work-item of the
+ * workgroup reaches: under a partial execution mask, or by one wave while
+ * the other finishes. A barrier every work-item reaches stays fine, and
+ * without the sanitizer nothing is checked. */
+static void test_divergent_barrier_faults_under_race_sanitizer(void** state) {
+  harness_t* h = *state;
+  assert_status(run_diverge(h, false, HRX_LOOM_SANITIZE_RACE, 10),
+                HRX_STATUS_ABORTED,
+                "divergent barrier in kernel 'diverge' at instruction");
+  assert_status(run_diverge(h, false, HRX_LOOM_SANITIZE_RACE, 10),
+                HRX_STATUS_ABORTED,
+                "work-item 10 of the workgroup does not reach this barrier");
+  assert_status(run_diverge(h, true, HRX_LOOM_SANITIZE_RACE, 1),
+                HRX_STATUS_ABORTED,
+                "work-item 32 of the workgroup does not reach this barrier");
+  assert_ok(run_diverge(h, false, HRX_LOOM_SANITIZE_RACE, 64));
+  assert_ok(run_diverge(h, true, HRX_LOOM_SANITIZE_RACE, 2));
+  assert_ok(run_diverge(h, false, 0, 10));
+  assert_ok(run_diverge(h, true, 0, 1));
+}
+
+/* |depth| nested ifs on per-lane conditions around one store. */
+static char* nested_if_kernel(int depth) {
+  hrx_string_builder_t b;
+  hrx_string_builder_init(hrx_allocator_system(), &b);
+  assert_ok(hrx_string_builder_appendf(
+      &b, "  %%ov = buffer.view %%out[%%o] : buffer -> view<64xi32>\n"
+          "  %%k = index.constant 100 : index\n"
+          "  %%c = index.cmp ult, %%id, %%k : index\n"));
+  for (int i = 0; i < depth; ++i) {
+    assert_ok(hrx_string_builder_appendf(&b, "  scf.if %%c {\n"));
+  }
+  assert_ok(hrx_string_builder_appendf(
+      &b, "  %%x = scalar.constant 5 : i32\n"
+          "  view.store %%x, %%ov[%%id] : i32, view<64xi32>\n"));
+  for (int i = 0; i < depth; ++i) {
+    assert_ok(hrx_string_builder_appendf(&b, "  }\n"));
+  }
+  char* text =
+      one_group_kernel("nest", "", "%out: buffer", hrx_string_builder_cstr(&b));
+  hrx_string_builder_deinit(&b);
+  return text;
+}
+
+/* Divergent control deeper than the host's 64-entry mask stack is a
+ * compile error at the if that overflows it, never a "bad launch" at run
+ * time; 64 levels compile and run. */
+static void test_divergent_nesting_limit(void** state) {
+  harness_t* h = *state;
+  const int depths[] = {65, 100};
+  for (size_t i = 0; i < sizeof(depths) / sizeof(depths[0]); ++i) {
+    char* text = nested_if_kernel(depths[i]);
+    char* diagnostics = harness_compile_error(h, "nest.loom", text);
+    /* The 65th if, on line 77 of the generated source. */
+    if (!strstr(diagnostics, "nest.loom:77:") ||
+        !strstr(diagnostics, "nests more than 64 divergent ifs")) {
+      fail_msg("depth %d: %s", depths[i], diagnostics);
+    }
+    free(diagnostics);
+    free(text);
+  }
+  load_generated(h, "nest.loom", nested_if_kernel(64), 0);
+  hrx_fabric_memory_t out = harness_buffer(h, 64 * 4);
+  uint64_t none = 0;
+  harness_arg_t args[] = {ARG_BUF(out)};
+  assert_ok(harness_run(h, "nest", &none, 0, args, 1));
+  for (int i = 0; i < 64; ++i) {
+    assert_int_equal(((int32_t*)out.host_pointer)[i], 5);
+  }
+  hrx_fabric_memory_free(h->device, &out);
+}
+
+/* A kernel needing more registers than the host ISA has is refused at the
+ * kernel's location, not at 0:0. */
+static void test_register_limit_names_the_kernel(void** state) {
+  harness_t* h = *state;
+  hrx_string_builder_t b;
+  hrx_string_builder_init(hrx_allocator_system(), &b);
+  assert_ok(hrx_string_builder_appendf(
+      &b, "  %%v = buffer.view %%out[%%o] : buffer -> view<[%%n]xf32>\n"
+          "  %%s0 = vector.load %%v[%%id] : view<[%%n]xf32> -> "
+          "vector<64xf32>\n"));
+  /* 70 vectors of 64 elements, all live until the sum at the end. */
+  for (int i = 1; i < 70; ++i) {
+    assert_ok(hrx_string_builder_appendf(
+        &b, "  %%a%d = index.add %%id, %%one : index\n"
+            "  %%v%d = vector.load %%v[%%a%d] : view<[%%n]xf32> -> "
+            "vector<64xf32>\n",
+            i, i, i));
+  }
+  for (int i = 1; i < 70; ++i) {
+    assert_ok(hrx_string_builder_appendf(
+        &b, "  %%s%d = vector.addf %%s%d, %%v%d : vector<64xf32>\n", i,
+        i - 1, i));
+  }
+  assert_ok(hrx_string_builder_appendf(
+      &b, "  vector.store %%s69, %%v[%%id] : vector<64xf32>, "
+          "view<[%%n]xf32>\n"));
+  char* text = one_group_kernel("wide", "", "%out: buffer, %n: index",
+                                hrx_string_builder_cstr(&b));
+  hrx_string_builder_deinit(&b);
+  char* diagnostics = harness_compile_error(h, "wide.loom", text);
+  if (!strstr(diagnostics, "wide.loom:2:") ||
+      !strstr(diagnostics, "kernel needs more than 4096")) {
+    fail_msg("%s", diagnostics);
+  }
+  free(diagnostics);
+  free(text);
+  /* A vector wider than the backend handles is refused where it is. */
+  text = one_group_kernel(
+      "wider", "", "%out: buffer",
+      "  %v = buffer.view %out[%o] : buffer -> view<256xf32>\n"
+      "  %w = vector.load %v[%id] : view<256xf32> -> vector<65xf32>\n"
+      "  vector.store %w, %v[%id] : vector<65xf32>, view<256xf32>\n");
+  diagnostics = harness_compile_error(h, "wider.loom", text);
+  if (!strstr(diagnostics, "wider.loom:11:") ||
+      !strstr(diagnostics, "at most 64 elements")) {
+    fail_msg("%s", diagnostics);
+  }
+  free(diagnostics);
+  free(text);
+}
+
+/* A one-work-item kernel whose body nests |depth| uniform scf.for or
+ * scf.if around one store; with |carried| each loop carries a value that
+ * starts uniform and turns per-lane in its own body, so every pass over
+ * a loop body finds a change and analyses the inner loops again. */
+static char* nested_kernel(int depth, bool loops, bool carried) {
+  hrx_string_builder_t b;
+  hrx_string_builder_init(hrx_allocator_system(), &b);
+  assert_ok(hrx_string_builder_appendf(
+      &b,
+      "kernel.def export(\"deep\") @deep() {\n"
+      "  %%one = index.constant 1 : index\n"
+      "  kernel.launch.config workgroups(%%one, %%one, %%one) "
+      "workgroup_size(%%one, %%one, %%one) : index\n"
+      "} launch(%%out: buffer, %%n: index) {\n"
+      "  %%o = index.constant 0 : offset\n"
+      "  %%z = index.constant 0 : index\n"
+      "  %%step = index.constant 1 : index\n"
+      "  %%id = kernel.workitem.id<x> : index\n"
+      "  %%c = index.cmp ult, %%z, %%n : index\n"
+      "  %%v = buffer.view %%out[%%o] : buffer -> view<4xi32>\n"));
+  for (int i = 0; i < depth; ++i) {
+    if (!loops) {
+      assert_ok(hrx_string_builder_appendf(&b, "scf.if %%c {\n"));
+    } else if (carried) {
+      assert_ok(hrx_string_builder_appendf(
+          &b,
+          "%%r%d = scf.for %%i%d = [%%z to %%n step %%step]"
+          "(%%a%d = %%z : index) -> (index) {\n",
+          i + 1, i, i + 1));
+    } else {
+      assert_ok(hrx_string_builder_appendf(
+          &b, "scf.for %%i%d = [%%z to %%n step %%step] {\n", i));
+    }
+  }
+  assert_ok(hrx_string_builder_appendf(
+      &b, "%%x = scalar.constant 1 : i32\n"
+          "view.store %%x, %%v[0] : i32, view<4xi32>\n"));
+  for (int i = depth; i > 0; --i) {
+    if (loops && carried) {
+      assert_ok(hrx_string_builder_appendf(
+          &b,
+          "%%w%d = index.add %%a%d, %%id : index\n"
+          "scf.yield %%w%d : index\n}\n",
+          i, i, i));
+    } else {
+      assert_ok(hrx_string_builder_appendf(&b, "}\n"));
+    }
+  }
+  assert_ok(hrx_string_builder_appendf(&b, "kernel.return\n}\n"));
+  char* text = strdup(hrx_string_builder_cstr(&b));
+  hrx_string_builder_deinit(&b);
+  return text;
+}
+
+typedef struct compile_job_t {
+  const hrx_loom_module_t* module;
+  hrx_status_t status;
+} compile_job_t;
+
+static void* compile_job(void* arg) {
+  compile_job_t* job = arg;
+  hrx_loom_profile_t profile = hrx_loom_profile_host();
+  uint8_t* code = NULL;
+  size_t length = 0;
+  job->status = hrx_loom_compile_host(job->module, NULL, &profile, NULL, NULL,
+                                      hrx_allocator_system(), &code, &length);
+  free(code);
+  return NULL;
+}
+
+/* Compiles |text| on a thread with a |stack_kib| KiB stack. */
+static hrx_status_t compile_on_thread(const char* text, size_t stack_kib) {
+  hrx_loom_module_t* module = NULL;
+  assert_ok(hrx_loom_module_parse(text, strlen(text), NULL, NULL,
+                                  hrx_allocator_system(), &module));
+  compile_job_t job = {.module = module};
+  pthread_attr_t attr;
+  assert_int_equal(pthread_attr_init(&attr), 0);
+  assert_int_equal(pthread_attr_setstacksize(&attr, stack_kib << 10), 0);
+  pthread_t thread;
+  assert_int_equal(pthread_create(&thread, &attr, compile_job, &job), 0);
+  assert_int_equal(pthread_join(thread, NULL), 0);
+  pthread_attr_destroy(&attr);
+  hrx_loom_module_destroy(module);
+  return job.status;
+}
+
+/* The backend recurses once per nesting level with a small frame: the
+ * deepest nesting the parser accepts compiles on a 512 KiB worker stack
+ * (sanitizers included). */
+static void test_deep_nesting_compiles_on_a_worker_stack(void** state) {
+  (void)state;
+  for (int loops = 0; loops < 2; ++loops) {
+    char* text = nested_kernel(250, loops, false);
+    assert_ok(compile_on_thread(text, 512));
+    free(text);
+  }
+}
+
+/* Nested loops whose carried values turn per-lane make the uniformity
+ * analysis revisit loop bodies; it resumes from what it found rather than
+ * starting over, so 200 levels take moments, not 2^200 passes. */
+static void test_nested_loop_analysis_is_not_exponential(void** state) {
+  (void)state;
+  char* text = nested_kernel(200, true, true);
+  assert_ok(compile_on_thread(text, 4096));
+  free(text);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_saxpy, setup, teardown),
@@ -906,6 +1250,17 @@ int main(void) {
                                       teardown),
       cmocka_unit_test_setup_teardown(test_unbound_buffer_is_reported, setup,
                                       teardown),
+      cmocka_unit_test_setup_teardown(test_huge_indices_fault, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(
+          test_divergent_barrier_faults_under_race_sanitizer, setup,
+          teardown),
+      cmocka_unit_test_setup_teardown(test_divergent_nesting_limit, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_register_limit_names_the_kernel,
+                                      setup, teardown),
+      cmocka_unit_test(test_deep_nesting_compiles_on_a_worker_stack),
+      cmocka_unit_test(test_nested_loop_analysis_is_not_exponential),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

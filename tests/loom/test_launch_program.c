@@ -90,10 +90,16 @@ static void test_saxpy_grid(void** state) {
                      HRX_STATUS_INVALID_ARGUMENT);
   assert_status_code(hrx_fabric_launch_program_evaluate(p, NULL, 1, &c),
                      HRX_STATUS_INVALID_ARGUMENT);
-  /* Negative counts: index.div needs a nonnegative dividend. */
-  uint64_t negative = (uint64_t)-1000;
-  assert_status_code(hrx_fabric_launch_program_evaluate(p, &negative, 1, &c),
-                     HRX_STATUS_INVALID_ARGUMENT);
+  /* Values past INT64_MAX would wrap to negative indices ("workgroups.x
+   * is 0" for 2^64-1): refused, naming the value. */
+  const uint64_t wrapping[] = {(uint64_t)-1000, UINT64_MAX,
+                               (uint64_t)INT64_MAX + 1};
+  for (size_t i = 0; i < sizeof(wrapping) / sizeof(wrapping[0]); ++i) {
+    hrx_status_t status =
+        hrx_fabric_launch_program_evaluate(p, &wrapping[i], 1, &c);
+    assert_non_null(strstr(hrx_status_message(status), "workload value 0"));
+    assert_status_code(status, HRX_STATUS_OUT_OF_RANGE);
+  }
   hrx_fabric_launch_program_destroy(p);
   hrx_loom_module_destroy(module);
 }
@@ -161,6 +167,47 @@ static void test_limits(void** state) {
                      HRX_STATUS_OUT_OF_RANGE);
   hrx_fabric_launch_program_destroy(p);
   hrx_loom_module_destroy(module);
+}
+
+/* Launch arithmetic never wraps: an overflowing expression is an error
+ * that names it (operation and operands), not a wrapped grid. */
+static void test_overflow_names_expression(void** state) {
+  (void)state;
+  static const struct {
+    const char* expression;
+    uint64_t n;
+    const char* message;
+  } cases[] = {
+      {"%g = index.mul %n, %n : index", UINT64_C(1) << 40,
+       "1099511627776 * 1099511627776 overflows"},
+      {"%g = index.add %n, %n : index", INT64_MAX, "9223372036854775807 + "},
+      {"%c = index.constant 62 : index\n  %g = index.shli %n, %c : index", 5,
+       "5 << 62 overflows"},
+      {"%g = index.madd %n, %n, %one : index", UINT64_C(1) << 32,
+       "4294967296 * 4294967296 + 1 overflows"},
+  };
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
+    char source[1024];
+    snprintf(source, sizeof(source),
+             "kernel.def @k(%%n: index) {\n"
+             "  %%one = index.constant 1 : index\n"
+             "  %s\n"
+             "  kernel.launch.config workgroups(%%g, %%one, %%one) "
+             "workgroup_size(%%one, %%one, %%one) : index\n"
+             "} launch() {\n  kernel.return\n}\n",
+             cases[i].expression);
+    hrx_loom_module_t* module = NULL;
+    hrx_fabric_launch_program_t* p = build(source, NULL, &module);
+    hrx_fabric_launch_config_t c;
+    hrx_status_t status =
+        hrx_fabric_launch_program_evaluate(p, &cases[i].n, 1, &c);
+    if (!strstr(hrx_status_message(status), cases[i].message)) {
+      fail_msg("case %zu: %s", i, hrx_status_message(status));
+    }
+    assert_status_code(status, HRX_STATUS_OUT_OF_RANGE);
+    hrx_fabric_launch_program_destroy(p);
+    hrx_loom_module_destroy(module);
+  }
 }
 
 static void test_facts_and_casts(void** state) {
@@ -362,6 +409,7 @@ int main(void) {
       cmocka_unit_test(test_config_folded),
       cmocka_unit_test(test_storage_from_body),
       cmocka_unit_test(test_limits),
+      cmocka_unit_test(test_overflow_names_expression),
       cmocka_unit_test(test_facts_and_casts),
       cmocka_unit_test(test_unsupported),
       cmocka_unit_test(test_serialize_round_trip),

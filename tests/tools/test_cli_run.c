@@ -3,6 +3,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cli_util.h"
 
@@ -30,9 +33,174 @@ static void test_run_reports_unreadable_buffer_file(void** state) {
   test_temp_dir_remove(root);
 }
 
+/* Compiles Loom |source| (or corpus saxpy.loom when NULL) into
+ * ROOT/k.hxco with the cache under |env|. */
+static void compile_into(const char* env, const char* root,
+                         const char* source) {
+  char* path = NULL;
+  if (source) {
+    path = test_strdup_printf("%s/k.loom", root);
+    test_write_file(path, source, strlen(source));
+  } else {
+    path = test_strdup_printf("%s/saxpy.loom", getenv("HRX_LOOM_KERNELS"));
+  }
+  char* args = test_strdup_printf("compile %s --output=%s/k.hxco", path, root);
+  run_result_t r;
+  run_hrx(env, args, &r);
+  if (r.exit_code != 0) fail_msg("compile: %s", r.output);
+  free(args);
+  free(path);
+}
+
+static const char* const spin_source =
+    "kernel.def export(\"spin\") @spin() {\n"
+    "  %one = index.constant 1 : index\n"
+    "  kernel.launch.config workgroups(%one, %one, %one) "
+    "workgroup_size(%one, %one, %one) : index\n"
+    "} launch(%data: buffer) {\n"
+    "  %o = index.constant 0 : offset\n"
+    "  %v = buffer.view %data[%o] : buffer -> view<2xi32>\n"
+    "  %start = view.load %v[0] : view<2xi32> -> i32\n"
+    "  %stop = view.load %v[1] : view<2xi32> -> i32\n"
+    "  %end = scf.while(%x = %start : i32) -> (i32) {\n"
+    "    %more = scalar.cmpi ne, %x, %stop : i32\n"
+    "    scf.condition %more, %x : i1, i32\n"
+    "  } do(%x: i32) {\n"
+    "    scf.yield %x : i32\n"
+    "  }\n"
+    "  view.store %end, %v[0] : i32, view<2xi32>\n"
+    "  kernel.return\n"
+    "}\n";
+
+/* A kernel that never ends: --timeout bounds the wait, the work is
+ * cancelled, the timeout is reported and hrx exits 1 within seconds
+ * (before, it timed out after 600 s and then hung in stream destroy). */
+static void test_run_timeout_cancels_endless_kernel(void** state) {
+  (void)state;
+  char* root = test_temp_dir_create();
+  char* env = test_strdup_printf("XDG_CACHE_HOME=%s", root);
+  compile_into(env, root, spin_source);
+  char* args = test_strdup_printf(
+      "run %s/k.hxco --export=spin --timeout=1 --buffer=i32:0,1", root);
+  time_t start = time(NULL);
+  run_result_t r;
+  run_hrx(env, args, &r);
+  time_t took = time(NULL) - start;
+  assert_int_equal(r.exit_code, 1);
+  if (!strstr(r.output, "'spin' did not finish within 1 s (--timeout)")) {
+    fail_msg("%s", r.output);
+  }
+  assert_true(took < 15);
+  free(args);
+  /* A kernel that ends runs under the same option. */
+  args = test_strdup_printf(
+      "run %s/k.hxco --export=spin --timeout=5 --buffer=i32:3,3 --print=i32",
+      root);
+  run_hrx(env, args, &r);
+  if (r.exit_code != 0 || !strstr(r.output, "buffer 0 (8 bytes): 3 3")) {
+    fail_msg("%s", r.output);
+  }
+  free(args);
+  free(env);
+  test_temp_dir_remove(root);
+}
+
+/* Counts and sizes are checked numbers: overflow, trailing junk, signs
+ * and out-of-range values are usage errors (exit 2) naming the option,
+ * found before anything runs. */
+static void test_run_rejects_bad_numbers(void** state) {
+  (void)state;
+  static const char* const bad[] = {
+      "--timeout=0", "--timeout=-1", "--timeout=1x", "--timeout=",
+      "--timeout=99999999999999999999",
+      "--workload=18446744073709551615", "--workload=9223372036854775808",
+      "--workload=-1", "--workload=1x", "--workload=1,,2",
+      "--buffer=fill:0:-1", "--buffer=fill:256:4", "--buffer=fill:0:4x",
+      "--buffer=fill:-1:4", "--buffer=fill:0:0", "--buffer=-5",
+      "--buffer=0", "--buffer=99999999999999999999", "--buffer=4k",
+      "--buffer=i32:1,99999999999", "--buffer=i32:1,,2"};
+  for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); ++i) {
+    char* args = test_strdup_printf("run x.hxco --export=k %s", bad[i]);
+    run_result_t r;
+    run_hrx(NULL, args, &r);
+    const char* option = strchr(bad[i], '=');
+    char* named = test_strdup_printf("bad %.*s", (int)(option - bad[i]),
+                                     bad[i]);
+    if (r.exit_code != 2 || !strstr(r.output, named)) {
+      fail_msg("%s: exit %d: %s", bad[i], r.exit_code, r.output);
+    }
+    free(named);
+    free(args);
+  }
+}
+
+/* --dump writes where the user pointed: a link in DIR is followed (the
+ * link stays, its target gets the bytes) rather than replaced. */
+static void test_run_dump_follows_links(void** state) {
+  (void)state;
+  char* root = test_temp_dir_create();
+  char* env = test_strdup_printf("XDG_CACHE_HOME=%s", root);
+  compile_into(env, root, NULL);
+  char* dir = test_strdup_printf("%s/out", root);
+  assert_int_equal(mkdir(dir, 0755), 0);
+  char* target = test_strdup_printf("%s/kept.bin", root);
+  test_write_file(target, "old", 3);
+  char* link = test_strdup_printf("%s/buffer1.bin", dir);
+  assert_int_equal(symlink(target, link), 0);
+  char* args = test_strdup_printf(
+      "run %s/k.hxco --export=saxpy --workload=4 --scalar=4 --scalar=0.5 "
+      "--buffer=f32:2,4,6,8 --buffer=f32:1,1,1,1 --dump=%s",
+      root, dir);
+  run_result_t r;
+  run_hrx(env, args, &r);
+  if (r.exit_code != 0) fail_msg("%s", r.output);
+  struct stat st;
+  assert_int_equal(lstat(link, &st), 0);
+  assert_true(S_ISLNK(st.st_mode));
+  assert_int_equal(stat(target, &st), 0);
+  assert_int_equal(st.st_size, 16); /* y = 0.5 x + y, four floats */
+  free(args);
+  free(link);
+  free(target);
+  free(dir);
+  free(env);
+  test_temp_dir_remove(root);
+}
+
+/* --buffer=@FIFO is refused at once, naming it, instead of blocking on a
+ * pipe nobody writes. */
+static void test_run_buffer_fifo_does_not_block(void** state) {
+  (void)state;
+  char* root = test_temp_dir_create();
+  char* env = test_strdup_printf("XDG_CACHE_HOME=%s", root);
+  compile_into(env, root, NULL);
+  char* fifo = test_strdup_printf("%s/pipe", root);
+  assert_int_equal(mkfifo(fifo, 0600), 0);
+  char* args = test_strdup_printf(
+      "run %s/k.hxco --export=saxpy --workload=4 --scalar=4 --scalar=0.5 "
+      "--buffer=@%s --buffer=f32:1,1,1,1",
+      root, fifo);
+  time_t start = time(NULL);
+  run_result_t r;
+  run_hrx(env, args, &r);
+  assert_true(time(NULL) - start < 10);
+  assert_int_equal(r.exit_code, 1);
+  if (!strstr(r.output, "pipe") || !strstr(r.output, "FIFO")) {
+    fail_msg("%s", r.output);
+  }
+  free(args);
+  free(fifo);
+  free(env);
+  test_temp_dir_remove(root);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_run_reports_unreadable_buffer_file),
+      cmocka_unit_test(test_run_timeout_cancels_endless_kernel),
+      cmocka_unit_test(test_run_rejects_bad_numbers),
+      cmocka_unit_test(test_run_dump_follows_links),
+      cmocka_unit_test(test_run_buffer_fifo_does_not_block),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -38,7 +38,14 @@
  *
  * Threads. A runtime and its kernels may be used from any thread; a graph
  * is recorded by one thread at a time; a completion may be waited on from
- * one thread at a time.
+ * one thread at a time. The runtime owns its watcher threads (when
+ * observing); the device owns the queue threads that run the work.
+ *
+ * Timeouts. A completion wait that times out leaves the work running with
+ * everything it uses; the runtime remembers that it did. Destroying the
+ * runtime afterwards cancels whatever still runs (hrx_gpu_stream_cancel on
+ * every lane) instead of waiting for it, so a process whose kernel never
+ * ends can still tear down and exit.
  */
 #ifndef HRX_EXEC_H_
 #define HRX_EXEC_H_
@@ -110,7 +117,9 @@ typedef struct hrx_exec_runtime_options_t {
 HRX_API HRX_MUST_USE hrx_status_t hrx_exec_runtime_create(
     hrx_gpu_device_t* device, const hrx_exec_runtime_options_t* options,
     hrx_allocator_t allocator, hrx_exec_runtime_t** out_runtime);
-/* Waits for every submission, then frees the runtime. */
+/* Waits for every submission, then frees the runtime; after a completion
+ * wait timed out, cancels the work still running first (see Timeouts).
+ * Release completions before destroying their runtime. */
 HRX_API void hrx_exec_runtime_destroy(hrx_exec_runtime_t* runtime);
 
 /* A zeroed device buffer of |bytes|, charged to the runtime's budget until
@@ -220,8 +229,9 @@ HRX_API HRX_MUST_USE hrx_status_t hrx_exec_graph_submit(
     hrx_exec_graph_t* graph, hrx_exec_completion_t** out_completion);
 
 /* Blocks until the submission is done and its downloads delivered.
- * DEADLINE_EXCEEDED on timeout (the work goes on; wait again); ABORTED
- * when the device faulted running it. */
+ * DEADLINE_EXCEEDED on timeout (the work goes on; wait again, or destroy
+ * the runtime, which then cancels it); ABORTED when the device faulted
+ * running it or it was cancelled. A timeout of 0 only polls. */
 HRX_API HRX_MUST_USE hrx_status_t hrx_exec_completion_wait(
     hrx_exec_completion_t* completion, uint64_t timeout_ns);
 /* Never blocks: OK when done (downloads delivered), BUSY while running. */

@@ -53,12 +53,20 @@ typedef struct hrx_fabric_memory_t {
   hrx_fabric_visibility_t visibility;
 } hrx_fabric_memory_t;
 
+/* The most worker threads a host device runs. */
+#define HRX_HOST_MAX_WORKERS 1024u
+
 typedef struct hrx_fabric_host_options_t {
-  /* Worker threads; 0 reads HRX_HOST_THREADS, else the online CPUs. */
+  /* Worker threads, 1..HRX_HOST_MAX_WORKERS; 0 reads the environment
+   * variable HRX_HOST_THREADS (a decimal number in the same range), else
+   * uses the online CPUs (at most HRX_HOST_MAX_WORKERS). */
   uint32_t worker_count;
 } hrx_fabric_host_options_t;
 
-/* Creates the host device. |options| may be NULL. */
+/* Creates the host device. |options| may be NULL. An HRX_HOST_THREADS
+ * that is set but not a number in 1..HRX_HOST_MAX_WORKERS ("0", "-1",
+ * "abc", "99999") fails with INVALID_ARGUMENT or OUT_OF_RANGE naming the
+ * variable; it is never silently ignored. */
 HRX_API HRX_MUST_USE hrx_status_t hrx_fabric_host_device_create(
     const hrx_fabric_host_options_t* options, hrx_allocator_t allocator,
     hrx_fabric_device_t** out_device);

@@ -25,6 +25,15 @@ typedef enum hrx_fabric_fault_kind_e {
   HRX_FABRIC_FAULT_ASSERTION,       /* a sanitizer check failed */
   HRX_FABRIC_FAULT_INTEGER_OVERFLOW, /* checked arithmetic overflowed */
   HRX_FABRIC_FAULT_BAD_SHIFT,       /* checked shift by >= the width */
+  /* The packet's completion signal was cancelled (hrx_fabric_signal_cancel):
+   * a dispatch stopped at a loop back-edge or barrier, or a packet was
+   * skipped before it started (pc and workgroup then 0). */
+  HRX_FABRIC_FAULT_CANCELLED,
+  /* Race sanitizer: a workgroup barrier that not every work-item reaches
+   * (reached under a partial execution mask, or while other waves of the
+   * workgroup finished or wait at another barrier); |work_item| is one
+   * that does not reach it. */
+  HRX_FABRIC_FAULT_BARRIER_DIVERGENCE,
 } hrx_fabric_fault_kind_t;
 
 typedef struct hrx_fabric_fault_t {

@@ -25,12 +25,25 @@
  *   against its slot's extent; a violation ends the dispatch with a fault
  *   report and never touches memory outside the allocation.
  *
+ * Address arithmetic
+ *   Never wraps, so the bounds check sees the true offset. PTR_ADD scales
+ *   its index by imm (the element size) and poisons a pointer whose offset
+ *   would leave [0, 2^48); a poisoned pointer (offset HRX_HOST_OFFSET_MASK,
+ *   beyond every allocation, which are smaller than 2^48 bytes) stays
+ *   poisoned. IMADD with HRX_HOST_FLAG_ADDRESS linearises view indices: an
+ *   overflow, or a HRX_HOST_INDEX_POISON operand, gives
+ *   HRX_HOST_INDEX_POISON, which PTR_ADD turns into a poisoned pointer.
+ *
  * Control flow
  *   Uniform branches (JMP, BRZ, BRNZ on S registers) move the wave's pc.
  *   Divergent control uses an execution mask and a mask stack: IF/ELSE/
  *   ENDIF and LOOP_BEGIN/LOOP_TEST. Instructions writing a V register only
  *   write active lanes, so lanes that left a loop keep their final values.
  *   BARRIER parks the wave until every wave of its workgroup arrives.
+ *   A dispatch can be cancelled from outside (hrx_fabric_signal_cancel on
+ *   its completion signal): waves poll for it at every backward jump (IF,
+ *   ELSE and LOOP_TEST exits included) and at BARRIER, so no loop outlives
+ *   a cancel.
  *
  * Race checking
  *   A kernel flagged HRX_HOST_KERNEL_RACE_CHECK (Loom's race sanitizer)
@@ -40,6 +53,11 @@
  *   race report naming both accesses. Atomics synchronise and are not
  *   checked; global memory is not covered. A store whose address and value
  *   are uniform across the wave is one access, by its lowest active lane.
+ *   Barriers are checked too: a BARRIER reached with part of the wave's
+ *   lanes inactive, or while another wave of the workgroup has finished or
+ *   waits at a different BARRIER, ends the dispatch with a divergent-
+ *   barrier report (without race checking such a barrier only waits for
+ *   the waves that reach one).
  *
  * Code object (little-endian)
  *   header   "HXCO" u32 version, u32 kernel_count
@@ -60,13 +78,16 @@
 #include <stdint.h>
 
 #define HRX_HOST_CODE_MAGIC "HXCO"
-#define HRX_HOST_CODE_VERSION 2u
-#define HRX_HOST_ISA_VERSION 1u
+#define HRX_HOST_CODE_VERSION 3u
+#define HRX_HOST_ISA_VERSION 2u
 
 #define HRX_HOST_MAX_LANES 64u
 #define HRX_HOST_MAX_REGISTERS 4096u
 #define HRX_HOST_MAX_MASK_DEPTH 64u
 #define HRX_HOST_MAX_BINDINGS 255u
+/* Per code object: kernels, and bytes of a kernel name. */
+#define HRX_HOST_MAX_KERNELS 1024u
+#define HRX_HOST_MAX_KERNEL_NAME 256u
 #define HRX_HOST_SLOT_LOCAL 0xFFFFu
 
 /* The u32 words of a kernel's header after its name, subgroup_size to
@@ -78,6 +99,8 @@
 #define HRX_HOST_KERNEL_FLAGS_KNOWN HRX_HOST_KERNEL_RACE_CHECK
 #define HRX_HOST_PTR_SHIFT 48
 #define HRX_HOST_OFFSET_MASK ((UINT64_C(1) << HRX_HOST_PTR_SHIFT) - 1)
+/* An address index that overflowed (see Address arithmetic). */
+#define HRX_HOST_INDEX_POISON INT64_MIN
 
 /* Element types (the |type| field). */
 typedef enum hrx_host_type_e {
@@ -104,7 +127,10 @@ enum {
    * ISHL, ISHRU and ISHRS: an amount of at least the width faults
    * (BAD_SHIFT) instead of giving 0 or the sign. */
   HRX_HOST_FLAG_CHECKED = 1u << 4,
+  /* On IMADD (i64) only: address linearisation, see Address arithmetic. */
+  HRX_HOST_FLAG_ADDRESS = 1u << 5,
 };
+#define HRX_HOST_FLAGS_KNOWN 0x3Fu
 
 typedef enum hrx_host_op_e {
   HRX_HOST_OP_NOP = 0,
@@ -164,7 +190,8 @@ typedef enum hrx_host_op_e {
   HRX_HOST_OP_LANE_ID,      /* V */
   HRX_HOST_OP_SUBGROUP_SIZE,
   /* memory; a = pointer */
-  HRX_HOST_OP_PTR_ADD,      /* dst = a + b bytes (out of range -> poison) */
+  HRX_HOST_OP_PTR_ADD,      /* dst = a + b * imm bytes, imm >= 1 (checked:
+                               out of range -> poison) */
   HRX_HOST_OP_LOAD,         /* dst = *a */
   HRX_HOST_OP_STORE,        /* *a = b */
   HRX_HOST_OP_ATOMIC_LOAD,  /* imm = ordering */
@@ -253,6 +280,18 @@ static inline int hrx_host_op_checkable(uint8_t op) {
          op == HRX_HOST_OP_IMUL || op == HRX_HOST_OP_IMADD ||
          op == HRX_HOST_OP_ISHL || op == HRX_HOST_OP_ISHRU ||
          op == HRX_HOST_OP_ISHRS;
+}
+
+/* a * b + c on address indices, as IMADD with HRX_HOST_FLAG_ADDRESS
+ * computes it (compilers fold constant indices with it too). */
+static inline int64_t hrx_host_index_madd(int64_t a, int64_t b, int64_t c) {
+  int64_t r;
+  if (a == HRX_HOST_INDEX_POISON || b == HRX_HOST_INDEX_POISON ||
+      c == HRX_HOST_INDEX_POISON || __builtin_mul_overflow(a, b, &r) ||
+      __builtin_add_overflow(r, c, &r)) {
+    return HRX_HOST_INDEX_POISON;
+  }
+  return r;
 }
 
 /* Kernel argument kinds in the code object. */

@@ -17,6 +17,10 @@
  *   insn_count x { u8 op, u16 dst, a, b, c, i64 imm }   (17 bytes each)
  *   32-byte SHA-256 of all preceding bytes
  *
+ * Evaluation never wraps: a workload value above INT64_MAX, an ADD, SUB,
+ * MUL or MADD that overflows int64, and an SHL that loses bits fail with
+ * OUT_OF_RANGE naming the value or the expression.
+ *
  * Loaded programs are immutable; evaluation is thread-safe.
  */
 #ifndef HRX_FABRIC_LAUNCH_PROGRAM_H_

@@ -7,6 +7,18 @@
  * a time (so the barrier bit always holds), splitting dispatches into
  * workgroups over the device's worker pool. Reservation and publication are
  * thread-safe for any number of producers.
+ *
+ * Skipped packets. A packet whose completion signal reads negative when the
+ * processor reaches it (earlier work completing that signal faulted), or
+ * whose completion signal was cancelled (hrx_fabric_signal_cancel), is not
+ * run: it completes as faulted at once, touching no memory. So once a
+ * producer sees its signal faulted, none of its later packets on that
+ * signal will run, and a cancelled producer's work ends promptly.
+ *
+ * Threads. The packet processor owns the ring's read side, the executor
+ * scratch and the dispatch in progress; the device's pool workers run that
+ * dispatch's workgroups; producers own the slots they reserved until they
+ * publish them. The fault list is shared under its own lock.
  */
 #ifndef HRX_FABRIC_QUEUE_H_
 #define HRX_FABRIC_QUEUE_H_
@@ -23,7 +35,8 @@ extern "C" {
 #endif
 
 /* Waits for every published packet to finish, stops the processor and
- * frees the queue. */
+ * frees the queue. A packet that never ends (an endless kernel) keeps it
+ * waiting: cancel its completion signal first. */
 HRX_API void hrx_fabric_queue_destroy(hrx_fabric_queue_t* queue);
 
 HRX_API uint32_t hrx_fabric_queue_size(const hrx_fabric_queue_t* queue);

@@ -10,6 +10,7 @@
 #ifndef HRX_FABRIC_SIGNAL_H_
 #define HRX_FABRIC_SIGNAL_H_
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "hrx/core.h"
@@ -52,6 +53,17 @@ HRX_API int64_t hrx_fabric_signal_exchange(hrx_fabric_signal_t* signal,
 /* Stores |desired| if the value is |expected|; returns the value seen. */
 HRX_API int64_t hrx_fabric_signal_compare_exchange(
     hrx_fabric_signal_t* signal, int64_t expected, int64_t desired);
+
+/* Abandons the device work that would complete |signal|, for work that
+ * may never end (a kernel in an endless loop). From now on a queue skips
+ * every packet whose completion signal this is, a dispatch running for it
+ * stops at its next loop back-edge or workgroup barrier, and a barrier
+ * packet waiting on dependencies gives up; each completes the signal as
+ * faulted (HRX_FABRIC_SIGNAL_FAULTED) with a CANCELLED fault report. It is
+ * permanent and returns at once: wait on the signal to know the work has
+ * ended. Packets already completed are not affected. */
+HRX_API void hrx_fabric_signal_cancel(hrx_fabric_signal_t* signal);
+HRX_API bool hrx_fabric_signal_is_cancelled(const hrx_fabric_signal_t* signal);
 
 /* Blocks until `value <condition> compare` holds or |timeout_ns| passes
  * (HRX_TIMEOUT_INFINITE waits forever): DEADLINE_EXCEEDED then.

@@ -12,8 +12,17 @@
  * release them right after recording.
  *
  * A fault in the stream's work (an out-of-bounds access, say) makes the
- * stream failed: later calls return the fault (ABORTED); the device and
- * other streams keep working.
+ * stream failed: later calls return the fault (ABORTED), work queued after
+ * the fault does not run; the device and other streams keep working.
+ *
+ * Work that never ends (a kernel in an endless loop) is ended with
+ * hrx_gpu_stream_cancel, and by destroying the stream after a synchronize
+ * timed out on it. Until then it keeps every resource it uses: a timeout
+ * frees nothing the device may still touch.
+ *
+ * Threads. The stream's owner thread submits and waits; the device queue's
+ * packet-processor thread (and its worker pool) run the work and complete
+ * the timeline signal; no thread belongs to the stream itself.
  */
 #ifndef HRX_GPU_STREAM_H_
 #define HRX_GPU_STREAM_H_
@@ -29,8 +38,21 @@ typedef struct hrx_gpu_readback_s hrx_gpu_readback_t;
 
 HRX_API HRX_MUST_USE hrx_status_t hrx_gpu_stream_create(
     hrx_gpu_device_t* device, hrx_gpu_stream_t** out_stream);
-/* Waits for the stream's work, then frees it. */
+/* Waits for the stream's work, then frees it. If a synchronize on the
+ * stream timed out and the work it waited for has still not finished,
+ * the outstanding work is cancelled first (hrx_gpu_stream_cancel): a
+ * stream whose work was presumed stuck never hangs its destruction. */
 HRX_API void hrx_gpu_stream_destroy(hrx_gpu_stream_t* stream);
+
+/* Cancels the stream's outstanding work and waits for it to end: a kernel
+ * running now stops at its next loop back-edge or workgroup barrier, work
+ * not started is skipped, a wait on an event gives up. The stream is then
+ * failed (ABORTED with a "cancelled" fault report naming where a kernel
+ * stopped) unless everything had completed already, when this does
+ * nothing. Events recorded on the stream still complete (and report the
+ * failure). Returns promptly unless the stream's queue is held up by
+ * another stream's endless work. */
+HRX_API void hrx_gpu_stream_cancel(hrx_gpu_stream_t* stream);
 
 /* Charges this stream's allocations and staging to |budget| (retained);
  * exhaustion is RESOURCE_EXHAUSTED before anything is allocated. NULL
@@ -125,8 +147,9 @@ HRX_API void hrx_gpu_stream_begin_batch(hrx_gpu_stream_t* stream);
 HRX_API void hrx_gpu_stream_end_batch(hrx_gpu_stream_t* stream);
 
 /* Waits for all queued work; DEADLINE_EXCEEDED on timeout (the work keeps
- * running and keeps its resources), ABORTED with the fault report when the
- * work faulted. */
+ * running and keeps its resources: wait again, cancel it, or destroy the
+ * stream, which then cancels it), ABORTED with the fault report when the
+ * work faulted. A timeout of 0 only polls and presumes nothing stuck. */
 HRX_API HRX_MUST_USE hrx_status_t hrx_gpu_stream_synchronize(
     hrx_gpu_stream_t* stream, uint64_t timeout_ns);
 

@@ -3,7 +3,9 @@
  * kernel of the corpus, with PoCL's clBuildProgram of an equivalent OpenCL C
  * saxpy as the peer in the same run: its first build in a fresh
  * POCL_CACHE_DIR (cold) and a rebuild of the same source (PoCL's kernel
- * cache hit). */
+ * cache hit). With the amdgpu backend built, each kernel's cold gfx1151
+ * compile (LLVM at O3) stands next to its cold host compile and its
+ * gfx1151 cache hit. */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +18,7 @@
 
 #define MAX_SOURCES 32
 #define REPEATS 51
+#define LLVM_REPEATS 9 /* an LLVM compile takes milliseconds */
 
 typedef struct source_t {
   char* name;
@@ -48,21 +51,22 @@ static void compile_sources(void* context) {
   }
 }
 
-static hrx_loom_compiler_t* make_compiler(const char* cache_root,
+static hrx_loom_compiler_t* make_compiler(const char* profile,
+                                          const char* cache_root,
                                           bool disable_cache) {
   hrx_loom_compiler_options_t options = {.cache_root = cache_root,
                                          .disable_cache = disable_cache};
   hrx_loom_compiler_t* compiler = NULL;
-  bench_check(hrx_loom_compiler_create("host", &options, hrx_allocator_system(),
-                                 &compiler),
-        "compiler");
+  bench_check(hrx_loom_compiler_create(profile, &options,
+                                       hrx_allocator_system(), &compiler),
+              "compiler");
   return compiler;
 }
 
 /* Loads the corpus kernels that compile without config values (the others
  * need --config and are skipped, named on stderr). */
 static size_t load_corpus(const char* dir, source_t* out) {
-  hrx_loom_compiler_t* trial = make_compiler(NULL, true);
+  hrx_loom_compiler_t* trial = make_compiler("host", NULL, true);
   DIR* d = opendir(dir);
   if (!d) {
     fprintf(stderr, "compile_cache: cannot open %s\n", dir);
@@ -99,20 +103,22 @@ static size_t load_corpus(const char* dir, source_t* out) {
   return count;
 }
 
-/* Returns (cold, warm) microseconds for compiling |sources|. */
-static void measure_hrx(const source_t* sources, size_t count, double* cold,
+/* Returns (cold, warm) microseconds for compiling |sources| for
+ * |profile|, medians of |repeats|. */
+static void measure_hrx(const char* profile, const source_t* sources,
+                        size_t count, int repeats, double* cold,
                         double* warm) {
   char* root = test_temp_dir_create();
-  compile_ctx_t ctx = {.compiler = make_compiler(NULL, true),
+  compile_ctx_t ctx = {.compiler = make_compiler(profile, NULL, true),
                        .sources = sources,
                        .count = count};
-  *cold = bench_median_ns(compile_sources, &ctx, REPEATS) / 1e3;
+  *cold = bench_median_ns(compile_sources, &ctx, repeats) / 1e3;
   hrx_loom_compiler_destroy(ctx.compiler);
 
-  ctx.compiler = make_compiler(root, false);
+  ctx.compiler = make_compiler(profile, root, false);
   compile_sources(&ctx); /* fills the cache */
   ctx.expect_hit = true;
-  *warm = bench_median_ns(compile_sources, &ctx, REPEATS) / 1e3;
+  *warm = bench_median_ns(compile_sources, &ctx, repeats) / 1e3;
   hrx_loom_compiler_destroy(ctx.compiler);
   test_temp_dir_remove(root);
 }
@@ -161,8 +167,8 @@ int main(int argc, char** argv) {
   }
 
   double saxpy_cold, saxpy_warm, all_cold, all_warm;
-  measure_hrx(&sources[saxpy], 1, &saxpy_cold, &saxpy_warm);
-  measure_hrx(sources, count, &all_cold, &all_warm);
+  measure_hrx("host", &sources[saxpy], 1, REPEATS, &saxpy_cold, &saxpy_warm);
+  measure_hrx("host", sources, count, REPEATS, &all_cold, &all_warm);
 
   /* PoCL reads POCL_CACHE_DIR when its platform is first opened. */
   char* pocl_root = test_temp_dir_create();
@@ -188,6 +194,18 @@ int main(int argc, char** argv) {
   } else {
     printf("  PoCL: no OpenCL CPU device; peer not measured\n");
   }
+#if HRX_BENCH_HAVE_LLVM
+  printf("  per kernel (median)   host cold   gfx1151 cold   gfx1151 hit\n");
+  for (size_t i = 0; i < count; ++i) {
+    double host_cold, host_warm, gpu_cold, gpu_warm;
+    measure_hrx("host", &sources[i], 1, REPEATS, &host_cold, &host_warm);
+    measure_hrx("gfx1151", &sources[i], 1, LLVM_REPEATS, &gpu_cold,
+                &gpu_warm);
+    const char* base = strrchr(sources[i].name, '/');
+    printf("  %-20s %8.1f us %11.1f us %10.1f us\n",
+           base ? base + 1 : sources[i].name, host_cold, gpu_cold, gpu_warm);
+  }
+#endif
   for (size_t i = 0; i < count; ++i) {
     free(sources[i].name);
     free(sources[i].text);

@@ -102,16 +102,19 @@ static int parse_args(int argc, char** argv, compile_args_t* a,
   return HRX_EXIT_OK;
 }
 
-/* FILE.loom -> FILE.hxco in the current directory. */
-static char* default_output(const char* input) {
+/* FILE.loom -> FILE.hxco (host) or FILE.co (an AMDGPU ELF code object)
+ * in the current directory. */
+static char* default_output(const char* input, const char* target) {
   const char* base = strrchr(input, '/');
   base = base ? base + 1 : input;
   size_t length = strlen(base);
   if (length > 5 && !strcmp(base + length - 5, ".loom")) length -= 5;
-  char* out = malloc(length + 6);
+  const char* extension = strcmp(target, "host") ? ".co" : ".hxco";
+  size_t extension_length = strlen(extension);
+  char* out = malloc(length + extension_length + 1);
   if (!out) return NULL;
   memcpy(out, base, length);
-  memcpy(out + length, ".hxco", 6);
+  memcpy(out + length, extension, extension_length + 1);
   return out;
 }
 
@@ -171,7 +174,7 @@ int hrx_cmd_compile(int argc, char** argv) {
   }
   char* output = NULL;
   if (status == HRX_OK) {
-    output = a.output ? strdup(a.output) : default_output(a.input);
+    output = a.output ? strdup(a.output) : default_output(a.input, a.target);
     size_t code_length = 0;
     const uint8_t* code = hrx_loom_artifact_code(artifact, &code_length);
     status = output ? write_file(output, code, code_length)

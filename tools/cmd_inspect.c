@@ -15,6 +15,7 @@
 #include "hrx/core/file.h"
 #include "hrx/fabric.h"
 #include "hrx_cli.h"
+#include "inspect_elf.h"
 
 /* Prints |text| escaped, left-aligned in |width| columns (0: as is). */
 static void print_name(const char* text, int width) {
@@ -204,11 +205,25 @@ static int inspect_code_object(const char* path) {
   return status == HRX_OK ? HRX_EXIT_OK : hrx_cli_fail("inspect", status);
 }
 
+/* An AMDGPU code object (hrx compile --target=gfx1151): its kernels,
+ * descriptors and launch programs. */
+static int inspect_amdgpu_code_object(const char* path) {
+  hrx_allocator_t allocator = hrx_allocator_system();
+  void* data = NULL;
+  size_t length = 0;
+  hrx_status_t status =
+      hrx_file_read_all(allocator, path, (size_t)1 << 30, &data, &length);
+  if (status == HRX_OK) status = hrx_inspect_elf(path, data, length, stdout);
+  hrx_allocator_free(allocator, data);
+  return status == HRX_OK ? HRX_EXIT_OK : hrx_cli_fail("inspect", status);
+}
+
 typedef enum file_kind_e {
   FILE_UNKNOWN,
   FILE_ONNX,
   FILE_SAFETENSORS,
   FILE_CODE_OBJECT,
+  FILE_AMDGPU_CODE_OBJECT,
 } file_kind_t;
 
 /* The format a file's name promises: what the user meant, and so the
@@ -219,15 +234,20 @@ static file_kind_t kind_by_name(const char* path) {
   if (!strcasecmp(dot, ".safetensors")) return FILE_SAFETENSORS;
   if (!strcasecmp(dot, ".onnx")) return FILE_ONNX;
   if (!strcasecmp(dot, ".hxco")) return FILE_CODE_OBJECT;
+  if (!strcasecmp(dot, ".co")) return FILE_AMDGPU_CODE_OBJECT;
   return FILE_UNKNOWN;
 }
 
-/* The format a file's first bytes show: code objects start with "HXCO",
- * safetensors files have their JSON header's '{' at byte 8 (whatever the
- * length before it says); ONNX files have no magic number. */
+/* The format a file's first bytes show: host code objects start with
+ * "HXCO", AMDGPU ones are ELF, safetensors files have their JSON header's
+ * '{' at byte 8 (whatever the length before it says); ONNX files have no
+ * magic number. */
 static file_kind_t kind_by_content(const uint8_t* head, size_t length) {
   if (length >= 4 && !memcmp(head, HRX_HOST_CODE_MAGIC, 4)) {
     return FILE_CODE_OBJECT;
+  }
+  if (length >= 4 && !memcmp(head, HRX_INSPECT_ELF_MAGIC, 4)) {
+    return FILE_AMDGPU_CODE_OBJECT;
   }
   if (length >= 9 && head[8] == '{') return FILE_SAFETENSORS;
   return FILE_UNKNOWN;
@@ -283,7 +303,8 @@ static int inspect_onnx_file(const char* path, bool guessed) {
   if (status != HRX_OK && guessed) {
     status = hrx_status_annotate(
         status, "tried as ONNX: the file has no known extension "
-        "(.safetensors, .onnx, .hxco), no code object magic and no "
+        "(.safetensors, .onnx, .hxco, .co), no code object magic (HXCO, "
+        "ELF) and no "
         "safetensors header");
   }
   if (status != HRX_OK) return hrx_cli_fail("inspect", status);
@@ -304,10 +325,21 @@ int hrx_cmd_inspect(int argc, char** argv) {
   if (status != HRX_OK) return hrx_cli_fail("inspect", status);
   file_kind_t kind = kind_by_name(path);
   bool guessed = kind == FILE_UNKNOWN;
-  if (guessed) kind = kind_by_content(head, length);
+  /* Code objects of either kind are told apart by their magic: "hrx
+   * compile -o x.hxco --target=gfx1151" writes ELF under that name. */
+  if (guessed || kind == FILE_CODE_OBJECT ||
+      kind == FILE_AMDGPU_CODE_OBJECT) {
+    file_kind_t shown = kind_by_content(head, length);
+    if (guessed || shown == FILE_CODE_OBJECT ||
+        shown == FILE_AMDGPU_CODE_OBJECT) {
+      kind = shown;
+    }
+  }
   switch (kind) {
     case FILE_CODE_OBJECT:
       return inspect_code_object(path);
+    case FILE_AMDGPU_CODE_OBJECT:
+      return inspect_amdgpu_code_object(path);
     case FILE_SAFETENSORS:
       return inspect_safetensors(path);
     default:

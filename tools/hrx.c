@@ -9,10 +9,12 @@ static int hrx_cmd_help(int argc, char** argv);
 
 static const char hrx_compile_usage[] =
     "usage: hrx compile FILE.loom [options]\n"
-    "  --target=NAME            backend target (default host)\n"
+    "  --target=NAME            host (default) or gfx1151 (an AMDGPU ELF\n"
+    "                           code object; needs a build with -Dllvm)\n"
     "  --export=NAME            compile only this export\n"
     "  --config=KEY=VALUE       set a config value (repeatable)\n"
-    "  -o PATH, --output=PATH   code object path (default FILE.hxco)\n"
+    "  -o PATH, --output=PATH   code object path (default FILE.hxco, or\n"
+    "                           FILE.co for gfx1151)\n"
     "  --manifest-output=PATH   write the manifest JSON\n"
     "  --launch-output=PATH     write the serialised launch programs\n"
     "  --sanitizer=LIST         access,value,operation,race\n"

@@ -1,5 +1,5 @@
-/* The compiler service: host compilation behind a content-addressed,
- * process-shared artifact cache. */
+/* The compiler service: host and amdgpu compilation behind a
+ * content-addressed, process-shared artifact cache. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +17,16 @@
 #include "hrx/fabric/host_isa.h"
 #include "hrx/loom/compiler.h"
 #include "ir.h"
+#if HRX_LOOM_HAVE_LLVM
+#include "amdgpu_backend.h"
+#include "amdgpu_elf.h"
+#endif
+
+/* The front end checks the code object's limits up front. */
+_Static_assert(HRX_LOOM_MAX_KERNELS == HRX_HOST_MAX_KERNELS,
+               "module kernel limit differs from the code object's");
+_Static_assert(HRX_LOOM_MAX_KERNEL_NAME == HRX_HOST_MAX_KERNEL_NAME,
+               "kernel name limit differs from the code object's");
 
 #define HRX_LOOM_KEY_FORMAT "hrx-loom-artifact-v1"
 #define HRX_LOOM_MAX_ARTIFACT (256u << 20)
@@ -24,6 +34,9 @@
 struct hrx_loom_compiler_s {
   hrx_allocator_t allocator;
   hrx_loom_profile_t profile;
+  /* The code generator's version when it lives outside this binary (the
+   * LLVM library for amdgpu profiles), else NULL. */
+  const char* codegen;
   hrx_loom_compiler_options_t options;
   char identity[HRX_SHA256_HEX_SIZE];
   char* kernels_dir; /* <cache root>/kernels, or NULL without a cache */
@@ -102,21 +115,68 @@ static void hrx_loom_identity(char out[HRX_SHA256_HEX_SIZE]) {
   hrx_sha256_digest_format(&digest, out);
 }
 
+#if HRX_LOOM_HAVE_LLVM
+#define HRX_LOOM_PROFILES "host, gfx1151"
+#else
+#define HRX_LOOM_PROFILES "host"
+#endif
+
+/* The profile named |name|, refused before any code generator sees it:
+ * an unknown processor aborts LLVM. */
+static hrx_status_t hrx_loom_profile_select(const char* name,
+                                            hrx_loom_profile_t* out_profile,
+                                            const char** out_codegen) {
+  *out_codegen = NULL;
+  if (!name) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "no profile target given");
+  }
+  if (!strcmp(name, "host")) {
+    *out_profile = hrx_loom_profile_host();
+    return HRX_OK;
+  }
+  if (!strcmp(name, "gfx1151")) {
+#if HRX_LOOM_HAVE_LLVM
+    *out_profile = hrx_loom_profile_gfx1151();
+    *out_codegen = loom_amdgpu_codegen_version();
+    return HRX_OK;
+#else
+    return hrx_make_status(HRX_STATUS_UNAVAILABLE,
+                           "no compiler backend for target '%s' in this "
+                           "build: the amdgpu backend needs LLVM 19 "
+                           "(configure with -Dllvm=enabled)", name);
+#endif
+  }
+  if (strstr(name, "generic")) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "'%s' is a source target, not a profile: compile "
+                           "for a device (" HRX_LOOM_PROFILES ") and sources "
+                           "declaring it compile for that device", name);
+  }
+  return hrx_make_status(HRX_STATUS_UNIMPLEMENTED,
+                         "no compiler backend for target '%s' in this build "
+                         "(available: " HRX_LOOM_PROFILES ")", name);
+}
+
 hrx_status_t hrx_loom_compiler_create(const char* profile_target,
                                       const hrx_loom_compiler_options_t* opts,
                                       hrx_allocator_t allocator,
                                       hrx_loom_compiler_t** out_compiler) {
   *out_compiler = NULL;
-  if (!profile_target || strcmp(profile_target, "host") != 0) {
+  hrx_loom_profile_t profile;
+  const char* codegen = NULL;
+  HRX_RETURN_IF_ERROR(
+      hrx_loom_profile_select(profile_target, &profile, &codegen));
+  if (codegen && opts && opts->sanitizers) {
     return hrx_make_status(HRX_STATUS_UNIMPLEMENTED,
-                           "no compiler backend for target '%s' in this build "
-                           "(available: host)",
-                           profile_target ? profile_target : "(null)");
+                           "sanitizers run on the host device only; '%s' "
+                           "code is compiled without them", profile_target);
   }
   hrx_loom_compiler_t* c = NULL;
   HRX_RETURN_IF_ERROR(hrx_allocator_malloc(allocator, sizeof(*c), (void**)&c));
   c->allocator = allocator;
-  c->profile = hrx_loom_profile_host();
+  c->profile = profile;
+  c->codegen = codegen;
   if (opts) c->options = *opts;
   if (!c->options.logger.sink) c->options.logger = hrx_logger_from_env();
   if (!c->options.workers) {
@@ -236,7 +296,7 @@ static hrx_status_t hrx_loom_code_check(const uint8_t* code, size_t length) {
 
 /* Walks the kernel table of a host code object whose frame
  * hrx_loom_code_check accepted, to find each kernel's launch program. */
-static hrx_status_t hrx_loom_index_exports(hrx_loom_artifact_t* a) {
+static hrx_status_t hrx_loom_index_host(hrx_loom_artifact_t* a) {
   HRX_RETURN_IF_ERROR(hrx_loom_code_check(a->code, a->code_length));
   const uint8_t* at = a->code + 8;
   const uint8_t* end = a->code + a->code_length - HRX_SHA256_DIGEST_SIZE;
@@ -249,7 +309,7 @@ static hrx_status_t hrx_loom_index_exports(hrx_loom_artifact_t* a) {
   } while (0)
   NEED(4);
   uint32_t count = (uint32_t)hrx_get_le(&at, 4);
-  if (count > 1024) NEED(SIZE_MAX);
+  if (count > HRX_HOST_MAX_KERNELS) NEED(SIZE_MAX);
   HRX_RETURN_IF_ERROR(hrx_allocator_malloc_array(
       a->allocator, count ? count : 1, sizeof(hrx_loom_export_t),
       (void**)&a->exports));
@@ -290,6 +350,47 @@ static hrx_status_t hrx_loom_index_exports(hrx_loom_artifact_t* a) {
   return HRX_OK;
 }
 
+#if HRX_LOOM_HAVE_LLVM
+/* Checks an AMDGPU object's ELF header (processor, ABI version) and finds
+ * each kernel's launch program in its launch table. */
+static hrx_status_t hrx_loom_index_amdgpu(const hrx_loom_compiler_t* c,
+                                          hrx_loom_artifact_t* a) {
+  loom_launch_table_t table;
+  HRX_RETURN_IF_ERROR(loom_amdgpu_object_open(
+      a->code, a->code_length, loom_amdgpu_isa(c->profile.name), &table));
+  if (table.remaining > HRX_LOOM_MAX_KERNELS) {
+    return hrx_make_status(HRX_STATUS_DATA_LOSS,
+                           "code object lists %u kernels", table.remaining);
+  }
+  HRX_RETURN_IF_ERROR(hrx_allocator_malloc_array(
+      a->allocator, table.remaining ? table.remaining : 1,
+      sizeof(hrx_loom_export_t), (void**)&a->exports));
+  while (table.remaining) {
+    loom_launch_entry_t entry;
+    HRX_RETURN_IF_ERROR(loom_launch_table_next(&table, &entry));
+    hrx_loom_export_t* e = &a->exports[a->export_count];
+    HRX_RETURN_IF_ERROR(hrx_allocator_malloc_uninitialized(
+        a->allocator, entry.name_length + 1, (void**)&e->name));
+    memcpy(e->name, entry.name, entry.name_length);
+    e->name[entry.name_length] = '\0';
+    e->launch_offset = entry.launch_offset;
+    e->launch_length = entry.launch_length;
+    a->export_count++;
+  }
+  return HRX_OK;
+}
+#endif
+
+static hrx_status_t hrx_loom_index_exports(const hrx_loom_compiler_t* c,
+                                           hrx_loom_artifact_t* a) {
+#if HRX_LOOM_HAVE_LLVM
+  if (c->codegen) return hrx_loom_index_amdgpu(c, a);
+#else
+  (void)c;
+#endif
+  return hrx_loom_index_host(a);
+}
+
 /*===------------------------------------------------------------------===*/
 /* Manifest                                                                */
 /*===------------------------------------------------------------------===*/
@@ -313,12 +414,51 @@ static hrx_status_t hrx_loom_manifest_args(hrx_string_builder_t* b,
   return hrx_string_builder_append_cstr(b, "]");
 }
 
+/* What code generation decided about a kernel beyond its signature (the
+ * amdgpu kernarg layout), or nothing for host code. */
+typedef struct hrx_loom_code_info_t {
+#if HRX_LOOM_HAVE_LLVM
+  const loom_amdgpu_output_t* amdgpu;
+#else
+  int unused;
+#endif
+} hrx_loom_code_info_t;
+
+#if HRX_LOOM_HAVE_LLVM
+/* The kernel's amdgpu facts, as its metadata note states them. */
+static hrx_status_t hrx_loom_manifest_amdgpu(hrx_string_builder_t* b,
+                                             const char* name,
+                                             const loom_amdgpu_kernel_t* k) {
+  HRX_RETURN_IF_ERROR(
+      hrx_string_builder_append_cstr(b, ",\"amdgpu\":{\"descriptor\":"));
+  char descriptor[HRX_LOOM_MAX_KERNEL_NAME + 8];
+  int length = snprintf(descriptor, sizeof(descriptor), "%s.kd", name);
+  HRX_RETURN_IF_ERROR(hrx_string_builder_append_json_string(
+      b, descriptor, (size_t)length < sizeof(descriptor)
+                         ? (size_t)length : sizeof(descriptor) - 1));
+  HRX_RETURN_IF_ERROR(hrx_string_builder_appendf(
+      b, ",\"kernarg_size\":%u,\"group_segment_size\":%u,"
+         "\"wavefront_size\":%u,\"max_flat_workgroup_size\":%u,"
+         "\"arguments\":[",
+      k->kernarg_size, k->group_segment_size, k->wavefront_size,
+      k->max_flat_workgroup_size));
+  for (uint32_t a = 0; a < k->arg_count; ++a) {
+    HRX_RETURN_IF_ERROR(hrx_string_builder_appendf(
+        b, "%s{\"offset\":%u,\"size\":%u,\"kind\":\"%s\"}", a ? "," : "",
+        k->args[a].offset, k->args[a].size,
+        k->args[a].buffer ? "global_buffer" : "by_value"));
+  }
+  return hrx_string_builder_append_cstr(b, "]}");
+}
+#endif
+
 static hrx_status_t hrx_loom_manifest(const hrx_loom_compiler_t* c,
                                       const hrx_loom_module_t* module,
                                       const hrx_loom_compile_request_t* r,
                                       const char* source_hex,
                                       const char* canonical,
                                       const hrx_loom_artifact_t* a,
+                                      const hrx_loom_code_info_t* code,
                                       hrx_string_builder_t* b) {
   const char* name = r->source_name ? r->source_name : "<input>";
   HRX_RETURN_IF_ERROR(hrx_string_builder_appendf(
@@ -357,8 +497,17 @@ static hrx_status_t hrx_loom_manifest(const hrx_loom_compiler_t* c,
     HRX_RETURN_IF_ERROR(hrx_loom_manifest_args(b, module, k, true,
                                                info.launch_arg_count));
     HRX_RETURN_IF_ERROR(hrx_string_builder_appendf(
-        b, ",\"launch_program_bytes\":%zu}",
+        b, ",\"launch_program_bytes\":%zu",
         k < a->export_count ? a->exports[k].launch_length : 0));
+#if HRX_LOOM_HAVE_LLVM
+    if (code->amdgpu && k < code->amdgpu->kernel_count) {
+      HRX_RETURN_IF_ERROR(hrx_loom_manifest_amdgpu(
+          b, exported, &code->amdgpu->kernels[k]));
+    }
+#else
+    (void)code;
+#endif
+    HRX_RETURN_IF_ERROR(hrx_string_builder_append_cstr(b, "}"));
   }
   return hrx_string_builder_append_cstr(b, "]}\n");
 }
@@ -435,7 +584,7 @@ static hrx_status_t hrx_loom_cache_read(const hrx_loom_compiler_t* c,
     hrx_status_free(status);
     status = incomplete;
   }
-  if (status == HRX_OK) status = hrx_loom_index_exports(a);
+  if (status == HRX_OK) status = hrx_loom_index_exports(c, a);
   if (status == HRX_OK) {
     /* Reads refresh the access time that gc ages entries by. */
     struct timespec times[2] = {{.tv_nsec = UTIME_NOW},
@@ -619,6 +768,9 @@ static void hrx_loom_key(const hrx_loom_compiler_t* c, const char* source_hex,
   for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); ++i) {
     hrx_sha256_update(&h, parts[i], strlen(parts[i]) + 1);
   }
+  /* An LLVM update changes the code without changing HRX's binary. Host
+   * keys stay as they were. */
+  if (c->codegen) hrx_sha256_update(&h, c->codegen, strlen(c->codegen) + 1);
   uint8_t sanitizers[4];
   uint8_t* at = sanitizers;
   hrx_put_le(&at, c->options.sanitizers, 4);
@@ -626,6 +778,48 @@ static void hrx_loom_key(const hrx_loom_compiler_t* c, const char* source_hex,
   hrx_sha256_digest_t digest;
   hrx_sha256_final(&h, &digest);
   hrx_sha256_digest_format(&digest, out);
+}
+
+/* Generates the code object of |module| for the compiler's profile;
+ * |code| receives what the manifest needs beyond the signatures. */
+static hrx_status_t hrx_loom_generate(hrx_loom_compiler_t* c,
+                                      const hrx_loom_module_t* module,
+                                      const hrx_loom_specialization_t* spec,
+                                      hrx_loom_diagnostics_t* diagnostics,
+                                      hrx_loom_artifact_t* a,
+                                      hrx_loom_code_info_t* code) {
+#if HRX_LOOM_HAVE_LLVM
+  if (c->codegen) {
+    loom_amdgpu_output_t* out = NULL;
+    HRX_RETURN_IF_ERROR(
+        hrx_allocator_malloc(c->allocator, sizeof(*out), (void**)&out));
+    hrx_status_t status = loom_amdgpu_compile(module, spec, &c->profile,
+                                              diagnostics, c->allocator, out);
+    a->code = out->code;
+    a->code_length = out->code_length;
+    out->code = NULL; /* the artifact's now */
+    code->amdgpu = out;
+    return status;
+  }
+#else
+  (void)code;
+#endif
+  hrx_loom_host_options_t host = {.sanitizers = c->options.sanitizers};
+  return hrx_loom_compile_host(module, spec, &c->profile, &host, diagnostics,
+                               c->allocator, &a->code, &a->code_length);
+}
+
+static void hrx_loom_code_info_free(const hrx_loom_compiler_t* c,
+                                    hrx_loom_code_info_t* code) {
+#if HRX_LOOM_HAVE_LLVM
+  if (!code->amdgpu) return;
+  loom_amdgpu_output_t* out = (loom_amdgpu_output_t*)code->amdgpu;
+  loom_amdgpu_output_free(out, c->allocator);
+  hrx_allocator_free(c->allocator, out);
+#else
+  (void)c;
+  (void)code;
+#endif
 }
 
 static hrx_status_t hrx_loom_build(hrx_loom_compiler_t* c,
@@ -636,34 +830,35 @@ static hrx_status_t hrx_loom_build(hrx_loom_compiler_t* c,
                                    hrx_loom_diagnostics_t* diagnostics,
                                    hrx_loom_artifact_t* a) {
   uint64_t start = hrx_clock_monotonic_ns();
+  const char* pass = c->codegen ? "lower-amdgpu" : "lower-host";
   char* before = NULL;
   if (c->options.trace &&
       hrx_loom_trace_matches(c->options.trace_before,
-                             c->options.trace_before_count, "lower-host")) {
+                             c->options.trace_before_count, pass)) {
     hrx_string_builder_t text;
     hrx_string_builder_init(c->allocator, &text);
     hrx_status_free(hrx_loom_module_print(module, &text));
     hrx_status_free(hrx_string_builder_take(&text, &before, NULL));
     hrx_string_builder_deinit(&text);
   }
-  hrx_loom_host_options_t host = {.sanitizers = c->options.sanitizers};
+  hrx_loom_code_info_t code = {0};
   hrx_status_t status =
-      hrx_loom_compile_host(module, spec, &c->profile, &host, diagnostics,
-                            c->allocator, &a->code, &a->code_length);
-  hrx_loom_trace_pass(c, "lower-host", start, before, NULL);
+      hrx_loom_generate(c, module, spec, diagnostics, a, &code);
+  hrx_loom_trace_pass(c, pass, start, before, NULL);
   hrx_allocator_free(c->allocator, before);
-  if (status == HRX_OK) status = hrx_loom_index_exports(a);
+  if (status == HRX_OK) status = hrx_loom_index_exports(c, a);
   if (status == HRX_OK) {
     hrx_string_builder_t manifest;
     hrx_string_builder_init(c->allocator, &manifest);
     status = hrx_loom_manifest(c, module, r, source_hex,
                                hrx_loom_specialization_canonical(spec), a,
-                               &manifest);
+                               &code, &manifest);
     if (status == HRX_OK) {
       status = hrx_string_builder_take(&manifest, &a->manifest, NULL);
     }
     hrx_string_builder_deinit(&manifest);
   }
+  hrx_loom_code_info_free(c, &code);
   return status;
 }
 

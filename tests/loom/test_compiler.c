@@ -453,7 +453,7 @@ static void test_trace_and_errors(void** state) {
   hrx_loom_compiler_destroy(c);
   hrx_trace_destroy(trace);
   /* Bad targets, sanitizers and requests. */
-  assert_status_code(hrx_loom_compiler_create("gfx1151", NULL,
+  assert_status_code(hrx_loom_compiler_create("gfx9999", NULL,
                                               hrx_allocator_system(), &c),
                      HRX_STATUS_UNIMPLEMENTED);
   uint32_t bits = 0;

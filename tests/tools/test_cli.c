@@ -200,6 +200,55 @@ static void test_compile_outputs_respect_targets(void** state) {
   test_temp_dir_remove(root);
 }
 
+/* hrx compile --target=gfx1151 writes an AMDGPU ELF code object that hrx
+ * inspect lists (descriptor, registers, launch program); a build without
+ * LLVM says which build feature is missing. */
+static void test_compile_and_inspect_gfx1151(void** state) {
+  (void)state;
+  char* root = test_temp_dir_create();
+  char* env = test_strdup_printf("XDG_CACHE_HOME=%s", root);
+  const char* examples = getenv("HRX_EXAMPLES");
+  assert_non_null(examples);
+  char* args = test_strdup_printf(
+      "compile %s/saxpy.loom --target=gfx1151 --export=saxpy -o %s/saxpy.co",
+      examples, root);
+  run_result_t r;
+  run_hrx(env, args, &r);
+  const char* have_llvm = getenv("HRX_TEST_HAVE_LLVM");
+  if (!have_llvm || strcmp(have_llvm, "1") != 0) {
+    assert_int_equal(r.exit_code, 1);
+    assert_non_null(strstr(r.output, "-Dllvm"));
+  } else {
+    if (r.exit_code != 0) fail_msg("compile: %s", r.output);
+    free(args);
+    args = test_strdup_printf("inspect %s/saxpy.co", root);
+    run_hrx(env, args, &r);
+    if (r.exit_code != 0) fail_msg("inspect: %s", r.output);
+    assert_non_null(strstr(r.output, "AMDGPU code object"));
+    assert_non_null(strstr(r.output, "amdgcn-amd-amdhsa--gfx1151"));
+    assert_non_null(strstr(r.output, "kernel saxpy"));
+    assert_non_null(strstr(r.output, "rsrc1"));
+    assert_non_null(strstr(r.output, "user SGPRs"));
+    assert_non_null(strstr(r.output, "launch program"));
+    /* A truncated object is refused with a reason. */
+    char* path = test_strdup_printf("%s/saxpy.co", root);
+    char* data = test_read_text(path);
+    char* cut = test_strdup_printf("%s/cut.co", root);
+    test_write_file(cut, data, 100);
+    free(args);
+    args = test_strdup_printf("inspect %s", cut);
+    run_hrx(env, args, &r);
+    assert_int_equal(r.exit_code, 1);
+    assert_non_null(strstr(r.output, "truncated"));
+    free(cut);
+    free(data);
+    free(path);
+  }
+  free(args);
+  free(env);
+  test_temp_dir_remove(root);
+}
+
 static void test_compile_errors(void** state) {
   (void)state;
   char* root = test_temp_dir_create();
@@ -247,11 +296,11 @@ static void test_compile_errors(void** state) {
   assert_int_equal(rw.exit_code, 2);
   assert_non_null(strstr(rw.output, "bad --workload"));
   /* A target without a backend in this build is refused by name. */
-  char* gfx = test_strdup_printf("compile %s --target=gfx1151", bad);
+  char* gfx = test_strdup_printf("compile %s --target=gfx9999", bad);
   run_result_t rg;
   run_hrx(NULL, gfx, &rg);
   assert_int_equal(rg.exit_code, 1);
-  assert_non_null(strstr(rg.output, "no compiler backend for target 'gfx1151'"));
+  assert_non_null(strstr(rg.output, "no compiler backend for target 'gfx9999'"));
   free(gfx);
   /* A bad source prints compiler-style diagnostics and fails. */
   char* args = test_strdup_printf("compile %s --no-cache --output=%s/o", bad,
@@ -435,6 +484,7 @@ int main(void) {
       cmocka_unit_test(test_doctor_cache_root),
       cmocka_unit_test(test_compile_and_run),
       cmocka_unit_test(test_compile_outputs_respect_targets),
+      cmocka_unit_test(test_compile_and_inspect_gfx1151),
       cmocka_unit_test(test_compile_errors),
       cmocka_unit_test(test_gc_by_access_time),
       cmocka_unit_test(test_gc_respects_locks_and_checks_days),

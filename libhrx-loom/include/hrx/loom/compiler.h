@@ -1,15 +1,32 @@
 /* The compiler service: compile Loom sources into artifacts, once.
  *
- * A compiler targets one profile ("host" today). Compiling produces an
- * artifact: the code object, a JSON manifest (exports, kernel argument
- * layouts, launch requirements, compiler identity, source digest, profile
- * and source targets, canonical config, sanitizers) and each export's
- * serialised launch program.
+ * A compiler targets one profile: "host" (the host device's ISA, always
+ * built) or "gfx1151" (AMDGPU code through LLVM 19, in builds configured
+ * with -Dllvm). Compiling produces an artifact: the code object, a JSON
+ * manifest (exports, kernel argument layouts, launch requirements,
+ * compiler identity, source digest, profile and source targets, canonical
+ * config, sanitizers) and each export's serialised launch program.
+ *
+ * A gfx1151 code object is the relocatable ELF LLVM emits (code object v5,
+ * one `<name>.kd` kernel descriptor per kernel, relocations R_AMDGPU_REL64
+ * and R_AMDGPU_REL32_LO/HI only), with the launch programs in a section
+ * loaders ignore: HRX_LOOM_LAUNCH_SECTION, not allocated, holding
+ *   "HXLT" u32 version (1) u32 kernel_count
+ *   kernel_count x { u32 name_length, name bytes,
+ *                    u32 launch_length, launch program bytes }
+ * little-endian, in the order of the manifest's kernels; each launch
+ * program is the checksummed blob of hrx/fabric/launch_program.h. Its
+ * manifest kernels also carry "amdgpu": the kernel descriptor symbol,
+ * kernarg size, each argument's offset, size and kind (global_buffer,
+ * by_value), group segment size, wavefront size and flat workgroup bound,
+ * as the object's metadata note states them.
  *
  * Artifacts are cached under <cache root>/kernels/<key>/, one store shared
  * by every process. The key is the SHA-256 of the compiler identity (a
- * digest of the compiler's own binary), the source bytes, the export, the
- * profile target, the canonical config and the sanitizer selection. Every
+ * digest of the compiler's own binary), the code generator's version (the
+ * LLVM library in use, which updates apart from HRX), the source bytes,
+ * the export, the profile target, the canonical config and the sanitizer
+ * selection. Every
  * hit re-verifies the stored bytes against their recorded SHA-256; a
  * corrupt entry is reported through the logger, removed and recompiled.
  * Entries are published atomically (a complete directory renamed into
@@ -33,6 +50,10 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+#define HRX_LOOM_LAUNCH_SECTION ".hrx.launch"
+#define HRX_LOOM_LAUNCH_TABLE_MAGIC "HXLT"
+#define HRX_LOOM_LAUNCH_TABLE_VERSION 1u
 
 typedef struct hrx_loom_compiler_s hrx_loom_compiler_t;
 typedef struct hrx_loom_artifact_s hrx_loom_artifact_t;
@@ -72,8 +93,10 @@ typedef struct hrx_loom_compiler_options_t {
   hrx_logger_t logger;    /* sink for cache warnings; zero = from env */
 } hrx_loom_compiler_options_t;
 
-/* A compiler for |profile_target| ("host"; device properties name it as
- * profile_target). UNIMPLEMENTED for targets without a backend here. */
+/* A compiler for |profile_target| ("host" or "gfx1151"; device properties
+ * name it as profile_target). A generic source target ("gfx11-generic")
+ * is no profile: INVALID_ARGUMENT. UNAVAILABLE for gfx1151 in a build
+ * without -Dllvm; UNIMPLEMENTED for any other name. */
 HRX_API HRX_MUST_USE hrx_status_t hrx_loom_compiler_create(
     const char* profile_target, const hrx_loom_compiler_options_t* options,
     hrx_allocator_t allocator, hrx_loom_compiler_t** out_compiler);

@@ -1,0 +1,1531 @@
+/* Loom IR -> LLVM IR (see llvm_lower.h).
+ *
+ * Values map one to one: a Loom value becomes one LLVM value (vectors are
+ * LLVM vectors, buffers and views pointers into their address space).
+ * Regions lower in place; a branch that already ended in a return is left
+ * out of its join. f16 and bf16 arithmetic computes in f32 and rounds back
+ * (nearest-even), as the host device does, so both agree bit for bit. */
+#include "llvm_lower.h"
+
+#include <llvm-c/IRReader.h>
+#include <llvm-c/Linker.h>
+#include <llvm-c/Target.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "op_table.h"
+
+#define LL_MAX_INLINE_DEPTH 16
+
+static bool ll_error(llvm_lower_t* l, loom_span_t span,
+                     hrx_loom_diag_code_t code, const char* format, ...)
+    HRX_PRINTF(4, 5);
+static bool ll_error(llvm_lower_t* l, loom_span_t span,
+                     hrx_loom_diag_code_t code, const char* format, ...) {
+  va_list args;
+  va_start(args, format);
+  loom_diag_emitv(l->diagnostics, &l->m->source, span,
+                  HRX_LOOM_SEVERITY_ERROR, code, NULL, 0, format, args);
+  va_end(args);
+  l->failed = true;
+  return false;
+}
+
+static bool ll_try(llvm_lower_t* l, hrx_status_t status) {
+  if (status == HRX_OK) return true;
+  if (l->status == HRX_OK) {
+    l->status = status;
+  } else {
+    hrx_status_free(status);
+  }
+  return false;
+}
+
+static const char* ll_op_name(const loom_op_t* op) {
+  return loom_op_defs[op->opcode].name;
+}
+
+static bool ll_is(const loom_op_t* op, const char* name) {
+  return strcmp(ll_op_name(op), name) == 0;
+}
+
+static bool ll_unsupported(llvm_lower_t* l, const loom_op_t* op,
+                           const char* what) {
+  return ll_error(l, op->span, HRX_LOOM_DIAG_BACKEND_UNSUPPORTED,
+                  "%s%s is not supported by the %s backend yet",
+                  ll_op_name(op), what, l->hooks->name);
+}
+
+/*===------------------------------------------------------------------===*/
+/* Types and constants                                                     */
+/*===------------------------------------------------------------------===*/
+
+static LLVMTypeRef ll_i(llvm_lower_t* l, unsigned bits) {
+  return LLVMIntTypeInContext(l->context, bits);
+}
+
+static LLVMTypeRef ll_scalar_type(llvm_lower_t* l, loom_type_kind_t kind) {
+  switch (kind) {
+    case LOOM_TYPE_I1: return ll_i(l, 1);
+    case LOOM_TYPE_I8: return ll_i(l, 8);
+    case LOOM_TYPE_I16: return ll_i(l, 16);
+    case LOOM_TYPE_I32: return ll_i(l, 32);
+    case LOOM_TYPE_F16: return LLVMHalfTypeInContext(l->context);
+    case LOOM_TYPE_BF16: return LLVMBFloatTypeInContext(l->context);
+    case LOOM_TYPE_F32: return LLVMFloatTypeInContext(l->context);
+    case LOOM_TYPE_F64: return LLVMDoubleTypeInContext(l->context);
+    case LOOM_TYPE_BUFFER:
+    case LOOM_TYPE_VIEW:
+      return LLVMPointerTypeInContext(l->context, l->hooks->global_space);
+    default: return ll_i(l, 64); /* index, offset, i64 */
+  }
+}
+
+static LLVMTypeRef ll_type(llvm_lower_t* l, loom_type_id_t type) {
+  const loom_type_t* t = &LOOM_TYPE(l->m, type);
+  if (t->kind == LOOM_TYPE_VECTOR) {
+    return LLVMVectorType(ll_scalar_type(l, t->element),
+                          (unsigned)LOOM_DIM(l->m, t->dims_start).size);
+  }
+  return ll_scalar_type(l, t->kind);
+}
+
+/* The scalar kind of |type|, or of its elements. */
+static loom_type_kind_t ll_element_kind(const llvm_lower_t* l,
+                                       loom_type_id_t type) {
+  const loom_type_t* t = &LOOM_TYPE(l->m, type);
+  return t->kind == LOOM_TYPE_VECTOR || t->kind == LOOM_TYPE_VIEW
+             ? t->element : t->kind;
+}
+
+static LLVMValueRef ll_i64(llvm_lower_t* l, int64_t value) {
+  return LLVMConstInt(ll_i(l, 64), (unsigned long long)value, 1);
+}
+
+static LLVMValueRef ll_i32(llvm_lower_t* l, int64_t value) {
+  return LLVMConstInt(ll_i(l, 32), (unsigned long long)value, 1);
+}
+
+/* A constant of scalar kind |kind| from its register bits (floats at their
+ * own width, rounded by the front end exactly as the host backend does). */
+static LLVMValueRef ll_const_bits(llvm_lower_t* l, loom_type_kind_t kind,
+                                  uint64_t bits) {
+  LLVMTypeRef type = ll_scalar_type(l, kind);
+  if (!loom_type_is_float(kind)) return LLVMConstInt(type, bits, 0);
+  LLVMValueRef raw = LLVMConstInt(ll_i(l, loom_type_bit_width(kind)), bits, 0);
+  return LLVMBuildBitCast(l->builder, raw, type, "");
+}
+
+static uint64_t ll_literal_bits(const loom_literal_t* lit,
+                                loom_type_kind_t kind) {
+  if (loom_type_is_float(kind)) {
+    return loom_float_bits(
+        lit->kind == LOOM_LITERAL_FLOAT ? lit->f : (double)lit->i, kind);
+  }
+  return (uint64_t)lit->i;
+}
+
+LLVMValueRef llvm_lower_intrinsic(llvm_lower_t* l, const char* name,
+                                  LLVMTypeRef* overloads,
+                                  size_t overload_count, LLVMValueRef* args,
+                                  unsigned arg_count) {
+  unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+  if (!LLVMIntrinsicIsOverloaded(id)) overload_count = 0;
+  LLVMValueRef fn =
+      LLVMGetIntrinsicDeclaration(l->module, id, overloads, overload_count);
+  LLVMTypeRef type =
+      LLVMIntrinsicGetType(l->context, id, overloads, overload_count);
+  return LLVMBuildCall2(l->builder, type, fn, args, arg_count, "");
+}
+
+static bool ll_terminated(const llvm_lower_t* l) {
+  return LLVMGetBasicBlockTerminator(LLVMGetInsertBlock(l->builder)) != NULL;
+}
+
+static LLVMBasicBlockRef ll_block(llvm_lower_t* l, const char* name) {
+  return LLVMAppendBasicBlockInContext(l->context, l->function, name);
+}
+
+/*===------------------------------------------------------------------===*/
+/* Operands                                                                */
+/*===------------------------------------------------------------------===*/
+
+static LLVMValueRef ll_value(llvm_lower_t* l, const loom_op_t* op,
+                             uint32_t operand) {
+  if (loom_operand_is_static(operand)) {
+    return ll_i64(l, LOOM_STATIC(l->m, operand));
+  }
+  if (!l->values[operand]) {
+    ll_error(l, op->span, HRX_LOOM_DIAG_BACKEND_UNSUPPORTED,
+             "a value used by %s has no lowering for %s", ll_op_name(op),
+             l->hooks->name);
+  }
+  return l->values[operand];
+}
+
+static LLVMValueRef ll_operand(llvm_lower_t* l, const loom_op_t* op,
+                               uint32_t i) {
+  return ll_value(l, op, LOOM_OPERAND(l->m, op, i));
+}
+
+static void ll_set(llvm_lower_t* l, const loom_op_t* op, uint32_t r,
+                   LLVMValueRef value) {
+  l->values[op->results_start + r] = value;
+}
+
+/* The terminator of |region| (scf.yield / scf.condition), or NULL. */
+static const loom_op_t* ll_terminator(const llvm_lower_t* l,
+                                      uint32_t region_id) {
+  const loom_region_t* region = &LOOM_REGION(l->m, region_id);
+  if (!region->op_count) return NULL;
+  const loom_op_t* last =
+      &LOOM_OP(l->m, LOOM_REGION_OP(l->m, region, region->op_count - 1));
+  return loom_op_defs[last->opcode].terminator != LOOM_TERM_NONE ? last : NULL;
+}
+
+/*===------------------------------------------------------------------===*/
+/* Arithmetic                                                              */
+/*===------------------------------------------------------------------===*/
+
+typedef enum ll_arith_e {
+  LL_ADD, LL_SUB, LL_MUL, LL_SDIV, LL_UDIV, LL_SREM, LL_UREM, LL_SMIN,
+  LL_SMAX, LL_UMIN, LL_UMAX, LL_MADD, LL_AND, LL_OR, LL_XOR, LL_SHL, LL_LSHR,
+  LL_ASHR, LL_FADD, LL_FSUB, LL_FMUL, LL_FDIV, LL_FMIN, LL_FMAX, LL_FMA,
+  LL_FNEG, LL_FABS, LL_FLOOR, LL_CEIL, LL_FTRUNC, LL_ROUNDEVEN, LL_SQRT,
+  LL_RSQRT, LL_EXP, LL_LOG, LL_TANH,
+} ll_arith_t;
+
+typedef struct ll_arith_map_t {
+  const char* name;
+  ll_arith_t code;
+  ll_arith_t unsigned_code; /* for offset operands */
+} ll_arith_map_t;
+
+static const ll_arith_map_t ll_arith[] = {
+    {"index.add", LL_ADD, LL_ADD},       {"index.sub", LL_SUB, LL_SUB},
+    {"index.mul", LL_MUL, LL_MUL},       {"index.div", LL_SDIV, LL_UDIV},
+    {"index.rem", LL_SREM, LL_UREM},     {"index.min", LL_SMIN, LL_UMIN},
+    {"index.max", LL_SMAX, LL_UMAX},     {"index.madd", LL_MADD, LL_MADD},
+    {"index.andi", LL_AND, LL_AND},      {"index.ori", LL_OR, LL_OR},
+    {"index.xori", LL_XOR, LL_XOR},      {"index.shli", LL_SHL, LL_SHL},
+    {"index.shrui", LL_LSHR, LL_LSHR},   {"index.scale", LL_MUL, LL_MUL},
+    {"scalar.addi", LL_ADD, LL_ADD},     {"scalar.subi", LL_SUB, LL_SUB},
+    {"scalar.muli", LL_MUL, LL_MUL},     {"scalar.divsi", LL_SDIV, LL_SDIV},
+    {"scalar.divui", LL_UDIV, LL_UDIV},  {"scalar.remsi", LL_SREM, LL_SREM},
+    {"scalar.remui", LL_UREM, LL_UREM},  {"scalar.minsi", LL_SMIN, LL_SMIN},
+    {"scalar.maxsi", LL_SMAX, LL_SMAX},  {"scalar.minui", LL_UMIN, LL_UMIN},
+    {"scalar.maxui", LL_UMAX, LL_UMAX},  {"scalar.andi", LL_AND, LL_AND},
+    {"scalar.ori", LL_OR, LL_OR},        {"scalar.xori", LL_XOR, LL_XOR},
+    {"scalar.shli", LL_SHL, LL_SHL},     {"scalar.shrui", LL_LSHR, LL_LSHR},
+    {"scalar.shrsi", LL_ASHR, LL_ASHR},  {"scalar.addf", LL_FADD, LL_FADD},
+    {"scalar.subf", LL_FSUB, LL_FSUB},   {"scalar.mulf", LL_FMUL, LL_FMUL},
+    {"scalar.divf", LL_FDIV, LL_FDIV},   {"scalar.minnumf", LL_FMIN, LL_FMIN},
+    {"scalar.maxnumf", LL_FMAX, LL_FMAX}, {"scalar.fmaf", LL_FMA, LL_FMA},
+    {"scalar.negf", LL_FNEG, LL_FNEG},   {"scalar.absf", LL_FABS, LL_FABS},
+    {"scalar.floorf", LL_FLOOR, LL_FLOOR}, {"scalar.ceilf", LL_CEIL, LL_CEIL},
+    {"scalar.truncf", LL_FTRUNC, LL_FTRUNC},
+    {"scalar.roundevenf", LL_ROUNDEVEN, LL_ROUNDEVEN},
+    {"scalar.sqrtf", LL_SQRT, LL_SQRT},  {"scalar.rsqrtf", LL_RSQRT, LL_RSQRT},
+    {"scalar.expf", LL_EXP, LL_EXP},     {"scalar.logf", LL_LOG, LL_LOG},
+    {"scalar.tanhf", LL_TANH, LL_TANH},  {"vector.addf", LL_FADD, LL_FADD},
+    {"vector.subf", LL_FSUB, LL_FSUB},   {"vector.mulf", LL_FMUL, LL_FMUL},
+    {"vector.divf", LL_FDIV, LL_FDIV},   {"vector.minnumf", LL_FMIN, LL_FMIN},
+    {"vector.maxnumf", LL_FMAX, LL_FMAX}, {"vector.fmaf", LL_FMA, LL_FMA},
+};
+
+static LLVMValueRef ll_float_intrinsic(llvm_lower_t* l, const char* name,
+                                       LLVMValueRef* args, unsigned count) {
+  LLVMTypeRef type = LLVMTypeOf(args[0]);
+  return llvm_lower_intrinsic(l, name, &type, 1, args, count);
+}
+
+static LLVMValueRef ll_select_cmp(llvm_lower_t* l, LLVMIntPredicate pred,
+                                  LLVMValueRef x, LLVMValueRef y) {
+  LLVMValueRef keep = LLVMBuildICmp(l->builder, pred, x, y, "");
+  return LLVMBuildSelect(l->builder, keep, x, y, "");
+}
+
+/* x <code> y [<code> z]: operands of one type (f32 for narrow floats). */
+static LLVMValueRef ll_arith_apply(llvm_lower_t* l, ll_arith_t code,
+                                   LLVMValueRef* v) {
+  LLVMBuilderRef b = l->builder;
+  switch (code) {
+    case LL_ADD: return LLVMBuildAdd(b, v[0], v[1], "");
+    case LL_SUB: return LLVMBuildSub(b, v[0], v[1], "");
+    case LL_MUL: return LLVMBuildMul(b, v[0], v[1], "");
+    case LL_SDIV: return LLVMBuildSDiv(b, v[0], v[1], "");
+    case LL_UDIV: return LLVMBuildUDiv(b, v[0], v[1], "");
+    case LL_SREM: return LLVMBuildSRem(b, v[0], v[1], "");
+    case LL_UREM: return LLVMBuildURem(b, v[0], v[1], "");
+    case LL_SMIN: return ll_select_cmp(l, LLVMIntSLT, v[0], v[1]);
+    case LL_SMAX: return ll_select_cmp(l, LLVMIntSGT, v[0], v[1]);
+    case LL_UMIN: return ll_select_cmp(l, LLVMIntULT, v[0], v[1]);
+    case LL_UMAX: return ll_select_cmp(l, LLVMIntUGT, v[0], v[1]);
+    case LL_MADD:
+      return LLVMBuildAdd(b, LLVMBuildMul(b, v[0], v[1], ""), v[2], "");
+    case LL_AND: return LLVMBuildAnd(b, v[0], v[1], "");
+    case LL_OR: return LLVMBuildOr(b, v[0], v[1], "");
+    case LL_XOR: return LLVMBuildXor(b, v[0], v[1], "");
+    case LL_SHL: return LLVMBuildShl(b, v[0], v[1], "");
+    case LL_LSHR: return LLVMBuildLShr(b, v[0], v[1], "");
+    case LL_ASHR: return LLVMBuildAShr(b, v[0], v[1], "");
+    case LL_FADD: return LLVMBuildFAdd(b, v[0], v[1], "");
+    case LL_FSUB: return LLVMBuildFSub(b, v[0], v[1], "");
+    case LL_FMUL: return LLVMBuildFMul(b, v[0], v[1], "");
+    case LL_FDIV: return LLVMBuildFDiv(b, v[0], v[1], "");
+    case LL_FMIN: return ll_float_intrinsic(l, "llvm.minnum", v, 2);
+    case LL_FMAX: return ll_float_intrinsic(l, "llvm.maxnum", v, 2);
+    case LL_FMA: return ll_float_intrinsic(l, "llvm.fma", v, 3);
+    case LL_FNEG: return LLVMBuildFNeg(b, v[0], "");
+    case LL_FABS: return ll_float_intrinsic(l, "llvm.fabs", v, 1);
+    case LL_FLOOR: return ll_float_intrinsic(l, "llvm.floor", v, 1);
+    case LL_CEIL: return ll_float_intrinsic(l, "llvm.ceil", v, 1);
+    case LL_FTRUNC: return ll_float_intrinsic(l, "llvm.trunc", v, 1);
+    case LL_ROUNDEVEN: return ll_float_intrinsic(l, "llvm.roundeven", v, 1);
+    case LL_SQRT: return ll_float_intrinsic(l, "llvm.sqrt", v, 1);
+    case LL_RSQRT: {
+      LLVMValueRef root = ll_float_intrinsic(l, "llvm.sqrt", v, 1);
+      return LLVMBuildFDiv(b, LLVMConstReal(LLVMTypeOf(root), 1.0), root, "");
+    }
+    case LL_EXP: return ll_float_intrinsic(l, "llvm.exp", v, 1);
+    case LL_LOG: return ll_float_intrinsic(l, "llvm.log", v, 1);
+    case LL_TANH: {
+      /* 1 - 2 / (exp(2x) + 1): saturates to +-1 as exp overflows or
+       * underflows, with no intrinsic the GPU may lack. */
+      LLVMTypeRef type = LLVMTypeOf(v[0]);
+      LLVMValueRef one = LLVMConstReal(type, 1.0);
+      LLVMValueRef twice = LLVMBuildFAdd(b, v[0], v[0], "");
+      LLVMValueRef e = ll_float_intrinsic(l, "llvm.exp", &twice, 1);
+      LLVMValueRef q = LLVMBuildFDiv(b, LLVMConstReal(type, 2.0),
+                                     LLVMBuildFAdd(b, e, one, ""), "");
+      return LLVMBuildFSub(b, one, q, "");
+    }
+  }
+  return NULL;
+}
+
+/* f16 and bf16 compute in f32 (scalars or vectors of them). */
+static bool ll_narrow_float(loom_type_kind_t kind) {
+  return kind == LOOM_TYPE_F16 || kind == LOOM_TYPE_BF16;
+}
+
+static LLVMTypeRef ll_widened(llvm_lower_t* l, LLVMTypeRef type) {
+  LLVMTypeRef f32 = LLVMFloatTypeInContext(l->context);
+  return LLVMGetTypeKind(type) == LLVMVectorTypeKind
+             ? LLVMVectorType(f32, LLVMGetVectorSize(type)) : f32;
+}
+
+static bool ll_lower_arith(llvm_lower_t* l, const loom_op_t* op,
+                           const ll_arith_map_t* map) {
+  LLVMValueRef v[3] = {NULL, NULL, NULL};
+  for (uint32_t i = 0; i < op->operand_count && i < 3; ++i) {
+    if (!(v[i] = ll_operand(l, op, i))) return false;
+  }
+  loom_type_kind_t kind = ll_element_kind(l, op->type);
+  ll_arith_t code =
+      kind == LOOM_TYPE_OFFSET ? map->unsigned_code : map->code;
+  if (kind == LOOM_TYPE_F64 && !l->hooks->f64_exp_log &&
+      (code == LL_EXP || code == LL_LOG || code == LL_TANH)) {
+    return ll_unsupported(l, op, " on f64");
+  }
+  bool narrow = ll_narrow_float(kind) && code != LL_FNEG && code != LL_FABS;
+  LLVMTypeRef type = ll_type(l, op->type);
+  if (narrow) {
+    for (uint32_t i = 0; i < op->operand_count && i < 3; ++i) {
+      v[i] = LLVMBuildFPExt(l->builder, v[i], ll_widened(l, type), "");
+    }
+  }
+  LLVMValueRef result = ll_arith_apply(l, code, v);
+  if (narrow) result = LLVMBuildFPTrunc(l->builder, result, type, "");
+  ll_set(l, op, 0, result);
+  return true;
+}
+
+static bool ll_lower_compare(llvm_lower_t* l, const loom_op_t* op) {
+  static const LLVMIntPredicate icmp[] = {
+      LLVMIntEQ, LLVMIntNE, LLVMIntSLT, LLVMIntSLE, LLVMIntSGT,
+      LLVMIntSGE, LLVMIntULT, LLVMIntULE, LLVMIntUGT, LLVMIntUGE};
+  static const LLVMRealPredicate fcmp[] = {
+      LLVMRealOEQ, LLVMRealOGT, LLVMRealOGE, LLVMRealOLT, LLVMRealOLE,
+      LLVMRealONE, LLVMRealORD, LLVMRealUEQ, LLVMRealUGT, LLVMRealUGE,
+      LLVMRealULT, LLVMRealULE, LLVMRealUNE, LLVMRealUNO};
+  LLVMValueRef x = ll_operand(l, op, 0), y = ll_operand(l, op, 1);
+  if (!x || !y) return false;
+  if (ll_is(op, "scalar.cmpf")) {
+    if (op->enum_value >= sizeof(fcmp) / sizeof(fcmp[0])) {
+      return ll_unsupported(l, op, " with this predicate");
+    }
+    if (ll_narrow_float(ll_element_kind(l, op->type))) {
+      LLVMTypeRef wide = ll_widened(l, LLVMTypeOf(x));
+      x = LLVMBuildFPExt(l->builder, x, wide, "");
+      y = LLVMBuildFPExt(l->builder, y, wide, "");
+    }
+    ll_set(l, op, 0, LLVMBuildFCmp(l->builder, fcmp[op->enum_value], x, y,
+                                   ""));
+    return true;
+  }
+  if (op->enum_value >= sizeof(icmp) / sizeof(icmp[0])) {
+    return ll_unsupported(l, op, " with this predicate");
+  }
+  ll_set(l, op, 0, LLVMBuildICmp(l->builder, icmp[op->enum_value], x, y, ""));
+  return true;
+}
+
+/* Pointers of two address spaces meet in the generic one. */
+static void ll_unify_pointers(llvm_lower_t* l, LLVMValueRef* x,
+                              LLVMValueRef* y) {
+  LLVMTypeRef tx = LLVMTypeOf(*x), ty = LLVMTypeOf(*y);
+  if (tx == ty || LLVMGetTypeKind(tx) != LLVMPointerTypeKind) return;
+  LLVMTypeRef generic = LLVMPointerTypeInContext(l->context, 0);
+  *x = LLVMBuildAddrSpaceCast(l->builder, *x, generic, "");
+  *y = LLVMBuildAddrSpaceCast(l->builder, *y, generic, "");
+}
+
+static bool ll_lower_select(llvm_lower_t* l, const loom_op_t* op) {
+  LLVMValueRef c = ll_operand(l, op, 0), x = ll_operand(l, op, 1),
+               y = ll_operand(l, op, 2);
+  if (!c || !x || !y) return false;
+  ll_unify_pointers(l, &x, &y);
+  ll_set(l, op, 0, LLVMBuildSelect(l->builder, c, x, y, ""));
+  return true;
+}
+
+/*===------------------------------------------------------------------===*/
+/* Casts                                                                   */
+/*===------------------------------------------------------------------===*/
+
+static bool ll_lower_cast(llvm_lower_t* l, const loom_op_t* op) {
+  LLVMValueRef x = ll_operand(l, op, 0);
+  if (!x) return false;
+  LLVMBuilderRef b = l->builder;
+  LLVMTypeRef to = ll_type(l, op->type2);
+  loom_type_kind_t from_kind = ll_element_kind(l, op->type);
+  loom_type_kind_t to_kind = ll_element_kind(l, op->type2);
+  const char* name = ll_op_name(op);
+  LLVMValueRef r = NULL;
+  if (!strcmp(name, "index.cast")) {
+    /* Entering index sign-extends (i1 is 0 or 1), entering offset
+     * zero-extends, leaving truncates: the host backend's rules. */
+    unsigned from_bits = LLVMGetIntTypeWidth(LLVMTypeOf(x));
+    unsigned to_bits = LLVMGetIntTypeWidth(to);
+    if (from_bits == to_bits) {
+      r = x;
+    } else if (from_bits > to_bits) {
+      r = LLVMBuildTrunc(b, x, to, "");
+    } else if (to_kind == LOOM_TYPE_INDEX && from_kind != LOOM_TYPE_I1) {
+      r = LLVMBuildSExt(b, x, to, "");
+    } else {
+      r = LLVMBuildZExt(b, x, to, "");
+    }
+  } else if (!strcmp(name, "scalar.extf") || !strcmp(name, "vector.extf")) {
+    r = LLVMBuildFPExt(b, x, to, "");
+  } else if (!strcmp(name, "scalar.fptrunc") ||
+             !strcmp(name, "vector.fptrunc")) {
+    r = LLVMBuildFPTrunc(b, x, to, "");
+  } else if (!strcmp(name, "scalar.extui")) {
+    r = LLVMBuildZExt(b, x, to, "");
+  } else if (!strcmp(name, "scalar.extsi")) {
+    r = LLVMBuildSExt(b, x, to, "");
+  } else if (!strcmp(name, "scalar.trunci")) {
+    r = LLVMBuildTrunc(b, x, to, "");
+  } else if (!strcmp(name, "scalar.uitofp") || !strcmp(name, "scalar.sitofp")) {
+    /* Narrow floats round through f32, as on the host. */
+    bool is_signed = name[7] == 's';
+    LLVMTypeRef via = ll_narrow_float(to_kind) ? ll_widened(l, to) : to;
+    r = is_signed ? LLVMBuildSIToFP(b, x, via, "")
+                  : LLVMBuildUIToFP(b, x, via, "");
+    if (via != to) r = LLVMBuildFPTrunc(b, r, to, "");
+  } else if (!strcmp(name, "scalar.fptoui") || !strcmp(name, "scalar.fptosi")) {
+    /* Saturating, NaN to 0: the host's conversion. */
+    if (ll_narrow_float(from_kind)) {
+      x = LLVMBuildFPExt(b, x, ll_widened(l, LLVMTypeOf(x)), "");
+    }
+    LLVMTypeRef types[] = {to, LLVMTypeOf(x)};
+    r = llvm_lower_intrinsic(l, name[10] == 's' ? "llvm.fptosi.sat" : "llvm.fptoui.sat",
+                     types, 2, &x, 1);
+  } else if (!strcmp(name, "scalar.bitcast")) {
+    r = LLVMBuildBitCast(b, x, to, "");
+  } else {
+    return ll_unsupported(l, op, "");
+  }
+  ll_set(l, op, 0, r);
+  return true;
+}
+
+/*===------------------------------------------------------------------===*/
+/* Geometry                                                                */
+/*===------------------------------------------------------------------===*/
+
+static bool ll_lower_geometry(llvm_lower_t* l, const loom_op_t* op) {
+  const llvm_target_hooks_t* h = l->hooks;
+  unsigned dim = op->enum_value == LOOM_ENUM_ABSENT ? 0 : op->enum_value;
+  LLVMValueRef v = NULL;
+  const char* name = ll_op_name(op);
+  if (!strcmp(name, "kernel.workgroup.id")) {
+    v = h->workgroup_id(l, dim);
+  } else if (!strcmp(name, "kernel.workitem.id")) {
+    v = h->workitem_id(l, dim);
+  } else if (!strcmp(name, "kernel.workgroup.size")) {
+    v = h->workgroup_size(l, dim);
+  } else if (!strcmp(name, "kernel.workgroup.count")) {
+    v = h->workgroup_count(l, dim);
+  } else if (!strcmp(name, "kernel.subgroup.lane.id")) {
+    v = h->lane_id(l);
+  } else if (!strcmp(name, "kernel.subgroup.size") ||
+             !strcmp(name, "target.subgroup.size")) {
+    v = ll_i32(l, h->subgroup_size);
+  } else if (!strcmp(name, "kernel.subgroup.id")) {
+    /* Waves take consecutive flat work-item ids. */
+    LLVMBuilderRef b = l->builder;
+    LLVMValueRef flat = h->workitem_id(l, 2);
+    for (int d = 1; d >= 0; --d) {
+      flat = LLVMBuildAdd(b, LLVMBuildMul(b, flat, h->workgroup_size(l, d), ""),
+                          h->workitem_id(l, (unsigned)d), "");
+    }
+    v = LLVMBuildUDiv(b, flat, ll_i32(l, h->subgroup_size), "");
+  } else {
+    return ll_unsupported(l, op, "");
+  }
+  ll_set(l, op, 0, LLVMBuildZExt(l->builder, v, ll_i(l, 64), ""));
+  return true;
+}
+
+/*===------------------------------------------------------------------===*/
+/* Memory                                                                  */
+/*===------------------------------------------------------------------===*/
+
+/* Pointer to element (indices of |op| from |first|) + |extra| of the view
+ * in operand |view_operand|, row-major over the view's extents. */
+static LLVMValueRef ll_address(llvm_lower_t* l, const loom_op_t* op,
+                               uint32_t view_operand, loom_type_id_t view_type,
+                               uint32_t extra) {
+  const loom_type_t* view = &LOOM_TYPE(l->m, view_type);
+  LLVMValueRef base = ll_operand(l, op, view_operand);
+  if (!base) return NULL;
+  LLVMBuilderRef b = l->builder;
+  LLVMValueRef index = NULL;
+  for (uint32_t d = 0; d < view->rank; ++d) {
+    LLVMValueRef next = ll_operand(l, op, view_operand + 1 + d);
+    if (!next) return NULL;
+    if (!index) {
+      index = next;
+      continue;
+    }
+    const loom_dim_t* dim = &LOOM_DIM(l->m, view->dims_start + d);
+    LLVMValueRef extent =
+        dim->size >= 0 ? ll_i64(l, dim->size) : l->values[dim->value];
+    if (!extent) {
+      ll_error(l, op->span, HRX_LOOM_DIAG_BACKEND_UNSUPPORTED,
+               "view extent is not available here");
+      return NULL;
+    }
+    index = LLVMBuildAdd(b, LLVMBuildMul(b, index, extent, ""), next, "");
+  }
+  if (!index) index = ll_i64(l, 0);
+  if (extra) index = LLVMBuildAdd(b, index, ll_i64(l, extra), "");
+  LLVMTypeRef element = ll_scalar_type(l, view->element);
+  return LLVMBuildInBoundsGEP2(b, element, base, &index, 1, "");
+}
+
+static unsigned ll_bytes(loom_type_kind_t kind) {
+  unsigned bits = loom_type_bit_width(kind);
+  return bits <= 8 ? 1 : bits / 8;
+}
+
+static bool ll_lower_view(llvm_lower_t* l, const loom_op_t* op) {
+  LLVMValueRef base = ll_operand(l, op, 0), offset = ll_operand(l, op, 1);
+  if (!base || !offset) return false;
+  ll_set(l, op, 0, LLVMBuildInBoundsGEP2(l->builder, ll_i(l, 8), base,
+                                         &offset, 1, ""));
+  return true;
+}
+
+/* Workgroup memory is laid out as the host backend lays it out, in one
+ * array per kernel, so the group segment is the size HRX reports. */
+static bool ll_lower_alloca(llvm_lower_t* l, const loom_op_t* op) {
+  const char* space = loom_enum_keyword(LOOM_ENUM_MEMORY_SPACE,
+                                        op->enum_value);
+  if (strcmp(space, "workgroup") != 0) {
+    return ll_error(l, op->span, HRX_LOOM_DIAG_BACKEND_UNSUPPORTED,
+                    "buffer.alloca<%s> is not supported by the %s backend "
+                    "yet", space, l->hooks->name);
+  }
+  LLVMValueRef size = ll_operand(l, op, 0);
+  if (!size) return false;
+  if (!LLVMIsAConstantInt(size) || LLVMConstIntGetSExtValue(size) < 0) {
+    return ll_error(l, op->span, HRX_LOOM_DIAG_LAUNCH_NOT_CONSTANT,
+                    "buffer.alloca size must be constant");
+  }
+  uint64_t bytes = (uint64_t)LLVMConstIntGetSExtValue(size);
+  uint64_t align = op->attrs[LOOM_ATTR_ALIGN] > 0
+                       ? (uint64_t)op->attrs[LOOM_ATTR_ALIGN] : 16;
+  uint64_t start = (l->lds_size + align - 1) & ~(align - 1);
+  if (start + bytes > l->hooks->workgroup_memory_limit) {
+    return ll_error(l, op->span, HRX_LOOM_DIAG_BACKEND_LIMIT,
+                    "workgroup memory exceeds %" PRIu64 " bytes on %s",
+                    l->hooks->workgroup_memory_limit, l->hooks->name);
+  }
+  if (!l->lds) {
+    l->lds = LLVMAddGlobalInAddressSpace(l->module, ll_i(l, 8),
+                                         "hrx.lds.placeholder",
+                                         l->hooks->workgroup_space);
+  }
+  if (align > l->lds_align) l->lds_align = align;
+  l->lds_size = start + bytes;
+  LLVMValueRef offset = ll_i64(l, (int64_t)start);
+  ll_set(l, op, 0, LLVMBuildInBoundsGEP2(l->builder, ll_i(l, 8), l->lds,
+                                         &offset, 1, ""));
+  return true;
+}
+
+/*===------------------------------------------------------------------===*/
+/* Scoped atomics and fences                                               */
+/*===------------------------------------------------------------------===*/
+
+static const char* ll_type_text(loom_type_kind_t kind) {
+  switch (kind) {
+    case LOOM_TYPE_I1: return "i1";
+    case LOOM_TYPE_I8: return "i8";
+    case LOOM_TYPE_I16: return "i16";
+    case LOOM_TYPE_I32: return "i32";
+    case LOOM_TYPE_F16: return "half";
+    case LOOM_TYPE_BF16: return "bfloat";
+    case LOOM_TYPE_F32: return "float";
+    case LOOM_TYPE_F64: return "double";
+    default: return "i64";
+  }
+}
+
+/* LLVM's orderings by Loom ordering (relaxed acquire release acq_rel
+ * seq_cst). */
+static const char* const ll_orderings[] = {"monotonic", "acquire", "release",
+                                           "acq_rel", "seq_cst"};
+
+typedef enum ll_atomic_e {
+  LL_ATOMIC_LOAD,
+  LL_ATOMIC_STORE,
+  LL_ATOMIC_RMW,
+  LL_ATOMIC_FENCE,
+} ll_atomic_t;
+
+/* A scoped memory operation: its ordering and scope, and for
+ * read-modify-write its combine kind (LOOM_ENUM_COMBINE). */
+typedef struct ll_scoped_t {
+  ll_atomic_t what;
+  uint32_t combine;
+  uint32_t ordering;
+  uint32_t scope;
+} ll_scoped_t;
+
+static ll_scoped_t ll_scoped(const loom_op_t* op, ll_atomic_t what) {
+  ll_scoped_t s = {.what = what, .combine = op->enum_value, .ordering = 0,
+                   .scope = 4 /* system */};
+  if (op->attrs[LOOM_ATTR_ORDERING] >= 0 &&
+      op->attrs[LOOM_ATTR_ORDERING] < 5) {
+    s.ordering = (uint32_t)op->attrs[LOOM_ATTR_ORDERING];
+  }
+  if (op->attrs[LOOM_ATTR_SCOPE] >= 0) {
+    s.scope = (uint32_t)op->attrs[LOOM_ATTR_SCOPE];
+  }
+  /* A load cannot release nor a store acquire: keep the half that
+   * applies. */
+  if (what == LL_ATOMIC_LOAD && (s.ordering == 2 || s.ordering == 3)) {
+    s.ordering = s.ordering == 2 ? 0 : 1;
+  }
+  if (what == LL_ATOMIC_STORE && (s.ordering == 1 || s.ordering == 3)) {
+    s.ordering = s.ordering == 1 ? 0 : 2;
+  }
+  return s;
+}
+
+/* The read-modify-write instruction of a combine kind; NULL where the
+ * helper loops on cmpxchg instead. */
+static const char* ll_rmw_op(uint32_t combine) {
+  static const char* const ops[] = {"add", "fadd", NULL, NULL, "fmax",
+                                    "fmin", "max", "min", "umax", "umin",
+                                    "and", "or", "xor", "xchg"};
+  return combine < sizeof(ops) / sizeof(ops[0]) ? ops[combine] : NULL;
+}
+
+/* Appends the textual definition of helper |name|. */
+static hrx_status_t ll_helper_text(llvm_lower_t* l, const char* name,
+                                   const ll_scoped_t* s,
+                                   loom_type_kind_t kind, unsigned space) {
+  hrx_string_builder_t* t = &l->helpers;
+  const char* scope = l->hooks->sync_scope(s->scope);
+  char sync[48] = "";
+  if (scope[0]) snprintf(sync, sizeof(sync), " syncscope(\"%s\")", scope);
+  const char* order = ll_orderings[s->ordering];
+  const char* type = ll_type_text(kind);
+  unsigned align = ll_bytes(kind);
+  char ptr[40];
+  snprintf(ptr, sizeof(ptr), "ptr addrspace(%u)", space);
+  switch (s->what) {
+    case LL_ATOMIC_FENCE:
+      return hrx_string_builder_appendf(
+          t, "define linkonce_odr hidden void @%s() alwaysinline {\n"
+             "  fence%s %s\n  ret void\n}\n", name, sync, order);
+    case LL_ATOMIC_LOAD:
+      return hrx_string_builder_appendf(
+          t, "define linkonce_odr hidden %s @%s(%s %%p) alwaysinline {\n"
+             "  %%r = load atomic %s, %s %%p%s %s, align %u\n"
+             "  ret %s %%r\n}\n",
+          type, name, ptr, type, ptr, sync, order, align, type);
+    case LL_ATOMIC_STORE:
+      return hrx_string_builder_appendf(
+          t, "define linkonce_odr hidden void @%s(%s %%p, %s %%v) "
+             "alwaysinline {\n"
+             "  store atomic %s %%v, %s %%p%s %s, align %u\n"
+             "  ret void\n}\n",
+          name, ptr, type, type, ptr, sync, order, align);
+    case LL_ATOMIC_RMW:
+      break;
+  }
+  const char* rmw = ll_rmw_op(s->combine);
+  if (rmw) {
+    return hrx_string_builder_appendf(
+        t, "define linkonce_odr hidden %s @%s(%s %%p, %s %%v) "
+           "alwaysinline {\n"
+           "  %%r = atomicrmw %s %s %%p, %s %%v%s %s, align %u\n"
+           "  ret %s %%r\n}\n",
+        type, name, ptr, type, rmw, ptr, type, sync, order, align, type);
+  }
+  /* Products loop on compare-and-swap of the bits. */
+  static const char* const failure[] = {"monotonic", "acquire", "monotonic",
+                                        "acquire", "seq_cst"};
+  char bits[16];
+  snprintf(bits, sizeof(bits), "i%u", align * 8);
+  bool is_float = loom_type_is_float(kind);
+  return hrx_string_builder_appendf(
+      t, "define linkonce_odr hidden %s @%s(%s %%p, %s %%v) alwaysinline {\n"
+         "entry:\n"
+         "  %%first = load atomic %s, %s %%p%s monotonic, align %u\n"
+         "  br label %%loop\n"
+         "loop:\n"
+         "  %%old = phi %s [ %%first, %%entry ], [ %%seen, %%loop ]\n"
+         "  %%oldv = bitcast %s %%old to %s\n"
+         "  %%newv = %s %s %%oldv, %%v\n"
+         "  %%new = bitcast %s %%newv to %s\n"
+         "  %%pair = cmpxchg %s %%p, %s %%old, %s %%new%s %s %s, align %u\n"
+         "  %%seen = extractvalue { %s, i1 } %%pair, 0\n"
+         "  %%ok = extractvalue { %s, i1 } %%pair, 1\n"
+         "  br i1 %%ok, label %%done, label %%loop\n"
+         "done:\n"
+         "  ret %s %%oldv\n}\n",
+      type, name, ptr, type, bits, ptr, sync, align, bits, bits, type,
+      is_float ? "fmul" : "mul", type, type, bits, ptr, bits, bits, sync,
+      order, failure[s->ordering], align, bits, bits, type);
+}
+
+/* Calls the helper performing |s| on |ptr| (and |value|), declaring and
+ * defining it on first use. */
+static LLVMValueRef ll_atomic(llvm_lower_t* l, const loom_op_t* op,
+                              const ll_scoped_t* s, loom_type_kind_t kind,
+                              LLVMValueRef ptr, LLVMValueRef value) {
+  static const char* const what[] = {"load", "store", "rmw", "fence"};
+  if (kind == LOOM_TYPE_I1) {
+    ll_unsupported(l, op, " on i1");
+    return NULL;
+  }
+  unsigned space = ptr ? LLVMGetPointerAddressSpace(LLVMTypeOf(ptr)) : 0;
+  const char* scope = l->hooks->sync_scope(s->scope);
+  char name[128];
+  snprintf(name, sizeof(name), "hrx.%s%s%s.%s.%s.%s.as%u", what[s->what],
+           s->what == LL_ATOMIC_RMW ? "." : "",
+           s->what == LL_ATOMIC_RMW
+               ? loom_enum_keyword(LOOM_ENUM_COMBINE, s->combine) : "",
+           s->what == LL_ATOMIC_FENCE ? "void" : ll_type_text(kind),
+           ll_orderings[s->ordering], scope[0] ? scope : "system", space);
+  LLVMTypeRef type = ll_scalar_type(l, kind);
+  LLVMTypeRef params[2] = {ptr ? LLVMTypeOf(ptr) : NULL, type};
+  unsigned param_count = s->what == LL_ATOMIC_FENCE ? 0
+                         : s->what == LL_ATOMIC_LOAD ? 1 : 2;
+  LLVMTypeRef result = s->what == LL_ATOMIC_LOAD || s->what == LL_ATOMIC_RMW
+                           ? type : LLVMVoidTypeInContext(l->context);
+  LLVMTypeRef fn_type = LLVMFunctionType(result, params, param_count, 0);
+  LLVMValueRef fn = LLVMGetNamedFunction(l->module, name);
+  if (!fn) {
+    if (!ll_try(l, ll_helper_text(l, name, s, kind, space))) return NULL;
+    fn = LLVMAddFunction(l->module, name, fn_type);
+  }
+  LLVMValueRef args[2] = {ptr, value};
+  return LLVMBuildCall2(l->builder, fn_type, fn, args, param_count, "");
+}
+
+/* A fence of |op|'s scope at |ordering|; none when relaxed. */
+static bool ll_fence(llvm_lower_t* l, const loom_op_t* op, uint32_t ordering) {
+  ll_scoped_t s = ll_scoped(op, LL_ATOMIC_FENCE);
+  s.ordering = ordering;
+  return ordering == 0 || ll_atomic(l, op, &s, LOOM_TYPE_I32, NULL, NULL);
+}
+
+static bool ll_lower_sync(llvm_lower_t* l, const loom_op_t* op) {
+  uint32_t ordering = ll_scoped(op, LL_ATOMIC_FENCE).ordering;
+  if (!ll_is(op, "kernel.barrier")) return ll_fence(l, op, ordering);
+  const char* level = loom_enum_keyword(LOOM_ENUM_SCOPE, op->enum_value);
+  bool workgroup = !strcmp(level, "workgroup");
+  if (!workgroup && strcmp(level, "subgroup") != 0) {
+    return ll_error(l, op->span, HRX_LOOM_DIAG_BACKEND_UNSUPPORTED,
+                    "kernel.barrier<%s> is not supported by the %s backend "
+                    "yet", level, l->hooks->name);
+  }
+  /* Release what this work-item wrote before the barrier, acquire what
+   * the others wrote after it. */
+  static const uint32_t before[] = {0, 0, 2, 2, 4};
+  static const uint32_t after[] = {0, 1, 0, 1, 4};
+  if (!ll_fence(l, op, before[ordering])) return false;
+  l->hooks->barrier(l, workgroup);
+  return ll_fence(l, op, after[ordering]);
+}
+
+static uint32_t ll_width(const llvm_lower_t* l, loom_type_id_t type) {
+  const loom_type_t* t = &LOOM_TYPE(l->m, type);
+  return t->kind == LOOM_TYPE_VECTOR
+             ? (uint32_t)LOOM_DIM(l->m, t->dims_start).size : 1;
+}
+
+static bool ll_lower_load(llvm_lower_t* l, const loom_op_t* op) {
+  loom_type_kind_t kind = LOOM_TYPE(l->m, op->type).element;
+  if (kind == LOOM_TYPE_I1 && ll_width(l, op->type2) > 1) {
+    return ll_unsupported(l, op, " of i1 vectors");
+  }
+  LLVMValueRef ptr = ll_address(l, op, 0, op->type, 0);
+  if (!ptr) return false;
+  LLVMValueRef value = NULL;
+  if (ll_is(op, "view.atomic.load")) {
+    ll_scoped_t s = ll_scoped(op, LL_ATOMIC_LOAD);
+    if (!(value = ll_atomic(l, op, &s, kind, ptr, NULL))) return false;
+  } else {
+    value = LLVMBuildLoad2(l->builder, ll_type(l, op->type2), ptr, "");
+    LLVMSetAlignment(value, ll_bytes(kind));
+  }
+  ll_set(l, op, 0, value);
+  return true;
+}
+
+static bool ll_lower_store(llvm_lower_t* l, const loom_op_t* op) {
+  loom_type_kind_t kind = LOOM_TYPE(l->m, op->type2).element;
+  if (kind == LOOM_TYPE_I1 && ll_width(l, op->type) > 1) {
+    return ll_unsupported(l, op, " of i1 vectors");
+  }
+  LLVMValueRef value = ll_operand(l, op, 0);
+  LLVMValueRef ptr = value ? ll_address(l, op, 1, op->type2, 0) : NULL;
+  if (!ptr) return false;
+  if (ll_is(op, "view.atomic.rmw")) {
+    ll_scoped_t s = ll_scoped(op, LL_ATOMIC_RMW);
+    LLVMValueRef old = ll_atomic(l, op, &s, kind, ptr, value);
+    ll_set(l, op, 0, old);
+    return old != NULL;
+  }
+  if (ll_is(op, "view.atomic.store")) {
+    ll_scoped_t s = ll_scoped(op, LL_ATOMIC_STORE);
+    return ll_atomic(l, op, &s, kind, ptr, value) != NULL;
+  }
+  LLVMSetAlignment(LLVMBuildStore(l->builder, value, ptr), ll_bytes(kind));
+  return true;
+}
+
+/*===------------------------------------------------------------------===*/
+/* Vectors and subgroups                                                   */
+/*===------------------------------------------------------------------===*/
+
+/* a <combine> b for a LOOM_ENUM_COMBINE kind, narrow floats through f32. */
+static LLVMValueRef ll_combine(llvm_lower_t* l, uint32_t combine,
+                               loom_type_kind_t kind, LLVMValueRef a,
+                               LLVMValueRef b) {
+  static const ll_arith_t codes[] = {LL_ADD, LL_FADD, LL_MUL, LL_FMUL,
+                                     LL_FMAX, LL_FMIN, LL_SMAX, LL_SMIN,
+                                     LL_UMAX, LL_UMIN, LL_AND, LL_OR, LL_XOR};
+  if (combine >= sizeof(codes) / sizeof(codes[0])) return b; /* xchg */
+  LLVMValueRef v[2] = {a, b};
+  LLVMTypeRef type = LLVMTypeOf(a);
+  bool narrow = ll_narrow_float(kind);
+  if (narrow) {
+    for (int i = 0; i < 2; ++i) {
+      v[i] = LLVMBuildFPExt(l->builder, v[i], ll_widened(l, type), "");
+    }
+  }
+  LLVMValueRef r = ll_arith_apply(l, codes[combine], v);
+  return narrow ? LLVMBuildFPTrunc(l->builder, r, type, "") : r;
+}
+
+static bool ll_lower_vector_reduce(llvm_lower_t* l, const loom_op_t* op) {
+  LLVMValueRef vector = ll_operand(l, op, 0), acc = ll_operand(l, op, 1);
+  if (!vector || !acc) return false;
+  loom_type_kind_t kind = ll_element_kind(l, op->type2);
+  for (uint32_t e = 0; e < ll_width(l, op->type); ++e) {
+    LLVMValueRef x =
+        LLVMBuildExtractElement(l->builder, vector, ll_i32(l, e), "");
+    acc = ll_combine(l, op->enum_value, kind, acc, x);
+  }
+  ll_set(l, op, 0, acc);
+  return true;
+}
+
+static bool ll_lower_splat(llvm_lower_t* l, const loom_op_t* op) {
+  LLVMValueRef scalar = ll_operand(l, op, 0);
+  if (!scalar) return false;
+  LLVMTypeRef type = ll_type(l, op->type);
+  LLVMValueRef one = LLVMBuildInsertElement(l->builder, LLVMGetPoison(type),
+                                            scalar, ll_i32(l, 0), "");
+  LLVMValueRef mask = LLVMConstNull(
+      LLVMVectorType(ll_i(l, 32), LLVMGetVectorSize(type)));
+  ll_set(l, op, 0, LLVMBuildShuffleVector(l->builder, one,
+                                          LLVMGetPoison(type), mask, ""));
+  return true;
+}
+
+typedef LLVMValueRef (*ll_lane_fn)(llvm_lower_t* l, LLVMValueRef value,
+                                   LLVMValueRef lane);
+
+/* |value| (any scalar of up to 64 bits) read from another lane through a
+ * 32-bit lane primitive, a word at a time. */
+static LLVMValueRef ll_lanes(llvm_lower_t* l, ll_lane_fn read,
+                             LLVMValueRef value, LLVMValueRef lane) {
+  LLVMBuilderRef b = l->builder;
+  LLVMTypeRef type = LLVMTypeOf(value);
+  unsigned bits = (unsigned)LLVMSizeOfTypeInBits(l->layout, type);
+  LLVMTypeRef raw_type = ll_i(l, bits);
+  LLVMValueRef raw = LLVMBuildBitCast(b, value, raw_type, "");
+  LLVMTypeRef i32 = ll_i(l, 32);
+  LLVMValueRef result = NULL;
+  if (bits <= 32) {
+    LLVMValueRef word = read(l, LLVMBuildZExtOrBitCast(b, raw, i32, ""), lane);
+    result = LLVMBuildTruncOrBitCast(b, word, raw_type, "");
+  } else {
+    LLVMValueRef shift = LLVMConstInt(raw_type, 32, 0);
+    LLVMValueRef lo = read(l, LLVMBuildTrunc(b, raw, i32, ""), lane);
+    LLVMValueRef hi = read(
+        l, LLVMBuildTrunc(b, LLVMBuildLShr(b, raw, shift, ""), i32, ""), lane);
+    result = LLVMBuildOr(
+        b, LLVMBuildZExt(b, lo, raw_type, ""),
+        LLVMBuildShl(b, LLVMBuildZExt(b, hi, raw_type, ""), shift, ""), "");
+  }
+  return LLVMBuildBitCast(b, result, type, "");
+}
+
+/* Shuffles within segments of |width| lanes (the whole subgroup when
+ * width is out of range): a source outside the segment leaves the lane's
+ * own value and a false |ok|, as on the host device. */
+static bool ll_lower_shuffle(llvm_lower_t* l, const loom_op_t* op) {
+  if (ll_width(l, op->type) != 1) {
+    return ll_unsupported(l, op, " of vectors");
+  }
+  LLVMValueRef value = ll_operand(l, op, 0), offset = ll_operand(l, op, 1),
+               width = ll_operand(l, op, 2);
+  if (!value || !offset || !width) return false;
+  LLVMBuilderRef b = l->builder;
+  LLVMValueRef size = ll_i32(l, l->hooks->subgroup_size);
+  LLVMValueRef lane = l->hooks->lane_id(l);
+  LLVMValueRef in_range =
+      LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntSGT, width, ll_i32(l, 0), ""),
+                   LLVMBuildICmp(b, LLVMIntSLE, width, size, ""), "");
+  width = LLVMBuildSelect(b, in_range, width, size, "");
+  LLVMValueRef local = LLVMBuildURem(b, lane, width, "");
+  LLVMValueRef base = LLVMBuildSub(b, lane, local, "");
+  LLVMValueRef source = NULL;
+  switch (op->enum_value) {
+    case 0: source = LLVMBuildXor(b, local, offset, ""); break;
+    case 1: source = LLVMBuildSub(b, local, offset, ""); break;
+    case 2: source = LLVMBuildAdd(b, local, offset, ""); break;
+    default: source = offset; break;
+  }
+  LLVMValueRef ok = LLVMBuildAnd(
+      b, LLVMBuildICmp(b, LLVMIntSGE, source, ll_i32(l, 0), ""),
+      LLVMBuildICmp(b, LLVMIntSLT, source, width, ""), "");
+  LLVMValueRef from = LLVMBuildSelect(
+      b, ok, LLVMBuildAdd(b, base, source, ""), lane, "");
+  LLVMValueRef read = ll_lanes(l, l->hooks->read_lane, value, from);
+  ll_set(l, op, 0, LLVMBuildSelect(b, ok, read, value, ""));
+  ll_set(l, op, 1, ok);
+  return true;
+}
+
+/* Combines the active lanes of each cluster in lane order (the host
+ * device's order, so float sums agree bit for bit): a uniform loop over
+ * the active-lane mask reads each lane once; every lane folds in the
+ * lanes of its own cluster. */
+static bool ll_lower_reduce(llvm_lower_t* l, const loom_op_t* op) {
+  LLVMValueRef x = ll_operand(l, op, 0);
+  if (!x) return false;
+  LLVMBuilderRef b = l->builder;
+  uint32_t cluster = op->attrs[LOOM_ATTR_CLUSTER_SIZE] > 0 &&
+                             op->attrs[LOOM_ATTR_CLUSTER_SIZE] <
+                                 l->hooks->subgroup_size
+                         ? (uint32_t)op->attrs[LOOM_ATTR_CLUSTER_SIZE]
+                         : l->hooks->subgroup_size;
+  LLVMTypeRef i64 = ll_i(l, 64), i1 = ll_i(l, 1);
+  LLVMValueRef mask = l->hooks->active_lanes(l);
+  LLVMValueRef mine = LLVMBuildUDiv(b, l->hooks->lane_id(l),
+                                    ll_i32(l, cluster), "");
+  LLVMBasicBlockRef entry = LLVMGetInsertBlock(b);
+  LLVMBasicBlockRef loop = ll_block(l, "reduce.loop");
+  LLVMBasicBlockRef done = ll_block(l, "reduce.done");
+  LLVMBuildBr(b, loop);
+  LLVMPositionBuilderAtEnd(b, loop);
+  LLVMValueRef left = LLVMBuildPhi(b, i64, "");
+  LLVMValueRef acc = LLVMBuildPhi(b, LLVMTypeOf(x), "");
+  LLVMValueRef any = LLVMBuildPhi(b, i1, "");
+  LLVMValueRef zero_undef[] = {left, LLVMConstInt(i1, 1, 0)};
+  LLVMValueRef next_lane = LLVMBuildTrunc(
+      b, llvm_lower_intrinsic(l, "llvm.cttz", &i64, 1, zero_undef, 2), ll_i(l, 32),
+      "");
+  LLVMValueRef other = ll_lanes(l, l->hooks->read_uniform_lane, x, next_lane);
+  LLVMValueRef same = LLVMBuildICmp(
+      b, LLVMIntEQ, LLVMBuildUDiv(b, next_lane, ll_i32(l, cluster), ""), mine,
+      "");
+  LLVMValueRef folded = LLVMBuildSelect(
+      b, any, ll_combine(l, op->enum_value, ll_element_kind(l, op->type), acc,
+                         other),
+      other, "");
+  LLVMValueRef acc_next = LLVMBuildSelect(b, same, folded, acc, "");
+  LLVMValueRef any_next = LLVMBuildOr(b, any, same, "");
+  LLVMValueRef left_next =
+      LLVMBuildAnd(b, left, LLVMBuildSub(b, left, LLVMConstInt(i64, 1, 0), ""),
+                   "");
+  LLVMBuildCondBr(
+      b, LLVMBuildICmp(b, LLVMIntNE, left_next, LLVMConstInt(i64, 0, 0), ""),
+      loop, done);
+  LLVMBasicBlockRef body_end = LLVMGetInsertBlock(b);
+  LLVMValueRef left_in[] = {mask, left_next};
+  LLVMValueRef acc_in[] = {x, acc_next};
+  LLVMValueRef any_in[] = {LLVMConstInt(i1, 0, 0), any_next};
+  LLVMBasicBlockRef from[] = {entry, body_end};
+  LLVMAddIncoming(left, left_in, from, 2);
+  LLVMAddIncoming(acc, acc_in, from, 2);
+  LLVMAddIncoming(any, any_in, from, 2);
+  LLVMPositionBuilderAtEnd(b, done);
+  ll_set(l, op, 0, acc_next);
+  return true;
+}
+
+/*===------------------------------------------------------------------===*/
+/* Control flow                                                            */
+/*===------------------------------------------------------------------===*/
+
+static bool ll_lower_region(llvm_lower_t* l, uint32_t region);
+
+/* Where a branch of an scf.if ended and what it yielded (NULL when it
+ * returned instead). */
+typedef struct ll_arm_t {
+  LLVMBasicBlockRef end;
+  LLVMValueRef* values;
+} ll_arm_t;
+
+static bool ll_lower_arm(llvm_lower_t* l, const loom_op_t* op, uint32_t region,
+                         LLVMBasicBlockRef block, LLVMValueRef* values,
+                         ll_arm_t* out) {
+  LLVMPositionBuilderAtEnd(l->builder, block);
+  out->end = NULL;
+  out->values = values;
+  if (region != LOOM_NONE && !ll_lower_region(l, region)) return false;
+  if (ll_terminated(l)) return true;
+  out->end = LLVMGetInsertBlock(l->builder);
+  const loom_op_t* yield =
+      region != LOOM_NONE ? ll_terminator(l, region) : NULL;
+  for (uint32_t r = 0; r < op->result_count; ++r) {
+    if (!yield || r >= yield->operand_count ||
+        !(values[r] = ll_operand(l, yield, r))) {
+      return ll_error(l, op->span, HRX_LOOM_DIAG_BACKEND_UNSUPPORTED,
+                      "scf.if branch yields no value %u", r);
+    }
+  }
+  return true;
+}
+
+static bool ll_lower_if(llvm_lower_t* l, const loom_op_t* op) {
+  LLVMValueRef cond = ll_operand(l, op, 0);
+  if (!cond) return false;
+  LLVMBuilderRef b = l->builder;
+  LLVMBasicBlockRef then_block = ll_block(l, "if.then");
+  LLVMBasicBlockRef else_block = ll_block(l, "if.else");
+  LLVMBasicBlockRef merge = ll_block(l, "if.end");
+  LLVMBuildCondBr(b, cond, then_block, else_block);
+  LLVMValueRef* values = NULL;
+  if (!ll_try(l, hrx_allocator_malloc_array(
+                     l->allocator, 2 * (op->result_count + 1),
+                     sizeof(LLVMValueRef), (void**)&values))) {
+    return false;
+  }
+  ll_arm_t arms[2];
+  bool ok = ll_lower_arm(l, op, op->regions[0], then_block, values, &arms[0]) &&
+            ll_lower_arm(l, op, op->has_else ? op->regions[1] : LOOM_NONE,
+                         else_block, values + op->result_count + 1, &arms[1]);
+  for (uint32_t r = 0; ok && r < op->result_count; ++r) {
+    LLVMValueRef* x = &arms[0].values[r];
+    LLVMValueRef* y = &arms[1].values[r];
+    if (arms[0].end && arms[1].end &&
+        LLVMTypeOf(*x) != LLVMTypeOf(*y)) {
+      /* Buffers from two address spaces: cast each at its branch's end. */
+      LLVMTypeRef generic = LLVMPointerTypeInContext(l->context, 0);
+      LLVMPositionBuilderAtEnd(b, arms[0].end);
+      *x = LLVMBuildAddrSpaceCast(b, *x, generic, "");
+      LLVMPositionBuilderAtEnd(b, arms[1].end);
+      *y = LLVMBuildAddrSpaceCast(b, *y, generic, "");
+    }
+  }
+  for (int a = 0; ok && a < 2; ++a) {
+    if (!arms[a].end) continue;
+    LLVMPositionBuilderAtEnd(b, arms[a].end);
+    LLVMBuildBr(b, merge);
+  }
+  LLVMPositionBuilderAtEnd(b, merge);
+  for (uint32_t r = 0; ok && r < op->result_count; ++r) {
+    LLVMValueRef phi = NULL;
+    for (int a = 0; a < 2; ++a) {
+      if (!arms[a].end) continue;
+      if (!phi) phi = LLVMBuildPhi(b, LLVMTypeOf(arms[a].values[r]), "");
+      LLVMAddIncoming(phi, &arms[a].values[r], &arms[a].end, 1);
+    }
+    /* Both branches returned: the join is unreachable. */
+    ll_set(l, op, r, phi ? phi : LLVMGetPoison(ll_type(l, LOOM_VALUE(
+                                        l->m, op->results_start + r).type)));
+  }
+  hrx_allocator_free(l->allocator, values);
+  return ok;
+}
+
+/* Phis at |header| for the carried values |inits| (entering from
+ * |entry|), which become the region arguments from |first_arg|. */
+static bool ll_carry(llvm_lower_t* l, const loom_op_t* op, uint32_t first_init,
+                     uint32_t first_arg, uint32_t count,
+                     LLVMBasicBlockRef entry, LLVMValueRef* phis) {
+  for (uint32_t k = 0; k < count; ++k) {
+    LLVMValueRef init = ll_operand(l, op, first_init + k);
+    if (!init) return false;
+    phis[k] = LLVMBuildPhi(l->builder, LLVMTypeOf(init), "");
+    LLVMAddIncoming(phis[k], &init, &entry, 1);
+    l->values[first_arg + k] = phis[k];
+  }
+  return true;
+}
+
+/* Feeds a terminator's operands (from |first|) back into |phis|. */
+static bool ll_back_edge(llvm_lower_t* l, const loom_op_t* op,
+                         const loom_op_t* term, uint32_t first,
+                         LLVMValueRef* phis, uint32_t count) {
+  LLVMBasicBlockRef from = LLVMGetInsertBlock(l->builder);
+  for (uint32_t k = 0; k < count; ++k) {
+    LLVMValueRef v = term && first + k < term->operand_count
+                         ? ll_operand(l, term, first + k) : NULL;
+    if (!v || LLVMTypeOf(v) != LLVMTypeOf(phis[k])) {
+      return ll_error(l, op->span, HRX_LOOM_DIAG_BACKEND_UNSUPPORTED,
+                      "%s carries value %u in a form the %s backend cannot "
+                      "lower", ll_op_name(op), k, l->hooks->name);
+    }
+    LLVMAddIncoming(phis[k], &v, &from, 1);
+  }
+  return true;
+}
+
+static bool ll_lower_for(llvm_lower_t* l, const loom_op_t* op) {
+  const loom_region_t* body = &LOOM_REGION(l->m, op->regions[0]);
+  LLVMValueRef lo = ll_operand(l, op, 0), hi = ll_operand(l, op, 1),
+               step = ll_operand(l, op, 2);
+  if (!lo || !hi || !step) return false;
+  LLVMBuilderRef b = l->builder;
+  LLVMBasicBlockRef entry = LLVMGetInsertBlock(b);
+  LLVMBasicBlockRef head = ll_block(l, "for.head");
+  LLVMBasicBlockRef loop = ll_block(l, "for.body");
+  LLVMBasicBlockRef exit = ll_block(l, "for.end");
+  LLVMBuildBr(b, head);
+  LLVMPositionBuilderAtEnd(b, head);
+  uint32_t count = body->arg_count; /* induction variable + carried */
+  LLVMValueRef* phis = NULL;
+  if (!ll_try(l, hrx_allocator_malloc_array(l->allocator, count,
+                                            sizeof(LLVMValueRef),
+                                            (void**)&phis))) {
+    return false;
+  }
+  phis[0] = LLVMBuildPhi(b, LLVMTypeOf(lo), "");
+  LLVMAddIncoming(phis[0], &lo, &entry, 1);
+  l->values[body->args_start] = phis[0];
+  bool ok = ll_carry(l, op, 3, body->args_start + 1, count - 1, entry,
+                     phis + 1);
+  if (ok) {
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, phis[0], hi, ""), loop,
+                    exit);
+    LLVMPositionBuilderAtEnd(b, loop);
+    ok = ll_lower_region(l, op->regions[0]);
+  }
+  if (ok && !ll_terminated(l)) {
+    LLVMValueRef next = LLVMBuildAdd(b, phis[0], step, "");
+    LLVMBasicBlockRef from = LLVMGetInsertBlock(b);
+    LLVMAddIncoming(phis[0], &next, &from, 1);
+    ok = ll_back_edge(l, op, ll_terminator(l, op->regions[0]), 0, phis + 1,
+                      count - 1);
+    if (ok) LLVMBuildBr(b, head);
+  }
+  LLVMPositionBuilderAtEnd(b, exit);
+  for (uint32_t r = 0; ok && r < op->result_count; ++r) {
+    ll_set(l, op, r, phis[1 + r]);
+  }
+  hrx_allocator_free(l->allocator, phis);
+  return ok;
+}
+
+static bool ll_lower_while(llvm_lower_t* l, const loom_op_t* op) {
+  const loom_region_t* before = &LOOM_REGION(l->m, op->regions[0]);
+  const loom_region_t* after = &LOOM_REGION(l->m, op->regions[1]);
+  LLVMBuilderRef b = l->builder;
+  LLVMBasicBlockRef entry = LLVMGetInsertBlock(b);
+  LLVMBasicBlockRef head = ll_block(l, "while.before");
+  LLVMBasicBlockRef loop = ll_block(l, "while.after");
+  LLVMBasicBlockRef exit = ll_block(l, "while.end");
+  LLVMBuildBr(b, head);
+  LLVMPositionBuilderAtEnd(b, head);
+  LLVMValueRef* phis = NULL;
+  if (!ll_try(l, hrx_allocator_malloc_array(
+                     l->allocator, before->arg_count + 1,
+                     sizeof(LLVMValueRef), (void**)&phis))) {
+    return false;
+  }
+  bool ok = ll_carry(l, op, 0, before->args_start, before->arg_count, entry,
+                     phis) &&
+            ll_lower_region(l, op->regions[0]);
+  const loom_op_t* cond = ll_terminator(l, op->regions[0]);
+  if (ok && (!cond || ll_terminated(l))) {
+    ok = ll_unsupported(l, op, " without a reachable scf.condition");
+  }
+  LLVMValueRef test = ok ? ll_operand(l, cond, 0) : NULL;
+  ok = ok && test;
+  /* The forwarded values are the after-region's arguments and, on exit,
+   * the results. */
+  for (uint32_t k = 0; ok && k < after->arg_count; ++k) {
+    LLVMValueRef v = ll_operand(l, cond, 1 + k);
+    ok = v != NULL;
+    l->values[after->args_start + k] = v;
+    if (ok && k < op->result_count) ll_set(l, op, k, v);
+  }
+  if (ok) {
+    LLVMBuildCondBr(b, test, loop, exit);
+    LLVMPositionBuilderAtEnd(b, loop);
+    ok = ll_lower_region(l, op->regions[1]);
+  }
+  if (ok && !ll_terminated(l)) {
+    ok = ll_back_edge(l, op, ll_terminator(l, op->regions[1]), 0, phis,
+                      before->arg_count);
+    if (ok) LLVMBuildBr(b, head);
+  }
+  LLVMPositionBuilderAtEnd(b, exit);
+  hrx_allocator_free(l->allocator, phis);
+  return ok;
+}
+
+/* Inlines a function: parameters alias the arguments; each func.return
+ * branches to one block whose phis are the call's results. */
+static bool ll_lower_call(llvm_lower_t* l, const loom_op_t* op) {
+  const loom_module_t* m = l->m;
+  uint32_t index = loom_module_find_func(m, loom_module_string(m, op->symbol));
+  if (index == LOOM_NONE) return ll_unsupported(l, op, " of an unknown @");
+  if (l->inline_depth >= LL_MAX_INLINE_DEPTH) {
+    return ll_error(l, op->span, HRX_LOOM_DIAG_BACKEND_LIMIT,
+                    "calls nest deeper than %d (recursion?) at @%s",
+                    LL_MAX_INLINE_DEPTH, loom_module_string(m, op->symbol));
+  }
+  const loom_func_t* func = &LOOM_FUNC(m, index);
+  const loom_region_t* body = &LOOM_REGION(m, func->body_region);
+  for (uint32_t k = 0; k < body->arg_count; ++k) {
+    if (!(l->values[body->args_start + k] = ll_operand(l, op, k))) {
+      return false;
+    }
+  }
+  LLVMValueRef* phis = NULL;
+  if (!ll_try(l, hrx_allocator_malloc_array(l->allocator,
+                                            op->result_count + 1,
+                                            sizeof(LLVMValueRef),
+                                            (void**)&phis))) {
+    return false;
+  }
+  memset(phis, 0, (op->result_count + 1) * sizeof(LLVMValueRef));
+  LLVMBasicBlockRef saved_block = l->return_block;
+  LLVMValueRef* saved_phis = l->return_phis;
+  l->return_block = ll_block(l, "call.end");
+  l->return_phis = phis;
+  l->inline_depth++;
+  bool ok = ll_lower_region(l, func->body_region);
+  l->inline_depth--;
+  LLVMPositionBuilderAtEnd(l->builder, l->return_block);
+  for (uint32_t r = 0; ok && r < op->result_count; ++r) {
+    ll_set(l, op, r, phis[r] ? phis[r] : LLVMGetPoison(ll_type(
+                                             l, LOOM_VALUE(m, op->results_start
+                                                               + r).type)));
+  }
+  l->return_block = saved_block;
+  l->return_phis = saved_phis;
+  hrx_allocator_free(l->allocator, phis);
+  return ok;
+}
+
+static bool ll_lower_return(llvm_lower_t* l, const loom_op_t* op) {
+  if (loom_op_defs[op->opcode].terminator == LOOM_TERM_KERNEL_RETURN) {
+    LLVMBuildRetVoid(l->builder);
+    return true;
+  }
+  if (loom_op_defs[op->opcode].terminator != LOOM_TERM_FUNC_RETURN) {
+    return true; /* scf.yield / scf.condition: read by the parent op */
+  }
+  LLVMBuilderRef b = l->builder;
+  LLVMBasicBlockRef from = LLVMGetInsertBlock(b);
+  for (uint32_t k = 0; k < op->operand_count; ++k) {
+    LLVMValueRef v = ll_operand(l, op, k);
+    if (!v) return false;
+    LLVMValueRef* phi = &l->return_phis[k];
+    if (!*phi) {
+      LLVMPositionBuilderAtEnd(b, l->return_block);
+      *phi = LLVMBuildPhi(b, LLVMTypeOf(v), "");
+      LLVMPositionBuilderAtEnd(b, from);
+    } else if (LLVMTypeOf(*phi) != LLVMTypeOf(v)) {
+      return ll_unsupported(l, op, " of buffers in two address spaces");
+    }
+    LLVMAddIncoming(*phi, &v, &from, 1);
+  }
+  LLVMBuildBr(b, l->return_block);
+  return true;
+}
+
+/*===------------------------------------------------------------------===*/
+/* Ops                                                                     */
+/*===------------------------------------------------------------------===*/
+
+static bool ll_lower_op(llvm_lower_t* l, const loom_op_t* op) {
+  const loom_op_def_t* def = &loom_op_defs[op->opcode];
+  for (size_t i = 0; i < sizeof(ll_arith) / sizeof(ll_arith[0]); ++i) {
+    if (!strcmp(def->name, ll_arith[i].name)) {
+      return ll_lower_arith(l, op, &ll_arith[i]);
+    }
+  }
+  switch (def->shape) {
+    case LOOM_SHAPE_CONSTANT: {
+      loom_type_kind_t kind = LOOM_TYPE(l->m, op->type).kind;
+      ll_set(l, op, 0,
+             ll_const_bits(l, kind, ll_literal_bits(&op->literal, kind)));
+      return true;
+    }
+    case LOOM_SHAPE_CONFIG_GET: {
+      const loom_config_value_t* value = loom_specialization_find(
+          l->spec, loom_module_string(l->m, op->symbol));
+      if (!value) {
+        return ll_error(l, op->span, HRX_LOOM_DIAG_CONFIG_MISSING,
+                        "config @%s has no value",
+                        loom_module_string(l->m, op->symbol));
+      }
+      ll_set(l, op, 0, ll_const_bits(l, value->kind, value->bits));
+      return true;
+    }
+    case LOOM_SHAPE_COMPARE:
+      return ll_lower_compare(l, op);
+    case LOOM_SHAPE_CAST:
+      return ll_lower_cast(l, op);
+    case LOOM_SHAPE_NULLARY:
+      return ll_lower_geometry(l, op);
+    case LOOM_SHAPE_ASSUME:
+    case LOOM_SHAPE_MEMORY_SPACE:
+    case LOOM_SHAPE_NOALIAS:
+      /* Facts for the host's sanitizers; copies here. */
+      for (uint32_t r = 0; r < op->result_count; ++r) {
+        LLVMValueRef v = ll_operand(l, op, r);
+        if (!v) return false;
+        ll_set(l, op, r, v);
+      }
+      return true;
+    case LOOM_SHAPE_BUFFER_VIEW:
+      return ll_lower_view(l, op);
+    case LOOM_SHAPE_ALLOCA:
+      return ll_lower_alloca(l, op);
+    case LOOM_SHAPE_LOAD:
+      return ll_lower_load(l, op);
+    case LOOM_SHAPE_STORE:
+    case LOOM_SHAPE_RMW:
+      return ll_lower_store(l, op);
+    case LOOM_SHAPE_EXTRACT: {
+      LLVMValueRef v = ll_operand(l, op, 0), at = ll_operand(l, op, 1);
+      if (!v || !at) return false;
+      ll_set(l, op, 0, LLVMBuildExtractElement(l->builder, v, at, ""));
+      return true;
+    }
+    case LOOM_SHAPE_INSERT: {
+      LLVMValueRef s = ll_operand(l, op, 0), v = ll_operand(l, op, 1),
+                   at = ll_operand(l, op, 2);
+      if (!s || !v || !at) return false;
+      ll_set(l, op, 0, LLVMBuildInsertElement(l->builder, v, s, at, ""));
+      return true;
+    }
+    case LOOM_SHAPE_SPLAT:
+      return ll_lower_splat(l, op);
+    case LOOM_SHAPE_VECTOR_REDUCE:
+      return ll_lower_vector_reduce(l, op);
+    case LOOM_SHAPE_SHUFFLE:
+      return ll_lower_shuffle(l, op);
+    case LOOM_SHAPE_REDUCE:
+      return ll_lower_reduce(l, op);
+    case LOOM_SHAPE_SYNC:
+      return ll_lower_sync(l, op);
+    case LOOM_SHAPE_SELECT:
+      return ll_lower_select(l, op);
+    case LOOM_SHAPE_IF:
+      return ll_lower_if(l, op);
+    case LOOM_SHAPE_FOR:
+      return ll_lower_for(l, op);
+    case LOOM_SHAPE_WHILE:
+      return ll_lower_while(l, op);
+    case LOOM_SHAPE_CALL:
+      return ll_lower_call(l, op);
+    case LOOM_SHAPE_TERMINATOR:
+      return ll_lower_return(l, op);
+    default:
+      return ll_unsupported(l, op, "");
+  }
+}
+
+static bool ll_lower_region(llvm_lower_t* l, uint32_t region_id) {
+  const loom_region_t* region = &LOOM_REGION(l->m, region_id);
+  for (uint32_t i = 0; i < region->op_count; ++i) {
+    if (ll_terminated(l)) break; /* after a return: unreachable */
+    if (!ll_lower_op(l, &LOOM_OP(l->m, LOOM_REGION_OP(l->m, region, i)))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/*===------------------------------------------------------------------===*/
+/* Kernels                                                                 */
+/*===------------------------------------------------------------------===*/
+
+/* Gives the kernel's workgroup memory its final size: one array, replacing
+ * the placeholder every alloca addressed. */
+static void ll_finish_lds(llvm_lower_t* l, const char* kernel_name) {
+  if (!l->lds) return;
+  char name[HRX_LOOM_MAX_KERNEL_NAME + 16];
+  snprintf(name, sizeof(name), "%s.lds", kernel_name);
+  LLVMTypeRef type = LLVMArrayType2(ll_i(l, 8), l->lds_size);
+  LLVMValueRef lds = LLVMAddGlobalInAddressSpace(l->module, type, name,
+                                                 l->hooks->workgroup_space);
+  LLVMSetInitializer(lds, LLVMGetUndef(type));
+  LLVMSetLinkage(lds, LLVMInternalLinkage);
+  LLVMSetAlignment(lds, (unsigned)l->lds_align);
+  LLVMReplaceAllUsesWith(l->lds, lds);
+  LLVMDeleteGlobal(l->lds);
+  l->lds = NULL;
+}
+
+bool llvm_lower_kernel(llvm_lower_t* l, uint32_t kernel_index,
+                       uint32_t max_threads, llvm_kernel_info_t* out) {
+  const loom_module_t* m = l->m;
+  const loom_kernel_t* kernel = &LOOM_KERNEL(m, kernel_index);
+  const loom_region_t* body = &LOOM_REGION(m, kernel->body_region);
+  memset(out, 0, sizeof(*out));
+  memset(l->values, 0, (m->values.count ? m->values.count : 1) *
+                           sizeof(LLVMValueRef));
+  l->lds = NULL;
+  l->lds_size = 0;
+  l->lds_align = 16;
+  LLVMTypeRef* params = NULL;
+  if (!ll_try(l, hrx_allocator_malloc_array(
+                     l->allocator, body->arg_count + 1, sizeof(LLVMTypeRef),
+                     (void**)&params)) ||
+      !ll_try(l, hrx_allocator_malloc_array(
+                     l->allocator, body->arg_count + 1,
+                     sizeof(llvm_kernel_arg_t), (void**)&out->args))) {
+    hrx_allocator_free(l->allocator, params);
+    return false;
+  }
+  /* Launch-signature order, each argument at its natural alignment. */
+  uint64_t offset = 0;
+  for (uint32_t a = 0; a < body->arg_count; ++a) {
+    loom_type_kind_t kind =
+        LOOM_TYPE(m, LOOM_VALUE(m, body->args_start + a).type).kind;
+    params[a] = ll_scalar_type(l, kind);
+    uint64_t align = LLVMABIAlignmentOfType(l->layout, params[a]);
+    uint64_t size = LLVMABISizeOfType(l->layout, params[a]);
+    offset = (offset + align - 1) & ~(align - 1);
+    out->args[a] = (llvm_kernel_arg_t){.offset = (uint32_t)offset,
+                                       .size = (uint32_t)size,
+                                       .buffer = kind == LOOM_TYPE_BUFFER};
+    offset += size;
+  }
+  out->arg_count = body->arg_count;
+  out->explicit_kernarg_size = (uint32_t)offset;
+  const char* name = loom_kernel_code_name(m, kernel);
+  LLVMTypeRef fn_type = LLVMFunctionType(LLVMVoidTypeInContext(l->context),
+                                         params, body->arg_count, 0);
+  hrx_allocator_free(l->allocator, params);
+  l->function = LLVMAddFunction(l->module, name, fn_type);
+  LLVMSetFunctionCallConv(l->function, l->hooks->kernel_call_conv);
+  l->hooks->kernel_attributes(l, l->function, max_threads);
+  for (uint32_t a = 0; a < body->arg_count; ++a) {
+    LLVMValueRef param = LLVMGetParam(l->function, a);
+    const char* arg_name =
+        loom_module_string(m, LOOM_VALUE(m, body->args_start + a).name);
+    LLVMSetValueName2(param, arg_name, strlen(arg_name));
+    l->values[body->args_start + a] = param;
+  }
+  LLVMPositionBuilderAtEnd(l->builder, ll_block(l, "entry"));
+  bool ok = ll_lower_region(l, kernel->body_region);
+  if (ok && !ll_terminated(l)) LLVMBuildRetVoid(l->builder);
+  out->function = l->function;
+  out->group_segment_size = (uint32_t)l->lds_size;
+  ll_finish_lds(l, name);
+  return ok;
+}
+
+/*===------------------------------------------------------------------===*/
+/* Setup                                                                   */
+/*===------------------------------------------------------------------===*/
+
+hrx_status_t llvm_lower_init(llvm_lower_t* l, const loom_module_t* m,
+                             const hrx_loom_specialization_t* spec,
+                             const llvm_target_hooks_t* hooks,
+                             LLVMModuleRef module,
+                             hrx_loom_diagnostics_t* diagnostics,
+                             hrx_allocator_t allocator) {
+  memset(l, 0, sizeof(*l));
+  l->m = m;
+  l->spec = spec;
+  l->hooks = hooks;
+  l->diagnostics = diagnostics;
+  l->allocator = allocator;
+  l->module = module;
+  l->context = LLVMGetModuleContext(module);
+  hrx_string_builder_init(allocator, &l->helpers);
+  HRX_RETURN_IF_ERROR(hrx_allocator_malloc_array(
+      allocator, m->values.count ? m->values.count : 1, sizeof(LLVMValueRef),
+      (void**)&l->values));
+  l->builder = LLVMCreateBuilderInContext(l->context);
+  l->layout = LLVMCreateTargetData(LLVMGetDataLayoutStr(module));
+  return HRX_OK;
+}
+
+void llvm_lower_deinit(llvm_lower_t* l) {
+  if (l->builder) LLVMDisposeBuilder(l->builder);
+  if (l->layout) LLVMDisposeTargetData(l->layout);
+  hrx_allocator_free(l->allocator, l->values);
+  hrx_string_builder_deinit(&l->helpers);
+  hrx_status_free(l->status);
+  memset(l, 0, sizeof(*l));
+}
+
+hrx_status_t llvm_lower_finish(llvm_lower_t* l) {
+  if (!l->helpers.length) return HRX_OK;
+  LLVMMemoryBufferRef text = LLVMCreateMemoryBufferWithMemoryRangeCopy(
+      hrx_string_builder_cstr(&l->helpers), l->helpers.length, "hrx-helpers");
+  LLVMModuleRef helpers = NULL;
+  char* message = NULL;
+  if (LLVMParseIRInContext(l->context, text, &helpers, &message)) {
+    hrx_status_t status = hrx_make_status(
+        HRX_STATUS_INTERNAL, "scoped atomic helpers do not parse: %s",
+        message ? message : "?");
+    LLVMDisposeMessage(message);
+    return status;
+  }
+  LLVMSetDataLayout(helpers, LLVMGetDataLayoutStr(l->module));
+  LLVMSetTarget(helpers, LLVMGetTarget(l->module));
+  /* Destroys |helpers|. */
+  if (LLVMLinkModules2(l->module, helpers)) {
+    return hrx_make_status(HRX_STATUS_INTERNAL,
+                           "scoped atomic helpers do not link");
+  }
+  return HRX_OK;
+}

@@ -1,0 +1,82 @@
+/* A software model of a gfx11 (RDNA 3.5, wave32) compute unit: it runs the
+ * code objects the amdgpu backend emits on the host, so their results can
+ * be compared with the host device's without a GPU. Private to the fabric
+ * and its tests.
+ *
+ * Memory is the host's own address space: the code, the kernel descriptor,
+ * the kernarg segment and the buffers are ordinary host memory, and every
+ * access the kernel makes (instruction fetch included) must fall inside one
+ * of the dispatch's mapped ranges, or the wave stops with a fault. */
+#ifndef HRX_FABRIC_GFX11_H_
+#define HRX_FABRIC_GFX11_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hrx/core/allocator.h"
+#include "hrx/core/status.h"
+
+/* One mapped [base, base + size) range of host memory. */
+typedef struct hrx_gfx11_range_t {
+  uint64_t base;
+  uint64_t size;
+} hrx_gfx11_range_t;
+
+typedef enum hrx_gfx11_fault_kind_t {
+  HRX_GFX11_FAULT_NONE = 0,
+  HRX_GFX11_FAULT_UNDECODABLE,    /* no gfx11 encoding matches the bytes */
+  HRX_GFX11_FAULT_UNSUPPORTED,    /* decodes, but this model lacks it */
+  HRX_GFX11_FAULT_OUT_OF_BOUNDS,  /* an access outside the mapped ranges */
+  HRX_GFX11_FAULT_BUDGET,         /* the instruction budget ran out */
+} hrx_gfx11_fault_kind_t;
+
+/* Where and why a wave stopped. */
+typedef struct hrx_gfx11_fault_t {
+  hrx_gfx11_fault_kind_t kind;
+  uint64_t pc;          /* address of the faulting instruction */
+  uint8_t bytes[12];    /* its raw bytes (as many as could be read) */
+  uint32_t byte_count;
+  uint64_t address;     /* the bad address for OUT_OF_BOUNDS */
+  uint32_t workgroup[3];
+  uint32_t wave;        /* wave index inside the workgroup */
+  char reason[128];
+} hrx_gfx11_fault_t;
+
+typedef struct hrx_gfx11_dispatch_t {
+  /* The 64-byte kernel descriptor (in mapped memory); the code entry is
+   * descriptor + its kernel_code_entry_byte_offset. */
+  uint64_t kernel_descriptor;
+  uint64_t kernarg;         /* kernarg segment address */
+  uint32_t grid[3];         /* work-items per dimension, as in an AQL packet */
+  uint32_t workgroup[3];    /* work-items per workgroup */
+  const hrx_gfx11_range_t* ranges;
+  size_t range_count;
+  /* Instructions one wave may execute before it faults with BUDGET, so a
+   * kernel that never ends still returns. */
+  uint64_t wave_instruction_budget;
+} hrx_gfx11_dispatch_t;
+
+/* Runs every workgroup of |dispatch|. A wave fault stops the dispatch with
+ * ABORTED naming the fault, which is also stored in |out_fault| (kind NONE
+ * on success). A descriptor asking for set-up this model lacks is
+ * UNIMPLEMENTED; bad sizes are INVALID_ARGUMENT. */
+hrx_status_t hrx_gfx11_dispatch(const hrx_gfx11_dispatch_t* dispatch,
+                                hrx_allocator_t allocator,
+                                hrx_gfx11_fault_t* out_fault);
+
+/* An ET_REL amdgpu object placed in memory: its allocated sections at
+ * their alignment, relocations applied. */
+typedef struct hrx_gfx11_image_t hrx_gfx11_image_t;
+
+hrx_status_t hrx_gfx11_image_load(const uint8_t* object, size_t length,
+                                  hrx_allocator_t allocator,
+                                  hrx_gfx11_image_t** out_image);
+void hrx_gfx11_image_destroy(hrx_gfx11_image_t* image);
+/* The placed image's [base, size) range, for the dispatch's range list. */
+hrx_gfx11_range_t hrx_gfx11_image_range(const hrx_gfx11_image_t* image);
+/* Address of kernel |name|'s descriptor ("<name>.kd"); NOT_FOUND if none. */
+hrx_status_t hrx_gfx11_image_kernel(const hrx_gfx11_image_t* image,
+                                    const char* name,
+                                    uint64_t* out_descriptor);
+
+#endif  // HRX_FABRIC_GFX11_H_

@@ -1,0 +1,115 @@
+/* Internals of the gfx11 model: the decoded instruction, the wave state and
+ * the executors of each encoding class (see gfx11.h). */
+#ifndef HRX_FABRIC_GFX11_INTERNAL_H_
+#define HRX_FABRIC_GFX11_INTERNAL_H_
+
+#include <stdbool.h>
+
+#include "gfx11.h"
+
+/* Operand codes shared by scalar (8-bit) and vector (9-bit) source fields,
+ * from the RDNA3 ISA guide's operand table. SGPR-like registers (VCC, M0
+ * at 125, EXEC) are stored at their code in gfx11_wave_t.sgpr so one index
+ * reaches all of them. */
+enum {
+  GFX11_SGPR_COUNT = 106,
+  GFX11_VCC_LO = 106,
+  GFX11_VCC_HI = 107,
+  GFX11_NULL = 124,
+  GFX11_EXEC_LO = 126,
+  GFX11_EXEC_HI = 127,
+  GFX11_SCC = 253,
+  GFX11_LITERAL = 255,
+  GFX11_VGPR0 = 256,
+  GFX11_MAX_VGPRS = 256,
+  GFX11_LANES = 32,
+};
+
+typedef enum gfx11_encoding_t {
+  GFX11_SOP1,
+  GFX11_SOP2,
+  GFX11_SOPC,
+  GFX11_SOPK,
+  GFX11_SOPP,
+  GFX11_SMEM,
+  GFX11_VOP1,
+  GFX11_VOP2,
+  GFX11_VOPC,
+  GFX11_VOP3,   /* VOP3 and VOP3SD: VOP1/2/C promoted plus VOP3-only ops */
+  GFX11_VOPD,
+  GFX11_GLOBAL,
+} gfx11_encoding_t;
+
+/* One decoded instruction. Register fields hold operand codes (VGPRs as
+ * GFX11_VGPR0 + n) so the executors read every source the same way. */
+typedef struct gfx11_inst_t {
+  gfx11_encoding_t encoding;
+  uint32_t op;        /* VOP1/2/C are renumbered into the VOP3 space */
+  uint32_t size;      /* bytes, literal included */
+  uint32_t dst;
+  uint32_t sdst;      /* VOP3SD carry-out / VOPC-as-VOP3 mask destination */
+  uint32_t src[3];
+  uint32_t literal;
+  int32_t imm;        /* SOPP/SOPK simm16, SMEM/GLOBAL byte offset */
+  uint32_t abs, neg;  /* VOP3 per-source float modifiers (bit i: src i) */
+  uint32_t opsel;     /* 16-bit half selects: no modelled op takes them */
+  uint32_t omod;
+  bool clamp;
+  bool e64;           /* VOP3 form: carries and masks go to sdst/src2 */
+  bool glc;           /* GLOBAL atomics: return the old value to dst */
+  /* VOPD's second (Y) operation; the X one uses the fields above. */
+  uint32_t op_y, dst_y, src_y[2];
+} gfx11_inst_t;
+
+typedef struct gfx11_memory_t {
+  const hrx_gfx11_range_t* ranges;
+  size_t range_count;
+} gfx11_memory_t;
+
+typedef struct gfx11_wave_t {
+  uint32_t sgpr[128];   /* indexed by operand code (see above) */
+  bool scc;
+  uint64_t pc;
+  bool ended;
+  bool at_barrier;      /* waiting at s_barrier for the workgroup */
+  bool faulted;
+  uint32_t vgpr_count;
+  gfx11_memory_t memory;
+  hrx_gfx11_fault_t* fault;
+  uint32_t vgpr[GFX11_MAX_VGPRS][GFX11_LANES];
+} gfx11_wave_t;
+
+/* Decodes the instruction at |bytes| (|available| readable bytes). False
+ * when no encoding matches or the instruction runs past |available|. */
+bool gfx11_decode(const uint8_t* bytes, size_t available,
+                  gfx11_inst_t* out_inst);
+
+/* Records a fault on |wave| (the first one wins) and returns false, so
+ * executors can `return gfx11_fault(...)`. */
+bool gfx11_fault(gfx11_wave_t* wave, hrx_gfx11_fault_kind_t kind,
+                 uint64_t address, const char* format, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Operand access. Reads of invalid codes fault the wave and yield 0. */
+uint32_t gfx11_read32(gfx11_wave_t* wave, const gfx11_inst_t* inst,
+                      uint32_t code, uint32_t lane);
+uint64_t gfx11_read64(gfx11_wave_t* wave, uint32_t code, uint32_t lane);
+void gfx11_write_sgpr(gfx11_wave_t* wave, uint32_t code, uint32_t value);
+void gfx11_write_vgpr(gfx11_wave_t* wave, uint32_t code, uint32_t lane,
+                      uint32_t value);
+
+/* Checks that [address, address + size) is mapped; faults the wave if not. */
+bool gfx11_memory_check(gfx11_wave_t* wave, uint64_t address, uint64_t size);
+bool gfx11_memory_mapped(const gfx11_memory_t* memory, uint64_t address,
+                         uint64_t size);
+
+/* f32 to u32 as v_cvt_u32_f32 and s_cvt_u32_f32 do: truncation, NaN and
+ * negatives to 0, saturation at UINT32_MAX. */
+uint32_t gfx11_cvt_u32_f32(float value);
+
+/* Executors: false when the wave faulted. They advance or set the PC. */
+bool gfx11_exec_scalar(gfx11_wave_t* wave, const gfx11_inst_t* inst);
+bool gfx11_exec_vector(gfx11_wave_t* wave, const gfx11_inst_t* inst);
+bool gfx11_exec_memory(gfx11_wave_t* wave, const gfx11_inst_t* inst);
+
+#endif  // HRX_FABRIC_GFX11_INTERNAL_H_

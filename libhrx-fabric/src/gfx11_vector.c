@@ -1,0 +1,385 @@
+/* Vector ALU of the gfx11 model (VOP1, VOP2, VOPC, VOP3, VOP3SD, VOPD), one
+ * wave32 lane at a time under EXEC. Opcodes are in the VOP3 numbering
+ * (VOPC 0-255, VOP2 256+, VOP1 384+); semantics follow the RDNA3 ISA
+ * guide. f32 arithmetic is the host's IEEE arithmetic with denormals kept
+ * and round-to-nearest-even, the mode LLVM's kernel descriptors select. */
+#include <math.h>
+#include <string.h>
+
+#include "gfx11_internal.h"
+
+enum {
+  OP_CNDMASK = 0x101, OP_ADD_F32 = 0x103, OP_SUB_F32 = 0x104,
+  OP_MUL_F32 = 0x108, OP_MIN_F32 = 0x10F, OP_MAX_F32 = 0x110,
+  OP_MIN_U32 = 0x113, OP_MAX_U32 = 0x114, OP_LSHLREV_B32 = 0x118,
+  OP_LSHRREV_B32 = 0x119, OP_ASHRREV_I32 = 0x11A, OP_AND_B32 = 0x11B,
+  OP_OR_B32 = 0x11C, OP_XOR_B32 = 0x11D, OP_ADD_CO_CI = 0x120,
+  OP_SUB_CO_CI = 0x121, OP_SUBREV_CO_CI = 0x122, OP_ADD_NC_U32 = 0x125,
+  OP_SUB_NC_U32 = 0x126, OP_SUBREV_NC_U32 = 0x127, OP_FMAC_F32 = 0x12B,
+  OP_MOV_B32 = 0x181, OP_READFIRSTLANE = 0x182, OP_CVT_F32_U32 = 0x186,
+  OP_CVT_U32_F32 = 0x187, OP_RCP_F32 = 0x1AA, OP_RCP_IFLAG_F32 = 0x1AB,
+  OP_FMA_F32 = 0x213, OP_ADD3_U32 = 0x255,
+  OP_MAD_U64_U32 = 0x2FE, OP_MAD_I64_I32 = 0x2FF, OP_ADD_CO_U32 = 0x300,
+  OP_SUB_CO_U32 = 0x301, OP_SUBREV_CO_U32 = 0x302, OP_MBCNT_LO = 0x31F,
+  OP_MUL_LO_U32 = 0x32C, OP_MUL_HI_U32 = 0x32D, OP_LSHLREV_B64 = 0x33C,
+};
+
+static float as_f32(uint32_t bits) {
+  float f;
+  memcpy(&f, &bits, sizeof(f));
+  return f;
+}
+
+static uint32_t f32_bits(float f) {
+  uint32_t bits;
+  memcpy(&bits, &f, sizeof(bits));
+  return bits;
+}
+
+static bool unsupported(gfx11_wave_t* wave, uint32_t op) {
+  return gfx11_fault(wave, HRX_GFX11_FAULT_UNSUPPORTED, 0,
+                     "vector opcode 0x%x is not modelled", op);
+}
+
+/* Ops whose sources are f32 and so take the abs/neg modifiers. */
+static bool float_sources(uint32_t op) {
+  switch (op) {
+    case OP_CNDMASK: case OP_ADD_F32: case OP_SUB_F32: case OP_MUL_F32:
+    case OP_MIN_F32: case OP_MAX_F32: case OP_FMAC_F32: case OP_FMA_F32:
+    case OP_CVT_U32_F32: case OP_RCP_F32: case OP_RCP_IFLAG_F32:
+      return true;
+    default:
+      return op >= 0x10 && op <= 0x1F;  /* f32 compares */
+  }
+}
+
+/* Ops whose result is f32 and so takes omod and clamp. */
+static bool float_result(uint32_t op) {
+  switch (op) {
+    case OP_ADD_F32: case OP_SUB_F32: case OP_MUL_F32: case OP_MIN_F32:
+    case OP_MAX_F32: case OP_FMAC_F32: case OP_FMA_F32: case OP_CVT_F32_U32:
+    case OP_RCP_F32: case OP_RCP_IFLAG_F32:
+      return true;
+    default:
+      return false;
+  }
+}
+
+static bool uses_src2(uint32_t op) {
+  return op == OP_CNDMASK || op == OP_FMA_F32 || op == OP_ADD3_U32 ||
+         op == OP_ADD_CO_CI || op == OP_SUB_CO_CI || op == OP_SUBREV_CO_CI;
+}
+
+static uint32_t apply_input_modifiers(uint32_t value, uint32_t abs,
+                                      uint32_t neg, int index) {
+  if (abs >> index & 1) value &= 0x7FFFFFFFu;
+  if (neg >> index & 1) value ^= 0x80000000u;
+  return value;
+}
+
+static uint32_t apply_output_modifiers(const gfx11_inst_t* inst,
+                                       uint32_t value) {
+  static const float omod_scale[4] = {1.0f, 2.0f, 4.0f, 0.5f};
+  float f = as_f32(value);
+  if (inst->omod) f *= omod_scale[inst->omod];
+  if (inst->clamp) f = isnan(f) ? 0.0f : fminf(fmaxf(f, 0.0f), 1.0f);
+  return f32_bits(f);
+}
+
+
+/* One lane of a 32-bit op; |c| is src2 (for v_cndmask the lane mask, for
+ * v_fmac the old destination). False for an op this table lacks. */
+static bool alu32(uint32_t op, uint32_t a, uint32_t b, uint32_t c,
+                  uint32_t lane, uint32_t* out) {
+  switch (op) {
+    case OP_CNDMASK: *out = (c >> lane & 1) ? b : a; return true;
+    case OP_ADD_F32: *out = f32_bits(as_f32(a) + as_f32(b)); return true;
+    case OP_SUB_F32: *out = f32_bits(as_f32(a) - as_f32(b)); return true;
+    case OP_MUL_F32: *out = f32_bits(as_f32(a) * as_f32(b)); return true;
+    case OP_MIN_F32: *out = f32_bits(fminf(as_f32(a), as_f32(b))); return true;
+    case OP_MAX_F32: *out = f32_bits(fmaxf(as_f32(a), as_f32(b))); return true;
+    case OP_MIN_U32: *out = a < b ? a : b; return true;
+    case OP_MAX_U32: *out = a > b ? a : b; return true;
+    case OP_LSHLREV_B32: *out = b << (a & 31); return true;
+    case OP_LSHRREV_B32: *out = b >> (a & 31); return true;
+    case OP_ASHRREV_I32:
+      *out = (b >> (a & 31)) | ((b >> 31) ? ~(~0u >> (a & 31)) : 0);
+      return true;
+    case OP_AND_B32: *out = a & b; return true;
+    case OP_OR_B32: *out = a | b; return true;
+    case OP_XOR_B32: *out = a ^ b; return true;
+    case OP_ADD_NC_U32: *out = a + b; return true;
+    case OP_SUB_NC_U32: *out = a - b; return true;
+    case OP_SUBREV_NC_U32: *out = b - a; return true;
+    case OP_FMAC_F32:
+      *out = f32_bits(fmaf(as_f32(a), as_f32(b), as_f32(c)));
+      return true;
+    case OP_FMA_F32:
+      *out = f32_bits(fmaf(as_f32(a), as_f32(b), as_f32(c)));
+      return true;
+    case OP_MOV_B32: *out = a; return true;
+    case OP_CVT_F32_U32: *out = f32_bits((float)a); return true;
+    case OP_CVT_U32_F32: *out = gfx11_cvt_u32_f32(as_f32(a)); return true;
+    /* The hardware reciprocal is within 1 ULP of 1/x; this model returns
+     * the correctly rounded quotient, which is one of the values it may
+     * give. The compiler's integer division corrects for either. */
+    case OP_RCP_F32: case OP_RCP_IFLAG_F32:
+      *out = f32_bits(1.0f / as_f32(a));
+      return true;
+    case OP_ADD3_U32: *out = a + b + c; return true;
+    case OP_MBCNT_LO:
+      *out = (uint32_t)__builtin_popcount(a & ((1u << lane) - 1u)) + b;
+      return true;
+    case OP_MUL_LO_U32: *out = a * b; return true;
+    case OP_MUL_HI_U32: *out = (uint32_t)(((uint64_t)a * b) >> 32); return true;
+    default: return false;
+  }
+}
+
+/* Compare condition |cond| (0..7: F LT EQ LE GT NE GE T) on ordered keys. */
+static bool int_condition(uint32_t cond, uint64_t a, uint64_t b) {
+  switch (cond) {
+    case 0: return false;
+    case 1: return a < b;
+    case 2: return a == b;
+    case 3: return a <= b;
+    case 4: return a > b;
+    case 5: return a != b;
+    case 6: return a >= b;
+    default: return true;
+  }
+}
+
+/* f32 conditions 0..15: F LT EQ LE GT LG GE O U NGE NLG NGT NLE NEQ NLT T;
+ * the N forms are true when unordered. */
+static bool float_condition(uint32_t cond, float a, float b) {
+  bool unordered = isnan(a) || isnan(b);
+  if (cond == 0) return false;
+  if (cond == 15) return true;
+  if (cond == 7) return !unordered;
+  if (cond == 8) return unordered;
+  bool negate = cond > 8;
+  uint32_t base = negate ? cond - 8 : cond;
+  bool r = false;
+  switch (base) {
+    case 1: r = a < b; break;
+    case 2: r = a == b; break;
+    case 3: r = a <= b; break;
+    case 4: r = a > b; break;
+    case 5: r = a < b || a > b; break;
+    default: r = a >= b; break;
+  }
+  return negate ? !r : r;
+}
+
+static bool exec_compare(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
+  uint32_t op = inst->op & 0x7F;
+  bool writes_exec = inst->op & 0x80;  /* v_cmpx_* */
+  bool is_float = op >= 0x10 && op <= 0x1F;
+  if (!is_float && (op < 0x40 || op > 0x5F)) return unsupported(wave, inst->op);
+  if (!is_float && (inst->abs || inst->neg)) return unsupported(wave, inst->op);
+  bool wide = op >= 0x50;
+  bool is_signed = (op & 0x18) == 0x00 || (op & 0x18) == 0x10;
+  uint32_t exec = wave->sgpr[GFX11_EXEC_LO];
+  uint32_t mask = 0;
+  for (uint32_t lane = 0; lane < GFX11_LANES; ++lane) {
+    if (!(exec >> lane & 1)) continue;
+    bool r;
+    if (is_float) {
+      uint32_t a = gfx11_read32(wave, inst, inst->src[0], lane);
+      uint32_t b = gfx11_read32(wave, inst, inst->src[1], lane);
+      a = apply_input_modifiers(a, inst->abs, inst->neg, 0);
+      b = apply_input_modifiers(b, inst->abs, inst->neg, 1);
+      r = float_condition(op & 0xF, as_f32(a), as_f32(b));
+    } else {
+      uint64_t a, b, sign;
+      if (wide) {
+        a = gfx11_read64(wave, inst->src[0], lane);
+        b = gfx11_read64(wave, inst->src[1], lane);
+        sign = 1ull << 63;
+      } else {
+        a = gfx11_read32(wave, inst, inst->src[0], lane);
+        b = gfx11_read32(wave, inst, inst->src[1], lane);
+        sign = 1ull << 31;
+      }
+      /* Flipping the sign bit maps signed order onto unsigned order. */
+      if (is_signed) {
+        a ^= sign;
+        b ^= sign;
+      }
+      r = int_condition(op & 7, a, b);
+    }
+    mask |= (uint32_t)r << lane;
+  }
+  if (wave->faulted) return false;
+  /* Inactive lanes read as 0 in the result mask. */
+  if (writes_exec) {
+    wave->sgpr[GFX11_EXEC_LO] = mask;
+  } else {
+    gfx11_write_sgpr(wave, inst->sdst, mask);
+  }
+  wave->pc += inst->size;
+  return !wave->faulted;
+}
+
+/* Ops with a carry (VOP2 e32 writes VCC; VOP3SD writes sdst) or a 64-bit
+ * result. */
+static bool exec_wide(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
+  uint32_t exec = wave->sgpr[GFX11_EXEC_LO];
+  uint32_t carry_in = 0;
+  if (uses_src2(inst->op)) {
+    carry_in = gfx11_read32(wave, inst, inst->src[2], 0);
+  }
+  uint32_t carry_out = 0;
+  for (uint32_t lane = 0; lane < GFX11_LANES; ++lane) {
+    if (!(exec >> lane & 1)) continue;
+    uint32_t a = gfx11_read32(wave, inst, inst->src[0], lane);
+    uint64_t result;
+    if (inst->op == OP_LSHLREV_B64) {
+      result = gfx11_read64(wave, inst->src[1], lane) << (a & 63);
+    } else if (inst->op == OP_MAD_U64_U32 || inst->op == OP_MAD_I64_I32) {
+      uint32_t b = gfx11_read32(wave, inst, inst->src[1], lane);
+      uint64_t c = gfx11_read64(wave, inst->src[2], lane);
+      uint64_t product = inst->op == OP_MAD_U64_U32
+                             ? (uint64_t)a * b
+                             : (uint64_t)((int64_t)(int32_t)a * (int32_t)b);
+      result = product + c;
+      /* The carry out is the unsigned (or signed) overflow of the sum. */
+      bool overflow = inst->op == OP_MAD_U64_U32
+                          ? result < c
+                          : (~(product ^ c) & (product ^ result)) >> 63;
+      carry_out |= (uint32_t)overflow << lane;
+    } else {
+      uint64_t x = a;
+      uint64_t y = gfx11_read32(wave, inst, inst->src[1], lane);
+      uint64_t cin = uses_src2(inst->op) ? (carry_in >> lane & 1) : 0;
+      bool reverse =
+          inst->op == OP_SUBREV_CO_U32 || inst->op == OP_SUBREV_CO_CI;
+      if (reverse) {
+        uint64_t t = x;
+        x = y;
+        y = t;
+      }
+      bool add = inst->op == OP_ADD_CO_U32 || inst->op == OP_ADD_CO_CI;
+      /* For subtraction the carry out is the borrow. */
+      uint64_t r = add ? x + y + cin : x - y - cin;
+      carry_out |= (uint32_t)(add ? r >> 32 : y + cin > x) << lane;
+      result = (uint32_t)r;
+    }
+    gfx11_write_vgpr(wave, inst->dst, lane, (uint32_t)result);
+    if (inst->op == OP_LSHLREV_B64 || inst->op == OP_MAD_U64_U32 ||
+        inst->op == OP_MAD_I64_I32) {
+      gfx11_write_vgpr(wave, inst->dst + 1, lane, (uint32_t)(result >> 32));
+    }
+  }
+  if (inst->op != OP_LSHLREV_B64) gfx11_write_sgpr(wave, inst->sdst, carry_out);
+  wave->pc += inst->size;
+  return !wave->faulted;
+}
+
+static bool is_wide(uint32_t op) {
+  return op == OP_ADD_CO_CI || op == OP_SUB_CO_CI || op == OP_SUBREV_CO_CI ||
+         op == OP_ADD_CO_U32 || op == OP_SUB_CO_U32 ||
+         op == OP_SUBREV_CO_U32 || op == OP_MAD_U64_U32 ||
+         op == OP_MAD_I64_I32 || op == OP_LSHLREV_B64;
+}
+
+static bool exec_readfirstlane(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
+  uint32_t exec = wave->sgpr[GFX11_EXEC_LO];
+  uint32_t lane = exec ? (uint32_t)__builtin_ctz(exec) : 0;
+  uint32_t value = gfx11_read32(wave, inst, inst->src[0], lane);
+  /* The VOP1 destination field names an SGPR here. */
+  gfx11_write_sgpr(wave, inst->dst - GFX11_VGPR0, value);
+  wave->pc += inst->size;
+  return !wave->faulted;
+}
+
+/* Reads one lane's sources of a 32-bit op, modifiers applied. */
+static bool lane32(gfx11_wave_t* wave, const gfx11_inst_t* inst, uint32_t op,
+                   uint32_t dst, const uint32_t* src, uint32_t mask_c,
+                   uint32_t lane, uint32_t* out) {
+  uint32_t v[3] = {0, 0, 0};
+  int count = uses_src2(op) && op != OP_CNDMASK ? 3 : 2;
+  for (int i = 0; i < count; ++i) {
+    v[i] = gfx11_read32(wave, inst, src[i], lane);
+    if (float_sources(op)) {
+      v[i] = apply_input_modifiers(v[i], inst->abs, inst->neg, i);
+    }
+  }
+  if (op == OP_CNDMASK) v[2] = mask_c;
+  if (op == OP_FMAC_F32) v[2] = gfx11_read32(wave, inst, dst, lane);
+  if (!alu32(op, v[0], v[1], v[2], lane, out)) return false;
+  if (float_result(op) && inst->e64) *out = apply_output_modifiers(inst, *out);
+  return true;
+}
+
+static bool exec_vop(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
+  uint32_t op = inst->op;
+  if (inst->opsel) return unsupported(wave, op);
+  if (op < 0x100) {
+    /* A compare's result is a mask: no output modifiers apply. */
+    if (inst->omod || inst->clamp) return unsupported(wave, op);
+    return exec_compare(wave, inst);
+  }
+  if (!float_sources(op) && (inst->abs || inst->neg)) {
+    return unsupported(wave, op);
+  }
+  if (!float_result(op) && (inst->omod || inst->clamp)) {
+    return unsupported(wave, op);
+  }
+  if (is_wide(op)) return exec_wide(wave, inst);
+  if (op == OP_READFIRSTLANE) return exec_readfirstlane(wave, inst);
+  uint32_t exec = wave->sgpr[GFX11_EXEC_LO];
+  uint32_t mask = op == OP_CNDMASK ? gfx11_read32(wave, inst, inst->src[2], 0)
+                                   : 0;
+  for (uint32_t lane = 0; lane < GFX11_LANES; ++lane) {
+    if (!(exec >> lane & 1)) continue;
+    uint32_t result;
+    if (!lane32(wave, inst, op, inst->dst, inst->src, mask, lane, &result)) {
+      return unsupported(wave, op);
+    }
+    gfx11_write_vgpr(wave, inst->dst, lane, result);
+  }
+  wave->pc += inst->size;
+  return !wave->faulted;
+}
+
+/* VOPD opcodes (X and Y share 0..11; 16..18 are Y only) in VOP3 numbers;
+ * 0 marks those this model lacks (fmaak, fmamk, dot2 and friends). */
+static uint32_t vopd_op(uint32_t op, bool is_y) {
+  static const uint32_t table[19] = {
+      [0] = OP_FMAC_F32, [3] = OP_MUL_F32,  [4] = OP_ADD_F32,
+      [5] = OP_SUB_F32,  [8] = OP_MOV_B32,  [9] = OP_CNDMASK,
+      [10] = OP_MAX_F32, [11] = OP_MIN_F32, [16] = OP_ADD_NC_U32,
+      [17] = OP_LSHLREV_B32, [18] = OP_AND_B32};
+  if (op >= 19 || (!is_y && op >= 16)) return 0;
+  return table[op];
+}
+
+/* Both halves read their sources before either writes, as the two
+ * operations issue together. */
+static bool exec_vopd(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
+  uint32_t op_x = vopd_op(inst->op, false);
+  uint32_t op_y = vopd_op(inst->op_y, true);
+  if (!op_x) return unsupported(wave, inst->op);
+  if (!op_y) return unsupported(wave, inst->op_y);
+  uint32_t exec = wave->sgpr[GFX11_EXEC_LO];
+  uint32_t vcc = wave->sgpr[GFX11_VCC_LO];
+  for (uint32_t lane = 0; lane < GFX11_LANES; ++lane) {
+    if (!(exec >> lane & 1)) continue;
+    uint32_t x, y;
+    if (!lane32(wave, inst, op_x, inst->dst, inst->src, vcc, lane, &x) ||
+        !lane32(wave, inst, op_y, inst->dst_y, inst->src_y, vcc, lane, &y)) {
+      return unsupported(wave, inst->op);
+    }
+    gfx11_write_vgpr(wave, inst->dst, lane, x);
+    gfx11_write_vgpr(wave, inst->dst_y, lane, y);
+  }
+  wave->pc += inst->size;
+  return !wave->faulted;
+}
+
+bool gfx11_exec_vector(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
+  if (inst->encoding == GFX11_VOPD) return exec_vopd(wave, inst);
+  return exec_vop(wave, inst);
+}

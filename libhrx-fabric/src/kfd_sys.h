@@ -1,0 +1,53 @@
+/* The one seam between the kfd provider and the kernel: every open, read,
+ * ioctl and mmap the provider makes goes through an hrx_kfd_sys_t, so tests
+ * (and the KFD model) can stand in for /dev/kfd, the render node and sysfs,
+ * and inject a failure into any single call.
+ *
+ * Every entry returns 0 (or a count / fd) on success and -errno on failure,
+ * never touching the thread's errno, so a fake needs no global state.
+ */
+#ifndef HRX_FABRIC_KFD_SYS_H_
+#define HRX_FABRIC_KFD_SYS_H_
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "hrx/core/status.h"
+
+typedef struct hrx_kfd_sys_t {
+  void* context; /* passed first to every entry */
+  /* openat(2); returns the fd. */
+  int (*openat)(void* context, int dir_fd, const char* path, int flags);
+  int (*close)(void* context, int fd);
+  /* read(2); returns the byte count. */
+  ssize_t (*read)(void* context, int fd, void* buffer, size_t size);
+  int (*ioctl)(void* context, int fd, unsigned long request, void* args);
+  /* mmap(2); the mapping goes to |*out_address|. */
+  int (*mmap)(void* context, void* address, size_t length, int protection,
+              int flags, int fd, off_t offset, void** out_address);
+  int (*munmap)(void* context, void* address, size_t length);
+} hrx_kfd_sys_t;
+
+/* The table that makes the real system calls. */
+hrx_kfd_sys_t hrx_kfd_sys_native(void);
+
+/* Issues ioctl |request| (named |name| in messages, e.g.
+ * "AMDKFD_IOC_ACQUIRE_VM") on |fd| with |args|. EINTR is retried; EAGAIN is
+ * retried a bounded number of times (the driver's "busy, try again") and
+ * then reported as BUSY. Any other failure becomes a status from the errno
+ * whose message starts with |name|. */
+hrx_status_t hrx_kfd_ioctl(const hrx_kfd_sys_t* sys, int fd,
+                           unsigned long request, const char* name,
+                           void* args);
+
+/* GET_VERSION into |*out_major| and |*out_minor|. */
+hrx_status_t hrx_kfd_get_version(const hrx_kfd_sys_t* sys, int kfd_fd,
+                                 uint32_t* out_major, uint32_t* out_minor);
+
+/* ACQUIRE_VM: binds the process's GPU VM on |gpu_id| to |drm_fd|, the
+ * GPU's open render node. */
+hrx_status_t hrx_kfd_acquire_vm(const hrx_kfd_sys_t* sys, int kfd_fd,
+                                int drm_fd, uint32_t gpu_id);
+
+#endif /* HRX_FABRIC_KFD_SYS_H_ */

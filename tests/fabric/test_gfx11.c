@@ -1,0 +1,2024 @@
+/* The gfx11 model: each modelled opcode against values from the RDNA3 ISA
+ * semantics, saxpy, gather and histogram compiled for gfx1151 against C
+ * references bit for bit, and bad input (undecodable words, stores outside
+ * the mapped ranges, endless loops) stopping the wave with a named fault.
+ * Instruction bytes were produced once with
+ *   llvm-mc-19 -triple=amdgcn-amd-amdhsa -mcpu=gfx1151 -show-encoding
+ * and are checked in with their assembly beside them. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gfx11.h"
+#include "hrx/core/file.h"
+#include "hrx/loom.h"
+#include "test_support.h"
+
+typedef struct isa_case_t {
+  const char* text;
+  const uint8_t* code;
+  size_t length;
+  uint32_t in[4];   /* kernarg words 0-3: s4-s7, and v2-v4 = s4-s6 */
+  uint32_t lane0;   /* expected v10 of lanes 0 and 5 (0xdeadbeef: the */
+  uint32_t lane5;   /* lane was inactive and stored nothing) */
+} isa_case_t;
+
+/* Each case runs between this prologue and epilogue: s4-s7 inputs,
+ * s[12:13] the output, v1 a 16-byte slot per lane, v2-v4 the inputs,
+ * v[5:6] the 64-bit lane id, v10 the result stored at the end. */
+static const uint8_t prologue[] = {
+    /* s_load_b128 s[4:7], s[0:1], 0x0 */
+    0x00, 0x01, 0x08, 0xf4, 0x00, 0x00, 0x00, 0xf8,
+    /* s_load_b64 s[12:13], s[0:1], 0x10 */
+    0x00, 0x03, 0x04, 0xf4, 0x10, 0x00, 0x00, 0xf8,
+    /* s_waitcnt lgkmcnt(0) */
+    0x07, 0xfc, 0x89, 0xbf,
+    /* v_lshlrev_b32_e32 v1, 4, v0 */
+    0x84, 0x00, 0x02, 0x30,
+    /* v_mov_b32_e32 v2, s4 */
+    0x04, 0x02, 0x04, 0x7e,
+    /* v_mov_b32_e32 v3, s5 */
+    0x05, 0x02, 0x06, 0x7e,
+    /* v_mov_b32_e32 v4, s6 */
+    0x06, 0x02, 0x08, 0x7e,
+    /* v_mov_b32_e32 v5, v0 */
+    0x00, 0x03, 0x0a, 0x7e,
+    /* v_mov_b32_e32 v6, 0 */
+    0x80, 0x02, 0x0c, 0x7e,
+    /* v_mov_b32_e32 v10, 0 */
+    0x80, 0x02, 0x14, 0x7e,
+};
+static const uint8_t epilogue[] = {
+    /* global_store_b32 v1, v10, s[12:13] */
+    0x00, 0x00, 0x6a, 0xdc, 0x01, 0x0a, 0x0c, 0x00,
+    /* s_endpgm */
+    0x00, 0x00, 0xb0, 0xbf,
+};
+
+static const uint8_t case0[] = {
+    /* s_add_u32 s20, s4, s5 */
+    0x04, 0x05, 0x14, 0x80,
+    /* s_addc_u32 s20, s20, 0 */
+    0x14, 0x80, 0x14, 0x82,
+    /* v_mov_b32_e32 v10, s20 */
+    0x14, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case1[] = {
+    /* s_sub_u32 s20, s4, s5 */
+    0x04, 0x05, 0x94, 0x80,
+    /* s_subb_u32 s20, s20, 0 */
+    0x14, 0x80, 0x94, 0x82,
+    /* v_mov_b32_e32 v10, s20 */
+    0x14, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case2[] = {
+    /* s_add_i32 s20, s4, s5 */
+    0x04, 0x05, 0x14, 0x81,
+    /* s_cselect_b32 s20, s20, 7 */
+    0x14, 0x87, 0x14, 0x98,
+    /* v_mov_b32_e32 v10, s20 */
+    0x14, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case3[] = {
+    /* s_sub_i32 s20, s4, s5 */
+    0x04, 0x05, 0x94, 0x81,
+    /* s_cselect_b32 s20, 5, s20 */
+    0x85, 0x14, 0x14, 0x98,
+    /* v_mov_b32_e32 v10, s20 */
+    0x14, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case4[] = {
+    /* s_and_b32 s20, s4, 0xffff */
+    0x04, 0xff, 0x14, 0x8b, 0xff, 0xff, 0x00, 0x00,
+    /* v_mov_b32_e32 v10, s20 */
+    0x14, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case5[] = {
+    /* s_or_b32 s20, s4, s5 */
+    0x04, 0x05, 0x14, 0x8c,
+    /* s_xor_b32 s20, s20, s6 */
+    0x14, 0x06, 0x14, 0x8d,
+    /* s_and_not1_b32 s20, s20, s7 */
+    0x14, 0x07, 0x14, 0x91,
+    /* v_mov_b32_e32 v10, s20 */
+    0x14, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case6[] = {
+    /* s_lshl_b32 s20, s4, s5 */
+    0x04, 0x05, 0x14, 0x84,
+    /* v_mov_b32_e32 v10, s20 */
+    0x14, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case7[] = {
+    /* s_lshr_b32 s20, s4, 4 */
+    0x04, 0x84, 0x14, 0x85,
+    /* v_mov_b32_e32 v10, s20 */
+    0x14, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case8[] = {
+    /* s_ashr_i32 s20, s4, 4 */
+    0x04, 0x84, 0x14, 0x86,
+    /* v_mov_b32_e32 v10, s20 */
+    0x14, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case9[] = {
+    /* s_lshl_b64 s[20:21], s[4:5], 4 */
+    0x04, 0x84, 0x94, 0x84,
+    /* v_mov_b32_e32 v10, s21 */
+    0x15, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case10[] = {
+    /* s_lshr_b64 s[20:21], s[4:5], s6 */
+    0x04, 0x06, 0x94, 0x85,
+    /* v_mov_b32_e32 v10, s20 */
+    0x14, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case11[] = {
+    /* s_or_b64 s[20:21], s[4:5], s[6:7] */
+    0x04, 0x06, 0x94, 0x8c,
+    /* v_mov_b32_e32 v10, s21 */
+    0x15, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case12[] = {
+    /* s_and_b64 s[20:21], s[4:5], s[6:7] */
+    0x04, 0x06, 0x94, 0x8b,
+    /* v_mov_b32_e32 v10, s21 */
+    0x15, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case13[] = {
+    /* s_min_i32 s20, s4, s5 */
+    0x04, 0x05, 0x14, 0x89,
+    /* v_mov_b32_e32 v10, s20 */
+    0x14, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case14[] = {
+    /* s_min_u32 s20, s4, s5 */
+    0x04, 0x05, 0x94, 0x89,
+    /* v_mov_b32_e32 v10, s20 */
+    0x14, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case15[] = {
+    /* s_max_i32 s20, s4, s5 */
+    0x04, 0x05, 0x14, 0x8a,
+    /* v_mov_b32_e32 v10, s20 */
+    0x14, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case16[] = {
+    /* s_max_u32 s20, s4, s5 */
+    0x04, 0x05, 0x94, 0x8a,
+    /* v_mov_b32_e32 v10, s20 */
+    0x14, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case17[] = {
+    /* s_mul_i32 s20, s4, s5 */
+    0x04, 0x05, 0x14, 0x96,
+    /* v_mov_b32_e32 v10, s20 */
+    0x14, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case18[] = {
+    /* s_mul_hi_u32 s20, s4, s5 */
+    0x04, 0x05, 0x94, 0x96,
+    /* v_mov_b32_e32 v10, s20 */
+    0x14, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case19[] = {
+    /* s_mul_hi_i32 s20, s4, s5 */
+    0x04, 0x05, 0x14, 0x97,
+    /* v_mov_b32_e32 v10, s20 */
+    0x14, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case20[] = {
+    /* s_mov_b64 s[20:21], s[4:5] */
+    0x04, 0x01, 0x94, 0xbe,
+    /* v_mov_b32_e32 v10, s21 */
+    0x15, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case21[] = {
+    /* s_not_b32 s20, s4 */
+    0x04, 0x1e, 0x94, 0xbe,
+    /* v_mov_b32_e32 v10, s20 */
+    0x14, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case22[] = {
+    /* s_movk_i32 s20, 0x8000 */
+    0x00, 0x80, 0x14, 0xb0,
+    /* v_mov_b32_e32 v10, s20 */
+    0x14, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case23[] = {
+    /* s_cmp_lt_i32 s4, s5 */
+    0x04, 0x05, 0x04, 0xbf,
+    /* s_cselect_b32 s20, 1, 2 */
+    0x81, 0x82, 0x14, 0x98,
+    /* v_mov_b32_e32 v10, s20 */
+    0x14, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case24[] = {
+    /* s_cmp_lt_u32 s4, s5 */
+    0x04, 0x05, 0x0a, 0xbf,
+    /* s_cselect_b32 s20, 1, 2 */
+    0x81, 0x82, 0x14, 0x98,
+    /* v_mov_b32_e32 v10, s20 */
+    0x14, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case25[] = {
+    /* s_cmp_gt_u32 s4, s5 */
+    0x04, 0x05, 0x08, 0xbf,
+    /* s_cselect_b32 s20, 1, 2 */
+    0x81, 0x82, 0x14, 0x98,
+    /* v_mov_b32_e32 v10, s20 */
+    0x14, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case26[] = {
+    /* s_cmp_eq_u32 s4, s5 */
+    0x04, 0x05, 0x06, 0xbf,
+    /* s_cselect_b32 s20, 1, 2 */
+    0x81, 0x82, 0x14, 0x98,
+    /* v_mov_b32_e32 v10, s20 */
+    0x14, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case27[] = {
+    /* s_cmp_lg_u32 s4, s5 */
+    0x04, 0x05, 0x07, 0xbf,
+    /* s_cselect_b32 s20, 1, 2 */
+    0x81, 0x82, 0x14, 0x98,
+    /* v_mov_b32_e32 v10, s20 */
+    0x14, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case28[] = {
+    /* s_cmp_eq_u64 s[4:5], s[6:7] */
+    0x04, 0x06, 0x10, 0xbf,
+    /* s_cselect_b32 s20, 1, 2 */
+    0x81, 0x82, 0x14, 0x98,
+    /* v_mov_b32_e32 v10, s20 */
+    0x14, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case29[] = {
+    /* s_cmp_lg_u64 s[4:5], s[6:7] */
+    0x04, 0x06, 0x11, 0xbf,
+    /* s_cselect_b32 s20, 1, 2 */
+    0x81, 0x82, 0x14, 0x98,
+    /* v_mov_b32_e32 v10, s20 */
+    0x14, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case30[] = {
+    /* s_mov_b32 s20, 1 */
+    0x81, 0x00, 0x94, 0xbe,
+    /* s_branch 1 */
+    0x01, 0x00, 0xa0, 0xbf,
+    /* s_mov_b32 s20, 2 */
+    0x82, 0x00, 0x94, 0xbe,
+    /* v_mov_b32_e32 v10, s20 */
+    0x14, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case31[] = {
+    /* s_mov_b32 s20, 1 */
+    0x81, 0x00, 0x94, 0xbe,
+    /* s_cmp_eq_u32 s4, 0 */
+    0x04, 0x80, 0x06, 0xbf,
+    /* s_cbranch_scc1 1 */
+    0x01, 0x00, 0xa2, 0xbf,
+    /* s_mov_b32 s20, 2 */
+    0x82, 0x00, 0x94, 0xbe,
+    /* v_mov_b32_e32 v10, s20 */
+    0x14, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case32[] = {
+    /* s_mov_b32 s20, 1 */
+    0x81, 0x00, 0x94, 0xbe,
+    /* s_cmp_eq_u32 s4, 0 */
+    0x04, 0x80, 0x06, 0xbf,
+    /* s_cbranch_scc0 1 */
+    0x01, 0x00, 0xa1, 0xbf,
+    /* s_mov_b32 s20, 2 */
+    0x82, 0x00, 0x94, 0xbe,
+    /* v_mov_b32_e32 v10, s20 */
+    0x14, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case33[] = {
+    /* s_mov_b32 s20, 1 */
+    0x81, 0x00, 0x94, 0xbe,
+    /* s_cbranch_vccz 1 */
+    0x01, 0x00, 0xa3, 0xbf,
+    /* s_mov_b32 s20, 2 */
+    0x82, 0x00, 0x94, 0xbe,
+    /* v_mov_b32_e32 v10, s20 */
+    0x14, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case34[] = {
+    /* s_mov_b32 s20, 1 */
+    0x81, 0x00, 0x94, 0xbe,
+    /* s_cbranch_vccnz 1 */
+    0x01, 0x00, 0xa4, 0xbf,
+    /* s_mov_b32 s20, 2 */
+    0x82, 0x00, 0x94, 0xbe,
+    /* v_mov_b32_e32 v10, s20 */
+    0x14, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case35[] = {
+    /* s_mov_b32 s20, 1 */
+    0x81, 0x00, 0x94, 0xbe,
+    /* s_cbranch_execz 1 */
+    0x01, 0x00, 0xa5, 0xbf,
+    /* s_mov_b32 s20, 2 */
+    0x82, 0x00, 0x94, 0xbe,
+    /* v_mov_b32_e32 v10, s20 */
+    0x14, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case36[] = {
+    /* s_mov_b32 s20, 1 */
+    0x81, 0x00, 0x94, 0xbe,
+    /* s_cbranch_execnz 1 */
+    0x01, 0x00, 0xa6, 0xbf,
+    /* s_mov_b32 s20, 2 */
+    0x82, 0x00, 0x94, 0xbe,
+    /* v_mov_b32_e32 v10, s20 */
+    0x14, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case37[] = {
+    /* s_and_saveexec_b32 s20, s4 */
+    0x04, 0x20, 0x94, 0xbe,
+    /* v_mov_b32_e32 v10, s20 */
+    0x14, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case38[] = {
+    /* s_or_saveexec_b32 s20, s4 */
+    0x04, 0x22, 0x94, 0xbe,
+    /* v_mov_b32_e32 v10, s20 */
+    0x14, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case39[] = {
+    /* s_mov_b32 exec_lo, 1 */
+    0x81, 0x00, 0xfe, 0xbe,
+    /* s_and_not1_saveexec_b32 s20, s4 */
+    0x04, 0x30, 0x94, 0xbe,
+    /* v_mov_b32_e32 v10, s20 */
+    0x14, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case40[] = {
+    /* s_nop 0 */
+    0x00, 0x00, 0x80, 0xbf,
+    /* s_clause 0x1 */
+    0x01, 0x00, 0x85, 0xbf,
+    /* s_delay_alu instid0(VALU_DEP_1) */
+    0x01, 0x00, 0x87, 0xbf,
+    /* s_waitcnt vmcnt(0) */
+    0xf7, 0x03, 0x89, 0xbf,
+    /* s_waitcnt_vscnt null, 0x0 */
+    0x00, 0x00, 0x7c, 0xbc,
+    /* s_waitcnt_depctr 0xfff */
+    0xff, 0x0f, 0x88, 0xbf,
+    /* s_barrier */
+    0x00, 0x00, 0xbd, 0xbf,
+    /* s_sendmsg sendmsg(MSG_DEALLOC_VGPRS) */
+    0x03, 0x00, 0xb6, 0xbf,
+    /* v_mov_b32_e32 v10, s4 */
+    0x04, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case41[] = {
+    /* s_load_b32 s20, s[0:1], 0x4 */
+    0x00, 0x05, 0x00, 0xf4, 0x04, 0x00, 0x00, 0xf8,
+    /* s_waitcnt lgkmcnt(0) */
+    0x07, 0xfc, 0x89, 0xbf,
+    /* v_mov_b32_e32 v10, s20 */
+    0x14, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case42[] = {
+    /* s_load_b256 s[20:27], s[0:1], 0x0 */
+    0x00, 0x05, 0x0c, 0xf4, 0x00, 0x00, 0x00, 0xf8,
+    /* s_waitcnt lgkmcnt(0) */
+    0x07, 0xfc, 0x89, 0xbf,
+    /* v_mov_b32_e32 v10, s23 */
+    0x17, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case43[] = {
+    /* v_mov_b32_e32 v10, 0x12345678 */
+    0xff, 0x02, 0x14, 0x7e, 0x78, 0x56, 0x34, 0x12,
+};
+static const uint8_t case44[] = {
+    /* v_mov_b32_e32 v10, -16 */
+    0xd0, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case45[] = {
+    /* v_mov_b32_e32 v10, 0.5 */
+    0xf0, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case46[] = {
+    /* v_mov_b32_e32 v10, 0.15915494 */
+    0xf8, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case47[] = {
+    /* v_add_nc_u32_e32 v11, 7, v5 */
+    0x87, 0x0a, 0x16, 0x4a,
+    /* v_readfirstlane_b32 s20, v11 */
+    0x0b, 0x05, 0x28, 0x7e,
+    /* v_mov_b32_e32 v10, s20 */
+    0x14, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case48[] = {
+    /* v_cvt_f32_u32_e32 v10, v5 */
+    0x05, 0x0d, 0x14, 0x7e,
+};
+static const uint8_t case49[] = {
+    /* v_cvt_u32_f32_e32 v10, v2 */
+    0x02, 0x0f, 0x14, 0x7e,
+};
+static const uint8_t case50[] = {
+    /* v_cvt_u32_f32_e32 v10, v2 */
+    0x02, 0x0f, 0x14, 0x7e,
+};
+static const uint8_t case51[] = {
+    /* v_cmp_gt_u32_e32 vcc_lo, 3, v5 */
+    0x83, 0x0a, 0x98, 0x7c,
+    /* v_cndmask_b32_e32 v10, v2, v3, vcc_lo */
+    0x02, 0x07, 0x14, 0x02,
+};
+static const uint8_t case52[] = {
+    /* v_cmp_gt_u32_e64 s20, 3, v5 */
+    0x14, 0x00, 0x4c, 0xd4, 0x83, 0x0a, 0x02, 0x00,
+    /* v_cndmask_b32_e64 v10, v2, v3, s20 */
+    0x0a, 0x00, 0x01, 0xd5, 0x02, 0x07, 0x52, 0x00,
+};
+static const uint8_t case53[] = {
+    /* v_add_f32_e32 v10, v2, v3 */
+    0x02, 0x07, 0x14, 0x06,
+};
+static const uint8_t case54[] = {
+    /* v_sub_f32_e32 v10, v2, v3 */
+    0x02, 0x07, 0x14, 0x08,
+};
+static const uint8_t case55[] = {
+    /* v_mul_f32_e32 v10, v2, v3 */
+    0x02, 0x07, 0x14, 0x10,
+};
+static const uint8_t case56[] = {
+    /* v_min_f32_e32 v10, v2, v3 */
+    0x02, 0x07, 0x14, 0x1e,
+};
+static const uint8_t case57[] = {
+    /* v_max_f32_e32 v10, v2, v3 */
+    0x02, 0x07, 0x14, 0x20,
+};
+static const uint8_t case58[] = {
+    /* v_add_f32_e64 v10, -|v2|, v3 */
+    0x0a, 0x01, 0x03, 0xd5, 0x02, 0x07, 0x02, 0x20,
+};
+static const uint8_t case59[] = {
+    /* v_mul_f32_e64 v10, v2, v3 clamp */
+    0x0a, 0x80, 0x08, 0xd5, 0x02, 0x07, 0x02, 0x00,
+};
+static const uint8_t case60[] = {
+    /* v_add_f32_e64 v10, v2, v3 mul:2 */
+    0x0a, 0x00, 0x03, 0xd5, 0x02, 0x07, 0x02, 0x08,
+};
+static const uint8_t case61[] = {
+    /* v_mov_b32_e32 v10, v4 */
+    0x04, 0x03, 0x14, 0x7e,
+    /* v_fmac_f32_e32 v10, v2, v3 */
+    0x02, 0x07, 0x14, 0x56,
+};
+static const uint8_t case62[] = {
+    /* v_fma_f32 v10, v2, v3, v4 */
+    0x0a, 0x00, 0x13, 0xd6, 0x02, 0x07, 0x12, 0x04,
+};
+static const uint8_t case63[] = {
+    /* v_add_nc_u32_e32 v10, s4, v5 */
+    0x04, 0x0a, 0x14, 0x4a,
+};
+static const uint8_t case64[] = {
+    /* v_sub_nc_u32_e32 v10, v2, v5 */
+    0x02, 0x0b, 0x14, 0x4c,
+};
+static const uint8_t case65[] = {
+    /* v_subrev_nc_u32_e32 v10, v2, v5 */
+    0x02, 0x0b, 0x14, 0x4e,
+};
+static const uint8_t case66[] = {
+    /* v_lshlrev_b32_e32 v10, v5, v2 */
+    0x05, 0x05, 0x14, 0x30,
+};
+static const uint8_t case67[] = {
+    /* v_lshrrev_b32_e32 v10, v5, v2 */
+    0x05, 0x05, 0x14, 0x32,
+};
+static const uint8_t case68[] = {
+    /* v_ashrrev_i32_e32 v10, v5, v2 */
+    0x05, 0x05, 0x14, 0x34,
+};
+static const uint8_t case69[] = {
+    /* v_and_b32_e32 v10, v2, v5 */
+    0x02, 0x0b, 0x14, 0x36,
+};
+static const uint8_t case70[] = {
+    /* v_or_b32_e32 v10, v2, v5 */
+    0x02, 0x0b, 0x14, 0x38,
+};
+static const uint8_t case71[] = {
+    /* v_xor_b32_e32 v10, v2, v5 */
+    0x02, 0x0b, 0x14, 0x3a,
+};
+static const uint8_t case72[] = {
+    /* v_min_u32_e32 v10, v2, v5 */
+    0x02, 0x0b, 0x14, 0x26,
+};
+static const uint8_t case73[] = {
+    /* v_max_u32_e32 v10, v2, v5 */
+    0x02, 0x0b, 0x14, 0x28,
+};
+static const uint8_t case74[] = {
+    /* v_mul_lo_u32 v10, v2, v5 */
+    0x0a, 0x00, 0x2c, 0xd7, 0x02, 0x0b, 0x02, 0x00,
+};
+static const uint8_t case75[] = {
+    /* v_mul_hi_u32 v10, v2, v3 */
+    0x0a, 0x00, 0x2d, 0xd7, 0x02, 0x07, 0x02, 0x00,
+};
+static const uint8_t case76[] = {
+    /* v_add3_u32 v10, v2, v3, v5 */
+    0x0a, 0x00, 0x55, 0xd6, 0x02, 0x07, 0x16, 0x04,
+};
+static const uint8_t case77[] = {
+    /* v_mbcnt_lo_u32_b32 v10, -1, 0 */
+    0x0a, 0x00, 0x1f, 0xd7, 0xc1, 0x00, 0x01, 0x00,
+};
+static const uint8_t case78[] = {
+    /* v_add_co_u32 v10, vcc_lo, v2, v5 */
+    0x0a, 0x6a, 0x00, 0xd7, 0x02, 0x0b, 0x02, 0x00,
+    /* v_add_co_ci_u32_e32 v10, vcc_lo, 0, v10, vcc_lo */
+    0x80, 0x14, 0x14, 0x40,
+};
+static const uint8_t case79[] = {
+    /* v_mov_b32_e32 v11, 0 */
+    0x80, 0x02, 0x16, 0x7e,
+    /* v_sub_co_u32 v10, vcc_lo, v5, 3 */
+    0x0a, 0x6a, 0x01, 0xd7, 0x05, 0x07, 0x01, 0x00,
+    /* v_sub_co_ci_u32_e32 v11, vcc_lo, 0, v11, vcc_lo */
+    0x80, 0x16, 0x16, 0x42,
+    /* v_add_nc_u32_e32 v10, v10, v11 */
+    0x0a, 0x17, 0x14, 0x4a,
+};
+static const uint8_t case80[] = {
+    /* v_subrev_co_u32 v10, vcc_lo, 3, v5 */
+    0x0a, 0x6a, 0x02, 0xd7, 0x83, 0x0a, 0x02, 0x00,
+    /* v_mov_b32_e32 v11, 0 */
+    0x80, 0x02, 0x16, 0x7e,
+    /* v_subrev_co_ci_u32_e32 v11, vcc_lo, 0, v11, vcc_lo */
+    0x80, 0x16, 0x16, 0x44,
+    /* v_add_nc_u32_e32 v10, v10, v11 */
+    0x0a, 0x17, 0x14, 0x4a,
+};
+static const uint8_t case81[] = {
+    /* s_mov_b32 s21, 1 */
+    0x81, 0x00, 0x95, 0xbe,
+    /* v_add_co_ci_u32_e64 v10, s20, v2, v5, s21 */
+    0x0a, 0x14, 0x20, 0xd5, 0x02, 0x0b, 0x56, 0x00,
+};
+static const uint8_t case82[] = {
+    /* v_mad_u64_u32 v[10:11], null, v2, v3, v[5:6] */
+    0x0a, 0x7c, 0xfe, 0xd6, 0x02, 0x07, 0x16, 0x04,
+};
+static const uint8_t case83[] = {
+    /* v_mad_u64_u32 v[10:11], null, v2, v3, v[5:6] */
+    0x0a, 0x7c, 0xfe, 0xd6, 0x02, 0x07, 0x16, 0x04,
+    /* v_mov_b32_e32 v10, v11 */
+    0x0b, 0x03, 0x14, 0x7e,
+};
+static const uint8_t case84[] = {
+    /* v_mad_i64_i32 v[10:11], null, v2, v3, v[5:6] */
+    0x0a, 0x7c, 0xff, 0xd6, 0x02, 0x07, 0x16, 0x04,
+};
+static const uint8_t case85[] = {
+    /* v_lshlrev_b64 v[10:11], 30, v[5:6] */
+    0x0a, 0x00, 0x3c, 0xd7, 0x9e, 0x0a, 0x02, 0x00,
+    /* v_mov_b32_e32 v10, v11 */
+    0x0b, 0x03, 0x14, 0x7e,
+};
+static const uint8_t case86[] = {
+    /* v_cmp_lt_u32_e32 vcc_lo, 3, v5 */
+    0x83, 0x0a, 0x92, 0x7c,
+    /* v_cndmask_b32_e64 v10, 0, 1, vcc_lo */
+    0x0a, 0x00, 0x01, 0xd5, 0x80, 0x02, 0xa9, 0x01,
+};
+static const uint8_t case87[] = {
+    /* v_cmp_eq_u32_e32 vcc_lo, 5, v5 */
+    0x85, 0x0a, 0x94, 0x7c,
+    /* v_cndmask_b32_e64 v10, 0, 1, vcc_lo */
+    0x0a, 0x00, 0x01, 0xd5, 0x80, 0x02, 0xa9, 0x01,
+};
+static const uint8_t case88[] = {
+    /* v_cmp_le_u32_e32 vcc_lo, 5, v5 */
+    0x85, 0x0a, 0x96, 0x7c,
+    /* v_cndmask_b32_e64 v10, 0, 1, vcc_lo */
+    0x0a, 0x00, 0x01, 0xd5, 0x80, 0x02, 0xa9, 0x01,
+};
+static const uint8_t case89[] = {
+    /* v_cmp_ne_u32_e32 vcc_lo, 5, v5 */
+    0x85, 0x0a, 0x9a, 0x7c,
+    /* v_cndmask_b32_e64 v10, 0, 1, vcc_lo */
+    0x0a, 0x00, 0x01, 0xd5, 0x80, 0x02, 0xa9, 0x01,
+};
+static const uint8_t case90[] = {
+    /* v_cmp_ge_u32_e32 vcc_lo, 3, v5 */
+    0x83, 0x0a, 0x9c, 0x7c,
+    /* v_cndmask_b32_e64 v10, 0, 1, vcc_lo */
+    0x0a, 0x00, 0x01, 0xd5, 0x80, 0x02, 0xa9, 0x01,
+};
+static const uint8_t case91[] = {
+    /* v_cmp_lt_i32_e32 vcc_lo, v2, v5 */
+    0x02, 0x0b, 0x82, 0x7c,
+    /* v_cndmask_b32_e64 v10, 0, 1, vcc_lo */
+    0x0a, 0x00, 0x01, 0xd5, 0x80, 0x02, 0xa9, 0x01,
+};
+static const uint8_t case92[] = {
+    /* v_cmp_gt_u64_e32 vcc_lo, s[4:5], v[5:6] */
+    0x04, 0x0a, 0xb8, 0x7c,
+    /* v_cndmask_b32_e64 v10, 0, 1, vcc_lo */
+    0x0a, 0x00, 0x01, 0xd5, 0x80, 0x02, 0xa9, 0x01,
+};
+static const uint8_t case93[] = {
+    /* v_cmp_lt_u64_e32 vcc_lo, s[4:5], v[5:6] */
+    0x04, 0x0a, 0xb2, 0x7c,
+    /* v_cndmask_b32_e64 v10, 0, 1, vcc_lo */
+    0x0a, 0x00, 0x01, 0xd5, 0x80, 0x02, 0xa9, 0x01,
+};
+static const uint8_t case94[] = {
+    /* v_cmp_gt_i64_e64 vcc_lo, v[5:6], s[4:5] */
+    0x6a, 0x00, 0x54, 0xd4, 0x05, 0x09, 0x00, 0x00,
+    /* v_cndmask_b32_e64 v10, 0, 1, vcc_lo */
+    0x0a, 0x00, 0x01, 0xd5, 0x80, 0x02, 0xa9, 0x01,
+};
+static const uint8_t case95[] = {
+    /* v_cmp_lt_f32_e32 vcc_lo, v2, v3 */
+    0x02, 0x07, 0x22, 0x7c,
+    /* v_cndmask_b32_e64 v10, 0, 1, vcc_lo */
+    0x0a, 0x00, 0x01, 0xd5, 0x80, 0x02, 0xa9, 0x01,
+};
+static const uint8_t case96[] = {
+    /* v_cmp_gt_f32_e32 vcc_lo, v2, v3 */
+    0x02, 0x07, 0x28, 0x7c,
+    /* v_cndmask_b32_e64 v10, 0, 1, vcc_lo */
+    0x0a, 0x00, 0x01, 0xd5, 0x80, 0x02, 0xa9, 0x01,
+};
+static const uint8_t case97[] = {
+    /* v_cmp_eq_f32_e32 vcc_lo, v2, v3 */
+    0x02, 0x07, 0x24, 0x7c,
+    /* v_cndmask_b32_e64 v10, 0, 1, vcc_lo */
+    0x0a, 0x00, 0x01, 0xd5, 0x80, 0x02, 0xa9, 0x01,
+};
+static const uint8_t case98[] = {
+    /* v_cmpx_eq_u32_e32 5, v5 */
+    0x85, 0x0a, 0x94, 0x7d,
+    /* v_mov_b32_e32 v10, 9 */
+    0x89, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case99[] = {
+    /* v_cmpx_gt_u64_e64 s[4:5], v[5:6] */
+    0x7e, 0x00, 0xdc, 0xd4, 0x04, 0x0a, 0x02, 0x00,
+    /* v_mov_b32_e32 v10, 9 */
+    0x89, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case100[] = {
+    /* v_dual_mov_b32 v10, v2 :: v_dual_mov_b32 v11, v3 */
+    0x02, 0x01, 0x10, 0xca, 0x03, 0x01, 0x0a, 0x0a,
+};
+static const uint8_t case101[] = {
+    /* v_mov_b32_e32 v7, v2 */
+    0x02, 0x03, 0x0e, 0x7e,
+    /* v_mov_b32_e32 v8, v3 */
+    0x03, 0x03, 0x10, 0x7e,
+    /* v_dual_add_f32 v10, v2, v3 :: v_dual_mul_f32 v11, v7, v8 */
+    0x02, 0x07, 0x06, 0xc9, 0x07, 0x11, 0x0a, 0x0a,
+    /* v_add_f32_e32 v10, v10, v11 */
+    0x0a, 0x17, 0x14, 0x06,
+};
+static const uint8_t case102[] = {
+    /* v_mov_b32_e32 v10, v2 */
+    0x02, 0x03, 0x14, 0x7e,
+    /* v_mov_b32_e32 v11, v3 */
+    0x03, 0x03, 0x16, 0x7e,
+    /* v_dual_mov_b32 v10, v11 :: v_dual_mov_b32 v11, v10 */
+    0x0b, 0x01, 0x10, 0xca, 0x0a, 0x01, 0x0a, 0x0a,
+};
+static const uint8_t case103[] = {
+    /* v_cmp_gt_u32_e32 vcc_lo, 3, v5 */
+    0x83, 0x0a, 0x98, 0x7c,
+    /* v_dual_cndmask_b32 v10, v2, v3 :: v_dual_add_nc_u32 v11, v5, v4 */
+    0x02, 0x07, 0x60, 0xca, 0x05, 0x09, 0x0a, 0x0a,
+    /* v_add_nc_u32_e32 v10, v10, v11 */
+    0x0a, 0x17, 0x14, 0x4a,
+};
+static const uint8_t case104[] = {
+    /* v_mov_b32_e32 v10, v4 */
+    0x04, 0x03, 0x14, 0x7e,
+    /* v_mov_b32_e32 v7, v2 */
+    0x02, 0x03, 0x0e, 0x7e,
+    /* v_mov_b32_e32 v8, v3 */
+    0x03, 0x03, 0x10, 0x7e,
+    /* v_dual_fmac_f32 v10, v2, v3 :: v_dual_sub_f32 v11, v7, v8 */
+    0x02, 0x07, 0x0a, 0xc8, 0x07, 0x11, 0x0a, 0x0a,
+};
+static const uint8_t case105[] = {
+    /* v_mov_b32_e32 v12, s0 */
+    0x00, 0x02, 0x18, 0x7e,
+    /* v_mov_b32_e32 v13, s1 */
+    0x01, 0x02, 0x1a, 0x7e,
+    /* global_load_b32 v10, v[12:13], off offset:4 */
+    0x04, 0x00, 0x52, 0xdc, 0x0c, 0x00, 0x7c, 0x0a,
+};
+static const uint8_t case106[] = {
+    /* v_mov_b32_e32 v12, s0 */
+    0x00, 0x02, 0x18, 0x7e,
+    /* v_mov_b32_e32 v13, s1 */
+    0x01, 0x02, 0x1a, 0x7e,
+    /* global_load_b64 v[10:11], v[12:13], off offset:8 */
+    0x08, 0x00, 0x56, 0xdc, 0x0c, 0x00, 0x7c, 0x0a,
+    /* v_add_nc_u32_e32 v10, v10, v11 */
+    0x0a, 0x17, 0x14, 0x4a,
+};
+static const uint8_t case107[] = {
+    /* v_mov_b32_e32 v12, s0 */
+    0x00, 0x02, 0x18, 0x7e,
+    /* v_mov_b32_e32 v13, s1 */
+    0x01, 0x02, 0x1a, 0x7e,
+    /* global_load_b96 v[10:12], v[12:13], off */
+    0x00, 0x00, 0x5a, 0xdc, 0x0c, 0x00, 0x7c, 0x0a,
+    /* v_add_nc_u32_e32 v10, v10, v12 */
+    0x0a, 0x19, 0x14, 0x4a,
+};
+static const uint8_t case108[] = {
+    /* v_mov_b32_e32 v12, s0 */
+    0x00, 0x02, 0x18, 0x7e,
+    /* v_mov_b32_e32 v13, s1 */
+    0x01, 0x02, 0x1a, 0x7e,
+    /* global_load_b128 v[10:13], v[12:13], off */
+    0x00, 0x00, 0x5e, 0xdc, 0x0c, 0x00, 0x7c, 0x0a,
+    /* v_add_nc_u32_e32 v10, v10, v13 */
+    0x0a, 0x1b, 0x14, 0x4a,
+};
+static const uint8_t case109[] = {
+    /* global_load_u8 v10, v6, s[0:1] offset:1 */
+    0x01, 0x00, 0x42, 0xdc, 0x06, 0x00, 0x00, 0x0a,
+};
+static const uint8_t case110[] = {
+    /* global_load_i8 v10, v6, s[0:1] offset:3 */
+    0x03, 0x00, 0x46, 0xdc, 0x06, 0x00, 0x00, 0x0a,
+};
+static const uint8_t case111[] = {
+    /* global_load_u16 v10, v6, s[0:1] offset:2 */
+    0x02, 0x00, 0x4a, 0xdc, 0x06, 0x00, 0x00, 0x0a,
+};
+static const uint8_t case112[] = {
+    /* global_load_i16 v10, v6, s[0:1] offset:2 */
+    0x02, 0x00, 0x4e, 0xdc, 0x06, 0x00, 0x00, 0x0a,
+};
+static const uint8_t case113[] = {
+    /* global_store_b32 v1, v5, s[12:13] */
+    0x00, 0x00, 0x6a, 0xdc, 0x01, 0x05, 0x0c, 0x00,
+    /* global_load_b32 v10, v1, s[12:13] */
+    0x00, 0x00, 0x52, 0xdc, 0x01, 0x00, 0x0c, 0x0a,
+};
+static const uint8_t case114[] = {
+    /* v_mov_b32_e32 v10, -1 */
+    0xc1, 0x02, 0x14, 0x7e,
+    /* global_store_b32 v1, v10, s[12:13] */
+    0x00, 0x00, 0x6a, 0xdc, 0x01, 0x0a, 0x0c, 0x00,
+    /* global_store_b8 v1, v5, s[12:13] offset:1 */
+    0x01, 0x00, 0x62, 0xdc, 0x01, 0x05, 0x0c, 0x00,
+    /* global_load_b32 v10, v1, s[12:13] */
+    0x00, 0x00, 0x52, 0xdc, 0x01, 0x00, 0x0c, 0x0a,
+};
+static const uint8_t case115[] = {
+    /* v_mov_b32_e32 v10, -1 */
+    0xc1, 0x02, 0x14, 0x7e,
+    /* global_store_b32 v1, v10, s[12:13] */
+    0x00, 0x00, 0x6a, 0xdc, 0x01, 0x0a, 0x0c, 0x00,
+    /* global_store_b16 v1, v5, s[12:13] offset:2 */
+    0x02, 0x00, 0x66, 0xdc, 0x01, 0x05, 0x0c, 0x00,
+    /* global_load_b32 v10, v1, s[12:13] */
+    0x00, 0x00, 0x52, 0xdc, 0x01, 0x00, 0x0c, 0x0a,
+};
+static const uint8_t case116[] = {
+    /* v_mov_b32_e32 v7, v2 */
+    0x02, 0x03, 0x0e, 0x7e,
+    /* v_mov_b32_e32 v8, v3 */
+    0x03, 0x03, 0x10, 0x7e,
+    /* global_store_b64 v1, v[7:8], s[12:13] offset:8 */
+    0x08, 0x00, 0x6e, 0xdc, 0x01, 0x07, 0x0c, 0x00,
+    /* global_load_b32 v10, v1, s[12:13] offset:12 */
+    0x0c, 0x00, 0x52, 0xdc, 0x01, 0x00, 0x0c, 0x0a,
+};
+static const uint8_t case117[] = {
+    /* v_mov_b32_e32 v7, v2 */
+    0x02, 0x03, 0x0e, 0x7e,
+    /* v_mov_b32_e32 v8, v3 */
+    0x03, 0x03, 0x10, 0x7e,
+    /* v_mov_b32_e32 v9, v4 */
+    0x04, 0x03, 0x12, 0x7e,
+    /* global_store_b96 v1, v[7:9], s[12:13] offset:4 */
+    0x04, 0x00, 0x72, 0xdc, 0x01, 0x07, 0x0c, 0x00,
+    /* global_load_b32 v10, v1, s[12:13] offset:12 */
+    0x0c, 0x00, 0x52, 0xdc, 0x01, 0x00, 0x0c, 0x0a,
+};
+static const uint8_t case118[] = {
+    /* v_mov_b32_e32 v7, v2 */
+    0x02, 0x03, 0x0e, 0x7e,
+    /* v_mov_b32_e32 v8, v3 */
+    0x03, 0x03, 0x10, 0x7e,
+    /* v_mov_b32_e32 v9, v4 */
+    0x04, 0x03, 0x12, 0x7e,
+    /* v_mov_b32_e32 v10, v5 */
+    0x05, 0x03, 0x14, 0x7e,
+    /* global_store_b128 v1, v[7:10], s[12:13] */
+    0x00, 0x00, 0x76, 0xdc, 0x01, 0x07, 0x0c, 0x00,
+    /* global_load_b32 v10, v1, s[12:13] offset:12 */
+    0x0c, 0x00, 0x52, 0xdc, 0x01, 0x00, 0x0c, 0x0a,
+};
+static const uint8_t case119[] = {
+    /* s_xor_b64 s[20:21], s[4:5], s[6:7] */
+    0x04, 0x06, 0x94, 0x8d,
+    /* v_mov_b32_e32 v10, s21 */
+    0x15, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case120[] = {
+    /* s_cvt_f32_u32 s20, s4 */
+    0x04, 0x65, 0x94, 0xbe,
+    /* v_mov_b32_e32 v10, s20 */
+    0x14, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case121[] = {
+    /* s_cvt_u32_f32 s20, s4 */
+    0x04, 0x67, 0x94, 0xbe,
+    /* v_mov_b32_e32 v10, s20 */
+    0x14, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case122[] = {
+    /* s_trunc_f32 s20, s4 */
+    0x04, 0x62, 0x94, 0xbe,
+    /* v_mov_b32_e32 v10, s20 */
+    0x14, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case123[] = {
+    /* s_mul_f32 s20, s4, 2.0 */
+    0x04, 0xf4, 0x14, 0xa2,
+    /* v_mov_b32_e32 v10, s20 */
+    0x14, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case124[] = {
+    /* s_fmamk_f32 s20, s4, 0x3f800001, s5 */
+    0x04, 0x05, 0x14, 0xa3, 0x01, 0x00, 0x80, 0x3f,
+    /* v_mov_b32_e32 v10, s20 */
+    0x14, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case125[] = {
+    /* s_fmaak_f32 s20, s4, s5, 0xbf800002 */
+    0x04, 0x05, 0x94, 0xa2, 0x02, 0x00, 0x80, 0xbf,
+    /* v_mov_b32_e32 v10, s20 */
+    0x14, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case126[] = {
+    /* v_rcp_f32_e32 v10, v2 */
+    0x02, 0x55, 0x14, 0x7e,
+};
+static const uint8_t case127[] = {
+    /* v_rcp_iflag_f32_e32 v10, v2 */
+    0x02, 0x57, 0x14, 0x7e,
+};
+static const uint8_t case128[] = {
+    /* v_mov_b32_e32 v10, 10 */
+    0x8a, 0x02, 0x14, 0x7e,
+    /* global_store_b32 v1, v10, s[12:13] */
+    0x00, 0x00, 0x6a, 0xdc, 0x01, 0x0a, 0x0c, 0x00,
+    /* global_atomic_add_u32 v10, v1, v5, s[12:13] glc */
+    0x00, 0x40, 0xd6, 0xdc, 0x01, 0x05, 0x0c, 0x0a,
+    /* global_load_b32 v11, v1, s[12:13] */
+    0x00, 0x00, 0x52, 0xdc, 0x01, 0x00, 0x0c, 0x0b,
+    /* v_add_nc_u32_e32 v10, v10, v11 */
+    0x0a, 0x17, 0x14, 0x4a,
+};
+static const uint8_t case129[] = {
+    /* v_mov_b32_e32 v10, 10 */
+    0x8a, 0x02, 0x14, 0x7e,
+    /* global_store_b32 v1, v10, s[12:13] */
+    0x00, 0x00, 0x6a, 0xdc, 0x01, 0x0a, 0x0c, 0x00,
+    /* global_atomic_swap_b32 v1, v5, s[12:13] */
+    0x00, 0x00, 0xce, 0xdc, 0x01, 0x05, 0x0c, 0x00,
+    /* global_load_b32 v10, v1, s[12:13] */
+    0x00, 0x00, 0x52, 0xdc, 0x01, 0x00, 0x0c, 0x0a,
+};
+static const uint8_t case130[] = {
+    /* v_mov_b32_e32 v10, 10 */
+    0x8a, 0x02, 0x14, 0x7e,
+    /* global_store_b32 v1, v10, s[12:13] */
+    0x00, 0x00, 0x6a, 0xdc, 0x01, 0x0a, 0x0c, 0x00,
+    /* global_atomic_add_u32 v1, v5, s[12:13] */
+    0x00, 0x00, 0xd6, 0xdc, 0x01, 0x05, 0x0c, 0x00,
+    /* global_load_b32 v10, v1, s[12:13] */
+    0x00, 0x00, 0x52, 0xdc, 0x01, 0x00, 0x0c, 0x0a,
+};
+static const uint8_t case131[] = {
+    /* v_mov_b32_e32 v10, 10 */
+    0x8a, 0x02, 0x14, 0x7e,
+    /* global_store_b32 v1, v10, s[12:13] */
+    0x00, 0x00, 0x6a, 0xdc, 0x01, 0x0a, 0x0c, 0x00,
+    /* global_atomic_sub_u32 v1, v5, s[12:13] */
+    0x00, 0x00, 0xda, 0xdc, 0x01, 0x05, 0x0c, 0x00,
+    /* global_load_b32 v10, v1, s[12:13] */
+    0x00, 0x00, 0x52, 0xdc, 0x01, 0x00, 0x0c, 0x0a,
+};
+static const uint8_t case132[] = {
+    /* v_mov_b32_e32 v10, 10 */
+    0x8a, 0x02, 0x14, 0x7e,
+    /* global_store_b32 v1, v10, s[12:13] */
+    0x00, 0x00, 0x6a, 0xdc, 0x01, 0x0a, 0x0c, 0x00,
+    /* global_atomic_min_u32 v1, v5, s[12:13] */
+    0x00, 0x00, 0xe6, 0xdc, 0x01, 0x05, 0x0c, 0x00,
+    /* global_load_b32 v10, v1, s[12:13] */
+    0x00, 0x00, 0x52, 0xdc, 0x01, 0x00, 0x0c, 0x0a,
+};
+static const uint8_t case133[] = {
+    /* v_mov_b32_e32 v10, 10 */
+    0x8a, 0x02, 0x14, 0x7e,
+    /* global_store_b32 v1, v10, s[12:13] */
+    0x00, 0x00, 0x6a, 0xdc, 0x01, 0x0a, 0x0c, 0x00,
+    /* global_atomic_max_u32 v1, v5, s[12:13] */
+    0x00, 0x00, 0xee, 0xdc, 0x01, 0x05, 0x0c, 0x00,
+    /* global_load_b32 v10, v1, s[12:13] */
+    0x00, 0x00, 0x52, 0xdc, 0x01, 0x00, 0x0c, 0x0a,
+};
+static const uint8_t case134[] = {
+    /* v_mov_b32_e32 v10, -1 */
+    0xc1, 0x02, 0x14, 0x7e,
+    /* global_store_b32 v1, v10, s[12:13] */
+    0x00, 0x00, 0x6a, 0xdc, 0x01, 0x0a, 0x0c, 0x00,
+    /* global_atomic_min_i32 v1, v5, s[12:13] */
+    0x00, 0x00, 0xe2, 0xdc, 0x01, 0x05, 0x0c, 0x00,
+    /* global_load_b32 v10, v1, s[12:13] */
+    0x00, 0x00, 0x52, 0xdc, 0x01, 0x00, 0x0c, 0x0a,
+};
+static const uint8_t case135[] = {
+    /* v_mov_b32_e32 v10, -1 */
+    0xc1, 0x02, 0x14, 0x7e,
+    /* global_store_b32 v1, v10, s[12:13] */
+    0x00, 0x00, 0x6a, 0xdc, 0x01, 0x0a, 0x0c, 0x00,
+    /* global_atomic_max_i32 v1, v5, s[12:13] */
+    0x00, 0x00, 0xea, 0xdc, 0x01, 0x05, 0x0c, 0x00,
+    /* global_load_b32 v10, v1, s[12:13] */
+    0x00, 0x00, 0x52, 0xdc, 0x01, 0x00, 0x0c, 0x0a,
+};
+static const uint8_t case136[] = {
+    /* v_mov_b32_e32 v10, 10 */
+    0x8a, 0x02, 0x14, 0x7e,
+    /* global_store_b32 v1, v10, s[12:13] */
+    0x00, 0x00, 0x6a, 0xdc, 0x01, 0x0a, 0x0c, 0x00,
+    /* global_atomic_and_b32 v1, v5, s[12:13] */
+    0x00, 0x00, 0xf2, 0xdc, 0x01, 0x05, 0x0c, 0x00,
+    /* global_load_b32 v10, v1, s[12:13] */
+    0x00, 0x00, 0x52, 0xdc, 0x01, 0x00, 0x0c, 0x0a,
+};
+static const uint8_t case137[] = {
+    /* v_mov_b32_e32 v10, 10 */
+    0x8a, 0x02, 0x14, 0x7e,
+    /* global_store_b32 v1, v10, s[12:13] */
+    0x00, 0x00, 0x6a, 0xdc, 0x01, 0x0a, 0x0c, 0x00,
+    /* global_atomic_or_b32 v1, v5, s[12:13] */
+    0x00, 0x00, 0xf6, 0xdc, 0x01, 0x05, 0x0c, 0x00,
+    /* global_load_b32 v10, v1, s[12:13] */
+    0x00, 0x00, 0x52, 0xdc, 0x01, 0x00, 0x0c, 0x0a,
+};
+static const uint8_t case138[] = {
+    /* v_mov_b32_e32 v10, 10 */
+    0x8a, 0x02, 0x14, 0x7e,
+    /* global_store_b32 v1, v10, s[12:13] */
+    0x00, 0x00, 0x6a, 0xdc, 0x01, 0x0a, 0x0c, 0x00,
+    /* global_atomic_xor_b32 v1, v5, s[12:13] */
+    0x00, 0x00, 0xfa, 0xdc, 0x01, 0x05, 0x0c, 0x00,
+    /* global_load_b32 v10, v1, s[12:13] */
+    0x00, 0x00, 0x52, 0xdc, 0x01, 0x00, 0x0c, 0x0a,
+};
+
+static const isa_case_t isa_cases[] = {
+    {"s_add_u32 s20, s4, s5; s_addc_u32 s20, s20, 0; v_mov_b32 v10, s20",
+     case0, sizeof(case0),
+     {0xfffffff0u, 0x30u, 0x0u, 0x0u}, 0x21u, 0x21u},
+    {"s_sub_u32 s20, s4, s5; s_subb_u32 s20, s20, 0; v_mov_b32 v10, s20",
+     case1, sizeof(case1),
+     {0x10u, 0x20u, 0x0u, 0x0u}, 0xffffffefu, 0xffffffefu},
+    {"s_add_i32 s20, s4, s5; s_cselect_b32 s20, s20, 7; v_mov_b32 v10, s20",
+     case2, sizeof(case2),
+     {0x7fffffffu, 0x1u, 0x0u, 0x0u}, 0x80000000u, 0x80000000u},
+    {"s_sub_i32 s20, s4, s5; s_cselect_b32 s20, 5, s20; v_mov_b32 v10, s20",
+     case3, sizeof(case3),
+     {0x3u, 0x5u, 0x0u, 0x0u}, 0xfffffffeu, 0xfffffffeu},
+    {"s_and_b32 s20, s4, 0xffff; v_mov_b32 v10, s20",
+     case4, sizeof(case4),
+     {0x12345678u, 0x0u, 0x0u, 0x0u}, 0x5678u, 0x5678u},
+    {"s_or_b32 s20, s4, s5;"
+     "s_xor_b32 s20, s20, s6;"
+     "s_and_not1_b32 s20, s20, s7;"
+     "v_mov_b32 v10, s20",
+     case5, sizeof(case5),
+     {0xf0u, 0xfu, 0x3cu, 0x1u}, 0xc2u, 0xc2u},
+    {"s_lshl_b32 s20, s4, s5; v_mov_b32 v10, s20",
+     case6, sizeof(case6),
+     {0x3u, 0x21u, 0x0u, 0x0u}, 0x6u, 0x6u},
+    {"s_lshr_b32 s20, s4, 4; v_mov_b32 v10, s20",
+     case7, sizeof(case7),
+     {0x80000000u, 0x0u, 0x0u, 0x0u}, 0x8000000u, 0x8000000u},
+    {"s_ashr_i32 s20, s4, 4; v_mov_b32 v10, s20",
+     case8, sizeof(case8),
+     {0x80000000u, 0x0u, 0x0u, 0x0u}, 0xf8000000u, 0xf8000000u},
+    {"s_lshl_b64 s[20:21], s[4:5], 4; v_mov_b32 v10, s21",
+     case9, sizeof(case9),
+     {0x90000001u, 0x1u, 0x0u, 0x0u}, 0x19u, 0x19u},
+    {"s_lshr_b64 s[20:21], s[4:5], s6; v_mov_b32 v10, s20",
+     case10, sizeof(case10),
+     {0x0u, 0x1u, 0x4u, 0x0u}, 0x10000000u, 0x10000000u},
+    {"s_or_b64 s[20:21], s[4:5], s[6:7]; v_mov_b32 v10, s21",
+     case11, sizeof(case11),
+     {0x0u, 0x10u, 0x0u, 0x1u}, 0x11u, 0x11u},
+    {"s_and_b64 s[20:21], s[4:5], s[6:7]; v_mov_b32 v10, s21",
+     case12, sizeof(case12),
+     {0x0u, 0x30u, 0x0u, 0x11u}, 0x10u, 0x10u},
+    {"s_min_i32 s20, s4, s5; v_mov_b32 v10, s20",
+     case13, sizeof(case13),
+     {0xffffffffu, 0x1u, 0x0u, 0x0u}, 0xffffffffu, 0xffffffffu},
+    {"s_min_u32 s20, s4, s5; v_mov_b32 v10, s20",
+     case14, sizeof(case14),
+     {0xffffffffu, 0x1u, 0x0u, 0x0u}, 0x1u, 0x1u},
+    {"s_max_i32 s20, s4, s5; v_mov_b32 v10, s20",
+     case15, sizeof(case15),
+     {0xffffffffu, 0x1u, 0x0u, 0x0u}, 0x1u, 0x1u},
+    {"s_max_u32 s20, s4, s5; v_mov_b32 v10, s20",
+     case16, sizeof(case16),
+     {0xffffffffu, 0x1u, 0x0u, 0x0u}, 0xffffffffu, 0xffffffffu},
+    {"s_mul_i32 s20, s4, s5; v_mov_b32 v10, s20",
+     case17, sizeof(case17),
+     {0x10001u, 0x10001u, 0x0u, 0x0u}, 0x20001u, 0x20001u},
+    {"s_mul_hi_u32 s20, s4, s5; v_mov_b32 v10, s20",
+     case18, sizeof(case18),
+     {0x10001u, 0x10001u, 0x0u, 0x0u}, 0x1u, 0x1u},
+    {"s_mul_hi_i32 s20, s4, s5; v_mov_b32 v10, s20",
+     case19, sizeof(case19),
+     {0xfffffffeu, 0x3u, 0x0u, 0x0u}, 0xffffffffu, 0xffffffffu},
+    {"s_mov_b64 s[20:21], s[4:5]; v_mov_b32 v10, s21",
+     case20, sizeof(case20),
+     {0x1u, 0x2u, 0x0u, 0x0u}, 0x2u, 0x2u},
+    {"s_not_b32 s20, s4; v_mov_b32 v10, s20",
+     case21, sizeof(case21),
+     {0xf0f0f0fu, 0x0u, 0x0u, 0x0u}, 0xf0f0f0f0u, 0xf0f0f0f0u},
+    {"s_movk_i32 s20, 0x8000; v_mov_b32 v10, s20",
+     case22, sizeof(case22),
+     {0x0u, 0x0u, 0x0u, 0x0u}, 0xffff8000u, 0xffff8000u},
+    {"s_cmp_lt_i32 s4, s5; s_cselect_b32 s20, 1, 2; v_mov_b32 v10, s20",
+     case23, sizeof(case23),
+     {0xffffffffu, 0x1u, 0x0u, 0x0u}, 0x1u, 0x1u},
+    {"s_cmp_lt_u32 s4, s5; s_cselect_b32 s20, 1, 2; v_mov_b32 v10, s20",
+     case24, sizeof(case24),
+     {0xffffffffu, 0x1u, 0x0u, 0x0u}, 0x2u, 0x2u},
+    {"s_cmp_gt_u32 s4, s5; s_cselect_b32 s20, 1, 2; v_mov_b32 v10, s20",
+     case25, sizeof(case25),
+     {0xffffffffu, 0x1u, 0x0u, 0x0u}, 0x1u, 0x1u},
+    {"s_cmp_eq_u32 s4, s5; s_cselect_b32 s20, 1, 2; v_mov_b32 v10, s20",
+     case26, sizeof(case26),
+     {0x7u, 0x7u, 0x0u, 0x0u}, 0x1u, 0x1u},
+    {"s_cmp_lg_u32 s4, s5; s_cselect_b32 s20, 1, 2; v_mov_b32 v10, s20",
+     case27, sizeof(case27),
+     {0x7u, 0x7u, 0x0u, 0x0u}, 0x2u, 0x2u},
+    {"s_cmp_eq_u64 s[4:5], s[6:7]; s_cselect_b32 s20, 1, 2; v_mov_b32 v10, s20",
+     case28, sizeof(case28),
+     {0x1u, 0x2u, 0x1u, 0x2u}, 0x1u, 0x1u},
+    {"s_cmp_lg_u64 s[4:5], s[6:7]; s_cselect_b32 s20, 1, 2; v_mov_b32 v10, s20",
+     case29, sizeof(case29),
+     {0x1u, 0x2u, 0x1u, 0x3u}, 0x1u, 0x1u},
+    {"s_mov_b32 s20, 1; s_branch 1; s_mov_b32 s20, 2; v_mov_b32 v10, s20",
+     case30, sizeof(case30),
+     {0x0u, 0x0u, 0x0u, 0x0u}, 0x1u, 0x1u},
+    {"s_mov_b32 s20, 1;"
+     "s_cmp_eq_u32 s4, 0;"
+     "s_cbranch_scc1 1;"
+     "s_mov_b32 s20, 2;"
+     "v_mov_b32 v10, s20",
+     case31, sizeof(case31),
+     {0x0u, 0x0u, 0x0u, 0x0u}, 0x1u, 0x1u},
+    {"s_mov_b32 s20, 1;"
+     "s_cmp_eq_u32 s4, 0;"
+     "s_cbranch_scc0 1;"
+     "s_mov_b32 s20, 2;"
+     "v_mov_b32 v10, s20",
+     case32, sizeof(case32),
+     {0x0u, 0x0u, 0x0u, 0x0u}, 0x2u, 0x2u},
+    {"s_mov_b32 s20, 1; s_cbranch_vccz 1; s_mov_b32 s20, 2; v_mov_b32 v10, s20",
+     case33, sizeof(case33),
+     {0x0u, 0x0u, 0x0u, 0x0u}, 0x1u, 0x1u},
+    {"s_mov_b32 s20, 1;"
+     "s_cbranch_vccnz 1;"
+     "s_mov_b32 s20, 2;"
+     "v_mov_b32 v10, s20",
+     case34, sizeof(case34),
+     {0x0u, 0x0u, 0x0u, 0x0u}, 0x2u, 0x2u},
+    {"s_mov_b32 s20, 1;"
+     "s_cbranch_execz 1;"
+     "s_mov_b32 s20, 2;"
+     "v_mov_b32 v10, s20",
+     case35, sizeof(case35),
+     {0x0u, 0x0u, 0x0u, 0x0u}, 0x2u, 0x2u},
+    {"s_mov_b32 s20, 1;"
+     "s_cbranch_execnz 1;"
+     "s_mov_b32 s20, 2;"
+     "v_mov_b32 v10, s20",
+     case36, sizeof(case36),
+     {0x0u, 0x0u, 0x0u, 0x0u}, 0x1u, 0x1u},
+    {"s_and_saveexec_b32 s20, s4; v_mov_b32 v10, s20",
+     case37, sizeof(case37),
+     {0x1u, 0x0u, 0x0u, 0x0u}, 0xffffffffu, 0xdeadbeefu},
+    {"s_or_saveexec_b32 s20, s4; v_mov_b32 v10, s20",
+     case38, sizeof(case38),
+     {0x1u, 0x0u, 0x0u, 0x0u}, 0xffffffffu, 0xffffffffu},
+    {"s_mov_b32 exec_lo, 1;"
+     "s_and_not1_saveexec_b32 s20, s4;"
+     "v_mov_b32 v10, s20",
+     case39, sizeof(case39),
+     {0x21u, 0x0u, 0x0u, 0x0u}, 0xdeadbeefu, 0x1u},
+    {"s_nop 0;"
+     "s_clause 0x1;"
+     "s_delay_alu instid0(VALU_DEP_1);"
+     "s_waitcnt vmcnt(0);"
+     "s_waitcnt_vscnt null, 0x0;"
+     "s_waitcnt_depctr 0xfff;"
+     "s_barrier;"
+     "s_sendmsg sendmsg(MSG_DEALLOC_VGPRS);"
+     "v_mov_b32 v10, s4",
+     case40, sizeof(case40),
+     {0x2au, 0x0u, 0x0u, 0x0u}, 0x2au, 0x2au},
+    {"s_load_b32 s20, s[0:1], 0x4; s_waitcnt lgkmcnt(0); v_mov_b32 v10, s20",
+     case41, sizeof(case41),
+     {0x1u, 0x2u, 0x3u, 0x4u}, 0x2u, 0x2u},
+    {"s_load_b256 s[20:27], s[0:1], 0x0;"
+     "s_waitcnt lgkmcnt(0);"
+     "v_mov_b32 v10, s23",
+     case42, sizeof(case42),
+     {0x1u, 0x2u, 0x3u, 0x4u}, 0x4u, 0x4u},
+    {"v_mov_b32 v10, 0x12345678",
+     case43, sizeof(case43),
+     {0x0u, 0x0u, 0x0u, 0x0u}, 0x12345678u, 0x12345678u},
+    {"v_mov_b32 v10, -16",
+     case44, sizeof(case44),
+     {0x0u, 0x0u, 0x0u, 0x0u}, 0xfffffff0u, 0xfffffff0u},
+    {"v_mov_b32 v10, 0.5",
+     case45, sizeof(case45),
+     {0x0u, 0x0u, 0x0u, 0x0u}, 0x3f000000u, 0x3f000000u},
+    {"v_mov_b32 v10, 0.15915494",
+     case46, sizeof(case46),
+     {0x0u, 0x0u, 0x0u, 0x0u}, 0x3e22f983u, 0x3e22f983u},
+    {"v_add_nc_u32 v11, 7, v5;"
+     "v_readfirstlane_b32 s20, v11;"
+     "v_mov_b32 v10, s20",
+     case47, sizeof(case47),
+     {0x0u, 0x0u, 0x0u, 0x0u}, 0x7u, 0x7u},
+    {"v_cvt_f32_u32 v10, v5",
+     case48, sizeof(case48),
+     {0x0u, 0x0u, 0x0u, 0x0u}, 0x0u, 0x40a00000u},
+    {"v_cvt_u32_f32 v10, v2",
+     case49, sizeof(case49),
+     {0x406ccccdu, 0x0u, 0x0u, 0x0u}, 0x3u, 0x3u},
+    {"v_cvt_u32_f32 v10, v2",
+     case50, sizeof(case50),
+     {0xbf800000u, 0x0u, 0x0u, 0x0u}, 0x0u, 0x0u},
+    {"v_cmp_gt_u32 vcc_lo, 3, v5; v_cndmask_b32 v10, v2, v3, vcc_lo",
+     case51, sizeof(case51),
+     {0xbu, 0x16u, 0x0u, 0x0u}, 0x16u, 0xbu},
+    {"v_cmp_gt_u32_e64 s20, 3, v5; v_cndmask_b32_e64 v10, v2, v3, s20",
+     case52, sizeof(case52),
+     {0xbu, 0x16u, 0x0u, 0x0u}, 0x16u, 0xbu},
+    {"v_add_f32 v10, v2, v3",
+     case53, sizeof(case53),
+     {0x3fc00000u, 0x40100000u, 0x0u, 0x0u}, 0x40700000u, 0x40700000u},
+    {"v_sub_f32 v10, v2, v3",
+     case54, sizeof(case54),
+     {0x3fc00000u, 0x40100000u, 0x0u, 0x0u}, 0xbf400000u, 0xbf400000u},
+    {"v_mul_f32 v10, v2, v3",
+     case55, sizeof(case55),
+     {0x3fc00000u, 0x40100000u, 0x0u, 0x0u}, 0x40580000u, 0x40580000u},
+    {"v_min_f32 v10, v2, v3",
+     case56, sizeof(case56),
+     {0x3fc00000u, 0x40100000u, 0x0u, 0x0u}, 0x3fc00000u, 0x3fc00000u},
+    {"v_max_f32 v10, v2, v3",
+     case57, sizeof(case57),
+     {0x3fc00000u, 0x40100000u, 0x0u, 0x0u}, 0x40100000u, 0x40100000u},
+    {"v_add_f32_e64 v10, -|v2|, v3",
+     case58, sizeof(case58),
+     {0xbfc00000u, 0x40100000u, 0x0u, 0x0u}, 0x3f400000u, 0x3f400000u},
+    {"v_mul_f32_e64 v10, v2, v3 clamp",
+     case59, sizeof(case59),
+     {0x3fc00000u, 0x40100000u, 0x0u, 0x0u}, 0x3f800000u, 0x3f800000u},
+    {"v_add_f32_e64 v10, v2, v3 mul:2",
+     case60, sizeof(case60),
+     {0x3fc00000u, 0x40100000u, 0x0u, 0x0u}, 0x40f00000u, 0x40f00000u},
+    {"v_mov_b32 v10, v4; v_fmac_f32 v10, v2, v3",
+     case61, sizeof(case61),
+     {0x3f800001u, 0x3f800001u, 0xbf800002u, 0x0u}, 0x28800000u, 0x28800000u},
+    {"v_fma_f32 v10, v2, v3, v4",
+     case62, sizeof(case62),
+     {0x3f800001u, 0x3f800001u, 0xbf800002u, 0x0u}, 0x28800000u, 0x28800000u},
+    {"v_add_nc_u32 v10, s4, v5",
+     case63, sizeof(case63),
+     {0x64u, 0x0u, 0x0u, 0x0u}, 0x64u, 0x69u},
+    {"v_sub_nc_u32 v10, v2, v5",
+     case64, sizeof(case64),
+     {0x64u, 0x0u, 0x0u, 0x0u}, 0x64u, 0x5fu},
+    {"v_subrev_nc_u32 v10, v2, v5",
+     case65, sizeof(case65),
+     {0x64u, 0x0u, 0x0u, 0x0u}, 0xffffff9cu, 0xffffffa1u},
+    {"v_lshlrev_b32 v10, v5, v2",
+     case66, sizeof(case66),
+     {0x3u, 0x0u, 0x0u, 0x0u}, 0x3u, 0x60u},
+    {"v_lshrrev_b32 v10, v5, v2",
+     case67, sizeof(case67),
+     {0x80000000u, 0x0u, 0x0u, 0x0u}, 0x80000000u, 0x4000000u},
+    {"v_ashrrev_i32 v10, v5, v2",
+     case68, sizeof(case68),
+     {0x80000000u, 0x0u, 0x0u, 0x0u}, 0x80000000u, 0xfc000000u},
+    {"v_and_b32 v10, v2, v5",
+     case69, sizeof(case69),
+     {0x6u, 0x0u, 0x0u, 0x0u}, 0x0u, 0x4u},
+    {"v_or_b32 v10, v2, v5",
+     case70, sizeof(case70),
+     {0x8u, 0x0u, 0x0u, 0x0u}, 0x8u, 0xdu},
+    {"v_xor_b32 v10, v2, v5",
+     case71, sizeof(case71),
+     {0x7u, 0x0u, 0x0u, 0x0u}, 0x7u, 0x2u},
+    {"v_min_u32 v10, v2, v5",
+     case72, sizeof(case72),
+     {0x3u, 0x0u, 0x0u, 0x0u}, 0x0u, 0x3u},
+    {"v_max_u32 v10, v2, v5",
+     case73, sizeof(case73),
+     {0x3u, 0x0u, 0x0u, 0x0u}, 0x3u, 0x5u},
+    {"v_mul_lo_u32 v10, v2, v5",
+     case74, sizeof(case74),
+     {0x80000001u, 0x0u, 0x0u, 0x0u}, 0x0u, 0x80000005u},
+    {"v_mul_hi_u32 v10, v2, v3",
+     case75, sizeof(case75),
+     {0x80000000u, 0x80000000u, 0x0u, 0x0u}, 0x40000000u, 0x40000000u},
+    {"v_add3_u32 v10, v2, v3, v5",
+     case76, sizeof(case76),
+     {0x1u, 0x2u, 0x0u, 0x0u}, 0x3u, 0x8u},
+    {"v_mbcnt_lo_u32_b32 v10, -1, 0",
+     case77, sizeof(case77),
+     {0x0u, 0x0u, 0x0u, 0x0u}, 0x0u, 0x5u},
+    {"v_add_co_u32 v10, vcc_lo, v2, v5;"
+     "v_add_co_ci_u32_e32 v10, vcc_lo, 0, v10, vcc_lo",
+     case78, sizeof(case78),
+     {0xfffffffeu, 0x0u, 0x0u, 0x0u}, 0xfffffffeu, 0x4u},
+    {"v_mov_b32 v11, 0;"
+     "v_sub_co_u32 v10, vcc_lo, v5, 3;"
+     "v_sub_co_ci_u32_e32 v11, vcc_lo, 0, v11, vcc_lo;"
+     "v_add_nc_u32 v10, v10, v11",
+     case79, sizeof(case79),
+     {0x0u, 0x0u, 0x0u, 0x0u}, 0xfffffffcu, 0x2u},
+    {"v_subrev_co_u32 v10, vcc_lo, 3, v5;"
+     "v_mov_b32 v11, 0;"
+     "v_subrev_co_ci_u32_e32 v11, vcc_lo, 0, v11, vcc_lo;"
+     "v_add_nc_u32 v10, v10, v11",
+     case80, sizeof(case80),
+     {0x0u, 0x0u, 0x0u, 0x0u}, 0xfffffffcu, 0x2u},
+    {"s_mov_b32 s21, 1; v_add_co_ci_u32_e64 v10, s20, v2, v5, s21",
+     case81, sizeof(case81),
+     {0xau, 0x0u, 0x0u, 0x0u}, 0xbu, 0xfu},
+    {"v_mad_u64_u32 v[10:11], null, v2, v3, v[5:6]",
+     case82, sizeof(case82),
+     {0x10000u, 0x10000u, 0x0u, 0x0u}, 0x0u, 0x5u},
+    {"v_mad_u64_u32 v[10:11], null, v2, v3, v[5:6]; v_mov_b32 v10, v11",
+     case83, sizeof(case83),
+     {0x10000u, 0x10000u, 0x0u, 0x0u}, 0x1u, 0x1u},
+    {"v_mad_i64_i32 v[10:11], null, v2, v3, v[5:6]",
+     case84, sizeof(case84),
+     {0xffffffffu, 0x2u, 0x0u, 0x0u}, 0xfffffffeu, 0x3u},
+    {"v_lshlrev_b64 v[10:11], 30, v[5:6]; v_mov_b32 v10, v11",
+     case85, sizeof(case85),
+     {0x0u, 0x0u, 0x0u, 0x0u}, 0x0u, 0x1u},
+    {"v_cmp_lt_u32 vcc_lo, 3, v5; v_cndmask_b32_e64 v10, 0, 1, vcc_lo",
+     case86, sizeof(case86),
+     {0x0u, 0x0u, 0x0u, 0x0u}, 0x0u, 0x1u},
+    {"v_cmp_eq_u32 vcc_lo, 5, v5; v_cndmask_b32_e64 v10, 0, 1, vcc_lo",
+     case87, sizeof(case87),
+     {0x0u, 0x0u, 0x0u, 0x0u}, 0x0u, 0x1u},
+    {"v_cmp_le_u32 vcc_lo, 5, v5; v_cndmask_b32_e64 v10, 0, 1, vcc_lo",
+     case88, sizeof(case88),
+     {0x0u, 0x0u, 0x0u, 0x0u}, 0x0u, 0x1u},
+    {"v_cmp_ne_u32 vcc_lo, 5, v5; v_cndmask_b32_e64 v10, 0, 1, vcc_lo",
+     case89, sizeof(case89),
+     {0x0u, 0x0u, 0x0u, 0x0u}, 0x1u, 0x0u},
+    {"v_cmp_ge_u32 vcc_lo, 3, v5; v_cndmask_b32_e64 v10, 0, 1, vcc_lo",
+     case90, sizeof(case90),
+     {0x0u, 0x0u, 0x0u, 0x0u}, 0x1u, 0x0u},
+    {"v_cmp_lt_i32 vcc_lo, v2, v5; v_cndmask_b32_e64 v10, 0, 1, vcc_lo",
+     case91, sizeof(case91),
+     {0xffffffffu, 0x0u, 0x0u, 0x0u}, 0x1u, 0x1u},
+    {"v_cmp_gt_u64 vcc_lo, s[4:5], v[5:6]; v_cndmask_b32_e64 v10, 0, 1, vcc_lo",
+     case92, sizeof(case92),
+     {0x3u, 0x0u, 0x0u, 0x0u}, 0x1u, 0x0u},
+    {"v_cmp_lt_u64 vcc_lo, s[4:5], v[5:6]; v_cndmask_b32_e64 v10, 0, 1, vcc_lo",
+     case93, sizeof(case93),
+     {0x3u, 0x0u, 0x0u, 0x0u}, 0x0u, 0x1u},
+    {"v_cmp_gt_i64 vcc_lo, v[5:6], s[4:5]; v_cndmask_b32_e64 v10, 0, 1, vcc_lo",
+     case94, sizeof(case94),
+     {0xffffffffu, 0xffffffffu, 0x0u, 0x0u}, 0x1u, 0x1u},
+    {"v_cmp_lt_f32 vcc_lo, v2, v3; v_cndmask_b32_e64 v10, 0, 1, vcc_lo",
+     case95, sizeof(case95),
+     {0x3f800000u, 0x7fc00000u, 0x0u, 0x0u}, 0x0u, 0x0u},
+    {"v_cmp_gt_f32 vcc_lo, v2, v3; v_cndmask_b32_e64 v10, 0, 1, vcc_lo",
+     case96, sizeof(case96),
+     {0x40000000u, 0x3f800000u, 0x0u, 0x0u}, 0x1u, 0x1u},
+    {"v_cmp_eq_f32 vcc_lo, v2, v3; v_cndmask_b32_e64 v10, 0, 1, vcc_lo",
+     case97, sizeof(case97),
+     {0x40000000u, 0x40000000u, 0x0u, 0x0u}, 0x1u, 0x1u},
+    {"v_cmpx_eq_u32 5, v5; v_mov_b32 v10, 9",
+     case98, sizeof(case98),
+     {0x0u, 0x0u, 0x0u, 0x0u}, 0xdeadbeefu, 0x9u},
+    {"v_cmpx_gt_u64_e64 s[4:5], v[5:6]; v_mov_b32 v10, 9",
+     case99, sizeof(case99),
+     {0x3u, 0x0u, 0x0u, 0x0u}, 0x9u, 0xdeadbeefu},
+    {"v_dual_mov_b32 v10, v2 :: v_dual_mov_b32 v11, v3",
+     case100, sizeof(case100),
+     {0x7u, 0x8u, 0x0u, 0x0u}, 0x7u, 0x7u},
+    {"v_mov_b32 v7, v2;"
+     "v_mov_b32 v8, v3;"
+     "v_dual_add_f32 v10, v2, v3 :: v_dual_mul_f32 v11, v7, v8;"
+     "v_add_f32 v10, v10, v11",
+     case101, sizeof(case101),
+     {0x3fc00000u, 0x40100000u, 0x0u, 0x0u}, 0x40e40000u, 0x40e40000u},
+    {"v_mov_b32 v10, v2;"
+     "v_mov_b32 v11, v3;"
+     "v_dual_mov_b32 v10, v11 :: v_dual_mov_b32 v11, v10",
+     case102, sizeof(case102),
+     {0x7u, 0x8u, 0x0u, 0x0u}, 0x8u, 0x8u},
+    {"v_cmp_gt_u32 vcc_lo, 3, v5;"
+     "v_dual_cndmask_b32 v10, v2, v3 :: v_dual_add_nc_u32 v11, v5, v4;"
+     "v_add_nc_u32 v10, v10, v11",
+     case103, sizeof(case103),
+     {0xau, 0x14u, 0x64u, 0x0u}, 0x78u, 0x73u},
+    {"v_mov_b32 v10, v4;"
+     "v_mov_b32 v7, v2;"
+     "v_mov_b32 v8, v3;"
+     "v_dual_fmac_f32 v10, v2, v3 :: v_dual_sub_f32 v11, v7, v8",
+     case104, sizeof(case104),
+     {0x3f800001u, 0x3f800001u, 0xbf800002u, 0x0u}, 0x28800000u, 0x28800000u},
+    {"v_mov_b32 v12, s0;"
+     "v_mov_b32 v13, s1;"
+     "global_load_b32 v10, v[12:13], off offset:4",
+     case105, sizeof(case105),
+     {0x1u, 0x2u, 0x3u, 0x4u}, 0x2u, 0x2u},
+    {"v_mov_b32 v12, s0;"
+     "v_mov_b32 v13, s1;"
+     "global_load_b64 v[10:11], v[12:13], off offset:8;"
+     "v_add_nc_u32 v10, v10, v11",
+     case106, sizeof(case106),
+     {0x1u, 0x2u, 0x3u, 0x4u}, 0x7u, 0x7u},
+    {"v_mov_b32 v12, s0;"
+     "v_mov_b32 v13, s1;"
+     "global_load_b96 v[10:12], v[12:13], off;"
+     "v_add_nc_u32 v10, v10, v12",
+     case107, sizeof(case107),
+     {0x1u, 0x2u, 0x3u, 0x4u}, 0x4u, 0x4u},
+    {"v_mov_b32 v12, s0;"
+     "v_mov_b32 v13, s1;"
+     "global_load_b128 v[10:13], v[12:13], off;"
+     "v_add_nc_u32 v10, v10, v13",
+     case108, sizeof(case108),
+     {0x1u, 0x2u, 0x3u, 0x4u}, 0x5u, 0x5u},
+    {"global_load_u8 v10, v6, s[0:1] offset:1",
+     case109, sizeof(case109),
+     {0x80ff7f01u, 0x0u, 0x0u, 0x0u}, 0x7fu, 0x7fu},
+    {"global_load_i8 v10, v6, s[0:1] offset:3",
+     case110, sizeof(case110),
+     {0x80ff7f01u, 0x0u, 0x0u, 0x0u}, 0xffffff80u, 0xffffff80u},
+    {"global_load_u16 v10, v6, s[0:1] offset:2",
+     case111, sizeof(case111),
+     {0x80ff7f01u, 0x0u, 0x0u, 0x0u}, 0x80ffu, 0x80ffu},
+    {"global_load_i16 v10, v6, s[0:1] offset:2",
+     case112, sizeof(case112),
+     {0x80ff7f01u, 0x0u, 0x0u, 0x0u}, 0xffff80ffu, 0xffff80ffu},
+    {"global_store_b32 v1, v5, s[12:13]; global_load_b32 v10, v1, s[12:13]",
+     case113, sizeof(case113),
+     {0x0u, 0x0u, 0x0u, 0x0u}, 0x0u, 0x5u},
+    {"v_mov_b32 v10, -1;"
+     "global_store_b32 v1, v10, s[12:13];"
+     "global_store_b8 v1, v5, s[12:13] offset:1;"
+     "global_load_b32 v10, v1, s[12:13]",
+     case114, sizeof(case114),
+     {0x0u, 0x0u, 0x0u, 0x0u}, 0xffff00ffu, 0xffff05ffu},
+    {"v_mov_b32 v10, -1;"
+     "global_store_b32 v1, v10, s[12:13];"
+     "global_store_b16 v1, v5, s[12:13] offset:2;"
+     "global_load_b32 v10, v1, s[12:13]",
+     case115, sizeof(case115),
+     {0x0u, 0x0u, 0x0u, 0x0u}, 0xffffu, 0x5ffffu},
+    {"v_mov_b32 v7, v2;"
+     "v_mov_b32 v8, v3;"
+     "global_store_b64 v1, v[7:8], s[12:13] offset:8;"
+     "global_load_b32 v10, v1, s[12:13] offset:12",
+     case116, sizeof(case116),
+     {0x1u, 0x2u, 0x0u, 0x0u}, 0x2u, 0x2u},
+    {"v_mov_b32 v7, v2;"
+     "v_mov_b32 v8, v3;"
+     "v_mov_b32 v9, v4;"
+     "global_store_b96 v1, v[7:9], s[12:13] offset:4;"
+     "global_load_b32 v10, v1, s[12:13] offset:12",
+     case117, sizeof(case117),
+     {0x1u, 0x2u, 0x3u, 0x0u}, 0x3u, 0x3u},
+    {"v_mov_b32 v7, v2;"
+     "v_mov_b32 v8, v3;"
+     "v_mov_b32 v9, v4;"
+     "v_mov_b32 v10, v5;"
+     "global_store_b128 v1, v[7:10], s[12:13];"
+     "global_load_b32 v10, v1, s[12:13] offset:12",
+     case118, sizeof(case118),
+     {0x1u, 0x2u, 0x3u, 0x0u}, 0x0u, 0x5u},
+    {"s_xor_b64 s[20:21], s[4:5], s[6:7]; v_mov_b32 v10, s21",
+     case119, sizeof(case119),
+     {0x0u, 0x30u, 0x0u, 0x11u}, 0x21u, 0x21u},
+    {"s_cvt_f32_u32 s20, s4; v_mov_b32 v10, s20",
+     case120, sizeof(case120),
+     {0x7u, 0x0u, 0x0u, 0x0u}, 0x40e00000u, 0x40e00000u},
+    {"s_cvt_u32_f32 s20, s4; v_mov_b32 v10, s20",
+     case121, sizeof(case121),
+     {0x40fccccdu, 0x0u, 0x0u, 0x0u}, 0x7u, 0x7u},
+    {"s_trunc_f32 s20, s4; v_mov_b32 v10, s20",
+     case122, sizeof(case122),
+     {0xc0fccccdu, 0x0u, 0x0u, 0x0u}, 0xc0e00000u, 0xc0e00000u},
+    {"s_mul_f32 s20, s4, 0x40000000; v_mov_b32 v10, s20",
+     case123, sizeof(case123),
+     {0x3fc00000u, 0x0u, 0x0u, 0x0u}, 0x40400000u, 0x40400000u},
+    {"s_fmamk_f32 s20, s4, 0x3f800001, s5; v_mov_b32 v10, s20",
+     case124, sizeof(case124),
+     {0x3f800001u, 0xbf800002u, 0x0u, 0x0u}, 0x28800000u, 0x28800000u},
+    {"s_fmaak_f32 s20, s4, s5, 0xbf800002; v_mov_b32 v10, s20",
+     case125, sizeof(case125),
+     {0x3f800001u, 0x3f800001u, 0x0u, 0x0u}, 0x28800000u, 0x28800000u},
+    {"v_rcp_f32 v10, v2",
+     case126, sizeof(case126),
+     {0x40800000u, 0x0u, 0x0u, 0x0u}, 0x3e800000u, 0x3e800000u},
+    {"v_rcp_iflag_f32 v10, v2",
+     case127, sizeof(case127),
+     {0xc0000000u, 0x0u, 0x0u, 0x0u}, 0xbf000000u, 0xbf000000u},
+    {"v_mov_b32 v10, 10;"
+     "global_store_b32 v1, v10, s[12:13];"
+     "global_atomic_add_u32 v10, v1, v5, s[12:13] glc;"
+     "global_load_b32 v11, v1, s[12:13];"
+     "v_add_nc_u32 v10, v10, v11",
+     case128, sizeof(case128),
+     {0x0u, 0x0u, 0x0u, 0x0u}, 0x14u, 0x19u},
+    {"v_mov_b32 v10, 10;"
+     "global_store_b32 v1, v10, s[12:13];"
+     "global_atomic_swap_b32 v1, v5, s[12:13];"
+     "global_load_b32 v10, v1, s[12:13]",
+     case129, sizeof(case129),
+     {0x0u, 0x0u, 0x0u, 0x0u}, 0x0u, 0x5u},
+    {"v_mov_b32 v10, 10;"
+     "global_store_b32 v1, v10, s[12:13];"
+     "global_atomic_add_u32 v1, v5, s[12:13];"
+     "global_load_b32 v10, v1, s[12:13]",
+     case130, sizeof(case130),
+     {0x0u, 0x0u, 0x0u, 0x0u}, 0xau, 0xfu},
+    {"v_mov_b32 v10, 10;"
+     "global_store_b32 v1, v10, s[12:13];"
+     "global_atomic_sub_u32 v1, v5, s[12:13];"
+     "global_load_b32 v10, v1, s[12:13]",
+     case131, sizeof(case131),
+     {0x0u, 0x0u, 0x0u, 0x0u}, 0xau, 0x5u},
+    {"v_mov_b32 v10, 10;"
+     "global_store_b32 v1, v10, s[12:13];"
+     "global_atomic_min_u32 v1, v5, s[12:13];"
+     "global_load_b32 v10, v1, s[12:13]",
+     case132, sizeof(case132),
+     {0x0u, 0x0u, 0x0u, 0x0u}, 0x0u, 0x5u},
+    {"v_mov_b32 v10, 10;"
+     "global_store_b32 v1, v10, s[12:13];"
+     "global_atomic_max_u32 v1, v5, s[12:13];"
+     "global_load_b32 v10, v1, s[12:13]",
+     case133, sizeof(case133),
+     {0x0u, 0x0u, 0x0u, 0x0u}, 0xau, 0xau},
+    {"v_mov_b32 v10, -1;"
+     "global_store_b32 v1, v10, s[12:13];"
+     "global_atomic_min_i32 v1, v5, s[12:13];"
+     "global_load_b32 v10, v1, s[12:13]",
+     case134, sizeof(case134),
+     {0x0u, 0x0u, 0x0u, 0x0u}, 0xffffffffu, 0xffffffffu},
+    {"v_mov_b32 v10, -1;"
+     "global_store_b32 v1, v10, s[12:13];"
+     "global_atomic_max_i32 v1, v5, s[12:13];"
+     "global_load_b32 v10, v1, s[12:13]",
+     case135, sizeof(case135),
+     {0x0u, 0x0u, 0x0u, 0x0u}, 0x0u, 0x5u},
+    {"v_mov_b32 v10, 10;"
+     "global_store_b32 v1, v10, s[12:13];"
+     "global_atomic_and_b32 v1, v5, s[12:13];"
+     "global_load_b32 v10, v1, s[12:13]",
+     case136, sizeof(case136),
+     {0x0u, 0x0u, 0x0u, 0x0u}, 0x0u, 0x0u},
+    {"v_mov_b32 v10, 10;"
+     "global_store_b32 v1, v10, s[12:13];"
+     "global_atomic_or_b32 v1, v5, s[12:13];"
+     "global_load_b32 v10, v1, s[12:13]",
+     case137, sizeof(case137),
+     {0x0u, 0x0u, 0x0u, 0x0u}, 0xau, 0xfu},
+    {"v_mov_b32 v10, 10;"
+     "global_store_b32 v1, v10, s[12:13];"
+     "global_atomic_xor_b32 v1, v5, s[12:13];"
+     "global_load_b32 v10, v1, s[12:13]",
+     case138, sizeof(case138),
+     {0x0u, 0x0u, 0x0u, 0x0u}, 0xau, 0xfu},
+};
+
+static const uint8_t undecodable[] = {
+    0xff, 0xff, 0xff, 0xff,  /* no gfx11 encoding (llvm-mc rejects it) */
+};
+static const uint8_t store_outside[] = {
+    /* global_store_b32 v6, v5, s[4:5] */
+    0x00, 0x00, 0x6a, 0xdc, 0x06, 0x05, 0x04, 0x00,
+};
+static const uint8_t endless[] = {
+    0xff, 0xff, 0xa0, 0xbf,  /* s_branch -1 */
+};
+static const uint8_t misaligned_atomic[] = {
+    /* global_atomic_add_u32 v6, v5, s[12:13] offset:1 */
+    0x01, 0x00, 0xd6, 0xdc, 0x06, 0x05, 0x0c, 0x00,
+};
+static const uint8_t unmodelled[] = {
+    0x02, 0x67, 0x14, 0x7e,  /* v_sqrt_f32_e32 v10, v2 */
+};
+
+enum {
+  GROUP = 64,         /* two waves, so every case runs in both */
+  SLOT_WORDS = 4,     /* 16-byte output slot per work-item */
+  CODE_OFFSET = 256,  /* entry point, after the descriptor */
+  SENTINEL = 0xDEADBEEFu,
+};
+
+/* A kernel descriptor with the layout the prologue expects: 32 VGPRs,
+ * kernarg pointer in s[0:1], workgroup id x in s2, wave32. */
+static void write_descriptor(uint8_t* kd, uint32_t rsrc2) {
+  memset(kd, 0, 64);
+  uint8_t* p = kd + 16;
+  hrx_put_le(&p, CODE_OFFSET, 8);
+  p = kd + 48;
+  hrx_put_le(&p, 3, 4);                       /* rsrc1: (3 + 1) * 8 VGPRs */
+  hrx_put_le(&p, rsrc2, 4);
+  hrx_put_le(&p, (1u << 3) | (1u << 10), 2);  /* kernarg ptr, wave32 */
+}
+
+enum { RSRC2_DEFAULT = (2u << 1) | (1u << 7) };  /* 2 user SGPRs, wg id x */
+
+typedef struct harness_t {
+  uint32_t grid[3];
+  uint32_t workgroup[3];
+  uint8_t* block;  /* descriptor, then code */
+  size_t block_size;
+  uint32_t kernarg[8];
+  uint32_t out[GROUP * SLOT_WORDS];
+} harness_t;
+
+/* One workgroup of GROUP work-items along x. */
+#define HARNESS_1D {.grid = {GROUP, 1, 1}, .workgroup = {GROUP, 1, 1}}
+
+/* Runs prologue + |body| + epilogue over the harness's grid. */
+static hrx_status_t run_body(harness_t* h, const uint8_t* body, size_t length,
+                             const uint32_t in[4], uint32_t rsrc2,
+                             hrx_gfx11_fault_t* fault) {
+  h->block_size = CODE_OFFSET + sizeof(prologue) + length + sizeof(epilogue);
+  h->block = aligned_alloc(256, (h->block_size + 255) & ~(size_t)255);
+  assert_non_null(h->block);
+  write_descriptor(h->block, rsrc2);
+  uint8_t* code = h->block + CODE_OFFSET;
+  memcpy(code, prologue, sizeof(prologue));
+  if (length) memcpy(code + sizeof(prologue), body, length);
+  memcpy(code + sizeof(prologue) + length, epilogue, sizeof(epilogue));
+  memset(h->kernarg, 0, sizeof(h->kernarg));
+  memcpy(h->kernarg, in, 4 * sizeof(uint32_t));
+  uint64_t out = (uint64_t)(uintptr_t)h->out;
+  memcpy(&h->kernarg[4], &out, sizeof(out));
+  for (size_t i = 0; i < GROUP * SLOT_WORDS; ++i) h->out[i] = SENTINEL;
+  hrx_gfx11_range_t ranges[] = {
+      {(uint64_t)(uintptr_t)h->block, h->block_size},
+      {(uint64_t)(uintptr_t)h->kernarg, sizeof(h->kernarg)},
+      {out, sizeof(h->out)},
+  };
+  hrx_gfx11_dispatch_t dispatch = {
+      .kernel_descriptor = (uint64_t)(uintptr_t)h->block,
+      .kernarg = (uint64_t)(uintptr_t)h->kernarg,
+      .grid = {h->grid[0], h->grid[1], h->grid[2]},
+      .workgroup = {h->workgroup[0], h->workgroup[1], h->workgroup[2]},
+      .ranges = ranges,
+      .range_count = 3,
+      .wave_instruction_budget = 10000,
+  };
+  hrx_status_t status =
+      hrx_gfx11_dispatch(&dispatch, hrx_allocator_system(), fault);
+  free(h->block);
+  h->block = NULL;
+  return status;
+}
+
+static void test_instructions(void** state) {
+  (void)state;
+  harness_t h = HARNESS_1D;
+  size_t count = sizeof(isa_cases) / sizeof(isa_cases[0]);
+  for (size_t i = 0; i < count; ++i) {
+    const isa_case_t* c = &isa_cases[i];
+    hrx_gfx11_fault_t fault;
+    hrx_status_t status =
+        run_body(&h, c->code, c->length, c->in, RSRC2_DEFAULT, &fault);
+    if (status != HRX_OK) print_error("case %zu: %s\n", i, c->text);
+    assert_ok(status);
+    uint32_t lane0 = h.out[0], lane5 = h.out[5 * SLOT_WORDS];
+    if (lane0 != c->lane0 || lane5 != c->lane5) {
+      print_error("case %zu: %s: lanes 0/5 = 0x%x/0x%x, want 0x%x/0x%x\n", i,
+                  c->text, lane0, lane5, c->lane0, c->lane5);
+      fail();
+    }
+  }
+}
+
+/* Two waves of a partial workgroup: lanes past the grid stay inactive,
+ * and v0 carries the work-item id of each lane of each wave. */
+static void test_workitem_ids(void** state) {
+  (void)state;
+  static const uint8_t body[] = {
+      0x00, 0x03, 0x14, 0x7e,  /* v_mov_b32_e32 v10, v0 */
+  };
+  harness_t h = HARNESS_1D;
+  hrx_gfx11_fault_t fault;
+  uint32_t in[4] = {0, 0, 0, 0};
+  assert_ok(run_body(&h, body, sizeof(body), in, RSRC2_DEFAULT, &fault));
+  for (uint32_t i = 0; i < GROUP; ++i) {
+    assert_int_equal(h.out[i * SLOT_WORDS], i);
+  }
+}
+
+/* Work-item ids of a 3D workgroup, packed in v0 as x | y << 10 | z << 20
+ * when the descriptor enables all three. */
+static void test_packed_workitem_ids(void** state) {
+  (void)state;
+  static const uint8_t body[] = {
+      /* v_mbcnt_lo_u32_b32 v11, -1, 0 */
+      0x0b, 0x00, 0x1f, 0xd7, 0xc1, 0x00, 0x01, 0x00,
+      0x84, 0x16, 0x02, 0x30,  /* v_lshlrev_b32_e32 v1, 4, v11 */
+      0x00, 0x03, 0x14, 0x7e,  /* v_mov_b32_e32 v10, v0 */
+  };
+  harness_t h = {.grid = {4, 2, 2}, .workgroup = {4, 2, 2}};
+  hrx_gfx11_fault_t fault;
+  uint32_t in[4] = {0, 0, 0, 0};
+  uint32_t rsrc2 = RSRC2_DEFAULT | (2u << 11);  /* ids x, y and z */
+  assert_ok(run_body(&h, body, sizeof(body), in, rsrc2, &fault));
+  for (uint32_t i = 0; i < 16; ++i) {
+    uint32_t x = i % 4, y = i / 4 % 2, z = i / 8;
+    assert_int_equal(h.out[i * SLOT_WORDS], x | y << 10 | z << 20);
+  }
+}
+
+/* With workgroup ids x and y enabled, y follows x in s3. Every workgroup
+ * stores to the same slots, so the last one (y = 2) is what remains. */
+static void test_workgroup_id_sgprs(void** state) {
+  (void)state;
+  static const uint8_t body[] = {
+      0x03, 0x02, 0x14, 0x7e,  /* v_mov_b32_e32 v10, s3 */
+  };
+  harness_t h = {.grid = {GROUP, 3, 1}, .workgroup = {GROUP, 1, 1}};
+  hrx_gfx11_fault_t fault;
+  uint32_t in[4] = {0, 0, 0, 0};
+  assert_ok(run_body(&h, body, sizeof(body), in, RSRC2_DEFAULT | (1u << 8),
+                     &fault));
+  assert_int_equal(h.out[0], 2);
+  assert_int_equal(h.out[(GROUP - 1) * SLOT_WORDS], 2);
+}
+
+static void expect_fault(const uint8_t* body, size_t length,
+                         const uint32_t in[4],
+                         hrx_gfx11_fault_kind_t kind, const char* reason) {
+  harness_t h = HARNESS_1D;
+  hrx_gfx11_fault_t fault;
+  hrx_status_t status = run_body(&h, body, length, in, RSRC2_DEFAULT, &fault);
+  assert_status(status, HRX_STATUS_ABORTED, reason);
+  assert_int_equal(fault.kind, kind);
+  assert_int_equal(fault.wave, 0);
+  assert_non_null(strstr(fault.reason, reason));
+  if (kind == HRX_GFX11_FAULT_OUT_OF_BOUNDS) {
+    assert_int_equal(fault.address, in[0]);
+  }
+  if (kind != HRX_GFX11_FAULT_BUDGET) {
+    assert_int_equal(fault.byte_count, length);
+    assert_memory_equal(fault.bytes, body, length);
+  }
+  /* Nothing reached the output: the wave stopped before the epilogue. */
+  for (size_t i = 0; i < GROUP * SLOT_WORDS; ++i) {
+    assert_int_equal(h.out[i], SENTINEL);
+  }
+  /* The next dispatch runs normally. */
+  assert_ok(run_body(&h, isa_cases[0].code, isa_cases[0].length,
+                     isa_cases[0].in, RSRC2_DEFAULT, &fault));
+  assert_int_equal(fault.kind, HRX_GFX11_FAULT_NONE);
+  assert_int_equal(h.out[0], isa_cases[0].lane0);
+}
+
+static void test_faults(void** state) {
+  (void)state;
+  uint32_t in[4] = {0x10, 0, 0, 0};  /* s[4:5] = 0x10: never mapped */
+  expect_fault(undecodable, sizeof(undecodable), in,
+               HRX_GFX11_FAULT_UNDECODABLE, "no gfx11 encoding");
+  expect_fault(store_outside, sizeof(store_outside), in,
+               HRX_GFX11_FAULT_OUT_OF_BOUNDS, "outside the mapped ranges");
+  expect_fault(endless, sizeof(endless), in, HRX_GFX11_FAULT_BUDGET,
+               "budget");
+  expect_fault(misaligned_atomic, sizeof(misaligned_atomic), in,
+               HRX_GFX11_FAULT_UNSUPPORTED, "misaligned atomic");
+  expect_fault(unmodelled, sizeof(unmodelled), in,
+               HRX_GFX11_FAULT_UNSUPPORTED, "not modelled");
+}
+
+static void test_descriptor_checks(void** state) {
+  (void)state;
+  harness_t h = HARNESS_1D;
+  hrx_gfx11_fault_t fault;
+  uint32_t in[4] = {0, 0, 0, 0};
+  /* Scratch (rsrc2 bit 0) needs a private segment this model lacks. */
+  assert_status(run_body(&h, NULL, 0, in, RSRC2_DEFAULT | 1u, &fault),
+                HRX_STATUS_UNIMPLEMENTED, "scratch");
+  /* Three user SGPRs would be kernarg preloading. */
+  assert_status(run_body(&h, NULL, 0, in, (3u << 1) | (1u << 7), &fault),
+                HRX_STATUS_UNIMPLEMENTED, "user SGPRs");
+}
+
+/* Compiles corpus kernel |file| for gfx1151 and places it in memory. */
+static hrx_gfx11_image_t* load_corpus_kernel(const char* file) {
+  const char* dir = getenv("HRX_LOOM_KERNELS");
+  assert_non_null(dir);
+  char* path = test_strdup_printf("%s/%s", dir, file);
+  char* text = NULL;
+  size_t text_length = 0;
+  assert_ok(hrx_file_read_all(hrx_allocator_system(), path, 1 << 20,
+                              (void**)&text, &text_length));
+  free(path);
+  hrx_loom_compiler_options_t options = {.disable_cache = true};
+  hrx_loom_compiler_t* compiler = NULL;
+  assert_ok(hrx_loom_compiler_create("gfx1151", &options,
+                                     hrx_allocator_system(), &compiler));
+  hrx_loom_compile_request_t request = {
+      .source = text, .length = text_length, .source_name = file};
+  hrx_loom_artifact_t* artifact = NULL;
+  assert_ok(hrx_loom_compile(compiler, &request, NULL, &artifact));
+  size_t length = 0;
+  const uint8_t* code = hrx_loom_artifact_code(artifact, &length);
+  hrx_gfx11_image_t* image = NULL;
+  assert_ok(hrx_gfx11_image_load(code, length, hrx_allocator_system(),
+                                 &image));
+  hrx_loom_artifact_destroy(artifact);
+  hrx_loom_compiler_destroy(compiler);
+  hrx_allocator_free(hrx_allocator_system(), text);
+  return image;
+}
+
+static uint8_t* new_kernarg(uint64_t kd, uint32_t* out_size) {
+  const uint8_t* p = (const uint8_t*)(uintptr_t)(kd + 8);
+  *out_size = (uint32_t)hrx_get_le(&p, 4);
+  uint8_t* kernarg = calloc(1, *out_size);
+  assert_non_null(kernarg);
+  return kernarg;
+}
+
+static void put_u(uint8_t* kernarg, size_t offset, uint64_t value, int bytes) {
+  uint8_t* p = kernarg + offset;
+  hrx_put_le(&p, value, bytes);
+}
+
+static void run_saxpy(uint64_t kd, hrx_gfx11_range_t image, uint32_t n) {
+  enum { THREADS = 256 };
+  uint32_t groups = (n + THREADS - 1) / THREADS;
+  float alpha = 1.0f + 0x1p-23f;
+  float* x = malloc(sizeof(float) * n);
+  float* y = malloc(sizeof(float) * n);
+  float* want = malloc(sizeof(float) * n);
+  assert_true(x && y && want);
+  for (uint32_t i = 0; i < n; ++i) {
+    /* Values where a fused and an unfused multiply-add differ. */
+    x[i] = 1.0f + (float)i * 0x1p-22f;
+    y[i] = -(1.0f + (float)(i + 1) * 0x1p-21f);
+    want[i] = fmaf(alpha, x[i], y[i]);
+  }
+  uint32_t kernarg_size = 0;
+  uint8_t* kernarg = new_kernarg(kd, &kernarg_size);
+  assert_true(kernarg_size >= 56);
+  /* Explicit arguments, then the code object v5 hidden ones, at the
+   * offsets of the kernel's metadata note. */
+  put_u(kernarg, 0, n, 8);
+  uint32_t alpha_bits;
+  memcpy(&alpha_bits, &alpha, 4);
+  put_u(kernarg, 8, alpha_bits, 4);
+  put_u(kernarg, 16, (uint64_t)(uintptr_t)x, 8);
+  put_u(kernarg, 24, (uint64_t)(uintptr_t)y, 8);
+  put_u(kernarg, 32, groups, 4);   /* hidden_block_count_x, y, z */
+  put_u(kernarg, 36, 1, 4);
+  put_u(kernarg, 40, 1, 4);
+  put_u(kernarg, 44, THREADS, 2);  /* hidden_group_size_x, y, z */
+  put_u(kernarg, 46, 1, 2);
+  put_u(kernarg, 48, 1, 2);
+  hrx_gfx11_range_t ranges[] = {
+      image,
+      {(uint64_t)(uintptr_t)kernarg, kernarg_size},
+      {(uint64_t)(uintptr_t)x, sizeof(float) * n},
+      {(uint64_t)(uintptr_t)y, sizeof(float) * n},
+  };
+  hrx_gfx11_dispatch_t dispatch = {
+      .kernel_descriptor = kd,
+      .kernarg = (uint64_t)(uintptr_t)kernarg,
+      .grid = {groups * THREADS, 1, 1},
+      .workgroup = {THREADS, 1, 1},
+      .ranges = ranges,
+      .range_count = 4,
+      .wave_instruction_budget = 1000,
+  };
+  hrx_gfx11_fault_t fault;
+  assert_ok(hrx_gfx11_dispatch(&dispatch, hrx_allocator_system(), &fault));
+  assert_memory_equal(y, want, sizeof(float) * n);
+  free(kernarg);
+  free(want);
+  free(y);
+  free(x);
+}
+
+/* saxpy compiled for gfx1151, run on the model, against fmaf: the Loom op
+ * is scalar.fmaf, a fused multiply-add on the host and v_fmac_f32 here. */
+static void test_saxpy(void** state) {
+  (void)state;
+  hrx_gfx11_image_t* image = load_corpus_kernel("saxpy.loom");
+  uint64_t kd = 0;
+  assert_ok(hrx_gfx11_image_kernel(image, "saxpy", &kd));
+  assert_status(hrx_gfx11_image_kernel(image, "missing", &kd),
+                HRX_STATUS_NOT_FOUND, "missing");
+  static const uint32_t sizes[] = {1, 31, 32, 255, 256, 257, 1000};
+  for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); ++i) {
+    run_saxpy(kd, hrx_gfx11_image_range(image), sizes[i]);
+  }
+  hrx_gfx11_image_destroy(image);
+}
+
+/* gather_rows: out[r, c] = table[ids[r] if 0 <= ids[r] < rows else 0, c].
+ * Its index arithmetic is a 64-bit division the compiler expands into
+ * SALU float, v_rcp_f32 and carry chains, so exact integer results check
+ * all of those. */
+static void run_gather(uint64_t kd, hrx_gfx11_range_t image, uint64_t count,
+                       uint64_t width, uint64_t rows) {
+  enum { THREADS = 64 };
+  uint64_t cells = count * width;
+  uint32_t groups = (uint32_t)((cells + THREADS - 1) / THREADS);
+  float* table = malloc(sizeof(float) * rows * width);
+  int32_t* ids = malloc(sizeof(int32_t) * count);
+  float* out = malloc(sizeof(float) * cells);
+  float* want = malloc(sizeof(float) * cells);
+  assert_true(table && ids && out && want);
+  for (uint64_t i = 0; i < rows * width; ++i) table[i] = (float)i + 0.5f;
+  for (uint64_t r = 0; r < count; ++r) {
+    /* Some ids in range, some past the end, some negative. */
+    ids[r] = (int32_t)((r * 7) % (rows + 3)) - (r % 5 == 4 ? 9 : 0);
+  }
+  for (uint64_t cell = 0; cell < cells; ++cell) {
+    uint64_t r = cell / width, c = cell % width;
+    uint64_t id = (uint64_t)(int64_t)ids[r];
+    want[cell] = table[(id < rows ? id : 0) * width + c];
+  }
+  uint32_t kernarg_size = 0;
+  uint8_t* kernarg = new_kernarg(kd, &kernarg_size);
+  assert_true(kernarg_size >= 72);
+  put_u(kernarg, 0, count, 8);
+  put_u(kernarg, 8, width, 8);
+  put_u(kernarg, 16, rows, 8);
+  put_u(kernarg, 24, (uint64_t)(uintptr_t)table, 8);
+  put_u(kernarg, 32, (uint64_t)(uintptr_t)ids, 8);
+  put_u(kernarg, 40, (uint64_t)(uintptr_t)out, 8);
+  put_u(kernarg, 48, groups, 4);   /* hidden_block_count_x, y, z */
+  put_u(kernarg, 52, 1, 4);
+  put_u(kernarg, 56, 1, 4);
+  put_u(kernarg, 60, THREADS, 2);  /* hidden_group_size_x, y, z */
+  put_u(kernarg, 62, 1, 2);
+  put_u(kernarg, 64, 1, 2);
+  hrx_gfx11_range_t ranges[] = {
+      image,
+      {(uint64_t)(uintptr_t)kernarg, kernarg_size},
+      {(uint64_t)(uintptr_t)table, sizeof(float) * rows * width},
+      {(uint64_t)(uintptr_t)ids, sizeof(int32_t) * count},
+      {(uint64_t)(uintptr_t)out, sizeof(float) * cells},
+  };
+  hrx_gfx11_dispatch_t dispatch = {
+      .kernel_descriptor = kd,
+      .kernarg = (uint64_t)(uintptr_t)kernarg,
+      .grid = {groups * THREADS, 1, 1},
+      .workgroup = {THREADS, 1, 1},
+      .ranges = ranges,
+      .range_count = 5,
+      .wave_instruction_budget = 2000,
+  };
+  hrx_gfx11_fault_t fault;
+  assert_ok(hrx_gfx11_dispatch(&dispatch, hrx_allocator_system(), &fault));
+  assert_memory_equal(out, want, sizeof(float) * cells);
+  free(kernarg);
+  free(want);
+  free(out);
+  free(ids);
+  free(table);
+}
+
+static void test_gather(void** state) {
+  (void)state;
+  hrx_gfx11_image_t* image = load_corpus_kernel("gather.loom");
+  uint64_t kd = 0;
+  assert_ok(hrx_gfx11_image_kernel(image, "gather_rows", &kd));
+  run_gather(kd, hrx_gfx11_image_range(image), 1, 1, 1);
+  run_gather(kd, hrx_gfx11_image_range(image), 10, 3, 4);
+  run_gather(kd, hrx_gfx11_image_range(image), 37, 5, 11);
+  run_gather(kd, hrx_gfx11_image_range(image), 100, 7, 9);
+  hrx_gfx11_image_destroy(image);
+}
+
+/* histogram: 256 bins counted with global_atomic_add_u32. */
+static void run_histogram(uint64_t kd, hrx_gfx11_range_t image, uint32_t n) {
+  enum { THREADS = 128, BINS = 256 };
+  uint32_t groups = (n + THREADS - 1) / THREADS;
+  uint8_t* bytes = malloc(n);
+  uint32_t* bins = calloc(BINS, sizeof(uint32_t));
+  uint32_t want[BINS] = {0};
+  assert_true(bytes && bins);
+  for (uint32_t i = 0; i < n; ++i) {
+    bytes[i] = (uint8_t)((i * 37u + i / 7u) & 0xFF);
+    ++want[bytes[i]];
+  }
+  uint32_t kernarg_size = 0;
+  uint8_t* kernarg = new_kernarg(kd, &kernarg_size);
+  assert_true(kernarg_size >= 42);
+  put_u(kernarg, 0, n, 8);
+  put_u(kernarg, 8, (uint64_t)(uintptr_t)bytes, 8);
+  put_u(kernarg, 16, (uint64_t)(uintptr_t)bins, 8);
+  put_u(kernarg, 24, groups, 4);   /* hidden_block_count_x, y, z */
+  put_u(kernarg, 28, 1, 4);
+  put_u(kernarg, 32, 1, 4);
+  put_u(kernarg, 36, THREADS, 2);  /* hidden_group_size_x, y, z */
+  put_u(kernarg, 38, 1, 2);
+  put_u(kernarg, 40, 1, 2);
+  hrx_gfx11_range_t ranges[] = {
+      image,
+      {(uint64_t)(uintptr_t)kernarg, kernarg_size},
+      {(uint64_t)(uintptr_t)bytes, n},
+      {(uint64_t)(uintptr_t)bins, sizeof(uint32_t) * BINS},
+  };
+  hrx_gfx11_dispatch_t dispatch = {
+      .kernel_descriptor = kd,
+      .kernarg = (uint64_t)(uintptr_t)kernarg,
+      .grid = {groups * THREADS, 1, 1},
+      .workgroup = {THREADS, 1, 1},
+      .ranges = ranges,
+      .range_count = 4,
+      .wave_instruction_budget = 1000,
+  };
+  hrx_gfx11_fault_t fault;
+  assert_ok(hrx_gfx11_dispatch(&dispatch, hrx_allocator_system(), &fault));
+  assert_memory_equal(bins, want, sizeof(want));
+  free(kernarg);
+  free(bins);
+  free(bytes);
+}
+
+static void test_histogram(void** state) {
+  (void)state;
+  hrx_gfx11_image_t* image = load_corpus_kernel("histogram.loom");
+  uint64_t kd = 0;
+  assert_ok(hrx_gfx11_image_kernel(image, "histogram", &kd));
+  static const uint32_t sizes[] = {1, 127, 128, 129, 5000};
+  for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); ++i) {
+    run_histogram(kd, hrx_gfx11_image_range(image), sizes[i]);
+  }
+  hrx_gfx11_image_destroy(image);
+}
+
+static void test_bad_objects(void** state) {
+  (void)state;
+  hrx_gfx11_image_t* image = NULL;
+  static const uint8_t not_elf[64] = {'n', 'o', 't'};
+  assert_status(hrx_gfx11_image_load(not_elf, sizeof(not_elf),
+                                     hrx_allocator_system(), &image),
+                HRX_STATUS_DATA_LOSS, "ELF64");
+  assert_null(image);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_instructions),
+      cmocka_unit_test(test_workitem_ids),
+      cmocka_unit_test(test_packed_workitem_ids),
+      cmocka_unit_test(test_workgroup_id_sgprs),
+      cmocka_unit_test(test_faults),
+      cmocka_unit_test(test_descriptor_checks),
+      cmocka_unit_test(test_saxpy),
+      cmocka_unit_test(test_gather),
+      cmocka_unit_test(test_histogram),
+      cmocka_unit_test(test_bad_objects),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -23,6 +23,31 @@ static void hrx_doctor_path(const char* label, hrx_status_t status,
          hrx_path_source_string(source));
 }
 
+/* The GPUs of the KFD topology. Opening them is the kfd provider's job,
+ * which is not built yet: listing says what it would find. */
+static void print_amd_gpus(void) {
+  hrx_fabric_kfd_gpu_t gpus[8];
+  size_t count = 0;
+  hrx_status_t status = hrx_fabric_kfd_probe(8, gpus, &count);
+  if (status != HRX_OK) {
+    char text[1024];
+    hrx_status_format(status, text, sizeof(text));
+    printf("  amdgpu       %s\n", text);
+    hrx_status_free(status);
+    return;
+  }
+  for (size_t i = 0; i < count && i < 8; ++i) {
+    const hrx_fabric_kfd_gpu_t* g = &gpus[i];
+    printf("  amdgpu       node %u: %s (%04x:%04x), %u CUs, wave%u, "
+           "LDS %u KiB, renderD%u: %s\n",
+           g->node, g->arch, g->vendor_id, g->device_id, g->compute_units,
+           g->wavefront_size, g->lds_bytes / 1024, g->render_minor,
+           g->profile_target ? "supported (the kfd provider is not built "
+                               "yet)"
+                             : "not supported by HRX");
+  }
+}
+
 int hrx_cmd_doctor(int argc, char** argv) {
   if (argc > 1) {
     return hrx_cli_usage_error("doctor", "unknown argument '%s'", argv[1]);
@@ -102,6 +127,6 @@ int hrx_cmd_doctor(int argc, char** argv) {
            (double)p->memory_bytes / (1024.0 * 1024.0 * 1024.0));
     hrx_fabric_device_release(device);
   }
-  printf("  amdgpu       not probed (the kfd provider is not built yet)\n");
+  print_amd_gpus();
   return HRX_EXIT_OK;
 }

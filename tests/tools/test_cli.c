@@ -63,6 +63,12 @@ static void test_doctor_cache_root(void** state) {
   assert_non_null(strstr(r.output, "cache root   /var/tmp/xdg/hrx (from xdg)"));
   assert_non_null(strstr(r.output, "devices:"));
   assert_non_null(strstr(r.output, "host         HRX host device"));
+  /* The KFD topology is probed; without the driver that is one line. */
+  const char* amdgpu = strstr(r.output, "amdgpu       ");
+  assert_non_null(amdgpu);
+  if (access("/dev/kfd", F_OK) != 0) {
+    assert_non_null(strstr(amdgpu, "no AMD GPU"));
+  }
   /* Every library, in layer order. */
   const char* at = r.output;
   static const char* const layers[] = {"hrx-core ", "hrx-fabric", "hrx-gpu",

@@ -9,6 +9,7 @@
 #include "hrx/fabric/executable.h"  // IWYU pragma: export
 #include "hrx/fabric/fault.h"       // IWYU pragma: export
 #include "hrx/fabric/host_isa.h"    // IWYU pragma: export
+#include "hrx/fabric/kfd.h"         // IWYU pragma: export
 #include "hrx/fabric/launch_program.h"  // IWYU pragma: export
 #include "hrx/fabric/queue.h"       // IWYU pragma: export
 #include "hrx/fabric/signal.h"      // IWYU pragma: export

@@ -163,6 +163,19 @@ static bool decode_flat(uint32_t w0, uint32_t w1, gfx11_inst_t* inst) {
   return true;
 }
 
+static void decode_ds(uint32_t w0, uint32_t w1, gfx11_inst_t* inst) {
+  inst->encoding = GFX11_DS;
+  inst->size = 8;
+  inst->op = bits(w0, 25, 18);
+  /* offset0 and offset1 form one 16-bit offset for the single-address
+   * ops, the only ones modelled. */
+  inst->imm = (int32_t)bits(w0, 15, 0);
+  inst->src[0] = GFX11_VGPR0 + bits(w1, 7, 0);    /* address */
+  inst->src[1] = GFX11_VGPR0 + bits(w1, 15, 8);   /* data0 */
+  inst->src[2] = GFX11_VGPR0 + bits(w1, 23, 16);  /* data1 */
+  inst->dst = GFX11_VGPR0 + bits(w1, 31, 24);
+}
+
 bool gfx11_decode(const uint8_t* bytes, size_t available,
                   gfx11_inst_t* out_inst) {
   gfx11_inst_t inst;
@@ -186,7 +199,8 @@ bool gfx11_decode(const uint8_t* bytes, size_t available,
   } else if (bits(w0, 31, 31) == 0) {
     decode_vop_short(w0, &inst);
     if (!take_literal(bytes, available, inst.src, 1, &inst)) return false;
-  } else if (top6 == 0x35 || top6 == 0x32 || top6 == 0x3D || top6 == 0x37) {
+  } else if (top6 == 0x35 || top6 == 0x32 || top6 == 0x3D || top6 == 0x37 ||
+             top6 == 0x36 || top6 == 0x38) {
     if (available < 8) return false;
     uint32_t w1 = word_at(bytes, 1);
     if (top6 == 0x35) {
@@ -198,6 +212,12 @@ bool gfx11_decode(const uint8_t* bytes, size_t available,
       if (!take_literal(bytes, available, sources, 2, &inst)) return false;
     } else if (top6 == 0x3D) {
       decode_smem(w0, w1, &inst);
+    } else if (top6 == 0x36) {
+      decode_ds(w0, w1, &inst);
+    } else if (top6 == 0x38) {
+      inst.encoding = GFX11_MUBUF;
+      inst.size = 8;
+      inst.op = bits(w0, 25, 18);
     } else if (!decode_flat(w0, w1, &inst)) {
       return false;
     }

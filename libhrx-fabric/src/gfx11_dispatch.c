@@ -12,6 +12,7 @@
 /* Kernel descriptor fields (AMDGPU code object v3+ layout). */
 enum {
   KD_SIZE = 64,
+  KD_GROUP_SEGMENT = 0,
   KD_ENTRY_OFFSET = 16,
   KD_RSRC1 = 48,
   KD_RSRC2 = 52,
@@ -19,6 +20,7 @@ enum {
   PROP_KERNARG_PTR = 1u << 3,
   PROP_WAVE32 = 1u << 10,
   MAX_WORKGROUP_ITEMS = 1024,
+  MAX_LDS_BYTES = 64 * 1024,  /* per workgroup on gfx11 */
 };
 
 typedef struct kernel_setup_t {
@@ -28,6 +30,7 @@ typedef struct kernel_setup_t {
   bool kernarg_ptr;
   bool workgroup_id[3];
   uint32_t workitem_dims;  /* 1, 2 or 3 ids packed into v0 */
+  uint32_t lds_size;       /* group_segment_fixed_size */
 } kernel_setup_t;
 
 static uint32_t kd_u32(uint64_t kd, int offset) {
@@ -61,6 +64,12 @@ static hrx_status_t read_descriptor(uint64_t kd, kernel_setup_t* out) {
                            "gfx11 model: rsrc2 0x%x asks for scratch or "
                            "workgroup info", rsrc2);
   }
+  out->lds_size = kd_u32(kd, KD_GROUP_SEGMENT);
+  if (out->lds_size > MAX_LDS_BYTES) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "gfx11 kernel asks for %u bytes of LDS (max %d)",
+                           out->lds_size, MAX_LDS_BYTES);
+  }
   out->kernarg_ptr = properties & PROP_KERNARG_PTR;
   out->user_sgpr_count = (rsrc2 >> 1) & 0x1F;
   if (out->user_sgpr_count != (out->kernarg_ptr ? 2u : 0u)) {
@@ -86,9 +95,11 @@ typedef struct group_t {
 
 static void init_wave(gfx11_wave_t* wave, const kernel_setup_t* setup,
                       const hrx_gfx11_dispatch_t* dispatch,
-                      const group_t* group, uint32_t index,
+                      const group_t* group, uint32_t index, uint8_t* lds,
                       hrx_gfx11_fault_t* fault) {
   memset(wave, 0, sizeof(*wave));
+  wave->lds = lds;
+  wave->lds_size = setup->lds_size;
   wave->memory.ranges = dispatch->ranges;
   wave->memory.range_count = dispatch->range_count;
   wave->fault = fault;
@@ -137,8 +148,10 @@ static bool step(gfx11_wave_t* wave) {
     inst.size = 4;
   } else if (inst.encoding <= GFX11_SMEM) {
     ok = gfx11_exec_scalar(wave, &inst);
-  } else if (inst.encoding == GFX11_GLOBAL) {
+  } else if (inst.encoding == GFX11_GLOBAL || inst.encoding == GFX11_MUBUF) {
     ok = gfx11_exec_memory(wave, &inst);
+  } else if (inst.encoding == GFX11_DS) {
+    ok = gfx11_exec_lds(wave, &inst);
   } else {
     ok = gfx11_exec_vector(wave, &inst);
   }
@@ -209,9 +222,10 @@ static hrx_status_t check_dispatch(const hrx_gfx11_dispatch_t* d,
 
 static hrx_status_t fault_status(const hrx_gfx11_fault_t* f) {
   char bytes[3 * sizeof(f->bytes) + 1] = "";
-  for (uint32_t i = 0; i < f->byte_count; ++i) {
-    snprintf(bytes + 3 * i, sizeof(bytes) - 3 * i, "%s%02x", i ? " " : "",
-             f->bytes[i]);
+  /* "xx xx ..": each byte after the first takes three characters. */
+  for (uint32_t i = 0, at = 0; i < f->byte_count; ++i) {
+    at += (uint32_t)snprintf(bytes + at, sizeof(bytes) - at, "%s%02x",
+                             i ? " " : "", f->bytes[i]);
   }
   return hrx_make_status(HRX_STATUS_ABORTED,
                          "gfx11 wave %u of workgroup (%u, %u, %u) faulted at "
@@ -234,8 +248,12 @@ hrx_status_t hrx_gfx11_dispatch(const hrx_gfx11_dispatch_t* dispatch,
   uint64_t* budgets = NULL;
   HRX_RETURN_IF_ERROR(hrx_allocator_malloc_array(
       allocator, wave_count, sizeof(*waves), (void**)&waves));
+  uint8_t* lds = NULL;
   hrx_status_t status = hrx_allocator_malloc_array(
       allocator, wave_count, sizeof(*budgets), (void**)&budgets);
+  if (status == HRX_OK && setup.lds_size) {
+    status = hrx_allocator_malloc(allocator, setup.lds_size, (void**)&lds);
+  }
   uint32_t groups[3];
   for (int i = 0; i < 3; ++i) {
     groups[i] = (uint32_t)(((uint64_t)dispatch->grid[i] +
@@ -255,8 +273,11 @@ hrx_status_t hrx_gfx11_dispatch(const hrx_gfx11_dispatch_t* dispatch,
           g.items *= g.size[i];
         }
         uint32_t count = (g.items + GFX11_LANES - 1) / GFX11_LANES;
+        /* Hardware LDS starts undefined; zeroes make a kernel that reads
+         * before writing deterministic here. */
+        if (lds) memset(lds, 0, setup.lds_size);
         for (uint32_t w = 0; w < count; ++w) {
-          init_wave(&waves[w], &setup, dispatch, &g, w, out_fault);
+          init_wave(&waves[w], &setup, dispatch, &g, w, lds, out_fault);
           budgets[w] = dispatch->wave_instruction_budget;
         }
         if (!run_group(waves, count, budgets, out_fault)) {
@@ -266,6 +287,7 @@ hrx_status_t hrx_gfx11_dispatch(const hrx_gfx11_dispatch_t* dispatch,
       }
     }
   }
+  hrx_allocator_free(allocator, lds);
   hrx_allocator_free(allocator, budgets);
   hrx_allocator_free(allocator, waves);
   return status;

@@ -38,6 +38,8 @@ typedef enum gfx11_encoding_t {
   GFX11_VOP3,   /* VOP3 and VOP3SD: VOP1/2/C promoted plus VOP3-only ops */
   GFX11_VOPD,
   GFX11_GLOBAL,
+  GFX11_DS,     /* LDS of the workgroup, and cross-lane ds_bpermute */
+  GFX11_MUBUF,  /* only the cache invalidations (buffer_gl0/gl1_inv) */
 } gfx11_encoding_t;
 
 /* One decoded instruction. Register fields hold operand codes (VGPRs as
@@ -50,7 +52,7 @@ typedef struct gfx11_inst_t {
   uint32_t sdst;      /* VOP3SD carry-out / VOPC-as-VOP3 mask destination */
   uint32_t src[3];
   uint32_t literal;
-  int32_t imm;        /* SOPP/SOPK simm16, SMEM/GLOBAL byte offset */
+  int32_t imm;        /* SOPP/SOPK simm16, SMEM/GLOBAL/DS byte offset */
   uint32_t abs, neg;  /* VOP3 per-source float modifiers (bit i: src i) */
   uint32_t opsel;     /* 16-bit half selects: no modelled op takes them */
   uint32_t omod;
@@ -75,6 +77,9 @@ typedef struct gfx11_wave_t {
   bool faulted;
   uint32_t vgpr_count;
   gfx11_memory_t memory;
+  /* The workgroup's LDS, shared by its waves (NULL when it has none). */
+  uint8_t* lds;
+  uint32_t lds_size;
   hrx_gfx11_fault_t* fault;
   uint32_t vgpr[GFX11_MAX_VGPRS][GFX11_LANES];
 } gfx11_wave_t;
@@ -94,6 +99,11 @@ bool gfx11_fault(gfx11_wave_t* wave, hrx_gfx11_fault_kind_t kind,
 uint32_t gfx11_read32(gfx11_wave_t* wave, const gfx11_inst_t* inst,
                       uint32_t code, uint32_t lane);
 uint64_t gfx11_read64(gfx11_wave_t* wave, uint32_t code, uint32_t lane);
+/* A 64-bit integer source that may be the 32-bit literal, which the
+ * hardware sign-extends for signed operands and zero-extends for unsigned
+ * ones. */
+uint64_t gfx11_read64_int(gfx11_wave_t* wave, const gfx11_inst_t* inst,
+                          uint32_t code, uint32_t lane, bool is_signed);
 void gfx11_write_sgpr(gfx11_wave_t* wave, uint32_t code, uint32_t value);
 void gfx11_write_vgpr(gfx11_wave_t* wave, uint32_t code, uint32_t lane,
                       uint32_t value);
@@ -111,5 +121,6 @@ uint32_t gfx11_cvt_u32_f32(float value);
 bool gfx11_exec_scalar(gfx11_wave_t* wave, const gfx11_inst_t* inst);
 bool gfx11_exec_vector(gfx11_wave_t* wave, const gfx11_inst_t* inst);
 bool gfx11_exec_memory(gfx11_wave_t* wave, const gfx11_inst_t* inst);
+bool gfx11_exec_lds(gfx11_wave_t* wave, const gfx11_inst_t* inst);
 
 #endif  // HRX_FABRIC_GFX11_INTERNAL_H_

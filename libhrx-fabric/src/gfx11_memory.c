@@ -1,4 +1,5 @@
-/* GLOBAL loads, stores and 32-bit atomics of the gfx11 model. Every active
+/* GLOBAL and DS (LDS) loads, stores and 32-bit atomics of the gfx11 model,
+ * and the MUBUF cache invalidations. Every active
  * lane's address is checked against the mapped ranges before any lane
  * touches memory, so a faulting instruction has no effect. Lanes run in
  * order on one thread, so each atomic is indivisible by construction. */
@@ -108,7 +109,19 @@ static void store_lane(gfx11_wave_t* wave, const gfx11_inst_t* inst,
   }
 }
 
+/* buffer_gl0_inv and buffer_gl1_inv invalidate caches this model does not
+ * have: every access goes straight to memory. */
+static bool exec_mubuf(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
+  if (inst->op != 43 && inst->op != 44) {
+    return gfx11_fault(wave, HRX_GFX11_FAULT_UNSUPPORTED, 0,
+                       "MUBUF opcode %u is not modelled", inst->op);
+  }
+  wave->pc += inst->size;
+  return true;
+}
+
 bool gfx11_exec_memory(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
+  if (inst->encoding == GFX11_MUBUF) return exec_mubuf(wave, inst);
   global_op_t g;
   if (!global_op(inst->op, &g)) {
     return gfx11_fault(wave, HRX_GFX11_FAULT_UNSUPPORTED, 0,
@@ -135,6 +148,166 @@ bool gfx11_exec_memory(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
       store_lane(wave, inst, &g, addresses[lane], lane);
     } else {
       load_lane(wave, inst, &g, addresses[lane], lane);
+    }
+  }
+  wave->pc += inst->size;
+  return !wave->faulted;
+}
+
+/* DS instructions: loads, stores and 32-bit atomics on the workgroup's
+ * LDS, and ds_bpermute_b32, which moves data between the lanes of a wave
+ * without touching LDS. Opcode numbers are gfx11's (RDNA3 ISA guide,
+ * checked against llvm-mc-19 encodings). As for GLOBAL, every active
+ * lane's address is checked before any lane touches LDS, and the waves of
+ * a workgroup run one at a time, so each atomic is indivisible. */
+
+enum {
+  DS_ATOMIC_LAST = 11,      /* ds_add_u32 .. ds_xor_b32 (0..11) */
+  DS_ATOMIC_RTN = 32,       /* the same ops returning the old value */
+  DS_STORE_B32 = 13, DS_STORE_B8 = 30, DS_STORE_B16 = 31,
+  DS_LOAD_B32 = 54, DS_LOAD_I8 = 57, DS_LOAD_U8 = 58, DS_LOAD_I16 = 59,
+  DS_LOAD_U16 = 60, DS_STORE_B64 = 77, DS_LOAD_B64 = 118,
+  DS_BPERMUTE_B32 = 179, DS_STORE_B96 = 222, DS_STORE_B128 = 223,
+  DS_LOAD_B96 = 254, DS_LOAD_B128 = 255,
+};
+
+typedef struct ds_op_t {
+  uint32_t bytes;
+  bool store;
+  bool sign_extend;
+  bool atomic;
+  bool returns;  /* atomics: the old value goes to vdst */
+} ds_op_t;
+
+static bool ds_op(uint32_t op, ds_op_t* out) {
+  *out = (ds_op_t){.bytes = 4};
+  switch (op) {
+    case DS_STORE_B8: *out = (ds_op_t){1, true, false, false, false}; break;
+    case DS_STORE_B16: *out = (ds_op_t){2, true, false, false, false}; break;
+    case DS_STORE_B32: out->store = true; break;
+    case DS_STORE_B64: *out = (ds_op_t){8, true, false, false, false}; break;
+    case DS_STORE_B96: *out = (ds_op_t){12, true, false, false, false}; break;
+    case DS_STORE_B128: *out = (ds_op_t){16, true, false, false, false}; break;
+    case DS_LOAD_I8: *out = (ds_op_t){1, false, true, false, false}; break;
+    case DS_LOAD_U8: out->bytes = 1; break;
+    case DS_LOAD_I16: *out = (ds_op_t){2, false, true, false, false}; break;
+    case DS_LOAD_U16: out->bytes = 2; break;
+    case DS_LOAD_B32: break;
+    case DS_LOAD_B64: out->bytes = 8; break;
+    case DS_LOAD_B96: out->bytes = 12; break;
+    case DS_LOAD_B128: out->bytes = 16; break;
+    default:
+      if (op <= DS_ATOMIC_LAST || (op >= DS_ATOMIC_RTN &&
+                                   op <= DS_ATOMIC_RTN + DS_ATOMIC_LAST)) {
+        out->atomic = true;
+        out->returns = op >= DS_ATOMIC_RTN;
+        return true;
+      }
+      return false;
+  }
+  return true;
+}
+
+/* ds_{add,sub,rsub,inc,dec,min_i32,max_i32,min_u32,max_u32,and,or,xor}
+ * in that order; inc and dec wrap at the data value as the ISA defines. */
+static uint32_t ds_atomic_result(uint32_t op, uint32_t old, uint32_t data) {
+  switch (op % DS_ATOMIC_RTN) {
+    case 0: return old + data;
+    case 1: return old - data;
+    case 2: return data - old;
+    case 3: return old >= data ? 0 : old + 1;
+    case 4: return old == 0 || old > data ? data : old - 1;
+    case 5: return (int32_t)data < (int32_t)old ? data : old;
+    case 6: return (int32_t)data > (int32_t)old ? data : old;
+    case 7: return data < old ? data : old;
+    case 8: return data > old ? data : old;
+    case 9: return old & data;
+    case 10: return old | data;
+    default: return old ^ data;
+  }
+}
+
+static void ds_lane_access(gfx11_wave_t* wave, const gfx11_inst_t* inst,
+                        const ds_op_t* d, uint8_t* p, uint32_t lane) {
+  if (d->atomic) {
+    uint32_t old, data = gfx11_read32(wave, inst, inst->src[1], lane);
+    memcpy(&old, p, 4);
+    uint32_t result = ds_atomic_result(inst->op, old, data);
+    memcpy(p, &result, 4);
+    if (d->returns) gfx11_write_vgpr(wave, inst->dst, lane, old);
+    return;
+  }
+  uint32_t dwords = d->bytes < 4 ? 1 : d->bytes / 4;
+  uint32_t part = d->bytes < 4 ? d->bytes : 4;
+  for (uint32_t i = 0; i < dwords && !wave->faulted; ++i) {
+    uint32_t v = 0;
+    if (d->store) {
+      v = gfx11_read32(wave, inst, inst->src[1] + i, lane);
+      memcpy(p + 4 * i, &v, part);  /* little-endian host, as the GPU */
+      continue;
+    }
+    memcpy(&v, p + 4 * i, part);
+    if (d->sign_extend) {
+      uint32_t sign = 1u << (8 * part - 1);
+      v = (v ^ sign) - sign;
+    }
+    gfx11_write_vgpr(wave, inst->dst + i, lane, v);
+  }
+}
+
+/* ds_bpermute_b32: lane i reads data0 of lane ((addr + offset) / 4) % 32.
+ * An inactive source lane contributes 0, as the ISA's pseudocode says. */
+static bool bpermute(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
+  uint32_t exec = wave->sgpr[GFX11_EXEC_LO];
+  uint32_t data[GFX11_LANES] = {0};
+  uint32_t from[GFX11_LANES] = {0};
+  for (uint32_t lane = 0; lane < GFX11_LANES; ++lane) {
+    if (!(exec >> lane & 1)) continue;
+    data[lane] = gfx11_read32(wave, inst, inst->src[1], lane);
+    uint32_t address = gfx11_read32(wave, inst, inst->src[0], lane);
+    from[lane] = ((address + (uint32_t)inst->imm) / 4) % GFX11_LANES;
+  }
+  for (uint32_t lane = 0; lane < GFX11_LANES && !wave->faulted; ++lane) {
+    if (exec >> lane & 1) {
+      gfx11_write_vgpr(wave, inst->dst, lane, data[from[lane]]);
+    }
+  }
+  wave->pc += inst->size;
+  return !wave->faulted;
+}
+
+bool gfx11_exec_lds(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
+  if (inst->op == DS_BPERMUTE_B32) return bpermute(wave, inst);
+  ds_op_t d;
+  if (!ds_op(inst->op, &d)) {
+    return gfx11_fault(wave, HRX_GFX11_FAULT_UNSUPPORTED, 0,
+                       "DS opcode %u is not modelled", inst->op);
+  }
+  uint32_t exec = wave->sgpr[GFX11_EXEC_LO];
+  uint64_t addresses[GFX11_LANES];
+  for (uint32_t lane = 0; lane < GFX11_LANES; ++lane) {
+    if (!(exec >> lane & 1)) continue;
+    addresses[lane] = (uint64_t)gfx11_read32(wave, inst, inst->src[0], lane) +
+                      (uint32_t)inst->imm;
+    if (wave->faulted) return false;
+    /* Hardware drops an out-of-range LDS access; the model reports it,
+     * as it is a kernel bug the differential tests should see. */
+    if (addresses[lane] + d.bytes > wave->lds_size) {
+      return gfx11_fault(wave, HRX_GFX11_FAULT_OUT_OF_BOUNDS,
+                         addresses[lane],
+                         "%u-byte LDS access at 0x%llx past %u bytes",
+                         d.bytes, (unsigned long long)addresses[lane],
+                         wave->lds_size);
+    }
+    if (d.atomic && (addresses[lane] & 3)) {
+      return gfx11_fault(wave, HRX_GFX11_FAULT_UNSUPPORTED, addresses[lane],
+                         "misaligned LDS atomic at 0x%llx",
+                         (unsigned long long)addresses[lane]);
+    }
+  }
+  for (uint32_t lane = 0; lane < GFX11_LANES && !wave->faulted; ++lane) {
+    if (exec >> lane & 1) {
+      ds_lane_access(wave, inst, &d, wave->lds + addresses[lane], lane);
     }
   }
   wave->pc += inst->size;

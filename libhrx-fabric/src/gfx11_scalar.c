@@ -195,10 +195,10 @@ static bool exec_sopp(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
   uint32_t vcc = wave->sgpr[GFX11_VCC_LO];
   bool taken = false;
   switch (inst->op) {
-    /* s_nop, s_clause, s_delay_alu, s_waitcnt_depctr, s_waitcnt: hints
-     * and counters that have no effect when every access completes
-     * before the next instruction. */
-    case 0x00: case 0x05: case 0x07: case 0x08: case 0x09: break;
+    /* s_nop, s_set_inst_prefetch_distance, s_clause, s_delay_alu,
+     * s_waitcnt_depctr, s_waitcnt: hints and counters that have no effect
+     * when every access completes before the next instruction. */
+    case 0x00: case 0x04: case 0x05: case 0x07: case 0x08: case 0x09: break;
     case 0x36:  /* s_sendmsg: only MSG_DEALLOC_VGPRS (3), a hint */
       if ((inst->imm & 0xFF) != 3) {
         return gfx11_fault(wave, HRX_GFX11_FAULT_UNSUPPORTED, 0,

@@ -17,11 +17,16 @@ enum {
   OP_SUB_CO_CI = 0x121, OP_SUBREV_CO_CI = 0x122, OP_ADD_NC_U32 = 0x125,
   OP_SUB_NC_U32 = 0x126, OP_SUBREV_NC_U32 = 0x127, OP_FMAC_F32 = 0x12B,
   OP_MOV_B32 = 0x181, OP_READFIRSTLANE = 0x182, OP_CVT_F32_U32 = 0x186,
-  OP_CVT_U32_F32 = 0x187, OP_RCP_F32 = 0x1AA, OP_RCP_IFLAG_F32 = 0x1AB,
-  OP_FMA_F32 = 0x213, OP_ADD3_U32 = 0x255,
+  OP_CVT_U32_F32 = 0x187, OP_CVT_F32_UBYTE0 = 0x191, OP_FLOOR_F32 = 0x1A4,
+  OP_EXP_F32 = 0x1A5, OP_LOG_F32 = 0x1A7, OP_RCP_F32 = 0x1AA,
+  OP_RCP_IFLAG_F32 = 0x1AB, OP_RSQ_F32 = 0x1AE, OP_SQRT_F32 = 0x1B3,
+  OP_MAD_U32_U24 = 0x20B, OP_BFE_U32 = 0x210, OP_FMA_F32 = 0x213,
+  OP_MED3_F32 = 0x21F, OP_LSHL_ADD_U32 = 0x246, OP_ADD3_U32 = 0x255,
+  OP_MAXMIN_F32 = 0x25E,
   OP_MAD_U64_U32 = 0x2FE, OP_MAD_I64_I32 = 0x2FF, OP_ADD_CO_U32 = 0x300,
   OP_SUB_CO_U32 = 0x301, OP_SUBREV_CO_U32 = 0x302, OP_MBCNT_LO = 0x31F,
   OP_MUL_LO_U32 = 0x32C, OP_MUL_HI_U32 = 0x32D, OP_LSHLREV_B64 = 0x33C,
+  OP_READLANE = 0x360, OP_WRITELANE = 0x361,
 };
 
 static float as_f32(uint32_t bits) {
@@ -47,6 +52,8 @@ static bool float_sources(uint32_t op) {
     case OP_CNDMASK: case OP_ADD_F32: case OP_SUB_F32: case OP_MUL_F32:
     case OP_MIN_F32: case OP_MAX_F32: case OP_FMAC_F32: case OP_FMA_F32:
     case OP_CVT_U32_F32: case OP_RCP_F32: case OP_RCP_IFLAG_F32:
+    case OP_FLOOR_F32: case OP_MED3_F32: case OP_MAXMIN_F32:
+    case OP_EXP_F32: case OP_LOG_F32: case OP_RSQ_F32: case OP_SQRT_F32:
       return true;
     default:
       return op >= 0x10 && op <= 0x1F;  /* f32 compares */
@@ -58,7 +65,9 @@ static bool float_result(uint32_t op) {
   switch (op) {
     case OP_ADD_F32: case OP_SUB_F32: case OP_MUL_F32: case OP_MIN_F32:
     case OP_MAX_F32: case OP_FMAC_F32: case OP_FMA_F32: case OP_CVT_F32_U32:
-    case OP_RCP_F32: case OP_RCP_IFLAG_F32:
+    case OP_RCP_F32: case OP_RCP_IFLAG_F32: case OP_CVT_F32_UBYTE0:
+    case OP_FLOOR_F32: case OP_MED3_F32: case OP_MAXMIN_F32:
+    case OP_EXP_F32: case OP_LOG_F32: case OP_RSQ_F32: case OP_SQRT_F32:
       return true;
     default:
       return false;
@@ -66,8 +75,15 @@ static bool float_result(uint32_t op) {
 }
 
 static bool uses_src2(uint32_t op) {
-  return op == OP_CNDMASK || op == OP_FMA_F32 || op == OP_ADD3_U32 ||
-         op == OP_ADD_CO_CI || op == OP_SUB_CO_CI || op == OP_SUBREV_CO_CI;
+  switch (op) {
+    case OP_CNDMASK: case OP_FMA_F32: case OP_ADD3_U32: case OP_ADD_CO_CI:
+    case OP_SUB_CO_CI: case OP_SUBREV_CO_CI: case OP_MAD_U32_U24:
+    case OP_BFE_U32: case OP_MED3_F32: case OP_LSHL_ADD_U32:
+    case OP_MAXMIN_F32:
+      return true;
+    default:
+      return false;
+  }
 }
 
 static uint32_t apply_input_modifiers(uint32_t value, uint32_t abs,
@@ -86,6 +102,15 @@ static uint32_t apply_output_modifiers(const gfx11_inst_t* inst,
   return f32_bits(f);
 }
 
+/* v_med3_f32: the median, or with any NaN source the v_min3_f32 of the
+ * three (the ISA's rule; fminf drops a NaN operand as IEEE minNum does). */
+static float med3(float a, float b, float c) {
+  if (isnan(a) || isnan(b) || isnan(c)) return fminf(fminf(a, b), c);
+  float hi = fmaxf(fmaxf(a, b), c);
+  if (hi == a) return fmaxf(b, c);
+  if (hi == b) return fmaxf(a, c);
+  return fmaxf(a, b);
+}
 
 /* One lane of a 32-bit op; |c| is src2 (for v_cndmask the lane mask, for
  * v_fmac the old destination). False for an op this table lacks. */
@@ -126,7 +151,36 @@ static bool alu32(uint32_t op, uint32_t a, uint32_t b, uint32_t c,
     case OP_RCP_F32: case OP_RCP_IFLAG_F32:
       *out = f32_bits(1.0f / as_f32(a));
       return true;
+    /* v_sqrt_f32, v_rsq_f32, v_exp_f32 (2^x) and v_log_f32 (log2) are
+     * approximations of about 1 ULP in hardware. The model computes them
+     * more precisely than that: sqrtf and the reciprocal square root
+     * through double are correctly rounded, exp2f and log2f are within
+     * glibc's documented 1 ULP. A comparison against hardware results
+     * must allow the hardware's bound plus 1 ULP; exactly representable
+     * results (the instruction tests': sqrt 16, 2^3, log2 8) are exact
+     * on both. */
+    case OP_SQRT_F32: *out = f32_bits(sqrtf(as_f32(a))); return true;
+    case OP_RSQ_F32:
+      *out = f32_bits((float)(1.0 / sqrt((double)as_f32(a))));
+      return true;
+    case OP_EXP_F32: *out = f32_bits(exp2f(as_f32(a))); return true;
+    case OP_LOG_F32: *out = f32_bits(log2f(as_f32(a))); return true;
     case OP_ADD3_U32: *out = a + b + c; return true;
+    case OP_CVT_F32_UBYTE0: *out = f32_bits((float)(a & 0xFF)); return true;
+    case OP_FLOOR_F32: *out = f32_bits(floorf(as_f32(a))); return true;
+    case OP_MAD_U32_U24:
+      *out = (a & 0xFFFFFF) * (b & 0xFFFFFF) + c;
+      return true;
+    case OP_BFE_U32:
+      *out = (a >> (b & 31)) & (uint32_t)((1ull << (c & 31)) - 1);
+      return true;
+    case OP_LSHL_ADD_U32: *out = (a << (b & 31)) + c; return true;
+    case OP_MED3_F32:
+      *out = f32_bits(med3(as_f32(a), as_f32(b), as_f32(c)));
+      return true;
+    case OP_MAXMIN_F32:  /* min(max(S0, S1), S2) */
+      *out = f32_bits(fminf(fmaxf(as_f32(a), as_f32(b)), as_f32(c)));
+      return true;
     case OP_MBCNT_LO:
       *out = (uint32_t)__builtin_popcount(a & ((1u << lane) - 1u)) + b;
       return true;
@@ -158,8 +212,9 @@ static bool float_condition(uint32_t cond, float a, float b) {
   if (cond == 15) return true;
   if (cond == 7) return !unordered;
   if (cond == 8) return unordered;
+  /* NGE NLG NGT NLE NEQ NLT (9..14) negate GE LG GT LE EQ LT (6..1). */
   bool negate = cond > 8;
-  uint32_t base = negate ? cond - 8 : cond;
+  uint32_t base = negate ? 15 - cond : cond;
   bool r = false;
   switch (base) {
     case 1: r = a < b; break;
@@ -194,8 +249,8 @@ static bool exec_compare(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
     } else {
       uint64_t a, b, sign;
       if (wide) {
-        a = gfx11_read64(wave, inst->src[0], lane);
-        b = gfx11_read64(wave, inst->src[1], lane);
+        a = gfx11_read64_int(wave, inst, inst->src[0], lane, is_signed);
+        b = gfx11_read64_int(wave, inst, inst->src[1], lane, is_signed);
         sign = 1ull << 63;
       } else {
         a = gfx11_read32(wave, inst, inst->src[0], lane);
@@ -294,6 +349,21 @@ static bool exec_readfirstlane(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
   return !wave->faulted;
 }
 
+/* v_readlane_b32 copies one lane (S1 mod 32, whatever EXEC says) to an
+ * SGPR; v_writelane_b32 writes an SGPR value into one lane's VGPR. */
+static bool exec_lane_select(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
+  uint32_t lane = gfx11_read32(wave, inst, inst->src[1], 0) % GFX11_LANES;
+  if (inst->op == OP_READLANE) {
+    uint32_t value = gfx11_read32(wave, inst, inst->src[0], lane);
+    gfx11_write_sgpr(wave, inst->dst - GFX11_VGPR0, value);
+  } else {
+    uint32_t value = gfx11_read32(wave, inst, inst->src[0], 0);
+    gfx11_write_vgpr(wave, inst->dst, lane, value);
+  }
+  wave->pc += inst->size;
+  return !wave->faulted;
+}
+
 /* Reads one lane's sources of a 32-bit op, modifiers applied. */
 static bool lane32(gfx11_wave_t* wave, const gfx11_inst_t* inst, uint32_t op,
                    uint32_t dst, const uint32_t* src, uint32_t mask_c,
@@ -329,6 +399,9 @@ static bool exec_vop(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
   }
   if (is_wide(op)) return exec_wide(wave, inst);
   if (op == OP_READFIRSTLANE) return exec_readfirstlane(wave, inst);
+  if (op == OP_READLANE || op == OP_WRITELANE) {
+    return exec_lane_select(wave, inst);
+  }
   uint32_t exec = wave->sgpr[GFX11_EXEC_LO];
   uint32_t mask = op == OP_CNDMASK ? gfx11_read32(wave, inst, inst->src[2], 0)
                                    : 0;

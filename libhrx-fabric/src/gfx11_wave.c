@@ -105,6 +105,13 @@ uint64_t gfx11_read64(gfx11_wave_t* wave, uint32_t code, uint32_t lane) {
   return bad_operand(wave, code);
 }
 
+uint64_t gfx11_read64_int(gfx11_wave_t* wave, const gfx11_inst_t* inst,
+                          uint32_t code, uint32_t lane, bool is_signed) {
+  if (code != GFX11_LITERAL) return gfx11_read64(wave, code, lane);
+  return is_signed ? (uint64_t)(int64_t)(int32_t)inst->literal
+                   : inst->literal;
+}
+
 void gfx11_write_sgpr(gfx11_wave_t* wave, uint32_t code, uint32_t value) {
   if (code == GFX11_NULL) return;
   if (!is_sgpr_like(code)) {

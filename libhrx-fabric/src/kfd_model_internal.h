@@ -1,0 +1,141 @@
+/* The KFD model's state, shared by its files (kfd_model*.c). Tables are
+ * fixed arrays: the model serves tests and a small provider, and a full
+ * table fails the request with the errno the driver uses when it runs out
+ * (ENOMEM). One mutex guards everything; the packet
+ * processor holds it while it runs a packet, so an ioctl never sees a
+ * half-retired packet or frees memory a kernel is using. */
+#ifndef HRX_FABRIC_KFD_MODEL_INTERNAL_H_
+#define HRX_FABRIC_KFD_MODEL_INTERNAL_H_
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kfd_ioctl.h"
+#include "kfd_model.h"
+
+#define KFD_MODEL_PAGE 4096u
+#define KFD_MODEL_MAX_FDS 64
+#define KFD_MODEL_MAX_RESERVATIONS 64
+#define KFD_MODEL_MAX_ALLOCATIONS 256
+#define KFD_MODEL_MAX_QUEUES 16
+#define KFD_MODEL_MAX_EVENTS 256
+/* Doorbells are 64-bit, 1024 to a page (hardware.md §2); the provider maps
+ * two pages at doorbell_offset & ~0x1fff. */
+#define KFD_MODEL_DOORBELL_BYTES 0x2000u
+/* mmap offsets the model hands out; any value the driver could use works,
+ * as long as doorbell and render-node offsets cannot be confused. */
+#define KFD_MODEL_DOORBELL_OFFSET 0x100000000ull
+#define KFD_MODEL_RENDER_OFFSET 0x200000000ull
+/* Instructions one wave may run before the queue faults with BUDGET. */
+#define KFD_MODEL_WAVE_BUDGET (1ull << 24)
+
+typedef enum kfd_model_fd_kind_t {
+  KFD_MODEL_FD_FREE = 0,
+  KFD_MODEL_FD_KFD,
+  KFD_MODEL_FD_RENDER,
+  KFD_MODEL_FD_DEV_DIR,
+} kfd_model_fd_kind_t;
+
+typedef struct kfd_model_reservation_t {
+  uint64_t base, size; /* 0 size: free slot */
+} kfd_model_reservation_t;
+
+typedef struct kfd_model_allocation_t {
+  uint64_t va, size; /* 0 size: free slot */
+  uint32_t flags;
+  bool userptr; /* host memory the caller owns; never remapped */
+  bool mapped;  /* MAP_MEMORY_TO_GPU done */
+} kfd_model_allocation_t;
+
+typedef struct kfd_model_queue_t {
+  bool used;
+  uint32_t id;
+  uint64_t ring, ring_size; /* bytes */
+  uint64_t read_pointer, write_pointer;
+  uint32_t doorbell_index; /* slot in the doorbell page */
+  uint64_t read_index;     /* next packet; mirrored to read_pointer */
+  hrx_gfx11_fault_t fault; /* kind != NONE: stopped */
+} kfd_model_queue_t;
+
+typedef struct kfd_model_event_t {
+  bool used, signaled, auto_reset;
+  uint32_t type;
+  uint64_t fault_va; /* MEMORY events: the address of the last fault */
+} kfd_model_event_t;
+
+struct hrx_kfd_model_t {
+  hrx_allocator_t allocator;
+  char* fixture_root;
+  uint32_t gpu_id;
+  uint32_t render_minor;
+  /* CREATE_QUEUE's exact sizes for this GPU (hardware.md §1). */
+  uint64_t eop_size, ctl_stack_size, cwsr_size, debug_memory_size;
+
+  pthread_mutex_t mutex;
+  pthread_cond_t changed; /* an event was set, or the model is stopping */
+  pthread_t processor;
+  bool stopping;
+
+  kfd_model_fd_kind_t fds[KFD_MODEL_MAX_FDS]; /* by fd number */
+  bool vm_acquired;
+  kfd_model_reservation_t reservations[KFD_MODEL_MAX_RESERVATIONS];
+  kfd_model_allocation_t allocations[KFD_MODEL_MAX_ALLOCATIONS];
+  kfd_model_queue_t queues[KFD_MODEL_MAX_QUEUES];
+  kfd_model_event_t events[KFD_MODEL_MAX_EVENTS]; /* id = index + 1 */
+  _Atomic uint64_t* doorbells; /* KFD_MODEL_DOORBELL_BYTES of host memory */
+
+  unsigned long inject_request;
+  uint32_t inject_nth, inject_seen;
+  int inject_errno;
+};
+
+/* kfd_model_memory.c; all with the mutex held. */
+int kfd_model_reserve(hrx_kfd_model_t* m, uint64_t base, uint64_t size);
+/* Forgets the reservation [base, base + size) before the caller unmaps it:
+ * 0, -EINVAL while allocations live inside it, or 0 for memory that was
+ * never a reservation (an ordinary mapping). */
+int kfd_model_release_reservation(hrx_kfd_model_t* m, uint64_t base,
+                                  uint64_t size);
+int kfd_model_alloc(hrx_kfd_model_t* m, hrx_kfd_alloc_memory_args_t* args);
+int kfd_model_free(hrx_kfd_model_t* m, hrx_kfd_free_memory_args_t* args);
+int kfd_model_map(hrx_kfd_model_t* m, hrx_kfd_map_memory_args_t* args,
+                  bool map);
+/* The mapped allocation holding [address, address + size), or NULL. */
+const kfd_model_allocation_t* kfd_model_find_mapped(const hrx_kfd_model_t* m,
+                                                    uint64_t address,
+                                                    uint64_t size);
+/* The allocation whose mmap offset is |offset| (render-node mmap). */
+const kfd_model_allocation_t* kfd_model_find_offset(const hrx_kfd_model_t* m,
+                                                    uint64_t offset);
+void kfd_model_memory_release_all(hrx_kfd_model_t* m);
+
+/* kfd_model_queue.c; with the mutex held. */
+int kfd_model_create_queue(hrx_kfd_model_t* m,
+                           hrx_kfd_create_queue_args_t* args);
+int kfd_model_destroy_queue(hrx_kfd_model_t* m,
+                            const hrx_kfd_destroy_queue_args_t* args);
+
+/* kfd_model_event.c; CREATE/DESTROY/SET/RESET with the mutex held,
+ * WAIT_EVENTS takes it itself (it sleeps on |changed|). */
+int kfd_model_create_event(hrx_kfd_model_t* m,
+                           hrx_kfd_create_event_args_t* args);
+int kfd_model_event_op(hrx_kfd_model_t* m, unsigned long request,
+                       const hrx_kfd_event_id_args_t* args);
+int kfd_model_wait_events(hrx_kfd_model_t* m,
+                          hrx_kfd_wait_events_args_t* args);
+/* Sets event |id| (if it exists) and wakes waiters. */
+void kfd_model_signal_event(hrx_kfd_model_t* m, uint32_t id);
+/* Sets every MEMORY event with |va| as the faulting address, as the
+ * driver does on a GPU VM fault. */
+void kfd_model_signal_memory_fault(hrx_kfd_model_t* m, uint64_t va);
+
+/* kfd_model_processor.c: the packet processor thread's body. */
+void* kfd_model_processor_main(void* model);
+
+/* kfd_model_ioctl.c: one ioctl on a kfd fd; takes the mutex. */
+int kfd_model_ioctl(hrx_kfd_model_t* m, unsigned long request, void* args);
+
+#endif /* HRX_FABRIC_KFD_MODEL_INTERNAL_H_ */

@@ -1,0 +1,208 @@
+/* The KFD model's packet processor: one thread per model (created by
+ * hrx_kfd_model_create, stopped and joined by hrx_kfd_model_destroy). A
+ * doorbell store cannot be trapped, so it polls every queue's doorbell and
+ * retires packets in order from the read index up to doorbell + 1, one at
+ * a time, holding the model's mutex while it runs one. When nothing moved
+ * it sleeps for a millisecond (or until an event is set, or the model
+ * stops).
+ *
+ * A packet whose header is still INVALID is not yet published and waits;
+ * a barrier whose dependencies are unresolved waits without blocking other
+ * queues. A fault (a wave's, or a packet the model cannot run) stops the
+ * queue: the read index stays at the faulting packet (a bad completion
+ * signal is found only after its packet retired), later packets never
+ * run, and a bad address also sets the MEMORY events. */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "hrx/fabric/aql.h"
+#include "kfd_model_internal.h"
+
+#define KFD_MODEL_POLL_NS 1000000L
+
+/* amd_signal_t (hardware.md §3): value at 8, event mailbox at 16, event id
+ * at 24. */
+#define KFD_MODEL_SIGNAL_BYTES 64u
+#define KFD_MODEL_SIGNAL_VALUE 8u
+#define KFD_MODEL_SIGNAL_MAILBOX 16u
+#define KFD_MODEL_SIGNAL_EVENT_ID 24u
+
+static void set_fault(kfd_model_queue_t* q, hrx_gfx11_fault_kind_t kind,
+                      uint64_t address, const char* reason) {
+  q->fault = (hrx_gfx11_fault_t){.kind = kind, .address = address};
+  snprintf(q->fault.reason, sizeof(q->fault.reason), "%s", reason);
+}
+
+/* The signal at |handle|, or NULL (and a fault) when it is not mapped. */
+static uint8_t* signal_at(hrx_kfd_model_t* m, kfd_model_queue_t* q,
+                          uint64_t handle) {
+  /* amd_signal_t is 64-byte aligned; a misaligned handle is a bad
+   * pointer, not a signal. */
+  if (handle % KFD_MODEL_SIGNAL_BYTES != 0 ||
+      kfd_model_find_mapped(m, handle, KFD_MODEL_SIGNAL_BYTES) == NULL) {
+    set_fault(q, HRX_GFX11_FAULT_OUT_OF_BOUNDS, handle,
+              "AQL signal misaligned or outside GPU-mapped memory");
+    return NULL;
+  }
+  return (uint8_t*)(uintptr_t)handle;
+}
+
+/* Decrements the completion signal and, when it names a mailbox, writes
+ * the event id there and sets the KFD event (the CP's end-of-packet
+ * interrupt). */
+static void complete(hrx_kfd_model_t* m, kfd_model_queue_t* q,
+                     uint64_t handle) {
+  if (handle == 0) return;
+  uint8_t* signal = signal_at(m, q, handle);
+  if (signal == NULL) return;
+  atomic_fetch_sub_explicit(
+      (_Atomic int64_t*)(signal + KFD_MODEL_SIGNAL_VALUE), 1,
+      memory_order_acq_rel);
+  uint64_t mailbox;
+  uint32_t event_id;
+  memcpy(&mailbox, signal + KFD_MODEL_SIGNAL_MAILBOX, 8);
+  memcpy(&event_id, signal + KFD_MODEL_SIGNAL_EVENT_ID, 4);
+  if (mailbox == 0) return;
+  if (mailbox % 8 != 0 || kfd_model_find_mapped(m, mailbox, 8) == NULL) {
+    set_fault(q, HRX_GFX11_FAULT_OUT_OF_BOUNDS, mailbox,
+              "event mailbox misaligned or outside GPU-mapped memory");
+    return;
+  }
+  atomic_store_explicit((_Atomic uint64_t*)(uintptr_t)mailbox, event_id,
+                        memory_order_release);
+  kfd_model_signal_event(m, event_id);
+}
+
+static bool dispatch(hrx_kfd_model_t* m, kfd_model_queue_t* q,
+                     const hrx_aql_dispatch_packet_t* p) {
+  if (kfd_model_find_mapped(m, p->kernel_object, 64) == NULL) {
+    set_fault(q, HRX_GFX11_FAULT_OUT_OF_BOUNDS, p->kernel_object,
+              "kernel descriptor outside GPU-mapped memory");
+    return false;
+  }
+  hrx_gfx11_range_t ranges[KFD_MODEL_MAX_ALLOCATIONS];
+  size_t count = 0;
+  for (size_t i = 0; i < KFD_MODEL_MAX_ALLOCATIONS; ++i) {
+    const kfd_model_allocation_t* a = &m->allocations[i];
+    if (a->size != 0 && a->mapped) {
+      ranges[count++] = (hrx_gfx11_range_t){a->va, a->size};
+    }
+  }
+  hrx_gfx11_dispatch_t d = {
+      .kernel_descriptor = p->kernel_object,
+      .kernarg = p->kernarg_address,
+      .grid = {p->grid_size_x, p->grid_size_y, p->grid_size_z},
+      .workgroup = {p->workgroup_size_x, p->workgroup_size_y,
+                    p->workgroup_size_z},
+      .ranges = ranges,
+      .range_count = count,
+      .wave_instruction_budget = KFD_MODEL_WAVE_BUDGET,
+  };
+  hrx_gfx11_fault_t fault;
+  hrx_status_t status = hrx_gfx11_dispatch(&d, m->allocator, &fault);
+  if (hrx_status_is_ok(status)) return true;
+  if (fault.kind != HRX_GFX11_FAULT_NONE) {
+    q->fault = fault;
+  } else {
+    /* Set-up the model lacks, or a malformed packet: no wave ran. */
+    set_fault(q, HRX_GFX11_FAULT_UNSUPPORTED, p->kernel_object,
+              hrx_status_message(status));
+  }
+  hrx_status_free(status);
+  return false;
+}
+
+/* 1: the barrier's dependencies are met; 0: not yet; -1: fault. */
+static int barrier_ready(hrx_kfd_model_t* m, kfd_model_queue_t* q,
+                         const hrx_aql_barrier_packet_t* p, bool any) {
+  size_t deps = 0, met = 0;
+  for (size_t i = 0; i < 5; ++i) {
+    if (p->dep_signal[i] == 0) continue;
+    uint8_t* signal = signal_at(m, q, p->dep_signal[i]);
+    if (signal == NULL) return -1;
+    ++deps;
+    int64_t value = atomic_load_explicit(
+        (_Atomic int64_t*)(signal + KFD_MODEL_SIGNAL_VALUE),
+        memory_order_acquire);
+    if (value == 0) ++met;
+  }
+  return any ? (deps == 0 || met > 0) : met == deps;
+}
+
+/* Runs the packet at the read index; true when the queue moved (a packet
+ * retired or the queue faulted). */
+static bool step(hrx_kfd_model_t* m, kfd_model_queue_t* q) {
+  uint64_t limit = atomic_load_explicit(&m->doorbells[q->doorbell_index],
+                                        memory_order_acquire) + 1;
+  if (q->read_index >= limit) return false;
+  uint64_t slots = q->ring_size / sizeof(hrx_aql_packet_t);
+  hrx_aql_packet_t* packet =
+      (hrx_aql_packet_t*)(uintptr_t)(q->ring + (q->read_index % slots) *
+                                                    sizeof(hrx_aql_packet_t));
+  _Atomic uint16_t* header = (_Atomic uint16_t*)&packet->dispatch.header;
+  uint16_t type = atomic_load_explicit(header, memory_order_acquire) &
+                  HRX_AQL_HEADER_TYPE_MASK;
+  if (type == HRX_AQL_PACKET_INVALID) return false;
+  bool ok;
+  if (type == HRX_AQL_PACKET_KERNEL_DISPATCH) {
+    ok = dispatch(m, q, &packet->dispatch);
+  } else if (type == HRX_AQL_PACKET_BARRIER_AND ||
+             type == HRX_AQL_PACKET_BARRIER_OR) {
+    int ready = barrier_ready(m, q, &packet->barrier,
+                              type == HRX_AQL_PACKET_BARRIER_OR);
+    if (ready == 0) return false;
+    ok = ready > 0;
+  } else {
+    char reason[64];
+    snprintf(reason, sizeof(reason), "AQL packet type %u not modelled",
+             type);
+    set_fault(q, HRX_GFX11_FAULT_UNSUPPORTED, 0, reason);
+    ok = false;
+  }
+  if (!ok) return true;
+  /* The completion signal sits at byte 56 of every packet type. The slot is
+   * released (header INVALID, read index past it) before the signal, so a
+   * producer woken by the signal finds the slot free. */
+  uint64_t completion = packet->dispatch.completion_signal;
+  atomic_store_explicit(header, HRX_AQL_PACKET_INVALID, memory_order_release);
+  ++q->read_index;
+  atomic_store_explicit((_Atomic uint64_t*)(uintptr_t)q->read_pointer,
+                        q->read_index, memory_order_release);
+  complete(m, q, completion);
+  return true;
+}
+
+void* kfd_model_processor_main(void* model) {
+  hrx_kfd_model_t* m = model;
+  pthread_mutex_lock(&m->mutex);
+  while (!m->stopping) {
+    bool moved = false;
+    for (size_t i = 0; i < KFD_MODEL_MAX_QUEUES; ++i) {
+      kfd_model_queue_t* q = &m->queues[i];
+      if (q->used && q->fault.kind == HRX_GFX11_FAULT_NONE) {
+        moved |= step(m, q);
+        /* A bad address is a GPU VM fault: MEMORY events report it. */
+        if (q->fault.kind == HRX_GFX11_FAULT_OUT_OF_BOUNDS) {
+          kfd_model_signal_memory_fault(m, q->fault.address);
+        }
+      }
+    }
+    if (moved) {
+      /* Let waiting ioctls in between packets. */
+      pthread_mutex_unlock(&m->mutex);
+      pthread_mutex_lock(&m->mutex);
+      continue;
+    }
+    struct timespec until;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_nsec += KFD_MODEL_POLL_NS;
+    if (until.tv_nsec >= 1000000000L) {
+      until.tv_sec += 1;
+      until.tv_nsec -= 1000000000L;
+    }
+    pthread_cond_timedwait(&m->changed, &m->mutex, &until);
+  }
+  pthread_mutex_unlock(&m->mutex);
+  return NULL;
+}

@@ -5,18 +5,7 @@
 #include <string.h>
 
 #include "gfx11_internal.h"
-
-static float as_f32(uint32_t bits) {
-  float f;
-  memcpy(&f, &bits, sizeof(f));
-  return f;
-}
-
-static uint32_t f32_bits(float f) {
-  uint32_t bits;
-  memcpy(&bits, &f, sizeof(bits));
-  return bits;
-}
+#include "host_numeric.h"
 
 static bool unsupported(gfx11_wave_t* wave, const char* encoding,
                         uint32_t op) {
@@ -101,12 +90,12 @@ static bool exec_sop2(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
     case 48: d = wave->scc ? a : b; break;  /* s_cselect_b32 */
     /* gfx11.5 SALU float ops (no SCC): s_mul_f32, s_fmaak_f32 (S0*S1+K),
      * s_fmamk_f32 (S0*K+S1); K is the literal. */
-    case 68: d = f32_bits(as_f32(a) * as_f32(b)); break;
+    case 68: d = hrx_f32_bits(hrx_f32(a) * hrx_f32(b)); break;
     case 69:
-      d = f32_bits(fmaf(as_f32(a), as_f32(b), as_f32(inst->literal)));
+      d = hrx_f32_bits(fmaf(hrx_f32(a), hrx_f32(b), hrx_f32(inst->literal)));
       break;
     case 70:
-      d = f32_bits(fmaf(as_f32(a), as_f32(inst->literal), as_f32(b)));
+      d = hrx_f32_bits(fmaf(hrx_f32(a), hrx_f32(inst->literal), hrx_f32(b)));
       break;
     default: return unsupported(wave, "SOP2", inst->op);
   }
@@ -137,13 +126,13 @@ static bool exec_sop1(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
       wave->scc = wave->sgpr[GFX11_EXEC_LO] != 0;
       break;
     case 0x62:  /* s_trunc_f32 */
-      gfx11_write_sgpr(wave, inst->dst, f32_bits(truncf(as_f32(a))));
+      gfx11_write_sgpr(wave, inst->dst, hrx_f32_bits(truncf(hrx_f32(a))));
       break;
     case 0x65:  /* s_cvt_f32_u32 */
-      gfx11_write_sgpr(wave, inst->dst, f32_bits((float)a));
+      gfx11_write_sgpr(wave, inst->dst, hrx_f32_bits((float)a));
       break;
     case 0x67:  /* s_cvt_u32_f32 */
-      gfx11_write_sgpr(wave, inst->dst, gfx11_cvt_u32_f32(as_f32(a)));
+      gfx11_write_sgpr(wave, inst->dst, gfx11_cvt_u32_f32(hrx_f32(a)));
       break;
     default: return unsupported(wave, "SOP1", inst->op);
   }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "gfx11_internal.h"
+#include "host_numeric.h"
 
 enum {
   OP_CNDMASK = 0x101, OP_ADD_F32 = 0x103, OP_SUB_F32 = 0x104,
@@ -28,18 +29,6 @@ enum {
   OP_MUL_LO_U32 = 0x32C, OP_MUL_HI_U32 = 0x32D, OP_LSHLREV_B64 = 0x33C,
   OP_READLANE = 0x360, OP_WRITELANE = 0x361,
 };
-
-static float as_f32(uint32_t bits) {
-  float f;
-  memcpy(&f, &bits, sizeof(f));
-  return f;
-}
-
-static uint32_t f32_bits(float f) {
-  uint32_t bits;
-  memcpy(&bits, &f, sizeof(bits));
-  return bits;
-}
 
 static bool unsupported(gfx11_wave_t* wave, uint32_t op) {
   return gfx11_fault(wave, HRX_GFX11_FAULT_UNSUPPORTED, 0,
@@ -96,10 +85,10 @@ static uint32_t apply_input_modifiers(uint32_t value, uint32_t abs,
 static uint32_t apply_output_modifiers(const gfx11_inst_t* inst,
                                        uint32_t value) {
   static const float omod_scale[4] = {1.0f, 2.0f, 4.0f, 0.5f};
-  float f = as_f32(value);
+  float f = hrx_f32(value);
   if (inst->omod) f *= omod_scale[inst->omod];
   if (inst->clamp) f = isnan(f) ? 0.0f : fminf(fmaxf(f, 0.0f), 1.0f);
-  return f32_bits(f);
+  return hrx_f32_bits(f);
 }
 
 /* v_med3_f32: the median, or with any NaN source the v_min3_f32 of the
@@ -118,11 +107,15 @@ static bool alu32(uint32_t op, uint32_t a, uint32_t b, uint32_t c,
                   uint32_t lane, uint32_t* out) {
   switch (op) {
     case OP_CNDMASK: *out = (c >> lane & 1) ? b : a; return true;
-    case OP_ADD_F32: *out = f32_bits(as_f32(a) + as_f32(b)); return true;
-    case OP_SUB_F32: *out = f32_bits(as_f32(a) - as_f32(b)); return true;
-    case OP_MUL_F32: *out = f32_bits(as_f32(a) * as_f32(b)); return true;
-    case OP_MIN_F32: *out = f32_bits(fminf(as_f32(a), as_f32(b))); return true;
-    case OP_MAX_F32: *out = f32_bits(fmaxf(as_f32(a), as_f32(b))); return true;
+    case OP_ADD_F32: *out = hrx_f32_bits(hrx_f32(a) + hrx_f32(b)); return true;
+    case OP_SUB_F32: *out = hrx_f32_bits(hrx_f32(a) - hrx_f32(b)); return true;
+    case OP_MUL_F32: *out = hrx_f32_bits(hrx_f32(a) * hrx_f32(b)); return true;
+    case OP_MIN_F32:
+      *out = hrx_f32_bits(fminf(hrx_f32(a), hrx_f32(b)));
+      return true;
+    case OP_MAX_F32:
+      *out = hrx_f32_bits(fmaxf(hrx_f32(a), hrx_f32(b)));
+      return true;
     case OP_MIN_U32: *out = a < b ? a : b; return true;
     case OP_MAX_U32: *out = a > b ? a : b; return true;
     case OP_LSHLREV_B32: *out = b << (a & 31); return true;
@@ -137,19 +130,19 @@ static bool alu32(uint32_t op, uint32_t a, uint32_t b, uint32_t c,
     case OP_SUB_NC_U32: *out = a - b; return true;
     case OP_SUBREV_NC_U32: *out = b - a; return true;
     case OP_FMAC_F32:
-      *out = f32_bits(fmaf(as_f32(a), as_f32(b), as_f32(c)));
+      *out = hrx_f32_bits(fmaf(hrx_f32(a), hrx_f32(b), hrx_f32(c)));
       return true;
     case OP_FMA_F32:
-      *out = f32_bits(fmaf(as_f32(a), as_f32(b), as_f32(c)));
+      *out = hrx_f32_bits(fmaf(hrx_f32(a), hrx_f32(b), hrx_f32(c)));
       return true;
     case OP_MOV_B32: *out = a; return true;
-    case OP_CVT_F32_U32: *out = f32_bits((float)a); return true;
-    case OP_CVT_U32_F32: *out = gfx11_cvt_u32_f32(as_f32(a)); return true;
+    case OP_CVT_F32_U32: *out = hrx_f32_bits((float)a); return true;
+    case OP_CVT_U32_F32: *out = gfx11_cvt_u32_f32(hrx_f32(a)); return true;
     /* The hardware reciprocal is within 1 ULP of 1/x; this model returns
      * the correctly rounded quotient, which is one of the values it may
      * give. The compiler's integer division corrects for either. */
     case OP_RCP_F32: case OP_RCP_IFLAG_F32:
-      *out = f32_bits(1.0f / as_f32(a));
+      *out = hrx_f32_bits(1.0f / hrx_f32(a));
       return true;
     /* v_sqrt_f32, v_rsq_f32, v_exp_f32 (2^x) and v_log_f32 (log2) are
      * approximations of about 1 ULP in hardware. The model computes them
@@ -159,15 +152,15 @@ static bool alu32(uint32_t op, uint32_t a, uint32_t b, uint32_t c,
      * must allow the hardware's bound plus 1 ULP; exactly representable
      * results (the instruction tests': sqrt 16, 2^3, log2 8) are exact
      * on both. */
-    case OP_SQRT_F32: *out = f32_bits(sqrtf(as_f32(a))); return true;
+    case OP_SQRT_F32: *out = hrx_f32_bits(sqrtf(hrx_f32(a))); return true;
     case OP_RSQ_F32:
-      *out = f32_bits((float)(1.0 / sqrt((double)as_f32(a))));
+      *out = hrx_f32_bits((float)(1.0 / sqrt((double)hrx_f32(a))));
       return true;
-    case OP_EXP_F32: *out = f32_bits(exp2f(as_f32(a))); return true;
-    case OP_LOG_F32: *out = f32_bits(log2f(as_f32(a))); return true;
+    case OP_EXP_F32: *out = hrx_f32_bits(exp2f(hrx_f32(a))); return true;
+    case OP_LOG_F32: *out = hrx_f32_bits(log2f(hrx_f32(a))); return true;
     case OP_ADD3_U32: *out = a + b + c; return true;
-    case OP_CVT_F32_UBYTE0: *out = f32_bits((float)(a & 0xFF)); return true;
-    case OP_FLOOR_F32: *out = f32_bits(floorf(as_f32(a))); return true;
+    case OP_CVT_F32_UBYTE0: *out = hrx_f32_bits((float)(a & 0xFF)); return true;
+    case OP_FLOOR_F32: *out = hrx_f32_bits(floorf(hrx_f32(a))); return true;
     case OP_MAD_U32_U24:
       *out = (a & 0xFFFFFF) * (b & 0xFFFFFF) + c;
       return true;
@@ -176,10 +169,10 @@ static bool alu32(uint32_t op, uint32_t a, uint32_t b, uint32_t c,
       return true;
     case OP_LSHL_ADD_U32: *out = (a << (b & 31)) + c; return true;
     case OP_MED3_F32:
-      *out = f32_bits(med3(as_f32(a), as_f32(b), as_f32(c)));
+      *out = hrx_f32_bits(med3(hrx_f32(a), hrx_f32(b), hrx_f32(c)));
       return true;
     case OP_MAXMIN_F32:  /* min(max(S0, S1), S2) */
-      *out = f32_bits(fminf(fmaxf(as_f32(a), as_f32(b)), as_f32(c)));
+      *out = hrx_f32_bits(fminf(fmaxf(hrx_f32(a), hrx_f32(b)), hrx_f32(c)));
       return true;
     case OP_MBCNT_LO:
       *out = (uint32_t)__builtin_popcount(a & ((1u << lane) - 1u)) + b;
@@ -245,7 +238,7 @@ static bool exec_compare(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
       uint32_t b = gfx11_read32(wave, inst, inst->src[1], lane);
       a = apply_input_modifiers(a, inst->abs, inst->neg, 0);
       b = apply_input_modifiers(b, inst->abs, inst->neg, 1);
-      r = float_condition(op & 0xF, as_f32(a), as_f32(b));
+      r = float_condition(op & 0xF, hrx_f32(a), hrx_f32(b));
     } else {
       uint64_t a, b, sign;
       if (wide) {

@@ -44,11 +44,13 @@ static inline float hrx_f32(uint64_t v) {
   return f;
 }
 
-static inline uint64_t hrx_from_f32(float f) {
+static inline uint32_t hrx_f32_bits(float f) {
   uint32_t u;
   memcpy(&u, &f, 4);
   return u;
 }
+
+static inline uint64_t hrx_from_f32(float f) { return hrx_f32_bits(f); }
 
 static inline double hrx_f64(uint64_t v) {
   double d;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "gfx11.h"
+#include "gfx11_test_util.h"
 #include "hrx/core/file.h"
 #include "hrx/loom.h"
 #include "test_support.h"
@@ -2118,35 +2119,6 @@ static void test_descriptor_checks(void** state) {
                 HRX_STATUS_UNIMPLEMENTED, "user SGPRs");
 }
 
-/* Compiles corpus kernel |file| for gfx1151 and places it in memory. */
-static hrx_gfx11_image_t* load_corpus_kernel(const char* file) {
-  const char* dir = getenv("HRX_LOOM_KERNELS");
-  assert_non_null(dir);
-  char* path = test_strdup_printf("%s/%s", dir, file);
-  char* text = NULL;
-  size_t text_length = 0;
-  assert_ok(hrx_file_read_all(hrx_allocator_system(), path, 1 << 20,
-                              (void**)&text, &text_length));
-  free(path);
-  hrx_loom_compiler_options_t options = {.disable_cache = true};
-  hrx_loom_compiler_t* compiler = NULL;
-  assert_ok(hrx_loom_compiler_create("gfx1151", &options,
-                                     hrx_allocator_system(), &compiler));
-  hrx_loom_compile_request_t request = {
-      .source = text, .length = text_length, .source_name = file};
-  hrx_loom_artifact_t* artifact = NULL;
-  assert_ok(hrx_loom_compile(compiler, &request, NULL, &artifact));
-  size_t length = 0;
-  const uint8_t* code = hrx_loom_artifact_code(artifact, &length);
-  hrx_gfx11_image_t* image = NULL;
-  assert_ok(hrx_gfx11_image_load(code, length, hrx_allocator_system(),
-                                 &image));
-  hrx_loom_artifact_destroy(artifact);
-  hrx_loom_compiler_destroy(compiler);
-  hrx_allocator_free(hrx_allocator_system(), text);
-  return image;
-}
-
 static uint8_t* new_kernarg(uint64_t kd, uint32_t* out_size) {
   const uint8_t* p = (const uint8_t*)(uintptr_t)(kd + 8);
   *out_size = (uint32_t)hrx_get_le(&p, 4);
@@ -2219,7 +2191,7 @@ static void run_saxpy(uint64_t kd, hrx_gfx11_range_t image, uint32_t n) {
  * is scalar.fmaf, a fused multiply-add on the host and v_fmac_f32 here. */
 static void test_saxpy(void** state) {
   (void)state;
-  hrx_gfx11_image_t* image = load_corpus_kernel("saxpy.loom");
+  hrx_gfx11_image_t* image = gfx11_test_load("saxpy.loom");
   uint64_t kd = 0;
   assert_ok(hrx_gfx11_image_kernel(image, "saxpy", &kd));
   assert_status(hrx_gfx11_image_kernel(image, "missing", &kd),
@@ -2298,7 +2270,7 @@ static void run_gather(uint64_t kd, hrx_gfx11_range_t image, uint64_t count,
 
 static void test_gather(void** state) {
   (void)state;
-  hrx_gfx11_image_t* image = load_corpus_kernel("gather.loom");
+  hrx_gfx11_image_t* image = gfx11_test_load("gather.loom");
   uint64_t kd = 0;
   assert_ok(hrx_gfx11_image_kernel(image, "gather_rows", &kd));
   run_gather(kd, hrx_gfx11_image_range(image), 1, 1, 1);
@@ -2357,7 +2329,7 @@ static void run_histogram(uint64_t kd, hrx_gfx11_range_t image, uint32_t n) {
 
 static void test_histogram(void** state) {
   (void)state;
-  hrx_gfx11_image_t* image = load_corpus_kernel("histogram.loom");
+  hrx_gfx11_image_t* image = gfx11_test_load("histogram.loom");
   uint64_t kd = 0;
   assert_ok(hrx_gfx11_image_kernel(image, "histogram", &kd));
   static const uint32_t sizes[] = {1, 127, 128, 129, 5000};

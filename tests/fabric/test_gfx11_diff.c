@@ -23,6 +23,7 @@
 
 #include "../host/host_harness.h"
 #include "gfx11.h"
+#include "gfx11_test_util.h"
 #include "hrx/core/bytes.h"
 #include "hrx/core/file.h"
 
@@ -94,36 +95,6 @@ static void run_host(const diff_case_t* c, uint8_t** out) {
   harness_close(&h);
 }
 
-static hrx_loom_artifact_t* compile_gfx1151(const diff_case_t* c) {
-  const char* dir = getenv("HRX_LOOM_KERNELS");
-  assert_non_null(dir);
-  char* path = test_strdup_printf("%s/%s", dir, c->file);
-  char* text = NULL;
-  size_t length = 0;
-  assert_ok(hrx_file_read_all(hrx_allocator_system(), path, 1 << 20,
-                              (void**)&text, &length));
-  hrx_loom_config_t* config = NULL;
-  assert_ok(hrx_loom_config_create(hrx_allocator_system(), &config));
-  for (const char* const* v = c->config; v && *v; ++v) {
-    assert_ok(hrx_loom_config_set_assignment(config, *v));
-  }
-  hrx_loom_compiler_options_t options = {.disable_cache = true};
-  hrx_loom_compiler_t* compiler = NULL;
-  assert_ok(hrx_loom_compiler_create("gfx1151", &options,
-                                     hrx_allocator_system(), &compiler));
-  hrx_loom_compile_request_t request = {.source = text,
-                                        .length = length,
-                                        .source_name = path,
-                                        .config = config};
-  hrx_loom_artifact_t* artifact = NULL;
-  assert_ok(hrx_loom_compile(compiler, &request, NULL, &artifact));
-  hrx_loom_compiler_destroy(compiler);
-  hrx_loom_config_destroy(config);
-  hrx_allocator_free(hrx_allocator_system(), text);
-  free(path);
-  return artifact;
-}
-
 /* Writes the explicit arguments where the manifest's amdgpu entry puts
  * them; returns the end of the last one. */
 static size_t write_explicit_args(const hrx_loom_artifact_t* artifact,
@@ -175,7 +146,7 @@ static void write_hidden_args(uint8_t* kernarg, size_t kernarg_size,
 
 /* Runs |c| on the gfx11 model; |out| holds the buffers it works on. */
 static void run_gfx11(const diff_case_t* c, uint8_t** out) {
-  hrx_loom_artifact_t* artifact = compile_gfx1151(c);
+  hrx_loom_artifact_t* artifact = gfx11_test_compile(c->file, c->config);
   size_t length = 0;
   const uint8_t* code = hrx_loom_artifact_code(artifact, &length);
   hrx_gfx11_image_t* image = NULL;

@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "gfx11.h"
+#include "gfx11_test_util.h"
 #include "hrx/core/bytes.h"
 #include "hrx/core/file.h"
 #include "hrx/fabric/aql.h"
@@ -214,34 +215,6 @@ static void submit(queue_t* q, uint64_t index, const hrx_aql_packet_t* p) {
   atomic_store_explicit(q->doorbell, index, memory_order_release);
 }
 
-static hrx_gfx11_image_t* load_saxpy(void) {
-  const char* dir = getenv("HRX_LOOM_KERNELS");
-  assert_non_null(dir);
-  char* path = test_strdup_printf("%s/saxpy.loom", dir);
-  char* text = NULL;
-  size_t length = 0;
-  assert_ok(hrx_file_read_all(hrx_allocator_system(), path, 1 << 20,
-                              (void**)&text, &length));
-  free(path);
-  hrx_loom_compiler_options_t options = {.disable_cache = true};
-  hrx_loom_compiler_t* compiler = NULL;
-  assert_ok(hrx_loom_compiler_create("gfx1151", &options,
-                                     hrx_allocator_system(), &compiler));
-  hrx_loom_compile_request_t request = {
-      .source = text, .length = length, .source_name = "saxpy.loom"};
-  hrx_loom_artifact_t* artifact = NULL;
-  assert_ok(hrx_loom_compile(compiler, &request, NULL, &artifact));
-  size_t code_length = 0;
-  const uint8_t* code = hrx_loom_artifact_code(artifact, &code_length);
-  hrx_gfx11_image_t* image = NULL;
-  assert_ok(hrx_gfx11_image_load(code, code_length, hrx_allocator_system(),
-                                 &image));
-  hrx_loom_artifact_destroy(artifact);
-  hrx_loom_compiler_destroy(compiler);
-  hrx_allocator_free(hrx_allocator_system(), text);
-  return image;
-}
-
 /* Registers the image's enclosing pages as USERPTR memory and maps them. */
 static uint64_t register_image(env_t* e, const hrx_gfx11_image_t* image) {
   hrx_gfx11_range_t r = hrx_gfx11_image_range(image);
@@ -377,7 +350,7 @@ static void test_saxpy_dispatch(void** state) {
   assert_true(aperture.gpuvm_base <= e.next &&
               e.next + RESERVATION <= aperture.gpuvm_limit);
 
-  hrx_gfx11_image_t* image = load_saxpy();
+  hrx_gfx11_image_t* image = gfx11_test_load("saxpy.loom");
   uint64_t image_handle = register_image(&e, image);
   uint64_t kd = 0;
   assert_ok(hrx_gfx11_image_kernel(image, "saxpy", &kd));
@@ -418,7 +391,7 @@ static void test_fault_stops_queue(void** state) {
   env_t e;
   env_open(&e);
   env_acquire(&e);
-  hrx_gfx11_image_t* image = load_saxpy();
+  hrx_gfx11_image_t* image = gfx11_test_load("saxpy.loom");
   uint64_t image_handle = register_image(&e, image);
   uint64_t kd = 0;
   assert_ok(hrx_gfx11_image_kernel(image, "saxpy", &kd));
@@ -502,7 +475,7 @@ static void test_barriers(void** state) {
   env_t e;
   env_open(&e);
   env_acquire(&e);
-  hrx_gfx11_image_t* image = load_saxpy();
+  hrx_gfx11_image_t* image = gfx11_test_load("saxpy.loom");
   uint64_t image_handle = register_image(&e, image);
   uint64_t kd = 0;
   assert_ok(hrx_gfx11_image_kernel(image, "saxpy", &kd));

@@ -611,7 +611,7 @@ static void test_timed_out_wait_tears_down(void** state) {
   assert_ok(hrx_exec_runtime_create(f->device, &options,
                                     hrx_allocator_system(), &rt));
   hrx_gpu_kernel_t* spin =
-      gpu_test_kernel(f->device, NULL, gpu_test_spin_source, "spin");
+      gpu_test_spin_kernel(f->device);
   static const hrx_exec_binding_contract_t spin_bindings[] = {
       {HRX_GPU_ACCESS_READ_WRITE, 8, 4}};
   hrx_exec_kernel_contract_t contract = {spin_bindings, 1, 0};

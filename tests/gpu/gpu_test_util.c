@@ -30,23 +30,13 @@ hrx_gpu_kernel_t* gpu_test_kernel(hrx_gpu_device_t* device, const char* file,
   return kernel;
 }
 
-const char* const gpu_test_spin_source =
-    "kernel.def export(\"spin\") @spin() {\n"
-    "  %one = index.constant 1 : index\n"
-    "  %n = index.constant 64 : index\n"
-    "  kernel.launch.config workgroups(%one, %one, %one) "
-    "workgroup_size(%n, %one, %one) : index\n"
-    "} launch(%data: buffer) {\n"
-    "  %o = index.constant 0 : offset\n"
-    "  %v = buffer.view %data[%o] : buffer -> view<2xi32>\n"
-    "  %start = view.load %v[0] : view<2xi32> -> i32\n"
-    "  %stop = view.load %v[1] : view<2xi32> -> i32\n"
-    "  %end = scf.while(%x = %start : i32) -> (i32) {\n"
-    "    %more = scalar.cmpi ne, %x, %stop : i32\n"
-    "    scf.condition %more, %x : i1, i32\n"
-    "  } do(%x: i32) {\n"
-    "    scf.yield %x : i32\n"
-    "  }\n"
-    "  view.store %end, %v[0] : i32, view<2xi32>\n"
-    "  kernel.return\n"
-    "}\n";
+hrx_gpu_kernel_t* gpu_test_spin_kernel(hrx_gpu_device_t* device) {
+  const char* dir = getenv("HRX_TEST_KERNELS");
+  assert_non_null(dir);
+  char* path = test_strdup_printf("%s/spin.loom", dir);
+  char* text = test_read_text(path);
+  hrx_gpu_kernel_t* kernel = gpu_test_kernel(device, NULL, text, "spin");
+  free(text);
+  free(path);
+  return kernel;
+}

@@ -11,10 +11,10 @@
 hrx_gpu_kernel_t* gpu_test_kernel(hrx_gpu_device_t* device, const char* file,
                                   const char* source, const char* name);
 
-/* Kernel "spin" (64 work-items, one binding of two i32s): loops until
- * data[0] == data[1], never for {0, 1}; an endless kernel whose bound
- * comes from a buffer. */
-extern const char* const gpu_test_spin_source;
+/* Loads tests/kernels/spin.loom's kernel "spin" (64 work-items, one
+ * binding of two i32s): loops until data[0] == data[1], never for {0, 1};
+ * an endless kernel whose bound comes from a buffer. */
+hrx_gpu_kernel_t* gpu_test_spin_kernel(hrx_gpu_device_t* device);
 
 #define SECOND 1000000000ull
 

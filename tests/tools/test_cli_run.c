@@ -33,17 +33,14 @@ static void test_run_reports_unreadable_buffer_file(void** state) {
   test_temp_dir_remove(root);
 }
 
-/* Compiles Loom |source| (or corpus saxpy.loom when NULL) into
- * ROOT/k.hxco with the cache under |env|. */
+/* Compiles |path| (or corpus saxpy.loom when NULL) into ROOT/k.hxco with
+ * the cache under |env|. */
 static void compile_into(const char* env, const char* root,
-                         const char* source) {
-  char* path = NULL;
-  if (source) {
-    path = test_strdup_printf("%s/k.loom", root);
-    test_write_file(path, source, strlen(source));
-  } else {
-    path = test_strdup_printf("%s/saxpy.loom", getenv("HRX_LOOM_KERNELS"));
-  }
+                         const char* source_path) {
+  char* path = source_path
+                   ? test_strdup_printf("%s", source_path)
+                   : test_strdup_printf("%s/saxpy.loom",
+                                        getenv("HRX_LOOM_KERNELS"));
   char* args = test_strdup_printf("compile %s --output=%s/k.hxco", path, root);
   run_result_t r;
   run_hrx(env, args, &r);
@@ -52,26 +49,6 @@ static void compile_into(const char* env, const char* root,
   free(path);
 }
 
-static const char* const spin_source =
-    "kernel.def export(\"spin\") @spin() {\n"
-    "  %one = index.constant 1 : index\n"
-    "  kernel.launch.config workgroups(%one, %one, %one) "
-    "workgroup_size(%one, %one, %one) : index\n"
-    "} launch(%data: buffer) {\n"
-    "  %o = index.constant 0 : offset\n"
-    "  %v = buffer.view %data[%o] : buffer -> view<2xi32>\n"
-    "  %start = view.load %v[0] : view<2xi32> -> i32\n"
-    "  %stop = view.load %v[1] : view<2xi32> -> i32\n"
-    "  %end = scf.while(%x = %start : i32) -> (i32) {\n"
-    "    %more = scalar.cmpi ne, %x, %stop : i32\n"
-    "    scf.condition %more, %x : i1, i32\n"
-    "  } do(%x: i32) {\n"
-    "    scf.yield %x : i32\n"
-    "  }\n"
-    "  view.store %end, %v[0] : i32, view<2xi32>\n"
-    "  kernel.return\n"
-    "}\n";
-
 /* A kernel that never ends: --timeout bounds the wait, the work is
  * cancelled, the timeout is reported and hrx exits 1 within seconds
  * (before, it timed out after 600 s and then hung in stream destroy). */
@@ -79,7 +56,9 @@ static void test_run_timeout_cancels_endless_kernel(void** state) {
   (void)state;
   char* root = test_temp_dir_create();
   char* env = test_strdup_printf("XDG_CACHE_HOME=%s", root);
-  compile_into(env, root, spin_source);
+  char* spin = test_strdup_printf("%s/spin.loom", getenv("HRX_TEST_KERNELS"));
+  compile_into(env, root, spin);
+  free(spin);
   char* args = test_strdup_printf(
       "run %s/k.hxco --export=spin --timeout=1 --buffer=i32:0,1", root);
   time_t start = time(NULL);

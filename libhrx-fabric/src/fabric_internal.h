@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "hrx/fabric.h"
 
@@ -15,16 +16,63 @@ struct hrx_fabric_device_s {
   hrx_fabric_device_properties_t properties;
 };
 
+/* How a provider whose device writes signals behind the host's back (the
+ * kfd provider: the GPU decrements the value and mails a KFD event) lets
+ * host waiters sleep on that, and takes the signal's memory back. */
+typedef struct hrx_fabric_signal_waker_t {
+  /* The host changed the value: wake waiters sleeping in |sleep|. */
+  void (*notify)(void* context);
+  /* Sleeps until the device may have changed some signal, for at most
+   * |timeout_ns|; spurious returns are fine. */
+  void (*sleep)(void* context, uint64_t timeout_ns);
+  /* The last reference is gone: take |signal|'s memory back. */
+  void (*release)(void* context, hrx_fabric_signal_t* signal);
+} hrx_fabric_signal_waker_t;
+
+/* The first 64 bytes are an amd_signal_t (hardware.md §3), so a packet
+ * processor can decrement |value| and mail |event_id| to |event_mailbox|:
+ * a signal's handle is its address, and for a GPU its memory must be
+ * GPU-mapped (the kfd provider carves signals out of device memory). */
 struct hrx_fabric_signal_s {
-  _Atomic int64_t value;
-  /* Bumped on every change; waiters sleep on it, since futexes are 32-bit. */
+  int64_t kind;          /* AMD_SIGNAL_KIND_USER */
+  _Atomic int64_t value; /* byte 8 */
+  uint64_t event_mailbox;
+  uint32_t event_id;
+  uint32_t reserved1;
+  uint64_t start_ts, end_ts, queue_ptr, reserved3;
+  /* Host side. Bumped on every host change; waiters sleep on it, since
+   * futexes are 32-bit. */
   _Atomic uint32_t epoch;
   _Atomic uint32_t waiters;
   atomic_uint_fast32_t ref_count;
   /* Set by hrx_fabric_signal_cancel; the executor polls it at back-edges. */
   _Atomic bool cancelled;
   hrx_allocator_t allocator;
+  const hrx_fabric_signal_waker_t* waker; /* NULL: host memory only */
+  void* waker_context;
 };
+
+#define HRX_AMD_SIGNAL_KIND_USER 1
+#define HRX_FABRIC_SIGNAL_BYTES 192u
+_Static_assert(sizeof(struct hrx_fabric_signal_s) <= HRX_FABRIC_SIGNAL_BYTES,
+               "signal slot size");
+_Static_assert(offsetof(struct hrx_fabric_signal_s, value) == 8,
+               "amd_signal_t value");
+_Static_assert(offsetof(struct hrx_fabric_signal_s, event_mailbox) == 16,
+               "amd_signal_t event_mailbox_ptr");
+_Static_assert(offsetof(struct hrx_fabric_signal_s, event_id) == 24,
+               "amd_signal_t event_id");
+_Static_assert(offsetof(struct hrx_fabric_signal_s, epoch) == 64,
+               "amd_signal_t is 64 bytes");
+
+/* Initialises a signal in |memory| (HRX_FABRIC_SIGNAL_BYTES, 64-byte
+ * aligned) whose device side |waker| serves; its last release calls
+ * waker->release. */
+void hrx_fabric_signal_init_device(hrx_fabric_signal_t* signal,
+                                   int64_t initial_value,
+                                   const hrx_fabric_signal_waker_t* waker,
+                                   void* waker_context, uint64_t mailbox,
+                                   uint32_t event_id);
 
 struct hrx_fabric_kernel_s {
   const hrx_fabric_executable_t* executable;
@@ -61,6 +109,50 @@ struct hrx_fabric_executable_s {
 hrx_status_t hrx_host_code_object_parse(hrx_fabric_executable_t* executable,
                                         const uint8_t* bytes, size_t length);
 void hrx_host_code_object_free(hrx_fabric_executable_t* executable);
+
+/*===------------------------------------------------------------------===*/
+/* Queues                                                                  */
+/*===------------------------------------------------------------------===*/
+
+#define HRX_QUEUE_FAULTS 16
+
+/* What differs between providers' queues. */
+typedef struct hrx_fabric_queue_vtable_t {
+  void (*destroy)(hrx_fabric_queue_t* queue);
+  /* Optional: turns the filled body of slot |index| into what this
+   * device's packet processor runs, before its header is stored. */
+  void (*prepare)(hrx_fabric_queue_t* queue, uint64_t index,
+                  uint16_t* header, uint16_t* setup);
+  /* Tells the packet processor that slots up to the write index may hold
+   * published packets. */
+  void (*ring)(hrx_fabric_queue_t* queue);
+} hrx_fabric_queue_vtable_t;
+
+/* The part of a queue every provider shares; providers embed it first. */
+struct hrx_fabric_queue_s {
+  const hrx_fabric_queue_vtable_t* vtable;
+  hrx_fabric_device_t* device; /* retained */
+  hrx_aql_packet_t* ring;
+  uint32_t size;
+  _Atomic uint64_t write_index;
+  /* Advanced by the packet processor as packets retire (the provider's
+   * own field, or the hardware's read_dispatch_id). */
+  _Atomic uint64_t* read_index;
+  pthread_mutex_t fault_mutex;
+  hrx_fabric_fault_t faults[HRX_QUEUE_FAULTS];
+  uint32_t fault_head;
+  uint32_t fault_count;
+};
+
+/* Fills the shared part; every slot of |ring| starts INVALID. */
+void hrx_fabric_queue_init(hrx_fabric_queue_t* queue,
+                           const hrx_fabric_queue_vtable_t* vtable,
+                           hrx_fabric_device_t* device, hrx_aql_packet_t* ring,
+                           uint32_t size, _Atomic uint64_t* read_index);
+void hrx_fabric_queue_deinit(hrx_fabric_queue_t* queue);
+/* Keeps |fault| for take_fault (the oldest 16 are kept). */
+void hrx_fabric_queue_record_fault(hrx_fabric_queue_t* queue,
+                                   const hrx_fabric_fault_t* fault);
 
 /*===------------------------------------------------------------------===*/
 /* Worker pool                                                             */
@@ -135,6 +227,11 @@ bool hrx_host_device_resolve(hrx_host_device_t* device, uint64_t address,
 hrx_fabric_executable_t* hrx_host_device_find_kernel(
     hrx_host_device_t* device, uint64_t kernel_object,
     const hrx_fabric_kernel_t** out_kernel);
+
+/* host_queue.c: a queue drained by its own packet-processor thread. */
+hrx_status_t hrx_host_queue_create(hrx_fabric_device_t* device,
+                                   uint32_t packet_count,
+                                   hrx_fabric_queue_t** out_queue);
 
 void hrx_host_device_forget_executable(hrx_host_device_t* device,
                                        hrx_fabric_executable_t* executable);

@@ -6,10 +6,6 @@
 #include "fabric_internal.h"
 #include "hrx/core/parse.h"
 
-hrx_status_t hrx_host_queue_create(hrx_fabric_device_t* device,
-                                   uint32_t packet_count,
-                                   hrx_fabric_queue_t** out_queue);
-
 static void hrx_host_device_destroy(hrx_fabric_device_t* base);
 static hrx_status_t hrx_host_memory_allocate(hrx_fabric_device_t* base,
                                              uint64_t size,

@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <stdatomic.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -20,6 +21,8 @@ hrx_status_t hrx_fabric_signal_create(int64_t initial_value,
   hrx_fabric_signal_t* signal = NULL;
   HRX_RETURN_IF_ERROR(
       hrx_allocator_malloc(allocator, sizeof(*signal), (void**)&signal));
+  memset(signal, 0, sizeof(*signal));
+  signal->kind = HRX_AMD_SIGNAL_KIND_USER;
   atomic_init(&signal->value, initial_value);
   atomic_init(&signal->epoch, 0);
   atomic_init(&signal->waiters, 0);
@@ -30,6 +33,21 @@ hrx_status_t hrx_fabric_signal_create(int64_t initial_value,
   return HRX_OK;
 }
 
+void hrx_fabric_signal_init_device(hrx_fabric_signal_t* signal,
+                                   int64_t initial_value,
+                                   const hrx_fabric_signal_waker_t* waker,
+                                   void* waker_context, uint64_t mailbox,
+                                   uint32_t event_id) {
+  memset(signal, 0, sizeof(*signal));
+  signal->kind = HRX_AMD_SIGNAL_KIND_USER;
+  atomic_init(&signal->value, initial_value);
+  signal->event_mailbox = mailbox;
+  signal->event_id = event_id;
+  atomic_init(&signal->ref_count, 1);
+  signal->waker = waker;
+  signal->waker_context = waker_context;
+}
+
 void hrx_fabric_signal_retain(hrx_fabric_signal_t* signal) {
   if (signal) atomic_fetch_add_explicit(&signal->ref_count, 1,
                                         memory_order_relaxed);
@@ -38,7 +56,11 @@ void hrx_fabric_signal_retain(hrx_fabric_signal_t* signal) {
 void hrx_fabric_signal_release(hrx_fabric_signal_t* signal) {
   if (signal && atomic_fetch_sub_explicit(&signal->ref_count, 1,
                                           memory_order_acq_rel) == 1) {
-    hrx_allocator_free(signal->allocator, signal);
+    if (signal->waker) {
+      signal->waker->release(signal->waker_context, signal);
+    } else {
+      hrx_allocator_free(signal->allocator, signal);
+    }
   }
 }
 
@@ -59,6 +81,10 @@ bool hrx_fabric_signal_is_cancelled(const hrx_fabric_signal_t* signal) {
 }
 
 static void hrx_signal_notify(hrx_fabric_signal_t* signal) {
+  if (signal->waker) {
+    signal->waker->notify(signal->waker_context);
+    return;
+  }
   atomic_fetch_add_explicit(&signal->epoch, 1, memory_order_release);
   if (atomic_load_explicit(&signal->waiters, memory_order_seq_cst)) {
     syscall(SYS_futex, &signal->epoch, FUTEX_WAKE_PRIVATE, INT_MAX, NULL,
@@ -147,6 +173,10 @@ hrx_status_t hrx_fabric_signal_wait(const hrx_fabric_signal_t* const_signal,
                              (long long)value);
     }
     if (spin < HRX_SIGNAL_SPIN) continue;
+    if (signal->waker) {
+      signal->waker->sleep(signal->waker_context, remaining);
+      continue;
+    }
     struct timespec ts;
     struct timespec* timeout = NULL;
     if (remaining != HRX_TIMEOUT_INFINITE) {

@@ -18,16 +18,22 @@ static hrx_status_t hrx_exec_check_engines(
   }
   const hrx_fabric_device_properties_t* props =
       hrx_gpu_device_properties(device);
-  if (props->kind != HRX_FABRIC_DEVICE_HOST) return HRX_OK;
+  /* The kfd provider drives AQL compute queues only, until PM4 and SDMA
+   * queues exist (issue 19); the host device has neither. */
+  bool host = props->kind == HRX_FABRIC_DEVICE_HOST;
   if (o->copy_engine == HRX_EXEC_COPY_ENGINE_SDMA) {
     return hrx_make_status(HRX_STATUS_UNIMPLEMENTED,
-                           "%s has no SDMA engines; use the compute copy "
-                           "engine",
+                           host ? "%s has no SDMA engines; use the compute "
+                                  "copy engine"
+                                : "%s: HRX does not drive SDMA queues yet; "
+                                  "use the compute copy engine",
                            props->name);
   }
   if (o->compute_engine == HRX_EXEC_COMPUTE_ENGINE_PM4) {
     return hrx_make_status(HRX_STATUS_UNIMPLEMENTED,
-                           "%s takes AQL packets only, not PM4", props->name);
+                           host ? "%s takes AQL packets only, not PM4"
+                                : "%s: HRX drives AQL queues only, not PM4",
+                           props->name);
   }
   return HRX_OK;
 }

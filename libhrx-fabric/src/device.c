@@ -82,3 +82,14 @@ hrx_status_t hrx_fabric_queue_create(hrx_fabric_device_t* device,
 }
 
 const char* hrx_fabric_version(void) { return HRX_FABRIC_VERSION; }
+
+hrx_status_t hrx_fabric_device_signal_create(hrx_fabric_device_t* device,
+                                             int64_t initial_value,
+                                             hrx_fabric_signal_t** out_signal) {
+  *out_signal = NULL;
+  if (device->vtable->signal_create) {
+    return device->vtable->signal_create(device, initial_value, out_signal);
+  }
+  return hrx_fabric_signal_create(initial_value, device->allocator,
+                                  out_signal);
+}

@@ -417,6 +417,13 @@ void hrx_fabric_executable_retain(hrx_fabric_executable_t* exe) {
 
 void hrx_fabric_executable_release(hrx_fabric_executable_t* exe) {
   if (!exe) return;
+  if (exe->destroy) {
+    if (atomic_fetch_sub_explicit(&exe->ref_count, 1,
+                                  memory_order_acq_rel) == 1) {
+      exe->destroy(exe);
+    }
+    return;
+  }
   hrx_host_device_t* device = hrx_host_device_cast(exe->device);
   /* Dispatch-time lookups retain under the device lock, so the last
    * release unregisters under it too: no lookup can revive a dying one. */
@@ -472,5 +479,5 @@ void hrx_fabric_kernel_info(const hrx_fabric_kernel_t* k,
 }
 
 uint64_t hrx_fabric_kernel_object(const hrx_fabric_kernel_t* kernel) {
-  return (uint64_t)(uintptr_t)kernel;
+  return kernel->object ? kernel->object : (uint64_t)(uintptr_t)kernel;
 }

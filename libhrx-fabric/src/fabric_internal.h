@@ -22,9 +22,12 @@ struct hrx_fabric_device_s {
 typedef struct hrx_fabric_signal_waker_t {
   /* The host changed the value: wake waiters sleeping in |sleep|. */
   void (*notify)(void* context);
-  /* Sleeps until the device may have changed some signal, for at most
+  /* A counter that moves whenever any signal it serves may have changed;
+   * read before the value is checked. */
+  uint32_t (*observe)(void* context);
+  /* Sleeps while the counter still reads |observed|, for at most
    * |timeout_ns|; spurious returns are fine. */
-  void (*sleep)(void* context, uint64_t timeout_ns);
+  void (*sleep)(void* context, uint32_t observed, uint64_t timeout_ns);
   /* The last reference is gone: take |signal|'s memory back. */
   void (*release)(void* context, hrx_fabric_signal_t* signal);
 } hrx_fabric_signal_waker_t;
@@ -74,8 +77,15 @@ void hrx_fabric_signal_init_device(hrx_fabric_signal_t* signal,
                                    void* waker_context, uint64_t mailbox,
                                    uint32_t event_id);
 
+struct hrx_amdgpu_kernel_t;
+
 struct hrx_fabric_kernel_s {
   const hrx_fabric_executable_t* executable;
+  /* The AQL kernel_object: the kernel descriptor's GPU address for the kfd
+   * provider; 0 on the host, where the kernel's own address serves. */
+  uint64_t object;
+  /* kfd: the code object's view of the kernel (hidden arguments). */
+  const struct hrx_amdgpu_kernel_t* amdgpu;
   char* name;
   uint32_t subgroup_size;
   uint32_t sreg_count;
@@ -103,6 +113,9 @@ struct hrx_fabric_executable_s {
   hrx_fabric_kernel_t* kernels;
   uint8_t* storage;            /* owned copy of the code object */
   size_t storage_length;
+  /* Providers other than the host free their executables through this
+   * (NULL: the host device's). */
+  void (*destroy)(hrx_fabric_executable_t* executable);
 };
 
 /* Parses and validates a host code object into |executable|. */
@@ -126,6 +139,10 @@ typedef struct hrx_fabric_queue_vtable_t {
   /* Tells the packet processor that slots up to the write index may hold
    * published packets. */
   void (*ring)(hrx_fabric_queue_t* queue);
+  /* Ring on quiet publications too: a hardware doorbell is one store, and
+   * a command processor never looks past it, while waiting for a batch's
+   * ring could keep a packet that a producer waits on from ever running. */
+  bool ring_always;
 } hrx_fabric_queue_vtable_t;
 
 /* The part of a queue every provider shares; providers embed it first. */
@@ -136,7 +153,8 @@ struct hrx_fabric_queue_s {
   uint32_t size;
   _Atomic uint64_t write_index;
   /* Advanced by the packet processor as packets retire (the provider's
-   * own field, or the hardware's read_dispatch_id). */
+   * own field, or the hardware's read_dispatch_id). A provider may point
+   * it elsewhere once (atomically): read it with __atomic_load_n. */
   _Atomic uint64_t* read_index;
   pthread_mutex_t fault_mutex;
   hrx_fabric_fault_t faults[HRX_QUEUE_FAULTS];

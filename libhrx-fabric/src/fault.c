@@ -19,6 +19,7 @@ const char* hrx_fabric_fault_kind_string(hrx_fabric_fault_kind_t kind) {
     case HRX_FABRIC_FAULT_BAD_SHIFT: return "shift out of range";
     case HRX_FABRIC_FAULT_CANCELLED: return "cancelled";
     case HRX_FABRIC_FAULT_BARRIER_DIVERGENCE: return "divergent barrier";
+    case HRX_FABRIC_FAULT_GPU_EXCEPTION: return "GPU exception";
   }
   return "unknown fault";
 }
@@ -26,7 +27,11 @@ const char* hrx_fabric_fault_kind_string(hrx_fabric_fault_kind_t kind) {
 size_t hrx_fabric_fault_format(const hrx_fabric_fault_t* f, char* buffer,
                                size_t capacity) {
   int n;
-  if (f->kind == HRX_FABRIC_FAULT_OUT_OF_BOUNDS ||
+  if (f->detail[0]) {
+    /* A GPU reports in its own terms, not the host executor's. */
+    n = snprintf(buffer, capacity, "%s in kernel '%s': %s",
+                 hrx_fabric_fault_kind_string(f->kind), f->kernel, f->detail);
+  } else if (f->kind == HRX_FABRIC_FAULT_OUT_OF_BOUNDS ||
       f->kind == HRX_FABRIC_FAULT_MISALIGNED) {
     n = snprintf(buffer, capacity,
                  "%s in kernel '%s' at instruction %" PRIu32 ", lane %" PRIu32

@@ -10,6 +10,7 @@
 #ifndef HRX_FABRIC_GFX11_H_
 #define HRX_FABRIC_GFX11_H_
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,7 +28,10 @@ typedef enum hrx_gfx11_fault_kind_t {
   HRX_GFX11_FAULT_UNDECODABLE,    /* no gfx11 encoding matches the bytes */
   HRX_GFX11_FAULT_UNSUPPORTED,    /* decodes, but this model lacks it */
   HRX_GFX11_FAULT_OUT_OF_BOUNDS,  /* an access outside the mapped ranges */
-  HRX_GFX11_FAULT_BUDGET,         /* the instruction budget ran out */
+  /* The wave's instruction budget ran out, the dispatch's wall-clock
+   * bound passed (reason "watchdog ...") or its cancel flag was set
+   * (reason "cancelled"). */
+  HRX_GFX11_FAULT_BUDGET,
 } hrx_gfx11_fault_kind_t;
 
 /* Where and why a wave stopped. */
@@ -39,6 +43,10 @@ typedef struct hrx_gfx11_fault_t {
   uint64_t address;     /* the bad address for OUT_OF_BOUNDS */
   uint32_t workgroup[3];
   uint32_t wave;        /* wave index inside the workgroup */
+  /* The instruction at pc: its mnemonic ("v_add_f32", "v_add_f32_e64")
+   * when the model knows the opcode, else "<encoding> opcode N"; empty
+   * when nothing at pc decodes. */
+  char mnemonic[32];
   char reason[128];
 } hrx_gfx11_fault_t;
 
@@ -54,12 +62,35 @@ typedef struct hrx_gfx11_dispatch_t {
   /* Instructions one wave may execute before it faults with BUDGET, so a
    * kernel that never ends still returns. */
   uint64_t wave_instruction_budget;
+  /* Worker threads the workgroups are spread over; 0 and 1 run them all
+   * on the calling thread, in order. At most HRX_GFX11_MAX_THREADS. */
+  uint32_t threads;
+  /* Wall-clock bound of the whole dispatch in nanoseconds (0: none):
+   * past it the running waves fault with BUDGET, reason "watchdog". */
+  uint64_t timeout_ns;
+  /* Set by another thread to stop the dispatch (NULL: none): the waves
+   * poll it every few thousand instructions and fault with BUDGET,
+   * reason "cancelled". */
+  const _Atomic bool* cancel;
+  /* When not NULL, receives the wave instructions the dispatch executed
+   * (all waves, all workers), for rate measurements. */
+  uint64_t* executed_instructions;
 } hrx_gfx11_dispatch_t;
+
+enum { HRX_GFX11_MAX_THREADS = 256 };
 
 /* Runs every workgroup of |dispatch|. A wave fault stops the dispatch with
  * ABORTED naming the fault, which is also stored in |out_fault| (kind NONE
  * on success). A descriptor asking for set-up this model lacks is
- * UNIMPLEMENTED; bad sizes are INVALID_ARGUMENT. */
+ * UNIMPLEMENTED; bad sizes are INVALID_ARGUMENT.
+ *
+ * With |threads| > 1 the call creates that many threads less one (the
+ * calling thread is the first worker) and joins them before it returns;
+ * it owns them for its duration only. Each worker runs whole workgroups
+ * with its own waves and LDS; global atomics are atomic across workers.
+ * The first fault wins: it is the one reported, and the other workers
+ * stop within a few thousand instructions. Which workgroup faults first
+ * is then a matter of timing, as on hardware. */
 hrx_status_t hrx_gfx11_dispatch(const hrx_gfx11_dispatch_t* dispatch,
                                 hrx_allocator_t allocator,
                                 hrx_gfx11_fault_t* out_fault);

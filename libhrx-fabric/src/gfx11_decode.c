@@ -122,6 +122,25 @@ static void decode_vop3(uint32_t w0, uint32_t w1, gfx11_inst_t* inst) {
   if (!is_vop3sd(inst->op)) inst->opsel = bits(w0, 14, 11);
 }
 
+/* VOP3P: packed 16-bit math. op_sel_hi's bit 2 and neg_hi sit in the
+ * first word, its bits 0-1 and neg_lo in the second. */
+static bool decode_vop3p(uint32_t w0, uint32_t w1, gfx11_inst_t* inst) {
+  if (bits(w0, 31, 23) != 0x198) return false;
+  inst->encoding = GFX11_VOP3P;
+  inst->size = 8;
+  inst->dst = GFX11_VGPR0 + bits(w0, 7, 0);
+  inst->neg_hi = bits(w0, 10, 8);
+  inst->opsel = bits(w0, 13, 11);
+  inst->opsel_hi = bits(w1, 28, 27) | bits(w0, 14, 14) << 2;
+  inst->clamp = bits(w0, 15, 15);
+  inst->op = bits(w0, 22, 16);
+  inst->src[0] = bits(w1, 8, 0);
+  inst->src[1] = bits(w1, 17, 9);
+  inst->src[2] = bits(w1, 26, 18);
+  inst->neg = bits(w1, 31, 29);
+  return true;
+}
+
 static void decode_vopd(uint32_t w0, uint32_t w1, gfx11_inst_t* inst) {
   inst->encoding = GFX11_VOPD;
   inst->size = 8;
@@ -189,7 +208,8 @@ bool gfx11_decode(const uint8_t* bytes, size_t available,
      * literal; SOPP and SOPK carry immediates, never a literal source. */
     uint32_t always[1] = {GFX11_LITERAL};
     bool has_k =
-        inst.encoding == GFX11_SOP2 && (inst.op == 69 || inst.op == 70);
+        inst.encoding == GFX11_SOP2 &&
+        (inst.op == GFX11_S_FMAAK_F32 || inst.op == GFX11_S_FMAMK_F32);
     if (has_k) {
       if (!take_literal(bytes, available, always, 1, &inst)) return false;
     } else if (inst.encoding != GFX11_SOPP && inst.encoding != GFX11_SOPK &&
@@ -200,7 +220,7 @@ bool gfx11_decode(const uint8_t* bytes, size_t available,
     decode_vop_short(w0, &inst);
     if (!take_literal(bytes, available, inst.src, 1, &inst)) return false;
   } else if (top6 == 0x35 || top6 == 0x32 || top6 == 0x3D || top6 == 0x37 ||
-             top6 == 0x36 || top6 == 0x38) {
+             top6 == 0x36 || top6 == 0x38 || top6 == 0x33) {
     if (available < 8) return false;
     uint32_t w1 = word_at(bytes, 1);
     if (top6 == 0x35) {
@@ -210,6 +230,11 @@ bool gfx11_decode(const uint8_t* bytes, size_t available,
       decode_vopd(w0, w1, &inst);
       uint32_t sources[2] = {inst.src[0], inst.src_y[0]};
       if (!take_literal(bytes, available, sources, 2, &inst)) return false;
+    } else if (top6 == 0x33) {
+      if (!decode_vop3p(w0, w1, &inst) ||
+          !take_literal(bytes, available, inst.src, 3, &inst)) {
+        return false;
+      }
     } else if (top6 == 0x3D) {
       decode_smem(w0, w1, &inst);
     } else if (top6 == 0x36) {

@@ -1,10 +1,13 @@
 /* Runs a dispatch on the gfx11 model: reads the kernel descriptor, lays out
  * each wave's initial registers as the descriptor asks (the AMDGPU HSA ABI:
  * user SGPRs, then workgroup ids, work-item ids packed in v0), and runs the
- * waves of each workgroup in turn on the calling thread, switching waves at
- * s_barrier. */
+ * workgroups on the calling thread or spread over worker threads, each
+ * workgroup's waves on one thread, switching waves at s_barrier. */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "gfx11_internal.h"
 #include "hrx/core/bytes.h"
@@ -128,6 +131,28 @@ static void init_wave(gfx11_wave_t* wave, const kernel_setup_t* setup,
   }
 }
 
+/* Fills the fault's bytes and mnemonic from the instruction at |pc|. */
+static void describe(const gfx11_memory_t* memory, uint64_t pc,
+                     hrx_gfx11_fault_t* fault) {
+  size_t available = 0;
+  while (available < sizeof(fault->bytes) &&
+         gfx11_memory_mapped(memory, pc, available + 4)) {
+    available += 4;
+  }
+  gfx11_inst_t inst = {.size = 4};
+  fault->mnemonic[0] = '\0';
+  if (available && gfx11_decode((const uint8_t*)(uintptr_t)pc, available,
+                                &inst)) {
+    gfx11_mnemonic(&inst, fault->mnemonic, sizeof(fault->mnemonic));
+  } else {
+    inst.size = 4;
+  }
+  fault->pc = pc;
+  fault->byte_count = (uint32_t)(available < inst.size ? available
+                                                       : inst.size);
+  memcpy(fault->bytes, (const void*)(uintptr_t)pc, fault->byte_count);
+}
+
 /* Executes one instruction. On a fault, records where it happened. */
 static bool step(gfx11_wave_t* wave) {
   uint64_t pc = wave->pc;
@@ -145,7 +170,6 @@ static bool step(gfx11_wave_t* wave) {
                            &inst)) {
     ok = gfx11_fault(wave, HRX_GFX11_FAULT_UNDECODABLE, 0,
                      "no gfx11 encoding matches");
-    inst.size = 4;
   } else if (inst.encoding <= GFX11_SMEM) {
     ok = gfx11_exec_scalar(wave, &inst);
   } else if (inst.encoding == GFX11_GLOBAL || inst.encoding == GFX11_MUBUF) {
@@ -156,44 +180,174 @@ static bool step(gfx11_wave_t* wave) {
     ok = gfx11_exec_vector(wave, &inst);
   }
   if (ok) return true;
-  wave->fault->pc = pc;
-  wave->fault->byte_count = available < inst.size ? available : inst.size;
-  memcpy(wave->fault->bytes, (const void*)(uintptr_t)pc,
-         wave->fault->byte_count);
+  describe(&wave->memory, pc, wave->fault);
   return false;
 }
 
+/* What the workers share. Workgroups are handed out by a counter; the
+ * first worker whose wave faults claims the report and raises |stop|. */
+typedef struct dispatch_run_t {
+  const hrx_gfx11_dispatch_t* dispatch;
+  kernel_setup_t setup;
+  uint32_t groups[3];
+  uint64_t group_count;
+  uint64_t deadline_ns;  /* CLOCK_MONOTONIC; 0: no watchdog */
+  _Atomic uint64_t next_group;
+  _Atomic bool stop;
+  _Atomic bool fault_claimed;
+  hrx_gfx11_fault_t* out_fault;
+} dispatch_run_t;
+
+/* One worker's own state: a workgroup's waves and LDS, and its fault.
+ * The counters written every instruction sit between the read-mostly
+ * fields, away from the ends a neighbouring worker's entry may share a
+ * cache line with. */
+typedef struct worker_t {
+  dispatch_run_t* run;
+  gfx11_wave_t* waves;
+  uint64_t* budgets;
+  uint8_t* lds;
+  hrx_gfx11_fault_t fault;
+  uint32_t poll_countdown;  /* instructions left until the next poll */
+  uint64_t executed;        /* wave instructions of finished workgroups */
+  uint8_t spacing[64];      /* keeps the counters off the next entry's line */
+  pthread_t thread;
+  bool started;
+} worker_t;
+
+enum {
+  /* Instructions between checks of the stop and cancel flags and the
+   * clock: rare enough to cost nothing, often enough that a worker
+   * stops within microseconds. */
+  POLL_INSTRUCTIONS = 1024,
+};
+
+typedef enum wave_result_t {
+  WAVE_RAN,      /* ended or waiting at a barrier */
+  WAVE_FAULTED,  /* the fault is in worker->fault */
+  WAVE_STOPPED,  /* another worker faulted */
+} wave_result_t;
+
+static uint64_t now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/* The periodic check: another worker's fault, the cancel flag, the
+ * watchdog. The last two fault |wave| with BUDGET. */
+static wave_result_t poll(worker_t* worker, gfx11_wave_t* wave) {
+  dispatch_run_t* run = worker->run;
+  worker->poll_countdown = POLL_INSTRUCTIONS;
+  if (atomic_load_explicit(&run->stop, memory_order_relaxed)) {
+    return WAVE_STOPPED;
+  }
+  const _Atomic bool* cancel = run->dispatch->cancel;
+  if (cancel && atomic_load_explicit(cancel, memory_order_acquire)) {
+    gfx11_fault(wave, HRX_GFX11_FAULT_BUDGET, 0,
+                "cancelled: the dispatch's cancel flag was set");
+  } else if (run->deadline_ns && now_ns() >= run->deadline_ns) {
+    gfx11_fault(wave, HRX_GFX11_FAULT_BUDGET, 0,
+                "watchdog: the dispatch ran past its %llu ns bound",
+                (unsigned long long)run->dispatch->timeout_ns);
+  } else {
+    return WAVE_RAN;
+  }
+  describe(&wave->memory, wave->pc, wave->fault);
+  return WAVE_FAULTED;
+}
+
 /* Runs |wave| until it ends, faults or reaches a barrier. */
-static bool run_wave(gfx11_wave_t* wave, uint64_t* budget) {
+static wave_result_t run_wave(worker_t* worker, gfx11_wave_t* wave,
+                              uint64_t* budget) {
   while (!wave->ended && !wave->at_barrier) {
+    if (worker->poll_countdown-- == 0) {
+      wave_result_t polled = poll(worker, wave);
+      if (polled != WAVE_RAN) return polled;
+    }
     if (*budget == 0) {
       gfx11_fault(wave, HRX_GFX11_FAULT_BUDGET, 0,
                   "instruction budget exhausted");
-      wave->fault->pc = wave->pc;
-      return false;
+      describe(&wave->memory, wave->pc, wave->fault);
+      return WAVE_FAULTED;
     }
     --*budget;
-    if (!step(wave)) return false;
+    if (!step(wave)) return WAVE_FAULTED;
   }
-  return true;
+  return WAVE_RAN;
 }
 
-static bool run_group(gfx11_wave_t* waves, uint32_t count, uint64_t* budgets,
-                      hrx_gfx11_fault_t* fault) {
+static wave_result_t run_group(worker_t* worker, uint32_t count) {
   for (;;) {
     uint32_t running = 0;
     for (uint32_t w = 0; w < count; ++w) {
-      if (waves[w].ended) continue;
-      if (!run_wave(&waves[w], &budgets[w])) {
-        fault->wave = w;
-        return false;
-      }
-      running += !waves[w].ended;
+      gfx11_wave_t* wave = &worker->waves[w];
+      if (wave->ended) continue;
+      wave_result_t result = run_wave(worker, wave, &worker->budgets[w]);
+      if (result == WAVE_FAULTED) worker->fault.wave = w;
+      if (result != WAVE_RAN) return result;
+      running += !wave->ended;
     }
-    if (running == 0) return true;
+    if (running == 0) return WAVE_RAN;
     /* Every live wave waits at the barrier: release them together. */
-    for (uint32_t w = 0; w < count; ++w) waves[w].at_barrier = false;
+    for (uint32_t w = 0; w < count; ++w) worker->waves[w].at_barrier = false;
   }
+}
+
+/* Workgroup |index| in x-fastest order, sized at the grid's edge. */
+static group_t group_at(const dispatch_run_t* run, uint64_t index) {
+  const hrx_gfx11_dispatch_t* d = run->dispatch;
+  group_t g;
+  g.id[0] = (uint32_t)(index % run->groups[0]);
+  g.id[1] = (uint32_t)(index / run->groups[0] % run->groups[1]);
+  g.id[2] = (uint32_t)(index / run->groups[0] / run->groups[1]);
+  g.items = 1;
+  for (int i = 0; i < 3; ++i) {
+    uint32_t left = d->grid[i] - g.id[i] * d->workgroup[i];
+    g.size[i] = left < d->workgroup[i] ? left : d->workgroup[i];
+    g.items *= g.size[i];
+  }
+  return g;
+}
+
+/* Publishes |worker|'s fault unless another worker's came first, and
+ * tells every worker to stop. */
+static void claim_fault(worker_t* worker, const group_t* g) {
+  dispatch_run_t* run = worker->run;
+  memcpy(worker->fault.workgroup, g->id, sizeof(g->id));
+  bool expected = false;
+  if (atomic_compare_exchange_strong(&run->fault_claimed, &expected, true)) {
+    *run->out_fault = worker->fault;
+  }
+  atomic_store(&run->stop, true);
+}
+
+/* Runs workgroups until none are left or the dispatch stops. */
+static void* work(void* arg) {
+  worker_t* worker = arg;
+  dispatch_run_t* run = worker->run;
+  const kernel_setup_t* setup = &run->setup;
+  while (!atomic_load_explicit(&run->stop, memory_order_relaxed)) {
+    uint64_t index = atomic_fetch_add(&run->next_group, 1);
+    if (index >= run->group_count) break;
+    group_t g = group_at(run, index);
+    uint32_t count = (g.items + GFX11_LANES - 1) / GFX11_LANES;
+    /* Hardware LDS starts undefined; zeroes make a kernel that reads
+     * before writing deterministic here. */
+    if (worker->lds) memset(worker->lds, 0, setup->lds_size);
+    for (uint32_t w = 0; w < count; ++w) {
+      init_wave(&worker->waves[w], setup, run->dispatch, &g, w, worker->lds,
+                &worker->fault);
+      worker->budgets[w] = run->dispatch->wave_instruction_budget;
+    }
+    wave_result_t result = run_group(worker, count);
+    for (uint32_t w = 0; w < count; ++w) {
+      worker->executed +=
+          run->dispatch->wave_instruction_budget - worker->budgets[w];
+    }
+    if (result == WAVE_FAULTED) claim_fault(worker, &g);
+  }
+  return NULL;
 }
 
 static hrx_status_t check_dispatch(const hrx_gfx11_dispatch_t* d,
@@ -229,10 +383,91 @@ static hrx_status_t fault_status(const hrx_gfx11_fault_t* f) {
   }
   return hrx_make_status(HRX_STATUS_ABORTED,
                          "gfx11 wave %u of workgroup (%u, %u, %u) faulted at "
-                         "pc 0x%llx [%s]: %s",
+                         "pc 0x%llx %s [%s]: %s",
                          f->wave, f->workgroup[0], f->workgroup[1],
-                         f->workgroup[2], (unsigned long long)f->pc, bytes,
-                         f->reason);
+                         f->workgroup[2], (unsigned long long)f->pc,
+                         f->mnemonic[0] ? f->mnemonic : "(undecodable)",
+                         bytes, f->reason);
+}
+
+static void free_workers(worker_t* workers, uint32_t count,
+                         hrx_allocator_t allocator) {
+  for (uint32_t i = 0; workers && i < count; ++i) {
+    hrx_allocator_free(allocator, workers[i].lds);
+    hrx_allocator_free(allocator, workers[i].budgets);
+    hrx_allocator_free(allocator, workers[i].waves);
+  }
+  hrx_allocator_free(allocator, workers);
+}
+
+/* Allocates |count| workers, each with room for a workgroup of
+ * |wave_count| waves and its LDS. */
+static hrx_status_t new_workers(dispatch_run_t* run, uint32_t count,
+                                uint32_t wave_count,
+                                hrx_allocator_t allocator,
+                                worker_t** out_workers) {
+  worker_t* workers = NULL;
+  HRX_RETURN_IF_ERROR(hrx_allocator_malloc_array(
+      allocator, count, sizeof(*workers), (void**)&workers));
+  memset(workers, 0, sizeof(*workers) * count);
+  hrx_status_t status = HRX_OK;
+  for (uint32_t i = 0; i < count && status == HRX_OK; ++i) {
+    worker_t* w = &workers[i];
+    w->run = run;
+    status = hrx_allocator_malloc_array(allocator, wave_count,
+                                        sizeof(*w->waves), (void**)&w->waves);
+    if (status == HRX_OK) {
+      status = hrx_allocator_malloc_array(allocator, wave_count,
+                                          sizeof(*w->budgets),
+                                          (void**)&w->budgets);
+    }
+    if (status == HRX_OK && run->setup.lds_size) {
+      status = hrx_allocator_malloc(allocator, run->setup.lds_size,
+                                    (void**)&w->lds);
+    }
+  }
+  if (status != HRX_OK) {
+    free_workers(workers, count, allocator);
+    return status;
+  }
+  *out_workers = workers;
+  return HRX_OK;
+}
+
+/* Worker 0 is the calling thread; the others get threads of their own.
+ * A thread that cannot be created leaves its share to the rest. */
+static void run_workers(worker_t* workers, uint32_t count) {
+  for (uint32_t i = 1; i < count; ++i) {
+    workers[i].started =
+        pthread_create(&workers[i].thread, NULL, work, &workers[i]) == 0;
+  }
+  work(&workers[0]);
+  for (uint32_t i = 1; i < count; ++i) {
+    if (workers[i].started) pthread_join(workers[i].thread, NULL);
+  }
+}
+
+static hrx_status_t plan_run(const hrx_gfx11_dispatch_t* dispatch,
+                             dispatch_run_t* run, uint32_t* out_threads) {
+  if (dispatch->threads > HRX_GFX11_MAX_THREADS) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "gfx11 dispatch asks for %u threads (max %d)",
+                           dispatch->threads, HRX_GFX11_MAX_THREADS);
+  }
+  HRX_RETURN_IF_ERROR(read_descriptor(dispatch->kernel_descriptor,
+                                      &run->setup));
+  run->group_count = 1;
+  for (int i = 0; i < 3; ++i) {
+    run->groups[i] = (uint32_t)(((uint64_t)dispatch->grid[i] +
+                                 dispatch->workgroup[i] - 1) /
+                                dispatch->workgroup[i]);
+    run->group_count *= run->groups[i];
+  }
+  uint64_t threads = dispatch->threads ? dispatch->threads : 1;
+  *out_threads = (uint32_t)(threads < run->group_count ? threads
+                                                       : run->group_count);
+  if (dispatch->timeout_ns) run->deadline_ns = now_ns() + dispatch->timeout_ns;
+  return HRX_OK;
 }
 
 hrx_status_t hrx_gfx11_dispatch(const hrx_gfx11_dispatch_t* dispatch,
@@ -241,54 +476,23 @@ hrx_status_t hrx_gfx11_dispatch(const hrx_gfx11_dispatch_t* dispatch,
   memset(out_fault, 0, sizeof(*out_fault));
   uint32_t items = 0;
   HRX_RETURN_IF_ERROR(check_dispatch(dispatch, &items));
-  kernel_setup_t setup = {.entry = 0};
-  HRX_RETURN_IF_ERROR(read_descriptor(dispatch->kernel_descriptor, &setup));
+  dispatch_run_t run = {.dispatch = dispatch, .out_fault = out_fault};
+  atomic_init(&run.next_group, 0);
+  atomic_init(&run.stop, false);
+  atomic_init(&run.fault_claimed, false);
+  uint32_t threads = 0;
+  HRX_RETURN_IF_ERROR(plan_run(dispatch, &run, &threads));
   uint32_t wave_count = (items + GFX11_LANES - 1) / GFX11_LANES;
-  gfx11_wave_t* waves = NULL;
-  uint64_t* budgets = NULL;
-  HRX_RETURN_IF_ERROR(hrx_allocator_malloc_array(
-      allocator, wave_count, sizeof(*waves), (void**)&waves));
-  uint8_t* lds = NULL;
-  hrx_status_t status = hrx_allocator_malloc_array(
-      allocator, wave_count, sizeof(*budgets), (void**)&budgets);
-  if (status == HRX_OK && setup.lds_size) {
-    status = hrx_allocator_malloc(allocator, setup.lds_size, (void**)&lds);
+  worker_t* workers = NULL;
+  HRX_RETURN_IF_ERROR(
+      new_workers(&run, threads, wave_count, allocator, &workers));
+  run_workers(workers, threads);
+  if (dispatch->executed_instructions) {
+    uint64_t executed = 0;
+    for (uint32_t i = 0; i < threads; ++i) executed += workers[i].executed;
+    *dispatch->executed_instructions = executed;
   }
-  uint32_t groups[3];
-  for (int i = 0; i < 3; ++i) {
-    groups[i] = (uint32_t)(((uint64_t)dispatch->grid[i] +
-                            dispatch->workgroup[i] - 1) /
-                           dispatch->workgroup[i]);
-  }
-  group_t g;
-  for (g.id[2] = 0; status == HRX_OK && g.id[2] < groups[2]; ++g.id[2]) {
-    for (g.id[1] = 0; status == HRX_OK && g.id[1] < groups[1]; ++g.id[1]) {
-      for (g.id[0] = 0; status == HRX_OK && g.id[0] < groups[0]; ++g.id[0]) {
-        g.items = 1;
-        for (int i = 0; i < 3; ++i) {
-          uint32_t start = g.id[i] * dispatch->workgroup[i];
-          uint32_t left = dispatch->grid[i] - start;
-          g.size[i] = left < dispatch->workgroup[i] ? left
-                                                    : dispatch->workgroup[i];
-          g.items *= g.size[i];
-        }
-        uint32_t count = (g.items + GFX11_LANES - 1) / GFX11_LANES;
-        /* Hardware LDS starts undefined; zeroes make a kernel that reads
-         * before writing deterministic here. */
-        if (lds) memset(lds, 0, setup.lds_size);
-        for (uint32_t w = 0; w < count; ++w) {
-          init_wave(&waves[w], &setup, dispatch, &g, w, lds, out_fault);
-          budgets[w] = dispatch->wave_instruction_budget;
-        }
-        if (!run_group(waves, count, budgets, out_fault)) {
-          memcpy(out_fault->workgroup, g.id, sizeof(g.id));
-          status = fault_status(out_fault);
-        }
-      }
-    }
-  }
-  hrx_allocator_free(allocator, lds);
-  hrx_allocator_free(allocator, budgets);
-  hrx_allocator_free(allocator, waves);
-  return status;
+  free_workers(workers, threads, allocator);
+  if (atomic_load(&run.fault_claimed)) return fault_status(out_fault);
+  return HRX_OK;
 }

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 
 #include "gfx11.h"
+#include "gfx11_opcodes.h"
 
 /* Operand codes shared by scalar (8-bit) and vector (9-bit) source fields,
  * from the RDNA3 ISA guide's operand table. SGPR-like registers (VCC, M0
@@ -40,6 +41,7 @@ typedef enum gfx11_encoding_t {
   GFX11_GLOBAL,
   GFX11_DS,     /* LDS of the workgroup, and cross-lane ds_bpermute */
   GFX11_MUBUF,  /* only the cache invalidations (buffer_gl0/gl1_inv) */
+  GFX11_VOP3P,  /* packed 16-bit math */
 } gfx11_encoding_t;
 
 /* One decoded instruction. Register fields hold operand codes (VGPRs as
@@ -54,7 +56,11 @@ typedef struct gfx11_inst_t {
   uint32_t literal;
   int32_t imm;        /* SOPP/SOPK simm16, SMEM/GLOBAL/DS byte offset */
   uint32_t abs, neg;  /* VOP3 per-source float modifiers (bit i: src i) */
-  uint32_t opsel;     /* 16-bit half selects: no modelled op takes them */
+  /* 16-bit half selects. VOP3: bit i picks the high half of source i,
+   * bit 3 writes the high half of the destination. VOP3P: opsel picks
+   * the half of each source feeding the low result, opsel_hi the half
+   * feeding the high one; neg_hi negates the high result's sources. */
+  uint32_t opsel, opsel_hi, neg_hi;
   uint32_t omod;
   bool clamp;
   bool e64;           /* VOP3 form: carries and masks go to sdst/src2 */
@@ -84,6 +90,14 @@ typedef struct gfx11_wave_t {
   uint32_t vgpr[GFX11_MAX_VGPRS][GFX11_LANES];
 } gfx11_wave_t;
 
+/* Writes the mnemonic of |inst| into |out|: its name when the model
+ * knows the opcode, else "<encoding> opcode N" (see gfx11_opcodes.h). */
+void gfx11_mnemonic(const gfx11_inst_t* inst, char* out, size_t size);
+
+/* The VOP3-numbered op of VOPD opcode |op| of the X or Y half; 0 for the
+ * ones the model lacks. */
+uint32_t gfx11_vopd_op(uint32_t op, bool is_y);
+
 /* Decodes the instruction at |bytes| (|available| readable bytes). False
  * when no encoding matches or the instruction runs past |available|. */
 bool gfx11_decode(const uint8_t* bytes, size_t available,
@@ -98,6 +112,10 @@ bool gfx11_fault(gfx11_wave_t* wave, hrx_gfx11_fault_kind_t kind,
 /* Operand access. Reads of invalid codes fault the wave and yield 0. */
 uint32_t gfx11_read32(gfx11_wave_t* wave, const gfx11_inst_t* inst,
                       uint32_t code, uint32_t lane);
+/* As gfx11_read32 for an operand of a 16-bit float op: the float inline
+ * constants are then f16 values in the low half (the high half zero). */
+uint32_t gfx11_read32_f16(gfx11_wave_t* wave, const gfx11_inst_t* inst,
+                          uint32_t code, uint32_t lane);
 uint64_t gfx11_read64(gfx11_wave_t* wave, uint32_t code, uint32_t lane);
 /* A 64-bit integer source that may be the 32-bit literal, which the
  * hardware sign-extends for signed operands and zero-extends for unsigned
@@ -117,10 +135,33 @@ bool gfx11_memory_mapped(const gfx11_memory_t* memory, uint64_t address,
  * negatives to 0, saturation at UINT32_MAX. */
 uint32_t gfx11_cvt_u32_f32(float value);
 
+/* IEEE arithmetic the host lacks, exactly rounded (gfx11_float.c). f16
+ * values travel as their bit patterns; NaN results are quiet. */
+float gfx11_f16_to_f32(uint16_t h);
+uint16_t gfx11_f16_from_f32(float value);
+uint16_t gfx11_f16_from_double(double value);
+uint16_t gfx11_add_f16(uint16_t a, uint16_t b);
+uint16_t gfx11_mul_f16(uint16_t a, uint16_t b);
+uint16_t gfx11_fma_f16(uint16_t a, uint16_t b, uint16_t c);
+/* IEEE-mode maximum and minimum: a signalling NaN source gives its quiet
+ * form, a quiet NaN gives the other source, +0 is above -0. */
+uint16_t gfx11_max_f16(uint16_t a, uint16_t b);
+uint16_t gfx11_min_f16(uint16_t a, uint16_t b);
+/* v_div_scale_f32, v_div_fmas_f32 and v_div_fixup_f32 of one lane;
+ * |out_vcc| receives the lane's condition. */
+uint32_t gfx11_div_scale_f32(uint32_t s0, uint32_t s1, uint32_t s2,
+                             bool* out_vcc);
+uint32_t gfx11_div_fmas_f32(uint32_t s0, uint32_t s1, uint32_t s2, bool vcc);
+uint32_t gfx11_div_fixup_f32(uint32_t s0, uint32_t s1, uint32_t s2);
+
 /* Executors: false when the wave faulted. They advance or set the PC. */
 bool gfx11_exec_scalar(gfx11_wave_t* wave, const gfx11_inst_t* inst);
 bool gfx11_exec_vector(gfx11_wave_t* wave, const gfx11_inst_t* inst);
 bool gfx11_exec_memory(gfx11_wave_t* wave, const gfx11_inst_t* inst);
 bool gfx11_exec_lds(gfx11_wave_t* wave, const gfx11_inst_t* inst);
+/* The 16-bit VOP1/VOP2/VOP3 ops, and VOP3P (gfx11_half.c). */
+bool gfx11_is_half_op(uint32_t op);
+bool gfx11_exec_half(gfx11_wave_t* wave, const gfx11_inst_t* inst);
+bool gfx11_exec_vop3p(gfx11_wave_t* wave, const gfx11_inst_t* inst);
 
 #endif  // HRX_FABRIC_GFX11_INTERNAL_H_

@@ -1,27 +1,25 @@
 /* GLOBAL and DS (LDS) loads, stores and 32-bit atomics of the gfx11 model,
- * and the MUBUF cache invalidations. Every active
- * lane's address is checked against the mapped ranges before any lane
- * touches memory, so a faulting instruction has no effect. Lanes run in
- * order on one thread, so each atomic is indivisible by construction. */
+ * and the MUBUF cache invalidations. Every active lane's address is
+ * checked against the mapped ranges before any lane touches memory, so a
+ * faulting instruction has no effect. Global memory may be shared with
+ * workgroups running on other threads, so global atomics are host atomic
+ * read-modify-writes; LDS belongs to one workgroup, whose waves run on
+ * one thread, so LDS atomics need none. */
 #include <string.h>
 
 #include "gfx11_internal.h"
+#include "host_numeric.h"
 
 typedef struct global_op_t {
   uint32_t bytes;
   bool store;
   bool sign_extend;
   bool atomic;
+  bool high_half;  /* d16_hi stores: the source VGPR's bits 16-31 */
 } global_op_t;
 
-enum {
-  ATOMIC_SWAP = 51, ATOMIC_ADD = 53, ATOMIC_SUB = 54, ATOMIC_MIN_I32 = 56,
-  ATOMIC_MIN_U32 = 57, ATOMIC_MAX_I32 = 58, ATOMIC_MAX_U32 = 59,
-  ATOMIC_AND = 60, ATOMIC_OR = 61, ATOMIC_XOR = 62,
-};
-
-/* gfx11 GLOBAL opcodes 16..29: load u8 i8 u16 i16 b32 b64 b96 b128, then
- * store b8 b16 b32 b64 b96 b128. */
+/* GLOBAL opcodes 16..29: load u8 i8 u16 i16 b32 b64 b96 b128, then store
+ * b8 b16 b32 b64 b96 b128. */
 static bool global_op(uint32_t op, global_op_t* out) {
   static const global_op_t table[14] = {
       {1, false, false}, {1, false, true}, {2, false, false},
@@ -29,39 +27,59 @@ static bool global_op(uint32_t op, global_op_t* out) {
       {12, false, false}, {16, false, false}, {1, true, false},
       {2, true, false},  {4, true, false},  {8, true, false},
       {12, true, false}, {16, true, false}};
-  if (op == ATOMIC_SWAP || (op >= ATOMIC_ADD && op <= ATOMIC_XOR &&
-                            op != ATOMIC_SUB + 1)) {
-    *out = (global_op_t){.bytes = 4, .atomic = true};
-    return true;
+  switch (op) {
+    case GFX11_GLOBAL_ATOMIC_SWAP_B32: case GFX11_GLOBAL_ATOMIC_ADD_U32:
+    case GFX11_GLOBAL_ATOMIC_SUB_U32: case GFX11_GLOBAL_ATOMIC_MIN_I32:
+    case GFX11_GLOBAL_ATOMIC_MIN_U32: case GFX11_GLOBAL_ATOMIC_MAX_I32:
+    case GFX11_GLOBAL_ATOMIC_MAX_U32: case GFX11_GLOBAL_ATOMIC_AND_B32:
+    case GFX11_GLOBAL_ATOMIC_OR_B32: case GFX11_GLOBAL_ATOMIC_XOR_B32:
+    case GFX11_GLOBAL_ATOMIC_ADD_F32:
+      *out = (global_op_t){.bytes = 4, .atomic = true};
+      return true;
+    case GFX11_GLOBAL_STORE_D16_HI_B16:
+      *out = (global_op_t){.bytes = 2, .store = true, .high_half = true};
+      return true;
+    default:
+      break;
   }
-  if (op < 16 || op > 29) return false;
-  *out = table[op - 16];
+  if (op < GFX11_GLOBAL_LOAD_U8 || op > GFX11_GLOBAL_STORE_B128) return false;
+  *out = table[op - GFX11_GLOBAL_LOAD_U8];
   return true;
 }
 
 static uint32_t atomic_result(uint32_t op, uint32_t old, uint32_t data) {
   switch (op) {
-    case ATOMIC_SWAP: return data;
-    case ATOMIC_ADD: return old + data;
-    case ATOMIC_SUB: return old - data;
-    case ATOMIC_MIN_I32: return (int32_t)data < (int32_t)old ? data : old;
-    case ATOMIC_MIN_U32: return data < old ? data : old;
-    case ATOMIC_MAX_I32: return (int32_t)data > (int32_t)old ? data : old;
-    case ATOMIC_MAX_U32: return data > old ? data : old;
-    case ATOMIC_AND: return old & data;
-    case ATOMIC_OR: return old | data;
+    case GFX11_GLOBAL_ATOMIC_SWAP_B32: return data;
+    case GFX11_GLOBAL_ATOMIC_ADD_U32: return old + data;
+    case GFX11_GLOBAL_ATOMIC_SUB_U32: return old - data;
+    case GFX11_GLOBAL_ATOMIC_MIN_I32:
+      return (int32_t)data < (int32_t)old ? data : old;
+    case GFX11_GLOBAL_ATOMIC_MIN_U32: return data < old ? data : old;
+    case GFX11_GLOBAL_ATOMIC_MAX_I32:
+      return (int32_t)data > (int32_t)old ? data : old;
+    case GFX11_GLOBAL_ATOMIC_MAX_U32: return data > old ? data : old;
+    case GFX11_GLOBAL_ATOMIC_AND_B32: return old & data;
+    case GFX11_GLOBAL_ATOMIC_OR_B32: return old | data;
+    case GFX11_GLOBAL_ATOMIC_ADD_F32:
+      return hrx_f32_bits(hrx_f32(old) + hrx_f32(data));
     default: return old ^ data;
   }
 }
 
+/* One lane's read-modify-write, indivisible against every other thread's
+ * (a compare-exchange loop, as min, max and the float add have no host
+ * instruction of their own). Alignment was checked by the caller. */
 static void atomic_lane(gfx11_wave_t* wave, const gfx11_inst_t* inst,
                         uint64_t address, uint32_t lane) {
   uint32_t data = gfx11_read32(wave, inst, inst->src[1], lane);
   if (wave->faulted) return;
-  uint32_t old;
-  memcpy(&old, (const void*)(uintptr_t)address, 4);
-  uint32_t result = atomic_result(inst->op, old, data);
-  memcpy((void*)(uintptr_t)address, &result, 4);
+  uint32_t* word = (uint32_t*)(uintptr_t)address;
+  uint32_t old = __atomic_load_n(word, __ATOMIC_RELAXED);
+  while (!__atomic_compare_exchange_n(word, &old,
+                                      atomic_result(inst->op, old, data),
+                                      true, __ATOMIC_SEQ_CST,
+                                      __ATOMIC_RELAXED)) {
+  }
   if (inst->glc) gfx11_write_vgpr(wave, inst->dst, lane, old);
 }
 
@@ -105,6 +123,7 @@ static void store_lane(gfx11_wave_t* wave, const gfx11_inst_t* inst,
   for (uint32_t i = 0; i < dwords; ++i) {
     uint32_t v = gfx11_read32(wave, inst, inst->src[1] + i, lane);
     if (wave->faulted) return;
+    if (g->high_half) v >>= 16;
     memcpy(p + 4 * i, &v, g->bytes < 4 ? g->bytes : 4);
   }
 }
@@ -112,7 +131,7 @@ static void store_lane(gfx11_wave_t* wave, const gfx11_inst_t* inst,
 /* buffer_gl0_inv and buffer_gl1_inv invalidate caches this model does not
  * have: every access goes straight to memory. */
 static bool exec_mubuf(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
-  if (inst->op != 43 && inst->op != 44) {
+  if (inst->op != GFX11_BUFFER_GL0_INV && inst->op != GFX11_BUFFER_GL1_INV) {
     return gfx11_fault(wave, HRX_GFX11_FAULT_UNSUPPORTED, 0,
                        "MUBUF opcode %u is not modelled", inst->op);
   }
@@ -161,14 +180,11 @@ bool gfx11_exec_memory(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
  * lane's address is checked before any lane touches LDS, and the waves of
  * a workgroup run one at a time, so each atomic is indivisible. */
 
+/* ds_add_u32 .. ds_xor_b32 are 0..11; the forms returning the old value
+ * are the same ops at 32..43. */
 enum {
-  DS_ATOMIC_LAST = 11,      /* ds_add_u32 .. ds_xor_b32 (0..11) */
-  DS_ATOMIC_RTN = 32,       /* the same ops returning the old value */
-  DS_STORE_B32 = 13, DS_STORE_B8 = 30, DS_STORE_B16 = 31,
-  DS_LOAD_B32 = 54, DS_LOAD_I8 = 57, DS_LOAD_U8 = 58, DS_LOAD_I16 = 59,
-  DS_LOAD_U16 = 60, DS_STORE_B64 = 77, DS_LOAD_B64 = 118,
-  DS_BPERMUTE_B32 = 179, DS_STORE_B96 = 222, DS_STORE_B128 = 223,
-  DS_LOAD_B96 = 254, DS_LOAD_B128 = 255,
+  DS_ATOMIC_LAST = GFX11_DS_XOR_B32,
+  DS_ATOMIC_RTN = GFX11_DS_ADD_RTN_U32,
 };
 
 typedef struct ds_op_t {
@@ -182,20 +198,27 @@ typedef struct ds_op_t {
 static bool ds_op(uint32_t op, ds_op_t* out) {
   *out = (ds_op_t){.bytes = 4};
   switch (op) {
-    case DS_STORE_B8: *out = (ds_op_t){1, true, false, false, false}; break;
-    case DS_STORE_B16: *out = (ds_op_t){2, true, false, false, false}; break;
-    case DS_STORE_B32: out->store = true; break;
-    case DS_STORE_B64: *out = (ds_op_t){8, true, false, false, false}; break;
-    case DS_STORE_B96: *out = (ds_op_t){12, true, false, false, false}; break;
-    case DS_STORE_B128: *out = (ds_op_t){16, true, false, false, false}; break;
-    case DS_LOAD_I8: *out = (ds_op_t){1, false, true, false, false}; break;
-    case DS_LOAD_U8: out->bytes = 1; break;
-    case DS_LOAD_I16: *out = (ds_op_t){2, false, true, false, false}; break;
-    case DS_LOAD_U16: out->bytes = 2; break;
-    case DS_LOAD_B32: break;
-    case DS_LOAD_B64: out->bytes = 8; break;
-    case DS_LOAD_B96: out->bytes = 12; break;
-    case DS_LOAD_B128: out->bytes = 16; break;
+    case GFX11_DS_STORE_B8:
+      *out = (ds_op_t){1, true, false, false, false}; break;
+    case GFX11_DS_STORE_B16:
+      *out = (ds_op_t){2, true, false, false, false}; break;
+    case GFX11_DS_STORE_B32: out->store = true; break;
+    case GFX11_DS_STORE_B64:
+      *out = (ds_op_t){8, true, false, false, false}; break;
+    case GFX11_DS_STORE_B96:
+      *out = (ds_op_t){12, true, false, false, false}; break;
+    case GFX11_DS_STORE_B128:
+      *out = (ds_op_t){16, true, false, false, false}; break;
+    case GFX11_DS_LOAD_I8:
+      *out = (ds_op_t){1, false, true, false, false}; break;
+    case GFX11_DS_LOAD_U8: out->bytes = 1; break;
+    case GFX11_DS_LOAD_I16:
+      *out = (ds_op_t){2, false, true, false, false}; break;
+    case GFX11_DS_LOAD_U16: out->bytes = 2; break;
+    case GFX11_DS_LOAD_B32: break;
+    case GFX11_DS_LOAD_B64: out->bytes = 8; break;
+    case GFX11_DS_LOAD_B96: out->bytes = 12; break;
+    case GFX11_DS_LOAD_B128: out->bytes = 16; break;
     default:
       if (op <= DS_ATOMIC_LAST || (op >= DS_ATOMIC_RTN &&
                                    op <= DS_ATOMIC_RTN + DS_ATOMIC_LAST)) {
@@ -277,7 +300,7 @@ static bool bpermute(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
 }
 
 bool gfx11_exec_lds(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
-  if (inst->op == DS_BPERMUTE_B32) return bpermute(wave, inst);
+  if (inst->op == GFX11_DS_BPERMUTE_B32) return bpermute(wave, inst);
   ds_op_t d;
   if (!ds_op(inst->op, &d)) {
     return gfx11_fault(wave, HRX_GFX11_FAULT_UNSUPPORTED, 0,

@@ -9,27 +9,6 @@
 #include "gfx11_internal.h"
 #include "host_numeric.h"
 
-enum {
-  OP_CNDMASK = 0x101, OP_ADD_F32 = 0x103, OP_SUB_F32 = 0x104,
-  OP_MUL_F32 = 0x108, OP_MIN_F32 = 0x10F, OP_MAX_F32 = 0x110,
-  OP_MIN_U32 = 0x113, OP_MAX_U32 = 0x114, OP_LSHLREV_B32 = 0x118,
-  OP_LSHRREV_B32 = 0x119, OP_ASHRREV_I32 = 0x11A, OP_AND_B32 = 0x11B,
-  OP_OR_B32 = 0x11C, OP_XOR_B32 = 0x11D, OP_ADD_CO_CI = 0x120,
-  OP_SUB_CO_CI = 0x121, OP_SUBREV_CO_CI = 0x122, OP_ADD_NC_U32 = 0x125,
-  OP_SUB_NC_U32 = 0x126, OP_SUBREV_NC_U32 = 0x127, OP_FMAC_F32 = 0x12B,
-  OP_MOV_B32 = 0x181, OP_READFIRSTLANE = 0x182, OP_CVT_F32_U32 = 0x186,
-  OP_CVT_U32_F32 = 0x187, OP_CVT_F32_UBYTE0 = 0x191, OP_FLOOR_F32 = 0x1A4,
-  OP_EXP_F32 = 0x1A5, OP_LOG_F32 = 0x1A7, OP_RCP_F32 = 0x1AA,
-  OP_RCP_IFLAG_F32 = 0x1AB, OP_RSQ_F32 = 0x1AE, OP_SQRT_F32 = 0x1B3,
-  OP_MAD_U32_U24 = 0x20B, OP_BFE_U32 = 0x210, OP_FMA_F32 = 0x213,
-  OP_MED3_F32 = 0x21F, OP_LSHL_ADD_U32 = 0x246, OP_ADD3_U32 = 0x255,
-  OP_MAXMIN_F32 = 0x25E,
-  OP_MAD_U64_U32 = 0x2FE, OP_MAD_I64_I32 = 0x2FF, OP_ADD_CO_U32 = 0x300,
-  OP_SUB_CO_U32 = 0x301, OP_SUBREV_CO_U32 = 0x302, OP_MBCNT_LO = 0x31F,
-  OP_MUL_LO_U32 = 0x32C, OP_MUL_HI_U32 = 0x32D, OP_LSHLREV_B64 = 0x33C,
-  OP_READLANE = 0x360, OP_WRITELANE = 0x361,
-};
-
 static bool unsupported(gfx11_wave_t* wave, uint32_t op) {
   return gfx11_fault(wave, HRX_GFX11_FAULT_UNSUPPORTED, 0,
                      "vector opcode 0x%x is not modelled", op);
@@ -38,11 +17,16 @@ static bool unsupported(gfx11_wave_t* wave, uint32_t op) {
 /* Ops whose sources are f32 and so take the abs/neg modifiers. */
 static bool float_sources(uint32_t op) {
   switch (op) {
-    case OP_CNDMASK: case OP_ADD_F32: case OP_SUB_F32: case OP_MUL_F32:
-    case OP_MIN_F32: case OP_MAX_F32: case OP_FMAC_F32: case OP_FMA_F32:
-    case OP_CVT_U32_F32: case OP_RCP_F32: case OP_RCP_IFLAG_F32:
-    case OP_FLOOR_F32: case OP_MED3_F32: case OP_MAXMIN_F32:
-    case OP_EXP_F32: case OP_LOG_F32: case OP_RSQ_F32: case OP_SQRT_F32:
+    case GFX11_V_CNDMASK_B32: case GFX11_V_ADD_F32: case GFX11_V_SUB_F32:
+    case GFX11_V_MUL_F32:
+    case GFX11_V_MIN_F32: case GFX11_V_MAX_F32: case GFX11_V_FMAC_F32:
+    case GFX11_V_FMA_F32:
+    case GFX11_V_CVT_U32_F32: case GFX11_V_RCP_F32: case GFX11_V_RCP_IFLAG_F32:
+    case GFX11_V_FLOOR_F32: case GFX11_V_MED3_F32: case GFX11_V_MAXMIN_F32:
+    case GFX11_V_EXP_F32: case GFX11_V_LOG_F32: case GFX11_V_RSQ_F32:
+    case GFX11_V_SQRT_F32:
+    case GFX11_V_DIV_SCALE_F32: case GFX11_V_DIV_FMAS_F32:
+    case GFX11_V_DIV_FIXUP_F32:
       return true;
     default:
       return op >= 0x10 && op <= 0x1F;  /* f32 compares */
@@ -52,11 +36,16 @@ static bool float_sources(uint32_t op) {
 /* Ops whose result is f32 and so takes omod and clamp. */
 static bool float_result(uint32_t op) {
   switch (op) {
-    case OP_ADD_F32: case OP_SUB_F32: case OP_MUL_F32: case OP_MIN_F32:
-    case OP_MAX_F32: case OP_FMAC_F32: case OP_FMA_F32: case OP_CVT_F32_U32:
-    case OP_RCP_F32: case OP_RCP_IFLAG_F32: case OP_CVT_F32_UBYTE0:
-    case OP_FLOOR_F32: case OP_MED3_F32: case OP_MAXMIN_F32:
-    case OP_EXP_F32: case OP_LOG_F32: case OP_RSQ_F32: case OP_SQRT_F32:
+    case GFX11_V_ADD_F32: case GFX11_V_SUB_F32: case GFX11_V_MUL_F32:
+    case GFX11_V_MIN_F32:
+    case GFX11_V_MAX_F32: case GFX11_V_FMAC_F32: case GFX11_V_FMA_F32:
+    case GFX11_V_CVT_F32_U32:
+    case GFX11_V_RCP_F32: case GFX11_V_RCP_IFLAG_F32:
+    case GFX11_V_CVT_F32_UBYTE0:
+    case GFX11_V_FLOOR_F32: case GFX11_V_MED3_F32: case GFX11_V_MAXMIN_F32:
+    case GFX11_V_EXP_F32: case GFX11_V_LOG_F32: case GFX11_V_RSQ_F32:
+    case GFX11_V_SQRT_F32:
+    case GFX11_V_DIV_FMAS_F32: case GFX11_V_DIV_FIXUP_F32:
       return true;
     default:
       return false;
@@ -65,10 +54,13 @@ static bool float_result(uint32_t op) {
 
 static bool uses_src2(uint32_t op) {
   switch (op) {
-    case OP_CNDMASK: case OP_FMA_F32: case OP_ADD3_U32: case OP_ADD_CO_CI:
-    case OP_SUB_CO_CI: case OP_SUBREV_CO_CI: case OP_MAD_U32_U24:
-    case OP_BFE_U32: case OP_MED3_F32: case OP_LSHL_ADD_U32:
-    case OP_MAXMIN_F32:
+    case GFX11_V_CNDMASK_B32: case GFX11_V_FMA_F32: case GFX11_V_ADD3_U32:
+    case GFX11_V_ADD_CO_CI_U32:
+    case GFX11_V_SUB_CO_CI_U32: case GFX11_V_SUBREV_CO_CI_U32:
+    case GFX11_V_MAD_U32_U24:
+    case GFX11_V_BFE_U32: case GFX11_V_MED3_F32: case GFX11_V_LSHL_ADD_U32:
+    case GFX11_V_MAXMIN_F32: case GFX11_V_DIV_SCALE_F32:
+    case GFX11_V_DIV_FMAS_F32: case GFX11_V_DIV_FIXUP_F32:
       return true;
     default:
       return false;
@@ -106,42 +98,45 @@ static float med3(float a, float b, float c) {
 static bool alu32(uint32_t op, uint32_t a, uint32_t b, uint32_t c,
                   uint32_t lane, uint32_t* out) {
   switch (op) {
-    case OP_CNDMASK: *out = (c >> lane & 1) ? b : a; return true;
-    case OP_ADD_F32: *out = hrx_f32_bits(hrx_f32(a) + hrx_f32(b)); return true;
-    case OP_SUB_F32: *out = hrx_f32_bits(hrx_f32(a) - hrx_f32(b)); return true;
-    case OP_MUL_F32: *out = hrx_f32_bits(hrx_f32(a) * hrx_f32(b)); return true;
-    case OP_MIN_F32:
+    case GFX11_V_CNDMASK_B32: *out = (c >> lane & 1) ? b : a; return true;
+    case GFX11_V_ADD_F32:
+      *out = hrx_f32_bits(hrx_f32(a) + hrx_f32(b)); return true;
+    case GFX11_V_SUB_F32:
+      *out = hrx_f32_bits(hrx_f32(a) - hrx_f32(b)); return true;
+    case GFX11_V_MUL_F32:
+      *out = hrx_f32_bits(hrx_f32(a) * hrx_f32(b)); return true;
+    case GFX11_V_MIN_F32:
       *out = hrx_f32_bits(fminf(hrx_f32(a), hrx_f32(b)));
       return true;
-    case OP_MAX_F32:
+    case GFX11_V_MAX_F32:
       *out = hrx_f32_bits(fmaxf(hrx_f32(a), hrx_f32(b)));
       return true;
-    case OP_MIN_U32: *out = a < b ? a : b; return true;
-    case OP_MAX_U32: *out = a > b ? a : b; return true;
-    case OP_LSHLREV_B32: *out = b << (a & 31); return true;
-    case OP_LSHRREV_B32: *out = b >> (a & 31); return true;
-    case OP_ASHRREV_I32:
+    case GFX11_V_MIN_U32: *out = a < b ? a : b; return true;
+    case GFX11_V_MAX_U32: *out = a > b ? a : b; return true;
+    case GFX11_V_LSHLREV_B32: *out = b << (a & 31); return true;
+    case GFX11_V_LSHRREV_B32: *out = b >> (a & 31); return true;
+    case GFX11_V_ASHRREV_I32:
       *out = (b >> (a & 31)) | ((b >> 31) ? ~(~0u >> (a & 31)) : 0);
       return true;
-    case OP_AND_B32: *out = a & b; return true;
-    case OP_OR_B32: *out = a | b; return true;
-    case OP_XOR_B32: *out = a ^ b; return true;
-    case OP_ADD_NC_U32: *out = a + b; return true;
-    case OP_SUB_NC_U32: *out = a - b; return true;
-    case OP_SUBREV_NC_U32: *out = b - a; return true;
-    case OP_FMAC_F32:
+    case GFX11_V_AND_B32: *out = a & b; return true;
+    case GFX11_V_OR_B32: *out = a | b; return true;
+    case GFX11_V_XOR_B32: *out = a ^ b; return true;
+    case GFX11_V_ADD_NC_U32: *out = a + b; return true;
+    case GFX11_V_SUB_NC_U32: *out = a - b; return true;
+    case GFX11_V_SUBREV_NC_U32: *out = b - a; return true;
+    case GFX11_V_FMAC_F32:
       *out = hrx_f32_bits(fmaf(hrx_f32(a), hrx_f32(b), hrx_f32(c)));
       return true;
-    case OP_FMA_F32:
+    case GFX11_V_FMA_F32:
       *out = hrx_f32_bits(fmaf(hrx_f32(a), hrx_f32(b), hrx_f32(c)));
       return true;
-    case OP_MOV_B32: *out = a; return true;
-    case OP_CVT_F32_U32: *out = hrx_f32_bits((float)a); return true;
-    case OP_CVT_U32_F32: *out = gfx11_cvt_u32_f32(hrx_f32(a)); return true;
+    case GFX11_V_MOV_B32: *out = a; return true;
+    case GFX11_V_CVT_F32_U32: *out = hrx_f32_bits((float)a); return true;
+    case GFX11_V_CVT_U32_F32: *out = gfx11_cvt_u32_f32(hrx_f32(a)); return true;
     /* The hardware reciprocal is within 1 ULP of 1/x; this model returns
      * the correctly rounded quotient, which is one of the values it may
      * give. The compiler's integer division corrects for either. */
-    case OP_RCP_F32: case OP_RCP_IFLAG_F32:
+    case GFX11_V_RCP_F32: case GFX11_V_RCP_IFLAG_F32:
       *out = hrx_f32_bits(1.0f / hrx_f32(a));
       return true;
     /* v_sqrt_f32, v_rsq_f32, v_exp_f32 (2^x) and v_log_f32 (log2) are
@@ -152,33 +147,38 @@ static bool alu32(uint32_t op, uint32_t a, uint32_t b, uint32_t c,
      * must allow the hardware's bound plus 1 ULP; exactly representable
      * results (the instruction tests': sqrt 16, 2^3, log2 8) are exact
      * on both. */
-    case OP_SQRT_F32: *out = hrx_f32_bits(sqrtf(hrx_f32(a))); return true;
-    case OP_RSQ_F32:
+    case GFX11_V_SQRT_F32: *out = hrx_f32_bits(sqrtf(hrx_f32(a))); return true;
+    case GFX11_V_RSQ_F32:
       *out = hrx_f32_bits((float)(1.0 / sqrt((double)hrx_f32(a))));
       return true;
-    case OP_EXP_F32: *out = hrx_f32_bits(exp2f(hrx_f32(a))); return true;
-    case OP_LOG_F32: *out = hrx_f32_bits(log2f(hrx_f32(a))); return true;
-    case OP_ADD3_U32: *out = a + b + c; return true;
-    case OP_CVT_F32_UBYTE0: *out = hrx_f32_bits((float)(a & 0xFF)); return true;
-    case OP_FLOOR_F32: *out = hrx_f32_bits(floorf(hrx_f32(a))); return true;
-    case OP_MAD_U32_U24:
+    case GFX11_V_EXP_F32: *out = hrx_f32_bits(exp2f(hrx_f32(a))); return true;
+    case GFX11_V_LOG_F32: *out = hrx_f32_bits(log2f(hrx_f32(a))); return true;
+    case GFX11_V_ADD3_U32: *out = a + b + c; return true;
+    case GFX11_V_CVT_F32_UBYTE0:
+      *out = hrx_f32_bits((float)(a & 0xFF)); return true;
+    case GFX11_V_FLOOR_F32:
+      *out = hrx_f32_bits(floorf(hrx_f32(a))); return true;
+    case GFX11_V_MAD_U32_U24:
       *out = (a & 0xFFFFFF) * (b & 0xFFFFFF) + c;
       return true;
-    case OP_BFE_U32:
+    case GFX11_V_BFE_U32:
       *out = (a >> (b & 31)) & (uint32_t)((1ull << (c & 31)) - 1);
       return true;
-    case OP_LSHL_ADD_U32: *out = (a << (b & 31)) + c; return true;
-    case OP_MED3_F32:
+    case GFX11_V_LSHL_ADD_U32: *out = (a << (b & 31)) + c; return true;
+    case GFX11_V_MED3_F32:
       *out = hrx_f32_bits(med3(hrx_f32(a), hrx_f32(b), hrx_f32(c)));
       return true;
-    case OP_MAXMIN_F32:  /* min(max(S0, S1), S2) */
+    case GFX11_V_MAXMIN_F32:  /* min(max(S0, S1), S2) */
       *out = hrx_f32_bits(fminf(fmaxf(hrx_f32(a), hrx_f32(b)), hrx_f32(c)));
       return true;
-    case OP_MBCNT_LO:
+    case GFX11_V_MBCNT_LO_U32_B32:
       *out = (uint32_t)__builtin_popcount(a & ((1u << lane) - 1u)) + b;
       return true;
-    case OP_MUL_LO_U32: *out = a * b; return true;
-    case OP_MUL_HI_U32: *out = (uint32_t)(((uint64_t)a * b) >> 32); return true;
+    case GFX11_V_DIV_FIXUP_F32:
+      *out = gfx11_div_fixup_f32(a, b, c); return true;
+    case GFX11_V_MUL_LO_U32: *out = a * b; return true;
+    case GFX11_V_MUL_HI_U32:
+      *out = (uint32_t)(((uint64_t)a * b) >> 32); return true;
     default: return false;
   }
 }
@@ -283,17 +283,18 @@ static bool exec_wide(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
     if (!(exec >> lane & 1)) continue;
     uint32_t a = gfx11_read32(wave, inst, inst->src[0], lane);
     uint64_t result;
-    if (inst->op == OP_LSHLREV_B64) {
+    if (inst->op == GFX11_V_LSHLREV_B64) {
       result = gfx11_read64(wave, inst->src[1], lane) << (a & 63);
-    } else if (inst->op == OP_MAD_U64_U32 || inst->op == OP_MAD_I64_I32) {
+    } else if (inst->op == GFX11_V_MAD_U64_U32 ||
+               inst->op == GFX11_V_MAD_I64_I32) {
       uint32_t b = gfx11_read32(wave, inst, inst->src[1], lane);
       uint64_t c = gfx11_read64(wave, inst->src[2], lane);
-      uint64_t product = inst->op == OP_MAD_U64_U32
+      uint64_t product = inst->op == GFX11_V_MAD_U64_U32
                              ? (uint64_t)a * b
                              : (uint64_t)((int64_t)(int32_t)a * (int32_t)b);
       result = product + c;
       /* The carry out is the unsigned (or signed) overflow of the sum. */
-      bool overflow = inst->op == OP_MAD_U64_U32
+      bool overflow = inst->op == GFX11_V_MAD_U64_U32
                           ? result < c
                           : (~(product ^ c) & (product ^ result)) >> 63;
       carry_out |= (uint32_t)overflow << lane;
@@ -302,34 +303,39 @@ static bool exec_wide(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
       uint64_t y = gfx11_read32(wave, inst, inst->src[1], lane);
       uint64_t cin = uses_src2(inst->op) ? (carry_in >> lane & 1) : 0;
       bool reverse =
-          inst->op == OP_SUBREV_CO_U32 || inst->op == OP_SUBREV_CO_CI;
+          inst->op == GFX11_V_SUBREV_CO_U32 ||
+          inst->op == GFX11_V_SUBREV_CO_CI_U32;
       if (reverse) {
         uint64_t t = x;
         x = y;
         y = t;
       }
-      bool add = inst->op == OP_ADD_CO_U32 || inst->op == OP_ADD_CO_CI;
+      bool add = inst->op == GFX11_V_ADD_CO_U32 ||
+                 inst->op == GFX11_V_ADD_CO_CI_U32;
       /* For subtraction the carry out is the borrow. */
       uint64_t r = add ? x + y + cin : x - y - cin;
       carry_out |= (uint32_t)(add ? r >> 32 : y + cin > x) << lane;
       result = (uint32_t)r;
     }
     gfx11_write_vgpr(wave, inst->dst, lane, (uint32_t)result);
-    if (inst->op == OP_LSHLREV_B64 || inst->op == OP_MAD_U64_U32 ||
-        inst->op == OP_MAD_I64_I32) {
+    if (inst->op == GFX11_V_LSHLREV_B64 || inst->op == GFX11_V_MAD_U64_U32 ||
+        inst->op == GFX11_V_MAD_I64_I32) {
       gfx11_write_vgpr(wave, inst->dst + 1, lane, (uint32_t)(result >> 32));
     }
   }
-  if (inst->op != OP_LSHLREV_B64) gfx11_write_sgpr(wave, inst->sdst, carry_out);
+  if (inst->op != GFX11_V_LSHLREV_B64) {
+    gfx11_write_sgpr(wave, inst->sdst, carry_out);
+  }
   wave->pc += inst->size;
   return !wave->faulted;
 }
 
 static bool is_wide(uint32_t op) {
-  return op == OP_ADD_CO_CI || op == OP_SUB_CO_CI || op == OP_SUBREV_CO_CI ||
-         op == OP_ADD_CO_U32 || op == OP_SUB_CO_U32 ||
-         op == OP_SUBREV_CO_U32 || op == OP_MAD_U64_U32 ||
-         op == OP_MAD_I64_I32 || op == OP_LSHLREV_B64;
+  return op == GFX11_V_ADD_CO_CI_U32 || op == GFX11_V_SUB_CO_CI_U32 ||
+         op == GFX11_V_SUBREV_CO_CI_U32 || op == GFX11_V_ADD_CO_U32 ||
+         op == GFX11_V_SUB_CO_U32 ||
+         op == GFX11_V_SUBREV_CO_U32 || op == GFX11_V_MAD_U64_U32 ||
+         op == GFX11_V_MAD_I64_I32 || op == GFX11_V_LSHLREV_B64;
 }
 
 static bool exec_readfirstlane(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
@@ -346,7 +352,7 @@ static bool exec_readfirstlane(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
  * SGPR; v_writelane_b32 writes an SGPR value into one lane's VGPR. */
 static bool exec_lane_select(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
   uint32_t lane = gfx11_read32(wave, inst, inst->src[1], 0) % GFX11_LANES;
-  if (inst->op == OP_READLANE) {
+  if (inst->op == GFX11_V_READLANE_B32) {
     uint32_t value = gfx11_read32(wave, inst, inst->src[0], lane);
     gfx11_write_sgpr(wave, inst->dst - GFX11_VGPR0, value);
   } else {
@@ -362,22 +368,50 @@ static bool lane32(gfx11_wave_t* wave, const gfx11_inst_t* inst, uint32_t op,
                    uint32_t dst, const uint32_t* src, uint32_t mask_c,
                    uint32_t lane, uint32_t* out) {
   uint32_t v[3] = {0, 0, 0};
-  int count = uses_src2(op) && op != OP_CNDMASK ? 3 : 2;
+  int count = uses_src2(op) && op != GFX11_V_CNDMASK_B32 ? 3 : 2;
   for (int i = 0; i < count; ++i) {
     v[i] = gfx11_read32(wave, inst, src[i], lane);
     if (float_sources(op)) {
       v[i] = apply_input_modifiers(v[i], inst->abs, inst->neg, i);
     }
   }
-  if (op == OP_CNDMASK) v[2] = mask_c;
-  if (op == OP_FMAC_F32) v[2] = gfx11_read32(wave, inst, dst, lane);
-  if (!alu32(op, v[0], v[1], v[2], lane, out)) return false;
+  if (op == GFX11_V_CNDMASK_B32) v[2] = mask_c;
+  if (op == GFX11_V_FMAC_F32) v[2] = gfx11_read32(wave, inst, dst, lane);
+  if (op == GFX11_V_DIV_FMAS_F32) {
+    /* Its lane condition is VCC, whatever the encoding's sources. */
+    *out = gfx11_div_fmas_f32(v[0], v[1], v[2], mask_c >> lane & 1);
+  } else if (!alu32(op, v[0], v[1], v[2], lane, out)) {
+    return false;
+  }
   if (float_result(op) && inst->e64) *out = apply_output_modifiers(inst, *out);
   return true;
 }
 
+/* v_div_scale_f32 (VOP3SD): the scaled value to the VGPR, the lanes
+ * whose quotient needs post-scaling to the scalar destination. */
+static bool exec_div_scale(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
+  uint32_t exec = wave->sgpr[GFX11_EXEC_LO];
+  uint32_t vcc = 0;
+  for (uint32_t lane = 0; lane < GFX11_LANES; ++lane) {
+    if (!(exec >> lane & 1)) continue;
+    uint32_t v[3];
+    for (int i = 0; i < 3; ++i) {
+      v[i] = apply_input_modifiers(
+          gfx11_read32(wave, inst, inst->src[i], lane), 0, inst->neg, i);
+    }
+    bool scale = false;
+    uint32_t result = gfx11_div_scale_f32(v[0], v[1], v[2], &scale);
+    vcc |= (uint32_t)scale << lane;
+    gfx11_write_vgpr(wave, inst->dst, lane, result);
+  }
+  gfx11_write_sgpr(wave, inst->sdst, vcc);
+  wave->pc += inst->size;
+  return !wave->faulted;
+}
+
 static bool exec_vop(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
   uint32_t op = inst->op;
+  if (gfx11_is_half_op(op)) return gfx11_exec_half(wave, inst);
   if (inst->opsel) return unsupported(wave, op);
   if (op < 0x100) {
     /* A compare's result is a mask: no output modifiers apply. */
@@ -391,13 +425,16 @@ static bool exec_vop(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
     return unsupported(wave, op);
   }
   if (is_wide(op)) return exec_wide(wave, inst);
-  if (op == OP_READFIRSTLANE) return exec_readfirstlane(wave, inst);
-  if (op == OP_READLANE || op == OP_WRITELANE) {
+  if (op == GFX11_V_DIV_SCALE_F32) return exec_div_scale(wave, inst);
+  if (op == GFX11_V_READFIRSTLANE_B32) return exec_readfirstlane(wave, inst);
+  if (op == GFX11_V_READLANE_B32 || op == GFX11_V_WRITELANE_B32) {
     return exec_lane_select(wave, inst);
   }
   uint32_t exec = wave->sgpr[GFX11_EXEC_LO];
-  uint32_t mask = op == OP_CNDMASK ? gfx11_read32(wave, inst, inst->src[2], 0)
-                                   : 0;
+  uint32_t mask = op == GFX11_V_CNDMASK_B32
+                      ? gfx11_read32(wave, inst, inst->src[2], 0)
+                  : op == GFX11_V_DIV_FMAS_F32 ? wave->sgpr[GFX11_VCC_LO]
+                                               : 0;
   for (uint32_t lane = 0; lane < GFX11_LANES; ++lane) {
     if (!(exec >> lane & 1)) continue;
     uint32_t result;
@@ -412,12 +449,12 @@ static bool exec_vop(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
 
 /* VOPD opcodes (X and Y share 0..11; 16..18 are Y only) in VOP3 numbers;
  * 0 marks those this model lacks (fmaak, fmamk, dot2 and friends). */
-static uint32_t vopd_op(uint32_t op, bool is_y) {
+uint32_t gfx11_vopd_op(uint32_t op, bool is_y) {
   static const uint32_t table[19] = {
-      [0] = OP_FMAC_F32, [3] = OP_MUL_F32,  [4] = OP_ADD_F32,
-      [5] = OP_SUB_F32,  [8] = OP_MOV_B32,  [9] = OP_CNDMASK,
-      [10] = OP_MAX_F32, [11] = OP_MIN_F32, [16] = OP_ADD_NC_U32,
-      [17] = OP_LSHLREV_B32, [18] = OP_AND_B32};
+      [0] = GFX11_V_FMAC_F32, [3] = GFX11_V_MUL_F32,  [4] = GFX11_V_ADD_F32,
+      [5] = GFX11_V_SUB_F32,  [8] = GFX11_V_MOV_B32,  [9] = GFX11_V_CNDMASK_B32,
+      [10] = GFX11_V_MAX_F32, [11] = GFX11_V_MIN_F32, [16] = GFX11_V_ADD_NC_U32,
+      [17] = GFX11_V_LSHLREV_B32, [18] = GFX11_V_AND_B32};
   if (op >= 19 || (!is_y && op >= 16)) return 0;
   return table[op];
 }
@@ -425,8 +462,8 @@ static uint32_t vopd_op(uint32_t op, bool is_y) {
 /* Both halves read their sources before either writes, as the two
  * operations issue together. */
 static bool exec_vopd(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
-  uint32_t op_x = vopd_op(inst->op, false);
-  uint32_t op_y = vopd_op(inst->op_y, true);
+  uint32_t op_x = gfx11_vopd_op(inst->op, false);
+  uint32_t op_y = gfx11_vopd_op(inst->op_y, true);
   if (!op_x) return unsupported(wave, inst->op);
   if (!op_y) return unsupported(wave, inst->op_y);
   uint32_t exec = wave->sgpr[GFX11_EXEC_LO];
@@ -447,5 +484,6 @@ static bool exec_vopd(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
 
 bool gfx11_exec_vector(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
   if (inst->encoding == GFX11_VOPD) return exec_vopd(wave, inst);
+  if (inst->encoding == GFX11_VOP3P) return gfx11_exec_vop3p(wave, inst);
   return exec_vop(wave, inst);
 }

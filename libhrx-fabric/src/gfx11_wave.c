@@ -86,6 +86,16 @@ uint32_t gfx11_read32(gfx11_wave_t* wave, const gfx11_inst_t* inst,
   return bad_operand(wave, code);
 }
 
+uint32_t gfx11_read32_f16(gfx11_wave_t* wave, const gfx11_inst_t* inst,
+                          uint32_t code, uint32_t lane) {
+  /* 0.5, -0.5, 1.0, -1.0, 2.0, -2.0, 4.0, -4.0 and 1/(2*pi) as f16. */
+  static const uint16_t inline_f16[9] = {0x3800, 0xB800, 0x3C00,
+                                         0xBC00, 0x4000, 0xC000,
+                                         0x4400, 0xC400, 0x3118};
+  if (code >= 240 && code <= 248) return inline_f16[code - 240];
+  return gfx11_read32(wave, inst, code, lane);
+}
+
 uint64_t gfx11_read64(gfx11_wave_t* wave, uint32_t code, uint32_t lane) {
   int64_t value = 0;
   if (code >= GFX11_VGPR0) {

@@ -11,28 +11,13 @@
 #include "kfd_model_internal.h"
 #include "kfd_topology.h"
 
-static uint64_t align_up(uint64_t value, uint64_t alignment) {
-  return (value + alignment - 1) / alignment * alignment;
-}
-
-/* The CREATE_QUEUE sizes kfd_queue_ctx_save_restore_size() derives from
- * the node (hardware.md §1); gfx1151 (110501) uses the 0x40000 VGPR size. */
 static void derive_queue_sizes(hrx_kfd_model_t* m, const hrx_kfd_node_t* n) {
-  uint64_t xcc = n->num_xcc ? n->num_xcc : 1;
-  uint64_t cu = n->simd_count / (n->simd_per_cu ? n->simd_per_cu : 1) / xcc;
-  uint64_t waves = cu * 32;
-  uint64_t vgpr = (n->gfx_target_version == 110000 ||
-                   n->gfx_target_version == 110001 ||
-                   n->gfx_target_version == 120000 ||
-                   n->gfx_target_version == 120001)
-                      ? 0x60000
-                      : 0x40000;
-  m->eop_size = 4096;
-  m->ctl_stack_size = align_up(40 + waves * 12 + 8, KFD_MODEL_PAGE);
-  m->cwsr_size = m->ctl_stack_size +
-                 align_up(cu * (vgpr + 0x4000 + 0x10000 + 0x1000),
-                          KFD_MODEL_PAGE);
-  m->debug_memory_size = align_up(waves * 32, 64);
+  hrx_kfd_queue_sizes_t sizes;
+  hrx_kfd_queue_sizes(n, &sizes);
+  m->eop_size = sizes.eop;
+  m->ctl_stack_size = sizes.ctl_stack;
+  m->cwsr_size = sizes.cwsr;
+  m->debug_memory_size = sizes.debug_memory;
 }
 
 static hrx_status_t read_fixture(hrx_kfd_model_t* m) {

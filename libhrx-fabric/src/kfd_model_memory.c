@@ -19,6 +19,14 @@ static bool overlaps(uint64_t a, uint64_t a_size, uint64_t b,
 }
 
 int kfd_model_reserve(hrx_kfd_model_t* m, uint64_t base, uint64_t size) {
+  /* Re-reserving part of a reservation (a freed allocation's CPU view
+   * turned back into PROT_NONE, as libhsakmt does) adds nothing. */
+  for (size_t i = 0; i < KFD_MODEL_MAX_RESERVATIONS; ++i) {
+    const kfd_model_reservation_t* r = &m->reservations[i];
+    if (r->size != 0 && base >= r->base && base + size <= r->base + r->size) {
+      return 0;
+    }
+  }
   for (size_t i = 0; i < KFD_MODEL_MAX_RESERVATIONS; ++i) {
     if (m->reservations[i].size == 0) {
       m->reservations[i] = (kfd_model_reservation_t){base, size};

@@ -27,6 +27,10 @@
 #define KFD_MODEL_SIGNAL_VALUE 8u
 #define KFD_MODEL_SIGNAL_MAILBOX 16u
 #define KFD_MODEL_SIGNAL_EVENT_ID 24u
+/* amd_queue_t (hardware.md §3). */
+#define KFD_MODEL_AMD_QUEUE_BYTES 256u
+#define KFD_MODEL_AMD_QUEUE_WRITE 56u
+#define KFD_MODEL_AMD_QUEUE_INACTIVE 192u
 
 static void set_fault(kfd_model_queue_t* q, hrx_gfx11_fault_kind_t kind,
                       uint64_t address, const char* reason) {
@@ -48,17 +52,8 @@ static uint8_t* signal_at(hrx_kfd_model_t* m, kfd_model_queue_t* q,
   return (uint8_t*)(uintptr_t)handle;
 }
 
-/* Decrements the completion signal and, when it names a mailbox, writes
- * the event id there and sets the KFD event (the CP's end-of-packet
- * interrupt). */
-static void complete(hrx_kfd_model_t* m, kfd_model_queue_t* q,
-                     uint64_t handle) {
-  if (handle == 0) return;
-  uint8_t* signal = signal_at(m, q, handle);
-  if (signal == NULL) return;
-  atomic_fetch_sub_explicit(
-      (_Atomic int64_t*)(signal + KFD_MODEL_SIGNAL_VALUE), 1,
-      memory_order_acq_rel);
+/* Mails |signal|'s event when it names a mailbox. */
+static void mail(hrx_kfd_model_t* m, kfd_model_queue_t* q, uint8_t* signal) {
   uint64_t mailbox;
   uint32_t event_id;
   memcpy(&mailbox, signal + KFD_MODEL_SIGNAL_MAILBOX, 8);
@@ -72,6 +67,54 @@ static void complete(hrx_kfd_model_t* m, kfd_model_queue_t* q,
   atomic_store_explicit((_Atomic uint64_t*)(uintptr_t)mailbox, event_id,
                         memory_order_release);
   kfd_model_signal_event(m, event_id);
+}
+
+/* Decrements the completion signal and, when it names a mailbox, writes
+ * the event id there and sets the KFD event (the CP's end-of-packet
+ * interrupt). */
+static void complete(hrx_kfd_model_t* m, kfd_model_queue_t* q,
+                     uint64_t handle) {
+  if (handle == 0) return;
+  uint8_t* signal = signal_at(m, q, handle);
+  if (signal == NULL) return;
+  atomic_fetch_sub_explicit(
+      (_Atomic int64_t*)(signal + KFD_MODEL_SIGNAL_VALUE), 1,
+      memory_order_acq_rel);
+  mail(m, q, signal);
+}
+
+/* The queue stopped: as the CP and trap handler do, store the error in
+ * the amd_queue_t's queue_inactive_signal (at 192 of the amd_queue_t
+ * whose write_dispatch_id, at 56, is the queue's write pointer) and mail
+ * its event, so the runtime learns of it without polling. */
+static void report_stop(hrx_kfd_model_t* m, kfd_model_queue_t* q) {
+  int64_t error;
+  switch (q->fault.kind) {
+    case HRX_GFX11_FAULT_OUT_OF_BOUNDS: error = HRX_KFD_QUEUE_ERROR_MEMORY;
+      break;
+    case HRX_GFX11_FAULT_UNDECODABLE:
+    case HRX_GFX11_FAULT_UNSUPPORTED: error = HRX_KFD_QUEUE_ERROR_ILLEGAL;
+      break;
+    default: error = HRX_KFD_QUEUE_ERROR_EXCEPTION;
+  }
+  if (q->write_pointer < KFD_MODEL_AMD_QUEUE_WRITE) return;
+  uint64_t amd_queue = q->write_pointer - KFD_MODEL_AMD_QUEUE_WRITE;
+  if (kfd_model_find_mapped(m, amd_queue, KFD_MODEL_AMD_QUEUE_BYTES) == NULL) {
+    return;
+  }
+  uint64_t handle;
+  memcpy(&handle, (const uint8_t*)(uintptr_t)amd_queue +
+                      KFD_MODEL_AMD_QUEUE_INACTIVE, 8);
+  if (handle == 0 || handle % KFD_MODEL_SIGNAL_BYTES != 0 ||
+      kfd_model_find_mapped(m, handle, KFD_MODEL_SIGNAL_BYTES) == NULL) {
+    return;
+  }
+  uint8_t* signal = (uint8_t*)(uintptr_t)handle;
+  atomic_store_explicit((_Atomic int64_t*)(signal + KFD_MODEL_SIGNAL_VALUE),
+                        error, memory_order_release);
+  hrx_gfx11_fault_t fault = q->fault;
+  mail(m, q, signal);
+  q->fault = fault; /* a bad mailbox does not hide the first fault */
 }
 
 static bool dispatch(hrx_kfd_model_t* m, kfd_model_queue_t* q,
@@ -182,6 +225,7 @@ void* kfd_model_processor_main(void* model) {
       kfd_model_queue_t* q = &m->queues[i];
       if (q->used && q->fault.kind == HRX_GFX11_FAULT_NONE) {
         moved |= step(m, q);
+        if (q->fault.kind != HRX_GFX11_FAULT_NONE) report_stop(m, q);
         /* A bad address is a GPU VM fault: MEMORY events report it. */
         if (q->fault.kind == HRX_GFX11_FAULT_OUT_OF_BOUNDS) {
           kfd_model_signal_memory_fault(m, q->fault.address);

@@ -151,6 +151,31 @@ static int model_munmap(void* context, void* address, size_t length) {
   return munmap(address, length) < 0 ? -errno : 0;
 }
 
+/* The model knows the faulting wave, which hardware would report only to
+ * a debugger: give it to the provider as text. */
+static int model_describe_queue_fault(void* context, uint32_t queue_id,
+                                      char* text, size_t capacity,
+                                      uint64_t* out_address) {
+  hrx_gfx11_fault_t fault;
+  hrx_status_t status = hrx_kfd_model_queue_fault(context, queue_id, &fault);
+  if (!hrx_status_is_ok(status) || fault.kind == HRX_GFX11_FAULT_NONE) {
+    hrx_status_free(status);
+    return -ENOENT;
+  }
+  char bytes[3 * sizeof(fault.bytes) + 1] = "";
+  for (uint32_t i = 0; i < fault.byte_count && i < sizeof(fault.bytes); ++i) {
+    snprintf(bytes + 3 * i, 4, "%s%02x", i ? " " : "", fault.bytes[i]);
+  }
+  snprintf(text, capacity,
+           "%s; wave %u of workgroup (%u, %u, %u) at pc 0x%llx [%s], "
+           "address 0x%llx",
+           fault.reason, fault.wave, fault.workgroup[0], fault.workgroup[1],
+           fault.workgroup[2], (unsigned long long)fault.pc, bytes,
+           (unsigned long long)fault.address);
+  *out_address = fault.address;
+  return 0;
+}
+
 hrx_kfd_sys_t hrx_kfd_model_sys(hrx_kfd_model_t* m) {
   return (hrx_kfd_sys_t){
       .context = m,
@@ -160,5 +185,6 @@ hrx_kfd_sys_t hrx_kfd_model_sys(hrx_kfd_model_t* m) {
       .ioctl = model_ioctl,
       .mmap = model_mmap,
       .munmap = model_munmap,
+      .describe_queue_fault = model_describe_queue_fault,
   };
 }

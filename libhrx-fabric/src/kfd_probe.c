@@ -34,7 +34,13 @@ hrx_status_t hrx_kfd_probe(const hrx_kfd_sys_t* sys, int sysfs_fd,
   int kfd_fd = -1;
   HRX_RETURN_IF_ERROR(hrx_kfd_open_device(sys, dev_fd, &kfd_fd));
   sys->close(sys->context, kfd_fd);
+  return hrx_kfd_probe_topology(sys, sysfs_fd, capacity, gpus, out_count);
+}
 
+hrx_status_t hrx_kfd_probe_topology(const hrx_kfd_sys_t* sys, int sysfs_fd,
+                                    size_t capacity,
+                                    hrx_fabric_kfd_gpu_t* gpus,
+                                    size_t* out_count) {
   /* About 12 KiB: a stack copy keeps the probe free of allocation. */
   hrx_kfd_topology_t topology;
   HRX_RETURN_IF_ERROR(hrx_kfd_topology_scan(sys, sysfs_fd, &topology));
@@ -68,6 +74,17 @@ hrx_status_t hrx_fabric_kfd_probe(size_t capacity,
   }
   int sysfs_fd = -1;
   int dev_fd = -1;
+  const char* model = hrx_fabric_kfd_model_root();
+  if (model) {
+    /* Model mode: the fixture is the topology, and there is no /dev/kfd
+     * to check. */
+    HRX_RETURN_IF_ERROR(open_directory(model, &sysfs_fd));
+    hrx_kfd_sys_t sys = hrx_kfd_sys_native();
+    hrx_status_t status =
+        hrx_kfd_probe_topology(&sys, sysfs_fd, capacity, gpus, out_count);
+    close(sysfs_fd);
+    return status;
+  }
   HRX_RETURN_IF_ERROR(open_directory("/sys", &sysfs_fd));
   hrx_status_t status = open_directory("/dev", &dev_fd);
   if (status == HRX_OK) {

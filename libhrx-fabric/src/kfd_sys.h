@@ -27,7 +27,21 @@ typedef struct hrx_kfd_sys_t {
   int (*mmap)(void* context, void* address, size_t length, int protection,
               int flags, int fd, off_t offset, void** out_address);
   int (*munmap)(void* context, void* address, size_t length);
+  /* Optional (NULL for the real driver, which says no more than the
+   * queue's error code): a model's account of why queue |queue_id|
+   * stopped, as text, and the faulting address if any. Returns 0, or
+   * -ENOENT when the queue did not stop. */
+  int (*describe_queue_fault)(void* context, uint32_t queue_id, char* text,
+                              size_t capacity, uint64_t* out_address);
 } hrx_kfd_sys_t;
+
+/* What a packet processor stores in a stopped queue's
+ * amd_queue_t.queue_inactive_signal: HSA status codes, as ROCr reads
+ * them. */
+#define HRX_KFD_QUEUE_ERROR_MEMORY 0x29      /* memory aperture violation */
+#define HRX_KFD_QUEUE_ERROR_ILLEGAL 0x2A     /* illegal instruction */
+#define HRX_KFD_QUEUE_ERROR_PACKET 0x1009    /* invalid packet format */
+#define HRX_KFD_QUEUE_ERROR_EXCEPTION 0x1016 /* any other wave exception */
 
 /* The table that makes the real system calls. */
 hrx_kfd_sys_t hrx_kfd_sys_native(void);

@@ -326,3 +326,26 @@ hrx_status_t hrx_kfd_open_device(const hrx_kfd_sys_t* sys, int dev_fd,
   }
   return hrx_status_from_errno(-fd, "open /dev/kfd");
 }
+
+static uint64_t queue_align(uint64_t value, uint64_t alignment) {
+  return (value + alignment - 1) / alignment * alignment;
+}
+
+void hrx_kfd_queue_sizes(const hrx_kfd_node_t* n, hrx_kfd_queue_sizes_t* out) {
+  const uint64_t page = 4096;
+  uint64_t xcc = n->num_xcc ? n->num_xcc : 1;
+  uint64_t cu = n->simd_count / (n->simd_per_cu ? n->simd_per_cu : 1) / xcc;
+  uint64_t waves = cu * 32; /* gfx10.1 and later */
+  /* gfx1100/1101/1200/1201 save more VGPRs; gfx1151 the common 0x40000. */
+  uint64_t vgpr = (n->gfx_target_version == 110000 ||
+                   n->gfx_target_version == 110001 ||
+                   n->gfx_target_version == 120000 ||
+                   n->gfx_target_version == 120001)
+                      ? 0x60000
+                      : 0x40000;
+  out->eop = 4096;
+  out->ctl_stack = queue_align(40 + waves * 12 + 8, page);
+  out->cwsr = out->ctl_stack +
+              queue_align(cu * (vgpr + 0x4000 + 0x10000 + 0x1000), page);
+  out->debug_memory = queue_align(waves * 32, 64);
+}

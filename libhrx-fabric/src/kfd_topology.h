@@ -65,6 +65,20 @@ typedef struct hrx_kfd_topology_t {
 hrx_status_t hrx_kfd_topology_scan(const hrx_kfd_sys_t* sys, int sysfs_fd,
                                    hrx_kfd_topology_t* out);
 
+/* The CREATE_QUEUE buffer sizes the driver demands of a queue on |node|
+ * (kfd_queue_ctx_save_restore_size(), hardware.md §1): the EOP buffer and
+ * control stack sizes must match exactly, the context save area must be at
+ * least |cwsr|, and its buffer holds |debug_memory| more. */
+typedef struct hrx_kfd_queue_sizes_t {
+  uint64_t eop;
+  uint64_t ctl_stack;
+  uint64_t cwsr;
+  uint64_t debug_memory;
+} hrx_kfd_queue_sizes_t;
+
+void hrx_kfd_queue_sizes(const hrx_kfd_node_t* node,
+                         hrx_kfd_queue_sizes_t* out);
+
 /* Opens "kfd" under |dev_fd| (a directory fd for /dev) read-write into
  * |*out_fd|. A missing node is UNAVAILABLE ("no AMD GPU: ..."); a denied
  * one is PERMISSION_DENIED naming the fix (the 'render' group). */

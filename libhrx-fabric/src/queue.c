@@ -46,8 +46,15 @@ void hrx_fabric_queue_destroy(hrx_fabric_queue_t* q) {
 
 uint32_t hrx_fabric_queue_size(const hrx_fabric_queue_t* q) { return q->size; }
 
+/* The pointer itself may be switched once (a dead kfd queue), hence the
+ * atomic load of it. */
+static _Atomic uint64_t* hrx_queue_reader(const hrx_fabric_queue_t* q) {
+  return __atomic_load_n(&((hrx_fabric_queue_t*)q)->read_index,
+                         __ATOMIC_ACQUIRE);
+}
+
 uint64_t hrx_fabric_queue_read_index(const hrx_fabric_queue_t* q) {
-  return atomic_load_explicit(q->read_index, memory_order_acquire);
+  return atomic_load_explicit(hrx_queue_reader(q), memory_order_acquire);
 }
 
 uint64_t hrx_fabric_queue_write_index(const hrx_fabric_queue_t* q) {
@@ -64,7 +71,7 @@ hrx_status_t hrx_fabric_queue_reserve(hrx_fabric_queue_t* q, uint32_t count,
   }
   uint64_t index = atomic_load_explicit(&q->write_index, memory_order_relaxed);
   for (;;) {
-    uint64_t read = atomic_load_explicit(q->read_index, memory_order_acquire);
+    uint64_t read = hrx_fabric_queue_read_index(q);
     if (index + count - read > q->size) {
       return hrx_make_status(HRX_STATUS_BUSY,
                              "queue full (%u packets in flight)", q->size);
@@ -90,6 +97,7 @@ void hrx_fabric_queue_publish_quiet(hrx_fabric_queue_t* q, uint64_t index,
   hrx_aql_packet_t* slot = hrx_fabric_queue_slot(q, index);
   __atomic_store_n((uint32_t*)slot, (uint32_t)header | ((uint32_t)setup << 16),
                    __ATOMIC_RELEASE);
+  if (q->vtable->ring_always) q->vtable->ring(q);
 }
 
 void hrx_fabric_queue_ring(hrx_fabric_queue_t* q) { q->vtable->ring(q); }
@@ -97,7 +105,7 @@ void hrx_fabric_queue_ring(hrx_fabric_queue_t* q) { q->vtable->ring(q); }
 void hrx_fabric_queue_publish(hrx_fabric_queue_t* q, uint64_t index,
                               uint16_t header, uint16_t setup) {
   hrx_fabric_queue_publish_quiet(q, index, header, setup);
-  hrx_fabric_queue_ring(q);
+  if (!q->vtable->ring_always) hrx_fabric_queue_ring(q);
 }
 
 /* Removes the oldest fault matching |signal| (any when |any_signal|). */

@@ -159,8 +159,10 @@ hrx_status_t hrx_fabric_signal_wait(const hrx_fabric_signal_t* const_signal,
   hrx_fabric_signal_t* signal = (hrx_fabric_signal_t*)const_signal;
   uint64_t deadline = hrx_deadline_after(timeout_ns);
   for (int spin = 0;; ++spin) {
-    uint32_t epoch = atomic_load_explicit(&signal->epoch,
-                                          memory_order_acquire);
+    uint32_t epoch =
+        signal->waker
+            ? signal->waker->observe(signal->waker_context)
+            : atomic_load_explicit(&signal->epoch, memory_order_acquire);
     int64_t value = atomic_load_explicit(&signal->value, memory_order_acquire);
     if (hrx_signal_holds(condition, value, compare)) {
       if (out_value) *out_value = value;
@@ -174,7 +176,7 @@ hrx_status_t hrx_fabric_signal_wait(const hrx_fabric_signal_t* const_signal,
     }
     if (spin < HRX_SIGNAL_SPIN) continue;
     if (signal->waker) {
-      signal->waker->sleep(signal->waker_context, remaining);
+      signal->waker->sleep(signal->waker_context, epoch, remaining);
       continue;
     }
     struct timespec ts;

@@ -47,6 +47,23 @@ hrx_status_t hrx_gpu_command_copy(hrx_gpu_device_t* device,
                            "bytes)", (unsigned long long)source.length,
                            (unsigned long long)destination.length);
   }
+  const hrx_fabric_device_properties_t* props =
+      hrx_fabric_device_properties(device->fabric);
+  if (props->kind != HRX_FABRIC_DEVICE_HOST &&
+      source.buffer == destination.buffer &&
+      source.offset < destination.offset + destination.length &&
+      destination.offset < source.offset + source.length &&
+      source.offset != destination.offset) {
+    /* A GPU's blit kernels copy in parallel, front to back. */
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "%s cannot copy between overlapping ranges of one "
+                           "buffer ([%llu, +%llu) to [%llu, +%llu)); copy "
+                           "through a second buffer",
+                           props->name, (unsigned long long)source.offset,
+                           (unsigned long long)source.length,
+                           (unsigned long long)destination.offset,
+                           (unsigned long long)destination.length);
+  }
   hrx_gpu_buffer_t* buffers[] = {source.buffer, destination.buffer};
   HRX_RETURN_IF_ERROR(
       hrx_gpu_command_retain_buffers(device->allocator, out, buffers, 2));

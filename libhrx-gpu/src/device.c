@@ -1,10 +1,22 @@
 /* Devices: the fabric device plus the lazily created queue pool. */
 #include "gpu_internal.h"
 
-size_t hrx_gpu_device_count(void) {
-  /* The kfd provider adds devices once it exists. */
-  return 1;
+/* Supported AMD GPUs (or the modelled one); 0 when there is none. */
+static size_t hrx_gpu_kfd_count(void) {
+  hrx_fabric_kfd_gpu_t gpus[16];
+  size_t count = 0, supported = 0;
+  hrx_status_t status = hrx_fabric_kfd_probe(16, gpus, &count);
+  if (status != HRX_OK) {
+    hrx_status_free(status);
+    return 0;
+  }
+  for (size_t i = 0; i < count && i < 16; ++i) {
+    supported += gpus[i].profile_target != NULL;
+  }
+  return supported;
 }
+
+size_t hrx_gpu_device_count(void) { return 1 + hrx_gpu_kfd_count(); }
 
 hrx_status_t hrx_gpu_device_open(size_t index, hrx_allocator_t allocator,
                                  hrx_gpu_device_t** out_device) {
@@ -22,7 +34,10 @@ hrx_status_t hrx_gpu_device_open(size_t index, hrx_allocator_t allocator,
   device->queue_count = 8;
   pthread_mutex_init(&device->mutex, NULL);
   hrx_status_t status =
-      hrx_fabric_host_device_create(NULL, allocator, &device->fabric);
+      index == 0
+          ? hrx_fabric_host_device_create(NULL, allocator, &device->fabric)
+          : hrx_fabric_kfd_device_create(index - 1, allocator,
+                                         &device->fabric);
   if (status != HRX_OK) {
     pthread_mutex_destroy(&device->mutex);
     hrx_allocator_free(allocator, device);

@@ -319,8 +319,8 @@ hrx_status_t hrx_gpu_stream_create(hrx_gpu_device_t* device,
   s->allocator = device->allocator;
   hrx_status_t status = hrx_gpu_device_next_queue(device, &s->queue);
   if (status == HRX_OK) {
-    status = hrx_fabric_signal_create(HRX_GPU_TIMELINE_START, s->allocator,
-                                      &s->timeline);
+    status = hrx_fabric_device_signal_create(
+        device->fabric, HRX_GPU_TIMELINE_START, &s->timeline);
   }
   if (status != HRX_OK) {
     hrx_allocator_free(s->allocator, s);
@@ -589,7 +589,7 @@ hrx_status_t hrx_gpu_stream_record_event(hrx_gpu_stream_t* s,
   atomic_init(&event->ref_count, 1);
   event->allocator = s->allocator;
   hrx_status_t status =
-      hrx_fabric_signal_create(1, s->allocator, &event->signal);
+      hrx_fabric_device_signal_create(s->device->fabric, 1, &event->signal);
   /* A barrier with no dependencies completes once the queue reaches it,
    * after everything queued before it. */
   hrx_gpu_command_t barrier;

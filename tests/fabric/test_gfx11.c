@@ -6,10 +6,14 @@
  *   llvm-mc-19 -triple=amdgcn-amd-amdhsa -mcpu=gfx1151 -show-encoding
  * and are checked in with their assembly beside them. */
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "gfx11.h"
+#include "gfx11_internal.h"
 #include "gfx11_test_util.h"
 #include "hrx/core/file.h"
 #include "hrx/loom.h"
@@ -1224,6 +1228,238 @@ static const uint8_t case177[] = {
     0x04, 0x00, 0xcc, 0xda, 0x01, 0x05, 0x00, 0x0a,
 };
 
+static const uint8_t case178[] = {
+    /* v_cvt_f16_f32_e32 v10, v2 */
+    0x02, 0x15, 0x14, 0x7e,
+};
+static const uint8_t case179[] = {
+    /* v_cvt_f16_f32_e32 v10, v2 */
+    0x02, 0x15, 0x14, 0x7e,
+};
+static const uint8_t case180[] = {
+    /* v_cvt_f16_f32_e32 v10, v2 */
+    0x02, 0x15, 0x14, 0x7e,
+};
+static const uint8_t case181[] = {
+    /* v_cvt_f16_f32_e32 v10, v2 */
+    0x02, 0x15, 0x14, 0x7e,
+};
+static const uint8_t case182[] = {
+    /* v_cvt_f16_f32_e32 v10, v2 */
+    0x02, 0x15, 0x14, 0x7e,
+};
+static const uint8_t case183[] = {
+    /* v_cvt_f32_f16_e32 v10, v2 */
+    0x02, 0x17, 0x14, 0x7e,
+};
+static const uint8_t case184[] = {
+    /* v_cvt_f32_f16_e32 v10, v2 */
+    0x02, 0x17, 0x14, 0x7e,
+};
+static const uint8_t case185[] = {
+    /* v_cvt_f32_f16_e32 v10, v2 */
+    0x02, 0x17, 0x14, 0x7e,
+};
+static const uint8_t case186[] = {
+    /* v_cvt_f32_f16_e32 v10, v2 */
+    0x02, 0x17, 0x14, 0x7e,
+};
+static const uint8_t case187[] = {
+    /* v_cvt_f32_f16_e32 v10, v2 */
+    0x02, 0x17, 0x14, 0x7e,
+};
+static const uint8_t case188[] = {
+    /* v_mov_b32_e32 v10, v4 */
+    0x04, 0x03, 0x14, 0x7e,
+    /* v_add_f16_e32 v10, v2, v3 */
+    0x02, 0x07, 0x14, 0x64,
+};
+static const uint8_t case189[] = {
+    /* v_add_f16_e32 v10, v2, v3 */
+    0x02, 0x07, 0x14, 0x64,
+};
+static const uint8_t case190[] = {
+    /* v_add_f16_e64 v10, v2, 1.0 */
+    0x0a, 0x00, 0x32, 0xd5, 0x02, 0xe5, 0x01, 0x00,
+};
+static const uint8_t case191[] = {
+    /* v_mov_b32_e32 v10, v4 */
+    0x04, 0x03, 0x14, 0x7e,
+    /* v_add_f16_e32 v10.h, v2.l, v3.h */
+    0x02, 0x07, 0x15, 0x65,
+};
+static const uint8_t case192[] = {
+    /* v_mul_f16_e32 v10, v2, v3 */
+    0x02, 0x07, 0x14, 0x6a,
+};
+static const uint8_t case193[] = {
+    /* v_mul_f16_e32 v10, v2, v3 */
+    0x02, 0x07, 0x14, 0x6a,
+};
+static const uint8_t case194[] = {
+    /* v_mul_f16_e32 v10, v2, v3 */
+    0x02, 0x07, 0x14, 0x6a,
+};
+static const uint8_t case195[] = {
+    /* v_fma_f16 v10, v2, v3, v4 */
+    0x0a, 0x00, 0x48, 0xd6, 0x02, 0x07, 0x12, 0x04,
+};
+static const uint8_t case196[] = {
+    /* v_mov_b32_e32 v10, v4 */
+    0x04, 0x03, 0x14, 0x7e,
+    /* v_fmac_f16_e32 v10, v2, v3 */
+    0x02, 0x07, 0x14, 0x6c,
+};
+static const uint8_t case197[] = {
+    /* v_div_scale_f32 v10, vcc_lo, v2, v3, v2 */
+    0x0a, 0x6a, 0xfc, 0xd6, 0x02, 0x07, 0x0a, 0x04,
+};
+static const uint8_t case198[] = {
+    /* v_div_scale_f32 v11, vcc_lo, v2, v3, v2 */
+    0x0b, 0x6a, 0xfc, 0xd6, 0x02, 0x07, 0x0a, 0x04,
+    /* v_cndmask_b32_e64 v10, 0, 1, vcc_lo */
+    0x0a, 0x00, 0x01, 0xd5, 0x80, 0x02, 0xa9, 0x01,
+};
+static const uint8_t case199[] = {
+    /* v_div_scale_f32 v10, vcc_lo, v2, v3, v2 */
+    0x0a, 0x6a, 0xfc, 0xd6, 0x02, 0x07, 0x0a, 0x04,
+};
+static const uint8_t case200[] = {
+    /* v_div_scale_f32 v10, vcc_lo, v3, v3, v2 */
+    0x0a, 0x6a, 0xfc, 0xd6, 0x03, 0x07, 0x0a, 0x04,
+};
+static const uint8_t case201[] = {
+    /* v_div_scale_f32 v11, vcc_lo, v2, v3, v2 */
+    0x0b, 0x6a, 0xfc, 0xd6, 0x02, 0x07, 0x0a, 0x04,
+    /* v_cndmask_b32_e64 v10, 0, 1, vcc_lo */
+    0x0a, 0x00, 0x01, 0xd5, 0x80, 0x02, 0xa9, 0x01,
+};
+static const uint8_t case202[] = {
+    /* v_div_scale_f32 v10, vcc_lo, v2, v3, v2 */
+    0x0a, 0x6a, 0xfc, 0xd6, 0x02, 0x07, 0x0a, 0x04,
+};
+static const uint8_t case203[] = {
+    /* v_div_scale_f32 v10, vcc_lo, v2, v3, v2 */
+    0x0a, 0x6a, 0xfc, 0xd6, 0x02, 0x07, 0x0a, 0x04,
+};
+static const uint8_t case204[] = {
+    /* v_div_scale_f32 v11, vcc_lo, v2, v3, v2 */
+    0x0b, 0x6a, 0xfc, 0xd6, 0x02, 0x07, 0x0a, 0x04,
+    /* v_cndmask_b32_e64 v10, 0, 1, vcc_lo */
+    0x0a, 0x00, 0x01, 0xd5, 0x80, 0x02, 0xa9, 0x01,
+};
+static const uint8_t case205[] = {
+    /* v_div_scale_f32 v10, vcc_lo, v2, v3, v2 */
+    0x0a, 0x6a, 0xfc, 0xd6, 0x02, 0x07, 0x0a, 0x04,
+};
+static const uint8_t case206[] = {
+    /* s_mov_b32 vcc_lo, s7 */
+    0x07, 0x00, 0xea, 0xbe,
+    /* v_div_fmas_f32 v10, v2, v3, v4 */
+    0x0a, 0x00, 0x37, 0xd6, 0x02, 0x07, 0x12, 0x04,
+};
+static const uint8_t case207[] = {
+    /* s_mov_b32 vcc_lo, s7 */
+    0x07, 0x00, 0xea, 0xbe,
+    /* v_div_fmas_f32 v10, v2, v3, v4 */
+    0x0a, 0x00, 0x37, 0xd6, 0x02, 0x07, 0x12, 0x04,
+};
+static const uint8_t case208[] = {
+    /* s_mov_b32 vcc_lo, s7 */
+    0x07, 0x00, 0xea, 0xbe,
+    /* v_div_fmas_f32 v10, v2, v3, v4 */
+    0x0a, 0x00, 0x37, 0xd6, 0x02, 0x07, 0x12, 0x04,
+};
+static const uint8_t case209[] = {
+    /* s_mov_b32 vcc_lo, s7 */
+    0x07, 0x00, 0xea, 0xbe,
+    /* v_div_fmas_f32 v10, v2, v3, v4 */
+    0x0a, 0x00, 0x37, 0xd6, 0x02, 0x07, 0x12, 0x04,
+};
+static const uint8_t case210[] = {
+    /* v_div_fixup_f32 v10, v2, v3, v4 */
+    0x0a, 0x00, 0x27, 0xd6, 0x02, 0x07, 0x12, 0x04,
+};
+static const uint8_t case211[] = {
+    /* v_div_fixup_f32 v10, v2, v3, v4 */
+    0x0a, 0x00, 0x27, 0xd6, 0x02, 0x07, 0x12, 0x04,
+};
+static const uint8_t case212[] = {
+    /* v_div_fixup_f32 v10, v2, v3, v4 */
+    0x0a, 0x00, 0x27, 0xd6, 0x02, 0x07, 0x12, 0x04,
+};
+static const uint8_t case213[] = {
+    /* v_div_fixup_f32 v10, v2, v3, v4 */
+    0x0a, 0x00, 0x27, 0xd6, 0x02, 0x07, 0x12, 0x04,
+};
+static const uint8_t case214[] = {
+    /* v_pk_add_f16 v10, v2, v3 */
+    0x0a, 0x40, 0x0f, 0xcc, 0x02, 0x07, 0x02, 0x18,
+};
+static const uint8_t case215[] = {
+    /* v_pk_add_f16 v10, v2, v3 op_sel:[1,0] op_sel_hi:[0,1]
+     *     neg_lo:[1,0] neg_hi:[0,1] clamp */
+    0x0a, 0xca, 0x0f, 0xcc, 0x02, 0x07, 0x02, 0x30,
+};
+static const uint8_t case216[] = {
+    /* v_pk_add_f16 v10, v2, 1.0 */
+    0x0a, 0x40, 0x0f, 0xcc, 0x02, 0xe5, 0x01, 0x18,
+};
+static const uint8_t case217[] = {
+    /* v_pk_mul_f16 v10, v2, v3 */
+    0x0a, 0x40, 0x10, 0xcc, 0x02, 0x07, 0x02, 0x18,
+};
+static const uint8_t case218[] = {
+    /* v_pk_fma_f16 v10, v2, v3, v4 */
+    0x0a, 0x40, 0x0e, 0xcc, 0x02, 0x07, 0x12, 0x1c,
+};
+static const uint8_t case219[] = {
+    /* v_pk_add_u16 v10, v2, v3 */
+    0x0a, 0x40, 0x0a, 0xcc, 0x02, 0x07, 0x02, 0x18,
+};
+static const uint8_t case220[] = {
+    /* v_pk_add_u16 v10, v2, v3 clamp */
+    0x0a, 0xc0, 0x0a, 0xcc, 0x02, 0x07, 0x02, 0x18,
+};
+static const uint8_t case221[] = {
+    /* v_pk_add_i16 v10, v2, v3 */
+    0x0a, 0x40, 0x02, 0xcc, 0x02, 0x07, 0x02, 0x18,
+};
+static const uint8_t case222[] = {
+    /* v_pk_add_i16 v10, v2, v3 clamp */
+    0x0a, 0xc0, 0x02, 0xcc, 0x02, 0x07, 0x02, 0x18,
+};
+static const uint8_t case223[] = {
+    /* v_pk_mul_lo_u16 v10, v2, v3 */
+    0x0a, 0x40, 0x01, 0xcc, 0x02, 0x07, 0x02, 0x18,
+};
+static const uint8_t case224[] = {
+    /* v_pk_max_f16 v10, v2, v3 */
+    0x0a, 0x40, 0x12, 0xcc, 0x02, 0x07, 0x02, 0x18,
+};
+static const uint8_t case225[] = {
+    /* v_pk_min_f16 v10, v2, v3 */
+    0x0a, 0x40, 0x11, 0xcc, 0x02, 0x07, 0x02, 0x18,
+};
+static const uint8_t case226[] = {
+    /* v_pk_min_f16 v10, v2, v3 */
+    0x0a, 0x40, 0x11, 0xcc, 0x02, 0x07, 0x02, 0x18,
+};
+static const uint8_t case227[] = {
+    /* global_store_d16_hi_b16 v1, v2, s[12:13] */
+    0x00, 0x00, 0x96, 0xdc, 0x01, 0x02, 0x0c, 0x00,
+    /* global_load_b32 v10, v1, s[12:13] */
+    0x00, 0x00, 0x52, 0xdc, 0x01, 0x00, 0x0c, 0x0a,
+};
+static const uint8_t case228[] = {
+    /* global_store_b32 v1, v2, s[12:13] */
+    0x00, 0x00, 0x6a, 0xdc, 0x01, 0x02, 0x0c, 0x00,
+    /* global_atomic_add_f32 v1, v3, s[12:13] */
+    0x00, 0x00, 0x5a, 0xdd, 0x01, 0x03, 0x0c, 0x00,
+    /* global_load_b32 v10, v1, s[12:13] */
+    0x00, 0x00, 0x52, 0xdc, 0x01, 0x00, 0x0c, 0x0a,
+};
+
 static const isa_case_t isa_cases[] = {
     {"s_add_u32 s20, s4, s5; s_addc_u32 s20, s20, 0; v_mov_b32 v10, s20",
      case0, sizeof(case0),
@@ -1877,6 +2113,175 @@ static const isa_case_t isa_cases[] = {
     {"v_cmpx_gt_u32 6, v5;ds_bpermute_b32 v10, v1, v5 offset:4",
      case177, sizeof(case177),
      {0x0u, 0x0u, 0x0u, 0x0u}, 0x1u, 0x0u},
+    {"v_cvt_f16_f32 v10, v2",
+     case178, sizeof(case178),
+     {0x3f803000u, 0x0u, 0x0u, 0x0u}, 0x3c02u, 0x3c02u},
+    {"v_cvt_f16_f32 v10, v2",
+     case179, sizeof(case179),
+     {0x477ff000u, 0x0u, 0x0u, 0x0u}, 0x7c00u, 0x7c00u},
+    {"v_cvt_f16_f32 v10, v2",
+     case180, sizeof(case180),
+     {0x33c00000u, 0x0u, 0x0u, 0x0u}, 0x2u, 0x2u},
+    {"v_cvt_f16_f32 v10, v2",
+     case181, sizeof(case181),
+     {0xffc00000u, 0x0u, 0x0u, 0x0u}, 0xfe00u, 0xfe00u},
+    {"v_cvt_f16_f32 v10, v2",
+     case182, sizeof(case182),
+     {0x477fefffu, 0x0u, 0x0u, 0x0u}, 0x7bffu, 0x7bffu},
+    {"v_cvt_f32_f16 v10, v2",
+     case183, sizeof(case183),
+     {0x1u, 0x0u, 0x0u, 0x0u}, 0x33800000u, 0x33800000u},
+    {"v_cvt_f32_f16 v10, v2",
+     case184, sizeof(case184),
+     {0x7bffu, 0x0u, 0x0u, 0x0u}, 0x477fe000u, 0x477fe000u},
+    {"v_cvt_f32_f16 v10, v2",
+     case185, sizeof(case185),
+     {0xfc00u, 0x0u, 0x0u, 0x0u}, 0xff800000u, 0xff800000u},
+    {"v_cvt_f32_f16 v10, v2",
+     case186, sizeof(case186),
+     {0x7c01u, 0x0u, 0x0u, 0x0u}, 0x7fc02000u, 0x7fc02000u},
+    {"v_cvt_f32_f16 v10, v2",
+     case187, sizeof(case187),
+     {0x12340400u, 0x0u, 0x0u, 0x0u}, 0x38800000u, 0x38800000u},
+    {"v_mov_b32 v10, v4;"
+     "v_add_f16 v10, v2, v3",
+     case188, sizeof(case188),
+     {0x6800u, 0x3c00u, 0xabcd0000u, 0x0u}, 0xabcd6800u, 0xabcd6800u},
+    {"v_add_f16 v10, v2, v3",
+     case189, sizeof(case189),
+     {0x1u, 0x8002u, 0x0u, 0x0u}, 0x8001u, 0x8001u},
+    {"v_add_f16_e64 v10, v2, 1.0",
+     case190, sizeof(case190),
+     {0x3c00u, 0x0u, 0x0u, 0x0u}, 0x4000u, 0x4000u},
+    {"v_mov_b32 v10, v4;"
+     "v_add_f16_e32 v10.h, v2.l, v3.h",
+     case191, sizeof(case191),
+     {0x3c00u, 0x40000000u, 0x1111u, 0x0u}, 0x42001111u, 0x42001111u},
+    {"v_mul_f16 v10, v2, v3",
+     case192, sizeof(case192),
+     {0x3e00u, 0x4000u, 0x0u, 0x0u}, 0x4200u, 0x4200u},
+    {"v_mul_f16 v10, v2, v3",
+     case193, sizeof(case193),
+     {0x400u, 0x3800u, 0x0u, 0x0u}, 0x200u, 0x200u},
+    {"v_mul_f16 v10, v2, v3",
+     case194, sizeof(case194),
+     {0x7bffu, 0x4000u, 0x0u, 0x0u}, 0x7c00u, 0x7c00u},
+    {"v_fma_f16 v10, v2, v3, v4",
+     case195, sizeof(case195),
+     {0x3c03u, 0x3c03u, 0xbc00u, 0x0u}, 0x1e02u, 0x1e02u},
+    {"v_mov_b32 v10, v4;"
+     "v_fmac_f16 v10, v2, v3",
+     case196, sizeof(case196),
+     {0x4000u, 0x4200u, 0x12343c00u, 0x0u}, 0x12344700u, 0x12344700u},
+    {"v_div_scale_f32 v10, vcc_lo, v2, v3, v2",
+     case197, sizeof(case197),
+     {0x3f800000u, 0x40800000u, 0x0u, 0x0u}, 0x3f800000u, 0x3f800000u},
+    {"v_div_scale_f32 v11, vcc_lo, v2, v3, v2;"
+     "v_cndmask_b32_e64 v10, 0, 1, vcc_lo",
+     case198, sizeof(case198),
+     {0xd800000u, 0x4e800000u, 0x0u, 0x0u}, 0x1u, 0x1u},
+    {"v_div_scale_f32 v10, vcc_lo, v2, v3, v2",
+     case199, sizeof(case199),
+     {0xd800000u, 0x4e800000u, 0x0u, 0x0u}, 0x2d800000u, 0x2d800000u},
+    {"v_div_scale_f32 v10, vcc_lo, v3, v3, v2",
+     case200, sizeof(case200),
+     {0x7f7fffffu, 0x3f800000u, 0x0u, 0x0u}, 0x5f800000u, 0x5f800000u},
+    {"v_div_scale_f32 v11, vcc_lo, v2, v3, v2;"
+     "v_cndmask_b32_e64 v10, 0, 1, vcc_lo",
+     case201, sizeof(case201),
+     {0x7f7fffffu, 0x3f800000u, 0x0u, 0x0u}, 0x1u, 0x1u},
+    {"v_div_scale_f32 v10, vcc_lo, v2, v3, v2",
+     case202, sizeof(case202),
+     {0x7f7fffffu, 0x3f800000u, 0x0u, 0x0u}, 0x7f7fffffu, 0x7f7fffffu},
+    {"v_div_scale_f32 v10, vcc_lo, v2, v3, v2",
+     case203, sizeof(case203),
+     {0x3800000u, 0x3f800000u, 0x0u, 0x0u}, 0x23800000u, 0x23800000u},
+    {"v_div_scale_f32 v11, vcc_lo, v2, v3, v2;"
+     "v_cndmask_b32_e64 v10, 0, 1, vcc_lo",
+     case204, sizeof(case204),
+     {0x3800000u, 0x3f800000u, 0x0u, 0x0u}, 0x0u, 0x0u},
+    {"v_div_scale_f32 v10, vcc_lo, v2, v3, v2",
+     case205, sizeof(case205),
+     {0x0u, 0x3f800000u, 0x0u, 0x0u}, 0x7fc00000u, 0x7fc00000u},
+    {"s_mov_b32 vcc_lo, s7;"
+     "v_div_fmas_f32 v10, v2, v3, v4",
+     case206, sizeof(case206),
+     {0x40000000u, 0x40400000u, 0x3f800000u, 0x0u}, 0x40e00000u, 0x40e00000u},
+    {"s_mov_b32 vcc_lo, s7;"
+     "v_div_fmas_f32 v10, v2, v3, v4",
+     case207, sizeof(case207),
+     {0x3f800000u, 0x3f800000u, 0x40000000u, 0xffffffffu},
+     0x60400000u, 0x60400000u},
+    {"s_mov_b32 vcc_lo, s7;"
+     "v_div_fmas_f32 v10, v2, v3, v4",
+     case208, sizeof(case208),
+     {0x40000000u, 0x40400000u, 0x3f800000u, 0xffffffffu},
+     0x20e00000u, 0x20e00000u},
+    {"s_mov_b32 vcc_lo, s7;"
+     "v_div_fmas_f32 v10, v2, v3, v4",
+     case209, sizeof(case209),
+     {0x2a000040u, 0x2a000040u, 0x20000000u, 0x20u}, 0x20000001u, 0x400001u},
+    {"v_div_fixup_f32 v10, v2, v3, v4",
+     case210, sizeof(case210),
+     {0x40400000u, 0xc0000000u, 0x40c00000u, 0x0u}, 0xc0400000u, 0xc0400000u},
+    {"v_div_fixup_f32 v10, v2, v3, v4",
+     case211, sizeof(case211),
+     {0x3f800000u, 0x0u, 0xbf800000u, 0x0u}, 0xff800000u, 0xff800000u},
+    {"v_div_fixup_f32 v10, v2, v3, v4",
+     case212, sizeof(case212),
+     {0x3f800000u, 0x0u, 0x0u, 0x0u}, 0xffc00000u, 0xffc00000u},
+    {"v_div_fixup_f32 v10, v2, v3, v4",
+     case213, sizeof(case213),
+     {0x3f800000u, 0x3f800000u, 0x7fa00000u, 0x0u}, 0x7fe00000u, 0x7fe00000u},
+    {"v_pk_add_f16 v10, v2, v3",
+     case214, sizeof(case214),
+     {0x40003c00u, 0x44004200u, 0x0u, 0x0u}, 0x46004400u, 0x46004400u},
+    {"v_pk_add_f16 v10, v2, v3 op_sel:[1,0] op_sel_hi:[0,1] "
+     "neg_lo:[1,0] neg_hi:[0,1] clamp",
+     case215, sizeof(case215),
+     {0x3800b400u, 0xb8004200u, 0x0u, 0x0u}, 0x34003c00u, 0x34003c00u},
+    {"v_pk_add_f16 v10, v2, 1.0",
+     case216, sizeof(case216),
+     {0x40003c00u, 0x0u, 0x0u, 0x0u}, 0x40004000u, 0x40004000u},
+    {"v_pk_mul_f16 v10, v2, v3",
+     case217, sizeof(case217),
+     {0x42004000u, 0x45004400u, 0x0u, 0x0u}, 0x4b804800u, 0x4b804800u},
+    {"v_pk_fma_f16 v10, v2, v3, v4",
+     case218, sizeof(case218),
+     {0x3c033c03u, 0x3c033c03u, 0xbc00bc00u, 0x0u}, 0x1e021e02u, 0x1e021e02u},
+    {"v_pk_add_u16 v10, v2, v3",
+     case219, sizeof(case219),
+     {0xffff0001u, 0x20003u, 0x0u, 0x0u}, 0x10004u, 0x10004u},
+    {"v_pk_add_u16 v10, v2, v3 clamp",
+     case220, sizeof(case220),
+     {0xffff0001u, 0x20003u, 0x0u, 0x0u}, 0xffff0004u, 0xffff0004u},
+    {"v_pk_add_i16 v10, v2, v3",
+     case221, sizeof(case221),
+     {0x7fff0005u, 0x1fffeu, 0x0u, 0x0u}, 0x80000003u, 0x80000003u},
+    {"v_pk_add_i16 v10, v2, v3 clamp",
+     case222, sizeof(case222),
+     {0x7fff0005u, 0x1fffeu, 0x0u, 0x0u}, 0x7fff0003u, 0x7fff0003u},
+    {"v_pk_mul_lo_u16 v10, v2, v3",
+     case223, sizeof(case223),
+     {0x1000003u, 0x1000005u, 0x0u, 0x0u}, 0xfu, 0xfu},
+    {"v_pk_max_f16 v10, v2, v3",
+     case224, sizeof(case224),
+     {0x7e008000u, 0x3c000000u, 0x0u, 0x0u}, 0x3c000000u, 0x3c000000u},
+    {"v_pk_min_f16 v10, v2, v3",
+     case225, sizeof(case225),
+     {0x7e008000u, 0x3c000000u, 0x0u, 0x0u}, 0x3c008000u, 0x3c008000u},
+    {"v_pk_min_f16 v10, v2, v3",
+     case226, sizeof(case226),
+     {0x7c01c000u, 0x3c004000u, 0x0u, 0x0u}, 0x7e01c000u, 0x7e01c000u},
+    {"global_store_d16_hi_b16 v1, v2, s[12:13];"
+     "global_load_b32 v10, v1, s[12:13]",
+     case227, sizeof(case227),
+     {0x12345678u, 0x0u, 0x0u, 0x0u}, 0xdead1234u, 0xdead1234u},
+    {"global_store_b32 v1, v2, s[12:13];"
+     "global_atomic_add_f32 v1, v3, s[12:13];"
+     "global_load_b32 v10, v1, s[12:13]",
+     case228, sizeof(case228),
+     {0x3fc00000u, 0x40100000u, 0x0u, 0x0u}, 0x40700000u, 0x40700000u},
 };
 
 static const uint8_t undecodable[] = {
@@ -1894,7 +2299,7 @@ static const uint8_t misaligned_atomic[] = {
     0x01, 0x00, 0xd6, 0xdc, 0x06, 0x05, 0x0c, 0x00,
 };
 static const uint8_t unmodelled[] = {
-    0x02, 0x15, 0x14, 0x7e,  /* v_cvt_f16_f32_e32 v10, v2 */
+    0x02, 0x6b, 0x14, 0x7e,  /* v_sin_f32_e32 v10, v2 */
 };
 
 enum {
@@ -1925,6 +2330,8 @@ enum { RSRC2_DEFAULT = (2u << 1) | (1u << 7) };  /* 2 user SGPRs, wg id x */
 typedef struct harness_t {
   uint32_t grid[3];
   uint32_t workgroup[3];
+  uint32_t threads;  /* the dispatch's worker threads (0: one) */
+  uint64_t budget;   /* per wave; 0: 10000 */
   uint8_t* block;  /* descriptor, then code */
   size_t block_size;
   uint32_t kernarg[8];
@@ -1963,7 +2370,8 @@ static hrx_status_t run_body(harness_t* h, const uint8_t* body, size_t length,
       .workgroup = {h->workgroup[0], h->workgroup[1], h->workgroup[2]},
       .ranges = ranges,
       .range_count = 3,
-      .wave_instruction_budget = 10000,
+      .wave_instruction_budget = h->budget ? h->budget : 10000,
+      .threads = h->threads,
   };
   hrx_status_t status =
       hrx_gfx11_dispatch(&dispatch, hrx_allocator_system(), fault);
@@ -2046,15 +2454,20 @@ static void test_workgroup_id_sgprs(void** state) {
 }
 
 static void expect_fault(const uint8_t* body, size_t length,
-                         const uint32_t in[4],
-                         hrx_gfx11_fault_kind_t kind, const char* reason) {
+                         const uint32_t in[4], hrx_gfx11_fault_kind_t kind,
+                         const char* reason, const char* mnemonic) {
   harness_t h = HARNESS_1D;
   hrx_gfx11_fault_t fault;
   hrx_status_t status = run_body(&h, body, length, in, RSRC2_DEFAULT, &fault);
+  /* The report names the instruction: "... pc 0x... <mnemonic> [...]". */
+  if (mnemonic[0]) {
+    assert_non_null(strstr(hrx_status_message(status), mnemonic));
+  }
   assert_status(status, HRX_STATUS_ABORTED, reason);
   assert_int_equal(fault.kind, kind);
   assert_int_equal(fault.wave, 0);
   assert_non_null(strstr(fault.reason, reason));
+  assert_string_equal(fault.mnemonic, mnemonic);
   if (kind == HRX_GFX11_FAULT_OUT_OF_BOUNDS) {
     assert_int_equal(fault.address, in[0]);
   }
@@ -2077,15 +2490,18 @@ static void test_faults(void** state) {
   (void)state;
   uint32_t in[4] = {0x10, 0, 0, 0};  /* s[4:5] = 0x10: never mapped */
   expect_fault(undecodable, sizeof(undecodable), in,
-               HRX_GFX11_FAULT_UNDECODABLE, "no gfx11 encoding");
+               HRX_GFX11_FAULT_UNDECODABLE, "no gfx11 encoding", "");
   expect_fault(store_outside, sizeof(store_outside), in,
-               HRX_GFX11_FAULT_OUT_OF_BOUNDS, "outside the mapped ranges");
+               HRX_GFX11_FAULT_OUT_OF_BOUNDS, "outside the mapped ranges",
+               "global_store_b32");
   expect_fault(endless, sizeof(endless), in, HRX_GFX11_FAULT_BUDGET,
-               "budget");
+               "budget", "s_branch");
   expect_fault(misaligned_atomic, sizeof(misaligned_atomic), in,
-               HRX_GFX11_FAULT_UNSUPPORTED, "misaligned atomic");
+               HRX_GFX11_FAULT_UNSUPPORTED, "misaligned atomic",
+               "global_atomic_add_u32");
+  /* v_sin_f32 is VOP1 opcode 53, which the model lacks. */
   expect_fault(unmodelled, sizeof(unmodelled), in,
-               HRX_GFX11_FAULT_UNSUPPORTED, "not modelled");
+               HRX_GFX11_FAULT_UNSUPPORTED, "not modelled", "VOP1 opcode 53");
 }
 
 /* An LDS access past the descriptor's group segment stops the wave with
@@ -2132,7 +2548,8 @@ static void put_u(uint8_t* kernarg, size_t offset, uint64_t value, int bytes) {
   hrx_put_le(&p, value, bytes);
 }
 
-static void run_saxpy(uint64_t kd, hrx_gfx11_range_t image, uint32_t n) {
+static void run_saxpy(uint64_t kd, hrx_gfx11_range_t image, uint32_t n,
+                      uint32_t threads) {
   enum { THREADS = 256 };
   uint32_t groups = (n + THREADS - 1) / THREADS;
   float alpha = 1.0f + 0x1p-23f;
@@ -2177,6 +2594,7 @@ static void run_saxpy(uint64_t kd, hrx_gfx11_range_t image, uint32_t n) {
       .ranges = ranges,
       .range_count = 4,
       .wave_instruction_budget = 1000,
+      .threads = threads,
   };
   hrx_gfx11_fault_t fault;
   assert_ok(hrx_gfx11_dispatch(&dispatch, hrx_allocator_system(), &fault));
@@ -2188,7 +2606,8 @@ static void run_saxpy(uint64_t kd, hrx_gfx11_range_t image, uint32_t n) {
 }
 
 /* saxpy compiled for gfx1151, run on the model, against fmaf: the Loom op
- * is scalar.fmaf, a fused multiply-add on the host and v_fmac_f32 here. */
+ * is scalar.fmaf, a fused multiply-add on the host and v_fmac_f32 here.
+ * Each size runs on one thread and spread over four. */
 static void test_saxpy(void** state) {
   (void)state;
   hrx_gfx11_image_t* image = gfx11_test_load("saxpy.loom");
@@ -2196,9 +2615,10 @@ static void test_saxpy(void** state) {
   assert_ok(hrx_gfx11_image_kernel(image, "saxpy", &kd));
   assert_status(hrx_gfx11_image_kernel(image, "missing", &kd),
                 HRX_STATUS_NOT_FOUND, "missing");
-  static const uint32_t sizes[] = {1, 31, 32, 255, 256, 257, 1000};
+  static const uint32_t sizes[] = {1, 31, 32, 255, 256, 257, 1000, 20000};
   for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); ++i) {
-    run_saxpy(kd, hrx_gfx11_image_range(image), sizes[i]);
+    run_saxpy(kd, hrx_gfx11_image_range(image), sizes[i], 1);
+    run_saxpy(kd, hrx_gfx11_image_range(image), sizes[i], 4);
   }
   hrx_gfx11_image_destroy(image);
 }
@@ -2281,7 +2701,8 @@ static void test_gather(void** state) {
 }
 
 /* histogram: 256 bins counted with global_atomic_add_u32. */
-static void run_histogram(uint64_t kd, hrx_gfx11_range_t image, uint32_t n) {
+static void run_histogram(uint64_t kd, hrx_gfx11_range_t image, uint32_t n,
+                          uint32_t threads) {
   enum { THREADS = 128, BINS = 256 };
   uint32_t groups = (n + THREADS - 1) / THREADS;
   uint8_t* bytes = malloc(n);
@@ -2318,6 +2739,7 @@ static void run_histogram(uint64_t kd, hrx_gfx11_range_t image, uint32_t n) {
       .ranges = ranges,
       .range_count = 4,
       .wave_instruction_budget = 1000,
+      .threads = threads,
   };
   hrx_gfx11_fault_t fault;
   assert_ok(hrx_gfx11_dispatch(&dispatch, hrx_allocator_system(), &fault));
@@ -2332,10 +2754,225 @@ static void test_histogram(void** state) {
   hrx_gfx11_image_t* image = gfx11_test_load("histogram.loom");
   uint64_t kd = 0;
   assert_ok(hrx_gfx11_image_kernel(image, "histogram", &kd));
-  static const uint32_t sizes[] = {1, 127, 128, 129, 5000};
+  /* Four threads add into the same 256 bins at once: global atomics must
+   * be atomic across threads for the counts to come out exact. */
+  static const uint32_t sizes[] = {1, 127, 128, 129, 5000, 50000};
   for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); ++i) {
-    run_histogram(kd, hrx_gfx11_image_range(image), sizes[i]);
+    run_histogram(kd, hrx_gfx11_image_range(image), sizes[i], 1);
+    run_histogram(kd, hrx_gfx11_image_range(image), sizes[i], 4);
   }
+  hrx_gfx11_image_destroy(image);
+}
+
+/* The decoder's mnemonics: known opcodes by name (VOP3 forms of VOP1/2/C
+ * ops with LLVM's _e64), others by encoding and number. */
+static void expect_mnemonic(const uint8_t* bytes, size_t length,
+                            const char* want) {
+  gfx11_inst_t inst;
+  assert_true(gfx11_decode(bytes, length, &inst));
+  char name[32];
+  gfx11_mnemonic(&inst, name, sizeof(name));
+  assert_string_equal(name, want);
+}
+
+static void test_mnemonics(void** state) {
+  (void)state;
+  /* v_add_f32_e64 v10, v2, v3 */
+  static const uint8_t add_e64[] = {0x0a, 0x00, 0x03, 0xd5,
+                                    0x02, 0x07, 0x02, 0x00};
+  /* v_cmp_lt_i32_e64 s20, v2, v3 */
+  static const uint8_t cmp[] = {0x14, 0x00, 0x41, 0xd4, 0x02, 0x07, 0x02, 0x00};
+  /* v_dual_mul_f32 v10, v2, v3 :: v_dual_add_f32 v11, v4, v5 */
+  static const uint8_t dual[] = {0x02, 0x07, 0xc8, 0xc8,
+                                 0x04, 0x0b, 0x0a, 0x0a};
+  /* v_pk_add_f16 v10, v2, v3 */
+  static const uint8_t pk_add[] = {0x0a, 0x40, 0x0f, 0xcc,
+                                   0x02, 0x07, 0x02, 0x18};
+  /* v_add_f16_e32 v10, v2, v3 */
+  static const uint8_t add_f16[] = {0x02, 0x07, 0x14, 0x64};
+  /* s_cmp_lg_u32 s2, 3 */
+  static const uint8_t scmp[] = {0x02, 0x83, 0x07, 0xbf};
+  expect_mnemonic(add_e64, sizeof(add_e64), "v_add_f32_e64");
+  expect_mnemonic(cmp, sizeof(cmp), "v_cmp_lt_i32_e64");
+  expect_mnemonic(dual, sizeof(dual), "v_dual_mul_f32::add_f32");
+  expect_mnemonic(pk_add, sizeof(pk_add), "v_pk_add_f16");
+  expect_mnemonic(add_f16, sizeof(add_f16), "v_add_f16");
+  expect_mnemonic(scmp, sizeof(scmp), "s_cmp_lg_u32");
+  expect_mnemonic(unmodelled, sizeof(unmodelled), "VOP1 opcode 53");
+}
+
+/* Every workgroup of a threaded dispatch faults at once, each at its own
+ * address: the one fault reported is whole, not a mix of two. */
+static void test_threaded_fault_reported_once(void** state) {
+  (void)state;
+  static const uint8_t body[] = {
+      /* v_lshlrev_b32_e64 v6, 4, s2 */
+      0x06, 0x00, 0x18, 0xd5, 0x84, 0x04, 0x00, 0x00,
+      /* global_store_b32 v6, v5, s[4:5] */
+      0x00, 0x00, 0x6a, 0xdc, 0x06, 0x05, 0x04, 0x00,
+  };
+  enum { GROUPS = 64 };
+  harness_t h = {.grid = {GROUP * GROUPS, 1, 1},
+                 .workgroup = {GROUP, 1, 1},
+                 .threads = 4};
+  uint32_t in[4] = {0x10, 0, 0, 0};  /* s[4:5] = 0x10: never mapped */
+  for (int run = 0; run < 10; ++run) {
+    hrx_gfx11_fault_t fault;
+    hrx_status_t status =
+        run_body(&h, body, sizeof(body), in, RSRC2_DEFAULT, &fault);
+    assert_status(status, HRX_STATUS_ABORTED, "global_store_b32");
+    assert_int_equal(fault.kind, HRX_GFX11_FAULT_OUT_OF_BOUNDS);
+    assert_true(fault.workgroup[0] < GROUPS);
+    assert_int_equal(fault.address, 0x10 + 16ull * fault.workgroup[0]);
+    assert_int_equal(fault.wave, 0);
+    assert_int_equal(fault.byte_count, 8);
+    assert_memory_equal(fault.bytes, body + 8, 8);
+    assert_string_equal(fault.mnemonic, "global_store_b32");
+  }
+}
+
+/* Workgroup 3 faults while the others spin forever with no instruction
+ * budget to stop them: the fault stops every worker, or this test would
+ * never end. */
+static void test_threaded_fault_stops_others(void** state) {
+  (void)state;
+  static const uint8_t body[] = {
+      0x02, 0x83, 0x07, 0xbf,  /* s_cmp_lg_u32 s2, 3 */
+      0xff, 0xff, 0xa2, 0xbf,  /* s_cbranch_scc1 -1 (itself) */
+      0xff, 0xff, 0xff, 0xff,  /* undecodable */
+  };
+  harness_t h = {.grid = {GROUP * 8, 1, 1},
+                 .workgroup = {GROUP, 1, 1},
+                 .threads = 4,
+                 .budget = UINT64_MAX};
+  uint32_t in[4] = {0, 0, 0, 0};
+  hrx_gfx11_fault_t fault;
+  assert_status(run_body(&h, body, sizeof(body), in, RSRC2_DEFAULT, &fault),
+                HRX_STATUS_ABORTED, "no gfx11 encoding");
+  assert_int_equal(fault.kind, HRX_GFX11_FAULT_UNDECODABLE);
+  assert_int_equal(fault.workgroup[0], 3);
+  assert_int_equal(fault.byte_count, 4);
+}
+
+static void test_thread_count_checked(void** state) {
+  (void)state;
+  harness_t h = HARNESS_1D;
+  h.threads = HRX_GFX11_MAX_THREADS + 1;
+  hrx_gfx11_fault_t fault;
+  uint32_t in[4] = {0, 0, 0, 0};
+  assert_status(run_body(&h, NULL, 0, in, RSRC2_DEFAULT, &fault),
+                HRX_STATUS_INVALID_ARGUMENT, "threads");
+}
+
+static uint64_t monotonic_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/* tests/kernels/spin.loom (64 work-items a workgroup) with data {0, 1}:
+ * it loops until data[0] == data[1], so never. Eight workgroups, no
+ * instruction budget: only the watchdog or the cancel flag end it. */
+static hrx_status_t run_spin(uint64_t kd, hrx_gfx11_range_t image,
+                             uint32_t threads, uint64_t timeout_ns,
+                             const _Atomic bool* cancel,
+                             hrx_gfx11_fault_t* fault) {
+  enum { THREADS = 64, GROUPS = 8 };
+  int32_t data[2] = {0, 1};
+  uint32_t kernarg_size = 0;
+  uint8_t* kernarg = new_kernarg(kd, &kernarg_size);
+  assert_true(kernarg_size >= 8);
+  put_u(kernarg, 0, (uint64_t)(uintptr_t)data, 8);
+  if (kernarg_size >= 26) {
+    put_u(kernarg, 8, GROUPS, 4);   /* hidden_block_count_x, y, z */
+    put_u(kernarg, 12, 1, 4);
+    put_u(kernarg, 16, 1, 4);
+    put_u(kernarg, 20, THREADS, 2);  /* hidden_group_size_x, y, z */
+    put_u(kernarg, 22, 1, 2);
+    put_u(kernarg, 24, 1, 2);
+  }
+  hrx_gfx11_range_t ranges[] = {
+      image,
+      {(uint64_t)(uintptr_t)kernarg, kernarg_size},
+      {(uint64_t)(uintptr_t)data, sizeof(data)},
+  };
+  hrx_gfx11_dispatch_t dispatch = {
+      .kernel_descriptor = kd,
+      .kernarg = (uint64_t)(uintptr_t)kernarg,
+      .grid = {GROUPS * THREADS, 1, 1},
+      .workgroup = {THREADS, 1, 1},
+      .ranges = ranges,
+      .range_count = 3,
+      .wave_instruction_budget = UINT64_MAX,
+      .threads = threads,
+      .timeout_ns = timeout_ns,
+      .cancel = cancel,
+  };
+  hrx_status_t status =
+      hrx_gfx11_dispatch(&dispatch, hrx_allocator_system(), fault);
+  free(kernarg);
+  return status;
+}
+
+static hrx_gfx11_image_t* load_spin(uint64_t* out_kd) {
+  hrx_gfx11_image_t* image = gfx11_test_load("../../tests/kernels/spin.loom");
+  assert_ok(hrx_gfx11_image_kernel(image, "spin", out_kd));
+  return image;
+}
+
+/* The watchdog ends an endless dispatch soon after its bound, on one
+ * thread or four, naming the instruction the wave had reached. */
+static void test_watchdog(void** state) {
+  (void)state;
+  uint64_t kd = 0;
+  hrx_gfx11_image_t* image = load_spin(&kd);
+  static const uint32_t threads[] = {1, 4};
+  for (size_t i = 0; i < 2; ++i) {
+    hrx_gfx11_fault_t fault;
+    uint64_t start = monotonic_ns();
+    hrx_status_t status = run_spin(kd, hrx_gfx11_image_range(image),
+                                   threads[i], 50000000, NULL, &fault);
+    uint64_t elapsed = monotonic_ns() - start;
+    assert_non_null(strstr(hrx_status_message(status), fault.mnemonic));
+    assert_status(status, HRX_STATUS_ABORTED, "watchdog");
+    assert_int_equal(fault.kind, HRX_GFX11_FAULT_BUDGET);
+    assert_non_null(strstr(fault.reason, "watchdog"));
+    assert_true(fault.mnemonic[0] != '\0');
+    assert_true(fault.byte_count >= 4);
+    assert_true(elapsed >= 50000000);
+    assert_true(elapsed < 10000000000ull);
+  }
+  hrx_gfx11_image_destroy(image);
+}
+
+static void* cancel_later(void* arg) {
+  _Atomic bool* flag = arg;
+  struct timespec pause = {0, 20000000};
+  nanosleep(&pause, NULL);
+  atomic_store(flag, true);
+  return NULL;
+}
+
+/* Another thread's cancel flag ends an endless dispatch; a flag already
+ * set ends it at its first instruction. */
+static void test_cancel(void** state) {
+  (void)state;
+  uint64_t kd = 0;
+  hrx_gfx11_image_t* image = load_spin(&kd);
+  _Atomic bool flag;
+  atomic_init(&flag, false);
+  pthread_t canceller;
+  assert_int_equal(pthread_create(&canceller, NULL, cancel_later, &flag), 0);
+  hrx_gfx11_fault_t fault;
+  hrx_status_t status =
+      run_spin(kd, hrx_gfx11_image_range(image), 4, 0, &flag, &fault);
+  pthread_join(canceller, NULL);
+  assert_status(status, HRX_STATUS_ABORTED, "cancelled");
+  assert_int_equal(fault.kind, HRX_GFX11_FAULT_BUDGET);
+  assert_non_null(strstr(fault.reason, "cancelled"));
+  status = run_spin(kd, hrx_gfx11_image_range(image), 1, 0, &flag, &fault);
+  assert_status(status, HRX_STATUS_ABORTED, "cancelled");
+  assert_int_equal(fault.workgroup[0], 0);
   hrx_gfx11_image_destroy(image);
 }
 
@@ -2362,6 +2999,12 @@ int main(void) {
       cmocka_unit_test(test_gather),
       cmocka_unit_test(test_histogram),
       cmocka_unit_test(test_bad_objects),
+      cmocka_unit_test(test_mnemonics),
+      cmocka_unit_test(test_threaded_fault_reported_once),
+      cmocka_unit_test(test_threaded_fault_stops_others),
+      cmocka_unit_test(test_thread_count_checked),
+      cmocka_unit_test(test_watchdog),
+      cmocka_unit_test(test_cancel),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,21 +13,41 @@ hrx_gpu_kernel_t* gpu_test_kernel(hrx_gpu_device_t* device, const char* file,
                                 &length));
     free(path);
   }
-  hrx_loom_module_t* module = NULL;
-  assert_ok(hrx_loom_module_parse(text, length, NULL, NULL,
-                                  hrx_allocator_system(), &module));
-  hrx_loom_profile_t profile = hrx_loom_profile_host();
-  uint8_t* code = NULL;
+  /* Code for the device's own target: host ISA, or gfx1151 through the
+   * amdgpu backend for the kfd device. */
+  const char* target = hrx_gpu_device_properties(device)->profile_target;
+  hrx_loom_compiler_options_t options = {.disable_cache = true};
+  hrx_loom_compiler_t* compiler = NULL;
+  assert_ok(hrx_loom_compiler_create(target, &options,
+                                     hrx_allocator_system(), &compiler));
+  hrx_loom_compile_request_t request = {.source = text, .length = length,
+                                        .source_name = file ? file : name};
+  hrx_loom_artifact_t* artifact = NULL;
+  assert_ok(hrx_loom_compile(compiler, &request, NULL, &artifact));
   size_t code_length = 0;
-  assert_ok(hrx_loom_compile_host(module, NULL, &profile, NULL, NULL,
-                                  hrx_allocator_system(), &code,
-                                  &code_length));
+  const uint8_t* code = hrx_loom_artifact_code(artifact, &code_length);
   hrx_gpu_kernel_t* kernel = NULL;
   assert_ok(hrx_gpu_kernel_load(device, code, code_length, name, &kernel));
-  free(code);
-  hrx_loom_module_destroy(module);
+  hrx_loom_artifact_destroy(artifact);
+  hrx_loom_compiler_destroy(compiler);
   if (!source) free(text);
   return kernel;
+}
+
+size_t gpu_test_device_index(void) {
+  const char* index = getenv("HRX_TEST_DEVICE");
+  return index && index[0] ? (size_t)strtoul(index, NULL, 10) : 0;
+}
+
+hrx_gpu_device_t* gpu_test_device_open(void) {
+  hrx_gpu_device_t* device = NULL;
+  assert_ok(hrx_gpu_device_open(gpu_test_device_index(),
+                                hrx_allocator_system(), &device));
+  return device;
+}
+
+bool gpu_test_is_host(const hrx_gpu_device_t* device) {
+  return hrx_gpu_device_properties(device)->kind == HRX_FABRIC_DEVICE_HOST;
 }
 
 hrx_gpu_kernel_t* gpu_test_spin_kernel(hrx_gpu_device_t* device) {

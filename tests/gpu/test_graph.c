@@ -12,7 +12,7 @@ typedef struct fixture_t {
 
 static int setup(void** state) {
   fixture_t* f = calloc(1, sizeof(*f));
-  assert_ok(hrx_gpu_device_open(0, hrx_allocator_system(), &f->device));
+  f->device = gpu_test_device_open();
   assert_ok(hrx_gpu_stream_create(f->device, &f->stream));
   *state = f;
   return 0;

@@ -15,7 +15,7 @@ typedef struct fixture_t {
 
 static int setup(void** state) {
   fixture_t* f = calloc(1, sizeof(*f));
-  assert_ok(hrx_gpu_device_open(0, hrx_allocator_system(), &f->device));
+  f->device = gpu_test_device_open();
   assert_ok(hrx_gpu_stream_create(f->device, &f->stream));
   f->saxpy = gpu_test_kernel(f->device, "saxpy.loom", NULL, "saxpy");
   *state = f;
@@ -185,7 +185,7 @@ static void test_command_errors(void** state) {
                      HRX_STATUS_INVALID_ARGUMENT);
   /* A view of another device's buffer. */
   hrx_gpu_device_t* other = NULL;
-  assert_ok(hrx_gpu_device_open(0, hrx_allocator_system(), &other));
+  other = gpu_test_device_open();
   hrx_gpu_stream_t* other_stream = NULL;
   assert_ok(hrx_gpu_stream_create(other, &other_stream));
   assert_status_code(hrx_gpu_stream_fill(other_stream, av, 0),
@@ -262,7 +262,7 @@ static void test_prepared_commands(void** state) {
   free(many);
 
   hrx_gpu_device_t* other = NULL;
-  assert_ok(hrx_gpu_device_open(0, hrx_allocator_system(), &other));
+  other = gpu_test_device_open();
   hrx_gpu_stream_t* other_stream = NULL;
   assert_ok(hrx_gpu_stream_create(other, &other_stream));
   assert_status_code(hrx_gpu_stream_enqueue(other_stream, step),
@@ -386,9 +386,27 @@ static const char* const overflow =
     "  kernel.return\n"
     "}\n";
 
+/* A GPU maps memory by the page, so a store just past a small buffer is
+ * not a fault there: this one lands a gigabyte past it, in address space
+ * the device reserved but never mapped. */
+static const char* const overflow_far =
+    "kernel.def export(\"overflow\") @overflow() {\n"
+    "  %one = index.constant 1 : index\n"
+    "  kernel.launch.config workgroups(%one, %one, %one) "
+    "workgroup_size(%one, %one, %one) : index\n"
+    "} launch(%out: buffer) {\n"
+    "  %o = index.constant 0 : offset\n"
+    "  %v = buffer.view %out[%o] : buffer -> view<268435457xi32>\n"
+    "  %x = scalar.constant 1 : i32\n"
+    "  view.store %x, %v[268435456] : i32, view<268435457xi32>\n"
+    "  kernel.return\n"
+    "}\n";
+
 static void test_fault_fails_only_its_stream(void** state) {
   fixture_t* f = *state;
-  hrx_gpu_kernel_t* bad = gpu_test_kernel(f->device, NULL, overflow, "overflow");
+  bool host = gpu_test_is_host(f->device);
+  hrx_gpu_kernel_t* bad = gpu_test_kernel(
+      f->device, NULL, host ? overflow : overflow_far, "overflow");
   hrx_gpu_stream_t* broken = NULL;
   assert_ok(hrx_gpu_stream_create(f->device, &broken));
   hrx_gpu_buffer_t* small = NULL;
@@ -399,7 +417,9 @@ static void test_fault_fails_only_its_stream(void** state) {
   assert_ok(hrx_gpu_stream_dispatch(broken, bad, &launch));
   hrx_status_t status = hrx_gpu_stream_synchronize(broken, 10 * SECOND);
   assert_non_null(strstr(hrx_status_message(status), "out-of-bounds"));
-  assert_non_null(strstr(hrx_status_message(status), "offset 28"));
+  if (host) {
+    assert_non_null(strstr(hrx_status_message(status), "offset 28"));
+  }
   assert_status_code(status, HRX_STATUS_ABORTED);
   assert_status_code(hrx_gpu_stream_fill(broken, hrx_gpu_buffer_binding(small),
                                          0),
@@ -444,6 +464,7 @@ static void queue_endless(fixture_t* f, hrx_gpu_stream_t* stream,
  * as they were and the device carries on. */
 static void test_cancel_ends_endless_kernel(void** state) {
   fixture_t* f = *state;
+  GPU_TEST_REQUIRE_CANCEL(f->device);
   hrx_gpu_kernel_t* kernel = gpu_test_spin_kernel(f->device);
   hrx_gpu_buffer_t* data = NULL;
   int32_t values[2] = {0, 1};
@@ -499,6 +520,7 @@ static void test_cancel_ends_endless_kernel(void** state) {
  * presume nothing stuck. */
 static void test_destroy_after_timeout_does_not_hang(void** state) {
   fixture_t* f = *state;
+  GPU_TEST_REQUIRE_CANCEL(f->device);
   hrx_gpu_kernel_t* kernel = gpu_test_spin_kernel(f->device);
   hrx_gpu_stream_t* stuck = NULL;
   assert_ok(hrx_gpu_stream_create(f->device, &stuck));

@@ -20,6 +20,7 @@ extern "C" {
 typedef struct hrx_fabric_device_s hrx_fabric_device_t;
 typedef struct hrx_fabric_queue_s hrx_fabric_queue_t;
 typedef struct hrx_fabric_executable_s hrx_fabric_executable_t;
+typedef struct hrx_fabric_signal_s hrx_fabric_signal_t;
 
 typedef enum hrx_fabric_device_kind_e {
   HRX_FABRIC_DEVICE_HOST = 0, /* the CPU as a virtual GPU */
@@ -107,6 +108,15 @@ HRX_API HRX_MUST_USE hrx_status_t hrx_fabric_queue_create(
     hrx_fabric_device_t* device, uint32_t packet_count,
     hrx_fabric_queue_t** out_queue);
 
+/* Creates a signal that packets on |device|'s queues may name as
+ * completion or dependency signals. A GPU can only complete signals in
+ * its own memory, so this is the signal to use with a device's queues;
+ * on the host device it is an ordinary hrx_fabric_signal_create signal.
+ * Released with hrx_fabric_signal_release. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_fabric_device_signal_create(
+    hrx_fabric_device_t* device, int64_t initial_value,
+    hrx_fabric_signal_t** out_signal);
+
 /* Provider interface: one table per device family. */
 typedef struct hrx_fabric_device_vtable_t {
   void (*destroy)(hrx_fabric_device_t* device);
@@ -122,6 +132,11 @@ typedef struct hrx_fabric_device_vtable_t {
   hrx_status_t (*queue_create)(hrx_fabric_device_t* device,
                                uint32_t packet_count,
                                hrx_fabric_queue_t** out_queue);
+  /* Optional: signals this device's packet processor can complete (NULL:
+   * any hrx_fabric_signal_create signal will do). */
+  hrx_status_t (*signal_create)(hrx_fabric_device_t* device,
+                                int64_t initial_value,
+                                hrx_fabric_signal_t** out_signal);
 } hrx_fabric_device_vtable_t;
 
 #ifdef __cplusplus

@@ -34,6 +34,10 @@ typedef enum hrx_fabric_fault_kind_e {
    * workgroup finished or wait at another barrier); |work_item| is one
    * that does not reach it. */
   HRX_FABRIC_FAULT_BARRIER_DIVERGENCE,
+  /* A GPU wave stopped on an exception other than a memory fault (an
+   * illegal instruction, a watchdog); |detail| says what the GPU or the
+   * KFD model reported. */
+  HRX_FABRIC_FAULT_GPU_EXCEPTION,
 } hrx_fabric_fault_kind_t;
 
 typedef struct hrx_fabric_fault_t {
@@ -59,6 +63,10 @@ typedef struct hrx_fabric_fault_t {
    * BAD_SHIFT: the amount. */
   uint32_t assertion;
   int64_t value;
+  /* A GPU's own account, when it gives one (the kfd provider: the queue
+   * error, and with the KFD model the wave, pc and instruction); the
+   * fields above that a GPU does not report stay 0. */
+  char detail[160];
 } hrx_fabric_fault_t;
 
 HRX_API const char* hrx_fabric_fault_kind_string(hrx_fabric_fault_kind_t kind);

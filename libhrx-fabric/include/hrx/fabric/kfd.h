@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "hrx/core.h"
+#include "hrx/fabric/device.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -40,6 +41,27 @@ typedef struct hrx_fabric_kfd_gpu_t {
  * may not open is PERMISSION_DENIED naming the fix (the 'render' group). */
 HRX_API HRX_MUST_USE hrx_status_t hrx_fabric_kfd_probe(
     size_t capacity, hrx_fabric_kfd_gpu_t* gpus, size_t* out_count);
+
+/* Opens AMD GPU |index| (counting only GPUs HRX supports, in topology
+ * order) as a fabric device: streams, graphs and the execution runtime run
+ * on it unchanged, with gfx1151 code objects from the amdgpu backend.
+ *
+ * Model mode: when the environment variable HRX_KFD_MODEL names a sysfs
+ * fixture directory (one holding class/kfd/kfd/topology, such as
+ * tests/fabric/kfd_topology/gfx1151), the device is a model of that GPU
+ * instead: a userspace model of the KFD driver whose queues run the real
+ * machine code on the CPU (see the README). Its name ends in ", model)".
+ *
+ * No GPU is UNAVAILABLE ("no AMD GPU: ..."), a /dev/kfd or render node the
+ * user may not open is PERMISSION_DENIED naming the 'render' group, an
+ * index past the supported GPUs is NOT_FOUND. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_fabric_kfd_device_create(
+    size_t index, hrx_allocator_t allocator,
+    hrx_fabric_device_t** out_device);
+
+/* The fixture directory HRX_KFD_MODEL names, or NULL when model mode is
+ * off (unset or empty). */
+HRX_API const char* hrx_fabric_kfd_model_root(void);
 
 #ifdef __cplusplus
 }

@@ -27,7 +27,9 @@ typedef struct hrx_gpu_event_s hrx_gpu_event_t;
 /* Devices                                                                 */
 /*===------------------------------------------------------------------===*/
 
-/* Number of devices; the host device (index 0) is always present. */
+/* Number of devices: the host device (index 0) is always present; then
+ * every AMD GPU HRX supports, through the kfd provider (or the one GPU the
+ * KFD model models when HRX_KFD_MODEL is set: see hrx/fabric/kfd.h). */
 HRX_API size_t hrx_gpu_device_count(void);
 
 /* Opens device |index|. Each call opens a new device object; share one

@@ -1,0 +1,204 @@
+/* 16-bit vector ops of the gfx11 model: f16 VOP1/VOP2/VOP3 ops, and the
+ * packed VOP3P ops that work on both halves of each register at once.
+ *
+ * gfx11 names the halves of a VGPR: in the VOP1/VOP2 forms bit 7 of a
+ * 16-bit operand's register number picks the high half of v[n & 127]
+ * (LLVM 19 emits only v0-v127 there), in VOP3 opsel bit i picks it for
+ * source i and bit 3 for the destination. A 16-bit result replaces its
+ * half and keeps the other. Float inline constants of f16 operands are
+ * f16 values. Arithmetic is exactly rounded (gfx11_float.c). */
+#include <string.h>
+
+#include "gfx11_internal.h"
+#include "host_numeric.h"
+
+enum { F16_ONE = 0x3C00, F16_SIGN = 0x8000 };
+
+typedef struct half_ref_t {
+  uint32_t code;
+  bool high;
+} half_ref_t;
+
+bool gfx11_is_half_op(uint32_t op) {
+  switch (op) {
+    case GFX11_V_ADD_F16: case GFX11_V_MUL_F16: case GFX11_V_FMAC_F16:
+    case GFX11_V_CVT_F16_F32: case GFX11_V_CVT_F32_F16: case GFX11_V_FMA_F16:
+      return true;
+    default:
+      return false;
+  }
+}
+
+static bool unsupported(gfx11_wave_t* wave, const char* encoding,
+                        uint32_t op) {
+  return gfx11_fault(wave, HRX_GFX11_FAULT_UNSUPPORTED, 0,
+                     "%s opcode 0x%x is not modelled with these modifiers",
+                     encoding, op);
+}
+
+/* Operand |index| (0-2 sources, 3 the destination) as a 16-bit half. */
+static half_ref_t half_ref(const gfx11_inst_t* inst, uint32_t code,
+                           int index) {
+  if (inst->e64) return (half_ref_t){code, (inst->opsel >> index & 1) != 0};
+  if (code >= GFX11_VGPR0 && code - GFX11_VGPR0 >= 128) {
+    return (half_ref_t){code - 128, true};
+  }
+  return (half_ref_t){code, false};
+}
+
+static uint16_t read_half(gfx11_wave_t* wave, const gfx11_inst_t* inst,
+                          half_ref_t ref, uint32_t lane) {
+  uint32_t value = gfx11_read32_f16(wave, inst, ref.code, lane);
+  return (uint16_t)(ref.high ? value >> 16 : value);
+}
+
+static void write_half(gfx11_wave_t* wave, const gfx11_inst_t* inst,
+                       half_ref_t ref, uint32_t lane, uint16_t value) {
+  uint32_t old = gfx11_read32(wave, inst, ref.code, lane);
+  uint32_t merged = ref.high ? (old & 0xFFFFu) | (uint32_t)value << 16
+                             : (old & 0xFFFF0000u) | value;
+  gfx11_write_vgpr(wave, ref.code, lane, merged);
+}
+
+static uint16_t modifiers16(const gfx11_inst_t* inst, uint16_t value,
+                            int index) {
+  if (inst->abs >> index & 1) value &= 0x7FFF;
+  if (inst->neg >> index & 1) value ^= F16_SIGN;
+  return value;
+}
+
+/* clamp: NaN and negatives (-0 too) to +0, above 1.0 to 1.0. */
+static uint16_t clamp_f16(uint16_t value) {
+  bool nan = (value & 0x7C00) == 0x7C00 && (value & 0x3FF);
+  if (nan || (value & F16_SIGN)) return 0;
+  return value > F16_ONE ? F16_ONE : value;
+}
+
+static uint32_t clamp_f32(uint32_t bits) {
+  float f = hrx_f32(bits);
+  if (!(f > 0.0f)) return 0;  /* NaN, negatives and zeros */
+  return f > 1.0f ? 0x3F800000u : bits;
+}
+
+/* One lane of an f16 VOP1/VOP2/VOP3 op. */
+static void half_lane(gfx11_wave_t* wave, const gfx11_inst_t* inst,
+                      uint32_t lane) {
+  half_ref_t dst = half_ref(inst, inst->dst, 3);
+  if (inst->op == GFX11_V_CVT_F16_F32) {
+    uint32_t a = gfx11_read32(wave, inst, inst->src[0], lane);
+    if (inst->abs & 1) a &= 0x7FFFFFFFu;
+    if (inst->neg & 1) a ^= 0x80000000u;
+    uint16_t r = gfx11_f16_from_f32(hrx_f32(a));
+    write_half(wave, inst, dst, lane, inst->clamp ? clamp_f16(r) : r);
+    return;
+  }
+  uint16_t v[3] = {0, 0, 0};
+  int count = inst->op == GFX11_V_CVT_F32_F16 ? 1
+              : inst->op == GFX11_V_FMA_F16   ? 3
+                                              : 2;
+  for (int i = 0; i < count; ++i) {
+    v[i] = modifiers16(
+        inst, read_half(wave, inst, half_ref(inst, inst->src[i], i), lane), i);
+  }
+  if (inst->op == GFX11_V_CVT_F32_F16) {
+    uint32_t r = hrx_f32_bits(gfx11_f16_to_f32(v[0]));
+    gfx11_write_vgpr(wave, inst->dst, lane, inst->clamp ? clamp_f32(r) : r);
+    return;
+  }
+  uint16_t r;
+  switch (inst->op) {
+    case GFX11_V_ADD_F16: r = gfx11_add_f16(v[0], v[1]); break;
+    case GFX11_V_MUL_F16: r = gfx11_mul_f16(v[0], v[1]); break;
+    case GFX11_V_FMAC_F16:
+      r = gfx11_fma_f16(v[0], v[1], read_half(wave, inst, dst, lane));
+      break;
+    default: r = gfx11_fma_f16(v[0], v[1], v[2]); break;  /* v_fma_f16 */
+  }
+  write_half(wave, inst, dst, lane, inst->clamp ? clamp_f16(r) : r);
+}
+
+bool gfx11_exec_half(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
+  /* Output scaling of f16 results is not modelled. */
+  if (inst->omod) return unsupported(wave, "VOP3", inst->op);
+  uint32_t exec = wave->sgpr[GFX11_EXEC_LO];
+  for (uint32_t lane = 0; lane < GFX11_LANES && !wave->faulted; ++lane) {
+    if (exec >> lane & 1) half_lane(wave, inst, lane);
+  }
+  wave->pc += inst->size;
+  return !wave->faulted;
+}
+
+static bool vop3p_is_float(uint32_t op) {
+  return op == GFX11_V_PK_FMA_F16 || op == GFX11_V_PK_ADD_F16 ||
+         op == GFX11_V_PK_MUL_F16 || op == GFX11_V_PK_MIN_F16 ||
+         op == GFX11_V_PK_MAX_F16;
+}
+
+/* Saturates a 17-bit sum when clamp asks for it. */
+static uint16_t add16(uint16_t a, uint16_t b, bool is_signed, bool clamp) {
+  if (!is_signed) {
+    uint32_t sum = (uint32_t)a + b;
+    return clamp && sum > 0xFFFF ? 0xFFFF : (uint16_t)sum;
+  }
+  int32_t sum = (int16_t)a + (int16_t)b;
+  if (clamp && sum > INT16_MAX) sum = INT16_MAX;
+  if (clamp && sum < INT16_MIN) sum = INT16_MIN;
+  return (uint16_t)sum;
+}
+
+/* One half of a packed op on its three (selected, negated) sources. */
+static uint16_t packed_half(uint32_t op, const uint16_t* v, bool clamp) {
+  uint16_t r;
+  switch (op) {
+    case GFX11_V_PK_MUL_LO_U16: return (uint16_t)((uint32_t)v[0] * v[1]);
+    case GFX11_V_PK_ADD_I16: return add16(v[0], v[1], true, clamp);
+    case GFX11_V_PK_ADD_U16: return add16(v[0], v[1], false, clamp);
+    case GFX11_V_PK_FMA_F16: r = gfx11_fma_f16(v[0], v[1], v[2]); break;
+    case GFX11_V_PK_ADD_F16: r = gfx11_add_f16(v[0], v[1]); break;
+    case GFX11_V_PK_MUL_F16: r = gfx11_mul_f16(v[0], v[1]); break;
+    case GFX11_V_PK_MIN_F16: r = gfx11_min_f16(v[0], v[1]); break;
+    default: r = gfx11_max_f16(v[0], v[1]); break;
+  }
+  return clamp ? clamp_f16(r) : r;
+}
+
+static bool vop3p_supported(const gfx11_inst_t* inst) {
+  switch (inst->op) {
+    case GFX11_V_PK_MUL_LO_U16:
+      return !inst->clamp && !inst->neg && !inst->neg_hi;
+    case GFX11_V_PK_ADD_I16: case GFX11_V_PK_ADD_U16:
+      return !inst->neg && !inst->neg_hi;
+    default:
+      return vop3p_is_float(inst->op);
+  }
+}
+
+/* Source i of the low result is half opsel[i] of the register, of the
+ * high result half opsel_hi[i]; neg and neg_hi negate them. */
+static void vop3p_lane(gfx11_wave_t* wave, const gfx11_inst_t* inst,
+                       uint32_t lane) {
+  bool is_float = vop3p_is_float(inst->op);
+  int count = inst->op == GFX11_V_PK_FMA_F16 ? 3 : 2;
+  uint16_t lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+  for (int i = 0; i < count; ++i) {
+    uint32_t raw = is_float ? gfx11_read32_f16(wave, inst, inst->src[i], lane)
+                            : gfx11_read32(wave, inst, inst->src[i], lane);
+    lo[i] = (uint16_t)(inst->opsel >> i & 1 ? raw >> 16 : raw);
+    hi[i] = (uint16_t)(inst->opsel_hi >> i & 1 ? raw >> 16 : raw);
+    if (inst->neg >> i & 1) lo[i] ^= F16_SIGN;
+    if (inst->neg_hi >> i & 1) hi[i] ^= F16_SIGN;
+  }
+  uint32_t result = packed_half(inst->op, lo, inst->clamp) |
+                    (uint32_t)packed_half(inst->op, hi, inst->clamp) << 16;
+  gfx11_write_vgpr(wave, inst->dst, lane, result);
+}
+
+bool gfx11_exec_vop3p(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
+  if (!vop3p_supported(inst)) return unsupported(wave, "VOP3P", inst->op);
+  uint32_t exec = wave->sgpr[GFX11_EXEC_LO];
+  for (uint32_t lane = 0; lane < GFX11_LANES && !wave->faulted; ++lane) {
+    if (exec >> lane & 1) vop3p_lane(wave, inst, lane);
+  }
+  wave->pc += inst->size;
+  return !wave->faulted;
+}

@@ -1,0 +1,445 @@
+/* AQL queues of the kfd provider: a ring in GPU memory that the command
+ * processor (or the KFD model's packet processor) drains, created with
+ * CREATE_QUEUE.
+ *
+ * Buffers (hardware.md §1-3): the ring; a page holding the amd_queue_t,
+ * whose write_dispatch_id (56) and read_dispatch_id (128) are the queue's
+ * write and read pointers and whose queue_inactive_signal (192) the packet
+ * processor sets to an error code when the queue stops on a fault; the EOP
+ * and context-save buffers at the node's sizes; the doorbell, mapped from
+ * the kfd fd; and a kernarg area with one slot per packet.
+ *
+ * Publication. Producers fill a slot's body in place; before the header
+ * is stored, prepare() makes the packet runnable by hardware: a dispatch's
+ * kernarg segment is copied into the slot's kernarg area with the code
+ * object v5 hidden arguments (block counts, group sizes, remainders, grid
+ * dimensions) filled from the packet, and HRX's copy/fill agent packets
+ * become dispatches of the blit kernels. Ringing stores the last reserved
+ * index to the doorbell; the processor waits at a slot whose header is
+ * still INVALID, so unpublished reservations are safe.
+ *
+ * A stopped queue never runs another packet. The device's event thread
+ * (hrx_kfd_queue_check) turns it into a fault report for the packet at the
+ * read index and completes every published packet after it as faulted;
+ * later publications on the queue complete as faulted at once. */
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "amdgpu_object.h"
+#include "kfd_blit.h"
+#include "kfd_device.h"
+#include "kfd_ioctl.h"
+
+/* Bytes of kernarg segment per packet: HRX kernels need at most a few
+ * hundred (arguments, then 256 bytes of hidden arguments). */
+#define HRX_KFD_KERNARG_SLOT 2048u
+/* Work-items one blit dispatch launches at most; the kernels loop. */
+#define HRX_KFD_BLIT_MAX_GRID (1u << 20)
+#define HRX_KFD_AMD_QUEUE_WRITE 56u
+#define HRX_KFD_AMD_QUEUE_READ 128u
+#define HRX_KFD_AMD_QUEUE_INACTIVE 192u
+#define HRX_KFD_DOORBELL_MAP 0x2000u
+#define HRX_KFD_DRAIN_POLL_US 200u
+
+struct hrx_kfd_queue_t {
+  hrx_fabric_queue_t base; /* first */
+  hrx_kfd_device_t* device;
+  hrx_fabric_memory_t ring, control, eop, cwsr, kernargs;
+  hrx_fabric_signal_t* inactive;
+  uint32_t queue_id;
+  bool created;
+  void* doorbell_page;
+  _Atomic uint64_t* doorbell;
+  /* Set once the queue stopped on a fault (guarded by the device mutex
+   * for the report; read without it on publication). */
+  _Atomic bool dead;
+  hrx_fabric_fault_t fault; /* the report later packets repeat */
+  /* Once the queue is dead the packet processor never moves its read
+   * pointer again; the queue then reports this instead, every published
+   * packet counted as retired (failed), so producers can drain. */
+  _Atomic uint64_t retired;
+};
+
+static uint8_t* hrx_kfd_control(hrx_kfd_queue_t* q, size_t offset) {
+  return (uint8_t*)q->control.host_pointer + offset;
+}
+
+/*===------------------------------------------------------------------===*/
+/* Publication                                                             */
+/*===------------------------------------------------------------------===*/
+
+static void hrx_kfd_put(uint8_t* kernarg, uint32_t offset, uint32_t size,
+                        uint64_t value) {
+  memcpy(kernarg + offset, &value, size < 8 ? size : 8);
+}
+
+/* Fills the code object v5 hidden arguments the kernel declares. */
+static void hrx_kfd_hidden_args(const hrx_amdgpu_kernel_t* k,
+                                const hrx_aql_dispatch_packet_t* p,
+                                uint8_t* kernarg) {
+  uint32_t grid[3] = {p->grid_size_x, p->grid_size_y, p->grid_size_z};
+  uint32_t group[3] = {p->workgroup_size_x, p->workgroup_size_y,
+                       p->workgroup_size_z};
+  uint32_t dims = (p->setup & 3u) ? (p->setup & 3u) : 1u;
+  for (uint32_t i = 0; i < k->arg_count; ++i) {
+    const hrx_amdgpu_arg_t* a = &k->args[i];
+    uint64_t value = 0;
+    if (a->kind >= HRX_AMDGPU_ARG_HIDDEN_BLOCK_COUNT_X &&
+        a->kind <= HRX_AMDGPU_ARG_HIDDEN_BLOCK_COUNT_Z) {
+      uint32_t d = a->kind - HRX_AMDGPU_ARG_HIDDEN_BLOCK_COUNT_X;
+      value = group[d] ? grid[d] / group[d] : 0;
+    } else if (a->kind >= HRX_AMDGPU_ARG_HIDDEN_GROUP_SIZE_X &&
+               a->kind <= HRX_AMDGPU_ARG_HIDDEN_GROUP_SIZE_Z) {
+      value = group[a->kind - HRX_AMDGPU_ARG_HIDDEN_GROUP_SIZE_X];
+    } else if (a->kind >= HRX_AMDGPU_ARG_HIDDEN_REMAINDER_X &&
+               a->kind <= HRX_AMDGPU_ARG_HIDDEN_REMAINDER_Z) {
+      uint32_t d = a->kind - HRX_AMDGPU_ARG_HIDDEN_REMAINDER_X;
+      value = group[d] ? grid[d] % group[d] : 0;
+    } else if (a->kind == HRX_AMDGPU_ARG_HIDDEN_GRID_DIMS) {
+      value = dims;
+    } else if (a->kind != HRX_AMDGPU_ARG_HIDDEN_OTHER) {
+      continue; /* explicit: the producer's bytes stand */
+    }
+    hrx_kfd_put(kernarg, a->offset, a->size, value);
+  }
+}
+
+static uint8_t* hrx_kfd_kernarg_slot(hrx_kfd_queue_t* q, uint64_t index) {
+  return (uint8_t*)q->kernargs.host_pointer +
+         (index & (q->base.size - 1)) * HRX_KFD_KERNARG_SLOT;
+}
+
+static void hrx_kfd_prepare_dispatch(hrx_kfd_queue_t* q, uint64_t index,
+                                     hrx_aql_dispatch_packet_t* p) {
+  const hrx_fabric_kernel_t* kernel =
+      hrx_kfd_find_kernel(q->device, p->kernel_object);
+  /* An unknown kernel object goes to the GPU as it is, to fault there the
+   * way hardware reports a bad descriptor. */
+  if (!kernel || kernel->kernarg_size > HRX_KFD_KERNARG_SLOT) return;
+  uint8_t* slot = hrx_kfd_kernarg_slot(q, index);
+  memset(slot, 0, kernel->kernarg_size);
+  if (p->kernarg_address && kernel->kernarg_size) {
+    memcpy(slot, (const void*)(uintptr_t)p->kernarg_address,
+           kernel->kernarg_size);
+  }
+  hrx_kfd_hidden_args(kernel->amdgpu, p, slot);
+  p->kernarg_address = (uint64_t)(uintptr_t)slot;
+}
+
+/* Rewrites a copy or fill agent packet into a blit dispatch. */
+static void hrx_kfd_prepare_agent(hrx_kfd_queue_t* q, uint64_t index,
+                                  hrx_aql_packet_t* slot, uint16_t* header,
+                                  uint16_t* setup) {
+  const hrx_aql_agent_packet_t agent = slot->agent;
+  uint64_t dst = agent.arg[0], src = agent.arg[1], bytes = agent.arg[2];
+  const uint64_t* objects = q->device->blit_objects;
+  uint64_t object, count;
+  /* The operation travels in the setup half-word, stored with the
+   * header (the body in the slot starts at byte 4). */
+  if (*setup == HRX_AQL_AGENT_FILL) {
+    object = objects[HRX_KFD_BLIT_FILL];
+    count = bytes / 4;
+  } else if (*setup != HRX_AQL_AGENT_COPY) {
+    return; /* not ours to translate: the processor refuses it */
+  } else if ((dst | src | bytes) % 16 == 0) {
+    object = objects[HRX_KFD_BLIT_B128];
+    count = bytes / 16;
+  } else if ((dst | src | bytes) % 4 == 0) {
+    object = objects[HRX_KFD_BLIT_B32];
+    count = bytes / 4;
+  } else {
+    object = objects[HRX_KFD_BLIT_B8];
+    count = bytes;
+  }
+  uint64_t grid = count < HRX_KFD_BLIT_MAX_GRID ? count : HRX_KFD_BLIT_MAX_GRID;
+  if (grid == 0) grid = 1;
+  hrx_kfd_blit_args_t args = {.dst = dst, .source = src, .count = count,
+                              .stride = grid,
+                              .workgroup_size = HRX_KFD_BLIT_WORKGROUP};
+  uint8_t* kernarg = hrx_kfd_kernarg_slot(q, index);
+  memcpy(kernarg, &args, sizeof(args));
+  uint64_t completion = agent.completion_signal;
+  hrx_aql_dispatch_packet_t* p = &slot->dispatch;
+  memset((uint8_t*)p + 4, 0, sizeof(*p) - 4);
+  p->workgroup_size_x = HRX_KFD_BLIT_WORKGROUP;
+  p->workgroup_size_y = p->workgroup_size_z = 1;
+  p->grid_size_x = (uint32_t)grid;
+  p->grid_size_y = p->grid_size_z = 1;
+  p->kernel_object = object;
+  p->kernarg_address = (uint64_t)(uintptr_t)kernarg;
+  p->completion_signal = completion;
+  *header = (uint16_t)((*header & ~HRX_AQL_HEADER_TYPE_MASK) |
+                       HRX_AQL_PACKET_KERNEL_DISPATCH);
+  *setup = 1;
+}
+
+/* Completes a packet that can never run (its queue stopped) as faulted. */
+static void hrx_kfd_fail_packet(hrx_kfd_queue_t* q, uint64_t signal) {
+  if (!signal) return;
+  hrx_fabric_fault_t fault = q->fault;
+  fault.completion_signal = signal;
+  hrx_fabric_queue_record_fault(&q->base, &fault);
+  hrx_fabric_signal_store(hrx_fabric_signal_from_handle(signal),
+                          HRX_FABRIC_SIGNAL_FAULTED);
+}
+
+static void hrx_kfd_queue_prepare(hrx_fabric_queue_t* base, uint64_t index,
+                                  uint16_t* header, uint16_t* setup) {
+  hrx_kfd_queue_t* q = (hrx_kfd_queue_t*)base;
+  hrx_aql_packet_t* slot = hrx_fabric_queue_slot(base, index);
+  uint16_t type = *header & HRX_AQL_HEADER_TYPE_MASK;
+  if (atomic_load_explicit(&q->dead, memory_order_acquire)) {
+    /* Nothing will run it: a barrier with no dependencies keeps the slot
+     * harmless, and its producer hears of the fault now. */
+    pthread_mutex_lock(&q->device->mutex);
+    hrx_kfd_fail_packet(q, slot->dispatch.completion_signal);
+    uint64_t retired = atomic_load(&q->retired);
+    if (retired < index + 1) atomic_store(&q->retired, index + 1);
+    pthread_mutex_unlock(&q->device->mutex);
+    return;
+  }
+  if (type == HRX_AQL_PACKET_KERNEL_DISPATCH) {
+    hrx_kfd_prepare_dispatch(q, index, &slot->dispatch);
+  } else if (type == HRX_AQL_PACKET_AGENT) {
+    hrx_kfd_prepare_agent(q, index, slot, header, setup);
+  }
+}
+
+static void hrx_kfd_queue_ring(hrx_fabric_queue_t* base) {
+  hrx_kfd_queue_t* q = (hrx_kfd_queue_t*)base;
+  uint64_t write = atomic_load_explicit(&base->write_index,
+                                        memory_order_acquire);
+  if (write == 0) return;
+  atomic_store_explicit(
+      (_Atomic uint64_t*)hrx_kfd_control(q, HRX_KFD_AMD_QUEUE_WRITE), write,
+      memory_order_release);
+  atomic_store_explicit(q->doorbell, write - 1, memory_order_release);
+}
+
+/*===------------------------------------------------------------------===*/
+/* Faults                                                                  */
+/*===------------------------------------------------------------------===*/
+
+/* What the queue's error says, and whatever the driver (or model) can
+ * tell about it. */
+static void hrx_kfd_describe(hrx_kfd_queue_t* q, int64_t error,
+                             const hrx_aql_packet_t* packet) {
+  hrx_kfd_device_t* d = q->device;
+  hrx_fabric_fault_t* f = &q->fault;
+  memset(f, 0, sizeof(*f));
+  f->kind = error == HRX_KFD_QUEUE_ERROR_MEMORY
+                ? HRX_FABRIC_FAULT_OUT_OF_BOUNDS
+                : error == HRX_KFD_QUEUE_ERROR_PACKET
+                      ? HRX_FABRIC_FAULT_BAD_PACKET
+                      : HRX_FABRIC_FAULT_GPU_EXCEPTION;
+  uint16_t type = packet->dispatch.header & HRX_AQL_HEADER_TYPE_MASK;
+  const char* name = "(packet)";
+  if (type == HRX_AQL_PACKET_KERNEL_DISPATCH) {
+    const hrx_fabric_kernel_t* k =
+        hrx_kfd_find_kernel_locked(d, packet->dispatch.kernel_object);
+    name = k ? k->name : "(unknown kernel object)";
+  }
+  snprintf(f->kernel, sizeof(f->kernel), "%s", name);
+  if (d->sys.describe_queue_fault) {
+    d->sys.describe_queue_fault(d->sys.context, q->queue_id, f->detail,
+                                sizeof(f->detail), &f->address);
+  }
+  if (!f->detail[0]) {
+    snprintf(f->detail, sizeof(f->detail), "queue %u stopped with error "
+             "0x%llx", q->queue_id, (unsigned long long)error);
+  }
+}
+
+void hrx_kfd_queue_check(hrx_kfd_queue_t* q) {
+  if (atomic_load_explicit(&q->dead, memory_order_acquire)) return;
+  int64_t error = hrx_fabric_signal_load(q->inactive);
+  if (error == 0) return;
+  uint64_t read = hrx_fabric_queue_read_index(&q->base);
+  uint64_t write = hrx_fabric_queue_write_index(&q->base);
+  hrx_aql_packet_t first;
+  memcpy(&first, hrx_fabric_queue_slot(&q->base, read), sizeof(first));
+  hrx_kfd_describe(q, error, &first);
+  uint64_t retired = read;
+  for (uint64_t i = read; i < write; ++i) {
+    hrx_aql_packet_t* slot = hrx_fabric_queue_slot(&q->base, i);
+    uint16_t type = __atomic_load_n(&slot->dispatch.header, __ATOMIC_ACQUIRE) &
+                    HRX_AQL_HEADER_TYPE_MASK;
+    if (type == HRX_AQL_PACKET_INVALID) continue; /* prepare() fails it */
+    hrx_kfd_fail_packet(q, slot->dispatch.completion_signal);
+    retired = i + 1;
+  }
+  atomic_store(&q->retired, retired);
+  __atomic_store_n(&q->base.read_index, &q->retired, __ATOMIC_RELEASE);
+  atomic_store_explicit(&q->dead, true, memory_order_release);
+}
+
+/*===------------------------------------------------------------------===*/
+/* Creation                                                                */
+/*===------------------------------------------------------------------===*/
+
+static void hrx_kfd_queue_untrack(hrx_kfd_queue_t* q) {
+  hrx_kfd_device_t* d = q->device;
+  pthread_mutex_lock(&d->mutex);
+  for (size_t i = 0; i < d->queue_count; ++i) {
+    if (d->queues[i] != q) continue;
+    d->queues[i] = d->queues[--d->queue_count];
+    break;
+  }
+  pthread_mutex_unlock(&d->mutex);
+}
+
+static void hrx_kfd_queue_free(hrx_kfd_queue_t* q) {
+  hrx_kfd_device_t* d = q->device;
+  if (q->doorbell_page) {
+    d->sys.munmap(d->sys.context, q->doorbell_page, HRX_KFD_DOORBELL_MAP);
+  }
+  if (q->created) {
+    hrx_kfd_destroy_queue_args_t args = {.queue_id = q->queue_id};
+    hrx_status_free(hrx_kfd_device_ioctl(d, HRX_KFD_IOC_DESTROY_QUEUE,
+                                         "AMDKFD_IOC_DESTROY_QUEUE", &args));
+  }
+  hrx_fabric_memory_t* buffers[] = {&q->kernargs, &q->cwsr, &q->eop,
+                                    &q->control, &q->ring};
+  for (size_t i = 0; i < sizeof(buffers) / sizeof(buffers[0]); ++i) {
+    if (buffers[i]->device_address) hrx_kfd_memory_free(&d->base, buffers[i]);
+  }
+  hrx_fabric_signal_release(q->inactive);
+  if (q->base.vtable) hrx_fabric_queue_deinit(&q->base);
+  hrx_allocator_free(d->base.allocator, q);
+}
+
+/* Waits for every published packet, then destroys the queue. A stopped
+ * queue has nothing left to wait for. */
+static void hrx_kfd_queue_destroy(hrx_fabric_queue_t* base) {
+  hrx_kfd_queue_t* q = (hrx_kfd_queue_t*)base;
+  hrx_kfd_queue_untrack(q);
+  /* Packets without a completion signal mail no event: poll. */
+  while (!atomic_load_explicit(&q->dead, memory_order_acquire) &&
+         hrx_fabric_signal_load(q->inactive) == 0 &&
+         hrx_fabric_queue_read_index(base) <
+             hrx_fabric_queue_write_index(base)) {
+    usleep(HRX_KFD_DRAIN_POLL_US);
+  }
+  hrx_kfd_queue_free(q);
+}
+
+static const hrx_fabric_queue_vtable_t hrx_kfd_queue_vtable = {
+    .destroy = hrx_kfd_queue_destroy,
+    .prepare = hrx_kfd_queue_prepare,
+    .ring = hrx_kfd_queue_ring,
+    .ring_always = true,
+};
+
+static hrx_status_t hrx_kfd_queue_buffers(hrx_kfd_queue_t* q,
+                                          uint32_t packet_count,
+                                          const hrx_kfd_queue_sizes_t* sizes) {
+  hrx_kfd_device_t* d = q->device;
+  const uint32_t uncached = HRX_KFD_ALLOC_COHERENT | HRX_KFD_ALLOC_UNCACHED;
+  uint64_t xcc = d->node.num_xcc ? d->node.num_xcc : 1;
+  uint64_t cwsr = (sizes->cwsr + sizes->debug_memory) * xcc;
+  HRX_RETURN_IF_ERROR(hrx_kfd_memory_allocate_flags(
+      d, (uint64_t)packet_count * sizeof(hrx_aql_packet_t), uncached, false,
+      &q->ring));
+  HRX_RETURN_IF_ERROR(
+      hrx_kfd_memory_allocate_flags(d, HRX_KFD_PAGE, uncached, true,
+                                    &q->control));
+  HRX_RETURN_IF_ERROR(
+      hrx_kfd_memory_allocate_flags(d, sizes->eop, 0, true, &q->eop));
+  HRX_RETURN_IF_ERROR(hrx_kfd_memory_allocate_flags(d, cwsr, 0, false,
+                                                    &q->cwsr));
+  HRX_RETURN_IF_ERROR(hrx_kfd_memory_allocate_flags(
+      d, (uint64_t)packet_count * HRX_KFD_KERNARG_SLOT, 0, false,
+      &q->kernargs));
+  return hrx_kfd_signal_create(&d->base, 0, &q->inactive);
+}
+
+/* The amd_queue_t fields a packet processor reads (hardware.md §3). */
+static void hrx_kfd_queue_describe(hrx_kfd_queue_t* q, uint32_t packet_count) {
+  uint8_t* c = hrx_kfd_control(q, 0);
+  uint32_t type = 0; /* HSA_QUEUE_TYPE_MULTIPLE */
+  uint64_t ring = q->ring.device_address;
+  uint64_t inactive = hrx_fabric_signal_handle(q->inactive);
+  uint32_t read_offset = HRX_KFD_AMD_QUEUE_READ;
+  memcpy(c + 0, &type, 4);
+  memcpy(c + 8, &ring, 8);
+  memcpy(c + 24, &packet_count, 4);
+  memcpy(c + 136, &read_offset, 4);
+  memcpy(c + HRX_KFD_AMD_QUEUE_INACTIVE, &inactive, 8);
+}
+
+static hrx_status_t hrx_kfd_queue_open(hrx_kfd_queue_t* q,
+                                       uint32_t packet_count,
+                                       const hrx_kfd_queue_sizes_t* sizes) {
+  hrx_kfd_device_t* d = q->device;
+  hrx_kfd_create_queue_args_t args = {
+      .ring_base_address = q->ring.device_address,
+      .write_pointer_address =
+          q->control.device_address + HRX_KFD_AMD_QUEUE_WRITE,
+      .read_pointer_address =
+          q->control.device_address + HRX_KFD_AMD_QUEUE_READ,
+      .ring_size = packet_count * (uint32_t)sizeof(hrx_aql_packet_t),
+      .gpu_id = d->node.gpu_id,
+      .queue_type = HRX_KFD_QUEUE_TYPE_COMPUTE_AQL,
+      .queue_percentage = 100,
+      .queue_priority = 7,
+      .eop_buffer_address = q->eop.device_address,
+      .eop_buffer_size = sizes->eop,
+      .ctx_save_restore_address = q->cwsr.device_address,
+      .ctx_save_restore_size = (uint32_t)sizes->cwsr,
+      .ctl_stack_size = (uint32_t)sizes->ctl_stack,
+  };
+  HRX_RETURN_IF_ERROR(hrx_kfd_device_ioctl(d, HRX_KFD_IOC_CREATE_QUEUE,
+                                           "AMDKFD_IOC_CREATE_QUEUE", &args));
+  q->created = true;
+  q->queue_id = args.queue_id;
+  uint64_t page = args.doorbell_offset & ~(uint64_t)(HRX_KFD_DOORBELL_MAP - 1);
+  int rc = d->sys.mmap(d->sys.context, NULL, HRX_KFD_DOORBELL_MAP,
+                       PROT_READ | PROT_WRITE, MAP_SHARED, d->kfd_fd,
+                       (off_t)page, &q->doorbell_page);
+  if (rc < 0) {
+    q->doorbell_page = NULL;
+    return hrx_status_from_errno(-rc, "cannot map the doorbell of queue %u",
+                                 q->queue_id);
+  }
+  q->doorbell = (_Atomic uint64_t*)((uint8_t*)q->doorbell_page +
+                                    (args.doorbell_offset - page));
+  return HRX_OK;
+}
+
+hrx_status_t hrx_kfd_queue_create(hrx_fabric_device_t* base,
+                                  uint32_t packet_count,
+                                  hrx_fabric_queue_t** out_queue) {
+  hrx_kfd_device_t* d = hrx_kfd_device_cast(base);
+  hrx_kfd_queue_t* q = NULL;
+  HRX_RETURN_IF_ERROR(
+      hrx_allocator_malloc(base->allocator, sizeof(*q), (void**)&q));
+  memset(q, 0, sizeof(*q));
+  q->device = d;
+  hrx_kfd_queue_sizes_t sizes;
+  hrx_kfd_queue_sizes(&d->node, &sizes);
+  hrx_status_t status = hrx_kfd_queue_buffers(q, packet_count, &sizes);
+  if (status == HRX_OK) {
+    hrx_fabric_queue_init(
+        &q->base, &hrx_kfd_queue_vtable, base, q->ring.host_pointer,
+        packet_count,
+        (_Atomic uint64_t*)hrx_kfd_control(q, HRX_KFD_AMD_QUEUE_READ));
+    hrx_kfd_queue_describe(q, packet_count);
+    status = hrx_kfd_queue_open(q, packet_count, &sizes);
+  }
+  if (status == HRX_OK) {
+    pthread_mutex_lock(&d->mutex);
+    status = hrx_kfd_grow(base->allocator, (void**)&d->queues,
+                          &d->queue_capacity, d->queue_count + 1,
+                          sizeof(hrx_kfd_queue_t*));
+    if (status == HRX_OK) d->queues[d->queue_count++] = q;
+    pthread_mutex_unlock(&d->mutex);
+  }
+  if (status != HRX_OK) {
+    hrx_kfd_queue_free(q);
+    return status;
+  }
+  *out_queue = &q->base;
+  return HRX_OK;
+}

@@ -33,20 +33,9 @@ static uint64_t hrx_gpu_view_address(hrx_gpu_view_t view) {
   return view.buffer->memory.device_address + view.offset;
 }
 
-hrx_status_t hrx_gpu_command_copy(hrx_gpu_device_t* device,
-                                  hrx_gpu_view_t source,
-                                  hrx_gpu_view_t destination,
-                                  hrx_gpu_command_t* out) {
-  memset(out, 0, sizeof(*out));
-  HRX_RETURN_IF_ERROR(hrx_gpu_view_check(device, source, "copy source"));
-  HRX_RETURN_IF_ERROR(
-      hrx_gpu_view_check(device, destination, "copy destination"));
-  if (source.length == 0 || source.length != destination.length) {
-    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
-                           "copy needs equal, nonempty views (%llu and %llu "
-                           "bytes)", (unsigned long long)source.length,
-                           (unsigned long long)destination.length);
-  }
+hrx_status_t hrx_gpu_copy_check_overlap(const hrx_gpu_device_t* device,
+                                        hrx_gpu_view_t source,
+                                        hrx_gpu_view_t destination) {
   const hrx_fabric_device_properties_t* props =
       hrx_fabric_device_properties(device->fabric);
   if (props->kind != HRX_FABRIC_DEVICE_HOST &&
@@ -62,6 +51,23 @@ hrx_status_t hrx_gpu_command_copy(hrx_gpu_device_t* device,
                            props->name, (unsigned long long)source.offset,
                            (unsigned long long)source.length,
                            (unsigned long long)destination.offset,
+                           (unsigned long long)destination.length);
+  }
+  return HRX_OK;
+}
+
+hrx_status_t hrx_gpu_command_copy(hrx_gpu_device_t* device,
+                                  hrx_gpu_view_t source,
+                                  hrx_gpu_view_t destination,
+                                  hrx_gpu_command_t* out) {
+  memset(out, 0, sizeof(*out));
+  HRX_RETURN_IF_ERROR(hrx_gpu_view_check(device, source, "copy source"));
+  HRX_RETURN_IF_ERROR(
+      hrx_gpu_view_check(device, destination, "copy destination"));
+  if (source.length == 0 || source.length != destination.length) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "copy needs equal, nonempty views (%llu and %llu "
+                           "bytes)", (unsigned long long)source.length,
                            (unsigned long long)destination.length);
   }
   hrx_gpu_buffer_t* buffers[] = {source.buffer, destination.buffer};
@@ -224,6 +230,7 @@ hrx_status_t hrx_gpu_prepare_copy(hrx_gpu_device_t* device,
                                   hrx_gpu_prepared_t** out_prepared) {
   *out_prepared = NULL;
   hrx_gpu_command_t command;
+  HRX_RETURN_IF_ERROR(hrx_gpu_copy_check_overlap(device, source, destination));
   HRX_RETURN_IF_ERROR(
       hrx_gpu_command_copy(device, source, destination, &command));
   return hrx_gpu_prepared_wrap(device, &command, out_prepared);

@@ -80,6 +80,13 @@ hrx_status_t hrx_gpu_command_dispatch(hrx_gpu_device_t* device,
                                       const hrx_gpu_kernel_t* kernel,
                                       const hrx_gpu_launch_t* launch,
                                       hrx_gpu_command_t* out_command);
+/* A GPU's blit kernels copy in parallel, front to back: overlapping
+ * ranges of one buffer are INVALID_ARGUMENT on every device but the host.
+ * The public copy paths check it; uploads and reads (whose staging side
+ * is no buffer) need not. */
+hrx_status_t hrx_gpu_copy_check_overlap(const hrx_gpu_device_t* device,
+                                        hrx_gpu_view_t source,
+                                        hrx_gpu_view_t destination);
 hrx_status_t hrx_gpu_command_copy(hrx_gpu_device_t* device,
                                   hrx_gpu_view_t source,
                                   hrx_gpu_view_t destination,

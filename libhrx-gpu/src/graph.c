@@ -291,6 +291,8 @@ hrx_status_t hrx_gpu_graph_copy(hrx_gpu_graph_t* g, hrx_gpu_view_t source,
                                 hrx_gpu_node_t* out_node) {
   hrx_gpu_command_t command;
   HRX_RETURN_IF_ERROR(
+      hrx_gpu_copy_check_overlap(g->device, source, destination));
+  HRX_RETURN_IF_ERROR(
       hrx_gpu_command_copy(g->device, source, destination, &command));
   hrx_gpu_access_range_t accesses[] = {
       hrx_gpu_range(source, HRX_GPU_ACCESS_READ),

@@ -562,6 +562,8 @@ hrx_status_t hrx_gpu_stream_copy(hrx_gpu_stream_t* s, hrx_gpu_view_t source,
                                  hrx_gpu_view_t destination) {
   hrx_gpu_command_t command;
   HRX_RETURN_IF_ERROR(
+      hrx_gpu_copy_check_overlap(s->device, source, destination));
+  HRX_RETURN_IF_ERROR(
       hrx_gpu_command_copy(s->device, source, destination, &command));
   return hrx_gpu_stream_submit(s, &command, true);
 }

@@ -279,6 +279,38 @@ static void test_prepared_commands(void** state) {
   assert_null(bad);
 }
 
+/* The host device copies overlapping ranges of one buffer as memmove
+ * does; a GPU refuses them before anything is queued. */
+static void test_overlapping_copy(void** state) {
+  fixture_t* f = *state;
+  hrx_gpu_buffer_t* b = NULL;
+  assert_ok(hrx_gpu_stream_allocate(f->stream, 64, &b));
+  uint8_t bytes[64];
+  for (int i = 0; i < 64; ++i) bytes[i] = (uint8_t)i;
+  assert_ok(hrx_gpu_stream_upload(f->stream, hrx_gpu_buffer_binding(b), bytes,
+                                  64));
+  hrx_gpu_view_t low = {b, 0, 48}, high = {b, 16, 48};
+  hrx_status_t status = hrx_gpu_stream_copy(f->stream, low, high);
+  if (!gpu_test_is_host(f->device)) {
+    assert_non_null(strstr(hrx_status_message(status), "overlapping"));
+    assert_status_code(status, HRX_STATUS_INVALID_ARGUMENT);
+  } else {
+    assert_ok(status);
+    hrx_gpu_readback_t* read = NULL;
+    assert_ok(hrx_gpu_stream_read(f->stream, hrx_gpu_buffer_binding(b), &read));
+    const void* data = NULL;
+    uint64_t length = 0;
+    assert_ok(hrx_gpu_readback_wait(read, 10 * SECOND, &data, &length));
+    uint8_t want[64];
+    memcpy(want, bytes, 64);
+    memmove(want + 16, want, 48);
+    assert_memory_equal(data, want, 64);
+    hrx_gpu_readback_release(read);
+  }
+  assert_ok(hrx_gpu_stream_synchronize(f->stream, 10 * SECOND));
+  hrx_gpu_buffer_release(b);
+}
+
 static void test_events_order_streams(void** state) {
   fixture_t* f = *state;
   hrx_gpu_stream_t* consumer = NULL;
@@ -591,6 +623,7 @@ int main(void) {
                                       teardown),
       cmocka_unit_test_setup_teardown(test_upload_and_read, setup, teardown),
       cmocka_unit_test_setup_teardown(test_command_errors, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_overlapping_copy, setup, teardown),
       cmocka_unit_test_setup_teardown(test_events_order_streams, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_budget, setup, teardown),

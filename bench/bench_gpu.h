@@ -7,8 +7,13 @@
 /* A kernel with no arguments and one work-item: pure dispatch overhead. */
 extern const char* const bench_empty_kernel;
 
-/* Compiles Loom |text| for the host device and loads kernel |name|; exits
- * on failure. */
+/* Compiles Loom |text| for |device|'s profile target (the host, or
+ * gfx1151 through the amdgpu backend, which needs a build with -Dllvm) and
+ * loads kernel |name|. */
+hrx_status_t bench_try_compile(hrx_gpu_device_t* device, const char* text,
+                               const char* name, hrx_gpu_kernel_t** out);
+
+/* bench_try_compile that exits on failure. */
 hrx_gpu_kernel_t* bench_compile(hrx_gpu_device_t* device, const char* text,
                                 const char* name);
 

@@ -1,8 +1,18 @@
 /* bench/gpu_stream: libhrx-gpu submission rates and latencies on the host
  * device, with PoCL's CPU device measured in the same run as the peer
  * (empty-kernel enqueue + finish, 4 KiB clEnqueueCopyBuffer + clFinish)
- * and memcpy as the physical limit for uploads and downloads. */
+ * and memcpy as the physical limit for uploads and downloads.
+ *
+ * When there is a GPU device (hrx_gpu_device_count() > 1: an AMD GPU, or
+ * the KFD model of one under HRX_KFD_MODEL), device 1's submission rate and
+ * empty dispatch-to-completion latency are measured too and shown beside
+ * the host device's. On the model that is HRX's own path (streams, AQL
+ * packets, signals) into a CPU model of the GPU, not hardware, so it runs
+ * with fewer iterations.
+ *
+ * usage: gpu_stream [SAMPLES]   (default 2000) */
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +73,112 @@ static double submissions(hrx_gpu_device_t* device,
   for (int t = 0; t < threads; ++t) pthread_join(ids[t], NULL);
   uint64_t total = hrx_clock_monotonic_ns() - start;
   return (double)threads * per_thread / (total / 1e9);
+}
+
+/* Submission rate from 1 and |threads| threads, and empty dispatch + wait
+ * latency percentiles over |samples|. */
+typedef struct dispatch_figures_t {
+  int threads;
+  double one, all;
+  double empty_p[3];
+} dispatch_figures_t;
+
+static void empty_latency(hrx_gpu_stream_t* stream,
+                          const hrx_gpu_kernel_t* empty, int samples,
+                          uint64_t* lat, double out[3]) {
+  hrx_gpu_launch_t launch = {NULL, 0, NULL, 0};
+  for (int i = 0; i < samples; ++i) {
+    uint64_t t0 = hrx_clock_monotonic_ns();
+    CHECK(hrx_gpu_stream_dispatch(stream, empty, &launch));
+    CHECK(hrx_gpu_stream_synchronize(stream, HRX_TIMEOUT_INFINITE));
+    lat[i] = hrx_clock_monotonic_ns() - t0;
+  }
+  percentiles(lat, samples, out);
+}
+
+/* Device |index| (a GPU): the rate and latency figures only, or false with
+ * the reason printed when it cannot be measured. */
+static bool measure_gpu(size_t index, int threads, int samples,
+                        int per_thread, dispatch_figures_t* out) {
+  hrx_gpu_device_t* device = NULL;
+  hrx_status_t status =
+      hrx_gpu_device_open(index, hrx_allocator_system(), &device);
+  if (status == HRX_OK) {
+    status = hrx_gpu_device_set_stream_queue_count(device, 8);
+  }
+  hrx_gpu_kernel_t* empty = NULL;
+  if (status == HRX_OK) {
+    status = bench_try_compile(device, bench_empty_kernel, "empty", &empty);
+  }
+  if (status != HRX_OK) {
+    char text[1024];
+    hrx_status_format(status, text, sizeof(text));
+    hrx_status_free(status);
+    printf("device %zu: not measured: %s\n", index, text);
+    hrx_gpu_device_release(device);
+    return false;
+  }
+  hrx_gpu_stream_t* stream = NULL;
+  CHECK(hrx_gpu_stream_create(device, &stream));
+  out->threads = threads;
+  out->one = submissions(device, empty, 1, per_thread);
+  out->all = submissions(device, empty, threads, per_thread);
+  uint64_t* lat = malloc(sizeof(uint64_t) * (size_t)samples);
+  empty_latency(stream, empty, samples, lat, out->empty_p);
+  free(lat);
+  hrx_gpu_stream_destroy(stream);
+  hrx_gpu_kernel_release(empty);
+  hrx_gpu_device_release(device);
+  return true;
+}
+
+/* Device 1 beside the host device's figures. */
+static void report_gpu(const dispatch_figures_t* host, int host_threads) {
+  if (hrx_gpu_device_count() < 2) return;
+  hrx_gpu_device_t* device = NULL;
+  hrx_status_t status = hrx_gpu_device_open(1, hrx_allocator_system(),
+                                            &device);
+  if (status != HRX_OK) {
+    char text[1024];
+    hrx_status_format(status, text, sizeof(text));
+    hrx_status_free(status);
+    printf("device 1: not measured: %s\n", text);
+    return;
+  }
+  char name[256];
+  snprintf(name, sizeof(name), "%s",
+           hrx_gpu_device_properties(device)->name);
+  hrx_gpu_device_release(device);
+  bool model = strstr(name, ", model)") != NULL;
+  /* The model executes every packet on the CPU, far slower than hardware
+   * and the host device: a few hundred samples say enough. */
+  int samples = model ? 200 : 2000;
+  int per_thread = model ? 500 : 50000;
+  int threads = host_threads < 8 ? host_threads : 8;
+  printf("\ndevice 1: %s, 8 queues, %d samples, %d submissions/thread\n",
+         name, samples, per_thread);
+  if (model) {
+    printf("  (the KFD model of HRX_KFD_MODEL: these figures measure HRX's "
+           "path into the model on the CPU, not GPU hardware)\n");
+  }
+  dispatch_figures_t gpu;
+  if (!measure_gpu(1, threads, samples, per_thread, &gpu)) return;
+  printf("                      %-28s %s\n", "device 0 (host)",
+         model ? "device 1 (gfx1151 model)" : "device 1 (GPU)");
+  printf("submissions/s 1 thr   %-28.0f %.0f\n", host->one, gpu.one);
+  char host_all[64], gpu_all[64];
+  snprintf(host_all, sizeof(host_all), "%.0f (%d threads)", host->all,
+           host->threads);
+  snprintf(gpu_all, sizeof(gpu_all), "%.0f (%d threads)", gpu.all,
+           gpu.threads);
+  printf("submissions/s N thr   %-28s %s\n", host_all, gpu_all);
+  char host_p[64], gpu_p[64];
+  snprintf(host_p, sizeof(host_p), "%.1f / %.1f / %.1f", host->empty_p[0],
+           host->empty_p[1], host->empty_p[2]);
+  snprintf(gpu_p, sizeof(gpu_p), "%.1f / %.1f / %.1f", gpu.empty_p[0],
+           gpu.empty_p[1], gpu.empty_p[2]);
+  printf("dispatch->completion  %-28s %s   (empty dispatch + wait, us "
+         "p50/p95/p99)\n", host_p, gpu_p);
 }
 
 /*===------------------------------------------------------------------===*/
@@ -130,15 +246,9 @@ int main(int argc, char** argv) {
   }
   double copy_p[3];
   percentiles(lat, samples, copy_p);
-  hrx_gpu_launch_t launch = {NULL, 0, NULL, 0};
-  for (int i = 0; i < samples; ++i) {
-    uint64_t t0 = hrx_clock_monotonic_ns();
-    CHECK(hrx_gpu_stream_dispatch(stream, empty, &launch));
-    CHECK(hrx_gpu_stream_synchronize(stream, HRX_TIMEOUT_INFINITE));
-    lat[i] = hrx_clock_monotonic_ns() - t0;
-  }
   double empty_p[3];
-  percentiles(lat, samples, empty_p);
+  empty_latency(stream, empty, samples, lat, empty_p);
+  hrx_gpu_launch_t launch = {NULL, 0, NULL, 0};
 
   /* Graph replay per node vs direct dispatch of the same 32 kernels. */
   hrx_gpu_graph_t* graph = NULL;
@@ -218,6 +328,9 @@ int main(int argc, char** argv) {
          "(upload/memcpy %.2f, download/memcpy %.2f)\n",
          big / (up / 1e9) / 1e9, big / (down / 1e9) / 1e9,
          big / (mem / 1e9) / 1e9, (double)mem / up, (double)mem / down);
+  dispatch_figures_t host_figures = {(int)cpus, one, all,
+                                      {empty_p[0], empty_p[1], empty_p[2]}};
+  report_gpu(&host_figures, (int)cpus);
   free(host);
   free(lat);
   hrx_gpu_buffer_release(large);

@@ -1,4 +1,4 @@
-/* examples/gpu_pipeline: a libhrx-exec pipeline on the default device.
+/* examples/gpu_pipeline: a libhrx-exec pipeline on a device.
  *
  *   upload x, upload y -> y = 2x + y -> y = 0.5x + y -> y = -x + y -> download y
  *   upload z            -> z = 3x + z                             -> download z
@@ -12,8 +12,13 @@
  * With TRACE, the lanes' host-observed activity is written there as Chrome
  * trace JSON (load it in Perfetto or chrome://tracing).
  *
- * usage: gpu_pipeline [SAXPY.loom [N [TRACE.json]]]
- *        (defaults: examples/saxpy.loom, 20, no trace)
+ * The device is the host device unless --device=N (or the environment
+ * variable HRX_DEVICE=N) names another: the kernel is compiled for the
+ * device's own profile target, so with HRX_KFD_MODEL set, device 1 is the
+ * modelled gfx1151 and the run prints the same checksums as on the host.
+ *
+ * usage: gpu_pipeline [--device=N] [SAXPY.loom [N [TRACE.json]]]
+ *        (defaults: device 0, examples/saxpy.loom, 20, no trace)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,7 +63,17 @@ static void saxpy_args(saxpy_t* s, float a, hrx_gpu_buffer_t* x,
   s->launch = (hrx_gpu_launch_t){&s->n, 1, s->args, 4};
 }
 
-/* Loads the saxpy export of |path| through the compiler service. */
+/* FNV-1a of |length| bytes: the checksums a run prints, equal on every
+ * device that computes the same values. */
+static uint64_t checksum(const void* data, size_t length) {
+  const uint8_t* p = data;
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (size_t i = 0; i < length; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
+  return h;
+}
+
+/* Loads the saxpy export of |path| through the compiler service, compiled
+ * for |device|'s profile target ("host", or "gfx1151" for an AMD GPU). */
 static int load_saxpy(hrx_gpu_device_t* device, const char* path,
                       hrx_gpu_kernel_t** out_kernel) {
   void* source = NULL;
@@ -67,7 +82,8 @@ static int load_saxpy(hrx_gpu_device_t* device, const char* path,
                                 &source, &length));
   hrx_loom_compiler_t* compiler = NULL;
   hrx_status_t status = hrx_loom_compiler_create(
-      "host", NULL, hrx_allocator_system(), &compiler);
+      hrx_gpu_device_properties(device)->profile_target, NULL,
+      hrx_allocator_system(), &compiler);
   hrx_loom_artifact_t* artifact = NULL;
   if (status == HRX_OK) {
     hrx_loom_compile_request_t request = {.source = source,
@@ -88,11 +104,50 @@ static int load_saxpy(hrx_gpu_device_t* device, const char* path,
   return status == HRX_OK ? 0 : fail("compile saxpy", status);
 }
 
+/* A device index: decimal, no junk. */
+static int parse_device(const char* text, size_t* out) {
+  char* end = NULL;
+  unsigned long long value = strtoull(text, &end, 10);
+  if (!*text || *end || text[0] == '-' || value > 1024) {
+    fprintf(stderr, "gpu_pipeline: bad device index '%s'\n", text);
+    return 1;
+  }
+  *out = (size_t)value;
+  return 0;
+}
+
 int main(int argc, char** argv) {
-  const char* path = argc > 1 ? argv[1] : "examples/saxpy.loom";
-  int replays = argc > 2 ? atoi(argv[2]) : 20;
+  size_t device_index = 0;
+  const char* env_device = getenv("HRX_DEVICE");
+  if (env_device && *env_device && parse_device(env_device, &device_index)) {
+    return 2;
+  }
+  /* --device=N, then the positional arguments. */
+  const char* positional[3] = {NULL, NULL, NULL};
+  int positional_count = 0;
+  for (int i = 1; i < argc; ++i) {
+    if (!strncmp(argv[i], "--device=", 9)) {
+      if (parse_device(argv[i] + 9, &device_index)) return 2;
+    } else if (positional_count < 3) {
+      positional[positional_count++] = argv[i];
+    } else {
+      fprintf(stderr, "usage: gpu_pipeline [--device=N] [SAXPY.loom [N "
+              "[TRACE.json]]]\n");
+      return 2;
+    }
+  }
+  const char* path = positional[0] ? positional[0] : "examples/saxpy.loom";
+  int replays = positional[1] ? atoi(positional[1]) : 20;
   if (replays < 1) replays = 1;
-  const char* trace_path = argc > 3 ? argv[3] : NULL;
+  const char* trace_path = positional[2];
+  size_t device_count = hrx_gpu_device_count();
+  if (device_index >= device_count) {
+    fprintf(stderr, "gpu_pipeline: no device %zu: there %s %zu (0 is the "
+            "host device; AMD GPUs follow, or a model of one with "
+            "HRX_KFD_MODEL)\n", device_index,
+            device_count == 1 ? "is" : "are", device_count);
+    return 2;
+  }
   hrx_trace_t* trace = NULL;
   if (trace_path) {
     hrx_trace_options_t trace_options = {.format =
@@ -102,7 +157,11 @@ int main(int argc, char** argv) {
   }
 
   hrx_gpu_device_t* device = NULL;
-  TRY("open device", hrx_gpu_device_open(0, hrx_allocator_system(), &device));
+  TRY("open device", hrx_gpu_device_open(device_index, hrx_allocator_system(),
+                                         &device));
+  printf("device %zu: %s, profile %s\n", device_index,
+         hrx_gpu_device_properties(device)->name,
+         hrx_gpu_device_properties(device)->profile_target);
   hrx_gpu_kernel_t* kernel = NULL;
   if (load_saxpy(device, path, &kernel)) return 1;
   hrx_exec_runtime_t* runtime = NULL;
@@ -154,6 +213,7 @@ int main(int argc, char** argv) {
   }
 
   uint64_t overlapped = 0;
+  uint64_t sum_y = 0, sum_z = 0;
   for (int r = 0; r < replays; ++r) {
     for (int i = 0; i < ELEMENTS; ++i) {
       xs[i] = (float)(i % 97) + (float)r;
@@ -176,6 +236,9 @@ int main(int argc, char** argv) {
         return 1;
       }
     }
+    /* Folded over the replays, so every replay's output counts. */
+    sum_y = checksum(y_out, sizeof(y_out)) ^ (sum_y * 31);
+    sum_z = checksum(z_out, sizeof(z_out)) ^ (sum_z * 31);
   }
 
   /* The same nodes, one submission each, waiting in between. */
@@ -214,6 +277,8 @@ int main(int argc, char** argv) {
   hrx_exec_statistics_t stats;
   hrx_exec_runtime_statistics(runtime, &stats);
   printf("%d replays checked against the CPU reference\n", replays);
+  printf("checksums: y %016llx z %016llx\n", (unsigned long long)sum_y,
+         (unsigned long long)sum_z);
   printf("per replay: overlapped graph %.1f us, sequential submissions "
          "%.1f us (%.2fx)\n",
          overlapped / 1e3 / replays, sequential / 1e3 / replays,

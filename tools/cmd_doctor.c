@@ -23,9 +23,57 @@ static void hrx_doctor_path(const char* label, hrx_status_t status,
          hrx_path_source_string(source));
 }
 
-/* The GPUs of the KFD topology. Opening them is the kfd provider's job,
- * which is not built yet: listing says what it would find. */
+/* "1.11" from a kfd device name "AMD gfx1151 (KFD 1.11, model)", or "?"
+ * when the name does not carry it. */
+static void kfd_version(const char* name, char* out, size_t capacity) {
+  const char* at = name ? strstr(name, "(KFD ") : NULL;
+  size_t n = 0;
+  if (at) {
+    at += 5;
+    while (at[n] && at[n] != ',' && at[n] != ')') ++n;
+  }
+  if (!n) {
+    snprintf(out, capacity, "?");
+  } else {
+    snprintf(out, capacity, "%.*s", (int)n, at);
+  }
+}
+
+/* Opens the supported GPU that is device |index| and says what it is; a
+ * GPU that does not open says why on its line. */
+static void print_amd_device(size_t index) {
+  hrx_gpu_device_t* device = NULL;
+  hrx_status_t status =
+      hrx_gpu_device_open(index, hrx_allocator_system(), &device);
+  if (status != HRX_OK) {
+    char text[1024];
+    hrx_status_format(status, text, sizeof(text));
+    printf("  device %-5zu cannot be opened: %s\n", index, text);
+    hrx_status_free(status);
+    return;
+  }
+  const hrx_fabric_device_properties_t* p = hrx_gpu_device_properties(device);
+  char version[32];
+  kfd_version(p->name, version, sizeof(version));
+  printf("  device %-5zu %s: profile %s, %u CUs, subgroup %u, %.1f GiB, "
+         "KFD %s\n",
+         index, p->name, p->profile_target, p->compute_units,
+         p->subgroup_size,
+         (double)p->memory_bytes / (1024.0 * 1024.0 * 1024.0), version);
+  printf("  %-12s queues: compute (AQL) up to %u; SDMA not driven yet\n", "",
+         p->queue_count_limit);
+  hrx_gpu_device_release(device);
+}
+
+/* The GPUs of the KFD topology (every one, supported or not), each
+ * supported one then opened through the device API as device 1, 2, ... */
 static void print_amd_gpus(void) {
+  const char* model = hrx_fabric_kfd_model_root();
+  if (model) {
+    printf("  kfd model    active (HRX_KFD_MODEL=%s): the AMD GPUs below are "
+           "modelled in userspace, their code runs on the CPU\n",
+           model);
+  }
   hrx_fabric_kfd_gpu_t gpus[8];
   size_t count = 0;
   hrx_status_t status = hrx_fabric_kfd_probe(8, gpus, &count);
@@ -36,15 +84,30 @@ static void print_amd_gpus(void) {
     hrx_status_free(status);
     return;
   }
+  if (count == 0) printf("  amdgpu       the KFD topology has no GPU\n");
+  size_t supported = 0;
   for (size_t i = 0; i < count && i < 8; ++i) {
     const hrx_fabric_kfd_gpu_t* g = &gpus[i];
+    char role[32];
+    if (g->profile_target) {
+      snprintf(role, sizeof(role), "supported, device %zu", ++supported);
+    } else {
+      snprintf(role, sizeof(role), "not supported by HRX");
+    }
     printf("  amdgpu       node %u: %s (%04x:%04x), %u CUs, wave%u, "
            "LDS %u KiB, renderD%u: %s\n",
            g->node, g->arch, g->vendor_id, g->device_id, g->compute_units,
-           g->wavefront_size, g->lds_bytes / 1024, g->render_minor,
-           g->profile_target ? "supported (the kfd provider is not built "
-                               "yet)"
-                             : "not supported by HRX");
+           g->wavefront_size, g->lds_bytes / 1024, g->render_minor, role);
+  }
+  if (count > 8) {
+    printf("  amdgpu       (%zu more GPUs not listed)\n", count - 8);
+  }
+  /* Device indices count only the supported GPUs, in topology order; the
+   * device API may see more than the eight listed here. */
+  size_t devices = hrx_gpu_device_count();
+  for (size_t index = 1; index < devices; ++index) print_amd_device(index);
+  if (supported && devices <= 1) {
+    printf("  %-12s the device API lists no AMD GPU\n", "");
   }
 }
 

@@ -1,10 +1,11 @@
-/* hrx run: run one kernel of a code object on the host device and show
- * its buffers. */
+/* hrx run: run one kernel of a code object on a device (the host device
+ * unless --device names an AMD GPU) and show its buffers. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "hrx/fabric.h"
 #include "hrx/gpu.h"
 #include "hrx_cli.h"
 
@@ -42,6 +43,7 @@ typedef struct run_args_t {
   const char* dump;
   const char* print;
   uint64_t timeout_s;
+  uint64_t device; /* index for hrx_gpu_device_open; 0 is the host */
 } run_args_t;
 
 /* Splits |list| at commas into |out|; an empty item is an error. */
@@ -77,8 +79,9 @@ static hrx_status_t parse_int_bits(const char* text, uint32_t bits,
   return HRX_OK;
 }
 
-/* A scalar's raw bits for a host type: integers, or floats for f32/f64. */
-static hrx_status_t scalar_bits(const char* text, uint8_t type,
+/* A scalar's raw bits for a host type: integers, or floats for f32/f64.
+ * |untyped|: |type| only knows the scalar's size (see below). */
+static hrx_status_t scalar_bits(const char* text, uint8_t type, bool untyped,
                                 uint64_t* out) {
   if (type == HRX_HOST_TYPE_F32 || type == HRX_HOST_TYPE_F64) {
     char* end = NULL;
@@ -103,6 +106,19 @@ static hrx_status_t scalar_bits(const char* text, uint8_t type,
       [HRX_HOST_TYPE_I64] = 64};
   uint32_t bits = type <= HRX_HOST_TYPE_I64 ? widths[type] : 16;
   hrx_status_t status = parse_int_bits(text, bits, out);
+  if (status != HRX_OK && untyped && (bits == 32 || bits == 64)) {
+    /* The amdgpu code object does not say whether a 4- or 8-byte scalar is
+     * an integer or a float: a value that is a number but no integer is
+     * taken as f32 or f64. */
+    char* end = NULL;
+    (void)strtod(text, &end);
+    if (*text && !*end) {
+      hrx_status_free(status);
+      return scalar_bits(text,
+                         bits == 32 ? HRX_HOST_TYPE_F32 : HRX_HOST_TYPE_F64,
+                         false, out);
+    }
+  }
   if (status != HRX_OK) {
     return hrx_status_annotate(status, "'%s' is not a %u-bit integer", text,
                                bits);
@@ -140,7 +156,7 @@ static hrx_status_t parse_values(const char* spec, buffer_spec_t* out) {
   uint8_t type = spec[0] == 'f' ? HRX_HOST_TYPE_F32 : HRX_HOST_TYPE_I32;
   for (size_t i = 0; i < count && status == HRX_OK; ++i) {
     uint64_t bits = 0;
-    status = scalar_bits(items[i], type, &bits);
+    status = scalar_bits(items[i], type, false, &bits);
     out->values[i] = (uint32_t)bits;
   }
   free(copy);
@@ -210,6 +226,10 @@ static int parse_args(int argc, char** argv, run_args_t* a) {
           hrx_parse_u64(v, 1, UINT64_MAX / HRX_RUN_NS_PER_SECOND,
                         "--timeout seconds", &a->timeout_s);
       if (status != HRX_OK) return usage_status("--timeout", v, status);
+    } else if (hrx_cli_option(argv[i], "--device", &v)) {
+      hrx_status_t status =
+          hrx_parse_u64(v, 0, UINT32_MAX, "--device index", &a->device);
+      if (status != HRX_OK) return usage_status("--device", v, status);
     } else if (hrx_cli_option(argv[i], "--scalar", &v)) {
       /* One value per option, parsed against the kernel's types later. */
       if (a->scalar_count == HRX_RUN_MAX) {
@@ -298,6 +318,34 @@ static void print_buffer(size_t index, const uint8_t* data, uint64_t size,
   printf("%s\n", shown < size ? " ..." : "");
 }
 
+/* A --device index past the devices there are is a usage error that says
+ * how many there are (and, with no GPU, why none was found). */
+static int check_device(uint64_t index) {
+  size_t count = hrx_gpu_device_count();
+  if (index < count) return HRX_EXIT_OK;
+  char why[512] = "";
+  if (count == 1) {
+    size_t found = 0;
+    hrx_status_t status = hrx_fabric_kfd_probe(0, NULL, &found);
+    if (status != HRX_OK) {
+      char text[448];
+      hrx_status_format(status, text, sizeof(text));
+      hrx_status_free(status);
+      snprintf(why, sizeof(why), " (%s)", text);
+    } else {
+      snprintf(why, sizeof(why), " (the KFD topology lists %zu GPU%s, none "
+               "that HRX supports)", found, found == 1 ? "" : "s");
+    }
+    return hrx_cli_usage_error("run", "bad --device=%llu: there is 1 device, "
+                               "0 (the host device); no AMD GPU%s",
+                               (unsigned long long)index, why);
+  }
+  return hrx_cli_usage_error("run", "bad --device=%llu: there are %zu "
+                             "devices, 0 (the host device) and 1..%zu (AMD "
+                             "GPUs; see 'hrx doctor')",
+                             (unsigned long long)index, count, count - 1);
+}
+
 static hrx_status_t run(run_args_t* a) {
   hrx_allocator_t allocator = hrx_allocator_system();
   void* code = NULL;
@@ -309,14 +357,33 @@ static hrx_status_t run(run_args_t* a) {
   hrx_gpu_kernel_t* kernel = NULL;
   hrx_gpu_buffer_t* buffers[HRX_RUN_MAX] = {0};
   size_t made = 0;
-  hrx_status_t status = hrx_gpu_device_open(0, allocator, &device);
+  hrx_status_t status =
+      hrx_gpu_device_open((size_t)a->device, allocator, &device);
+  if (status != HRX_OK) {
+    status = hrx_status_annotate(status, "opening device %llu",
+                                 (unsigned long long)a->device);
+  }
   if (status == HRX_OK) status = hrx_gpu_stream_create(device, &stream);
   if (status == HRX_OK) {
     status = hrx_gpu_kernel_load(device, code, code_length, a->export_name,
                                  &kernel);
+    if (status != HRX_OK) {
+      /* The usual mistake: a code object for another target. */
+      const hrx_fabric_device_properties_t* p =
+          hrx_gpu_device_properties(device);
+      status = hrx_status_annotate(
+          status, "loading '%s' from %s on device %llu (%s, needs a %s code "
+          "object: hrx compile --target=%s)", a->export_name, a->artifact,
+          (unsigned long long)a->device, p->name, p->profile_target,
+          p->profile_target);
+    }
   }
   hrx_fabric_kernel_info_t info;
   hrx_gpu_arg_t args[HRX_RUN_MAX];
+  /* Host code objects carry every scalar's type; an AMD GPU's carry only
+   * the types their metadata names (the amdgpu backend names none yet). */
+  bool untyped = device && hrx_gpu_device_properties(device)->kind ==
+                               HRX_FABRIC_DEVICE_GPU;
   size_t scalar = 0;
   if (status == HRX_OK) {
     hrx_gpu_kernel_info(kernel, &info);
@@ -346,7 +413,8 @@ static hrx_status_t run(run_args_t* a) {
         break;
       }
       uint64_t bits = 0;
-      status = scalar_bits(a->scalars[scalar++], info.args[i].type, &bits);
+      status = scalar_bits(a->scalars[scalar++], info.args[i].type, untyped,
+                           &bits);
       args[i] = hrx_gpu_arg_scalar(bits);
     }
   }
@@ -403,6 +471,7 @@ static hrx_status_t run(run_args_t* a) {
 int hrx_cmd_run(int argc, char** argv) {
   run_args_t a = {0};
   int rc = parse_args(argc, argv, &a);
+  if (rc == HRX_EXIT_OK) rc = check_device(a.device);
   if (rc == HRX_EXIT_OK) {
     hrx_status_t status = run(&a);
     rc = status == HRX_OK ? HRX_EXIT_OK : hrx_cli_fail("run", status);

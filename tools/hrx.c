@@ -26,9 +26,16 @@ static const char hrx_compile_usage[] =
     "  --no-cache               neither read nor write the kernel cache\n";
 
 static const char hrx_run_usage[] =
-    "usage: hrx run ARTIFACT.hxco --export=NAME [options]\n"
+    "usage: hrx run ARTIFACT --export=NAME [options]\n"
+    "  ARTIFACT is a code object from 'hrx compile': FILE.hxco for the host\n"
+    "  device, FILE.co (--target=gfx1151) for an AMD GPU\n"
+    "  --device=N               0 = the host device (default); 1.. = the\n"
+    "                           AMD GPUs 'hrx doctor' lists (a model of one\n"
+    "                           with HRX_KFD_MODEL=DIR)\n"
     "  --workload=N[,N...]      workload values for the launch program\n"
     "  --scalar=VALUE           next scalar argument (repeatable, in order)\n"
+    "                           (an AMD GPU's code object does not record\n"
+    "                           scalar types: a non-integer is an f32 or f64)\n"
     "  --buffer=SPEC            next buffer argument (repeatable, in order):\n"
     "                           SIZE | @FILE | fill:BYTE:SIZE |\n"
     "                           f32:V,V,... | i32:V,V,...\n"
@@ -99,7 +106,7 @@ static const char hrx_help_usage[] = "usage: hrx help [COMMAND]\n";
 static const hrx_cli_command_t hrx_commands[] = {
     {"compile", "compile a Loom file into a host code object (cached)",
      hrx_compile_usage, hrx_cmd_compile},
-    {"run", "run a kernel of a code object on the host device", hrx_run_usage,
+    {"run", "run a kernel of a code object on a device", hrx_run_usage,
      hrx_cmd_run},
     {"gc", "evict kernel cache entries not read for DAYS (default 30)",
      hrx_gc_usage, hrx_cmd_gc},
@@ -135,7 +142,9 @@ static void hrx_print_usage(FILE* out) {
           "             HRX_BUNDLE_JSON, HRX_OFFLINE, XDG_CACHE_HOME, "
           "XDG_RUNTIME_DIR,\n"
           "             HF_HOME, HF_HUB_CACHE, HF_HUB_OFFLINE, HF_TOKEN, "
-          "HF_ENDPOINT\n");
+          "HF_ENDPOINT,\n"
+          "             HRX_KFD_MODEL (a KFD model of an AMD GPU, see the "
+          "README)\n");
 }
 
 static const hrx_cli_command_t* hrx_find_command(const char* name) {

@@ -30,6 +30,9 @@ typedef struct hrx_fabric_signal_waker_t {
   void (*sleep)(void* context, uint32_t observed, uint64_t timeout_ns);
   /* The last reference is gone: take |signal|'s memory back. */
   void (*release)(void* context, hrx_fabric_signal_t* signal);
+  /* hrx_fabric_signal_cancel was called: stop the device work that would
+   * complete |signal|. */
+  void (*cancel)(void* context, hrx_fabric_signal_t* signal);
 } hrx_fabric_signal_waker_t;
 
 /* The first 64 bytes are an amd_signal_t (hardware.md §3), so a packet

@@ -149,6 +149,11 @@ hrx_status_t hrx_kfd_queue_create(hrx_fabric_device_t* device,
 /* Turns a stopped queue's outstanding packets into faults; called by the
  * event thread after a memory event or a queue error. */
 void hrx_kfd_queue_check(hrx_kfd_queue_t* queue);
+/* With the device mutex held: when |queue| holds published packets that
+ * complete |signal| (a cancelled signal), resets the hardware queue
+ * (DESTROY_QUEUE preempts what runs, then CREATE_QUEUE over the same
+ * ring): every packet it held ends as CANCELLED, later packets run. */
+void hrx_kfd_queue_cancel(hrx_kfd_queue_t* queue, uint64_t signal);
 
 /* kfd_device.c: a device on GPU |index| (counting supported GPUs) of the
  * topology |sys| serves; takes |model| (may be NULL) and destroys it with

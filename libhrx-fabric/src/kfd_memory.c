@@ -13,8 +13,11 @@
 #include "kfd_ioctl.h"
 
 /* Address space reserved per device: GPU VM space costs nothing until
- * used, and the largest buffer must fit in one hole. */
+ * used, and the largest buffer must fit in one hole. Where the process
+ * may not reserve that much (an address-space limit, valgrind), halves
+ * down to the floor. */
 #define HRX_KFD_VA_BYTES (UINT64_C(64) << 30)
+#define HRX_KFD_VA_MIN_BYTES (UINT64_C(1) << 30)
 
 static uint64_t hrx_kfd_round(uint64_t size) {
   return (size + HRX_KFD_PAGE - 1) / HRX_KFD_PAGE * HRX_KFD_PAGE;
@@ -22,21 +25,26 @@ static uint64_t hrx_kfd_round(uint64_t size) {
 
 hrx_status_t hrx_kfd_memory_reserve(hrx_kfd_device_t* d) {
   void* p = NULL;
-  int rc = d->sys.mmap(d->sys.context, NULL, HRX_KFD_VA_BYTES, PROT_NONE,
-                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0,
-                       &p);
+  uint64_t bytes = HRX_KFD_VA_BYTES;
+  int rc;
+  for (;;) {
+    rc = d->sys.mmap(d->sys.context, NULL, bytes, PROT_NONE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0, &p);
+    if (rc >= 0 || bytes <= HRX_KFD_VA_MIN_BYTES) break;
+    bytes /= 2;
+  }
   if (rc < 0) {
     return hrx_status_from_errno(-rc, "cannot reserve %llu GiB of GPU "
                                  "address space",
-                                 (unsigned long long)(HRX_KFD_VA_BYTES >> 30));
+                                 (unsigned long long)(bytes >> 30));
   }
   d->va_base = (uint64_t)(uintptr_t)p;
-  d->va_size = HRX_KFD_VA_BYTES;
+  d->va_size = bytes;
   hrx_status_t status = hrx_kfd_grow(d->base.allocator, (void**)&d->holes,
                                      &d->hole_capacity, 16,
                                      sizeof(hrx_kfd_range_t));
   if (status != HRX_OK) {
-    d->sys.munmap(d->sys.context, p, HRX_KFD_VA_BYTES);
+    d->sys.munmap(d->sys.context, p, bytes);
     d->va_base = 0;
     return status;
   }

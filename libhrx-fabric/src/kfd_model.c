@@ -64,6 +64,7 @@ hrx_status_t hrx_kfd_model_create(const char* fixture_root,
   HRX_RETURN_IF_ERROR(hrx_allocator_malloc(allocator, sizeof(*m),
                                            (void**)&m));
   m->allocator = allocator;
+  m->running_queue = -1;
   hrx_status_t status =
       hrx_allocator_strdup(allocator, fixture_root, &m->fixture_root);
   if (hrx_status_is_ok(status)) status = read_fixture(m);

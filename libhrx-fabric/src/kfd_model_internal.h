@@ -22,6 +22,7 @@
 #define KFD_MODEL_MAX_ALLOCATIONS 256
 #define KFD_MODEL_MAX_QUEUES 16
 #define KFD_MODEL_MAX_EVENTS 256
+#define KFD_MODEL_MAX_DEFERRED 64
 /* Doorbells are 64-bit, 1024 to a page (hardware.md §2); the provider maps
  * two pages at doorbell_offset & ~0x1fff. */
 #define KFD_MODEL_DOORBELL_BYTES 0x2000u
@@ -57,6 +58,7 @@ typedef struct kfd_model_queue_t {
   uint64_t read_pointer, write_pointer;
   uint32_t doorbell_index; /* slot in the doorbell page */
   uint64_t read_index;     /* next packet; mirrored to read_pointer */
+  uint64_t generation;     /* distinguishes a re-created queue in a slot */
   hrx_gfx11_fault_t fault; /* kind != NONE: stopped */
 } kfd_model_queue_t;
 
@@ -86,6 +88,19 @@ struct hrx_kfd_model_t {
   kfd_model_queue_t queues[KFD_MODEL_MAX_QUEUES];
   kfd_model_event_t events[KFD_MODEL_MAX_EVENTS]; /* id = index + 1 */
   _Atomic uint64_t* doorbells; /* KFD_MODEL_DOORBELL_BYTES of host memory */
+  /* Per queue slot: set by DESTROY_QUEUE before it takes the mutex, so a
+   * dispatch in progress on that queue stops (as the driver preempts a
+   * queue's waves when it unmaps it) and the destroy is not held up. */
+  _Atomic bool preempt[KFD_MODEL_MAX_QUEUES];
+  uint64_t next_generation;
+  /* The processor runs a dispatch without the mutex (ioctls must not wait
+   * for a long kernel). Meanwhile FREE keeps the pages it releases (a
+   * kernel touching freed memory reads stale pages, as through a stale
+   * GPU TLB, rather than crashing the process) and lists them here; they
+   * become reservation again when no dispatch runs. */
+  uint32_t running;
+  int running_queue; /* slot whose dispatch runs, or -1 */
+  kfd_model_reservation_t deferred[KFD_MODEL_MAX_DEFERRED];
 
   unsigned long inject_request;
   uint32_t inject_nth, inject_seen;
@@ -111,6 +126,13 @@ const kfd_model_allocation_t* kfd_model_find_mapped(const hrx_kfd_model_t* m,
 const kfd_model_allocation_t* kfd_model_find_offset(const hrx_kfd_model_t* m,
                                                     uint64_t offset);
 void kfd_model_memory_release_all(hrx_kfd_model_t* m);
+/* Whether [va, va + size) overlaps pages FREE kept during a dispatch. */
+bool kfd_model_deferred(const hrx_kfd_model_t* m, uint64_t va,
+                        uint64_t size);
+/* Turns the pages FREE kept during a dispatch back into reservation
+ * (those overlapping [va, va + size), or all when size is 0). */
+void kfd_model_release_deferred(hrx_kfd_model_t* m, uint64_t va,
+                                uint64_t size);
 
 /* kfd_model_queue.c; with the mutex held. */
 int kfd_model_create_queue(hrx_kfd_model_t* m,

@@ -69,6 +69,36 @@ static bool va_free(const hrx_kfd_model_t* m, uint64_t va, uint64_t size) {
   return reserved;
 }
 
+/* Back to reserved address space, so the VA cannot be reused by the host
+ * allocator while the caller's reservation stands. */
+static bool rereserve(uint64_t va, uint64_t size) {
+  void* p = mmap((void*)(uintptr_t)va, size, PROT_NONE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1,
+                 0);
+  return p != MAP_FAILED;
+}
+
+bool kfd_model_deferred(const hrx_kfd_model_t* m, uint64_t va,
+                        uint64_t size) {
+  for (size_t i = 0; i < KFD_MODEL_MAX_DEFERRED; ++i) {
+    const kfd_model_reservation_t* r = &m->deferred[i];
+    if (r->size != 0 && overlaps(r->base, r->size, va, size)) return true;
+  }
+  return false;
+}
+
+void kfd_model_release_deferred(hrx_kfd_model_t* m, uint64_t va,
+                                uint64_t size) {
+  for (size_t i = 0; i < KFD_MODEL_MAX_DEFERRED; ++i) {
+    kfd_model_reservation_t* r = &m->deferred[i];
+    if (r->size == 0 || (size != 0 && !overlaps(r->base, r->size, va, size))) {
+      continue;
+    }
+    rereserve(r->base, r->size);
+    *r = (kfd_model_reservation_t){0};
+  }
+}
+
 int kfd_model_alloc(hrx_kfd_model_t* m, hrx_kfd_alloc_memory_args_t* args) {
   const uint32_t kinds =
       HRX_KFD_ALLOC_VRAM | HRX_KFD_ALLOC_GTT | HRX_KFD_ALLOC_USERPTR;
@@ -94,6 +124,7 @@ int kfd_model_alloc(hrx_kfd_model_t* m, hrx_kfd_alloc_memory_args_t* args) {
   if (slot == KFD_MODEL_MAX_ALLOCATIONS) return -ENOMEM;
   if (!userptr) {
     if (!va_free(m, args->va_addr, args->size)) return -EINVAL;
+    kfd_model_release_deferred(m, args->va_addr, args->size);
     void* p = mmap((void*)(uintptr_t)args->va_addr, args->size,
                    PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);

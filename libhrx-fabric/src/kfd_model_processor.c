@@ -141,9 +141,25 @@ static bool dispatch(hrx_kfd_model_t* m, kfd_model_queue_t* q,
       .ranges = ranges,
       .range_count = count,
       .wave_instruction_budget = KFD_MODEL_WAVE_BUDGET,
+      .cancel = &m->preempt[q->id],
   };
   hrx_gfx11_fault_t fault;
+  /* Without the mutex, so ioctls (allocations, other queues' doorbells,
+   * a DESTROY_QUEUE that preempts this dispatch) need not wait for it. */
+  uint64_t generation = q->generation;
+  m->running++;
+  m->running_queue = (int)q->id;
+  pthread_mutex_unlock(&m->mutex);
   hrx_status_t status = hrx_gfx11_dispatch(&d, m->allocator, &fault);
+  pthread_mutex_lock(&m->mutex);
+  m->running_queue = -1;
+  if (--m->running == 0) kfd_model_release_deferred(m, 0, 0);
+  pthread_cond_broadcast(&m->changed); /* a DESTROY_QUEUE may wait */
+  if (!q->used || q->generation != generation) {
+    /* The queue was destroyed meanwhile: nothing left to report to. */
+    hrx_status_free(status);
+    return false;
+  }
   if (hrx_status_is_ok(status)) return true;
   if (fault.kind != HRX_GFX11_FAULT_NONE) {
     q->fault = fault;

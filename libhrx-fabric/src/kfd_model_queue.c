@@ -59,11 +59,15 @@ int kfd_model_create_queue(hrx_kfd_model_t* m,
         .read_pointer = args->read_pointer_address,
         .write_pointer = args->write_pointer_address,
         .doorbell_index = i,
-        .read_index = 0,
+        .generation = ++m->next_generation,
+        /* The queue starts at the index its read pointer holds (0 for a
+         * new ring), so a runtime can re-create a queue over a ring it
+         * keeps using. */
+        .read_index = atomic_load_explicit(
+            (_Atomic uint64_t*)(uintptr_t)args->read_pointer_address,
+            memory_order_acquire),
     };
-    atomic_store_explicit(
-        (_Atomic uint64_t*)(uintptr_t)args->read_pointer_address, 0,
-        memory_order_release);
+    atomic_store_explicit(&m->preempt[i], false, memory_order_release);
     atomic_store_explicit(&m->doorbells[i],
                           KFD_MODEL_DOORBELL_IDLE, memory_order_release);
     args->queue_id = i;
@@ -79,7 +83,15 @@ int kfd_model_destroy_queue(hrx_kfd_model_t* m,
       !m->queues[args->queue_id].used) {
     return -EINVAL;
   }
+  /* As the driver does, return once the queue's waves are gone: the
+   * preempt flag stops a running dispatch within a few instructions. */
+  while (m->running_queue == (int)args->queue_id) {
+    pthread_cond_wait(&m->changed, &m->mutex);
+  }
+  if (!m->queues[args->queue_id].used) return -EINVAL;
   m->queues[args->queue_id] = (kfd_model_queue_t){0};
+  atomic_store_explicit(&m->preempt[args->queue_id], false,
+                        memory_order_release);
   atomic_store_explicit(&m->doorbells[args->queue_id],
                         KFD_MODEL_DOORBELL_IDLE, memory_order_release);
   return 0;

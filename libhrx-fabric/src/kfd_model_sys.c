@@ -83,8 +83,24 @@ static ssize_t model_read(void* context, int fd, void* buffer, size_t size) {
 
 static int model_ioctl(void* context, int fd, unsigned long request,
                        void* args) {
-  if (fd_kind(context, fd) != KFD_MODEL_FD_KFD) return -ENOTTY;
-  return kfd_model_ioctl(context, request, args);
+  hrx_kfd_model_t* m = context;
+  /* A destroy preempts the queue's waves before anything waits for the
+   * mutex, which the packet processor holds while a dispatch runs. */
+  uint32_t preempt = KFD_MODEL_MAX_QUEUES;
+  if (request == HRX_KFD_IOC_DESTROY_QUEUE && args != NULL) {
+    preempt = ((const hrx_kfd_destroy_queue_args_t*)args)->queue_id;
+    if (preempt < KFD_MODEL_MAX_QUEUES) {
+      atomic_store_explicit(&m->preempt[preempt], true, memory_order_release);
+    }
+  }
+  if (fd_kind(m, fd) != KFD_MODEL_FD_KFD) {
+    if (preempt < KFD_MODEL_MAX_QUEUES) {
+      atomic_store_explicit(&m->preempt[preempt], false,
+                            memory_order_release);
+    }
+    return -ENOTTY;
+  }
+  return kfd_model_ioctl(m, request, args);
 }
 
 /* mmap of a model fd answers memory the model already holds: the doorbell
@@ -117,6 +133,17 @@ static int model_mmap(void* context, void* address, size_t length,
     return rc;
   }
   if (kind != KFD_MODEL_FD_FREE) return -ENODEV;
+  if (fd < 0 && protection == PROT_NONE && (flags & MAP_FIXED)) {
+    /* Re-reserving pages that FREE kept for a running dispatch waits for
+     * that dispatch (kfd_model_release_deferred does it). */
+    pthread_mutex_lock(&m->mutex);
+    bool kept = kfd_model_deferred(m, (uint64_t)(uintptr_t)address, length);
+    pthread_mutex_unlock(&m->mutex);
+    if (kept) {
+      *out_address = address;
+      return 0;
+    }
+  }
   void* p = mmap(address, length, protection, flags, fd, offset);
   if (p == MAP_FAILED) return -errno;
   if (fd < 0 && protection == PROT_NONE) {

@@ -51,7 +51,14 @@ struct hrx_kfd_queue_t {
   uint32_t queue_id;
   bool created;
   void* doorbell_page;
-  _Atomic uint64_t* doorbell;
+  _Atomic(_Atomic uint64_t*) doorbell;
+  /* Doorbell pages of hardware queues a cancel reset replaced: producers
+   * may still store to them, so they stay mapped until the queue goes. */
+  void** old_doorbells;
+  size_t old_doorbell_count, old_doorbell_capacity;
+  /* Packets below this index were dropped by a reset: publishing one
+   * (reserved before the reset) completes it as cancelled. */
+  _Atomic uint64_t restart;
   /* Set once the queue stopped on a fault (guarded by the device mutex
    * for the report; read without it on publication). */
   _Atomic bool dead;
@@ -190,6 +197,12 @@ static void hrx_kfd_queue_prepare(hrx_fabric_queue_t* base, uint64_t index,
   hrx_kfd_queue_t* q = (hrx_kfd_queue_t*)base;
   hrx_aql_packet_t* slot = hrx_fabric_queue_slot(base, index);
   uint16_t type = *header & HRX_AQL_HEADER_TYPE_MASK;
+  if (index < atomic_load_explicit(&q->restart, memory_order_acquire)) {
+    pthread_mutex_lock(&q->device->mutex);
+    hrx_kfd_fail_packet(q, slot->dispatch.completion_signal);
+    pthread_mutex_unlock(&q->device->mutex);
+    return;
+  }
   if (atomic_load_explicit(&q->dead, memory_order_acquire)) {
     /* Nothing will run it: a barrier with no dependencies keeps the slot
      * harmless, and its producer hears of the fault now. */
@@ -215,12 +228,29 @@ static void hrx_kfd_queue_ring(hrx_fabric_queue_t* base) {
   atomic_store_explicit(
       (_Atomic uint64_t*)hrx_kfd_control(q, HRX_KFD_AMD_QUEUE_WRITE), write,
       memory_order_release);
-  atomic_store_explicit(q->doorbell, write - 1, memory_order_release);
+  atomic_store_explicit(atomic_load(&q->doorbell), write - 1,
+                        memory_order_release);
 }
 
 /*===------------------------------------------------------------------===*/
 /* Faults                                                                  */
 /*===------------------------------------------------------------------===*/
+
+/* What a fault report calls a packet: its kernel, or its kind. With the
+ * device mutex held. */
+static const char* hrx_kfd_packet_name(hrx_kfd_device_t* d,
+                                       const hrx_aql_packet_t* packet,
+                                       uint16_t type) {
+  if (type != HRX_AQL_PACKET_KERNEL_DISPATCH) return "(barrier packet)";
+  for (int i = 0; i < HRX_KFD_BLIT_COUNT; ++i) {
+    if (packet->dispatch.kernel_object == d->blit_objects[i]) {
+      return i == HRX_KFD_BLIT_FILL ? "(fill)" : "(copy)";
+    }
+  }
+  const hrx_fabric_kernel_t* k =
+      hrx_kfd_find_kernel_locked(d, packet->dispatch.kernel_object);
+  return k ? k->name : "(unknown kernel object)";
+}
 
 /* What the queue's error says, and whatever the driver (or model) can
  * tell about it. */
@@ -235,13 +265,8 @@ static void hrx_kfd_describe(hrx_kfd_queue_t* q, int64_t error,
                       ? HRX_FABRIC_FAULT_BAD_PACKET
                       : HRX_FABRIC_FAULT_GPU_EXCEPTION;
   uint16_t type = packet->dispatch.header & HRX_AQL_HEADER_TYPE_MASK;
-  const char* name = "(packet)";
-  if (type == HRX_AQL_PACKET_KERNEL_DISPATCH) {
-    const hrx_fabric_kernel_t* k =
-        hrx_kfd_find_kernel_locked(d, packet->dispatch.kernel_object);
-    name = k ? k->name : "(unknown kernel object)";
-  }
-  snprintf(f->kernel, sizeof(f->kernel), "%s", name);
+  snprintf(f->kernel, sizeof(f->kernel), "%s",
+           hrx_kfd_packet_name(d, packet, type));
   if (d->sys.describe_queue_fault) {
     d->sys.describe_queue_fault(d->sys.context, q->queue_id, f->detail,
                                 sizeof(f->detail), &f->address);
@@ -275,6 +300,85 @@ void hrx_kfd_queue_check(hrx_kfd_queue_t* q) {
   atomic_store_explicit(&q->dead, true, memory_order_release);
 }
 
+static hrx_status_t hrx_kfd_queue_open(hrx_kfd_queue_t* q,
+                                       uint32_t packet_count,
+                                       const hrx_kfd_queue_sizes_t* sizes);
+
+/* Stops the hardware queue, ends everything it held as cancelled, and
+ * starts a new hardware queue over the same ring at the write index. With
+ * the device mutex held. */
+static void hrx_kfd_queue_reset(hrx_kfd_queue_t* q) {
+  hrx_kfd_device_t* d = q->device;
+  hrx_status_t status = hrx_kfd_grow(
+      d->base.allocator, (void**)&q->old_doorbells, &q->old_doorbell_capacity,
+      q->old_doorbell_count + 1, sizeof(void*));
+  if (status == HRX_OK) {
+    q->old_doorbells[q->old_doorbell_count++] = q->doorbell_page;
+    q->doorbell_page = NULL;
+    hrx_kfd_destroy_queue_args_t destroy = {.queue_id = q->queue_id};
+    status = hrx_kfd_device_ioctl(d, HRX_KFD_IOC_DESTROY_QUEUE,
+                                  "AMDKFD_IOC_DESTROY_QUEUE", &destroy);
+    q->created = status != HRX_OK;
+  }
+  uint64_t read = hrx_fabric_queue_read_index(&q->base);
+  uint64_t write = hrx_fabric_queue_write_index(&q->base);
+  memset(&q->fault, 0, sizeof(q->fault));
+  q->fault.kind = HRX_FABRIC_FAULT_CANCELLED;
+  snprintf(q->fault.detail, sizeof(q->fault.detail), "%s",
+           "the hardware queue was reset to stop cancelled work; every "
+           "packet it held was dropped");
+  for (uint64_t i = read; i < write; ++i) {
+    hrx_aql_packet_t* slot = hrx_fabric_queue_slot(&q->base, i);
+    uint16_t type = __atomic_load_n(&slot->dispatch.header, __ATOMIC_ACQUIRE) &
+                    HRX_AQL_HEADER_TYPE_MASK;
+    if (type == HRX_AQL_PACKET_INVALID) continue; /* prepare() fails it */
+    snprintf(q->fault.kernel, sizeof(q->fault.kernel), "%s",
+             hrx_kfd_packet_name(d, slot, type));
+    hrx_kfd_fail_packet(q, slot->dispatch.completion_signal);
+    __atomic_store_n(&slot->dispatch.header, HRX_AQL_PACKET_INVALID,
+                     __ATOMIC_RELEASE);
+  }
+  snprintf(q->fault.kernel, sizeof(q->fault.kernel), "%s",
+           "(reserved before a queue reset)");
+  atomic_store(&q->restart, write);
+  atomic_store((_Atomic uint64_t*)hrx_kfd_control(q, HRX_KFD_AMD_QUEUE_READ),
+               write);
+  atomic_store((_Atomic uint64_t*)hrx_kfd_control(q, HRX_KFD_AMD_QUEUE_WRITE),
+               write);
+  hrx_fabric_signal_store(q->inactive, 0);
+  if (status == HRX_OK) {
+    hrx_kfd_queue_sizes_t sizes;
+    hrx_kfd_queue_sizes(&d->node, &sizes);
+    status = hrx_kfd_queue_open(q, q->base.size, &sizes);
+  }
+  if (status != HRX_OK) {
+    /* No hardware queue: the queue is dead, its packets fail at once. */
+    snprintf(q->fault.detail, sizeof(q->fault.detail),
+             "the hardware queue could not be re-created after a cancel: %s",
+             hrx_status_message(status));
+    hrx_status_free(status);
+    atomic_store(&q->retired, write);
+    __atomic_store_n(&q->base.read_index, &q->retired, __ATOMIC_RELEASE);
+    atomic_store_explicit(&q->dead, true, memory_order_release);
+  }
+}
+
+void hrx_kfd_queue_cancel(hrx_kfd_queue_t* q, uint64_t signal) {
+  if (atomic_load_explicit(&q->dead, memory_order_acquire)) return;
+  uint64_t read = hrx_fabric_queue_read_index(&q->base);
+  uint64_t write = hrx_fabric_queue_write_index(&q->base);
+  for (uint64_t i = read; i < write; ++i) {
+    hrx_aql_packet_t* slot = hrx_fabric_queue_slot(&q->base, i);
+    uint16_t type = __atomic_load_n(&slot->dispatch.header, __ATOMIC_ACQUIRE) &
+                    HRX_AQL_HEADER_TYPE_MASK;
+    if (type != HRX_AQL_PACKET_INVALID &&
+        slot->dispatch.completion_signal == signal) {
+      hrx_kfd_queue_reset(q);
+      return;
+    }
+  }
+}
+
 /*===------------------------------------------------------------------===*/
 /* Creation                                                                */
 /*===------------------------------------------------------------------===*/
@@ -295,6 +399,10 @@ static void hrx_kfd_queue_free(hrx_kfd_queue_t* q) {
   if (q->doorbell_page) {
     d->sys.munmap(d->sys.context, q->doorbell_page, HRX_KFD_DOORBELL_MAP);
   }
+  for (size_t i = 0; i < q->old_doorbell_count; ++i) {
+    d->sys.munmap(d->sys.context, q->old_doorbells[i], HRX_KFD_DOORBELL_MAP);
+  }
+  hrx_allocator_free(d->base.allocator, q->old_doorbells);
   if (q->created) {
     hrx_kfd_destroy_queue_args_t args = {.queue_id = q->queue_id};
     hrx_status_free(hrx_kfd_device_ioctl(d, HRX_KFD_IOC_DESTROY_QUEUE,
@@ -403,8 +511,9 @@ static hrx_status_t hrx_kfd_queue_open(hrx_kfd_queue_t* q,
     return hrx_status_from_errno(-rc, "cannot map the doorbell of queue %u",
                                  q->queue_id);
   }
-  q->doorbell = (_Atomic uint64_t*)((uint8_t*)q->doorbell_page +
-                                    (args.doorbell_offset - page));
+  atomic_store(&q->doorbell,
+               (_Atomic uint64_t*)((uint8_t*)q->doorbell_page +
+                                   (args.doorbell_offset - page)));
   return HRX_OK;
 }
 

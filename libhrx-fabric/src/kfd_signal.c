@@ -63,11 +63,25 @@ static void hrx_kfd_signal_release(void* context, hrx_fabric_signal_t* s) {
   hrx_fabric_device_release(&d->base);
 }
 
+/* The GPU cannot drop one dispatch: every queue holding work for |s| is
+ * reset (hrx_kfd_queue_cancel). */
+static void hrx_kfd_signal_cancel(void* context, hrx_fabric_signal_t* s) {
+  hrx_kfd_device_t* d = context;
+  uint64_t handle = hrx_fabric_signal_handle(s);
+  pthread_mutex_lock(&d->mutex);
+  for (size_t i = 0; i < d->queue_count; ++i) {
+    hrx_kfd_queue_cancel(d->queues[i], handle);
+  }
+  pthread_mutex_unlock(&d->mutex);
+  hrx_kfd_wake(d);
+}
+
 static const hrx_fabric_signal_waker_t hrx_kfd_waker = {
     .notify = hrx_kfd_signal_notify,
     .observe = hrx_kfd_signal_observe,
     .sleep = hrx_kfd_signal_sleep,
     .release = hrx_kfd_signal_release,
+    .cancel = hrx_kfd_signal_cancel,
 };
 
 /* Adds a chunk of |chunk|'s slots to the free list. With the mutex held. */

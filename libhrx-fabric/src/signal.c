@@ -74,6 +74,7 @@ hrx_fabric_signal_t* hrx_fabric_signal_from_handle(uint64_t handle) {
 
 void hrx_fabric_signal_cancel(hrx_fabric_signal_t* signal) {
   atomic_store_explicit(&signal->cancelled, true, memory_order_release);
+  if (signal->waker) signal->waker->cancel(signal->waker_context, signal);
 }
 
 bool hrx_fabric_signal_is_cancelled(const hrx_fabric_signal_t* signal) {

@@ -1,5 +1,6 @@
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 
 #include "cli_util.h"
@@ -17,4 +18,17 @@ void run_hrx(const char* env, const char* args, run_result_t* out) {
   assert_true(WIFEXITED(status));
   out->exit_code = WEXITSTATUS(status);
   free(command);
+}
+
+char* kfd_model_fixture(const char* name) {
+  const char* kernels = getenv("HRX_LOOM_KERNELS");
+  assert_non_null(kernels);
+  static const char suffix[] = "/libhrx-loom/kernels";
+  size_t length = strlen(kernels);
+  while (length > 1 && kernels[length - 1] == '/') --length;
+  assert_true(length >= sizeof(suffix) - 1);
+  size_t root = length - (sizeof(suffix) - 1);
+  assert_memory_equal(kernels + root, suffix, sizeof(suffix) - 1);
+  return test_strdup_printf("%.*s/tests/fabric/kfd_topology/%s", (int)root,
+                            kernels, name);
 }

@@ -13,4 +13,9 @@ typedef struct run_result_t {
  * prefixed; the output is cut at the buffer's size. */
 void run_hrx(const char* env, const char* args, run_result_t* out);
 
+/* The KFD topology fixture |name| ("gfx1151", "gfx1100", "no_gpu") that
+ * HRX_KFD_MODEL may name: <repo>/tests/fabric/kfd_topology/NAME, found
+ * from HRX_LOOM_KERNELS (<repo>/libhrx-loom/kernels). Free it. */
+char* kfd_model_fixture(const char* name);
+
 #endif /* HRX_TESTS_CLI_UTIL_H_ */

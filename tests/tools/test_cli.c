@@ -87,6 +87,72 @@ static void test_doctor_cache_root(void** state) {
   assert_non_null(strstr(r.output, "runtime dir  /run/user/77/hrx"));
 }
 
+/* Under HRX_KFD_MODEL, doctor says the model is active and which fixture,
+ * and opens the modelled GPU as device 1: its name (with the KFD version
+ * and "model"), profile target, queues. A topology without a supported GPU
+ * lists it without a device. */
+static void test_doctor_kfd_model(void** state) {
+  (void)state;
+  char* fixture = kfd_model_fixture("gfx1151");
+  char* env = test_strdup_printf("HRX_KFD_MODEL=%s", fixture);
+  run_result_t r;
+  run_hrx(env, "doctor", &r);
+  if (r.exit_code != 0) fail_msg("doctor: %s", r.output);
+  char* active = test_strdup_printf("kfd model    active (HRX_KFD_MODEL=%s)",
+                                    fixture);
+  static const char* const wanted[] = {
+      "host         HRX host device",
+      "amdgpu       node 1: gfx1151 (1002:1586), 40 CUs",
+      "supported, device 1",
+      "device 1     AMD gfx1151 (KFD ",
+      ", model): profile gfx1151, 40 CUs, subgroup 32",
+      "queues: compute (AQL) up to ",
+      "SDMA not driven yet"};
+  if (!strstr(r.output, active)) fail_msg("no '%s' in:\n%s", active,
+                                          r.output);
+  for (size_t i = 0; i < sizeof(wanted) / sizeof(wanted[0]); ++i) {
+    if (!strstr(r.output, wanted[i])) {
+      fail_msg("no '%s' in:\n%s", wanted[i], r.output);
+    }
+  }
+  /* The KFD version on the device line is the one in its name. */
+  const char* line = strstr(r.output, "device 1     AMD gfx1151 (KFD ");
+  char version[16] = "";
+  assert_int_equal(sscanf(line, "device 1     AMD gfx1151 (KFD %15[0-9.]",
+                          version), 1);
+  char* tail = test_strdup_printf(", KFD %s\n", version);
+  assert_non_null(strstr(line, tail));
+  free(tail);
+  free(active);
+  free(env);
+  free(fixture);
+
+  /* A GPU HRX does not support is listed, never opened. */
+  fixture = kfd_model_fixture("gfx1100");
+  env = test_strdup_printf("HRX_KFD_MODEL=%s", fixture);
+  run_hrx(env, "doctor", &r);
+  if (r.exit_code != 0 || !strstr(r.output, "gfx1100") ||
+      !strstr(r.output, "not supported by HRX") ||
+      strstr(r.output, "device 1 ")) {
+    fail_msg("doctor: %s", r.output);
+  }
+  free(env);
+  free(fixture);
+  fixture = kfd_model_fixture("no_gpu");
+  env = test_strdup_printf("HRX_KFD_MODEL=%s", fixture);
+  run_hrx(env, "doctor", &r);
+  if (r.exit_code != 0 || !strstr(r.output, "kfd model    active") ||
+      !strstr(r.output, "the KFD topology has no GPU")) {
+    fail_msg("doctor: %s", r.output);
+  }
+  free(env);
+  free(fixture);
+  /* Empty is off: no model line. */
+  run_hrx("HRX_KFD_MODEL=", "doctor", &r);
+  assert_int_equal(r.exit_code, 0);
+  assert_null(strstr(r.output, "kfd model"));
+}
+
 static void test_compile_and_run(void** state) {
   (void)state;
   char* root = test_temp_dir_create();
@@ -488,6 +554,7 @@ int main(void) {
       cmocka_unit_test(test_help),
       cmocka_unit_test(test_usage_errors_exit_2),
       cmocka_unit_test(test_doctor_cache_root),
+      cmocka_unit_test(test_doctor_kfd_model),
       cmocka_unit_test(test_compile_and_run),
       cmocka_unit_test(test_compile_outputs_respect_targets),
       cmocka_unit_test(test_compile_and_inspect_gfx1151),

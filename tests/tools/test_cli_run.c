@@ -173,6 +173,146 @@ static void test_run_buffer_fifo_does_not_block(void** state) {
   test_temp_dir_remove(root);
 }
 
+/* Whether files |a| and |b| hold the same bytes. */
+static bool same_file(const char* a, const char* b) {
+  FILE* fa = fopen(a, "rb");
+  FILE* fb = fopen(b, "rb");
+  bool same = fa && fb;
+  while (same) {
+    int ca = fgetc(fa), cb = fgetc(fb);
+    same = ca == cb;
+    if (ca == EOF) break;
+  }
+  if (fa) fclose(fa);
+  if (fb) fclose(fb);
+  return same;
+}
+
+/* --device=1 under HRX_KFD_MODEL runs saxpy compiled for gfx1151 on the
+ * modelled GPU with the result the host device gives for the host code
+ * object: the same printout, the same bytes dumped (256 elements, more
+ * than one wave). */
+static void test_run_device_kfd_model(void** state) {
+  (void)state;
+  const char* have_llvm = getenv("HRX_TEST_HAVE_LLVM");
+  if (!have_llvm || strcmp(have_llvm, "1") != 0) {
+    skip(); /* gfx1151 code objects need the amdgpu backend (-Dllvm) */
+  }
+  char* root = test_temp_dir_create();
+  char* fixture = kfd_model_fixture("gfx1151");
+  char* env = test_strdup_printf("XDG_CACHE_HOME=%s HRX_KFD_MODEL=%s", root,
+                                 fixture);
+  char* args = test_strdup_printf(
+      "compile %s/saxpy.loom --output=%s/k.hxco", getenv("HRX_LOOM_KERNELS"),
+      root);
+  run_result_t r;
+  run_hrx(env, args, &r);
+  if (r.exit_code != 0) fail_msg("compile: %s", r.output);
+  free(args);
+  args = test_strdup_printf(
+      "compile %s/saxpy.loom --target=gfx1151 --output=%s/k.co",
+      getenv("HRX_LOOM_KERNELS"), root);
+  run_hrx(env, args, &r);
+  if (r.exit_code != 0) fail_msg("compile gfx1151: %s", r.output);
+  free(args);
+
+  static const char run_args[] =
+      "--export=saxpy --workload=4 --scalar=4 --scalar=0.5 "
+      "--buffer=f32:2,4,6,8 --buffer=f32:1,1,1,1 --print=f32";
+  args = test_strdup_printf("run %s/k.hxco --device=0 %s", root, run_args);
+  run_result_t host;
+  run_hrx(env, args, &host);
+  if (host.exit_code != 0) fail_msg("host: %s", host.output);
+  assert_non_null(strstr(host.output, "buffer 1 (16 bytes): 2 3 4 5\n"));
+  free(args);
+  args = test_strdup_printf("run %s/k.co --device=1 %s", root, run_args);
+  run_result_t model;
+  run_hrx(env, args, &model);
+  if (model.exit_code != 0) fail_msg("model: %s", model.output);
+  assert_string_equal(model.output, host.output);
+  free(args);
+
+  /* 256 elements, compared in full through --dump. */
+  static const char big_args[] =
+      "--export=saxpy --workload=256 --scalar=256 --scalar=-1.25 "
+      "--buffer=fill:65:1024 --buffer=fill:63:1024";
+  args = test_strdup_printf("run %s/k.hxco %s --dump=%s/host", root, big_args,
+                            root);
+  run_hrx(env, args, &host);
+  if (host.exit_code != 0) fail_msg("host: %s", host.output);
+  free(args);
+  args = test_strdup_printf("run %s/k.co --device=1 %s --dump=%s/model", root,
+                            big_args, root);
+  run_hrx(env, args, &model);
+  if (model.exit_code != 0) fail_msg("model: %s", model.output);
+  assert_string_equal(model.output, host.output);
+  free(args);
+  for (int b = 0; b < 2; ++b) {
+    char* h = test_strdup_printf("%s/host/buffer%d.bin", root, b);
+    char* m = test_strdup_printf("%s/model/buffer%d.bin", root, b);
+    if (!same_file(h, m)) fail_msg("%s and %s differ", h, m);
+    free(h);
+    free(m);
+  }
+  free(env);
+  free(fixture);
+  test_temp_dir_remove(root);
+}
+
+/* A --device past the devices there are is a usage error that says how
+ * many there are; a code object for another target names the one needed. */
+static void test_run_device_errors(void** state) {
+  (void)state;
+  char* root = test_temp_dir_create();
+  char* fixture = kfd_model_fixture("gfx1151");
+  char* env = test_strdup_printf("XDG_CACHE_HOME=%s HRX_KFD_MODEL=%s", root,
+                                 fixture);
+  compile_into(env, root, NULL);
+  char* args = test_strdup_printf(
+      "run %s/k.hxco --export=saxpy --device=9 --workload=4 --scalar=4 "
+      "--scalar=0.5 --buffer=f32:2,4,6,8 --buffer=f32:1,1,1,1", root);
+  run_result_t r;
+  run_hrx(env, args, &r);
+  if (r.exit_code != 2 || !strstr(r.output, "bad --device=9") ||
+      !strstr(r.output, "there are 2 devices")) {
+    fail_msg("exit %d: %s", r.exit_code, r.output);
+  }
+  free(args);
+  args = test_strdup_printf(
+      "run %s/k.hxco --export=saxpy --device=x", root);
+  run_hrx(env, args, &r);
+  if (r.exit_code != 2 || !strstr(r.output, "bad --device=x")) {
+    fail_msg("exit %d: %s", r.exit_code, r.output);
+  }
+  free(args);
+  /* The host code object on the modelled gfx1151. */
+  args = test_strdup_printf(
+      "run %s/k.hxco --export=saxpy --device=1 --workload=4 --scalar=4 "
+      "--scalar=0.5 --buffer=f32:2,4,6,8 --buffer=f32:1,1,1,1", root);
+  run_hrx(env, args, &r);
+  if (r.exit_code != 1 || !strstr(r.output, "on device 1") ||
+      !strstr(r.output, "hrx compile --target=gfx1151")) {
+    fail_msg("exit %d: %s", r.exit_code, r.output);
+  }
+  free(args);
+  free(env);
+  /* Without the model and without a GPU there is only the host device. */
+  if (access("/dev/kfd", F_OK) != 0) {
+    env = test_strdup_printf("XDG_CACHE_HOME=%s HRX_KFD_MODEL=", root);
+    args = test_strdup_printf("run %s/k.hxco --export=saxpy --device=1",
+                              root);
+    run_hrx(env, args, &r);
+    if (r.exit_code != 2 || !strstr(r.output, "there is 1 device") ||
+        !strstr(r.output, "no AMD GPU")) {
+      fail_msg("exit %d: %s", r.exit_code, r.output);
+    }
+    free(args);
+    free(env);
+  }
+  free(fixture);
+  test_temp_dir_remove(root);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_run_reports_unreadable_buffer_file),
@@ -180,6 +320,8 @@ int main(void) {
       cmocka_unit_test(test_run_rejects_bad_numbers),
       cmocka_unit_test(test_run_dump_follows_links),
       cmocka_unit_test(test_run_buffer_fifo_does_not_block),
+      cmocka_unit_test(test_run_device_kfd_model),
+      cmocka_unit_test(test_run_device_errors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

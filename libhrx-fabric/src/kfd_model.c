@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "hrx/core/parse.h"
 #include "kfd_model_internal.h"
 #include "kfd_topology.h"
 
@@ -65,8 +66,15 @@ hrx_status_t hrx_kfd_model_create(const char* fixture_root,
                                            (void**)&m));
   m->allocator = allocator;
   m->running_queue = -1;
-  hrx_status_t status =
-      hrx_allocator_strdup(allocator, fixture_root, &m->fixture_root);
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  m->threads = cpus < 1 ? 1u : cpus > 8 ? 8u : (uint32_t)cpus;
+  uint64_t watchdog_ms = 0;
+  hrx_status_t status = hrx_env_u64("HRX_KFD_MODEL_WATCHDOG_MS", 0,
+                                    UINT64_C(86400000), &watchdog_ms, NULL);
+  m->watchdog_ns = watchdog_ms * 1000000u;
+  if (hrx_status_is_ok(status)) {
+    status = hrx_allocator_strdup(allocator, fixture_root, &m->fixture_root);
+  }
   if (hrx_status_is_ok(status)) status = read_fixture(m);
   if (!hrx_status_is_ok(status)) {
     hrx_allocator_free(allocator, m->fixture_root);

@@ -28,6 +28,11 @@
  *   queues and memory as the driver's release does; hrx_kfd_model_destroy
  *   releases everything.
  *
+ * - Dispatches: workgroups run on up to 8 threads (the online CPUs) with
+ *   atomics that are atomic; a wave faults after 2^24 instructions, and a
+ *   whole dispatch after HRX_KFD_MODEL_WATCHDOG_MS milliseconds when that
+ *   variable is set (a number in 0..86400000; 0 or unset: no watchdog).
+ *
  * GET_VERSION answers the 1.11 interface kfd_ioctl.h describes, so a caller
  * never asks for RUNTIME_ENABLE (1.14), which the model lacks. Requests the
  * model does not implement fail with ENOTTY, as the driver answers unknown

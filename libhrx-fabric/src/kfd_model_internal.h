@@ -93,6 +93,10 @@ struct hrx_kfd_model_t {
    * queue's waves when it unmaps it) and the destroy is not held up. */
   _Atomic bool preempt[KFD_MODEL_MAX_QUEUES];
   uint64_t next_generation;
+  /* Dispatch settings: worker threads (the online CPUs, at most 8) and
+   * the per-dispatch watchdog (HRX_KFD_MODEL_WATCHDOG_MS; 0: none). */
+  uint32_t threads;
+  uint64_t watchdog_ns;
   /* The processor runs a dispatch without the mutex (ioctls must not wait
    * for a long kernel). Meanwhile FREE keeps the pages it releases (a
    * kernel touching freed memory reads stale pages, as through a stale

@@ -142,6 +142,8 @@ static bool dispatch(hrx_kfd_model_t* m, kfd_model_queue_t* q,
       .range_count = count,
       .wave_instruction_budget = KFD_MODEL_WAVE_BUDGET,
       .cancel = &m->preempt[q->id],
+      .threads = m->threads,
+      .timeout_ns = m->watchdog_ns,
   };
   hrx_gfx11_fault_t fault;
   /* Without the mutex, so ioctls (allocations, other queues' doorbells,

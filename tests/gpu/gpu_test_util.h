@@ -21,18 +21,9 @@ hrx_gpu_kernel_t* gpu_test_spin_kernel(hrx_gpu_device_t* device);
  * HRX_KFD_MODEL set and HRX_TEST_DEVICE=1). */
 size_t gpu_test_device_index(void);
 hrx_gpu_device_t* gpu_test_device_open(void);
-/* Whether |device| is the host device: host-only features (the race and
- * overflow sanitizers, cancelling a running kernel) skip elsewhere. */
+/* Whether |device| is the host device: host-only checks (the race and
+ * overflow sanitizers' reports, memmove copies) differ elsewhere. */
 bool gpu_test_is_host(const hrx_gpu_device_t* device);
-
-/* Skips the calling test on devices that cannot stop a running kernel:
- * the kfd provider does not cancel dispatches yet (issue 17's note). */
-#define GPU_TEST_REQUIRE_CANCEL(device)                   \
-  do {                                                    \
-    if (!gpu_test_is_host(device)) {                      \
-      skip();                                             \
-    }                                                     \
-  } while (0)
 
 #define SECOND 1000000000ull
 

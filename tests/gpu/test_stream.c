@@ -613,6 +613,42 @@ static void test_batches(void** state) {
   hrx_gpu_buffer_release(b);
 }
 
+/* The KFD model's watchdog (HRX_KFD_MODEL_WATCHDOG_MS, read when the
+ * device opens) ends an endless kernel with a fault naming it; a bad
+ * value fails the open naming the variable. Model only. */
+static void test_model_watchdog(void** state) {
+  fixture_t* f = *state;
+  if (gpu_test_is_host(f->device)) skip();
+  hrx_gpu_device_t* device = NULL;
+  setenv("HRX_KFD_MODEL_WATCHDOG_MS", "soon", 1);
+  hrx_status_t status = hrx_gpu_device_open(gpu_test_device_index(),
+                                            hrx_allocator_system(), &device);
+  assert_non_null(strstr(hrx_status_message(status),
+                         "HRX_KFD_MODEL_WATCHDOG_MS"));
+  assert_status_code(status, HRX_STATUS_INVALID_ARGUMENT);
+  setenv("HRX_KFD_MODEL_WATCHDOG_MS", "200", 1);
+  device = gpu_test_device_open();
+  unsetenv("HRX_KFD_MODEL_WATCHDOG_MS");
+  hrx_gpu_kernel_t* kernel = gpu_test_spin_kernel(device);
+  hrx_gpu_stream_t* stream = NULL;
+  assert_ok(hrx_gpu_stream_create(device, &stream));
+  hrx_gpu_buffer_t* data = NULL;
+  int32_t values[2] = {0, 1};
+  assert_ok(hrx_gpu_stream_allocate_from(stream, values, 8, &data));
+  hrx_gpu_arg_t arg = hrx_gpu_arg_binding(hrx_gpu_buffer_binding(data),
+                                          HRX_GPU_ACCESS_READ_WRITE);
+  hrx_gpu_launch_t launch = {NULL, 0, &arg, 1};
+  assert_ok(hrx_gpu_stream_dispatch(stream, kernel, &launch));
+  status = hrx_gpu_stream_synchronize(stream, 60 * SECOND);
+  assert_non_null(strstr(hrx_status_message(status), "watchdog"));
+  assert_non_null(strstr(hrx_status_message(status), "'spin'"));
+  assert_status_code(status, HRX_STATUS_ABORTED);
+  hrx_gpu_buffer_release(data);
+  hrx_gpu_stream_destroy(stream);
+  hrx_gpu_kernel_release(kernel);
+  hrx_gpu_device_release(device);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_device_queue_count),
@@ -622,6 +658,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_upload_and_read, setup, teardown),
       cmocka_unit_test_setup_teardown(test_command_errors, setup, teardown),
       cmocka_unit_test_setup_teardown(test_overlapping_copy, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_model_watchdog, setup, teardown),
       cmocka_unit_test_setup_teardown(test_events_order_streams, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_budget, setup, teardown),

@@ -79,9 +79,8 @@ static hrx_status_t parse_int_bits(const char* text, uint32_t bits,
   return HRX_OK;
 }
 
-/* A scalar's raw bits for a host type: integers, or floats for f32/f64.
- * |untyped|: |type| only knows the scalar's size (see below). */
-static hrx_status_t scalar_bits(const char* text, uint8_t type, bool untyped,
+/* A scalar's raw bits for a host type: integers, or floats for f32/f64. */
+static hrx_status_t scalar_bits(const char* text, uint8_t type,
                                 uint64_t* out) {
   if (type == HRX_HOST_TYPE_F32 || type == HRX_HOST_TYPE_F64) {
     char* end = NULL;
@@ -106,19 +105,6 @@ static hrx_status_t scalar_bits(const char* text, uint8_t type, bool untyped,
       [HRX_HOST_TYPE_I64] = 64};
   uint32_t bits = type <= HRX_HOST_TYPE_I64 ? widths[type] : 16;
   hrx_status_t status = parse_int_bits(text, bits, out);
-  if (status != HRX_OK && untyped && (bits == 32 || bits == 64)) {
-    /* The amdgpu code object does not say whether a 4- or 8-byte scalar is
-     * an integer or a float: a value that is a number but no integer is
-     * taken as f32 or f64. */
-    char* end = NULL;
-    (void)strtod(text, &end);
-    if (*text && !*end) {
-      hrx_status_free(status);
-      return scalar_bits(text,
-                         bits == 32 ? HRX_HOST_TYPE_F32 : HRX_HOST_TYPE_F64,
-                         false, out);
-    }
-  }
   if (status != HRX_OK) {
     return hrx_status_annotate(status, "'%s' is not a %u-bit integer", text,
                                bits);
@@ -156,7 +142,7 @@ static hrx_status_t parse_values(const char* spec, buffer_spec_t* out) {
   uint8_t type = spec[0] == 'f' ? HRX_HOST_TYPE_F32 : HRX_HOST_TYPE_I32;
   for (size_t i = 0; i < count && status == HRX_OK; ++i) {
     uint64_t bits = 0;
-    status = scalar_bits(items[i], type, false, &bits);
+    status = scalar_bits(items[i], type, &bits);
     out->values[i] = (uint32_t)bits;
   }
   free(copy);
@@ -380,10 +366,6 @@ static hrx_status_t run(run_args_t* a) {
   }
   hrx_fabric_kernel_info_t info;
   hrx_gpu_arg_t args[HRX_RUN_MAX];
-  /* Host code objects carry every scalar's type; an AMD GPU's carry only
-   * the types their metadata names (the amdgpu backend names none yet). */
-  bool untyped = device && hrx_gpu_device_properties(device)->kind ==
-                               HRX_FABRIC_DEVICE_GPU;
   size_t scalar = 0;
   if (status == HRX_OK) {
     hrx_gpu_kernel_info(kernel, &info);
@@ -413,8 +395,7 @@ static hrx_status_t run(run_args_t* a) {
         break;
       }
       uint64_t bits = 0;
-      status = scalar_bits(a->scalars[scalar++], info.args[i].type, untyped,
-                           &bits);
+      status = scalar_bits(a->scalars[scalar++], info.args[i].type, &bits);
       args[i] = hrx_gpu_arg_scalar(bits);
     }
   }

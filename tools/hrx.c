@@ -34,8 +34,6 @@ static const char hrx_run_usage[] =
     "                           with HRX_KFD_MODEL=DIR)\n"
     "  --workload=N[,N...]      workload values for the launch program\n"
     "  --scalar=VALUE           next scalar argument (repeatable, in order)\n"
-    "                           (an AMD GPU's code object does not record\n"
-    "                           scalar types: a non-integer is an f32 or f64)\n"
     "  --buffer=SPEC            next buffer argument (repeatable, in order):\n"
     "                           SIZE | @FILE | fill:BYTE:SIZE |\n"
     "                           f32:V,V,... | i32:V,V,...\n"

@@ -25,7 +25,8 @@ static uint8_t hrx_kfd_scalar_type(const hrx_amdgpu_arg_t* arg) {
   } names[] = {{"float", HRX_HOST_TYPE_F32},  {"double", HRX_HOST_TYPE_F64},
                {"half", HRX_HOST_TYPE_F16},   {"bfloat", HRX_HOST_TYPE_BF16},
                {"f32", HRX_HOST_TYPE_F32},    {"f64", HRX_HOST_TYPE_F64},
-               {"f16", HRX_HOST_TYPE_F16},    {"bf16", HRX_HOST_TYPE_BF16}};
+               {"f16", HRX_HOST_TYPE_F16},    {"bf16", HRX_HOST_TYPE_BF16},
+               {"i1", HRX_HOST_TYPE_I1}};
   for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); ++i) {
     if (strcmp(arg->type_name, names[i].name) == 0) return names[i].type;
   }

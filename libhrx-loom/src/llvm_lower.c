@@ -1411,6 +1411,33 @@ static void ll_finish_lds(llvm_lower_t* l, const char* kernel_name) {
   l->lds = NULL;
 }
 
+/* Each argument's Loom type name as "kernel_arg_type" metadata: the
+ * amdgpu metadata note then carries it as the argument's .type_name, so
+ * a loader tells an f32 scalar from an i32 one. */
+static void ll_kernel_arg_types(llvm_lower_t* l, const loom_region_t* body) {
+  const loom_module_t* m = l->m;
+  LLVMMetadataRef* names = NULL;
+  if (body->arg_count == 0 ||
+      !ll_try(l, hrx_allocator_malloc_array(l->allocator, body->arg_count,
+                                            sizeof(LLVMMetadataRef),
+                                            (void**)&names))) {
+    return;
+  }
+  for (uint32_t a = 0; a < body->arg_count; ++a) {
+    const char* type = loom_type_kind_name(
+        LOOM_TYPE(m, LOOM_VALUE(m, body->args_start + a).type).kind);
+    names[a] = LLVMMDStringInContext2(l->context, type, strlen(type));
+  }
+  LLVMMetadataRef node =
+      LLVMMDNodeInContext2(l->context, names, body->arg_count);
+  const char kind[] = "kernel_arg_type";
+  LLVMGlobalSetMetadata(
+      l->function,
+      LLVMGetMDKindIDInContext(l->context, kind, (unsigned)strlen(kind)),
+      node);
+  hrx_allocator_free(l->allocator, names);
+}
+
 bool llvm_lower_kernel(llvm_lower_t* l, uint32_t kernel_index,
                        uint32_t max_threads, llvm_kernel_info_t* out) {
   const loom_module_t* m = l->m;
@@ -1455,6 +1482,7 @@ bool llvm_lower_kernel(llvm_lower_t* l, uint32_t kernel_index,
   l->function = LLVMAddFunction(l->module, name, fn_type);
   LLVMSetFunctionCallConv(l->function, l->hooks->kernel_call_conv);
   l->hooks->kernel_attributes(l, l->function, max_threads);
+  ll_kernel_arg_types(l, body);
   for (uint32_t a = 0; a < body->arg_count; ++a) {
     LLVMValueRef param = LLVMGetParam(l->function, a);
     const char* arg_name =

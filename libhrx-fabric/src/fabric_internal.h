@@ -135,10 +135,12 @@ void hrx_host_code_object_free(hrx_fabric_executable_t* executable);
 /* What differs between providers' queues. */
 typedef struct hrx_fabric_queue_vtable_t {
   void (*destroy)(hrx_fabric_queue_t* queue);
-  /* Optional: turns the filled body of slot |index| into what this
-   * device's packet processor runs, before its header is stored. */
-  void (*prepare)(hrx_fabric_queue_t* queue, uint64_t index,
-                  uint16_t* header, uint16_t* setup);
+  /* Optional: publishes slot |index| itself (turning the filled body into
+   * what this device's packet processor runs, then storing the header),
+   * or completes it as failed without storing it. NULL: the header is
+   * stored as it is. */
+  void (*publish_slot)(hrx_fabric_queue_t* queue, uint64_t index,
+                       uint16_t header, uint16_t setup);
   /* Tells the packet processor that slots up to the write index may hold
    * published packets. */
   void (*ring)(hrx_fabric_queue_t* queue);
@@ -171,6 +173,9 @@ void hrx_fabric_queue_init(hrx_fabric_queue_t* queue,
                            hrx_fabric_device_t* device, hrx_aql_packet_t* ring,
                            uint32_t size, _Atomic uint64_t* read_index);
 void hrx_fabric_queue_deinit(hrx_fabric_queue_t* queue);
+/* Stores header and setup of slot |index| with one release store. */
+void hrx_fabric_queue_store_header(hrx_fabric_queue_t* queue, uint64_t index,
+                                   uint16_t header, uint16_t setup);
 /* Keeps |fault| for take_fault (the oldest 16 are kept). */
 void hrx_fabric_queue_record_fault(hrx_fabric_queue_t* queue,
                                    const hrx_fabric_fault_t* fault);

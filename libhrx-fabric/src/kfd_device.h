@@ -108,9 +108,10 @@ hrx_status_t hrx_kfd_memory_allocate(hrx_fabric_device_t* device,
                                      hrx_fabric_memory_t* out_memory);
 void hrx_kfd_memory_free(hrx_fabric_device_t* device,
                          hrx_fabric_memory_t* memory);
-/* Whether [address, address + bytes) lies inside one allocation. */
-bool hrx_kfd_memory_contains(hrx_kfd_device_t* device, uint64_t address,
-                             uint64_t bytes);
+/* Whether [address, address + bytes) lies inside one allocation. With
+ * the device mutex held. */
+bool hrx_kfd_memory_contains_locked(hrx_kfd_device_t* device,
+                                    uint64_t address, uint64_t bytes);
 
 /* kfd_signal.c: signals in GPU memory and the event thread. */
 hrx_status_t hrx_kfd_events_start(hrx_kfd_device_t* device);

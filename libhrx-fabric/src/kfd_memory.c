@@ -135,11 +135,11 @@ static hrx_status_t hrx_kfd_map(hrx_kfd_device_t* d, uint64_t handle,
                                     "AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU", &args);
 }
 
-static void hrx_kfd_free_handle(hrx_kfd_device_t* d, uint64_t handle) {
+static hrx_status_t hrx_kfd_free_handle(hrx_kfd_device_t* d,
+                                        uint64_t handle) {
   hrx_kfd_free_memory_args_t args = {.handle = handle};
-  hrx_status_free(hrx_kfd_device_ioctl(d, HRX_KFD_IOC_FREE_MEMORY_OF_GPU,
-                                       "AMDKFD_IOC_FREE_MEMORY_OF_GPU",
-                                       &args));
+  return hrx_kfd_device_ioctl(d, HRX_KFD_IOC_FREE_MEMORY_OF_GPU,
+                              "AMDKFD_IOC_FREE_MEMORY_OF_GPU", &args);
 }
 
 /* The CPU view of a freed object becomes reserved address space again. */
@@ -209,9 +209,12 @@ hrx_status_t hrx_kfd_memory_allocate_flags(hrx_kfd_device_t* d, uint64_t size,
     if (status != HRX_OK) hrx_status_free(hrx_kfd_map(d, args.handle, false));
   }
   if (status != HRX_OK) {
-    hrx_kfd_free_handle(d, args.handle);
-    hrx_kfd_rereserve(d, va, bytes);
-    hrx_kfd_va_release(d, va, bytes);
+    hrx_status_t freed = hrx_kfd_free_handle(d, args.handle);
+    if (freed == HRX_OK) {
+      hrx_kfd_rereserve(d, va, bytes);
+      hrx_kfd_va_release(d, va, bytes);
+    }
+    hrx_status_free(freed); /* else the range stays taken, as above */
     return status;
   }
   /* The driver hands out cleared pages only for some heaps. */
@@ -250,21 +253,26 @@ void hrx_kfd_memory_free(hrx_fabric_device_t* base,
   }
   pthread_mutex_unlock(&d->mutex);
   if (block.va == 0) return; /* not ours: nothing to undo */
-  hrx_status_free(hrx_kfd_map(d, block.handle, false));
-  hrx_kfd_free_handle(d, block.handle);
+  hrx_status_t status = hrx_kfd_map(d, block.handle, false);
+  if (status == HRX_OK) status = hrx_kfd_free_handle(d, block.handle);
+  if (status != HRX_OK) {
+    /* The buffer object still holds the range: never hand it out again
+     * (closing the device releases it with the process's VM). */
+    hrx_status_free(status);
+    return;
+  }
   hrx_kfd_rereserve(d, block.va, block.size);
   hrx_kfd_va_release(d, block.va, block.size);
 }
 
-bool hrx_kfd_memory_contains(hrx_kfd_device_t* d, uint64_t address,
-                             uint64_t bytes) {
-  bool found = false;
-  pthread_mutex_lock(&d->mutex);
-  for (size_t i = 0; i < d->block_count && !found; ++i) {
+bool hrx_kfd_memory_contains_locked(hrx_kfd_device_t* d, uint64_t address,
+                                    uint64_t bytes) {
+  for (size_t i = 0; i < d->block_count; ++i) {
     const hrx_kfd_block_t* b = &d->blocks[i];
-    found = address >= b->va && address - b->va <= b->size &&
-            bytes <= b->size - (address - b->va);
+    if (address >= b->va && address - b->va <= b->size &&
+        bytes <= b->size - (address - b->va)) {
+      return true;
+    }
   }
-  pthread_mutex_unlock(&d->mutex);
-  return found;
+  return false;
 }

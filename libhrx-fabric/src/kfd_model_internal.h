@@ -60,6 +60,7 @@ typedef struct kfd_model_queue_t {
   uint64_t read_index;     /* next packet; mirrored to read_pointer */
   uint64_t generation;     /* distinguishes a re-created queue in a slot */
   hrx_gfx11_fault_t fault; /* kind != NONE: stopped */
+  bool bad_packet;         /* stopped on a packet, not a wave */
 } kfd_model_queue_t;
 
 typedef struct kfd_model_event_t {

@@ -89,7 +89,9 @@ static void complete(hrx_kfd_model_t* m, kfd_model_queue_t* q,
  * its event, so the runtime learns of it without polling. */
 static void report_stop(hrx_kfd_model_t* m, kfd_model_queue_t* q) {
   int64_t error;
-  switch (q->fault.kind) {
+  switch (q->bad_packet ? HRX_GFX11_FAULT_NONE : q->fault.kind) {
+    case HRX_GFX11_FAULT_NONE: error = HRX_KFD_QUEUE_ERROR_PACKET;
+      break;
     case HRX_GFX11_FAULT_OUT_OF_BOUNDS: error = HRX_KFD_QUEUE_ERROR_MEMORY;
       break;
     case HRX_GFX11_FAULT_UNDECODABLE:
@@ -219,6 +221,7 @@ static bool step(hrx_kfd_model_t* m, kfd_model_queue_t* q) {
     snprintf(reason, sizeof(reason), "AQL packet type %u not modelled",
              type);
     set_fault(q, HRX_GFX11_FAULT_UNSUPPORTED, 0, reason);
+    q->bad_packet = true;
     ok = false;
   }
   if (!ok) return true;

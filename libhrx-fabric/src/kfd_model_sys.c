@@ -190,14 +190,17 @@ static int model_describe_queue_fault(void* context, uint32_t queue_id,
     return -ENOENT;
   }
   char bytes[3 * sizeof(fault.bytes) + 1] = "";
+  size_t at = 0;
   for (uint32_t i = 0; i < fault.byte_count && i < sizeof(fault.bytes); ++i) {
-    snprintf(bytes + 3 * i, 4, "%s%02x", i ? " " : "", fault.bytes[i]);
+    at += (size_t)snprintf(bytes + at, sizeof(bytes) - at, "%s%02x",
+                           i ? " " : "", fault.bytes[i]);
   }
   snprintf(text, capacity,
-           "%s; wave %u of workgroup (%u, %u, %u) at pc 0x%llx [%s], "
+           "%s; wave %u of workgroup (%u, %u, %u) at pc 0x%llx %s [%s], "
            "address 0x%llx",
            fault.reason, fault.wave, fault.workgroup[0], fault.workgroup[1],
-           fault.workgroup[2], (unsigned long long)fault.pc, bytes,
+           fault.workgroup[2], (unsigned long long)fault.pc,
+           fault.mnemonic[0] ? fault.mnemonic : "?", bytes,
            (unsigned long long)fault.address);
   *out_address = fault.address;
   return 0;

@@ -121,7 +121,7 @@ static uint8_t* hrx_kfd_kernarg_slot(hrx_kfd_queue_t* q, uint64_t index) {
 static void hrx_kfd_prepare_dispatch(hrx_kfd_queue_t* q, uint64_t index,
                                      hrx_aql_dispatch_packet_t* p) {
   const hrx_fabric_kernel_t* kernel =
-      hrx_kfd_find_kernel(q->device, p->kernel_object);
+      hrx_kfd_find_kernel_locked(q->device, p->kernel_object);
   /* An unknown kernel object goes to the GPU as it is, to fault there the
    * way hardware reports a bad descriptor. */
   if (!kernel || kernel->kernarg_size > HRX_KFD_KERNARG_SLOT) return;
@@ -188,36 +188,98 @@ static void hrx_kfd_fail_packet(hrx_kfd_queue_t* q, uint64_t signal) {
   hrx_fabric_fault_t fault = q->fault;
   fault.completion_signal = signal;
   hrx_fabric_queue_record_fault(&q->base, &fault);
-  hrx_fabric_signal_store(hrx_fabric_signal_from_handle(signal),
-                          HRX_FABRIC_SIGNAL_FAULTED);
+  /* A waiter may release the signal as soon as it reads the new value. */
+  hrx_fabric_signal_t* s = hrx_fabric_signal_from_handle(signal);
+  hrx_fabric_signal_retain(s);
+  hrx_fabric_signal_store(s, HRX_FABRIC_SIGNAL_FAULTED);
+  hrx_fabric_signal_release(s);
 }
 
-static void hrx_kfd_queue_prepare(hrx_fabric_queue_t* base, uint64_t index,
-                                  uint16_t* header, uint16_t* setup) {
+/* What a fault report calls a packet: its kernel, or its kind. With the
+ * device mutex held. */
+static const char* hrx_kfd_packet_name(hrx_kfd_device_t* d,
+                                       const hrx_aql_packet_t* packet,
+                                       uint16_t type) {
+  if (type == HRX_AQL_PACKET_AGENT) return "(agent packet)";
+  if (type != HRX_AQL_PACKET_KERNEL_DISPATCH) return "(barrier packet)";
+  for (int i = 0; i < HRX_KFD_BLIT_COUNT; ++i) {
+    if (packet->dispatch.kernel_object == d->blit_objects[i]) {
+      return i == HRX_KFD_BLIT_FILL ? "(fill)" : "(copy)";
+    }
+  }
+  const hrx_fabric_kernel_t* k =
+      hrx_kfd_find_kernel_locked(d, packet->dispatch.kernel_object);
+  return k ? k->name : "(unknown kernel object)";
+}
+
+/* Whether every signal |packet| names is one this device's packet
+ * processor can reach (a GPU-mapped, 64-byte aligned amd_signal_t). With
+ * the device mutex held. */
+static bool hrx_kfd_signals_reachable(hrx_kfd_device_t* d,
+                                      const hrx_aql_packet_t* packet,
+                                      uint16_t type) {
+  uint64_t handles[6] = {packet->dispatch.completion_signal};
+  size_t count = 1;
+  if (type == HRX_AQL_PACKET_BARRIER_AND || type == HRX_AQL_PACKET_BARRIER_OR) {
+    for (int i = 0; i < 5; ++i) handles[count++] = packet->barrier.dep_signal[i];
+  }
+  for (size_t i = 0; i < count; ++i) {
+    if (handles[i] != 0 &&
+        (handles[i] % 64 != 0 ||
+         !hrx_kfd_memory_contains_locked(d, handles[i], 64))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/* Publishes slot |index| under the device mutex, so a fault or a cancel
+ * (which take it too) sees every packet either stored or not yet
+ * prepared: a packet for a stopped queue, or one reserved before a reset,
+ * completes as failed and its header is never stored. */
+static void hrx_kfd_queue_publish_slot(hrx_fabric_queue_t* base,
+                                       uint64_t index, uint16_t header,
+                                       uint16_t setup) {
   hrx_kfd_queue_t* q = (hrx_kfd_queue_t*)base;
+  hrx_kfd_device_t* d = q->device;
   hrx_aql_packet_t* slot = hrx_fabric_queue_slot(base, index);
-  uint16_t type = *header & HRX_AQL_HEADER_TYPE_MASK;
-  if (index < atomic_load_explicit(&q->restart, memory_order_acquire)) {
-    pthread_mutex_lock(&q->device->mutex);
+  uint16_t type = header & HRX_AQL_HEADER_TYPE_MASK;
+  pthread_mutex_lock(&d->mutex);
+  bool dead = atomic_load_explicit(&q->dead, memory_order_acquire);
+  if (dead || index < atomic_load(&q->restart)) {
     hrx_kfd_fail_packet(q, slot->dispatch.completion_signal);
-    pthread_mutex_unlock(&q->device->mutex);
-    return;
-  }
-  if (atomic_load_explicit(&q->dead, memory_order_acquire)) {
-    /* Nothing will run it: a barrier with no dependencies keeps the slot
-     * harmless, and its producer hears of the fault now. */
-    pthread_mutex_lock(&q->device->mutex);
+    if (dead && atomic_load(&q->retired) < index + 1) {
+      atomic_store(&q->retired, index + 1);
+    }
+  } else if (!hrx_kfd_signals_reachable(d, slot, type)) {
+    /* The packet processor could not complete it: refuse it here. */
+    hrx_fabric_fault_t fault = {.kind = HRX_FABRIC_FAULT_BAD_PACKET};
+    snprintf(fault.kernel, sizeof(fault.kernel), "%s",
+             hrx_kfd_packet_name(d, slot, type));
+    snprintf(fault.detail, sizeof(fault.detail), "%s",
+             "a signal of the packet is not in this GPU's memory (create "
+             "signals for a GPU's queues with "
+             "hrx_fabric_device_signal_create)");
+    hrx_fabric_fault_t saved = q->fault;
+    q->fault = fault;
     hrx_kfd_fail_packet(q, slot->dispatch.completion_signal);
-    uint64_t retired = atomic_load(&q->retired);
-    if (retired < index + 1) atomic_store(&q->retired, index + 1);
-    pthread_mutex_unlock(&q->device->mutex);
-    return;
+    q->fault = saved;
+    /* An empty barrier keeps the ring's order without touching memory. */
+    memset((uint8_t*)slot + 4, 0, sizeof(*slot) - 4);
+    hrx_fabric_queue_store_header(
+        base, index,
+        (uint16_t)((header & ~HRX_AQL_HEADER_TYPE_MASK) |
+                   HRX_AQL_PACKET_BARRIER_AND),
+        0);
+  } else {
+    if (type == HRX_AQL_PACKET_KERNEL_DISPATCH) {
+      hrx_kfd_prepare_dispatch(q, index, &slot->dispatch);
+    } else if (type == HRX_AQL_PACKET_AGENT) {
+      hrx_kfd_prepare_agent(q, index, slot, &header, &setup);
+    }
+    hrx_fabric_queue_store_header(base, index, header, setup);
   }
-  if (type == HRX_AQL_PACKET_KERNEL_DISPATCH) {
-    hrx_kfd_prepare_dispatch(q, index, &slot->dispatch);
-  } else if (type == HRX_AQL_PACKET_AGENT) {
-    hrx_kfd_prepare_agent(q, index, slot, header, setup);
-  }
+  pthread_mutex_unlock(&d->mutex);
 }
 
 static void hrx_kfd_queue_ring(hrx_fabric_queue_t* base) {
@@ -235,22 +297,6 @@ static void hrx_kfd_queue_ring(hrx_fabric_queue_t* base) {
 /*===------------------------------------------------------------------===*/
 /* Faults                                                                  */
 /*===------------------------------------------------------------------===*/
-
-/* What a fault report calls a packet: its kernel, or its kind. With the
- * device mutex held. */
-static const char* hrx_kfd_packet_name(hrx_kfd_device_t* d,
-                                       const hrx_aql_packet_t* packet,
-                                       uint16_t type) {
-  if (type != HRX_AQL_PACKET_KERNEL_DISPATCH) return "(barrier packet)";
-  for (int i = 0; i < HRX_KFD_BLIT_COUNT; ++i) {
-    if (packet->dispatch.kernel_object == d->blit_objects[i]) {
-      return i == HRX_KFD_BLIT_FILL ? "(fill)" : "(copy)";
-    }
-  }
-  const hrx_fabric_kernel_t* k =
-      hrx_kfd_find_kernel_locked(d, packet->dispatch.kernel_object);
-  return k ? k->name : "(unknown kernel object)";
-}
 
 /* What the queue's error says, and whatever the driver (or model) can
  * tell about it. */
@@ -286,18 +332,20 @@ void hrx_kfd_queue_check(hrx_kfd_queue_t* q) {
   hrx_aql_packet_t first;
   memcpy(&first, hrx_fabric_queue_slot(&q->base, read), sizeof(first));
   hrx_kfd_describe(q, error, &first);
-  uint64_t retired = read;
+  /* Dead first: from here on publications fail at once (under the mutex
+   * this holds), so the scan below sees every stored packet. */
+  atomic_store(&q->retired, write);
+  __atomic_store_n(&q->base.read_index, &q->retired, __ATOMIC_RELEASE);
+  atomic_store_explicit(&q->dead, true, memory_order_release);
   for (uint64_t i = read; i < write; ++i) {
     hrx_aql_packet_t* slot = hrx_fabric_queue_slot(&q->base, i);
     uint16_t type = __atomic_load_n(&slot->dispatch.header, __ATOMIC_ACQUIRE) &
                     HRX_AQL_HEADER_TYPE_MASK;
-    if (type == HRX_AQL_PACKET_INVALID) continue; /* prepare() fails it */
+    if (type == HRX_AQL_PACKET_INVALID) continue; /* publication fails it */
     hrx_kfd_fail_packet(q, slot->dispatch.completion_signal);
-    retired = i + 1;
+    __atomic_store_n(&slot->dispatch.header, HRX_AQL_PACKET_INVALID,
+                     __ATOMIC_RELEASE);
   }
-  atomic_store(&q->retired, retired);
-  __atomic_store_n(&q->base.read_index, &q->retired, __ATOMIC_RELEASE);
-  atomic_store_explicit(&q->dead, true, memory_order_release);
 }
 
 static hrx_status_t hrx_kfd_queue_open(hrx_kfd_queue_t* q,
@@ -331,7 +379,7 @@ static void hrx_kfd_queue_reset(hrx_kfd_queue_t* q) {
     hrx_aql_packet_t* slot = hrx_fabric_queue_slot(&q->base, i);
     uint16_t type = __atomic_load_n(&slot->dispatch.header, __ATOMIC_ACQUIRE) &
                     HRX_AQL_HEADER_TYPE_MASK;
-    if (type == HRX_AQL_PACKET_INVALID) continue; /* prepare() fails it */
+    if (type == HRX_AQL_PACKET_INVALID) continue; /* publication fails it */
     snprintf(q->fault.kernel, sizeof(q->fault.kernel), "%s",
              hrx_kfd_packet_name(d, slot, type));
     hrx_kfd_fail_packet(q, slot->dispatch.completion_signal);
@@ -414,8 +462,10 @@ static void hrx_kfd_queue_free(hrx_kfd_queue_t* q) {
     if (buffers[i]->device_address) hrx_kfd_memory_free(&d->base, buffers[i]);
   }
   hrx_fabric_signal_release(q->inactive);
+  /* deinit may drop the last device reference: free with a copy. */
+  hrx_allocator_t allocator = d->base.allocator;
   if (q->base.vtable) hrx_fabric_queue_deinit(&q->base);
-  hrx_allocator_free(d->base.allocator, q);
+  hrx_allocator_free(allocator, q);
 }
 
 /* Waits for every published packet, then destroys the queue. A stopped
@@ -435,7 +485,7 @@ static void hrx_kfd_queue_destroy(hrx_fabric_queue_t* base) {
 
 static const hrx_fabric_queue_vtable_t hrx_kfd_queue_vtable = {
     .destroy = hrx_kfd_queue_destroy,
-    .prepare = hrx_kfd_queue_prepare,
+    .publish_slot = hrx_kfd_queue_publish_slot,
     .ring = hrx_kfd_queue_ring,
     .ring_always = true,
 };
@@ -521,6 +571,11 @@ hrx_status_t hrx_kfd_queue_create(hrx_fabric_device_t* base,
                                   uint32_t packet_count,
                                   hrx_fabric_queue_t** out_queue) {
   hrx_kfd_device_t* d = hrx_kfd_device_cast(base);
+  /* The ring is a buffer object of its own, and the driver wants the BO
+   * to be exactly ring_size: at least a page of packets. */
+  if (packet_count < HRX_KFD_PAGE / sizeof(hrx_aql_packet_t)) {
+    packet_count = HRX_KFD_PAGE / sizeof(hrx_aql_packet_t);
+  }
   hrx_kfd_queue_t* q = NULL;
   HRX_RETURN_IF_ERROR(
       hrx_allocator_malloc(base->allocator, sizeof(*q), (void**)&q));

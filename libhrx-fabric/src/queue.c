@@ -91,12 +91,20 @@ hrx_aql_packet_t* hrx_fabric_queue_slot(hrx_fabric_queue_t* q,
   return &q->ring[index & (q->size - 1)];
 }
 
-void hrx_fabric_queue_publish_quiet(hrx_fabric_queue_t* q, uint64_t index,
-                                    uint16_t header, uint16_t setup) {
-  if (q->vtable->prepare) q->vtable->prepare(q, index, &header, &setup);
+void hrx_fabric_queue_store_header(hrx_fabric_queue_t* q, uint64_t index,
+                                   uint16_t header, uint16_t setup) {
   hrx_aql_packet_t* slot = hrx_fabric_queue_slot(q, index);
   __atomic_store_n((uint32_t*)slot, (uint32_t)header | ((uint32_t)setup << 16),
                    __ATOMIC_RELEASE);
+}
+
+void hrx_fabric_queue_publish_quiet(hrx_fabric_queue_t* q, uint64_t index,
+                                    uint16_t header, uint16_t setup) {
+  if (q->vtable->publish_slot) {
+    q->vtable->publish_slot(q, index, header, setup);
+  } else {
+    hrx_fabric_queue_store_header(q, index, header, setup);
+  }
   if (q->vtable->ring_always) q->vtable->ring(q);
 }
 

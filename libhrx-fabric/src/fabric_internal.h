@@ -71,6 +71,14 @@ _Static_assert(offsetof(struct hrx_fabric_signal_s, event_id) == 24,
 _Static_assert(offsetof(struct hrx_fabric_signal_s, epoch) == 64,
                "amd_signal_t is 64 bytes");
 
+/* A 32-bit futex word that counts changes, with a count of sleepers so
+ * that a change wakes only when someone sleeps: sleep while |*word| still
+ * reads |observed| (at most |timeout_ns|, or HRX_TIMEOUT_INFINITE), and
+ * count a change, waking every sleeper. */
+void hrx_fabric_futex_wait(_Atomic uint32_t* word, _Atomic uint32_t* sleepers,
+                           uint32_t observed, uint64_t timeout_ns);
+void hrx_fabric_futex_bump(_Atomic uint32_t* word, _Atomic uint32_t* sleepers);
+
 /* Initialises a signal in |memory| (HRX_FABRIC_SIGNAL_BYTES, 64-byte
  * aligned) whose device side |waker| serves; its last release calls
  * waker->release. */

@@ -8,11 +8,7 @@
  * the device's |epoch| futex, which the thread bumps on every event and a
  * host-side store bumps directly. So a wait costs no ioctl and a thousand
  * waiters cost one KFD wait. */
-#include <limits.h>
-#include <linux/futex.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "kfd_device.h"
@@ -25,10 +21,7 @@
 #define HRX_KFD_EVENT_WAIT_MS 100u
 
 void hrx_kfd_wake(hrx_kfd_device_t* d) {
-  atomic_fetch_add_explicit(&d->epoch, 1, memory_order_release);
-  if (atomic_load_explicit(&d->sleepers, memory_order_seq_cst)) {
-    syscall(SYS_futex, &d->epoch, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
-  }
+  hrx_fabric_futex_bump(&d->epoch, &d->sleepers);
 }
 
 static void hrx_kfd_signal_notify(void* context) { hrx_kfd_wake(context); }
@@ -41,17 +34,7 @@ static uint32_t hrx_kfd_signal_observe(void* context) {
 static void hrx_kfd_signal_sleep(void* context, uint32_t observed,
                                  uint64_t timeout_ns) {
   hrx_kfd_device_t* d = context;
-  struct timespec ts;
-  struct timespec* timeout = NULL;
-  if (timeout_ns != HRX_TIMEOUT_INFINITE) {
-    ts.tv_sec = (time_t)(timeout_ns / 1000000000u);
-    ts.tv_nsec = (long)(timeout_ns % 1000000000u);
-    timeout = &ts;
-  }
-  atomic_fetch_add_explicit(&d->sleepers, 1, memory_order_seq_cst);
-  syscall(SYS_futex, &d->epoch, FUTEX_WAIT_PRIVATE, observed, timeout, NULL,
-          0);
-  atomic_fetch_sub_explicit(&d->sleepers, 1, memory_order_seq_cst);
+  hrx_fabric_futex_wait(&d->epoch, &d->sleepers, observed, timeout_ns);
 }
 
 static void hrx_kfd_signal_release(void* context, hrx_fabric_signal_t* s) {

@@ -81,16 +81,34 @@ bool hrx_fabric_signal_is_cancelled(const hrx_fabric_signal_t* signal) {
   return atomic_load_explicit(&signal->cancelled, memory_order_acquire);
 }
 
+void hrx_fabric_futex_wait(_Atomic uint32_t* word, _Atomic uint32_t* sleepers,
+                           uint32_t observed, uint64_t timeout_ns) {
+  struct timespec ts;
+  struct timespec* timeout = NULL;
+  if (timeout_ns != HRX_TIMEOUT_INFINITE) {
+    ts.tv_sec = (time_t)(timeout_ns / 1000000000u);
+    ts.tv_nsec = (long)(timeout_ns % 1000000000u);
+    timeout = &ts;
+  }
+  atomic_fetch_add_explicit(sleepers, 1, memory_order_seq_cst);
+  syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, observed, timeout, NULL, 0);
+  atomic_fetch_sub_explicit(sleepers, 1, memory_order_seq_cst);
+}
+
+void hrx_fabric_futex_bump(_Atomic uint32_t* word,
+                           _Atomic uint32_t* sleepers) {
+  atomic_fetch_add_explicit(word, 1, memory_order_release);
+  if (atomic_load_explicit(sleepers, memory_order_seq_cst)) {
+    syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+  }
+}
+
 static void hrx_signal_notify(hrx_fabric_signal_t* signal) {
   if (signal->waker) {
     signal->waker->notify(signal->waker_context);
     return;
   }
-  atomic_fetch_add_explicit(&signal->epoch, 1, memory_order_release);
-  if (atomic_load_explicit(&signal->waiters, memory_order_seq_cst)) {
-    syscall(SYS_futex, &signal->epoch, FUTEX_WAKE_PRIVATE, INT_MAX, NULL,
-            NULL, 0);
-  }
+  hrx_fabric_futex_bump(&signal->epoch, &signal->waiters);
 }
 
 int64_t hrx_fabric_signal_load(const hrx_fabric_signal_t* signal) {
@@ -180,17 +198,7 @@ hrx_status_t hrx_fabric_signal_wait(const hrx_fabric_signal_t* const_signal,
       signal->waker->sleep(signal->waker_context, epoch, remaining);
       continue;
     }
-    struct timespec ts;
-    struct timespec* timeout = NULL;
-    if (remaining != HRX_TIMEOUT_INFINITE) {
-      ts.tv_sec = (time_t)(remaining / 1000000000u);
-      ts.tv_nsec = (long)(remaining % 1000000000u);
-      timeout = &ts;
-    }
-    atomic_fetch_add_explicit(&signal->waiters, 1, memory_order_seq_cst);
     /* Sleeps only if no change happened since |epoch| was read. */
-    syscall(SYS_futex, &signal->epoch, FUTEX_WAIT_PRIVATE, epoch, timeout,
-            NULL, 0);
-    atomic_fetch_sub_explicit(&signal->waiters, 1, memory_order_seq_cst);
+    hrx_fabric_futex_wait(&signal->epoch, &signal->waiters, epoch, remaining);
   }
 }

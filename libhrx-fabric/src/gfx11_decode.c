@@ -205,11 +205,13 @@ bool gfx11_decode(const uint8_t* bytes, size_t available,
   if (bits(w0, 31, 30) == 2) {
     decode_scalar(w0, &inst);
     /* s_fmaak_f32 and s_fmamk_f32 always carry their constant K as a
-     * literal; SOPP and SOPK carry immediates, never a literal source. */
+     * literal, s_setreg_imm32_b32 its value; otherwise SOPP and SOPK
+     * carry immediates, never a literal source. */
     uint32_t always[1] = {GFX11_LITERAL};
     bool has_k =
-        inst.encoding == GFX11_SOP2 &&
-        (inst.op == GFX11_S_FMAAK_F32 || inst.op == GFX11_S_FMAMK_F32);
+        (inst.encoding == GFX11_SOP2 &&
+         (inst.op == GFX11_S_FMAAK_F32 || inst.op == GFX11_S_FMAMK_F32)) ||
+        (inst.encoding == GFX11_SOPK && inst.op == GFX11_S_SETREG_IMM32_B32);
     if (has_k) {
       if (!take_literal(bytes, available, always, 1, &inst)) return false;
     } else if (inst.encoding != GFX11_SOPP && inst.encoding != GFX11_SOPK &&

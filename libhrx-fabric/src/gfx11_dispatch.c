@@ -34,6 +34,7 @@ typedef struct kernel_setup_t {
   bool workgroup_id[3];
   uint32_t workitem_dims;  /* 1, 2 or 3 ids packed into v0 */
   uint32_t lds_size;       /* group_segment_fixed_size */
+  uint32_t mode;           /* the waves' starting MODE register */
 } kernel_setup_t;
 
 static uint32_t kd_u32(uint64_t kd, int offset) {
@@ -87,6 +88,13 @@ static hrx_status_t read_descriptor(uint64_t kd, kernel_setup_t* out) {
   out->vgpr_count = ((rsrc1 & 0x3F) + 1) * 8;
   if (out->vgpr_count > GFX11_MAX_VGPRS) out->vgpr_count = GFX11_MAX_VGPRS;
   out->entry = kd + (uint64_t)entry_offset;
+  /* Float rounding and denormal modes, DX10 clamp and IEEE mode. */
+  out->mode = gfx11_mode_from_rsrc1(rsrc1);
+  if (out->mode & GFX11_MODE_ROUND_MASK) {
+    return hrx_make_status(HRX_STATUS_UNIMPLEMENTED,
+                           "gfx11 model: rsrc1 0x%x asks for a float rounding "
+                           "other than to nearest even", rsrc1);
+  }
   return HRX_OK;
 }
 
@@ -108,6 +116,7 @@ static void init_wave(gfx11_wave_t* wave, const kernel_setup_t* setup,
   wave->fault = fault;
   wave->vgpr_count = setup->vgpr_count;
   wave->pc = setup->entry;
+  wave->mode = setup->mode;
   uint32_t next = 0;
   if (setup->kernarg_ptr) {
     wave->sgpr[0] = (uint32_t)dispatch->kernarg;

@@ -1,11 +1,11 @@
 /* Floating-point operations of the gfx11 model the host's float and double
  * arithmetic do not give directly: f16 arithmetic and conversions rounded
- * to nearest even with denormals kept (the mode LLVM's kernel descriptors
- * select), and the f32 division helpers v_div_scale, v_div_fmas and
- * v_div_fixup. Every result is rounded once: f16 sums and products are
- * exact in double, and a fused sum that is not is first rounded to odd,
- * which a later rounding to a precision at least two bits narrower cannot
- * tell from the exact value. */
+ * to nearest even with denormals kept (callers flush them as the wave's
+ * MODE asks, see gfx11_mode.c), the ISA's min/max NaN rules, and the f32
+ * division helpers v_div_scale, v_div_fmas and v_div_fixup. Every result
+ * is rounded once: f16 sums and products are exact in double, and a fused
+ * sum that is not is first rounded to odd, which a later rounding to a
+ * precision at least two bits narrower cannot tell from the exact value. */
 #include <math.h>
 #include <string.h>
 
@@ -120,33 +120,59 @@ uint16_t gfx11_fma_f16(uint16_t a, uint16_t b, uint16_t c) {
   return f16_result(add_round_to_odd(product, f16_to_double(c)), a, b, c);
 }
 
-static uint16_t quiet_f16(uint16_t h) { return h | F16_QUIET; }
+/* The bit layout of an IEEE binary format, for the ops written once for
+ * f16 and f32. */
+typedef struct float_format_t {
+  uint32_t sign, exponent, mantissa, quiet;
+} float_format_t;
 
-static bool f16_is_signalling(uint16_t h) {
-  return f16_is_nan(h) && !(h & F16_QUIET);
+static const float_format_t FORMAT_F16 = {F16_SIGN, F16_EXP, F16_MANT,
+                                          F16_QUIET};
+static const float_format_t FORMAT_F32 = {0x80000000u, 0x7F800000u,
+                                          0x007FFFFFu, F32_QUIET};
+
+static bool is_nan(const float_format_t* f, uint32_t x) {
+  return (x & f->exponent) == f->exponent && (x & f->mantissa);
 }
 
-/* Orders two non-NaN f16 values with -0 below +0. */
-static bool f16_above(uint16_t a, uint16_t b) {
-  double x = f16_to_double(a), y = f16_to_double(b);
-  if (x == y) return !(a & F16_SIGN) && (b & F16_SIGN);
-  return x > y;
+static bool is_signalling(const float_format_t* f, uint32_t x) {
+  return is_nan(f, x) && !(x & f->quiet);
 }
 
-static uint16_t select_f16(uint16_t a, uint16_t b, bool want_max) {
-  if (f16_is_signalling(a)) return quiet_f16(a);
-  if (f16_is_signalling(b)) return quiet_f16(b);
-  if (f16_is_nan(a)) return b;
-  if (f16_is_nan(b)) return a;
-  return f16_above(a, b) == want_max ? a : b;
+/* A key whose unsigned order is the numeric order of non-NaN values, with
+ * -0 below +0: negative magnitudes count down from just below the sign
+ * bit, positive ones up from it. */
+static uint32_t order_key(const float_format_t* f, uint32_t x) {
+  uint32_t magnitude = x & ~f->sign;
+  return x & f->sign ? f->sign - 1 - magnitude : f->sign + magnitude;
 }
 
-uint16_t gfx11_max_f16(uint16_t a, uint16_t b) {
-  return select_f16(a, b, true);
+/* The ISA's v_max/v_min pseudocode: IEEE mode quiets a signalling NaN
+ * source and returns it; otherwise a NaN source yields the other source
+ * (unchanged, even a signalling NaN); -0 and +0 are ordered. */
+static uint32_t select_extreme(const float_format_t* f, uint32_t a,
+                               uint32_t b, bool want_max, bool ieee) {
+  if (ieee && is_signalling(f, a)) return a | f->quiet;
+  if (ieee && is_signalling(f, b)) return b | f->quiet;
+  if (is_nan(f, a)) return b;
+  if (is_nan(f, b)) return a;
+  return (order_key(f, a) > order_key(f, b)) == want_max ? a : b;
 }
 
-uint16_t gfx11_min_f16(uint16_t a, uint16_t b) {
-  return select_f16(a, b, false);
+uint16_t gfx11_max_f16(uint16_t a, uint16_t b, bool ieee) {
+  return (uint16_t)select_extreme(&FORMAT_F16, a, b, true, ieee);
+}
+
+uint16_t gfx11_min_f16(uint16_t a, uint16_t b, bool ieee) {
+  return (uint16_t)select_extreme(&FORMAT_F16, a, b, false, ieee);
+}
+
+uint32_t gfx11_max_f32(uint32_t a, uint32_t b, bool ieee) {
+  return select_extreme(&FORMAT_F32, a, b, true, ieee);
+}
+
+uint32_t gfx11_min_f32(uint32_t a, uint32_t b, bool ieee) {
+  return select_extreme(&FORMAT_F32, a, b, false, ieee);
 }
 
 /* The biased exponent field, as the ISA's exponent(). */

@@ -6,7 +6,9 @@
  * (LLVM 19 emits only v0-v127 there), in VOP3 opsel bit i picks it for
  * source i and bit 3 for the destination. A 16-bit result replaces its
  * half and keeps the other. Float inline constants of f16 operands are
- * f16 values. Arithmetic is exactly rounded (gfx11_float.c). */
+ * f16 values. Arithmetic is exactly rounded (gfx11_float.c); MODE's f16
+ * denormal field decides whether denormal sources and results are kept
+ * or flushed to zero of their sign (gfx11_mode.c). */
 #include <string.h>
 
 #include "gfx11_internal.h"
@@ -52,19 +54,25 @@ static uint16_t read_half(gfx11_wave_t* wave, const gfx11_inst_t* inst,
   return (uint16_t)(ref.high ? value >> 16 : value);
 }
 
+static uint16_t modifiers16(const gfx11_inst_t* inst, uint16_t value,
+                            int index) {
+  if (inst->abs >> index & 1) value &= 0x7FFF;
+  if (inst->neg >> index & 1) value ^= F16_SIGN;
+  return value;
+}
+
+uint16_t gfx11_read_f16_source(gfx11_wave_t* wave, const gfx11_inst_t* inst,
+                               int index, uint32_t lane) {
+  half_ref_t ref = half_ref(inst, inst->src[index], index);
+  return modifiers16(inst, read_half(wave, inst, ref, lane), index);
+}
+
 static void write_half(gfx11_wave_t* wave, const gfx11_inst_t* inst,
                        half_ref_t ref, uint32_t lane, uint16_t value) {
   uint32_t old = gfx11_read32(wave, inst, ref.code, lane);
   uint32_t merged = ref.high ? (old & 0xFFFFu) | (uint32_t)value << 16
                              : (old & 0xFFFF0000u) | value;
   gfx11_write_vgpr(wave, ref.code, lane, merged);
-}
-
-static uint16_t modifiers16(const gfx11_inst_t* inst, uint16_t value,
-                            int index) {
-  if (inst->abs >> index & 1) value &= 0x7FFF;
-  if (inst->neg >> index & 1) value ^= F16_SIGN;
-  return value;
 }
 
 /* clamp: NaN and negatives (-0 too) to +0, above 1.0 to 1.0. */
@@ -80,16 +88,33 @@ static uint32_t clamp_f32(uint32_t bits) {
   return f > 1.0f ? 0x3F800000u : bits;
 }
 
+static bool keep_f16_in(const gfx11_wave_t* wave) {
+  return wave->mode & GFX11_MODE_F16_DENORM_IN;
+}
+
+static bool keep_f16_out(const gfx11_wave_t* wave) {
+  return wave->mode & GFX11_MODE_F16_DENORM_OUT;
+}
+
+/* v_cvt_f16_f32: the f32 source obeys the f32 denormal mode, the result
+ * the f16 one. */
+static void cvt_f16_f32_lane(gfx11_wave_t* wave, const gfx11_inst_t* inst,
+                             half_ref_t dst, uint32_t lane) {
+  uint32_t a = gfx11_read32(wave, inst, inst->src[0], lane);
+  if (inst->abs & 1) a &= 0x7FFFFFFFu;
+  if (inst->neg & 1) a ^= 0x80000000u;
+  a = gfx11_flush_f32(a, wave->mode & GFX11_MODE_F32_DENORM_IN);
+  uint16_t r = gfx11_f16_from_f32(hrx_f32(a));
+  if (inst->clamp) r = clamp_f16(r);
+  write_half(wave, inst, dst, lane, gfx11_flush_f16(r, keep_f16_out(wave)));
+}
+
 /* One lane of an f16 VOP1/VOP2/VOP3 op. */
 static void half_lane(gfx11_wave_t* wave, const gfx11_inst_t* inst,
                       uint32_t lane) {
   half_ref_t dst = half_ref(inst, inst->dst, 3);
   if (inst->op == GFX11_V_CVT_F16_F32) {
-    uint32_t a = gfx11_read32(wave, inst, inst->src[0], lane);
-    if (inst->abs & 1) a &= 0x7FFFFFFFu;
-    if (inst->neg & 1) a ^= 0x80000000u;
-    uint16_t r = gfx11_f16_from_f32(hrx_f32(a));
-    write_half(wave, inst, dst, lane, inst->clamp ? clamp_f16(r) : r);
+    cvt_f16_f32_lane(wave, inst, dst, lane);
     return;
   }
   uint16_t v[3] = {0, 0, 0};
@@ -97,10 +122,11 @@ static void half_lane(gfx11_wave_t* wave, const gfx11_inst_t* inst,
               : inst->op == GFX11_V_FMA_F16   ? 3
                                               : 2;
   for (int i = 0; i < count; ++i) {
-    v[i] = modifiers16(
-        inst, read_half(wave, inst, half_ref(inst, inst->src[i], i), lane), i);
+    v[i] = gfx11_flush_f16(gfx11_read_f16_source(wave, inst, i, lane),
+                           keep_f16_in(wave));
   }
   if (inst->op == GFX11_V_CVT_F32_F16) {
+    /* Every f16 is a normal f32: only the source can be flushed. */
     uint32_t r = hrx_f32_bits(gfx11_f16_to_f32(v[0]));
     gfx11_write_vgpr(wave, inst->dst, lane, inst->clamp ? clamp_f32(r) : r);
     return;
@@ -110,11 +136,14 @@ static void half_lane(gfx11_wave_t* wave, const gfx11_inst_t* inst,
     case GFX11_V_ADD_F16: r = gfx11_add_f16(v[0], v[1]); break;
     case GFX11_V_MUL_F16: r = gfx11_mul_f16(v[0], v[1]); break;
     case GFX11_V_FMAC_F16:
-      r = gfx11_fma_f16(v[0], v[1], read_half(wave, inst, dst, lane));
+      r = gfx11_fma_f16(v[0], v[1],
+                        gfx11_flush_f16(read_half(wave, inst, dst, lane),
+                                        keep_f16_in(wave)));
       break;
     default: r = gfx11_fma_f16(v[0], v[1], v[2]); break;  /* v_fma_f16 */
   }
-  write_half(wave, inst, dst, lane, inst->clamp ? clamp_f16(r) : r);
+  if (inst->clamp) r = clamp_f16(r);
+  write_half(wave, inst, dst, lane, gfx11_flush_f16(r, keep_f16_out(wave)));
 }
 
 bool gfx11_exec_half(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
@@ -134,42 +163,86 @@ static bool vop3p_is_float(uint32_t op) {
          op == GFX11_V_PK_MAX_F16;
 }
 
-/* Saturates a 17-bit sum when clamp asks for it. */
-static uint16_t add16(uint16_t a, uint16_t b, bool is_signed, bool clamp) {
-  if (!is_signed) {
-    uint32_t sum = (uint32_t)a + b;
-    return clamp && sum > 0xFFFF ? 0xFFFF : (uint16_t)sum;
-  }
-  int32_t sum = (int16_t)a + (int16_t)b;
-  if (clamp && sum > INT16_MAX) sum = INT16_MAX;
-  if (clamp && sum < INT16_MIN) sum = INT16_MIN;
-  return (uint16_t)sum;
+/* A 17-bit sum or difference as 16 bits: wrapped, or with clamp
+ * saturated to the signed or unsigned range. */
+static uint16_t saturate16(int32_t value, bool is_signed, bool clamp) {
+  int32_t lo = is_signed ? INT16_MIN : 0;
+  int32_t hi = is_signed ? INT16_MAX : UINT16_MAX;
+  if (clamp && value < lo) return (uint16_t)lo;
+  if (clamp && value > hi) return (uint16_t)hi;
+  return (uint16_t)value;
 }
 
-/* One half of a packed op on its three (selected, negated) sources. */
-static uint16_t packed_half(uint32_t op, const uint16_t* v, bool clamp) {
+/* S1 >> (S0 & 15) with copies of S1's sign bit shifted in, written
+ * without a signed shift. */
+static uint16_t ashr16(uint16_t shift, uint16_t value) {
+  uint32_t extended = value & 0x8000 ? 0xFFFF0000u | value : value;
+  return (uint16_t)(extended >> (shift & 15));
+}
+
+/* One half of a packed integer op; shifts take the amount from S0 and
+ * the value from S1, as the 32-bit "rev" shifts do. */
+static uint16_t packed_int(uint32_t op, uint16_t a, uint16_t b, bool clamp) {
+  int32_t sa = (int16_t)a, sb = (int16_t)b;
+  switch (op) {
+    case GFX11_V_PK_MUL_LO_U16: return (uint16_t)((uint32_t)a * b);
+    case GFX11_V_PK_ADD_I16: return saturate16(sa + sb, true, clamp);
+    case GFX11_V_PK_SUB_I16: return saturate16(sa - sb, true, clamp);
+    case GFX11_V_PK_ADD_U16: return saturate16((int32_t)a + b, false, clamp);
+    case GFX11_V_PK_SUB_U16: return saturate16((int32_t)a - b, false, clamp);
+    case GFX11_V_PK_LSHLREV_B16: return (uint16_t)((uint32_t)b << (a & 15));
+    case GFX11_V_PK_LSHRREV_B16: return (uint16_t)(b >> (a & 15));
+    case GFX11_V_PK_ASHRREV_I16: return ashr16(a, b);
+    case GFX11_V_PK_MAX_I16: return sa > sb ? a : b;
+    case GFX11_V_PK_MIN_I16: return sa < sb ? a : b;
+    case GFX11_V_PK_MAX_U16: return a > b ? a : b;
+    default: return a < b ? a : b;  /* v_pk_min_u16 */
+  }
+}
+
+/* One half of a packed f16 op on its three (selected, negated) sources,
+ * denormals flushed as MODE asks. */
+static uint16_t packed_float(const gfx11_wave_t* wave, uint32_t op,
+                             const uint16_t* source, bool clamp) {
+  uint16_t v[3];
+  for (int i = 0; i < 3; ++i) {
+    v[i] = gfx11_flush_f16(source[i], keep_f16_in(wave));
+  }
+  bool ieee = wave->mode & GFX11_MODE_IEEE;
   uint16_t r;
   switch (op) {
-    case GFX11_V_PK_MUL_LO_U16: return (uint16_t)((uint32_t)v[0] * v[1]);
-    case GFX11_V_PK_ADD_I16: return add16(v[0], v[1], true, clamp);
-    case GFX11_V_PK_ADD_U16: return add16(v[0], v[1], false, clamp);
     case GFX11_V_PK_FMA_F16: r = gfx11_fma_f16(v[0], v[1], v[2]); break;
     case GFX11_V_PK_ADD_F16: r = gfx11_add_f16(v[0], v[1]); break;
     case GFX11_V_PK_MUL_F16: r = gfx11_mul_f16(v[0], v[1]); break;
-    case GFX11_V_PK_MIN_F16: r = gfx11_min_f16(v[0], v[1]); break;
-    default: r = gfx11_max_f16(v[0], v[1]); break;
+    case GFX11_V_PK_MIN_F16: r = gfx11_min_f16(v[0], v[1], ieee); break;
+    default: r = gfx11_max_f16(v[0], v[1], ieee); break;
   }
-  return clamp ? clamp_f16(r) : r;
+  if (clamp) r = clamp_f16(r);
+  return gfx11_flush_f16(r, keep_f16_out(wave));
 }
 
+static uint16_t packed_half(const gfx11_wave_t* wave, uint32_t op,
+                            const uint16_t* v, bool clamp) {
+  if (vop3p_is_float(op)) return packed_float(wave, op, v, clamp);
+  return packed_int(op, v[0], v[1], clamp);
+}
+
+/* Integer ops take no neg modifiers; clamp saturates only the sums and
+ * differences. */
 static bool vop3p_supported(const gfx11_inst_t* inst) {
+  if (vop3p_is_float(inst->op)) return true;
+  if (inst->neg || inst->neg_hi) return false;
   switch (inst->op) {
-    case GFX11_V_PK_MUL_LO_U16:
-      return !inst->clamp && !inst->neg && !inst->neg_hi;
-    case GFX11_V_PK_ADD_I16: case GFX11_V_PK_ADD_U16:
-      return !inst->neg && !inst->neg_hi;
+    case GFX11_V_PK_ADD_I16: case GFX11_V_PK_SUB_I16:
+    case GFX11_V_PK_ADD_U16: case GFX11_V_PK_SUB_U16:
+      return true;
+    case GFX11_V_PK_MUL_LO_U16: case GFX11_V_PK_LSHLREV_B16:
+    case GFX11_V_PK_LSHRREV_B16: case GFX11_V_PK_ASHRREV_I16:
+    case GFX11_V_PK_MAX_I16: case GFX11_V_PK_MIN_I16:
+    case GFX11_V_PK_MAX_U16: case GFX11_V_PK_MIN_U16:
+      return !inst->clamp;
     default:
-      return vop3p_is_float(inst->op);
+      return false;
   }
 }
 
@@ -188,8 +261,9 @@ static void vop3p_lane(gfx11_wave_t* wave, const gfx11_inst_t* inst,
     if (inst->neg >> i & 1) lo[i] ^= F16_SIGN;
     if (inst->neg_hi >> i & 1) hi[i] ^= F16_SIGN;
   }
-  uint32_t result = packed_half(inst->op, lo, inst->clamp) |
-                    (uint32_t)packed_half(inst->op, hi, inst->clamp) << 16;
+  uint32_t result =
+      packed_half(wave, inst->op, lo, inst->clamp) |
+      (uint32_t)packed_half(wave, inst->op, hi, inst->clamp) << 16;
   gfx11_write_vgpr(wave, inst->dst, lane, result);
 }
 

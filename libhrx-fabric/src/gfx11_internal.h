@@ -87,8 +87,37 @@ typedef struct gfx11_wave_t {
   uint8_t* lds;
   uint32_t lds_size;
   hrx_gfx11_fault_t* fault;
+  uint32_t mode;        /* the MODE hardware register (gfx11_mode.c) */
   uint32_t vgpr[GFX11_MAX_VGPRS][GFX11_LANES];
 } gfx11_wave_t;
+
+/* MODE register fields (hwreg 1; LLVM's SIDefines.h): FP_ROUND [3:0],
+ * FP_DENORM [7:4] (bit 0 of each 2-bit field keeps input denormals,
+ * bit 1 output ones), DX10_CLAMP 8, IEEE 9. */
+enum {
+  GFX11_MODE_ROUND_MASK = 0xFu,
+  GFX11_MODE_DENORM_MASK = 0xF0u,
+  GFX11_MODE_F32_DENORM_IN = 1u << 4,
+  GFX11_MODE_F32_DENORM_OUT = 1u << 5,
+  GFX11_MODE_F16_DENORM_IN = 1u << 6,
+  GFX11_MODE_F16_DENORM_OUT = 1u << 7,
+  GFX11_MODE_DX10_CLAMP = 1u << 8,
+  GFX11_MODE_IEEE = 1u << 9,
+};
+
+/* The wave's starting MODE from the descriptor's COMPUTE_PGM_RSRC1. */
+uint32_t gfx11_mode_from_rsrc1(uint32_t rsrc1);
+/* s_denorm_mode and s_round_mode (imm[3:0] to the field), s_setreg_b32
+ * and s_setreg_imm32_b32 (|simm16| names the field), s_getreg_b32. Only
+ * the MODE register and round-to-nearest-even are modelled; anything else
+ * faults the wave and returns false. */
+bool gfx11_denorm_mode(gfx11_wave_t* wave, uint32_t imm);
+bool gfx11_round_mode(gfx11_wave_t* wave, uint32_t imm);
+bool gfx11_setreg(gfx11_wave_t* wave, uint32_t simm16, uint32_t value);
+bool gfx11_getreg(gfx11_wave_t* wave, uint32_t simm16, uint32_t* out_value);
+/* A denormal |bits| as zero of its sign unless |keep|. */
+uint32_t gfx11_flush_f32(uint32_t bits, bool keep);
+uint16_t gfx11_flush_f16(uint16_t bits, bool keep);
 
 /* Writes the mnemonic of |inst| into |out|: its name when the model
  * knows the opcode, else "<encoding> opcode N" (see gfx11_opcodes.h). */
@@ -143,10 +172,13 @@ uint16_t gfx11_f16_from_double(double value);
 uint16_t gfx11_add_f16(uint16_t a, uint16_t b);
 uint16_t gfx11_mul_f16(uint16_t a, uint16_t b);
 uint16_t gfx11_fma_f16(uint16_t a, uint16_t b, uint16_t c);
-/* IEEE-mode maximum and minimum: a signalling NaN source gives its quiet
- * form, a quiet NaN gives the other source, +0 is above -0. */
-uint16_t gfx11_max_f16(uint16_t a, uint16_t b);
-uint16_t gfx11_min_f16(uint16_t a, uint16_t b);
+/* v_max and v_min as the ISA's pseudocode has them: in IEEE mode
+ * (|ieee|) a signalling NaN source gives its quiet form; otherwise a NaN
+ * source gives the other source; +0 is above -0. */
+uint16_t gfx11_max_f16(uint16_t a, uint16_t b, bool ieee);
+uint16_t gfx11_min_f16(uint16_t a, uint16_t b, bool ieee);
+uint32_t gfx11_max_f32(uint32_t a, uint32_t b, bool ieee);
+uint32_t gfx11_min_f32(uint32_t a, uint32_t b, bool ieee);
 /* v_div_scale_f32, v_div_fmas_f32 and v_div_fixup_f32 of one lane;
  * |out_vcc| receives the lane's condition. */
 uint32_t gfx11_div_scale_f32(uint32_t s0, uint32_t s1, uint32_t s2,
@@ -161,6 +193,10 @@ bool gfx11_exec_memory(gfx11_wave_t* wave, const gfx11_inst_t* inst);
 bool gfx11_exec_lds(gfx11_wave_t* wave, const gfx11_inst_t* inst);
 /* The 16-bit VOP1/VOP2/VOP3 ops, and VOP3P (gfx11_half.c). */
 bool gfx11_is_half_op(uint32_t op);
+/* Source |index| of a 16-bit float VOPC/VOP3 op: its half of the register
+ * (see gfx11_half.c) with abs and neg applied. */
+uint16_t gfx11_read_f16_source(gfx11_wave_t* wave, const gfx11_inst_t* inst,
+                               int index, uint32_t lane);
 bool gfx11_exec_half(gfx11_wave_t* wave, const gfx11_inst_t* inst);
 bool gfx11_exec_vop3p(gfx11_wave_t* wave, const gfx11_inst_t* inst);
 

@@ -41,7 +41,8 @@ static const char* lookup(name_table_t table, uint32_t op) {
 }
 
 /* v_cmp{x}_<condition>_<type> for the compare ranges the model executes
- * (f32 16-31, i32 64-71, u32 72-79, i64 80-87, u64 88-95; +128: cmpx). */
+ * (f16 0-15, f32 16-31, i32 64-71, u32 72-79, i64 80-87, u64 88-95;
+ * +128: cmpx). */
 static bool compare_name(uint32_t op, char* out, size_t size) {
   static const char* const float_conditions[16] = {
       "f", "lt", "eq", "le", "gt", "lg", "ge", "o",
@@ -51,8 +52,9 @@ static bool compare_name(uint32_t op, char* out, size_t size) {
   static const char* const int_types[4] = {"i32", "u32", "i64", "u64"};
   const char* prefix = op & 0x80 ? "v_cmpx" : "v_cmp";
   uint32_t base = op & 0x7F;
-  if (base >= 0x10 && base <= 0x1F) {
-    snprintf(out, size, "%s_%s_f32", prefix, float_conditions[base & 0xF]);
+  if (base <= 0x1F) {
+    snprintf(out, size, "%s_%s_%s", prefix, float_conditions[base & 0xF],
+             base < 0x10 ? "f16" : "f32");
     return true;
   }
   if (base >= 0x40 && base <= 0x5F) {

@@ -68,6 +68,9 @@
 
 #define GFX11_SOPK_OPS(X)                      \
   X(S_MOVK_I32, 0x00, "s_movk_i32")            \
+  X(S_GETREG_B32, 0x11, "s_getreg_b32")        \
+  X(S_SETREG_B32, 0x12, "s_setreg_b32")        \
+  X(S_SETREG_IMM32_B32, 0x13, "s_setreg_imm32_b32") \
   X(S_WAITCNT_VSCNT, 0x18, "s_waitcnt_vscnt")
 
 #define GFX11_SOPP_OPS(X)                                       \
@@ -77,6 +80,8 @@
   X(S_DELAY_ALU, 0x07, "s_delay_alu")                           \
   X(S_WAITCNT_DEPCTR, 0x08, "s_waitcnt_depctr")                 \
   X(S_WAITCNT, 0x09, "s_waitcnt")                               \
+  X(S_ROUND_MODE, 0x11, "s_round_mode")                         \
+  X(S_DENORM_MODE, 0x12, "s_denorm_mode")                       \
   X(S_BRANCH, 0x20, "s_branch")                                 \
   X(S_CBRANCH_SCC0, 0x21, "s_cbranch_scc0")                     \
   X(S_CBRANCH_SCC1, 0x22, "s_cbranch_scc1")                     \
@@ -146,6 +151,7 @@
   X(V_FMA_F16, 0x248, "v_fma_f16")                         \
   X(V_ADD3_U32, 0x255, "v_add3_u32")                       \
   X(V_MAXMIN_F32, 0x25E, "v_maxmin_f32")                   \
+  X(V_MINMAX_F32, 0x25F, "v_minmax_f32")                   \
   X(V_DIV_SCALE_F32, 0x2FC, "v_div_scale_f32")             \
   X(V_MAD_U64_U32, 0x2FE, "v_mad_u64_u32")                 \
   X(V_MAD_I64_I32, 0x2FF, "v_mad_i64_i32")                 \
@@ -163,7 +169,16 @@
 #define GFX11_VOP3P_OPS(X)                     \
   X(V_PK_MUL_LO_U16, 1, "v_pk_mul_lo_u16")     \
   X(V_PK_ADD_I16, 2, "v_pk_add_i16")           \
+  X(V_PK_SUB_I16, 3, "v_pk_sub_i16")           \
+  X(V_PK_LSHLREV_B16, 4, "v_pk_lshlrev_b16")   \
+  X(V_PK_LSHRREV_B16, 5, "v_pk_lshrrev_b16")   \
+  X(V_PK_ASHRREV_I16, 6, "v_pk_ashrrev_i16")   \
+  X(V_PK_MAX_I16, 7, "v_pk_max_i16")           \
+  X(V_PK_MIN_I16, 8, "v_pk_min_i16")           \
   X(V_PK_ADD_U16, 10, "v_pk_add_u16")          \
+  X(V_PK_SUB_U16, 11, "v_pk_sub_u16")          \
+  X(V_PK_MAX_U16, 12, "v_pk_max_u16")          \
+  X(V_PK_MIN_U16, 13, "v_pk_min_u16")          \
   X(V_PK_FMA_F16, 14, "v_pk_fma_f16")          \
   X(V_PK_ADD_F16, 15, "v_pk_add_f16")          \
   X(V_PK_MUL_F16, 16, "v_pk_mul_f16")          \

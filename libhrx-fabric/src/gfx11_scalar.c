@@ -18,6 +18,20 @@ static void write_sgpr64(gfx11_wave_t* wave, uint32_t code, uint64_t value) {
   gfx11_write_sgpr(wave, code + 1, (uint32_t)(value >> 32));
 }
 
+/* The SALU float ops, whose denormals follow MODE as the VALU's do. */
+static uint32_t salu_float(const gfx11_wave_t* wave, uint32_t op, uint32_t a,
+                           uint32_t b, uint32_t k) {
+  bool keep_in = wave->mode & GFX11_MODE_F32_DENORM_IN;
+  float x = hrx_f32(gfx11_flush_f32(a, keep_in));
+  float y = hrx_f32(gfx11_flush_f32(b, keep_in));
+  float z = hrx_f32(gfx11_flush_f32(k, keep_in));
+  float r = op == GFX11_S_MUL_F32     ? x * y
+            : op == GFX11_S_FMAAK_F32 ? fmaf(x, y, z)
+                                      : fmaf(x, z, y);
+  return gfx11_flush_f32(hrx_f32_bits(r),
+                         wave->mode & GFX11_MODE_F32_DENORM_OUT);
+}
+
 static bool exec_sop2(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
   uint32_t a = gfx11_read32(wave, inst, inst->src[0], 0);
   uint32_t b = gfx11_read32(wave, inst, inst->src[1], 0);
@@ -97,12 +111,8 @@ static bool exec_sop2(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
     case GFX11_S_CSELECT_B32: d = wave->scc ? a : b; break;  /* s_cselect_b32 */
     /* gfx11.5 SALU float ops (no SCC): s_mul_f32, s_fmaak_f32 (S0*S1+K),
      * s_fmamk_f32 (S0*K+S1); K is the literal. */
-    case GFX11_S_MUL_F32: d = hrx_f32_bits(hrx_f32(a) * hrx_f32(b)); break;
-    case GFX11_S_FMAAK_F32:
-      d = hrx_f32_bits(fmaf(hrx_f32(a), hrx_f32(b), hrx_f32(inst->literal)));
-      break;
-    case GFX11_S_FMAMK_F32:
-      d = hrx_f32_bits(fmaf(hrx_f32(a), hrx_f32(inst->literal), hrx_f32(b)));
+    case GFX11_S_MUL_F32: case GFX11_S_FMAAK_F32: case GFX11_S_FMAMK_F32:
+      d = salu_float(wave, inst->op, a, b, inst->literal);
       break;
     default: return unsupported(wave, "SOP2", inst->op);
   }
@@ -178,12 +188,32 @@ static bool exec_sopc(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
   return !wave->faulted;
 }
 
+/* s_getreg_b32, s_setreg_b32 and s_setreg_imm32_b32 (its value the
+ * literal); SIMM16 names the register field. */
+static bool exec_hwreg(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
+  uint32_t simm16 = (uint32_t)inst->imm & 0xFFFF;
+  if (inst->op == GFX11_S_GETREG_B32) {
+    uint32_t value = 0;
+    if (!gfx11_getreg(wave, simm16, &value)) return false;
+    gfx11_write_sgpr(wave, inst->dst, value);
+    return true;
+  }
+  uint32_t value = inst->op == GFX11_S_SETREG_B32
+                       ? gfx11_read32(wave, inst, inst->dst, 0)
+                       : inst->literal;
+  return gfx11_setreg(wave, simm16, value);
+}
+
 static bool exec_sopk(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
   switch (inst->op) {
     case GFX11_S_MOVK_I32:
       gfx11_write_sgpr(wave, inst->dst, (uint32_t)inst->imm); break;
     case GFX11_S_WAITCNT_VSCNT:
       break;  /* s_waitcnt_vscnt: memory is synchronous here */
+    case GFX11_S_GETREG_B32: case GFX11_S_SETREG_B32:
+    case GFX11_S_SETREG_IMM32_B32:
+      if (!exec_hwreg(wave, inst)) return false;
+      break;
     default: return unsupported(wave, "SOPK", inst->op);
   }
   wave->pc += inst->size;
@@ -206,6 +236,12 @@ static bool exec_sopp(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
         return gfx11_fault(wave, HRX_GFX11_FAULT_UNSUPPORTED, 0,
                            "s_sendmsg %d is not modelled", inst->imm);
       }
+      break;
+    case GFX11_S_DENORM_MODE:
+      if (!gfx11_denorm_mode(wave, (uint32_t)inst->imm)) return false;
+      break;
+    case GFX11_S_ROUND_MODE:
+      if (!gfx11_round_mode(wave, (uint32_t)inst->imm)) return false;
       break;
     case GFX11_S_ENDPGM: wave->ended = true; return true;  /* s_endpgm */
     case GFX11_S_BARRIER: wave->at_barrier = true; break;   /* s_barrier */

@@ -1,8 +1,9 @@
 /* Vector ALU of the gfx11 model (VOP1, VOP2, VOPC, VOP3, VOP3SD, VOPD), one
  * wave32 lane at a time under EXEC. Opcodes are in the VOP3 numbering
  * (VOPC 0-255, VOP2 256+, VOP1 384+); semantics follow the RDNA3 ISA
- * guide. f32 arithmetic is the host's IEEE arithmetic with denormals kept
- * and round-to-nearest-even, the mode LLVM's kernel descriptors select. */
+ * guide. f32 arithmetic is the host's IEEE arithmetic rounded to nearest
+ * even; the wave's MODE then decides whether denormal sources and results
+ * of the arithmetic ops are kept or flushed to zero (gfx11_mode.c). */
 #include <math.h>
 #include <string.h>
 
@@ -23,6 +24,7 @@ static bool float_sources(uint32_t op) {
     case GFX11_V_FMA_F32:
     case GFX11_V_CVT_U32_F32: case GFX11_V_RCP_F32: case GFX11_V_RCP_IFLAG_F32:
     case GFX11_V_FLOOR_F32: case GFX11_V_MED3_F32: case GFX11_V_MAXMIN_F32:
+    case GFX11_V_MINMAX_F32:
     case GFX11_V_EXP_F32: case GFX11_V_LOG_F32: case GFX11_V_RSQ_F32:
     case GFX11_V_SQRT_F32:
     case GFX11_V_DIV_SCALE_F32: case GFX11_V_DIV_FMAS_F32:
@@ -43,6 +45,7 @@ static bool float_result(uint32_t op) {
     case GFX11_V_RCP_F32: case GFX11_V_RCP_IFLAG_F32:
     case GFX11_V_CVT_F32_UBYTE0:
     case GFX11_V_FLOOR_F32: case GFX11_V_MED3_F32: case GFX11_V_MAXMIN_F32:
+    case GFX11_V_MINMAX_F32:
     case GFX11_V_EXP_F32: case GFX11_V_LOG_F32: case GFX11_V_RSQ_F32:
     case GFX11_V_SQRT_F32:
     case GFX11_V_DIV_FMAS_F32: case GFX11_V_DIV_FIXUP_F32:
@@ -59,7 +62,8 @@ static bool uses_src2(uint32_t op) {
     case GFX11_V_SUB_CO_CI_U32: case GFX11_V_SUBREV_CO_CI_U32:
     case GFX11_V_MAD_U32_U24:
     case GFX11_V_BFE_U32: case GFX11_V_MED3_F32: case GFX11_V_LSHL_ADD_U32:
-    case GFX11_V_MAXMIN_F32: case GFX11_V_DIV_SCALE_F32:
+    case GFX11_V_MAXMIN_F32: case GFX11_V_MINMAX_F32:
+    case GFX11_V_DIV_SCALE_F32:
     case GFX11_V_DIV_FMAS_F32: case GFX11_V_DIV_FIXUP_F32:
       return true;
     default:
@@ -83,16 +87,6 @@ static uint32_t apply_output_modifiers(const gfx11_inst_t* inst,
   return hrx_f32_bits(f);
 }
 
-/* v_med3_f32: the median, or with any NaN source the v_min3_f32 of the
- * three (the ISA's rule; fminf drops a NaN operand as IEEE minNum does). */
-static float med3(float a, float b, float c) {
-  if (isnan(a) || isnan(b) || isnan(c)) return fminf(fminf(a, b), c);
-  float hi = fmaxf(fmaxf(a, b), c);
-  if (hi == a) return fmaxf(b, c);
-  if (hi == b) return fmaxf(a, c);
-  return fmaxf(a, b);
-}
-
 /* One lane of a 32-bit op; |c| is src2 (for v_cndmask the lane mask, for
  * v_fmac the old destination). False for an op this table lacks. */
 static bool alu32(uint32_t op, uint32_t a, uint32_t b, uint32_t c,
@@ -105,12 +99,6 @@ static bool alu32(uint32_t op, uint32_t a, uint32_t b, uint32_t c,
       *out = hrx_f32_bits(hrx_f32(a) - hrx_f32(b)); return true;
     case GFX11_V_MUL_F32:
       *out = hrx_f32_bits(hrx_f32(a) * hrx_f32(b)); return true;
-    case GFX11_V_MIN_F32:
-      *out = hrx_f32_bits(fminf(hrx_f32(a), hrx_f32(b)));
-      return true;
-    case GFX11_V_MAX_F32:
-      *out = hrx_f32_bits(fmaxf(hrx_f32(a), hrx_f32(b)));
-      return true;
     case GFX11_V_MIN_U32: *out = a < b ? a : b; return true;
     case GFX11_V_MAX_U32: *out = a > b ? a : b; return true;
     case GFX11_V_LSHLREV_B32: *out = b << (a & 31); return true;
@@ -165,12 +153,6 @@ static bool alu32(uint32_t op, uint32_t a, uint32_t b, uint32_t c,
       *out = (a >> (b & 31)) & (uint32_t)((1ull << (c & 31)) - 1);
       return true;
     case GFX11_V_LSHL_ADD_U32: *out = (a << (b & 31)) + c; return true;
-    case GFX11_V_MED3_F32:
-      *out = hrx_f32_bits(med3(hrx_f32(a), hrx_f32(b), hrx_f32(c)));
-      return true;
-    case GFX11_V_MAXMIN_F32:  /* min(max(S0, S1), S2) */
-      *out = hrx_f32_bits(fminf(fmaxf(hrx_f32(a), hrx_f32(b)), hrx_f32(c)));
-      return true;
     case GFX11_V_MBCNT_LO_U32_B32:
       *out = (uint32_t)__builtin_popcount(a & ((1u << lane) - 1u)) + b;
       return true;
@@ -220,43 +202,59 @@ static bool float_condition(uint32_t cond, float a, float b) {
   return negate ? !r : r;
 }
 
+/* One lane of an integer compare (i32/u32 64-79, i64/u64 80-95). */
+static bool int_compare_lane(gfx11_wave_t* wave, const gfx11_inst_t* inst,
+                             uint32_t op, uint32_t lane) {
+  bool wide = op >= 0x50;
+  bool is_signed = (op & 0x18) == 0x00 || (op & 0x18) == 0x10;
+  uint64_t a, b, sign;
+  if (wide) {
+    a = gfx11_read64_int(wave, inst, inst->src[0], lane, is_signed);
+    b = gfx11_read64_int(wave, inst, inst->src[1], lane, is_signed);
+    sign = 1ull << 63;
+  } else {
+    a = gfx11_read32(wave, inst, inst->src[0], lane);
+    b = gfx11_read32(wave, inst, inst->src[1], lane);
+    sign = 1ull << 31;
+  }
+  /* Flipping the sign bit maps signed order onto unsigned order. */
+  if (is_signed) {
+    a ^= sign;
+    b ^= sign;
+  }
+  return int_condition(op & 7, a, b);
+}
+
+/* One lane of a float compare: f16 (0-15) or f32 (16-31). Every f16 value
+ * is exact as an f32, so both compare as f32. */
+static bool float_compare_lane(gfx11_wave_t* wave, const gfx11_inst_t* inst,
+                               uint32_t op, uint32_t lane) {
+  float x[2];
+  for (int i = 0; i < 2; ++i) {
+    if (op < 0x10) {
+      x[i] = gfx11_f16_to_f32(gfx11_read_f16_source(wave, inst, i, lane));
+    } else {
+      uint32_t v = gfx11_read32(wave, inst, inst->src[i], lane);
+      x[i] = hrx_f32(apply_input_modifiers(v, inst->abs, inst->neg, i));
+    }
+  }
+  return float_condition(op & 0xF, x[0], x[1]);
+}
+
 static bool exec_compare(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
   uint32_t op = inst->op & 0x7F;
   bool writes_exec = inst->op & 0x80;  /* v_cmpx_* */
-  bool is_float = op >= 0x10 && op <= 0x1F;
+  bool is_float = op <= 0x1F;
   if (!is_float && (op < 0x40 || op > 0x5F)) return unsupported(wave, inst->op);
   if (!is_float && (inst->abs || inst->neg)) return unsupported(wave, inst->op);
-  bool wide = op >= 0x50;
-  bool is_signed = (op & 0x18) == 0x00 || (op & 0x18) == 0x10;
+  /* opsel picks f16 halves; 32-bit compares have none to pick. */
+  if (op >= 0x10 && inst->opsel) return unsupported(wave, inst->op);
   uint32_t exec = wave->sgpr[GFX11_EXEC_LO];
   uint32_t mask = 0;
   for (uint32_t lane = 0; lane < GFX11_LANES; ++lane) {
     if (!(exec >> lane & 1)) continue;
-    bool r;
-    if (is_float) {
-      uint32_t a = gfx11_read32(wave, inst, inst->src[0], lane);
-      uint32_t b = gfx11_read32(wave, inst, inst->src[1], lane);
-      a = apply_input_modifiers(a, inst->abs, inst->neg, 0);
-      b = apply_input_modifiers(b, inst->abs, inst->neg, 1);
-      r = float_condition(op & 0xF, hrx_f32(a), hrx_f32(b));
-    } else {
-      uint64_t a, b, sign;
-      if (wide) {
-        a = gfx11_read64_int(wave, inst, inst->src[0], lane, is_signed);
-        b = gfx11_read64_int(wave, inst, inst->src[1], lane, is_signed);
-        sign = 1ull << 63;
-      } else {
-        a = gfx11_read32(wave, inst, inst->src[0], lane);
-        b = gfx11_read32(wave, inst, inst->src[1], lane);
-        sign = 1ull << 31;
-      }
-      /* Flipping the sign bit maps signed order onto unsigned order. */
-      if (is_signed) {
-        a ^= sign;
-        b ^= sign;
-      }
-      r = int_condition(op & 7, a, b);
-    }
+    bool r = is_float ? float_compare_lane(wave, inst, op, lane)
+                      : int_compare_lane(wave, inst, op, lane);
     mask |= (uint32_t)r << lane;
   }
   if (wave->faulted) return false;
@@ -363,27 +361,85 @@ static bool exec_lane_select(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
   return !wave->faulted;
 }
 
-/* Reads one lane's sources of a 32-bit op, modifiers applied. */
+/* v_med3_f32 as the ISA's pseudocode has it: with a NaN source the
+ * v_min3_f32 of the three, else the v_max_f32 of the two sources other
+ * than the (numerically) largest. */
+static uint32_t med3(uint32_t a, uint32_t b, uint32_t c, bool ieee) {
+  if (isnan(hrx_f32(a)) || isnan(hrx_f32(b)) || isnan(hrx_f32(c))) {
+    return gfx11_min_f32(gfx11_min_f32(a, b, ieee), c, ieee);
+  }
+  float hi = hrx_f32(gfx11_max_f32(gfx11_max_f32(a, b, ieee), c, ieee));
+  if (hi == hrx_f32(a)) return gfx11_max_f32(b, c, ieee);
+  if (hi == hrx_f32(b)) return gfx11_max_f32(a, c, ieee);
+  return gfx11_max_f32(a, b, ieee);
+}
+
+/* The f32 selections, whose NaN rules depend on MODE.IEEE. False for
+ * other ops. */
+static bool select32(uint32_t op, const uint32_t* v, bool ieee,
+                     uint32_t* out) {
+  switch (op) {
+    case GFX11_V_MIN_F32: *out = gfx11_min_f32(v[0], v[1], ieee); return true;
+    case GFX11_V_MAX_F32: *out = gfx11_max_f32(v[0], v[1], ieee); return true;
+    case GFX11_V_MED3_F32: *out = med3(v[0], v[1], v[2], ieee); return true;
+    case GFX11_V_MAXMIN_F32:  /* v_min_f32(v_max_f32(S0, S1), S2) */
+      *out = gfx11_min_f32(gfx11_max_f32(v[0], v[1], ieee), v[2], ieee);
+      return true;
+    case GFX11_V_MINMAX_F32:  /* v_max_f32(v_min_f32(S0, S1), S2) */
+      *out = gfx11_max_f32(gfx11_min_f32(v[0], v[1], ieee), v[2], ieee);
+      return true;
+    default: return false;
+  }
+}
+
+/* The f32 ops whose denormal sources and results MODE.FP_DENORM governs:
+ * the arithmetic, not moves, conversions from integers or compares. The
+ * transcendental approximations are left as they are (see alu32). */
+static bool denorm_sensitive(uint32_t op) {
+  switch (op) {
+    case GFX11_V_ADD_F32: case GFX11_V_SUB_F32: case GFX11_V_MUL_F32:
+    case GFX11_V_FMAC_F32: case GFX11_V_FMA_F32: case GFX11_V_MIN_F32:
+    case GFX11_V_MAX_F32: case GFX11_V_MED3_F32: case GFX11_V_MAXMIN_F32:
+    case GFX11_V_MINMAX_F32: case GFX11_V_FLOOR_F32:
+    case GFX11_V_DIV_FMAS_F32:
+      return true;
+    default:
+      return false;
+  }
+}
+
+/* Reads one lane's sources of a 32-bit op, modifiers applied, and flushes
+ * denormal sources and result as MODE asks (after the output modifiers,
+ * so the stored value is what the flush sees). */
 static bool lane32(gfx11_wave_t* wave, const gfx11_inst_t* inst, uint32_t op,
                    uint32_t dst, const uint32_t* src, uint32_t mask_c,
                    uint32_t lane, uint32_t* out) {
   uint32_t v[3] = {0, 0, 0};
   int count = uses_src2(op) && op != GFX11_V_CNDMASK_B32 ? 3 : 2;
+  bool flush = denorm_sensitive(op);
+  bool keep_in = wave->mode & GFX11_MODE_F32_DENORM_IN;
   for (int i = 0; i < count; ++i) {
     v[i] = gfx11_read32(wave, inst, src[i], lane);
     if (float_sources(op)) {
       v[i] = apply_input_modifiers(v[i], inst->abs, inst->neg, i);
     }
+    if (flush) v[i] = gfx11_flush_f32(v[i], keep_in);
   }
   if (op == GFX11_V_CNDMASK_B32) v[2] = mask_c;
-  if (op == GFX11_V_FMAC_F32) v[2] = gfx11_read32(wave, inst, dst, lane);
+  if (op == GFX11_V_FMAC_F32) {
+    v[2] = gfx11_flush_f32(gfx11_read32(wave, inst, dst, lane), keep_in);
+  }
   if (op == GFX11_V_DIV_FMAS_F32) {
     /* Its lane condition is VCC, whatever the encoding's sources. */
     *out = gfx11_div_fmas_f32(v[0], v[1], v[2], mask_c >> lane & 1);
-  } else if (!alu32(op, v[0], v[1], v[2], lane, out)) {
+  } else if (!select32(op, v, wave->mode & GFX11_MODE_IEEE, out) &&
+             !alu32(op, v[0], v[1], v[2], lane, out)) {
     return false;
   }
   if (float_result(op) && inst->e64) *out = apply_output_modifiers(inst, *out);
+  if (flush) {
+    *out = gfx11_flush_f32(*out, wave->mode & GFX11_MODE_F32_DENORM_OUT);
+  }
   return true;
 }
 
@@ -412,12 +468,12 @@ static bool exec_div_scale(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
 static bool exec_vop(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
   uint32_t op = inst->op;
   if (gfx11_is_half_op(op)) return gfx11_exec_half(wave, inst);
-  if (inst->opsel) return unsupported(wave, op);
   if (op < 0x100) {
     /* A compare's result is a mask: no output modifiers apply. */
     if (inst->omod || inst->clamp) return unsupported(wave, op);
     return exec_compare(wave, inst);
   }
+  if (inst->opsel) return unsupported(wave, op);
   if (!float_sources(op) && (inst->abs || inst->neg)) {
     return unsupported(wave, op);
   }

@@ -1460,6 +1460,322 @@ static const uint8_t case228[] = {
     0x00, 0x00, 0x52, 0xdc, 0x01, 0x00, 0x0c, 0x0a,
 };
 
+static const uint8_t case229[] = {
+    /* s_denorm_mode 12 */
+    0x0c, 0x00, 0x92, 0xbf,
+    /* v_add_f32_e32 v10, v2, v3 */
+    0x02, 0x07, 0x14, 0x06,
+};
+static const uint8_t case230[] = {
+    /* s_denorm_mode 12 */
+    0x0c, 0x00, 0x92, 0xbf,
+    /* v_add_f32_e32 v10, v2, v3 */
+    0x02, 0x07, 0x14, 0x06,
+};
+static const uint8_t case231[] = {
+    /* s_denorm_mode 14 */
+    0x0e, 0x00, 0x92, 0xbf,
+    /* v_add_f32_e32 v10, v2, v3 */
+    0x02, 0x07, 0x14, 0x06,
+};
+static const uint8_t case232[] = {
+    /* s_denorm_mode 14 */
+    0x0e, 0x00, 0x92, 0xbf,
+    /* v_add_f32_e32 v10, v2, v3 */
+    0x02, 0x07, 0x14, 0x06,
+};
+static const uint8_t case233[] = {
+    /* s_denorm_mode 13 */
+    0x0d, 0x00, 0x92, 0xbf,
+    /* v_mul_f32_e32 v10, v2, v3 */
+    0x02, 0x07, 0x14, 0x10,
+};
+static const uint8_t case234[] = {
+    /* s_denorm_mode 13 */
+    0x0d, 0x00, 0x92, 0xbf,
+    /* v_mul_f32_e32 v10, v2, v3 */
+    0x02, 0x07, 0x14, 0x10,
+};
+static const uint8_t case235[] = {
+    /* v_mul_f32_e32 v10, v2, v3 */
+    0x02, 0x07, 0x14, 0x10,
+};
+static const uint8_t case236[] = {
+    /* s_denorm_mode 14 */
+    0x0e, 0x00, 0x92, 0xbf,
+    /* v_fma_f32 v10, v2, v3, v4 */
+    0x0a, 0x00, 0x13, 0xd6, 0x02, 0x07, 0x12, 0x04,
+};
+static const uint8_t case237[] = {
+    /* s_denorm_mode 13 */
+    0x0d, 0x00, 0x92, 0xbf,
+    /* v_fma_f32 v10, v2, v3, v4 */
+    0x0a, 0x00, 0x13, 0xd6, 0x02, 0x07, 0x12, 0x04,
+};
+static const uint8_t case238[] = {
+    /* s_denorm_mode 13 */
+    0x0d, 0x00, 0x92, 0xbf,
+    /* v_fma_f32 v10, v2, v3, v4 */
+    0x0a, 0x00, 0x13, 0xd6, 0x02, 0x07, 0x12, 0x04,
+};
+static const uint8_t case239[] = {
+    /* s_setreg_b32 hwreg(HW_REG_MODE, 4, 2), s7 */
+    0x01, 0x09, 0x07, 0xb9,
+    /* v_add_f32_e32 v10, v2, v3 */
+    0x02, 0x07, 0x14, 0x06,
+};
+static const uint8_t case240[] = {
+    /* s_denorm_mode 0 */
+    0x00, 0x00, 0x92, 0xbf,
+    /* s_setreg_imm32_b32 hwreg(HW_REG_MODE, 4, 4), 15 */
+    0x01, 0x19, 0x80, 0xb9, 0x0f, 0x00, 0x00, 0x00,
+    /* v_add_f32_e32 v10, v2, v3 */
+    0x02, 0x07, 0x14, 0x06,
+};
+static const uint8_t case241[] = {
+    /* s_getreg_b32 s20, hwreg(HW_REG_MODE, 0, 10) */
+    0x01, 0x48, 0x94, 0xb8,
+    /* v_mov_b32_e32 v10, s20 */
+    0x14, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case242[] = {
+    /* s_denorm_mode 3 */
+    0x03, 0x00, 0x92, 0xbf,
+    /* v_add_f16_e32 v10, v2, v3 */
+    0x02, 0x07, 0x14, 0x64,
+};
+static const uint8_t case243[] = {
+    /* s_denorm_mode 3 */
+    0x03, 0x00, 0x92, 0xbf,
+    /* v_add_f16_e32 v10, v2, v3 */
+    0x02, 0x07, 0x14, 0x64,
+};
+static const uint8_t case244[] = {
+    /* s_denorm_mode 11 */
+    0x0b, 0x00, 0x92, 0xbf,
+    /* v_pk_add_f16 v10, v2, v3 */
+    0x0a, 0x40, 0x0f, 0xcc, 0x02, 0x07, 0x02, 0x18,
+};
+static const uint8_t case245[] = {
+    /* v_pk_add_f16 v10, v2, v3 */
+    0x0a, 0x40, 0x0f, 0xcc, 0x02, 0x07, 0x02, 0x18,
+};
+static const uint8_t case246[] = {
+    /* s_denorm_mode 3 */
+    0x03, 0x00, 0x92, 0xbf,
+    /* v_cvt_f32_f16_e32 v10, v2 */
+    0x02, 0x17, 0x14, 0x7e,
+};
+static const uint8_t case247[] = {
+    /* s_denorm_mode 12 */
+    0x0c, 0x00, 0x92, 0xbf,
+    /* s_mul_f32 s20, s4, s5 */
+    0x04, 0x05, 0x14, 0xa2,
+    /* v_mov_b32_e32 v10, s20 */
+    0x14, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case248[] = {
+    /* s_denorm_mode 12 */
+    0x0c, 0x00, 0x92, 0xbf,
+    /* v_max_f32_e32 v10, v2, v3 */
+    0x02, 0x07, 0x14, 0x20,
+};
+static const uint8_t case249[] = {
+    /* v_min_f32_e32 v10, v2, v3 */
+    0x02, 0x07, 0x14, 0x1e,
+};
+static const uint8_t case250[] = {
+    /* v_min_f32_e32 v10, v2, v3 */
+    0x02, 0x07, 0x14, 0x1e,
+};
+static const uint8_t case251[] = {
+    /* v_max_f32_e32 v10, v2, v3 */
+    0x02, 0x07, 0x14, 0x20,
+};
+static const uint8_t case252[] = {
+    /* v_max_f32_e32 v10, v2, v3 */
+    0x02, 0x07, 0x14, 0x20,
+};
+static const uint8_t case253[] = {
+    /* v_min_f32_e32 v10, v2, v3 */
+    0x02, 0x07, 0x14, 0x1e,
+};
+static const uint8_t case254[] = {
+    /* v_max_f32_e32 v10, v2, v3 */
+    0x02, 0x07, 0x14, 0x20,
+};
+static const uint8_t case255[] = {
+    /* v_min_f32_e32 v10, v2, v3 */
+    0x02, 0x07, 0x14, 0x1e,
+};
+static const uint8_t case256[] = {
+    /* v_max_f32_e32 v10, v2, v3 */
+    0x02, 0x07, 0x14, 0x20,
+};
+static const uint8_t case257[] = {
+    /* v_med3_f32 v10, v2, v3, v4 */
+    0x0a, 0x00, 0x1f, 0xd6, 0x02, 0x07, 0x12, 0x04,
+};
+static const uint8_t case258[] = {
+    /* v_med3_f32 v10, v2, v3, v4 */
+    0x0a, 0x00, 0x1f, 0xd6, 0x02, 0x07, 0x12, 0x04,
+};
+static const uint8_t case259[] = {
+    /* v_pk_sub_i16 v10, v2, v3 */
+    0x0a, 0x40, 0x03, 0xcc, 0x02, 0x07, 0x02, 0x18,
+};
+static const uint8_t case260[] = {
+    /* v_pk_sub_i16 v10, v2, v3 clamp */
+    0x0a, 0xc0, 0x03, 0xcc, 0x02, 0x07, 0x02, 0x18,
+};
+static const uint8_t case261[] = {
+    /* v_pk_sub_u16 v10, v2, v3 */
+    0x0a, 0x40, 0x0b, 0xcc, 0x02, 0x07, 0x02, 0x18,
+};
+static const uint8_t case262[] = {
+    /* v_pk_sub_u16 v10, v2, v3 clamp */
+    0x0a, 0xc0, 0x0b, 0xcc, 0x02, 0x07, 0x02, 0x18,
+};
+static const uint8_t case263[] = {
+    /* v_pk_lshlrev_b16 v10, v2, v3 */
+    0x0a, 0x40, 0x04, 0xcc, 0x02, 0x07, 0x02, 0x18,
+};
+static const uint8_t case264[] = {
+    /* v_pk_lshrrev_b16 v10, v2, v3 */
+    0x0a, 0x40, 0x05, 0xcc, 0x02, 0x07, 0x02, 0x18,
+};
+static const uint8_t case265[] = {
+    /* v_pk_ashrrev_i16 v10, v2, v3 */
+    0x0a, 0x40, 0x06, 0xcc, 0x02, 0x07, 0x02, 0x18,
+};
+static const uint8_t case266[] = {
+    /* v_pk_max_i16 v10, v2, v3 */
+    0x0a, 0x40, 0x07, 0xcc, 0x02, 0x07, 0x02, 0x18,
+};
+static const uint8_t case267[] = {
+    /* v_pk_min_i16 v10, v2, v3 */
+    0x0a, 0x40, 0x08, 0xcc, 0x02, 0x07, 0x02, 0x18,
+};
+static const uint8_t case268[] = {
+    /* v_pk_max_u16 v10, v2, v3 */
+    0x0a, 0x40, 0x0c, 0xcc, 0x02, 0x07, 0x02, 0x18,
+};
+static const uint8_t case269[] = {
+    /* v_pk_min_u16 v10, v2, v3 */
+    0x0a, 0x40, 0x0d, 0xcc, 0x02, 0x07, 0x02, 0x18,
+};
+static const uint8_t case270[] = {
+    /* v_cmp_f_f16_e64 s20, v2, v3 */
+    0x14, 0x00, 0x00, 0xd4, 0x02, 0x07, 0x02, 0x00,
+    /* v_cndmask_b32_e64 v10, 0, 1, s20 */
+    0x0a, 0x00, 0x01, 0xd5, 0x80, 0x02, 0x51, 0x00,
+};
+static const uint8_t case271[] = {
+    /* v_cmp_lt_f16_e32 vcc_lo, v2, v3 */
+    0x02, 0x07, 0x02, 0x7c,
+    /* v_cndmask_b32_e64 v10, 0, 1, vcc_lo */
+    0x0a, 0x00, 0x01, 0xd5, 0x80, 0x02, 0xa9, 0x01,
+};
+static const uint8_t case272[] = {
+    /* v_cmp_eq_f16_e64 s20, -|v2|, v3 */
+    0x14, 0x01, 0x02, 0xd4, 0x02, 0x07, 0x02, 0x20,
+    /* v_cndmask_b32_e64 v10, 0, 1, s20 */
+    0x0a, 0x00, 0x01, 0xd5, 0x80, 0x02, 0x51, 0x00,
+};
+static const uint8_t case273[] = {
+    /* v_cmp_le_f16_e64 s20, v2, 1.0 */
+    0x14, 0x00, 0x03, 0xd4, 0x02, 0xe5, 0x01, 0x00,
+    /* v_cndmask_b32_e64 v10, 0, 1, s20 */
+    0x0a, 0x00, 0x01, 0xd5, 0x80, 0x02, 0x51, 0x00,
+};
+static const uint8_t case274[] = {
+    /* v_cmp_gt_f16_e32 vcc_lo, v2, v3 */
+    0x02, 0x07, 0x08, 0x7c,
+    /* v_cndmask_b32_e64 v10, 0, 1, vcc_lo */
+    0x0a, 0x00, 0x01, 0xd5, 0x80, 0x02, 0xa9, 0x01,
+};
+static const uint8_t case275[] = {
+    /* v_cmp_lg_f16_e64 s20, v2, v3 */
+    0x14, 0x00, 0x05, 0xd4, 0x02, 0x07, 0x02, 0x00,
+    /* v_cndmask_b32_e64 v10, 0, 1, s20 */
+    0x0a, 0x00, 0x01, 0xd5, 0x80, 0x02, 0x51, 0x00,
+};
+static const uint8_t case276[] = {
+    /* v_cmp_ge_f16_e32 vcc_lo, v2, v3 */
+    0x02, 0x07, 0x0c, 0x7c,
+    /* v_cndmask_b32_e64 v10, 0, 1, vcc_lo */
+    0x0a, 0x00, 0x01, 0xd5, 0x80, 0x02, 0xa9, 0x01,
+};
+static const uint8_t case277[] = {
+    /* v_cmp_o_f16_e32 vcc_lo, v2, v3 */
+    0x02, 0x07, 0x0e, 0x7c,
+    /* v_cndmask_b32_e64 v10, 0, 1, vcc_lo */
+    0x0a, 0x00, 0x01, 0xd5, 0x80, 0x02, 0xa9, 0x01,
+};
+static const uint8_t case278[] = {
+    /* v_cmp_u_f16_e64 s20, v2, v3 */
+    0x14, 0x00, 0x08, 0xd4, 0x02, 0x07, 0x02, 0x00,
+    /* v_cndmask_b32_e64 v10, 0, 1, s20 */
+    0x0a, 0x00, 0x01, 0xd5, 0x80, 0x02, 0x51, 0x00,
+};
+static const uint8_t case279[] = {
+    /* v_cmp_nge_f16_e32 vcc_lo, v2, v3 */
+    0x02, 0x07, 0x12, 0x7c,
+    /* v_cndmask_b32_e64 v10, 0, 1, vcc_lo */
+    0x0a, 0x00, 0x01, 0xd5, 0x80, 0x02, 0xa9, 0x01,
+};
+static const uint8_t case280[] = {
+    /* v_cmp_nlg_f16_e32 vcc_lo, v2, v3 */
+    0x02, 0x07, 0x14, 0x7c,
+    /* v_cndmask_b32_e64 v10, 0, 1, vcc_lo */
+    0x0a, 0x00, 0x01, 0xd5, 0x80, 0x02, 0xa9, 0x01,
+};
+static const uint8_t case281[] = {
+    /* v_cmp_ngt_f16_e32 vcc_lo, v2, v3 */
+    0x02, 0x07, 0x16, 0x7c,
+    /* v_cndmask_b32_e64 v10, 0, 1, vcc_lo */
+    0x0a, 0x00, 0x01, 0xd5, 0x80, 0x02, 0xa9, 0x01,
+};
+static const uint8_t case282[] = {
+    /* v_cmp_nle_f16_e32 vcc_lo, v2, v3 */
+    0x02, 0x07, 0x18, 0x7c,
+    /* v_cndmask_b32_e64 v10, 0, 1, vcc_lo */
+    0x0a, 0x00, 0x01, 0xd5, 0x80, 0x02, 0xa9, 0x01,
+};
+static const uint8_t case283[] = {
+    /* v_cmp_neq_f16_e32 vcc_lo, v2, v3 */
+    0x02, 0x07, 0x1a, 0x7c,
+    /* v_cndmask_b32_e64 v10, 0, 1, vcc_lo */
+    0x0a, 0x00, 0x01, 0xd5, 0x80, 0x02, 0xa9, 0x01,
+};
+static const uint8_t case284[] = {
+    /* v_cmp_nlt_f16_e64 s20, v2, v3 */
+    0x14, 0x00, 0x0e, 0xd4, 0x02, 0x07, 0x02, 0x00,
+    /* v_cndmask_b32_e64 v10, 0, 1, s20 */
+    0x0a, 0x00, 0x01, 0xd5, 0x80, 0x02, 0x51, 0x00,
+};
+static const uint8_t case285[] = {
+    /* v_cmp_t_f16_e32 vcc_lo, v2, v3 */
+    0x02, 0x07, 0x1e, 0x7c,
+    /* v_cndmask_b32_e64 v10, 0, 1, vcc_lo */
+    0x0a, 0x00, 0x01, 0xd5, 0x80, 0x02, 0xa9, 0x01,
+};
+static const uint8_t case286[] = {
+    /* v_cmpx_gt_f16_e32 v2, v3 */
+    0x02, 0x07, 0x08, 0x7d,
+    /* v_mov_b32_e32 v10, exec_lo */
+    0x7e, 0x02, 0x14, 0x7e,
+};
+
+static const uint8_t case287[] = {
+    /* v_minmax_f32 v10, v2, v3, v4 */
+    0x0a, 0x00, 0x5f, 0xd6, 0x02, 0x07, 0x12, 0x04,
+};
+static const uint8_t case288[] = {
+    /* v_minmax_f32 v10, v2, v3, v4 */
+    0x0a, 0x00, 0x5f, 0xd6, 0x02, 0x07, 0x12, 0x04,
+};
+
 static const isa_case_t isa_cases[] = {
     {"s_add_u32 s20, s4, s5; s_addc_u32 s20, s20, 0; v_mov_b32 v10, s20",
      case0, sizeof(case0),
@@ -2282,6 +2598,188 @@ static const isa_case_t isa_cases[] = {
      "global_load_b32 v10, v1, s[12:13]",
      case228, sizeof(case228),
      {0x3fc00000u, 0x40100000u, 0x0u, 0x0u}, 0x40700000u, 0x40700000u},
+    {"s_denorm_mode 0xc; v_add_f32 v10, v2, v3",
+     case229, sizeof(case229),
+     {0x400000u, 0x400000u, 0x0u, 0x0u}, 0x0u, 0x0u},
+    {"s_denorm_mode 0xc; v_add_f32 v10, v2, v3",
+     case230, sizeof(case230),
+     {0x80c00000u, 0x800000u, 0x0u, 0x0u}, 0x80000000u, 0x80000000u},
+    {"s_denorm_mode 0xe; v_add_f32 v10, v2, v3",
+     case231, sizeof(case231),
+     {0xc00000u, 0x80800000u, 0x0u, 0x0u}, 0x400000u, 0x400000u},
+    {"s_denorm_mode 0xe; v_add_f32 v10, v2, v3",
+     case232, sizeof(case232),
+     {0x400000u, 0x400000u, 0x0u, 0x0u}, 0x0u, 0x0u},
+    {"s_denorm_mode 0xd; v_mul_f32 v10, v2, v3",
+     case233, sizeof(case233),
+     {0x400000u, 0x40000000u, 0x0u, 0x0u}, 0x800000u, 0x800000u},
+    {"s_denorm_mode 0xd; v_mul_f32 v10, v2, v3",
+     case234, sizeof(case234),
+     {0xd800000u, 0x30800000u, 0x0u, 0x0u}, 0x0u, 0x0u},
+    {"v_mul_f32 v10, v2, v3",
+     case235, sizeof(case235),
+     {0xd800000u, 0x30800000u, 0x0u, 0x0u}, 0x80000u, 0x80000u},
+    {"s_denorm_mode 0xe; v_fma_f32 v10, v2, v3, v4",
+     case236, sizeof(case236),
+     {0x400000u, 0x40800000u, 0x400000u, 0x0u}, 0x0u, 0x0u},
+    {"s_denorm_mode 0xd; v_fma_f32 v10, v2, v3, v4",
+     case237, sizeof(case237),
+     {0x400000u, 0x40800000u, 0x400000u, 0x0u}, 0x1200000u, 0x1200000u},
+    {"s_denorm_mode 0xd; v_fma_f32 v10, v2, v3, v4",
+     case238, sizeof(case238),
+     {0xc00000u, 0x3f800000u, 0x80800000u, 0x0u}, 0x0u, 0x0u},
+    {"s_setreg_b32 hwreg(HW_REG_MODE, 4, 2), s7; v_add_f32 v10, v2, v3",
+     case239, sizeof(case239),
+     {0x400000u, 0x400000u, 0x0u, 0x0u}, 0x0u, 0x0u},
+    {"s_denorm_mode 0x0;"
+     "s_setreg_imm32_b32 hwreg(HW_REG_MODE, 4, 4), 0xf;"
+     "v_add_f32 v10, v2, v3",
+     case240, sizeof(case240),
+     {0x400000u, 0x400000u, 0x0u, 0x0u}, 0x800000u, 0x800000u},
+    {"s_getreg_b32 s20, hwreg(HW_REG_MODE, 0, 10); v_mov_b32 v10, s20",
+     case241, sizeof(case241),
+     {0x0u, 0x0u, 0x0u, 0x0u}, 0x3f0u, 0x3f0u},
+    {"s_denorm_mode 0x3; v_add_f16 v10, v2, v3",
+     case242, sizeof(case242),
+     {0x200u, 0x200u, 0x0u, 0x0u}, 0x0u, 0x0u},
+    {"s_denorm_mode 0x3; v_add_f16 v10, v2, v3",
+     case243, sizeof(case243),
+     {0x8600u, 0x400u, 0x0u, 0x0u}, 0x8000u, 0x8000u},
+    {"s_denorm_mode 0xb; v_pk_add_f16 v10, v2, v3",
+     case244, sizeof(case244),
+     {0x2000600u, 0x2008400u, 0x0u, 0x0u}, 0x200u, 0x200u},
+    {"v_pk_add_f16 v10, v2, v3",
+     case245, sizeof(case245),
+     {0x2000600u, 0x2008400u, 0x0u, 0x0u}, 0x4000200u, 0x4000200u},
+    {"s_denorm_mode 0x3; v_cvt_f32_f16 v10, v2",
+     case246, sizeof(case246),
+     {0x200u, 0x0u, 0x0u, 0x0u}, 0x0u, 0x0u},
+    {"s_denorm_mode 0xc; s_mul_f32 s20, s4, s5; v_mov_b32 v10, s20",
+     case247, sizeof(case247),
+     {0x400000u, 0x40000000u, 0x0u, 0x0u}, 0x0u, 0x0u},
+    {"s_denorm_mode 0xc; v_max_f32 v10, v2, v3",
+     case248, sizeof(case248),
+     {0x400000u, 0x80000000u, 0x0u, 0x0u}, 0x0u, 0x0u},
+    {"v_min_f32 v10, v2, v3",
+     case249, sizeof(case249),
+     {0x80000000u, 0x0u, 0x0u, 0x0u}, 0x80000000u, 0x80000000u},
+    {"v_min_f32 v10, v2, v3",
+     case250, sizeof(case250),
+     {0x0u, 0x80000000u, 0x0u, 0x0u}, 0x80000000u, 0x80000000u},
+    {"v_max_f32 v10, v2, v3",
+     case251, sizeof(case251),
+     {0x80000000u, 0x0u, 0x0u, 0x0u}, 0x0u, 0x0u},
+    {"v_max_f32 v10, v2, v3",
+     case252, sizeof(case252),
+     {0x0u, 0x80000000u, 0x0u, 0x0u}, 0x0u, 0x0u},
+    {"v_min_f32 v10, v2, v3",
+     case253, sizeof(case253),
+     {0x7fc00001u, 0x3f800000u, 0x0u, 0x0u}, 0x3f800000u, 0x3f800000u},
+    {"v_max_f32 v10, v2, v3",
+     case254, sizeof(case254),
+     {0x3f800000u, 0xffc00000u, 0x0u, 0x0u}, 0x3f800000u, 0x3f800000u},
+    {"v_min_f32 v10, v2, v3",
+     case255, sizeof(case255),
+     {0x7f800001u, 0x3f800000u, 0x0u, 0x0u}, 0x7fc00001u, 0x7fc00001u},
+    {"v_max_f32 v10, v2, v3",
+     case256, sizeof(case256),
+     {0x3f800000u, 0xff800002u, 0x0u, 0x0u}, 0xffc00002u, 0xffc00002u},
+    {"v_med3_f32 v10, v2, v3, v4",
+     case257, sizeof(case257),
+     {0x7f800001u, 0x3f800000u, 0x40000000u, 0x0u}, 0x40000000u, 0x40000000u},
+    {"v_med3_f32 v10, v2, v3, v4",
+     case258, sizeof(case258),
+     {0x80000000u, 0x0u, 0x3f800000u, 0x0u}, 0x0u, 0x0u},
+    {"v_pk_sub_i16 v10, v2, v3",
+     case259, sizeof(case259),
+     {0x80000005u, 0x10007u, 0x0u, 0x0u}, 0x7ffffffeu, 0x7ffffffeu},
+    {"v_pk_sub_i16 v10, v2, v3 clamp",
+     case260, sizeof(case260),
+     {0x80000005u, 0x10007u, 0x0u, 0x0u}, 0x8000fffeu, 0x8000fffeu},
+    {"v_pk_sub_u16 v10, v2, v3",
+     case261, sizeof(case261),
+     {0x50003u, 0x20007u, 0x0u, 0x0u}, 0x3fffcu, 0x3fffcu},
+    {"v_pk_sub_u16 v10, v2, v3 clamp",
+     case262, sizeof(case262),
+     {0x50003u, 0x20007u, 0x0u, 0x0u}, 0x30000u, 0x30000u},
+    {"v_pk_lshlrev_b16 v10, v2, v3",
+     case263, sizeof(case263),
+     {0x110003u, 0x80010001u, 0x0u, 0x0u}, 0x20008u, 0x20008u},
+    {"v_pk_lshrrev_b16 v10, v2, v3",
+     case264, sizeof(case264),
+     {0xf0004u, 0x8000f000u, 0x0u, 0x0u}, 0x10f00u, 0x10f00u},
+    {"v_pk_ashrrev_i16 v10, v2, v3",
+     case265, sizeof(case265),
+     {0xf0004u, 0x8000f000u, 0x0u, 0x0u}, 0xffffff00u, 0xffffff00u},
+    {"v_pk_max_i16 v10, v2, v3",
+     case266, sizeof(case266),
+     {0x8000ffffu, 0x10001u, 0x0u, 0x0u}, 0x10001u, 0x10001u},
+    {"v_pk_min_i16 v10, v2, v3",
+     case267, sizeof(case267),
+     {0x8000ffffu, 0x10001u, 0x0u, 0x0u}, 0x8000ffffu, 0x8000ffffu},
+    {"v_pk_max_u16 v10, v2, v3",
+     case268, sizeof(case268),
+     {0x8000ffffu, 0x10001u, 0x0u, 0x0u}, 0x8000ffffu, 0x8000ffffu},
+    {"v_pk_min_u16 v10, v2, v3",
+     case269, sizeof(case269),
+     {0x8000ffffu, 0x10001u, 0x0u, 0x0u}, 0x10001u, 0x10001u},
+    {"v_cmp_f_f16_e64 s20, v2, v3; v_cndmask_b32_e64 v10, 0, 1, s20",
+     case270, sizeof(case270),
+     {0x3c00u, 0x4000u, 0x0u, 0x0u}, 0x0u, 0x0u},
+    {"v_cmp_lt_f16 vcc_lo, v2, v3; v_cndmask_b32_e64 v10, 0, 1, vcc_lo",
+     case271, sizeof(case271),
+     {0x3c00u, 0x4000u, 0x0u, 0x0u}, 0x1u, 0x1u},
+    {"v_cmp_eq_f16_e64 s20, -|v2|, v3; v_cndmask_b32_e64 v10, 0, 1, s20",
+     case272, sizeof(case272),
+     {0x3c00u, 0xbc00u, 0x0u, 0x0u}, 0x1u, 0x1u},
+    {"v_cmp_le_f16_e64 s20, v2, 1.0; v_cndmask_b32_e64 v10, 0, 1, s20",
+     case273, sizeof(case273),
+     {0x3c00u, 0x0u, 0x0u, 0x0u}, 0x1u, 0x1u},
+    {"v_cmp_gt_f16 vcc_lo, v2, v3; v_cndmask_b32_e64 v10, 0, 1, vcc_lo",
+     case274, sizeof(case274),
+     {0x8000u, 0x0u, 0x0u, 0x0u}, 0x0u, 0x0u},
+    {"v_cmp_lg_f16_e64 s20, v2, v3; v_cndmask_b32_e64 v10, 0, 1, s20",
+     case275, sizeof(case275),
+     {0x3c00u, 0x7e00u, 0x0u, 0x0u}, 0x0u, 0x0u},
+    {"v_cmp_ge_f16 vcc_lo, v2, v3; v_cndmask_b32_e64 v10, 0, 1, vcc_lo",
+     case276, sizeof(case276),
+     {0x4000u, 0x3c00u, 0x0u, 0x0u}, 0x1u, 0x1u},
+    {"v_cmp_o_f16 vcc_lo, v2, v3; v_cndmask_b32_e64 v10, 0, 1, vcc_lo",
+     case277, sizeof(case277),
+     {0x3c00u, 0x7e00u, 0x0u, 0x0u}, 0x0u, 0x0u},
+    {"v_cmp_u_f16_e64 s20, v2, v3; v_cndmask_b32_e64 v10, 0, 1, s20",
+     case278, sizeof(case278),
+     {0x7e00u, 0x3c00u, 0x0u, 0x0u}, 0x1u, 0x1u},
+    {"v_cmp_nge_f16 vcc_lo, v2, v3; v_cndmask_b32_e64 v10, 0, 1, vcc_lo",
+     case279, sizeof(case279),
+     {0x3c00u, 0x7e00u, 0x0u, 0x0u}, 0x1u, 0x1u},
+    {"v_cmp_nlg_f16 vcc_lo, v2, v3; v_cndmask_b32_e64 v10, 0, 1, vcc_lo",
+     case280, sizeof(case280),
+     {0x3c00u, 0x3c00u, 0x0u, 0x0u}, 0x1u, 0x1u},
+    {"v_cmp_ngt_f16 vcc_lo, v2, v3; v_cndmask_b32_e64 v10, 0, 1, vcc_lo",
+     case281, sizeof(case281),
+     {0x4000u, 0x3c00u, 0x0u, 0x0u}, 0x0u, 0x0u},
+    {"v_cmp_nle_f16 vcc_lo, v2, v3; v_cndmask_b32_e64 v10, 0, 1, vcc_lo",
+     case282, sizeof(case282),
+     {0x4000u, 0x3c00u, 0x0u, 0x0u}, 0x1u, 0x1u},
+    {"v_cmp_neq_f16 vcc_lo, v2, v3; v_cndmask_b32_e64 v10, 0, 1, vcc_lo",
+     case283, sizeof(case283),
+     {0x3c00u, 0x4000u, 0x0u, 0x0u}, 0x1u, 0x1u},
+    {"v_cmp_nlt_f16_e64 s20, v2, v3; v_cndmask_b32_e64 v10, 0, 1, s20",
+     case284, sizeof(case284),
+     {0x3c00u, 0x4000u, 0x0u, 0x0u}, 0x0u, 0x0u},
+    {"v_cmp_t_f16 vcc_lo, v2, v3; v_cndmask_b32_e64 v10, 0, 1, vcc_lo",
+     case285, sizeof(case285),
+     {0x3c00u, 0x4000u, 0x0u, 0x0u}, 0x1u, 0x1u},
+    {"v_cmpx_gt_f16 v2, v3; v_mov_b32 v10, exec_lo",
+     case286, sizeof(case286),
+     {0x4000u, 0x3c00u, 0x0u, 0x0u}, 0xffffffffu, 0xffffffffu},
+    {"v_minmax_f32 v10, v2, v3, v4",
+     case287, sizeof(case287),
+     {0x40a00000u, 0x3f800000u, 0x40000000u, 0x0u}, 0x40000000u, 0x40000000u},
+    {"v_minmax_f32 v10, v2, v3, v4",
+     case288, sizeof(case288),
+     {0x3f800000u, 0x40400000u, 0x7fc00000u, 0x0u}, 0x3f800000u, 0x3f800000u},
 };
 
 static const uint8_t undecodable[] = {
@@ -2310,17 +2808,30 @@ enum {
   SENTINEL = 0xDEADBEEFu,
 };
 
+/* COMPUTE_PGM_RSRC1 as LLVM writes it for a gfx1151 kernel, less the
+ * fields the model ignores: (3 + 1) * 8 VGPRs, f32 and f16/f64 denormals
+ * kept (FLOAT_DENORM_MODE_32 and _16_64 = 3 at bits 16-19), DX10 clamp
+ * (bit 21) and IEEE mode (bit 23). */
+enum {
+  RSRC1_VGPRS = 3,
+  RSRC1_DENORM_32_SHIFT = 16,
+  RSRC1_DENORM_16_64_SHIFT = 18,
+  RSRC1_IEEE_MODE = 1u << 23,
+  RSRC1_DEFAULT = RSRC1_VGPRS | 3u << RSRC1_DENORM_32_SHIFT |
+                  3u << RSRC1_DENORM_16_64_SHIFT | 1u << 21 | RSRC1_IEEE_MODE,
+};
+
 /* A kernel descriptor with the layout the prologue expects: 32 VGPRs,
  * kernarg pointer in s[0:1], workgroup id x in s2, wave32, LDS_BYTES of
  * LDS. */
-static void write_descriptor(uint8_t* kd, uint32_t rsrc2) {
+static void write_descriptor(uint8_t* kd, uint32_t rsrc1, uint32_t rsrc2) {
   memset(kd, 0, 64);
   uint8_t* p = kd;
   hrx_put_le(&p, LDS_BYTES, 4);  /* group_segment_fixed_size */
   p = kd + 16;
   hrx_put_le(&p, CODE_OFFSET, 8);
   p = kd + 48;
-  hrx_put_le(&p, 3, 4);                       /* rsrc1: (3 + 1) * 8 VGPRs */
+  hrx_put_le(&p, rsrc1, 4);
   hrx_put_le(&p, rsrc2, 4);
   hrx_put_le(&p, (1u << 3) | (1u << 10), 2);  /* kernarg ptr, wave32 */
 }
@@ -2332,6 +2843,7 @@ typedef struct harness_t {
   uint32_t workgroup[3];
   uint32_t threads;  /* the dispatch's worker threads (0: one) */
   uint64_t budget;   /* per wave; 0: 10000 */
+  uint32_t rsrc1;    /* 0: RSRC1_DEFAULT */
   uint8_t* block;  /* descriptor, then code */
   size_t block_size;
   uint32_t kernarg[8];
@@ -2348,7 +2860,7 @@ static hrx_status_t run_body(harness_t* h, const uint8_t* body, size_t length,
   h->block_size = CODE_OFFSET + sizeof(prologue) + length + sizeof(epilogue);
   h->block = aligned_alloc(256, (h->block_size + 255) & ~(size_t)255);
   assert_non_null(h->block);
-  write_descriptor(h->block, rsrc2);
+  write_descriptor(h->block, h->rsrc1 ? h->rsrc1 : RSRC1_DEFAULT, rsrc2);
   uint8_t* code = h->block + CODE_OFFSET;
   memcpy(code, prologue, sizeof(prologue));
   if (length) memcpy(code + sizeof(prologue), body, length);
@@ -2533,6 +3045,125 @@ static void test_descriptor_checks(void** state) {
   /* Three user SGPRs would be kernarg preloading. */
   assert_status(run_body(&h, NULL, 0, in, (3u << 1) | (1u << 7), &fault),
                 HRX_STATUS_UNIMPLEMENTED, "user SGPRs");
+}
+
+/* Runs |body| over lanes 0 and 5 with descriptor |rsrc1| and checks
+ * that both stored |want|. */
+static void expect_with_rsrc1(uint32_t rsrc1, const uint8_t* body,
+                              size_t length, const uint32_t in[4],
+                              uint32_t want, const char* text) {
+  harness_t h = HARNESS_1D;
+  h.rsrc1 = rsrc1;
+  hrx_gfx11_fault_t fault;
+  assert_ok(run_body(&h, body, length, in, RSRC2_DEFAULT, &fault));
+  if (h.out[0] != want || h.out[5 * SLOT_WORDS] != want) {
+    print_error("%s with rsrc1 0x%x: lanes 0/5 = 0x%x/0x%x, want 0x%x\n",
+                text, rsrc1, h.out[0], h.out[5 * SLOT_WORDS], want);
+    fail();
+  }
+}
+
+/* The descriptor's FLOAT_DENORM_MODE fields start the waves' MODE: for
+ * each value 0-3 (bit 0 keeps denormal sources, bit 1 denormal results)
+ * a sum with denormal sources and a normal result, and one with normal
+ * sources and a denormal result. The other format's field stays 3. */
+static void test_descriptor_denorm_modes(void** state) {
+  (void)state;
+  static const uint8_t add_f32[] = {
+      0x02, 0x07, 0x14, 0x06,  /* v_add_f32_e32 v10, v2, v3 */
+  };
+  static const uint8_t add_f16[] = {
+      0x02, 0x07, 0x14, 0x64,  /* v_add_f16_e32 v10, v2, v3 */
+  };
+  /* 2^-127 + 2^-127 = 2^-126; 1.5 * 2^-126 - 2^-126 = 2^-127. */
+  static const uint32_t f32_denormal_in[4] = {0x400000u, 0x400000u, 0, 0};
+  static const uint32_t f32_denormal_out[4] = {0xc00000u, 0x80800000u, 0, 0};
+  /* The same in f16: 2^-15 + 2^-15 = 2^-14; 1.5 * 2^-14 - 2^-14. */
+  static const uint32_t f16_denormal_in[4] = {0x200u, 0x200u, 0, 0};
+  static const uint32_t f16_denormal_out[4] = {0x600u, 0x8400u, 0, 0};
+  for (uint32_t mode = 0; mode < 4; ++mode) {
+    bool keep_in = mode & 1, keep_out = mode & 2;
+    uint32_t f32 = RSRC1_VGPRS | mode << RSRC1_DENORM_32_SHIFT |
+                   3u << RSRC1_DENORM_16_64_SHIFT | RSRC1_IEEE_MODE;
+    uint32_t f16 = RSRC1_VGPRS | 3u << RSRC1_DENORM_32_SHIFT |
+                   mode << RSRC1_DENORM_16_64_SHIFT | RSRC1_IEEE_MODE;
+    expect_with_rsrc1(f32, add_f32, sizeof(add_f32), f32_denormal_in,
+                      keep_in ? 0x800000u : 0, "v_add_f32 (denormal in)");
+    expect_with_rsrc1(f32, add_f32, sizeof(add_f32), f32_denormal_out,
+                      keep_out ? 0x400000u : 0, "v_add_f32 (denormal out)");
+    expect_with_rsrc1(f16, add_f16, sizeof(add_f16), f16_denormal_in,
+                      keep_in ? 0x400u : 0, "v_add_f16 (denormal in)");
+    expect_with_rsrc1(f16, add_f16, sizeof(add_f16), f16_denormal_out,
+                      keep_out ? 0x200u : 0, "v_add_f16 (denormal out)");
+  }
+}
+
+/* Without the descriptor's IEEE_MODE bit, v_min/v_max treat a signalling
+ * NaN like a quiet one: the other source is the result. */
+static void test_non_ieee_min_max(void** state) {
+  (void)state;
+  static const uint8_t min_f32[] = {
+      0x02, 0x07, 0x14, 0x1e,  /* v_min_f32_e32 v10, v2, v3 */
+  };
+  static const uint8_t pk_max_f16[] = {
+      /* v_pk_max_f16 v10, v2, v3 */
+      0x0a, 0x40, 0x12, 0xcc, 0x02, 0x07, 0x02, 0x18,
+  };
+  uint32_t rsrc1 = RSRC1_DEFAULT & ~(uint32_t)RSRC1_IEEE_MODE;
+  static const uint32_t snan_f32[4] = {0x7f800001u, 0x3f800000u, 0, 0};
+  static const uint32_t snan_f16[4] = {0x3c007c01u, 0x40003c00u, 0, 0};
+  expect_with_rsrc1(rsrc1, min_f32, sizeof(min_f32), snan_f32, 0x3f800000u,
+                    "v_min_f32 sNaN, 1.0");
+  expect_with_rsrc1(RSRC1_DEFAULT, min_f32, sizeof(min_f32), snan_f32,
+                    0x7fc00001u, "v_min_f32 sNaN, 1.0");
+  expect_with_rsrc1(rsrc1, pk_max_f16, sizeof(pk_max_f16), snan_f16,
+                    0x40003c00u, "v_pk_max_f16");
+  expect_with_rsrc1(RSRC1_DEFAULT, pk_max_f16, sizeof(pk_max_f16), snan_f16,
+                    0x40007e01u, "v_pk_max_f16");
+}
+
+/* The VOP3 form's opsel picks the high half of an f16 compare's source.
+ * LLVM 19 neither assembles nor prints op_sel on VOPC (it decodes these
+ * bytes as plain v_cmp_lt_f16_e64 s20, v2, v3), so the bytes are the
+ * llvm-mc encoding of that with opsel bit 0 (word bit 11) set by hand, as
+ * the ISA guide's VOP3 layout places it. */
+static void test_f16_compare_opsel(void** state) {
+  (void)state;
+  static const uint8_t body[] = {
+      /* v_cmp_lt_f16_e64 s20, v2, v3 op_sel:[1,0] */
+      0x14, 0x08, 0x01, 0xd4, 0x02, 0x07, 0x02, 0x00,
+      /* v_cndmask_b32_e64 v10, 0, 1, s20 */
+      0x0a, 0x00, 0x01, 0xd5, 0x80, 0x02, 0x51, 0x00,
+  };
+  /* v2 = 2.0 (high) : 1.0 (low), v3 = 1.5: 2.0 < 1.5 is false. */
+  static const uint32_t in[4] = {0x40003c00u, 0x3e00u, 0, 0};
+  expect_with_rsrc1(RSRC1_DEFAULT, body, sizeof(body), in, 0,
+                    "v_cmp_lt_f16_e64 op_sel:[1,0]");
+}
+
+/* Rounding modes other than to nearest even and hardware registers other
+ * than MODE are refused, not run with the wrong results. */
+static void test_mode_limits(void** state) {
+  (void)state;
+  static const uint8_t round_mode[] = {
+      0x01, 0x00, 0x91, 0xbf,  /* s_round_mode 0x1 */
+  };
+  static const uint8_t getreg_status[] = {
+      /* s_getreg_b32 s20, hwreg(HW_REG_STATUS) */
+      0x02, 0xf8, 0x94, 0xb8,
+  };
+  uint32_t in[4] = {0, 0, 0, 0};
+  expect_fault(round_mode, sizeof(round_mode), in,
+               HRX_GFX11_FAULT_UNSUPPORTED, "rounding", "s_round_mode");
+  expect_fault(getreg_status, sizeof(getreg_status), in,
+               HRX_GFX11_FAULT_UNSUPPORTED, "hardware register 2",
+               "s_getreg_b32");
+  /* FLOAT_ROUND_MODE_32 (bits 12-13) = 1: round toward +infinity. */
+  harness_t h = HARNESS_1D;
+  h.rsrc1 = RSRC1_DEFAULT | 1u << 12;
+  hrx_gfx11_fault_t fault;
+  assert_status(run_body(&h, NULL, 0, in, RSRC2_DEFAULT, &fault),
+                HRX_STATUS_UNIMPLEMENTED, "rounding");
 }
 
 static uint8_t* new_kernarg(uint64_t kd, uint32_t* out_size) {
@@ -2792,7 +3423,17 @@ static void test_mnemonics(void** state) {
   static const uint8_t add_f16[] = {0x02, 0x07, 0x14, 0x64};
   /* s_cmp_lg_u32 s2, 3 */
   static const uint8_t scmp[] = {0x02, 0x83, 0x07, 0xbf};
+  /* v_cmpx_gt_f16_e32 v2, v3 */
+  static const uint8_t cmpx_f16[] = {0x02, 0x07, 0x08, 0x7d};
+  /* v_pk_ashrrev_i16 v10, v2, v3 */
+  static const uint8_t pk_ashr[] = {0x0a, 0x40, 0x06, 0xcc,
+                                    0x02, 0x07, 0x02, 0x18};
+  /* s_denorm_mode 12 */
+  static const uint8_t denorm[] = {0x0c, 0x00, 0x92, 0xbf};
   expect_mnemonic(add_e64, sizeof(add_e64), "v_add_f32_e64");
+  expect_mnemonic(cmpx_f16, sizeof(cmpx_f16), "v_cmpx_gt_f16");
+  expect_mnemonic(pk_ashr, sizeof(pk_ashr), "v_pk_ashrrev_i16");
+  expect_mnemonic(denorm, sizeof(denorm), "s_denorm_mode");
   expect_mnemonic(cmp, sizeof(cmp), "v_cmp_lt_i32_e64");
   expect_mnemonic(dual, sizeof(dual), "v_dual_mul_f32::add_f32");
   expect_mnemonic(pk_add, sizeof(pk_add), "v_pk_add_f16");
@@ -2995,6 +3636,10 @@ int main(void) {
       cmocka_unit_test(test_faults),
       cmocka_unit_test(test_lds_out_of_bounds),
       cmocka_unit_test(test_descriptor_checks),
+      cmocka_unit_test(test_descriptor_denorm_modes),
+      cmocka_unit_test(test_non_ieee_min_max),
+      cmocka_unit_test(test_f16_compare_opsel),
+      cmocka_unit_test(test_mode_limits),
       cmocka_unit_test(test_saxpy),
       cmocka_unit_test(test_gather),
       cmocka_unit_test(test_histogram),

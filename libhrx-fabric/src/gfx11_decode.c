@@ -220,7 +220,14 @@ bool gfx11_decode(const uint8_t* bytes, size_t available,
     }
   } else if (bits(w0, 31, 31) == 0) {
     decode_vop_short(w0, &inst);
-    if (!take_literal(bytes, available, inst.src, 1, &inst)) return false;
+    /* v_fmamk_f32 and v_fmaak_f32 always carry their constant K as a
+     * literal; a literal src0 is then that same word. */
+    uint32_t always[1] = {GFX11_LITERAL};
+    bool has_k = inst.encoding == GFX11_VOP2 &&
+                 (inst.op == GFX11_V_FMAMK_F32 || inst.op == GFX11_V_FMAAK_F32);
+    if (!take_literal(bytes, available, has_k ? always : inst.src, 1, &inst)) {
+      return false;
+    }
   } else if (top6 == 0x35 || top6 == 0x32 || top6 == 0x3D || top6 == 0x37 ||
              top6 == 0x36 || top6 == 0x38 || top6 == 0x33) {
     if (available < 8) return false;

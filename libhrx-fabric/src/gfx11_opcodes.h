@@ -11,6 +11,7 @@
 #define GFX11_SOP1_OPS(X)                                  \
   X(S_MOV_B32, 0x00, "s_mov_b32")                          \
   X(S_MOV_B64, 0x01, "s_mov_b64")                          \
+  X(S_CTZ_I32_B64, 0x09, "s_ctz_i32_b64")                  \
   X(S_NOT_B32, 0x1E, "s_not_b32")                          \
   X(S_AND_SAVEEXEC_B32, 0x20, "s_and_saveexec_b32")        \
   X(S_OR_SAVEEXEC_B32, 0x22, "s_or_saveexec_b32")          \
@@ -124,16 +125,20 @@
   X(V_SUB_NC_U32, 0x126, "v_sub_nc_u32")                   \
   X(V_SUBREV_NC_U32, 0x127, "v_subrev_nc_u32")             \
   X(V_FMAC_F32, 0x12B, "v_fmac_f32")                       \
+  X(V_FMAMK_F32, 0x12C, "v_fmamk_f32")                     \
+  X(V_FMAAK_F32, 0x12D, "v_fmaak_f32")                     \
   X(V_ADD_F16, 0x132, "v_add_f16")                         \
   X(V_MUL_F16, 0x135, "v_mul_f16")                         \
   X(V_FMAC_F16, 0x136, "v_fmac_f16")                       \
   X(V_MOV_B32, 0x181, "v_mov_b32")                         \
   X(V_READFIRSTLANE_B32, 0x182, "v_readfirstlane_b32")     \
+  X(V_CVT_F32_I32, 0x185, "v_cvt_f32_i32")                 \
   X(V_CVT_F32_U32, 0x186, "v_cvt_f32_u32")                 \
   X(V_CVT_U32_F32, 0x187, "v_cvt_u32_f32")                 \
   X(V_CVT_F16_F32, 0x18A, "v_cvt_f16_f32")                 \
   X(V_CVT_F32_F16, 0x18B, "v_cvt_f32_f16")                 \
   X(V_CVT_F32_UBYTE0, 0x191, "v_cvt_f32_ubyte0")           \
+  X(V_RNDNE_F32, 0x1A3, "v_rndne_f32")                     \
   X(V_FLOOR_F32, 0x1A4, "v_floor_f32")                     \
   X(V_EXP_F32, 0x1A5, "v_exp_f32")                         \
   X(V_LOG_F32, 0x1A7, "v_log_f32")                         \
@@ -144,6 +149,7 @@
   X(V_MAD_U32_U24, 0x20B, "v_mad_u32_u24")                 \
   X(V_BFE_U32, 0x210, "v_bfe_u32")                         \
   X(V_FMA_F32, 0x213, "v_fma_f32")                         \
+  X(V_MAX3_I32, 0x21D, "v_max3_i32")                       \
   X(V_MED3_F32, 0x21F, "v_med3_f32")                       \
   X(V_DIV_FIXUP_F32, 0x227, "v_div_fixup_f32")             \
   X(V_DIV_FMAS_F32, 0x237, "v_div_fmas_f32")               \

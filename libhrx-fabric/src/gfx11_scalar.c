@@ -129,6 +129,15 @@ static bool exec_sop1(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
     case GFX11_S_MOV_B64:  /* s_mov_b64 */
       write_sgpr64(wave, inst->dst, gfx11_read64(wave, inst->src[0], 0));
       break;
+    case GFX11_S_CTZ_I32_B64: {
+      /* s_ctz_i32_b64: the index of the lowest set bit of S0.u64, -1 when
+       * none is set; SCC is unchanged. A literal S0 is zero-extended
+       * (B64 is an unsigned operand type). */
+      uint64_t v = gfx11_read64_int(wave, inst, inst->src[0], 0, false);
+      gfx11_write_sgpr(wave, inst->dst,
+                       v ? (uint32_t)__builtin_ctzll(v) : UINT32_MAX);
+      break;
+    }
     case GFX11_S_NOT_B32:  /* s_not_b32 */
       gfx11_write_sgpr(wave, inst->dst, ~a);
       wave->scc = ~a != 0;

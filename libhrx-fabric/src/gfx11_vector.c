@@ -24,7 +24,8 @@ static bool float_sources(uint32_t op) {
     case GFX11_V_FMA_F32:
     case GFX11_V_CVT_U32_F32: case GFX11_V_RCP_F32: case GFX11_V_RCP_IFLAG_F32:
     case GFX11_V_FLOOR_F32: case GFX11_V_MED3_F32: case GFX11_V_MAXMIN_F32:
-    case GFX11_V_MINMAX_F32:
+    case GFX11_V_MINMAX_F32: case GFX11_V_RNDNE_F32:
+    case GFX11_V_FMAMK_F32: case GFX11_V_FMAAK_F32:
     case GFX11_V_EXP_F32: case GFX11_V_LOG_F32: case GFX11_V_RSQ_F32:
     case GFX11_V_SQRT_F32:
     case GFX11_V_DIV_SCALE_F32: case GFX11_V_DIV_FMAS_F32:
@@ -41,7 +42,8 @@ static bool float_result(uint32_t op) {
     case GFX11_V_ADD_F32: case GFX11_V_SUB_F32: case GFX11_V_MUL_F32:
     case GFX11_V_MIN_F32:
     case GFX11_V_MAX_F32: case GFX11_V_FMAC_F32: case GFX11_V_FMA_F32:
-    case GFX11_V_CVT_F32_U32:
+    case GFX11_V_CVT_F32_U32: case GFX11_V_CVT_F32_I32:
+    case GFX11_V_RNDNE_F32: case GFX11_V_FMAMK_F32: case GFX11_V_FMAAK_F32:
     case GFX11_V_RCP_F32: case GFX11_V_RCP_IFLAG_F32:
     case GFX11_V_CVT_F32_UBYTE0:
     case GFX11_V_FLOOR_F32: case GFX11_V_MED3_F32: case GFX11_V_MAXMIN_F32:
@@ -62,7 +64,7 @@ static bool uses_src2(uint32_t op) {
     case GFX11_V_SUB_CO_CI_U32: case GFX11_V_SUBREV_CO_CI_U32:
     case GFX11_V_MAD_U32_U24:
     case GFX11_V_BFE_U32: case GFX11_V_MED3_F32: case GFX11_V_LSHL_ADD_U32:
-    case GFX11_V_MAXMIN_F32: case GFX11_V_MINMAX_F32:
+    case GFX11_V_MAXMIN_F32: case GFX11_V_MINMAX_F32: case GFX11_V_MAX3_I32:
     case GFX11_V_DIV_SCALE_F32:
     case GFX11_V_DIV_FMAS_F32: case GFX11_V_DIV_FIXUP_F32:
       return true;
@@ -120,6 +122,23 @@ static bool alu32(uint32_t op, uint32_t a, uint32_t b, uint32_t c,
       return true;
     case GFX11_V_MOV_B32: *out = a; return true;
     case GFX11_V_CVT_F32_U32: *out = hrx_f32_bits((float)a); return true;
+    /* i32 to f32, rounded to nearest even (the MODE rounding modelled). */
+    case GFX11_V_CVT_F32_I32:
+      *out = hrx_f32_bits((float)(int32_t)a); return true;
+    /* v_rndne_f32: round to the nearest integer, ties to even. The ISA's
+     * pseudocode (floor(S0 + 0.5), less 1 when floor(S0) is even and the
+     * fraction exactly 0.5) read in exact arithmetic is IEEE
+     * roundToIntegralTiesToEven, which nearbyintf computes exactly under
+     * the host's default round-to-nearest-even; the sign of a zero result
+     * (-0.5 gives -0) follows IEEE, a point the pseudocode leaves open.
+     * NaN stays NaN and infinities pass through. */
+    case GFX11_V_RNDNE_F32:
+      *out = hrx_f32_bits(nearbyintf(hrx_f32(a))); return true;
+    case GFX11_V_MAX3_I32: {  /* the signed maximum of the three */
+      int32_t m = (int32_t)a > (int32_t)b ? (int32_t)a : (int32_t)b;
+      *out = (uint32_t)((int32_t)c > m ? (int32_t)c : m);
+      return true;
+    }
     case GFX11_V_CVT_U32_F32: *out = gfx11_cvt_u32_f32(hrx_f32(a)); return true;
     /* The hardware reciprocal is within 1 ULP of 1/x; this model returns
      * the correctly rounded quotient, which is one of the values it may
@@ -282,7 +301,12 @@ static bool exec_wide(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
     uint32_t a = gfx11_read32(wave, inst, inst->src[0], lane);
     uint64_t result;
     if (inst->op == GFX11_V_LSHLREV_B64) {
-      result = gfx11_read64(wave, inst->src[1], lane) << (a & 63);
+      /* A literal S1 is zero-extended to 64 bits: B64 is an unsigned
+       * operand type, and LLVM prints and folds such literals as the
+       * zero-extended value. */
+      uint64_t value =
+          gfx11_read64_int(wave, inst, inst->src[1], lane, false);
+      result = value << (a & 63);
     } else if (inst->op == GFX11_V_MAD_U64_U32 ||
                inst->op == GFX11_V_MAD_I64_I32) {
       uint32_t b = gfx11_read32(wave, inst, inst->src[1], lane);
@@ -400,7 +424,8 @@ static bool denorm_sensitive(uint32_t op) {
     case GFX11_V_ADD_F32: case GFX11_V_SUB_F32: case GFX11_V_MUL_F32:
     case GFX11_V_FMAC_F32: case GFX11_V_FMA_F32: case GFX11_V_MIN_F32:
     case GFX11_V_MAX_F32: case GFX11_V_MED3_F32: case GFX11_V_MAXMIN_F32:
-    case GFX11_V_MINMAX_F32: case GFX11_V_FLOOR_F32:
+    case GFX11_V_MINMAX_F32: case GFX11_V_FLOOR_F32: case GFX11_V_RNDNE_F32:
+    case GFX11_V_FMAMK_F32: case GFX11_V_FMAAK_F32:
     case GFX11_V_DIV_FMAS_F32:
       return true;
     default:
@@ -429,7 +454,14 @@ static bool lane32(gfx11_wave_t* wave, const gfx11_inst_t* inst, uint32_t op,
   if (op == GFX11_V_FMAC_F32) {
     v[2] = gfx11_flush_f32(gfx11_read32(wave, inst, dst, lane), keep_in);
   }
-  if (op == GFX11_V_DIV_FMAS_F32) {
+  if (op == GFX11_V_FMAMK_F32 || op == GFX11_V_FMAAK_F32) {
+    /* The constant K is the instruction's literal: v_fmamk_f32 is
+     * fma(S0, K, S1), v_fmaak_f32 fma(S0, S1, K), one rounding. */
+    float k = hrx_f32(gfx11_flush_f32(inst->literal, keep_in));
+    float x = hrx_f32(v[0]), y = hrx_f32(v[1]);
+    *out = hrx_f32_bits(op == GFX11_V_FMAMK_F32 ? fmaf(x, k, y)
+                                                : fmaf(x, y, k));
+  } else if (op == GFX11_V_DIV_FMAS_F32) {
     /* Its lane condition is VCC, whatever the encoding's sources. */
     *out = gfx11_div_fmas_f32(v[0], v[1], v[2], mask_c >> lane & 1);
   } else if (!select32(op, v, wave->mode & GFX11_MODE_IEEE, out) &&

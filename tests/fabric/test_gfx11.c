@@ -1776,6 +1776,70 @@ static const uint8_t case288[] = {
     0x0a, 0x00, 0x5f, 0xd6, 0x02, 0x07, 0x12, 0x04,
 };
 
+static const uint8_t case289[] = {
+    /* s_ctz_i32_b64 s20, s[4:5] */
+    0x04, 0x09, 0x94, 0xbe,
+    /* v_mov_b32_e32 v10, s20 */
+    0x14, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case290[] = {
+    /* v_cvt_f32_i32_e32 v10, v2 */
+    0x02, 0x0b, 0x14, 0x7e,
+};
+static const uint8_t case291[] = {
+    /* v_cvt_f32_i32_e64 v10, v2 mul:2 */
+    0x0a, 0x00, 0x85, 0xd5, 0x02, 0x01, 0x00, 0x08,
+};
+static const uint8_t case292[] = {
+    /* v_rndne_f32_e32 v10, v2 */
+    0x02, 0x47, 0x14, 0x7e,
+};
+static const uint8_t case293[] = {
+    /* v_rndne_f32_e64 v10, -v2 */
+    0x0a, 0x00, 0xa3, 0xd5, 0x02, 0x01, 0x00, 0x20,
+};
+static const uint8_t case294[] = {
+    /* v_fmamk_f32 v10, v2, 0x40400000, v3 */
+    0x02, 0x07, 0x14, 0x58, 0x00, 0x00, 0x40, 0x40,
+};
+static const uint8_t case295[] = {
+    /* v_fmaak_f32 v10, v2, v3, 0x40400000 */
+    0x02, 0x07, 0x14, 0x5a, 0x00, 0x00, 0x40, 0x40,
+};
+static const uint8_t case296[] = {
+    /* v_fmamk_f32 v10, 0x40400000, 0x40400000, v3 */
+    0xff, 0x06, 0x14, 0x58, 0x00, 0x00, 0x40, 0x40,
+};
+static const uint8_t case297[] = {
+    /* v_fmamk_f32 v10, v2, 0x3f800800, v3 */
+    0x02, 0x07, 0x14, 0x58, 0x00, 0x08, 0x80, 0x3f,
+};
+static const uint8_t case298[] = {
+    /* v_max3_i32 v10, v2, v3, v4 */
+    0x0a, 0x00, 0x1d, 0xd6, 0x02, 0x07, 0x12, 0x04,
+};
+static const uint8_t case299[] = {
+    /* v_max3_i32 v10, v2, v5, -1 */
+    0x0a, 0x00, 0x1d, 0xd6, 0x02, 0x0b, 0x06, 0x03,
+};
+static const uint8_t case300[] = {
+    /* v_lshlrev_b64 v[10:11], v5, 0x80000001 */
+    0x0a, 0x00, 0x3c, 0xd7, 0x05, 0xff, 0x01, 0x00,
+    0x01, 0x00, 0x00, 0x80,
+    /* v_mov_b32_e32 v10, v11 */
+    0x0b, 0x03, 0x14, 0x7e,
+};
+static const uint8_t case301[] = {
+    /* v_lshlrev_b64 v[10:11], v5, 0x80000001 */
+    0x0a, 0x00, 0x3c, 0xd7, 0x05, 0xff, 0x01, 0x00,
+    0x01, 0x00, 0x00, 0x80,
+};
+static const uint8_t case302[] = {
+    /* v_lshlrev_b64 v[10:11], 0x41, v[5:6] */
+    0x0a, 0x00, 0x3c, 0xd7, 0xff, 0x0a, 0x02, 0x00,
+    0x41, 0x00, 0x00, 0x00,
+};
+
 static const isa_case_t isa_cases[] = {
     {"s_add_u32 s20, s4, s5; s_addc_u32 s20, s20, 0; v_mov_b32 v10, s20",
      case0, sizeof(case0),
@@ -2779,7 +2843,76 @@ static const isa_case_t isa_cases[] = {
      {0x40a00000u, 0x3f800000u, 0x40000000u, 0x0u}, 0x40000000u, 0x40000000u},
     {"v_minmax_f32 v10, v2, v3, v4",
      case288, sizeof(case288),
-     {0x3f800000u, 0x40400000u, 0x7fc00000u, 0x0u}, 0x3f800000u, 0x3f800000u},
+     {0x3f800000u, 0x40400000u, 0x7fc00000u, 0x0u}, 0x3f800000u, 0x3f800000u},    /* s_ctz_i32_b64: the lowest set bit of the pair (bit 36), -1 for 0. */
+    {"s_ctz_i32_b64 s20, s[4:5]; v_mov_b32 v10, s20",
+     case289, sizeof(case289),
+     {0x0u, 0x10u, 0x0u, 0x0u}, 0x24u, 0x24u},
+    {"s_ctz_i32_b64 s20, s[4:5]; v_mov_b32 v10, s20",
+     case289, sizeof(case289),
+     {0x0u, 0x0u, 0x0u, 0x0u}, 0xffffffffu, 0xffffffffu},
+    /* -7 to -7.0; 2^24 + 1 ties between 2^24 and 2^24 + 2 and rounds to
+     * the even mantissa (2^24); mul:2 doubles the result. */
+    {"v_cvt_f32_i32 v10, v2",
+     case290, sizeof(case290),
+     {0xfffffff9u, 0x0u, 0x0u, 0x0u}, 0xc0e00000u, 0xc0e00000u},
+    {"v_cvt_f32_i32 v10, v2",
+     case290, sizeof(case290),
+     {0x01000001u, 0x0u, 0x0u, 0x0u}, 0x4b800000u, 0x4b800000u},
+    {"v_cvt_f32_i32_e64 v10, v2 mul:2",
+     case291, sizeof(case291),
+     {0xfffffff9u, 0x0u, 0x0u, 0x0u}, 0xc1600000u, 0xc1600000u},
+    /* Ties to even: 2.5 to 2, 3.5 to 4, -2.5 to -2; -(1.5) to -2. */
+    {"v_rndne_f32 v10, v2",
+     case292, sizeof(case292),
+     {0x40200000u, 0x0u, 0x0u, 0x0u}, 0x40000000u, 0x40000000u},
+    {"v_rndne_f32 v10, v2",
+     case292, sizeof(case292),
+     {0x40600000u, 0x0u, 0x0u, 0x0u}, 0x40800000u, 0x40800000u},
+    {"v_rndne_f32 v10, v2",
+     case292, sizeof(case292),
+     {0xc0200000u, 0x0u, 0x0u, 0x0u}, 0xc0000000u, 0xc0000000u},
+    {"v_rndne_f32_e64 v10, -v2",
+     case293, sizeof(case293),
+     {0x3fc00000u, 0x0u, 0x0u, 0x0u}, 0xc0000000u, 0xc0000000u},
+    /* fmamk: 2 * K(3) + 1 = 7; fmaak: 2 * 1 + K(3) = 5; a literal src0
+     * shares K's word: 3 * 3 + 1 = 10. */
+    {"v_fmamk_f32 v10, v2, 0x40400000, v3",
+     case294, sizeof(case294),
+     {0x40000000u, 0x3f800000u, 0x0u, 0x0u}, 0x40e00000u, 0x40e00000u},
+    {"v_fmaak_f32 v10, v2, v3, 0x40400000",
+     case295, sizeof(case295),
+     {0x40000000u, 0x3f800000u, 0x0u, 0x0u}, 0x40a00000u, 0x40a00000u},
+    {"v_fmamk_f32 v10, 0x40400000, 0x40400000, v3",
+     case296, sizeof(case296),
+     {0x0u, 0x3f800000u, 0x0u, 0x0u}, 0x41200000u, 0x41200000u},
+    /* One rounding: (1 + 2^-12)^2 - 1 = 2^-11 + 2^-24 exactly
+     * (0x3a000400); rounding the product first would give 2^-11. */
+    {"v_fmamk_f32 v10, v2, 0x3f800800, v3",
+     case297, sizeof(case297),
+     {0x3f800800u, 0xbf800000u, 0x0u, 0x0u}, 0x3a000400u, 0x3a000400u},
+    /* Signed: max(-16, 5, -1) = 5; max(INT_MIN, -2, -3) = -2; with the
+     * lane id, max(-3, lane, -1) = lane. */
+    {"v_max3_i32 v10, v2, v3, v4",
+     case298, sizeof(case298),
+     {0xfffffff0u, 0x5u, 0xffffffffu, 0x0u}, 0x5u, 0x5u},
+    {"v_max3_i32 v10, v2, v3, v4",
+     case298, sizeof(case298),
+     {0x80000000u, 0xfffffffeu, 0xfffffffdu, 0x0u}, 0xfffffffeu, 0xfffffffeu},
+    {"v_max3_i32 v10, v2, v5, -1",
+     case299, sizeof(case299),
+     {0xfffffffdu, 0x0u, 0x0u, 0x0u}, 0x0u, 0x5u},
+    /* A literal 64-bit source is zero-extended: 0x80000001 << lane has
+     * high word 0 in lane 0 and 0x10 in lane 5, low word 0x80000001 and
+     * 0x20. A literal shift amount uses its low 6 bits (0x41: 1). */
+    {"v_lshlrev_b64 v[10:11], v5, 0x80000001; v_mov_b32 v10, v11",
+     case300, sizeof(case300),
+     {0x0u, 0x0u, 0x0u, 0x0u}, 0x0u, 0x10u},
+    {"v_lshlrev_b64 v[10:11], v5, 0x80000001",
+     case301, sizeof(case301),
+     {0x0u, 0x0u, 0x0u, 0x0u}, 0x80000001u, 0x20u},
+    {"v_lshlrev_b64 v[10:11], 0x41, v[5:6]",
+     case302, sizeof(case302),
+     {0x0u, 0x0u, 0x0u, 0x0u}, 0x0u, 0xau},
 };
 
 static const uint8_t undecodable[] = {

@@ -315,7 +315,9 @@ static void test_events_order_streams(void** state) {
   fixture_t* f = *state;
   hrx_gpu_stream_t* consumer = NULL;
   assert_ok(hrx_gpu_stream_create(f->device, &consumer));
-  const uint64_t n = 1 << 16;
+  /* The KFD model interprets gfx1151 code: a smaller grid keeps it within
+   * the wait below under valgrind. */
+  const uint64_t n = gpu_test_is_host(f->device) ? 1 << 16 : 1 << 12;
   hrx_gpu_buffer_t *x = NULL, *y = NULL, *out = NULL;
   assert_ok(hrx_gpu_stream_allocate(f->stream, n * 4, &x));
   assert_ok(hrx_gpu_stream_allocate(f->stream, n * 4, &y));

@@ -310,8 +310,10 @@ bool gfx11_exec_lds(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
   uint64_t addresses[GFX11_LANES];
   for (uint32_t lane = 0; lane < GFX11_LANES; ++lane) {
     if (!(exec >> lane & 1)) continue;
-    addresses[lane] = (uint64_t)gfx11_read32(wave, inst, inst->src[0], lane) +
-                      (uint32_t)inst->imm;
+    /* LDS addresses are 32-bit: base + offset wraps (a negative base with
+     * a positive offset is how compilers index backwards). */
+    addresses[lane] = (uint32_t)(gfx11_read32(wave, inst, inst->src[0], lane) +
+                                 (uint32_t)inst->imm);
     if (wave->faulted) return false;
     /* Hardware drops an out-of-range LDS access; the model reports it,
      * as it is a kernel bug the differential tests should see. */

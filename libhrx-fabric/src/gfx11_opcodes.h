@@ -110,6 +110,8 @@
   X(V_MUL_F32, 0x108, "v_mul_f32")                         \
   X(V_MIN_F32, 0x10F, "v_min_f32")                         \
   X(V_MAX_F32, 0x110, "v_max_f32")                         \
+  X(V_MIN_I32, 0x111, "v_min_i32")                         \
+  X(V_MAX_I32, 0x112, "v_max_i32")                         \
   X(V_MIN_U32, 0x113, "v_min_u32")                         \
   X(V_MAX_U32, 0x114, "v_max_u32")                         \
   X(V_LSHLREV_B32, 0x118, "v_lshlrev_b32")                 \
@@ -149,8 +151,15 @@
   X(V_MAD_U32_U24, 0x20B, "v_mad_u32_u24")                 \
   X(V_BFE_U32, 0x210, "v_bfe_u32")                         \
   X(V_FMA_F32, 0x213, "v_fma_f32")                         \
+  X(V_MIN3_F32, 0x219, "v_min3_f32")                       \
+  X(V_MIN3_I32, 0x21A, "v_min3_i32")                       \
+  X(V_MIN3_U32, 0x21B, "v_min3_u32")                       \
+  X(V_MAX3_F32, 0x21C, "v_max3_f32")                       \
   X(V_MAX3_I32, 0x21D, "v_max3_i32")                       \
+  X(V_MAX3_U32, 0x21E, "v_max3_u32")                       \
   X(V_MED3_F32, 0x21F, "v_med3_f32")                       \
+  X(V_MED3_I32, 0x220, "v_med3_i32")                       \
+  X(V_MED3_U32, 0x221, "v_med3_u32")                       \
   X(V_DIV_FIXUP_F32, 0x227, "v_div_fixup_f32")             \
   X(V_DIV_FMAS_F32, 0x237, "v_div_fmas_f32")               \
   X(V_LSHL_ADD_U32, 0x246, "v_lshl_add_u32")               \

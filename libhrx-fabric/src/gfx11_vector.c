@@ -25,6 +25,7 @@ static bool float_sources(uint32_t op) {
     case GFX11_V_CVT_U32_F32: case GFX11_V_RCP_F32: case GFX11_V_RCP_IFLAG_F32:
     case GFX11_V_FLOOR_F32: case GFX11_V_MED3_F32: case GFX11_V_MAXMIN_F32:
     case GFX11_V_MINMAX_F32: case GFX11_V_RNDNE_F32:
+    case GFX11_V_MIN3_F32: case GFX11_V_MAX3_F32:
     case GFX11_V_FMAMK_F32: case GFX11_V_FMAAK_F32:
     case GFX11_V_EXP_F32: case GFX11_V_LOG_F32: case GFX11_V_RSQ_F32:
     case GFX11_V_SQRT_F32:
@@ -47,7 +48,7 @@ static bool float_result(uint32_t op) {
     case GFX11_V_RCP_F32: case GFX11_V_RCP_IFLAG_F32:
     case GFX11_V_CVT_F32_UBYTE0:
     case GFX11_V_FLOOR_F32: case GFX11_V_MED3_F32: case GFX11_V_MAXMIN_F32:
-    case GFX11_V_MINMAX_F32:
+    case GFX11_V_MINMAX_F32: case GFX11_V_MIN3_F32: case GFX11_V_MAX3_F32:
     case GFX11_V_EXP_F32: case GFX11_V_LOG_F32: case GFX11_V_RSQ_F32:
     case GFX11_V_SQRT_F32:
     case GFX11_V_DIV_FMAS_F32: case GFX11_V_DIV_FIXUP_F32:
@@ -65,6 +66,9 @@ static bool uses_src2(uint32_t op) {
     case GFX11_V_MAD_U32_U24:
     case GFX11_V_BFE_U32: case GFX11_V_MED3_F32: case GFX11_V_LSHL_ADD_U32:
     case GFX11_V_MAXMIN_F32: case GFX11_V_MINMAX_F32: case GFX11_V_MAX3_I32:
+    case GFX11_V_MIN3_F32: case GFX11_V_MAX3_F32: case GFX11_V_MIN3_I32:
+    case GFX11_V_MIN3_U32: case GFX11_V_MAX3_U32: case GFX11_V_MED3_I32:
+    case GFX11_V_MED3_U32:
     case GFX11_V_DIV_SCALE_F32:
     case GFX11_V_DIV_FMAS_F32: case GFX11_V_DIV_FIXUP_F32:
       return true;
@@ -103,6 +107,8 @@ static bool alu32(uint32_t op, uint32_t a, uint32_t b, uint32_t c,
       *out = hrx_f32_bits(hrx_f32(a) * hrx_f32(b)); return true;
     case GFX11_V_MIN_U32: *out = a < b ? a : b; return true;
     case GFX11_V_MAX_U32: *out = a > b ? a : b; return true;
+    case GFX11_V_MIN_I32: *out = (int32_t)a < (int32_t)b ? a : b; return true;
+    case GFX11_V_MAX_I32: *out = (int32_t)a > (int32_t)b ? a : b; return true;
     case GFX11_V_LSHLREV_B32: *out = b << (a & 31); return true;
     case GFX11_V_LSHRREV_B32: *out = b >> (a & 31); return true;
     case GFX11_V_ASHRREV_I32:
@@ -137,6 +143,35 @@ static bool alu32(uint32_t op, uint32_t a, uint32_t b, uint32_t c,
     case GFX11_V_MAX3_I32: {  /* the signed maximum of the three */
       int32_t m = (int32_t)a > (int32_t)b ? (int32_t)a : (int32_t)b;
       *out = (uint32_t)((int32_t)c > m ? (int32_t)c : m);
+      return true;
+    }
+    case GFX11_V_MIN3_I32: {
+      int32_t m = (int32_t)a < (int32_t)b ? (int32_t)a : (int32_t)b;
+      *out = (uint32_t)((int32_t)c < m ? (int32_t)c : m);
+      return true;
+    }
+    case GFX11_V_MIN3_U32: {
+      uint32_t m = a < b ? a : b;
+      *out = c < m ? c : m;
+      return true;
+    }
+    case GFX11_V_MAX3_U32: {
+      uint32_t m = a > b ? a : b;
+      *out = c > m ? c : m;
+      return true;
+    }
+    /* The median: the larger of min(a, b) and min(max(a, b), c). */
+    case GFX11_V_MED3_I32: {
+      int32_t x = (int32_t)a, y = (int32_t)b, z = (int32_t)c;
+      int32_t lo = x < y ? x : y, hi = x > y ? x : y;
+      int32_t m = hi < z ? hi : z;
+      *out = (uint32_t)(lo > m ? lo : m);
+      return true;
+    }
+    case GFX11_V_MED3_U32: {
+      uint32_t lo = a < b ? a : b, hi = a > b ? a : b;
+      uint32_t m = hi < c ? hi : c;
+      *out = lo > m ? lo : m;
       return true;
     }
     case GFX11_V_CVT_U32_F32: *out = gfx11_cvt_u32_f32(hrx_f32(a)); return true;
@@ -406,6 +441,12 @@ static bool select32(uint32_t op, const uint32_t* v, bool ieee,
     case GFX11_V_MIN_F32: *out = gfx11_min_f32(v[0], v[1], ieee); return true;
     case GFX11_V_MAX_F32: *out = gfx11_max_f32(v[0], v[1], ieee); return true;
     case GFX11_V_MED3_F32: *out = med3(v[0], v[1], v[2], ieee); return true;
+    case GFX11_V_MIN3_F32:
+      *out = gfx11_min_f32(gfx11_min_f32(v[0], v[1], ieee), v[2], ieee);
+      return true;
+    case GFX11_V_MAX3_F32:
+      *out = gfx11_max_f32(gfx11_max_f32(v[0], v[1], ieee), v[2], ieee);
+      return true;
     case GFX11_V_MAXMIN_F32:  /* v_min_f32(v_max_f32(S0, S1), S2) */
       *out = gfx11_min_f32(gfx11_max_f32(v[0], v[1], ieee), v[2], ieee);
       return true;
@@ -425,6 +466,7 @@ static bool denorm_sensitive(uint32_t op) {
     case GFX11_V_FMAC_F32: case GFX11_V_FMA_F32: case GFX11_V_MIN_F32:
     case GFX11_V_MAX_F32: case GFX11_V_MED3_F32: case GFX11_V_MAXMIN_F32:
     case GFX11_V_MINMAX_F32: case GFX11_V_FLOOR_F32: case GFX11_V_RNDNE_F32:
+    case GFX11_V_MIN3_F32: case GFX11_V_MAX3_F32:
     case GFX11_V_FMAMK_F32: case GFX11_V_FMAAK_F32:
     case GFX11_V_DIV_FMAS_F32:
       return true;

@@ -1839,6 +1839,42 @@ static const uint8_t case302[] = {
     0x0a, 0x00, 0x3c, 0xd7, 0xff, 0x0a, 0x02, 0x00,
     0x41, 0x00, 0x00, 0x00,
 };
+static const uint8_t case303[] = {
+    /* v_min3_f32 v10, v2, v3, v4 */
+    0x0a, 0x00, 0x19, 0xd6, 0x02, 0x07, 0x12, 0x04,
+};
+static const uint8_t case304[] = {
+    /* v_max3_f32 v10, v2, v3, v4 */
+    0x0a, 0x00, 0x1c, 0xd6, 0x02, 0x07, 0x12, 0x04,
+};
+static const uint8_t case305[] = {
+    /* v_min3_i32 v10, v2, v3, v4 */
+    0x0a, 0x00, 0x1a, 0xd6, 0x02, 0x07, 0x12, 0x04,
+};
+static const uint8_t case306[] = {
+    /* v_min3_u32 v10, v2, v3, v4 */
+    0x0a, 0x00, 0x1b, 0xd6, 0x02, 0x07, 0x12, 0x04,
+};
+static const uint8_t case307[] = {
+    /* v_max3_u32 v10, v2, v3, v4 */
+    0x0a, 0x00, 0x1e, 0xd6, 0x02, 0x07, 0x12, 0x04,
+};
+static const uint8_t case308[] = {
+    /* v_med3_i32 v10, v2, v3, v4 */
+    0x0a, 0x00, 0x20, 0xd6, 0x02, 0x07, 0x12, 0x04,
+};
+static const uint8_t case309[] = {
+    /* v_med3_u32 v10, v2, v3, v4 */
+    0x0a, 0x00, 0x21, 0xd6, 0x02, 0x07, 0x12, 0x04,
+};
+static const uint8_t case310[] = {
+    /* v_max_i32_e32 v10, v2, v3 */
+    0x02, 0x07, 0x14, 0x24,
+};
+static const uint8_t case311[] = {
+    /* v_min_i32_e32 v10, v2, v3 */
+    0x02, 0x07, 0x14, 0x22,
+};
 
 static const isa_case_t isa_cases[] = {
     {"s_add_u32 s20, s4, s5; s_addc_u32 s20, s20, 0; v_mov_b32 v10, s20",
@@ -2892,6 +2928,41 @@ static const isa_case_t isa_cases[] = {
      {0x3f800800u, 0xbf800000u, 0x0u, 0x0u}, 0x3a000400u, 0x3a000400u},
     /* Signed: max(-16, 5, -1) = 5; max(INT_MIN, -2, -3) = -2; with the
      * lane id, max(-3, lane, -1) = lane. */
+    /* Three-operand selections: f32 by the IEEE min/max rules (a quiet
+     * NaN yields to a number), integers signed or unsigned. */
+    {"v_min3_f32 v10, v2, v3, v4",
+     case303, sizeof(case303),
+     {0x40400000u, 0xbf800000u, 0x3f800000u, 0x0u}, 0xbf800000u, 0xbf800000u},
+    {"v_min3_f32 v10, v2, v3, v4",
+     case303, sizeof(case303),
+     {0x7fc00000u, 0x40000000u, 0x40400000u, 0x0u}, 0x40000000u, 0x40000000u},
+    {"v_max3_f32 v10, v2, v3, v4",
+     case304, sizeof(case304),
+     {0x40400000u, 0xbf800000u, 0x40a00000u, 0x0u}, 0x40a00000u, 0x40a00000u},
+    {"v_max3_f32 v10, v2, v3, v4",
+     case304, sizeof(case304),
+     {0x80000000u, 0x00000000u, 0xbf800000u, 0x0u}, 0x00000000u, 0x00000000u},
+    {"v_min3_i32 v10, v2, v3, v4",
+     case305, sizeof(case305),
+     {0x5u, 0xfffffff0u, 0x7u, 0x0u}, 0xfffffff0u, 0xfffffff0u},
+    {"v_min3_u32 v10, v2, v3, v4",
+     case306, sizeof(case306),
+     {0x5u, 0xfffffff0u, 0x7u, 0x0u}, 0x5u, 0x5u},
+    {"v_max3_u32 v10, v2, v3, v4",
+     case307, sizeof(case307),
+     {0x5u, 0xfffffff0u, 0x7u, 0x0u}, 0xfffffff0u, 0xfffffff0u},
+    {"v_med3_i32 v10, v2, v3, v4",
+     case308, sizeof(case308),
+     {0x5u, 0xfffffff0u, 0x7u, 0x0u}, 0x5u, 0x5u},
+    {"v_med3_u32 v10, v2, v3, v4",
+     case309, sizeof(case309),
+     {0x5u, 0xfffffff0u, 0x7u, 0x0u}, 0x7u, 0x7u},
+    {"v_max_i32 v10, v2, v3",
+     case310, sizeof(case310),
+     {0xfffffff0u, 0x3u, 0x0u, 0x0u}, 0x3u, 0x3u},
+    {"v_min_i32 v10, v2, v3",
+     case311, sizeof(case311),
+     {0xfffffff0u, 0x3u, 0x0u, 0x0u}, 0xfffffff0u, 0xfffffff0u},
     {"v_max3_i32 v10, v2, v3, v4",
      case298, sizeof(case298),
      {0xfffffff0u, 0x5u, 0xffffffffu, 0x0u}, 0x5u, 0x5u},

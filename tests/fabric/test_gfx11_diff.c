@@ -176,13 +176,11 @@ static const gap_t gap_table[] = {
     {"exp_log.loom", "exp_log", HRX_GFX11_FAULT_UNSUPPORTED, "v_cvt_i32_f32",
      "VOP1 0x08; expf and tanhf also need v_ldexp_f32 (VOP3 0x31c), logf "
      "v_dual_fmamk_f32 (VOPD Y opcode 2)"},
-    {"reduce.loom", "vreduce", HRX_GFX11_FAULT_UNSUPPORTED, "v_max3_f32",
-     "VOP3 0x21c (vector.reduce<maxnumf>)"},
     {"casts.loom", "casts", HRX_GFX11_FAULT_UNSUPPORTED, "v_perm_b32",
      "VOP3 0x244 (vector.fptrunc to bf16 packs the halves)"},
-    {"extra.loom", "extra", HRX_GFX11_FAULT_UNSUPPORTED, "v_max_i32",
-     "VOP2 0x12; it also needs v_min3_f32 (VOP3 0x219), v_cmp_class_f32, "
-     "v_cvt_i32_f32, v_ldexp_f32, v_perm_b32, s_ctz_i32_b32 (SOP1 0x08), "
+    {"extra.loom", "extra", HRX_GFX11_FAULT_UNSUPPORTED, "v_cmp_class_f32",
+     "VOPC 0x7e; it also needs v_cvt_i32_f32, v_ldexp_f32, v_perm_b32, "
+     "s_ctz_i32_b32 (SOP1 0x08), "
      "s_brev_b32 (SOP1 0x04), s_add_f32 (SOP2 0x40), "
      "global_atomic_cmpswap_b32 (GLOBAL 0x34) and ds_max_rtn_f32 (DS 0x33)"},
     {NULL, NULL, HRX_GFX11_FAULT_NONE, NULL, NULL},

@@ -323,6 +323,31 @@ static void hrx_kfd_describe(hrx_kfd_queue_t* q, int64_t error,
   }
 }
 
+static uint16_t hrx_kfd_slot_type(const hrx_aql_packet_t* slot) {
+  return __atomic_load_n(&slot->dispatch.header, __ATOMIC_ACQUIRE) &
+         HRX_AQL_HEADER_TYPE_MASK;
+}
+
+/* Completes every published packet in [read, write) as failed with
+ * q->fault (its kernel field set per packet when |name_each|) and clears
+ * its header, so no packet processor runs it. Slots still INVALID are
+ * failed by their publication. With the device mutex held. */
+static void hrx_kfd_fail_held(hrx_kfd_queue_t* q, uint64_t read,
+                              uint64_t write, bool name_each) {
+  for (uint64_t i = read; i < write; ++i) {
+    hrx_aql_packet_t* slot = hrx_fabric_queue_slot(&q->base, i);
+    uint16_t type = hrx_kfd_slot_type(slot);
+    if (type == HRX_AQL_PACKET_INVALID) continue;
+    if (name_each) {
+      snprintf(q->fault.kernel, sizeof(q->fault.kernel), "%s",
+               hrx_kfd_packet_name(q->device, slot, type));
+    }
+    hrx_kfd_fail_packet(q, slot->dispatch.completion_signal);
+    __atomic_store_n(&slot->dispatch.header, HRX_AQL_PACKET_INVALID,
+                     __ATOMIC_RELEASE);
+  }
+}
+
 void hrx_kfd_queue_check(hrx_kfd_queue_t* q) {
   if (atomic_load_explicit(&q->dead, memory_order_acquire)) return;
   int64_t error = hrx_fabric_signal_load(q->inactive);
@@ -337,15 +362,7 @@ void hrx_kfd_queue_check(hrx_kfd_queue_t* q) {
   atomic_store(&q->retired, write);
   __atomic_store_n(&q->base.read_index, &q->retired, __ATOMIC_RELEASE);
   atomic_store_explicit(&q->dead, true, memory_order_release);
-  for (uint64_t i = read; i < write; ++i) {
-    hrx_aql_packet_t* slot = hrx_fabric_queue_slot(&q->base, i);
-    uint16_t type = __atomic_load_n(&slot->dispatch.header, __ATOMIC_ACQUIRE) &
-                    HRX_AQL_HEADER_TYPE_MASK;
-    if (type == HRX_AQL_PACKET_INVALID) continue; /* publication fails it */
-    hrx_kfd_fail_packet(q, slot->dispatch.completion_signal);
-    __atomic_store_n(&slot->dispatch.header, HRX_AQL_PACKET_INVALID,
-                     __ATOMIC_RELEASE);
-  }
+  hrx_kfd_fail_held(q, read, write, false);
 }
 
 static hrx_status_t hrx_kfd_queue_open(hrx_kfd_queue_t* q,
@@ -375,17 +392,7 @@ static void hrx_kfd_queue_reset(hrx_kfd_queue_t* q) {
   snprintf(q->fault.detail, sizeof(q->fault.detail), "%s",
            "the hardware queue was reset to stop cancelled work; every "
            "packet it held was dropped");
-  for (uint64_t i = read; i < write; ++i) {
-    hrx_aql_packet_t* slot = hrx_fabric_queue_slot(&q->base, i);
-    uint16_t type = __atomic_load_n(&slot->dispatch.header, __ATOMIC_ACQUIRE) &
-                    HRX_AQL_HEADER_TYPE_MASK;
-    if (type == HRX_AQL_PACKET_INVALID) continue; /* publication fails it */
-    snprintf(q->fault.kernel, sizeof(q->fault.kernel), "%s",
-             hrx_kfd_packet_name(d, slot, type));
-    hrx_kfd_fail_packet(q, slot->dispatch.completion_signal);
-    __atomic_store_n(&slot->dispatch.header, HRX_AQL_PACKET_INVALID,
-                     __ATOMIC_RELEASE);
-  }
+  hrx_kfd_fail_held(q, read, write, true);
   snprintf(q->fault.kernel, sizeof(q->fault.kernel), "%s",
            "(reserved before a queue reset)");
   atomic_store(&q->restart, write);
@@ -417,9 +424,7 @@ void hrx_kfd_queue_cancel(hrx_kfd_queue_t* q, uint64_t signal) {
   uint64_t write = hrx_fabric_queue_write_index(&q->base);
   for (uint64_t i = read; i < write; ++i) {
     hrx_aql_packet_t* slot = hrx_fabric_queue_slot(&q->base, i);
-    uint16_t type = __atomic_load_n(&slot->dispatch.header, __ATOMIC_ACQUIRE) &
-                    HRX_AQL_HEADER_TYPE_MASK;
-    if (type != HRX_AQL_PACKET_INVALID &&
+    if (hrx_kfd_slot_type(slot) != HRX_AQL_PACKET_INVALID &&
         slot->dispatch.completion_signal == signal) {
       hrx_kfd_queue_reset(q);
       return;

@@ -237,7 +237,12 @@ bool gfx11_decode(const uint8_t* bytes, size_t available,
       if (!take_literal(bytes, available, inst.src, 3, &inst)) return false;
     } else if (top6 == 0x32) {
       decode_vopd(w0, w1, &inst);
-      uint32_t sources[2] = {inst.src[0], inst.src_y[0]};
+      /* fmaak and fmamk (1, 2) in either half carry K as a literal, which
+       * a literal src0 of either half then shares. */
+      bool has_k = inst.op == 1 || inst.op == 2 || inst.op_y == 1 ||
+                   inst.op_y == 2;
+      uint32_t sources[2] = {has_k ? GFX11_LITERAL : inst.src[0],
+                             inst.src_y[0]};
       if (!take_literal(bytes, available, sources, 2, &inst)) return false;
     } else if (top6 == 0x33) {
       if (!decode_vop3p(w0, w1, &inst) ||

@@ -163,6 +163,15 @@ bool gfx11_memory_mapped(const gfx11_memory_t* memory, uint64_t address,
 /* f32 to u32 as v_cvt_u32_f32 and s_cvt_u32_f32 do: truncation, NaN and
  * negatives to 0, saturation at UINT32_MAX. */
 uint32_t gfx11_cvt_u32_f32(float value);
+/* f32 to i32 as v_cvt_i32_f32 and s_cvt_i32_f32 do: truncation, NaN to 0,
+ * saturation at INT32_MIN and INT32_MAX. */
+uint32_t gfx11_cvt_i32_f32(float value);
+/* Bit 0 to bit 31 and so on (s_brev_b32, v_bfrev_b32). */
+uint32_t gfx11_reverse_bits(uint32_t value);
+/* One lane of a VALU integer bit-manipulation op (gfx11_bits.c): false
+ * for an op that is not one. */
+bool gfx11_bit_op(uint32_t op, uint32_t a, uint32_t b, uint32_t c,
+                  uint32_t* out);
 
 /* IEEE arithmetic the host lacks, exactly rounded (gfx11_float.c). f16
  * values travel as their bit patterns; NaN results are quiet. */

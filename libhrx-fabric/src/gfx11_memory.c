@@ -33,7 +33,8 @@ static bool global_op(uint32_t op, global_op_t* out) {
     case GFX11_GLOBAL_ATOMIC_MIN_U32: case GFX11_GLOBAL_ATOMIC_MAX_I32:
     case GFX11_GLOBAL_ATOMIC_MAX_U32: case GFX11_GLOBAL_ATOMIC_AND_B32:
     case GFX11_GLOBAL_ATOMIC_OR_B32: case GFX11_GLOBAL_ATOMIC_XOR_B32:
-    case GFX11_GLOBAL_ATOMIC_ADD_F32:
+    case GFX11_GLOBAL_ATOMIC_ADD_F32: case GFX11_GLOBAL_ATOMIC_CMPSWAP_B32:
+    case GFX11_GLOBAL_ATOMIC_MIN_F32: case GFX11_GLOBAL_ATOMIC_MAX_F32:
       *out = (global_op_t){.bytes = 4, .atomic = true};
       return true;
     case GFX11_GLOBAL_STORE_D16_HI_B16:
@@ -47,9 +48,16 @@ static bool global_op(uint32_t op, global_op_t* out) {
   return true;
 }
 
-static uint32_t atomic_result(uint32_t op, uint32_t old, uint32_t data) {
+/* The value an atomic leaves in memory; |compare| is cmpswap's DATA[1].
+ * The float min and max follow the IEEE rules (a quiet NaN yields to a
+ * number) whatever the wave's MODE, as memory atomics do not read it. */
+static uint32_t atomic_result(uint32_t op, uint32_t old, uint32_t data,
+                              uint32_t compare) {
   switch (op) {
     case GFX11_GLOBAL_ATOMIC_SWAP_B32: return data;
+    case GFX11_GLOBAL_ATOMIC_CMPSWAP_B32: return old == compare ? data : old;
+    case GFX11_GLOBAL_ATOMIC_MIN_F32: return gfx11_min_f32(old, data, true);
+    case GFX11_GLOBAL_ATOMIC_MAX_F32: return gfx11_max_f32(old, data, true);
     case GFX11_GLOBAL_ATOMIC_ADD_U32: return old + data;
     case GFX11_GLOBAL_ATOMIC_SUB_U32: return old - data;
     case GFX11_GLOBAL_ATOMIC_MIN_I32:
@@ -72,11 +80,15 @@ static uint32_t atomic_result(uint32_t op, uint32_t old, uint32_t data) {
 static void atomic_lane(gfx11_wave_t* wave, const gfx11_inst_t* inst,
                         uint64_t address, uint32_t lane) {
   uint32_t data = gfx11_read32(wave, inst, inst->src[1], lane);
+  uint32_t compare = inst->op == GFX11_GLOBAL_ATOMIC_CMPSWAP_B32
+                         ? gfx11_read32(wave, inst, inst->src[1] + 1, lane)
+                         : 0;
   if (wave->faulted) return;
   uint32_t* word = (uint32_t*)(uintptr_t)address;
   uint32_t old = __atomic_load_n(word, __ATOMIC_RELAXED);
   while (!__atomic_compare_exchange_n(word, &old,
-                                      atomic_result(inst->op, old, data),
+                                      atomic_result(inst->op, old, data,
+                                                    compare),
                                       true, __ATOMIC_SEQ_CST,
                                       __ATOMIC_RELAXED)) {
   }
@@ -180,12 +192,23 @@ bool gfx11_exec_memory(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
  * lane's address is checked before any lane touches LDS, and the waves of
  * a workgroup run one at a time, so each atomic is indivisible. */
 
-/* ds_add_u32 .. ds_xor_b32 are 0..11; the forms returning the old value
- * are the same ops at 32..43. */
+/* ds_add_u32 .. ds_xor_b32 are 0..11 and cmpstore, min/max_f32 16..19;
+ * the forms returning the old value are the same ops at +32, but for
+ * ds_add_rtn_f32 (121). */
 enum {
   DS_ATOMIC_LAST = GFX11_DS_XOR_B32,
   DS_ATOMIC_RTN = GFX11_DS_ADD_RTN_U32,
 };
+
+/* The non-returning form of atomic |op|, or -1 for an op that is none. */
+static int ds_atomic_base(uint32_t op) {
+  if (op == GFX11_DS_ADD_RTN_F32) return GFX11_DS_ADD_F32;
+  uint32_t base = op >= DS_ATOMIC_RTN ? op - DS_ATOMIC_RTN : op;
+  bool atomic = base <= DS_ATOMIC_LAST || base == GFX11_DS_CMPSTORE_B32 ||
+                base == GFX11_DS_MIN_F32 || base == GFX11_DS_MAX_F32 ||
+                (base == GFX11_DS_ADD_F32 && op == base);
+  return atomic && op < 2 * DS_ATOMIC_RTN ? (int)base : -1;
+}
 
 typedef struct ds_op_t {
   uint32_t bytes;
@@ -220,32 +243,35 @@ static bool ds_op(uint32_t op, ds_op_t* out) {
     case GFX11_DS_LOAD_B96: out->bytes = 12; break;
     case GFX11_DS_LOAD_B128: out->bytes = 16; break;
     default:
-      if (op <= DS_ATOMIC_LAST || (op >= DS_ATOMIC_RTN &&
-                                   op <= DS_ATOMIC_RTN + DS_ATOMIC_LAST)) {
-        out->atomic = true;
-        out->returns = op >= DS_ATOMIC_RTN;
-        return true;
-      }
-      return false;
+      if (ds_atomic_base(op) < 0) return false;
+      out->atomic = true;
+      out->returns = (uint32_t)ds_atomic_base(op) != op;
+      return true;
   }
   return true;
 }
 
-/* ds_{add,sub,rsub,inc,dec,min_i32,max_i32,min_u32,max_u32,and,or,xor}
- * in that order; inc and dec wrap at the data value as the ISA defines. */
-static uint32_t ds_atomic_result(uint32_t op, uint32_t old, uint32_t data) {
-  switch (op % DS_ATOMIC_RTN) {
-    case 0: return old + data;
-    case 1: return old - data;
-    case 2: return data - old;
-    case 3: return old >= data ? 0 : old + 1;
-    case 4: return old == 0 || old > data ? data : old - 1;
-    case 5: return (int32_t)data < (int32_t)old ? data : old;
-    case 6: return (int32_t)data > (int32_t)old ? data : old;
-    case 7: return data < old ? data : old;
-    case 8: return data > old ? data : old;
-    case 9: return old & data;
-    case 10: return old | data;
+/* Inc and dec wrap at the data value as the ISA defines; cmpstore stores DATA when the old value equals DATA2 (|compare|); the
+ * f32 min and max follow the IEEE rules, as the global atomics do, and
+ * the f32 add rounds to nearest even. */
+static uint32_t ds_atomic_result(int base, uint32_t old, uint32_t data,
+                                 uint32_t compare) {
+  switch (base) {
+    case GFX11_DS_CMPSTORE_B32: return old == compare ? data : old;
+    case GFX11_DS_MIN_F32: return gfx11_min_f32(old, data, true);
+    case GFX11_DS_MAX_F32: return gfx11_max_f32(old, data, true);
+    case GFX11_DS_ADD_F32: return hrx_f32_bits(hrx_f32(old) + hrx_f32(data));
+    case GFX11_DS_ADD_U32: return old + data;
+    case GFX11_DS_SUB_U32: return old - data;
+    case GFX11_DS_RSUB_U32: return data - old;
+    case GFX11_DS_INC_U32: return old >= data ? 0 : old + 1;
+    case GFX11_DS_DEC_U32: return old == 0 || old > data ? data : old - 1;
+    case GFX11_DS_MIN_I32: return (int32_t)data < (int32_t)old ? data : old;
+    case GFX11_DS_MAX_I32: return (int32_t)data > (int32_t)old ? data : old;
+    case GFX11_DS_MIN_U32: return data < old ? data : old;
+    case GFX11_DS_MAX_U32: return data > old ? data : old;
+    case GFX11_DS_AND_B32: return old & data;
+    case GFX11_DS_OR_B32: return old | data;
     default: return old ^ data;
   }
 }
@@ -253,9 +279,13 @@ static uint32_t ds_atomic_result(uint32_t op, uint32_t old, uint32_t data) {
 static void ds_lane_access(gfx11_wave_t* wave, const gfx11_inst_t* inst,
                         const ds_op_t* d, uint8_t* p, uint32_t lane) {
   if (d->atomic) {
+    int base = ds_atomic_base(inst->op);
     uint32_t old, data = gfx11_read32(wave, inst, inst->src[1], lane);
+    uint32_t compare = base == GFX11_DS_CMPSTORE_B32
+                           ? gfx11_read32(wave, inst, inst->src[2], lane)
+                           : 0;
     memcpy(&old, p, 4);
-    uint32_t result = ds_atomic_result(inst->op, old, data);
+    uint32_t result = ds_atomic_result(base, old, data, compare);
     memcpy(p, &result, 4);
     if (d->returns) gfx11_write_vgpr(wave, inst->dst, lane, old);
     return;

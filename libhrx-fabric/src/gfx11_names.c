@@ -41,8 +41,8 @@ static const char* lookup(name_table_t table, uint32_t op) {
 }
 
 /* v_cmp{x}_<condition>_<type> for the compare ranges the model executes
- * (f16 0-15, f32 16-31, i32 64-71, u32 72-79, i64 80-87, u64 88-95;
- * +128: cmpx). */
+ * (f16 0-15, f32 16-31, i32 64-71, u32 72-79, i64 80-87, u64 88-95,
+ * class f16 125 and f32 126; +128: cmpx). */
 static bool compare_name(uint32_t op, char* out, size_t size) {
   static const char* const float_conditions[16] = {
       "f", "lt", "eq", "le", "gt", "lg", "ge", "o",
@@ -55,6 +55,10 @@ static bool compare_name(uint32_t op, char* out, size_t size) {
   if (base <= 0x1F) {
     snprintf(out, size, "%s_%s_%s", prefix, float_conditions[base & 0xF],
              base < 0x10 ? "f16" : "f32");
+    return true;
+  }
+  if (base == 0x7D || base == 0x7E) {
+    snprintf(out, size, "%s_class_%s", prefix, base == 0x7D ? "f16" : "f32");
     return true;
   }
   if (base >= 0x40 && base <= 0x5F) {

@@ -11,13 +11,19 @@
 #define GFX11_SOP1_OPS(X)                                  \
   X(S_MOV_B32, 0x00, "s_mov_b32")                          \
   X(S_MOV_B64, 0x01, "s_mov_b64")                          \
+  X(S_BREV_B32, 0x04, "s_brev_b32")                        \
+  X(S_CTZ_I32_B32, 0x08, "s_ctz_i32_b32")                  \
   X(S_CTZ_I32_B64, 0x09, "s_ctz_i32_b64")                  \
+  X(S_CLZ_I32_U32, 0x0A, "s_clz_i32_u32")                  \
+  X(S_BCNT1_I32_B32, 0x18, "s_bcnt1_i32_b32")              \
   X(S_NOT_B32, 0x1E, "s_not_b32")                          \
   X(S_AND_SAVEEXEC_B32, 0x20, "s_and_saveexec_b32")        \
   X(S_OR_SAVEEXEC_B32, 0x22, "s_or_saveexec_b32")          \
   X(S_AND_NOT1_SAVEEXEC_B32, 0x30, "s_and_not1_saveexec_b32") \
   X(S_TRUNC_F32, 0x62, "s_trunc_f32")                      \
+  X(S_CVT_F32_I32, 0x64, "s_cvt_f32_i32")                  \
   X(S_CVT_F32_U32, 0x65, "s_cvt_f32_u32")                  \
+  X(S_CVT_I32_F32, 0x66, "s_cvt_i32_f32")                  \
   X(S_CVT_U32_F32, 0x67, "s_cvt_u32_f32")
 
 #define GFX11_SOP2_OPS(X)                      \
@@ -47,6 +53,10 @@
   X(S_MUL_HI_U32, 45, "s_mul_hi_u32")          \
   X(S_MUL_HI_I32, 46, "s_mul_hi_i32")          \
   X(S_CSELECT_B32, 48, "s_cselect_b32")        \
+  X(S_ADD_F32, 64, "s_add_f32")                \
+  X(S_SUB_F32, 65, "s_sub_f32")                \
+  X(S_MIN_F32, 66, "s_min_f32")                \
+  X(S_MAX_F32, 67, "s_max_f32")                \
   X(S_MUL_F32, 68, "s_mul_f32")                \
   X(S_FMAAK_F32, 69, "s_fmaak_f32")            \
   X(S_FMAMK_F32, 70, "s_fmamk_f32")
@@ -107,7 +117,10 @@
   X(V_CNDMASK_B32, 0x101, "v_cndmask_b32")                 \
   X(V_ADD_F32, 0x103, "v_add_f32")                         \
   X(V_SUB_F32, 0x104, "v_sub_f32")                         \
+  X(V_SUBREV_F32, 0x105, "v_subrev_f32")                   \
   X(V_MUL_F32, 0x108, "v_mul_f32")                         \
+  X(V_MUL_I32_I24, 0x109, "v_mul_i32_i24")                 \
+  X(V_MUL_U32_U24, 0x10B, "v_mul_u32_u24")                 \
   X(V_MIN_F32, 0x10F, "v_min_f32")                         \
   X(V_MAX_F32, 0x110, "v_max_f32")                         \
   X(V_MIN_I32, 0x111, "v_min_i32")                         \
@@ -137,9 +150,12 @@
   X(V_CVT_F32_I32, 0x185, "v_cvt_f32_i32")                 \
   X(V_CVT_F32_U32, 0x186, "v_cvt_f32_u32")                 \
   X(V_CVT_U32_F32, 0x187, "v_cvt_u32_f32")                 \
+  X(V_CVT_I32_F32, 0x188, "v_cvt_i32_f32")                 \
   X(V_CVT_F16_F32, 0x18A, "v_cvt_f16_f32")                 \
   X(V_CVT_F32_F16, 0x18B, "v_cvt_f32_f16")                 \
   X(V_CVT_F32_UBYTE0, 0x191, "v_cvt_f32_ubyte0")           \
+  X(V_TRUNC_F32, 0x1A1, "v_trunc_f32")                     \
+  X(V_CEIL_F32, 0x1A2, "v_ceil_f32")                       \
   X(V_RNDNE_F32, 0x1A3, "v_rndne_f32")                     \
   X(V_FLOOR_F32, 0x1A4, "v_floor_f32")                     \
   X(V_EXP_F32, 0x1A5, "v_exp_f32")                         \
@@ -148,9 +164,16 @@
   X(V_RCP_IFLAG_F32, 0x1AB, "v_rcp_iflag_f32")             \
   X(V_RSQ_F32, 0x1AE, "v_rsq_f32")                         \
   X(V_SQRT_F32, 0x1B3, "v_sqrt_f32")                       \
+  X(V_NOT_B32, 0x1B7, "v_not_b32")                         \
+  X(V_BFREV_B32, 0x1B8, "v_bfrev_b32")                     \
+  X(V_CLZ_I32_U32, 0x1B9, "v_clz_i32_u32")                 \
+  X(V_CTZ_I32_B32, 0x1BA, "v_ctz_i32_b32")                 \
   X(V_MAD_U32_U24, 0x20B, "v_mad_u32_u24")                 \
   X(V_BFE_U32, 0x210, "v_bfe_u32")                         \
+  X(V_BFE_I32, 0x211, "v_bfe_i32")                         \
+  X(V_BFI_B32, 0x212, "v_bfi_b32")                         \
   X(V_FMA_F32, 0x213, "v_fma_f32")                         \
+  X(V_ALIGNBIT_B32, 0x216, "v_alignbit_b32")               \
   X(V_MIN3_F32, 0x219, "v_min3_f32")                       \
   X(V_MIN3_I32, 0x21A, "v_min3_i32")                       \
   X(V_MIN3_U32, 0x21B, "v_min3_u32")                       \
@@ -162,9 +185,15 @@
   X(V_MED3_U32, 0x221, "v_med3_u32")                       \
   X(V_DIV_FIXUP_F32, 0x227, "v_div_fixup_f32")             \
   X(V_DIV_FMAS_F32, 0x237, "v_div_fmas_f32")               \
+  X(V_XOR3_B32, 0x240, "v_xor3_b32")                       \
+  X(V_PERM_B32, 0x244, "v_perm_b32")                       \
+  X(V_XAD_U32, 0x245, "v_xad_u32")                         \
   X(V_LSHL_ADD_U32, 0x246, "v_lshl_add_u32")               \
   X(V_FMA_F16, 0x248, "v_fma_f16")                         \
   X(V_ADD3_U32, 0x255, "v_add3_u32")                       \
+  X(V_LSHL_OR_B32, 0x256, "v_lshl_or_b32")                 \
+  X(V_AND_OR_B32, 0x257, "v_and_or_b32")                   \
+  X(V_OR3_B32, 0x258, "v_or3_b32")                         \
   X(V_MAXMIN_F32, 0x25E, "v_maxmin_f32")                   \
   X(V_MINMAX_F32, 0x25F, "v_minmax_f32")                   \
   X(V_DIV_SCALE_F32, 0x2FC, "v_div_scale_f32")             \
@@ -173,10 +202,15 @@
   X(V_ADD_CO_U32, 0x300, "v_add_co_u32")                   \
   X(V_SUB_CO_U32, 0x301, "v_sub_co_u32")                   \
   X(V_SUBREV_CO_U32, 0x302, "v_subrev_co_u32")             \
+  X(V_LDEXP_F32, 0x31C, "v_ldexp_f32")                     \
+  X(V_BCNT_U32_B32, 0x31E, "v_bcnt_u32_b32")               \
   X(V_MBCNT_LO_U32_B32, 0x31F, "v_mbcnt_lo_u32_b32")       \
   X(V_MUL_LO_U32, 0x32C, "v_mul_lo_u32")                   \
   X(V_MUL_HI_U32, 0x32D, "v_mul_hi_u32")                   \
+  X(V_MUL_HI_I32, 0x32E, "v_mul_hi_i32")                   \
   X(V_LSHLREV_B64, 0x33C, "v_lshlrev_b64")                 \
+  X(V_LSHRREV_B64, 0x33D, "v_lshrrev_b64")                 \
+  X(V_ASHRREV_I64, 0x33E, "v_ashrrev_i64")                 \
   X(V_READLANE_B32, 0x360, "v_readlane_b32")               \
   X(V_WRITELANE_B32, 0x361, "v_writelane_b32")
 
@@ -217,6 +251,7 @@
   X(GLOBAL_STORE_B128, 29, "global_store_b128")              \
   X(GLOBAL_STORE_D16_HI_B16, 37, "global_store_d16_hi_b16")  \
   X(GLOBAL_ATOMIC_SWAP_B32, 51, "global_atomic_swap_b32")    \
+  X(GLOBAL_ATOMIC_CMPSWAP_B32, 52, "global_atomic_cmpswap_b32") \
   X(GLOBAL_ATOMIC_ADD_U32, 53, "global_atomic_add_u32")      \
   X(GLOBAL_ATOMIC_SUB_U32, 54, "global_atomic_sub_u32")      \
   X(GLOBAL_ATOMIC_MIN_I32, 56, "global_atomic_min_i32")      \
@@ -226,6 +261,8 @@
   X(GLOBAL_ATOMIC_AND_B32, 60, "global_atomic_and_b32")      \
   X(GLOBAL_ATOMIC_OR_B32, 61, "global_atomic_or_b32")        \
   X(GLOBAL_ATOMIC_XOR_B32, 62, "global_atomic_xor_b32")      \
+  X(GLOBAL_ATOMIC_MIN_F32, 81, "global_atomic_min_f32")      \
+  X(GLOBAL_ATOMIC_MAX_F32, 82, "global_atomic_max_f32")      \
   X(GLOBAL_ATOMIC_ADD_F32, 86, "global_atomic_add_f32")
 
 /* DS ops 0..11 are the LDS atomics, 32..43 the same returning the old
@@ -244,6 +281,10 @@
   X(DS_OR_B32, 10, "ds_or_b32")                        \
   X(DS_XOR_B32, 11, "ds_xor_b32")                      \
   X(DS_STORE_B32, 13, "ds_store_b32")                  \
+  X(DS_CMPSTORE_B32, 16, "ds_cmpstore_b32")           \
+  X(DS_MIN_F32, 18, "ds_min_f32")                     \
+  X(DS_MAX_F32, 19, "ds_max_f32")                     \
+  X(DS_ADD_F32, 21, "ds_add_f32")                     \
   X(DS_STORE_B8, 30, "ds_store_b8")                    \
   X(DS_STORE_B16, 31, "ds_store_b16")                  \
   X(DS_ADD_RTN_U32, 32, "ds_add_rtn_u32")              \
@@ -258,6 +299,9 @@
   X(DS_AND_RTN_B32, 41, "ds_and_rtn_b32")              \
   X(DS_OR_RTN_B32, 42, "ds_or_rtn_b32")                \
   X(DS_XOR_RTN_B32, 43, "ds_xor_rtn_b32")              \
+  X(DS_CMPSTORE_RTN_B32, 48, "ds_cmpstore_rtn_b32")   \
+  X(DS_MIN_RTN_F32, 50, "ds_min_rtn_f32")             \
+  X(DS_MAX_RTN_F32, 51, "ds_max_rtn_f32")             \
   X(DS_LOAD_B32, 54, "ds_load_b32")                    \
   X(DS_LOAD_I8, 57, "ds_load_i8")                      \
   X(DS_LOAD_U8, 58, "ds_load_u8")                      \
@@ -265,6 +309,7 @@
   X(DS_LOAD_U16, 60, "ds_load_u16")                    \
   X(DS_STORE_B64, 77, "ds_store_b64")                  \
   X(DS_LOAD_B64, 118, "ds_load_b64")                   \
+  X(DS_ADD_RTN_F32, 121, "ds_add_rtn_f32")            \
   X(DS_BPERMUTE_B32, 179, "ds_bpermute_b32")           \
   X(DS_STORE_B96, 222, "ds_store_b96")                 \
   X(DS_STORE_B128, 223, "ds_store_b128")               \

@@ -25,11 +25,24 @@ static uint32_t salu_float(const gfx11_wave_t* wave, uint32_t op, uint32_t a,
   float x = hrx_f32(gfx11_flush_f32(a, keep_in));
   float y = hrx_f32(gfx11_flush_f32(b, keep_in));
   float z = hrx_f32(gfx11_flush_f32(k, keep_in));
-  float r = op == GFX11_S_MUL_F32     ? x * y
-            : op == GFX11_S_FMAAK_F32 ? fmaf(x, y, z)
-                                      : fmaf(x, z, y);
-  return gfx11_flush_f32(hrx_f32_bits(r),
-                         wave->mode & GFX11_MODE_F32_DENORM_OUT);
+  uint32_t r;
+  switch (op) {
+    case GFX11_S_ADD_F32: r = hrx_f32_bits(x + y); break;
+    case GFX11_S_SUB_F32: r = hrx_f32_bits(x - y); break;
+    case GFX11_S_MUL_F32: r = hrx_f32_bits(x * y); break;
+    /* The NaN rules of min and max follow MODE.IEEE, as the VALU's. */
+    case GFX11_S_MIN_F32:
+      r = gfx11_min_f32(hrx_f32_bits(x), hrx_f32_bits(y),
+                        wave->mode & GFX11_MODE_IEEE);
+      break;
+    case GFX11_S_MAX_F32:
+      r = gfx11_max_f32(hrx_f32_bits(x), hrx_f32_bits(y),
+                        wave->mode & GFX11_MODE_IEEE);
+      break;
+    case GFX11_S_FMAAK_F32: r = hrx_f32_bits(fmaf(x, y, z)); break;
+    default: r = hrx_f32_bits(fmaf(x, z, y)); break;  /* s_fmamk_f32 */
+  }
+  return gfx11_flush_f32(r, wave->mode & GFX11_MODE_F32_DENORM_OUT);
 }
 
 static bool exec_sop2(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
@@ -109,9 +122,11 @@ static bool exec_sop2(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
       d = (uint32_t)((uint64_t)((int64_t)(int32_t)a * (int32_t)b) >> 32);
       break;
     case GFX11_S_CSELECT_B32: d = wave->scc ? a : b; break;  /* s_cselect_b32 */
-    /* gfx11.5 SALU float ops (no SCC): s_mul_f32, s_fmaak_f32 (S0*S1+K),
-     * s_fmamk_f32 (S0*K+S1); K is the literal. */
-    case GFX11_S_MUL_F32: case GFX11_S_FMAAK_F32: case GFX11_S_FMAMK_F32:
+    /* gfx11.5 SALU float ops (no SCC): s_add/sub/mul/min/max_f32,
+     * s_fmaak_f32 (S0*S1+K), s_fmamk_f32 (S0*K+S1); K is the literal. */
+    case GFX11_S_ADD_F32: case GFX11_S_SUB_F32: case GFX11_S_MUL_F32:
+    case GFX11_S_MIN_F32: case GFX11_S_MAX_F32:
+    case GFX11_S_FMAAK_F32: case GFX11_S_FMAMK_F32:
       d = salu_float(wave, inst->op, a, b, inst->literal);
       break;
     default: return unsupported(wave, "SOP2", inst->op);
@@ -138,6 +153,24 @@ static bool exec_sop1(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
                        v ? (uint32_t)__builtin_ctzll(v) : UINT32_MAX);
       break;
     }
+    /* The bit counts leave SCC alone and answer -1 for no set bit. */
+    case GFX11_S_CTZ_I32_B32:
+      gfx11_write_sgpr(wave, inst->dst,
+                       a ? (uint32_t)__builtin_ctz(a) : UINT32_MAX);
+      break;
+    case GFX11_S_CLZ_I32_U32:
+      gfx11_write_sgpr(wave, inst->dst,
+                       a ? (uint32_t)__builtin_clz(a) : UINT32_MAX);
+      break;
+    case GFX11_S_BREV_B32:  /* SCC unchanged */
+      gfx11_write_sgpr(wave, inst->dst, gfx11_reverse_bits(a));
+      break;
+    case GFX11_S_BCNT1_I32_B32: {
+      uint32_t count = (uint32_t)__builtin_popcount(a);
+      gfx11_write_sgpr(wave, inst->dst, count);
+      wave->scc = count != 0;
+      break;
+    }
     case GFX11_S_NOT_B32:  /* s_not_b32 */
       gfx11_write_sgpr(wave, inst->dst, ~a);
       wave->scc = ~a != 0;
@@ -158,6 +191,12 @@ static bool exec_sop1(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
       break;
     case GFX11_S_CVT_F32_U32:  /* s_cvt_f32_u32 */
       gfx11_write_sgpr(wave, inst->dst, hrx_f32_bits((float)a));
+      break;
+    case GFX11_S_CVT_F32_I32:
+      gfx11_write_sgpr(wave, inst->dst, hrx_f32_bits((float)(int32_t)a));
+      break;
+    case GFX11_S_CVT_I32_F32:
+      gfx11_write_sgpr(wave, inst->dst, gfx11_cvt_i32_f32(hrx_f32(a)));
       break;
     case GFX11_S_CVT_U32_F32:  /* s_cvt_u32_f32 */
       gfx11_write_sgpr(wave, inst->dst, gfx11_cvt_u32_f32(hrx_f32(a)));

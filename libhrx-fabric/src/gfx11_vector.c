@@ -31,6 +31,8 @@ static bool float_sources(uint32_t op) {
     case GFX11_V_SQRT_F32:
     case GFX11_V_DIV_SCALE_F32: case GFX11_V_DIV_FMAS_F32:
     case GFX11_V_DIV_FIXUP_F32:
+    case GFX11_V_SUBREV_F32: case GFX11_V_CVT_I32_F32: case GFX11_V_TRUNC_F32:
+    case GFX11_V_CEIL_F32: case GFX11_V_LDEXP_F32:
       return true;
     default:
       return op >= 0x10 && op <= 0x1F;  /* f32 compares */
@@ -52,6 +54,8 @@ static bool float_result(uint32_t op) {
     case GFX11_V_EXP_F32: case GFX11_V_LOG_F32: case GFX11_V_RSQ_F32:
     case GFX11_V_SQRT_F32:
     case GFX11_V_DIV_FMAS_F32: case GFX11_V_DIV_FIXUP_F32:
+    case GFX11_V_SUBREV_F32: case GFX11_V_TRUNC_F32: case GFX11_V_CEIL_F32:
+    case GFX11_V_LDEXP_F32:
       return true;
     default:
       return false;
@@ -71,6 +75,9 @@ static bool uses_src2(uint32_t op) {
     case GFX11_V_MED3_U32:
     case GFX11_V_DIV_SCALE_F32:
     case GFX11_V_DIV_FMAS_F32: case GFX11_V_DIV_FIXUP_F32:
+    case GFX11_V_BFE_I32: case GFX11_V_BFI_B32: case GFX11_V_ALIGNBIT_B32:
+    case GFX11_V_XOR3_B32: case GFX11_V_PERM_B32: case GFX11_V_XAD_U32:
+    case GFX11_V_LSHL_OR_B32: case GFX11_V_AND_OR_B32: case GFX11_V_OR3_B32:
       return true;
     default:
       return false;
@@ -103,6 +110,8 @@ static bool alu32(uint32_t op, uint32_t a, uint32_t b, uint32_t c,
       *out = hrx_f32_bits(hrx_f32(a) + hrx_f32(b)); return true;
     case GFX11_V_SUB_F32:
       *out = hrx_f32_bits(hrx_f32(a) - hrx_f32(b)); return true;
+    case GFX11_V_SUBREV_F32:
+      *out = hrx_f32_bits(hrx_f32(b) - hrx_f32(a)); return true;
     case GFX11_V_MUL_F32:
       *out = hrx_f32_bits(hrx_f32(a) * hrx_f32(b)); return true;
     case GFX11_V_MIN_U32: *out = a < b ? a : b; return true;
@@ -175,6 +184,14 @@ static bool alu32(uint32_t op, uint32_t a, uint32_t b, uint32_t c,
       return true;
     }
     case GFX11_V_CVT_U32_F32: *out = gfx11_cvt_u32_f32(hrx_f32(a)); return true;
+    case GFX11_V_CVT_I32_F32: *out = gfx11_cvt_i32_f32(hrx_f32(a)); return true;
+    case GFX11_V_TRUNC_F32:
+      *out = hrx_f32_bits(truncf(hrx_f32(a))); return true;
+    case GFX11_V_CEIL_F32: *out = hrx_f32_bits(ceilf(hrx_f32(a))); return true;
+    /* S0 * 2^S1 (S1 a signed integer), exactly rounded: ldexpf scales
+     * into and out of the denormal range with one rounding. */
+    case GFX11_V_LDEXP_F32:
+      *out = hrx_f32_bits(ldexpf(hrx_f32(a), (int32_t)b)); return true;
     /* The hardware reciprocal is within 1 ULP of 1/x; this model returns
      * the correctly rounded quotient, which is one of the values it may
      * give. The compiler's integer division corrects for either. */
@@ -215,7 +232,7 @@ static bool alu32(uint32_t op, uint32_t a, uint32_t b, uint32_t c,
     case GFX11_V_MUL_LO_U32: *out = a * b; return true;
     case GFX11_V_MUL_HI_U32:
       *out = (uint32_t)(((uint64_t)a * b) >> 32); return true;
-    default: return false;
+    default: return gfx11_bit_op(op, a, b, c, out);
   }
 }
 
@@ -295,20 +312,64 @@ static bool float_compare_lane(gfx11_wave_t* wave, const gfx11_inst_t* inst,
   return float_condition(op & 0xF, x[0], x[1]);
 }
 
+/* v_cmp_class_f16 and v_cmp_class_f32 (+128: cmpx). */
+enum { CMP_CLASS_F16 = 0x7D, CMP_CLASS_F32 = 0x7E };
+
+/* The bit of a v_cmp_class mask that names |value|'s class (IEEE
+ * layout of |exponent| and |mantissa| bits): 0 signalling NaN, 1 quiet
+ * NaN, 2 -inf, 3 -normal, 4 -denormal, 5 -0, 6 +0, 7 +denormal,
+ * 8 +normal, 9 +inf. Denormals are classed as such whatever MODE says. */
+static uint32_t class_bit(uint32_t value, int exponent, int mantissa) {
+  uint32_t fraction = value & ((1u << mantissa) - 1);
+  uint32_t biased = value >> mantissa & ((1u << exponent) - 1);
+  bool negative = value >> (exponent + mantissa) & 1;
+  if (biased == (1u << exponent) - 1) {
+    if (fraction) return fraction >> (mantissa - 1) & 1;
+    return negative ? 2 : 9;
+  }
+  if (biased == 0) {
+    if (!fraction) return negative ? 5 : 6;
+    return negative ? 4 : 7;
+  }
+  return negative ? 3 : 8;
+}
+
+/* One lane of v_cmp_class: is S0's class among those S1's bits name? */
+static bool class_compare_lane(gfx11_wave_t* wave, const gfx11_inst_t* inst,
+                               uint32_t op, uint32_t lane) {
+  uint32_t bit;
+  if (op == CMP_CLASS_F16) {
+    bit = class_bit(gfx11_read_f16_source(wave, inst, 0, lane), 5, 10);
+  } else {
+    uint32_t v = gfx11_read32(wave, inst, inst->src[0], lane);
+    bit = class_bit(apply_input_modifiers(v, inst->abs, inst->neg, 0), 8, 23);
+  }
+  return gfx11_read32(wave, inst, inst->src[1], lane) >> bit & 1;
+}
+
 static bool exec_compare(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
   uint32_t op = inst->op & 0x7F;
   bool writes_exec = inst->op & 0x80;  /* v_cmpx_* */
   bool is_float = op <= 0x1F;
-  if (!is_float && (op < 0x40 || op > 0x5F)) return unsupported(wave, inst->op);
-  if (!is_float && (inst->abs || inst->neg)) return unsupported(wave, inst->op);
+  bool is_class = op == CMP_CLASS_F16 || op == CMP_CLASS_F32;
+  if (!is_float && !is_class && (op < 0x40 || op > 0x5F)) {
+    return unsupported(wave, inst->op);
+  }
+  /* Only float sources take modifiers: S0 of a class test, not its mask. */
+  uint32_t float_inputs = is_float ? 3 : is_class ? 1 : 0;
+  if ((inst->abs | inst->neg) & ~float_inputs) {
+    return unsupported(wave, inst->op);
+  }
   /* opsel picks f16 halves; 32-bit compares have none to pick. */
-  if (op >= 0x10 && inst->opsel) return unsupported(wave, inst->op);
+  bool halves = op < 0x10 || op == CMP_CLASS_F16;
+  if (!halves && inst->opsel) return unsupported(wave, inst->op);
   uint32_t exec = wave->sgpr[GFX11_EXEC_LO];
   uint32_t mask = 0;
   for (uint32_t lane = 0; lane < GFX11_LANES; ++lane) {
     if (!(exec >> lane & 1)) continue;
-    bool r = is_float ? float_compare_lane(wave, inst, op, lane)
-                      : int_compare_lane(wave, inst, op, lane);
+    bool r = is_class   ? class_compare_lane(wave, inst, op, lane)
+             : is_float ? float_compare_lane(wave, inst, op, lane)
+                        : int_compare_lane(wave, inst, op, lane);
     mask |= (uint32_t)r << lane;
   }
   if (wave->faulted) return false;
@@ -320,6 +381,11 @@ static bool exec_compare(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
   }
   wave->pc += inst->size;
   return !wave->faulted;
+}
+
+static bool is_shift64(uint32_t op) {
+  return op == GFX11_V_LSHLREV_B64 || op == GFX11_V_LSHRREV_B64 ||
+         op == GFX11_V_ASHRREV_I64;
 }
 
 /* Ops with a carry (VOP2 e32 writes VCC; VOP3SD writes sdst) or a 64-bit
@@ -335,13 +401,21 @@ static bool exec_wide(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
     if (!(exec >> lane & 1)) continue;
     uint32_t a = gfx11_read32(wave, inst, inst->src[0], lane);
     uint64_t result;
-    if (inst->op == GFX11_V_LSHLREV_B64) {
-      /* A literal S1 is zero-extended to 64 bits: B64 is an unsigned
-       * operand type, and LLVM prints and folds such literals as the
-       * zero-extended value. */
+    if (is_shift64(inst->op)) {
+      /* A literal S1 is zero-extended to 64 bits for the B64 shifts (an
+       * unsigned operand type, which LLVM prints and folds as the
+       * zero-extended value) and sign-extended for v_ashrrev_i64. */
+      bool is_signed = inst->op == GFX11_V_ASHRREV_I64;
       uint64_t value =
-          gfx11_read64_int(wave, inst, inst->src[1], lane, false);
-      result = value << (a & 63);
+          gfx11_read64_int(wave, inst, inst->src[1], lane, is_signed);
+      uint32_t shift = a & 63;
+      if (inst->op == GFX11_V_LSHLREV_B64) {
+        result = value << shift;
+      } else if (is_signed && (value >> 63)) {
+        result = ~(~value >> shift);  /* arithmetic, without UB */
+      } else {
+        result = value >> shift;
+      }
     } else if (inst->op == GFX11_V_MAD_U64_U32 ||
                inst->op == GFX11_V_MAD_I64_I32) {
       uint32_t b = gfx11_read32(wave, inst, inst->src[1], lane);
@@ -375,12 +449,12 @@ static bool exec_wide(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
       result = (uint32_t)r;
     }
     gfx11_write_vgpr(wave, inst->dst, lane, (uint32_t)result);
-    if (inst->op == GFX11_V_LSHLREV_B64 || inst->op == GFX11_V_MAD_U64_U32 ||
+    if (is_shift64(inst->op) || inst->op == GFX11_V_MAD_U64_U32 ||
         inst->op == GFX11_V_MAD_I64_I32) {
       gfx11_write_vgpr(wave, inst->dst + 1, lane, (uint32_t)(result >> 32));
     }
   }
-  if (inst->op != GFX11_V_LSHLREV_B64) {
+  if (!is_shift64(inst->op)) {
     gfx11_write_sgpr(wave, inst->sdst, carry_out);
   }
   wave->pc += inst->size;
@@ -392,7 +466,7 @@ static bool is_wide(uint32_t op) {
          op == GFX11_V_SUBREV_CO_CI_U32 || op == GFX11_V_ADD_CO_U32 ||
          op == GFX11_V_SUB_CO_U32 ||
          op == GFX11_V_SUBREV_CO_U32 || op == GFX11_V_MAD_U64_U32 ||
-         op == GFX11_V_MAD_I64_I32 || op == GFX11_V_LSHLREV_B64;
+         op == GFX11_V_MAD_I64_I32 || is_shift64(op);
 }
 
 static bool exec_readfirstlane(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
@@ -468,7 +542,8 @@ static bool denorm_sensitive(uint32_t op) {
     case GFX11_V_MINMAX_F32: case GFX11_V_FLOOR_F32: case GFX11_V_RNDNE_F32:
     case GFX11_V_MIN3_F32: case GFX11_V_MAX3_F32:
     case GFX11_V_FMAMK_F32: case GFX11_V_FMAAK_F32:
-    case GFX11_V_DIV_FMAS_F32:
+    case GFX11_V_DIV_FMAS_F32: case GFX11_V_SUBREV_F32: case GFX11_V_TRUNC_F32:
+    case GFX11_V_CEIL_F32: case GFX11_V_LDEXP_F32:
       return true;
     default:
       return false;
@@ -485,8 +560,11 @@ static bool lane32(gfx11_wave_t* wave, const gfx11_inst_t* inst, uint32_t op,
   int count = uses_src2(op) && op != GFX11_V_CNDMASK_B32 ? 3 : 2;
   bool flush = denorm_sensitive(op);
   bool keep_in = wave->mode & GFX11_MODE_F32_DENORM_IN;
+  /* v_ldexp_f32's S1 is the integer exponent: no modifier, no flush. */
+  int floats = op == GFX11_V_LDEXP_F32 ? 1 : count;
   for (int i = 0; i < count; ++i) {
     v[i] = gfx11_read32(wave, inst, src[i], lane);
+    if (i >= floats) continue;
     if (float_sources(op)) {
       v[i] = apply_input_modifiers(v[i], inst->abs, inst->neg, i);
     }
@@ -577,12 +655,14 @@ static bool exec_vop(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
   return !wave->faulted;
 }
 
-/* VOPD opcodes (X and Y share 0..11; 16..18 are Y only) in VOP3 numbers;
- * 0 marks those this model lacks (fmaak, fmamk, dot2 and friends). */
+/* VOPD opcodes (X and Y share 0..13; 16..18 are Y only) in VOP3 numbers;
+ * 0 marks those this model lacks (mul_dx9_zero, the dot2 forms). */
 uint32_t gfx11_vopd_op(uint32_t op, bool is_y) {
   static const uint32_t table[19] = {
-      [0] = GFX11_V_FMAC_F32, [3] = GFX11_V_MUL_F32,  [4] = GFX11_V_ADD_F32,
-      [5] = GFX11_V_SUB_F32,  [8] = GFX11_V_MOV_B32,  [9] = GFX11_V_CNDMASK_B32,
+      [0] = GFX11_V_FMAC_F32, [1] = GFX11_V_FMAAK_F32, [2] = GFX11_V_FMAMK_F32,
+      [3] = GFX11_V_MUL_F32,  [4] = GFX11_V_ADD_F32,  [5] = GFX11_V_SUB_F32,
+      [6] = GFX11_V_SUBREV_F32, [8] = GFX11_V_MOV_B32,
+      [9] = GFX11_V_CNDMASK_B32,
       [10] = GFX11_V_MAX_F32, [11] = GFX11_V_MIN_F32, [16] = GFX11_V_ADD_NC_U32,
       [17] = GFX11_V_LSHLREV_B32, [18] = GFX11_V_AND_B32};
   if (op >= 19 || (!is_y && op >= 16)) return 0;

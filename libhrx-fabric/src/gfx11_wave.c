@@ -145,3 +145,10 @@ uint32_t gfx11_cvt_u32_f32(float value) {
   if (value >= 4294967296.0f) return UINT32_MAX;
   return (uint32_t)value;
 }
+
+uint32_t gfx11_cvt_i32_f32(float value) {
+  if (isnan(value)) return 0;
+  if (value <= -2147483648.0f) return 0x80000000u;
+  if (value >= 2147483648.0f) return INT32_MAX;
+  return (uint32_t)(int32_t)value;
+}

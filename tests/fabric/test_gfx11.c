@@ -1876,6 +1876,312 @@ static const uint8_t case311[] = {
     0x02, 0x07, 0x14, 0x22,
 };
 
+static const uint8_t case312[] = {
+    /* v_cmp_class_f32_e64 s20, v2, v3 */
+    0x14, 0x00, 0x7e, 0xd4, 0x02, 0x07, 0x02, 0x00,
+    /* v_cndmask_b32_e64 v10, 0, 1, s20 */
+    0x0a, 0x00, 0x01, 0xd5, 0x80, 0x02, 0x51, 0x00,
+};
+static const uint8_t case313[] = {
+    /* v_cmp_class_f32_e64 s20, |v2|, v3 */
+    0x14, 0x01, 0x7e, 0xd4, 0x02, 0x07, 0x02, 0x00,
+    /* v_cndmask_b32_e64 v10, 0, 1, s20 */
+    0x0a, 0x00, 0x01, 0xd5, 0x80, 0x02, 0x51, 0x00,
+};
+static const uint8_t case314[] = {
+    /* v_cmp_class_f32_e32 vcc_lo, v2, v3 */
+    0x02, 0x07, 0xfc, 0x7c,
+    /* v_cndmask_b32_e64 v10, 0, 1, vcc_lo */
+    0x0a, 0x00, 0x01, 0xd5, 0x80, 0x02, 0xa9, 0x01,
+};
+static const uint8_t case315[] = {
+    /* v_cmpx_class_f32_e32 v2, v3 */
+    0x02, 0x07, 0xfc, 0x7d,
+    /* v_mov_b32_e32 v10, exec_lo */
+    0x7e, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case316[] = {
+    /* v_cmp_class_f16_e32 vcc_lo, v2, v3 */
+    0x02, 0x07, 0xfa, 0x7c,
+    /* v_cndmask_b32_e64 v10, 0, 1, vcc_lo */
+    0x0a, 0x00, 0x01, 0xd5, 0x80, 0x02, 0xa9, 0x01,
+};
+static const uint8_t case317[] = {
+    /* v_cvt_i32_f32_e32 v10, v2 */
+    0x02, 0x11, 0x14, 0x7e,
+};
+static const uint8_t case318[] = {
+    /* v_cvt_i32_f32_e64 v10, -v2 */
+    0x0a, 0x00, 0x88, 0xd5, 0x02, 0x01, 0x00, 0x20,
+};
+static const uint8_t case319[] = {
+    /* v_ldexp_f32 v10, v2, v3 */
+    0x0a, 0x00, 0x1c, 0xd7, 0x02, 0x07, 0x02, 0x00,
+};
+static const uint8_t case320[] = {
+    /* v_perm_b32 v10, v2, v3, v4 */
+    0x0a, 0x00, 0x44, 0xd6, 0x02, 0x07, 0x12, 0x04,
+};
+static const uint8_t case321[] = {
+    /* s_ctz_i32_b32 s20, s4 */
+    0x04, 0x08, 0x94, 0xbe,
+    /* v_mov_b32_e32 v10, s20 */
+    0x14, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case322[] = {
+    /* s_clz_i32_u32 s20, s4 */
+    0x04, 0x0a, 0x94, 0xbe,
+    /* v_mov_b32_e32 v10, s20 */
+    0x14, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case323[] = {
+    /* s_bcnt1_i32_b32 s20, s4 */
+    0x04, 0x18, 0x94, 0xbe,
+    /* s_cselect_b32 s21, 1, 0 */
+    0x81, 0x80, 0x15, 0x98,
+    /* s_add_u32 s20, s20, s21 */
+    0x14, 0x15, 0x14, 0x80,
+    /* v_mov_b32_e32 v10, s20 */
+    0x14, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case324[] = {
+    /* s_brev_b32 s20, s4 */
+    0x04, 0x04, 0x94, 0xbe,
+    /* v_mov_b32_e32 v10, s20 */
+    0x14, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case325[] = {
+    /* s_cvt_f32_i32 s20, s4 */
+    0x04, 0x64, 0x94, 0xbe,
+    /* v_mov_b32_e32 v10, s20 */
+    0x14, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case326[] = {
+    /* s_cvt_i32_f32 s20, s4 */
+    0x04, 0x66, 0x94, 0xbe,
+    /* v_mov_b32_e32 v10, s20 */
+    0x14, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case327[] = {
+    /* s_add_f32 s20, s4, s5 */
+    0x04, 0x05, 0x14, 0xa0,
+    /* v_mov_b32_e32 v10, s20 */
+    0x14, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case328[] = {
+    /* s_sub_f32 s20, s4, s5 */
+    0x04, 0x05, 0x94, 0xa0,
+    /* v_mov_b32_e32 v10, s20 */
+    0x14, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case329[] = {
+    /* s_min_f32 s20, s4, s5 */
+    0x04, 0x05, 0x14, 0xa1,
+    /* v_mov_b32_e32 v10, s20 */
+    0x14, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case330[] = {
+    /* s_max_f32 s20, s4, s5 */
+    0x04, 0x05, 0x94, 0xa1,
+    /* v_mov_b32_e32 v10, s20 */
+    0x14, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case331[] = {
+    /* global_atomic_cmpswap_b32 v10, v1, v[2:3], s[12:13] glc */
+    0x00, 0x40, 0xd2, 0xdc, 0x01, 0x02, 0x0c, 0x0a,
+};
+static const uint8_t case332[] = {
+    /* global_atomic_cmpswap_b32 v1, v[2:3], s[12:13] */
+    0x00, 0x00, 0xd2, 0xdc, 0x01, 0x02, 0x0c, 0x00,
+    /* global_load_b32 v10, v1, s[12:13] */
+    0x00, 0x00, 0x52, 0xdc, 0x01, 0x00, 0x0c, 0x0a,
+};
+static const uint8_t case333[] = {
+    /* global_atomic_max_f32 v1, v2, s[12:13] */
+    0x00, 0x00, 0x4a, 0xdd, 0x01, 0x02, 0x0c, 0x00,
+    /* global_load_b32 v10, v1, s[12:13] */
+    0x00, 0x00, 0x52, 0xdc, 0x01, 0x00, 0x0c, 0x0a,
+};
+static const uint8_t case334[] = {
+    /* global_atomic_min_f32 v10, v1, v2, s[12:13] glc */
+    0x00, 0x40, 0x46, 0xdd, 0x01, 0x02, 0x0c, 0x0a,
+};
+static const uint8_t case335[] = {
+    /* global_atomic_min_f32 v1, v2, s[12:13] */
+    0x00, 0x00, 0x46, 0xdd, 0x01, 0x02, 0x0c, 0x00,
+    /* global_load_b32 v10, v1, s[12:13] */
+    0x00, 0x00, 0x52, 0xdc, 0x01, 0x00, 0x0c, 0x0a,
+};
+static const uint8_t case336[] = {
+    /* ds_store_b32 v1, v2 */
+    0x00, 0x00, 0x34, 0xd8, 0x01, 0x02, 0x00, 0x00,
+    /* ds_max_rtn_f32 v10, v1, v3 */
+    0x00, 0x00, 0xcc, 0xd8, 0x01, 0x03, 0x00, 0x0a,
+};
+static const uint8_t case337[] = {
+    /* ds_store_b32 v1, v2 */
+    0x00, 0x00, 0x34, 0xd8, 0x01, 0x02, 0x00, 0x00,
+    /* ds_max_f32 v1, v3 */
+    0x00, 0x00, 0x4c, 0xd8, 0x01, 0x03, 0x00, 0x00,
+    /* ds_load_b32 v10, v1 */
+    0x00, 0x00, 0xd8, 0xd8, 0x01, 0x00, 0x00, 0x0a,
+};
+static const uint8_t case338[] = {
+    /* ds_store_b32 v1, v2 */
+    0x00, 0x00, 0x34, 0xd8, 0x01, 0x02, 0x00, 0x00,
+    /* ds_min_f32 v1, v3 */
+    0x00, 0x00, 0x48, 0xd8, 0x01, 0x03, 0x00, 0x00,
+    /* ds_load_b32 v10, v1 */
+    0x00, 0x00, 0xd8, 0xd8, 0x01, 0x00, 0x00, 0x0a,
+};
+static const uint8_t case339[] = {
+    /* ds_store_b32 v1, v2 */
+    0x00, 0x00, 0x34, 0xd8, 0x01, 0x02, 0x00, 0x00,
+    /* ds_min_rtn_f32 v10, v1, v3 */
+    0x00, 0x00, 0xc8, 0xd8, 0x01, 0x03, 0x00, 0x0a,
+    /* ds_load_b32 v10, v1 */
+    0x00, 0x00, 0xd8, 0xd8, 0x01, 0x00, 0x00, 0x0a,
+};
+static const uint8_t case340[] = {
+    /* ds_store_b32 v1, v2 */
+    0x00, 0x00, 0x34, 0xd8, 0x01, 0x02, 0x00, 0x00,
+    /* ds_add_f32 v1, v3 */
+    0x00, 0x00, 0x54, 0xd8, 0x01, 0x03, 0x00, 0x00,
+    /* ds_load_b32 v10, v1 */
+    0x00, 0x00, 0xd8, 0xd8, 0x01, 0x00, 0x00, 0x0a,
+};
+static const uint8_t case341[] = {
+    /* ds_store_b32 v1, v2 */
+    0x00, 0x00, 0x34, 0xd8, 0x01, 0x02, 0x00, 0x00,
+    /* ds_add_rtn_f32 v10, v1, v3 */
+    0x00, 0x00, 0xe4, 0xd9, 0x01, 0x03, 0x00, 0x0a,
+};
+static const uint8_t case342[] = {
+    /* ds_store_b32 v1, v2 */
+    0x00, 0x00, 0x34, 0xd8, 0x01, 0x02, 0x00, 0x00,
+    /* ds_cmpstore_b32 v1, v3, v4 */
+    0x00, 0x00, 0x40, 0xd8, 0x01, 0x03, 0x04, 0x00,
+    /* ds_load_b32 v10, v1 */
+    0x00, 0x00, 0xd8, 0xd8, 0x01, 0x00, 0x00, 0x0a,
+};
+static const uint8_t case343[] = {
+    /* ds_store_b32 v1, v2 */
+    0x00, 0x00, 0x34, 0xd8, 0x01, 0x02, 0x00, 0x00,
+    /* ds_cmpstore_rtn_b32 v10, v1, v3, v4 */
+    0x00, 0x00, 0xc0, 0xd8, 0x01, 0x03, 0x04, 0x0a,
+};
+static const uint8_t case344[] = {
+    /* v_dual_fmamk_f32 v10, v2, 0x40400000, v3 :: v_dual_mov_b32 v11, v4 */
+    0x02, 0x07, 0x90, 0xc8, 0x04, 0x01, 0x0a, 0x0a,
+    0x00, 0x00, 0x40, 0x40,
+};
+static const uint8_t case345[] = {
+    /* v_dual_mov_b32 v11, v4 :: v_dual_fmamk_f32 v10, v2, 0x40400000, v3 */
+    0x04, 0x01, 0x04, 0xca, 0x02, 0x07, 0x0a, 0x0b,
+    0x00, 0x00, 0x40, 0x40,
+};
+static const uint8_t case346[] = {
+    /* v_dual_fmaak_f32 v10, v2, v3, 0x40400000 :: v_dual_mov_b32 v11, v4 */
+    0x02, 0x07, 0x50, 0xc8, 0x04, 0x01, 0x0a, 0x0a,
+    0x00, 0x00, 0x40, 0x40,
+};
+static const uint8_t case347[] = {
+    /* v_dual_fmamk_f32 v10, v2, 0x40400000, v3 :: v_dual_mov_b32 v11, v4 */
+    0x02, 0x07, 0x90, 0xc8, 0x04, 0x01, 0x0a, 0x0a,
+    0x00, 0x00, 0x40, 0x40,
+    /* v_mov_b32_e32 v10, v11 */
+    0x0b, 0x03, 0x14, 0x7e,
+};
+static const uint8_t case348[] = {
+    /* v_dual_subrev_f32 v10, v2, v3 :: v_dual_mov_b32 v11, v4 */
+    0x02, 0x07, 0x90, 0xc9, 0x04, 0x01, 0x0a, 0x0a,
+};
+static const uint8_t case349[] = {
+    /* v_subrev_f32_e32 v10, v2, v3 */
+    0x02, 0x07, 0x14, 0x0a,
+};
+static const uint8_t case350[] = {
+    /* v_trunc_f32_e32 v10, v2 */
+    0x02, 0x43, 0x14, 0x7e,
+};
+static const uint8_t case351[] = {
+    /* v_ceil_f32_e32 v10, v2 */
+    0x02, 0x45, 0x14, 0x7e,
+};
+static const uint8_t case352[] = {
+    /* v_not_b32_e32 v10, v2 */
+    0x02, 0x6f, 0x14, 0x7e,
+};
+static const uint8_t case353[] = {
+    /* v_bfrev_b32_e32 v10, v2 */
+    0x02, 0x71, 0x14, 0x7e,
+};
+static const uint8_t case354[] = {
+    /* v_clz_i32_u32_e32 v10, v2 */
+    0x02, 0x73, 0x14, 0x7e,
+};
+static const uint8_t case355[] = {
+    /* v_ctz_i32_b32_e32 v10, v2 */
+    0x02, 0x75, 0x14, 0x7e,
+};
+static const uint8_t case356[] = {
+    /* v_bcnt_u32_b32 v10, v2, v3 */
+    0x0a, 0x00, 0x1e, 0xd7, 0x02, 0x07, 0x02, 0x00,
+};
+static const uint8_t case357[] = {
+    /* v_xor3_b32 v10, v2, v3, v4 */
+    0x0a, 0x00, 0x40, 0xd6, 0x02, 0x07, 0x12, 0x04,
+};
+static const uint8_t case358[] = {
+    /* v_or3_b32 v10, v2, v3, v4 */
+    0x0a, 0x00, 0x58, 0xd6, 0x02, 0x07, 0x12, 0x04,
+};
+static const uint8_t case359[] = {
+    /* v_and_or_b32 v10, v2, v3, v4 */
+    0x0a, 0x00, 0x57, 0xd6, 0x02, 0x07, 0x12, 0x04,
+};
+static const uint8_t case360[] = {
+    /* v_lshl_or_b32 v10, v2, v3, v4 */
+    0x0a, 0x00, 0x56, 0xd6, 0x02, 0x07, 0x12, 0x04,
+};
+static const uint8_t case361[] = {
+    /* v_xad_u32 v10, v2, v3, v4 */
+    0x0a, 0x00, 0x45, 0xd6, 0x02, 0x07, 0x12, 0x04,
+};
+static const uint8_t case362[] = {
+    /* v_bfi_b32 v10, v2, v3, v4 */
+    0x0a, 0x00, 0x12, 0xd6, 0x02, 0x07, 0x12, 0x04,
+};
+static const uint8_t case363[] = {
+    /* v_alignbit_b32 v10, v2, v3, v4 */
+    0x0a, 0x00, 0x16, 0xd6, 0x02, 0x07, 0x12, 0x04,
+};
+static const uint8_t case364[] = {
+    /* v_bfe_i32 v10, v2, v3, v4 */
+    0x0a, 0x00, 0x11, 0xd6, 0x02, 0x07, 0x12, 0x04,
+};
+static const uint8_t case365[] = {
+    /* v_mul_hi_i32 v10, v2, v3 */
+    0x0a, 0x00, 0x2e, 0xd7, 0x02, 0x07, 0x02, 0x00,
+};
+static const uint8_t case366[] = {
+    /* v_mul_u32_u24_e32 v10, v2, v3 */
+    0x02, 0x07, 0x14, 0x16,
+};
+static const uint8_t case367[] = {
+    /* v_mul_i32_i24_e32 v10, v2, v3 */
+    0x02, 0x07, 0x14, 0x12,
+};
+static const uint8_t case368[] = {
+    /* v_lshrrev_b64 v[10:11], v5, v[2:3] */
+    0x0a, 0x00, 0x3d, 0xd7, 0x05, 0x05, 0x02, 0x00,
+};
+static const uint8_t case369[] = {
+    /* v_ashrrev_i64 v[10:11], v5, v[2:3] */
+    0x0a, 0x00, 0x3e, 0xd7, 0x05, 0x05, 0x02, 0x00,
+    /* v_mov_b32_e32 v10, v11 */
+    0x0b, 0x03, 0x14, 0x7e,
+};
 static const isa_case_t isa_cases[] = {
     {"s_add_u32 s20, s4, s5; s_addc_u32 s20, s20, 0; v_mov_b32 v10, s20",
      case0, sizeof(case0),
@@ -2984,6 +3290,289 @@ static const isa_case_t isa_cases[] = {
     {"v_lshlrev_b64 v[10:11], 0x41, v[5:6]",
      case302, sizeof(case302),
      {0x0u, 0x0u, 0x0u, 0x0u}, 0x0u, 0xau},
+    /* v_cmp_class: S1 bit 0 sNaN, 1 qNaN, 2 -inf, 3 -normal, 4 -denormal,
+     * 5 -0, 6 +0, 7 +denormal, 8 +normal, 9 +inf; abs/neg apply to S0. */
+    {"v_cmp_class_f32_e64 s20, v2, v3; v_cndmask_b32_e64 v10, 0, 1, s20",
+     case312, sizeof(case312),
+     {0xff800000u, 0x4u, 0x0u, 0x0u}, 0x1u, 0x1u},
+    {"v_cmp_class_f32_e64 s20, v2, v3; v_cndmask_b32_e64 v10, 0, 1, s20",
+     case312, sizeof(case312),
+     {0xff800000u, 0x200u, 0x0u, 0x0u}, 0x0u, 0x0u},
+    {"v_cmp_class_f32_e64 s20, |v2|, v3; v_cndmask_b32_e64 v10, 0, 1, s20",
+     case313, sizeof(case313),
+     {0xff800000u, 0x200u, 0x0u, 0x0u}, 0x1u, 0x1u},
+    {"v_cmp_class_f32 vcc_lo, v2, v3; v_cndmask_b32_e64 v10, 0, 1, vcc_lo",
+     case314, sizeof(case314),
+     {0x1u, 0x80u, 0x0u, 0x0u}, 0x1u, 0x1u},
+    {"v_cmp_class_f32 vcc_lo, v2, v3; v_cndmask_b32_e64 v10, 0, 1, vcc_lo",
+     case314, sizeof(case314),
+     {0x7fc00000u, 0x2u, 0x0u, 0x0u}, 0x1u, 0x1u},
+    {"v_cmp_class_f32 vcc_lo, v2, v3; v_cndmask_b32_e64 v10, 0, 1, vcc_lo",
+     case314, sizeof(case314),
+     {0x7f800001u, 0x2u, 0x0u, 0x0u}, 0x0u, 0x0u},
+    {"v_cmp_class_f32 vcc_lo, v2, v3; v_cndmask_b32_e64 v10, 0, 1, vcc_lo",
+     case314, sizeof(case314),
+     {0x7f800001u, 0x1u, 0x0u, 0x0u}, 0x1u, 0x1u},
+    {"v_cmp_class_f32 vcc_lo, v2, v3; v_cndmask_b32_e64 v10, 0, 1, vcc_lo",
+     case314, sizeof(case314),
+     {0xbf800000u, 0x8u, 0x0u, 0x0u}, 0x1u, 0x1u},
+    {"v_cmpx_class_f32 v2, v3; v_mov_b32 v10, exec_lo",
+     case315, sizeof(case315),
+     {0x80000000u, 0x20u, 0x0u, 0x0u}, 0xffffffffu, 0xffffffffu},
+    /* No lane in the class: EXEC is 0 and nothing is stored. */
+    {"v_cmpx_class_f32 v2, v3; v_mov_b32 v10, exec_lo",
+     case315, sizeof(case315),
+     {0x80000000u, 0x40u, 0x0u, 0x0u}, 0xdeadbeefu, 0xdeadbeefu},
+    {"v_cmp_class_f16 vcc_lo, v2, v3; v_cndmask_b32_e64 v10, 0, 1, vcc_lo",
+     case316, sizeof(case316),
+     {0xfc00u, 0x4u, 0x0u, 0x0u}, 0x1u, 0x1u},
+    {"v_cmp_class_f16 vcc_lo, v2, v3; v_cndmask_b32_e64 v10, 0, 1, vcc_lo",
+     case316, sizeof(case316),
+     {0x1u, 0x80u, 0x0u, 0x0u}, 0x1u, 0x1u},
+    {"v_cmp_class_f16 vcc_lo, v2, v3; v_cndmask_b32_e64 v10, 0, 1, vcc_lo",
+     case316, sizeof(case316),
+     {0x3c00u, 0x80u, 0x0u, 0x0u}, 0x0u, 0x0u},
+    /* f32 to i32 truncates; NaN gives 0; out of range saturates. */
+    {"v_cvt_i32_f32 v10, v2",
+     case317, sizeof(case317),
+     {0xc0fccccdu, 0x0u, 0x0u, 0x0u}, 0xfffffff9u, 0xfffffff9u},
+    {"v_cvt_i32_f32 v10, v2",
+     case317, sizeof(case317),
+     {0x4f32d05eu, 0x0u, 0x0u, 0x0u}, 0x7fffffffu, 0x7fffffffu},
+    {"v_cvt_i32_f32 v10, v2",
+     case317, sizeof(case317),
+     {0xcf32d05eu, 0x0u, 0x0u, 0x0u}, 0x80000000u, 0x80000000u},
+    {"v_cvt_i32_f32 v10, v2",
+     case317, sizeof(case317),
+     {0x7fc00000u, 0x0u, 0x0u, 0x0u}, 0x0u, 0x0u},
+    {"v_cvt_i32_f32_e64 v10, -v2",
+     case318, sizeof(case318),
+     {0x40200000u, 0x0u, 0x0u, 0x0u}, 0xfffffffeu, 0xfffffffeu},
+    /* ldexp: 1.5 * 2^3 = 12; 1 * 2^-126 the least normal; -3 * 2^2;
+     * 2^200 overflows to +inf; 2^-149 is the least denormal (kept). */
+    {"v_ldexp_f32 v10, v2, v3",
+     case319, sizeof(case319),
+     {0x3fc00000u, 0x3u, 0x0u, 0x0u}, 0x41400000u, 0x41400000u},
+    {"v_ldexp_f32 v10, v2, v3",
+     case319, sizeof(case319),
+     {0x3f800000u, 0xffffff82u, 0x0u, 0x0u}, 0x800000u, 0x800000u},
+    {"v_ldexp_f32 v10, v2, v3",
+     case319, sizeof(case319),
+     {0xc0400000u, 0x2u, 0x0u, 0x0u}, 0xc1400000u, 0xc1400000u},
+    {"v_ldexp_f32 v10, v2, v3",
+     case319, sizeof(case319),
+     {0x3f800000u, 0xc8u, 0x0u, 0x0u}, 0x7f800000u, 0x7f800000u},
+    {"v_ldexp_f32 v10, v2, v3",
+     case319, sizeof(case319),
+     {0x3f800000u, 0xffffff6bu, 0x0u, 0x0u}, 0x1u, 0x1u},
+    /* v_perm_b32 picks bytes of {S0, S1} (S0 high): 0-7 a byte, 8-11
+     * the sign of bytes 1/3/5/7, 12 zero, 13+ 0xff. */
+    {"v_perm_b32 v10, v2, v3, v4",
+     case320, sizeof(case320),
+     {0x88776655u, 0x44332211u, 0x7000104u, 0x0u}, 0x88112255u, 0x88112255u},
+    {"v_perm_b32 v10, v2, v3, v4",
+     case320, sizeof(case320),
+     {0x88776655u, 0x44332211u, 0xc0d0b08u, 0x0u}, 0xffff00u, 0xffff00u},
+    /* Scalar bit counts: -1 when no bit is set. */
+    {"s_ctz_i32_b32 s20, s4; v_mov_b32 v10, s20",
+     case321, sizeof(case321),
+     {0x100u, 0x0u, 0x0u, 0x0u}, 0x8u, 0x8u},
+    {"s_ctz_i32_b32 s20, s4; v_mov_b32 v10, s20",
+     case321, sizeof(case321),
+     {0x0u, 0x0u, 0x0u, 0x0u}, 0xffffffffu, 0xffffffffu},
+    {"s_clz_i32_u32 s20, s4; v_mov_b32 v10, s20",
+     case322, sizeof(case322),
+     {0x10000u, 0x0u, 0x0u, 0x0u}, 0xfu, 0xfu},
+    {"s_clz_i32_u32 s20, s4; v_mov_b32 v10, s20",
+     case322, sizeof(case322),
+     {0x0u, 0x0u, 0x0u, 0x0u}, 0xffffffffu, 0xffffffffu},
+    /* s_bcnt1_i32_b32 sets SCC when the count is not 0: 8 + 1. */
+    {"s_bcnt1_i32_b32 s20, s4; s_cselect_b32 s21, 1, 0; "
+     "s_add_u32 s20, s20, s21; v_mov_b32 v10, s20",
+     case323, sizeof(case323),
+     {0xf0f0u, 0x0u, 0x0u, 0x0u}, 0x9u, 0x9u},
+    {"s_brev_b32 s20, s4; v_mov_b32 v10, s20",
+     case324, sizeof(case324),
+     {0x12345678u, 0x0u, 0x0u, 0x0u}, 0x1e6a2c48u, 0x1e6a2c48u},
+    {"s_cvt_f32_i32 s20, s4; v_mov_b32 v10, s20",
+     case325, sizeof(case325),
+     {0xfffffff9u, 0x0u, 0x0u, 0x0u}, 0xc0e00000u, 0xc0e00000u},
+    {"s_cvt_i32_f32 s20, s4; v_mov_b32 v10, s20",
+     case326, sizeof(case326),
+     {0xc0fccccdu, 0x0u, 0x0u, 0x0u}, 0xfffffff9u, 0xfffffff9u},
+    /* SALU float: 1.5 + 2.25, 1.5 - 2.25; min/max by the IEEE rules. */
+    {"s_add_f32 s20, s4, s5; v_mov_b32 v10, s20",
+     case327, sizeof(case327),
+     {0x3fc00000u, 0x40100000u, 0x0u, 0x0u}, 0x40700000u, 0x40700000u},
+    {"s_sub_f32 s20, s4, s5; v_mov_b32 v10, s20",
+     case328, sizeof(case328),
+     {0x3fc00000u, 0x40100000u, 0x0u, 0x0u}, 0xbf400000u, 0xbf400000u},
+    {"s_min_f32 s20, s4, s5; v_mov_b32 v10, s20",
+     case329, sizeof(case329),
+     {0x7fc00000u, 0x40000000u, 0x0u, 0x0u}, 0x40000000u, 0x40000000u},
+    {"s_max_f32 s20, s4, s5; v_mov_b32 v10, s20",
+     case330, sizeof(case330),
+     {0xbf800000u, 0x40000000u, 0x0u, 0x0u}, 0x40000000u, 0x40000000u},
+    /* cmpswap: DATA[0] replaces the word when it equals DATA[1]; the
+     * slot starts as 0xdeadbeef; glc returns the old word. */
+    {"global_atomic_cmpswap_b32 v10, v1, v[2:3], s[12:13] glc",
+     case331, sizeof(case331),
+     {0x1234u, 0xdeadbeefu, 0x0u, 0x0u}, 0xdeadbeefu, 0xdeadbeefu},
+    {"global_atomic_cmpswap_b32 v1, v[2:3], s[12:13]; "
+     "global_load_b32 v10, v1, s[12:13]",
+     case332, sizeof(case332),
+     {0x1234u, 0xdeadbeefu, 0x0u, 0x0u}, 0x1234u, 0x1234u},
+    {"global_atomic_cmpswap_b32 v1, v[2:3], s[12:13]; "
+     "global_load_b32 v10, v1, s[12:13]",
+     case332, sizeof(case332),
+     {0x1234u, 0x0u, 0x0u, 0x0u}, 0xdeadbeefu, 0xdeadbeefu},
+    /* Float atomics against 0xdeadbeef (about -6.3e18). */
+    {"global_atomic_max_f32 v1, v2, s[12:13]; "
+     "global_load_b32 v10, v1, s[12:13]",
+     case333, sizeof(case333),
+     {0x3f800000u, 0x0u, 0x0u, 0x0u}, 0x3f800000u, 0x3f800000u},
+    {"global_atomic_min_f32 v10, v1, v2, s[12:13] glc",
+     case334, sizeof(case334),
+     {0xff800000u, 0x0u, 0x0u, 0x0u}, 0xdeadbeefu, 0xdeadbeefu},
+    {"global_atomic_min_f32 v1, v2, s[12:13]; "
+     "global_load_b32 v10, v1, s[12:13]",
+     case335, sizeof(case335),
+     {0xff800000u, 0x0u, 0x0u, 0x0u}, 0xff800000u, 0xff800000u},
+    {"global_atomic_min_f32 v1, v2, s[12:13]; "
+     "global_load_b32 v10, v1, s[12:13]",
+     case335, sizeof(case335),
+     {0x7fc00000u, 0x0u, 0x0u, 0x0u}, 0xdeadbeefu, 0xdeadbeefu},
+    /* LDS float atomics and cmpstore (DATA0 stored when the word equals
+     * DATA1). */
+    {"ds_store_b32 v1, v2; ds_max_rtn_f32 v10, v1, v3",
+     case336, sizeof(case336),
+     {0x3f800000u, 0x40000000u, 0x0u, 0x0u}, 0x3f800000u, 0x3f800000u},
+    {"ds_store_b32 v1, v2; ds_max_f32 v1, v3; ds_load_b32 v10, v1",
+     case337, sizeof(case337),
+     {0x3f800000u, 0x40000000u, 0x0u, 0x0u}, 0x40000000u, 0x40000000u},
+    {"ds_store_b32 v1, v2; ds_min_f32 v1, v3; ds_load_b32 v10, v1",
+     case338, sizeof(case338),
+     {0x7fc00000u, 0x40400000u, 0x0u, 0x0u}, 0x40400000u, 0x40400000u},
+    {"ds_store_b32 v1, v2; ds_min_rtn_f32 v10, v1, v3; ds_load_b32 v10, v1",
+     case339, sizeof(case339),
+     {0x3f800000u, 0xc0000000u, 0x0u, 0x0u}, 0xc0000000u, 0xc0000000u},
+    {"ds_store_b32 v1, v2; ds_add_f32 v1, v3; ds_load_b32 v10, v1",
+     case340, sizeof(case340),
+     {0x3fc00000u, 0x40100000u, 0x0u, 0x0u}, 0x40700000u, 0x40700000u},
+    {"ds_store_b32 v1, v2; ds_add_rtn_f32 v10, v1, v3",
+     case341, sizeof(case341),
+     {0x3fc00000u, 0x40100000u, 0x0u, 0x0u}, 0x3fc00000u, 0x3fc00000u},
+    {"ds_store_b32 v1, v2; ds_cmpstore_b32 v1, v3, v4; ds_load_b32 v10, v1",
+     case342, sizeof(case342),
+     {0x5u, 0x9u, 0x5u, 0x0u}, 0x9u, 0x9u},
+    {"ds_store_b32 v1, v2; ds_cmpstore_b32 v1, v3, v4; ds_load_b32 v10, v1",
+     case342, sizeof(case342),
+     {0x5u, 0x9u, 0x6u, 0x0u}, 0x5u, 0x5u},
+    {"ds_store_b32 v1, v2; ds_cmpstore_rtn_b32 v10, v1, v3, v4",
+     case343, sizeof(case343),
+     {0x5u, 0x9u, 0x5u, 0x0u}, 0x5u, 0x5u},
+    /* VOPD fmamk/fmaak carry K as the literal, in either half: 2 * 3 +
+     * 1 and 2 * 1 + 3; subrev: 1 - 2; the other half still writes. */
+    {"v_dual_fmamk_f32 v10, v2, 0x40400000, v3 :: v_dual_mov_b32 v11, v4",
+     case344, sizeof(case344),
+     {0x40000000u, 0x3f800000u, 0x0u, 0x0u}, 0x40e00000u, 0x40e00000u},
+    {"v_dual_mov_b32 v11, v4 :: v_dual_fmamk_f32 v10, v2, 0x40400000, v3",
+     case345, sizeof(case345),
+     {0x40000000u, 0x3f800000u, 0x0u, 0x0u}, 0x40e00000u, 0x40e00000u},
+    {"v_dual_fmaak_f32 v10, v2, v3, 0x40400000 :: v_dual_mov_b32 v11, v4",
+     case346, sizeof(case346),
+     {0x40000000u, 0x3f800000u, 0x0u, 0x0u}, 0x40a00000u, 0x40a00000u},
+    {"v_dual_fmamk_f32 v10, v2, 0x40400000, v3 :: v_dual_mov_b32 v11, v4; "
+     "v_mov_b32 v10, v11",
+     case347, sizeof(case347),
+     {0x40000000u, 0x3f800000u, 0x1234u, 0x0u}, 0x1234u, 0x1234u},
+    {"v_dual_subrev_f32 v10, v2, v3 :: v_dual_mov_b32 v11, v4",
+     case348, sizeof(case348),
+     {0x40000000u, 0x3f800000u, 0x0u, 0x0u}, 0xbf800000u, 0xbf800000u},
+    {"v_subrev_f32 v10, v2, v3",
+     case349, sizeof(case349),
+     {0x40000000u, 0x3f800000u, 0x0u, 0x0u}, 0xbf800000u, 0xbf800000u},
+    /* trunc -2.7, ceil 2.1 and -0.5 (to -0). */
+    {"v_trunc_f32 v10, v2",
+     case350, sizeof(case350),
+     {0xc02ccccdu, 0x0u, 0x0u, 0x0u}, 0xc0000000u, 0xc0000000u},
+    {"v_ceil_f32 v10, v2",
+     case351, sizeof(case351),
+     {0x40066666u, 0x0u, 0x0u, 0x0u}, 0x40400000u, 0x40400000u},
+    {"v_ceil_f32 v10, v2",
+     case351, sizeof(case351),
+     {0xbf000000u, 0x0u, 0x0u, 0x0u}, 0x80000000u, 0x80000000u},
+    /* Integer bit manipulation. */
+    {"v_not_b32 v10, v2",
+     case352, sizeof(case352),
+     {0xf0f0f0fu, 0x0u, 0x0u, 0x0u}, 0xf0f0f0f0u, 0xf0f0f0f0u},
+    {"v_bfrev_b32 v10, v2",
+     case353, sizeof(case353),
+     {0x1u, 0x0u, 0x0u, 0x0u}, 0x80000000u, 0x80000000u},
+    {"v_clz_i32_u32 v10, v2",
+     case354, sizeof(case354),
+     {0x10000u, 0x0u, 0x0u, 0x0u}, 0xfu, 0xfu},
+    {"v_clz_i32_u32 v10, v2",
+     case354, sizeof(case354),
+     {0x0u, 0x0u, 0x0u, 0x0u}, 0xffffffffu, 0xffffffffu},
+    {"v_ctz_i32_b32 v10, v2",
+     case355, sizeof(case355),
+     {0x100u, 0x0u, 0x0u, 0x0u}, 0x8u, 0x8u},
+    {"v_ctz_i32_b32 v10, v2",
+     case355, sizeof(case355),
+     {0x0u, 0x0u, 0x0u, 0x0u}, 0xffffffffu, 0xffffffffu},
+    {"v_bcnt_u32_b32 v10, v2, v3",
+     case356, sizeof(case356),
+     {0xffu, 0x3u, 0x0u, 0x0u}, 0xbu, 0xbu},
+    {"v_xor3_b32 v10, v2, v3, v4",
+     case357, sizeof(case357),
+     {0x5u, 0x5u, 0x3u, 0x0u}, 0x3u, 0x3u},
+    {"v_or3_b32 v10, v2, v3, v4",
+     case358, sizeof(case358),
+     {0x1u, 0x2u, 0x4u, 0x0u}, 0x7u, 0x7u},
+    {"v_and_or_b32 v10, v2, v3, v4",
+     case359, sizeof(case359),
+     {0xff00u, 0xff0u, 0x1u, 0x0u}, 0xf01u, 0xf01u},
+    {"v_lshl_or_b32 v10, v2, v3, v4",
+     case360, sizeof(case360),
+     {0x1u, 0x4u, 0x3u, 0x0u}, 0x13u, 0x13u},
+    {"v_xad_u32 v10, v2, v3, v4",
+     case361, sizeof(case361),
+     {0x5u, 0x3u, 0xau, 0x0u}, 0x10u, 0x10u},
+    {"v_bfi_b32 v10, v2, v3, v4",
+     case362, sizeof(case362),
+     {0xffff0000u, 0x12345678u, 0xabcdef01u, 0x0u}, 0x1234ef01u, 0x1234ef01u},
+    {"v_alignbit_b32 v10, v2, v3, v4",
+     case363, sizeof(case363),
+     {0x12345678u, 0x9abcdef0u, 0x8u, 0x0u}, 0x789abcdeu, 0x789abcdeu},
+    {"v_bfe_i32 v10, v2, v3, v4",
+     case364, sizeof(case364),
+     {0xf00u, 0x8u, 0x4u, 0x0u}, 0xffffffffu, 0xffffffffu},
+    {"v_bfe_i32 v10, v2, v3, v4",
+     case364, sizeof(case364),
+     {0x700u, 0x8u, 0x4u, 0x0u}, 0x7u, 0x7u},
+    {"v_bfe_i32 v10, v2, v3, v4",
+     case364, sizeof(case364),
+     {0xf00u, 0x8u, 0x0u, 0x0u}, 0x0u, 0x0u},
+    {"v_mul_hi_i32 v10, v2, v3",
+     case365, sizeof(case365),
+     {0xfffffffeu, 0x3u, 0x0u, 0x0u}, 0xffffffffu, 0xffffffffu},
+    {"v_mul_hi_i32 v10, v2, v3",
+     case365, sizeof(case365),
+     {0x40000000u, 0x4u, 0x0u, 0x0u}, 0x1u, 0x1u},
+    {"v_mul_u32_u24 v10, v2, v3",
+     case366, sizeof(case366),
+     {0x1000003u, 0x5u, 0x0u, 0x0u}, 0xfu, 0xfu},
+    {"v_mul_i32_i24 v10, v2, v3",
+     case367, sizeof(case367),
+     {0xfffffeu, 0x3u, 0x0u, 0x0u}, 0xfffffffau, 0xfffffffau},
+    /* 64-bit right shifts by the lane id: logical, then arithmetic. */
+    {"v_lshrrev_b64 v[10:11], v5, v[2:3]",
+     case368, sizeof(case368),
+     {0x80000000u, 0x1u, 0x0u, 0x0u}, 0x80000000u, 0xc000000u},
+    {"v_ashrrev_i64 v[10:11], v5, v[2:3]; v_mov_b32 v10, v11",
+     case369, sizeof(case369),
+     {0x0u, 0x80000000u, 0x0u, 0x0u}, 0x80000000u, 0xfc000000u},
 };
 
 static const uint8_t undecodable[] = {
@@ -3634,6 +4223,14 @@ static void test_mnemonics(void** state) {
                                     0x02, 0x07, 0x02, 0x18};
   /* s_denorm_mode 12 */
   static const uint8_t denorm[] = {0x0c, 0x00, 0x92, 0xbf};
+  /* v_cmp_class_f32_e64 s20, v2, v3 */
+  static const uint8_t cmp_class[] = {0x14, 0x00, 0x7e, 0xd4,
+                                      0x02, 0x07, 0x02, 0x00};
+  /* v_dual_fmamk_f32 v10, v2, 0x40400000, v3 :: v_dual_mov_b32 v11, v4 */
+  static const uint8_t dual_k[] = {0x02, 0x07, 0x90, 0xc8, 0x04, 0x01,
+                                   0x0a, 0x0a, 0x00, 0x00, 0x40, 0x40};
+  expect_mnemonic(cmp_class, sizeof(cmp_class), "v_cmp_class_f32_e64");
+  expect_mnemonic(dual_k, sizeof(dual_k), "v_dual_fmamk_f32::mov_b32");
   expect_mnemonic(add_e64, sizeof(add_e64), "v_add_f32_e64");
   expect_mnemonic(cmpx_f16, sizeof(cmpx_f16), "v_cmpx_gt_f16");
   expect_mnemonic(pk_ashr, sizeof(pk_ashr), "v_pk_ashrrev_i16");

@@ -86,10 +86,9 @@
  * Kernels not run are listed in skip_table (with the reason, printed when
  * the suite runs): those the amdgpu backend refuses (the compile failure
  * is checked, so a backend that learns the feature fails the table) and
- * runs whose result is undefined, racy or a fault by design. Gaps of the
- * gfx11 model this suite found are listed in gap_table: those cases still
- * run, and their comparison is skipped (printed) while the model stops at
- * the gap. */
+ * runs whose result is undefined, racy or a fault by design. Every other
+ * case must run on the gfx11 model: an instruction it lacks fails the
+ * suite, naming the instruction. */
 #include <float.h>
 #include <jansson.h>
 #include <math.h>
@@ -154,38 +153,6 @@ typedef struct diff_case_t {
   const ignore_t* ignore[MAX_BUFFERS];        /* ends with {0, 0} */
 } diff_case_t;
 
-/* A gap of the gfx11 model this suite found. The case still runs on the
- * model: while the model stops there, the case is reported (printed) and
- * its comparison skipped; once the model runs it, it is compared like any
- * other and the entry is reported as stale. An UNSUPPORTED entry stands
- * for the instructions the model lacks: it matches a stop at any of them
- * (the first shifts as the model grows), |mnemonic| being the first one
- * the model stopped at when the entry was written. Other kinds match the
- * same kind of fault at |mnemonic| only. */
-typedef struct gap_t {
-  const char* source;    /* the case's file or label */
-  const char* kernel;    /* its export */
-  hrx_gfx11_fault_kind_t kind;
-  const char* mnemonic;
-  const char* detail;
-} gap_t;
-
-static const gap_t gap_table[] = {
-    {"roots.loom", "roots", HRX_GFX11_FAULT_UNSUPPORTED, "v_cmp_class_f32",
-     "VOPC 0x7e in its VOP3 form (sqrtf's zero and infinity test)"},
-    {"exp_log.loom", "exp_log", HRX_GFX11_FAULT_UNSUPPORTED, "v_cvt_i32_f32",
-     "VOP1 0x08; expf and tanhf also need v_ldexp_f32 (VOP3 0x31c), logf "
-     "v_dual_fmamk_f32 (VOPD Y opcode 2)"},
-    {"casts.loom", "casts", HRX_GFX11_FAULT_UNSUPPORTED, "v_perm_b32",
-     "VOP3 0x244 (vector.fptrunc to bf16 packs the halves)"},
-    {"extra.loom", "extra", HRX_GFX11_FAULT_UNSUPPORTED, "v_cmp_class_f32",
-     "VOPC 0x7e; it also needs v_cvt_i32_f32, v_ldexp_f32, v_perm_b32, "
-     "s_ctz_i32_b32 (SOP1 0x08), "
-     "s_brev_b32 (SOP1 0x04), s_add_f32 (SOP2 0x40), "
-     "global_atomic_cmpswap_b32 (GLOBAL 0x34) and ds_max_rtn_f32 (DS 0x33)"},
-    {NULL, NULL, HRX_GFX11_FAULT_NONE, NULL, NULL},
-};
-
 static void add_scalar(diff_case_t* c, uint64_t bits) {
   c->buffer_of[c->arg_count] = -1;
   c->bits[c->arg_count++] = bits;
@@ -214,33 +181,6 @@ static void free_case(diff_case_t* c) {
 
 static const char* case_name(const diff_case_t* c) {
   return c->file ? c->file : c->label;
-}
-
-static bool is_gap_of(const gap_t* g, const diff_case_t* c) {
-  return !strcmp(g->source, case_name(c)) && !strcmp(g->kernel, c->kernel);
-}
-
-/* The gap entry of |c| that |fault| is, or NULL. */
-static const gap_t* known_gap(const diff_case_t* c,
-                              const hrx_gfx11_fault_t* fault) {
-  bool missing = fault->kind == HRX_GFX11_FAULT_UNSUPPORTED ||
-                 fault->kind == HRX_GFX11_FAULT_UNDECODABLE;
-  for (const gap_t* g = gap_table; g->source; ++g) {
-    if (!is_gap_of(g, c)) continue;
-    if (missing ? g->kind == HRX_GFX11_FAULT_UNSUPPORTED
-                : g->kind == fault->kind &&
-                      !strcmp(g->mnemonic, fault->mnemonic)) {
-      return g;
-    }
-  }
-  return NULL;
-}
-
-static bool has_gap(const diff_case_t* c) {
-  for (const gap_t* g = gap_table; g->source; ++g) {
-    if (is_gap_of(g, c)) return true;
-  }
-  return false;
 }
 
 /* The case's Loom text (free it). */
@@ -390,10 +330,8 @@ static void write_hidden_args(uint8_t* kernarg, size_t kernarg_size,
   for (int i = 0; i < 3; ++i) hrx_put_le(&p, 0, 2);  /* no partial groups */
 }
 
-/* Runs |c| on the gfx11 model; |out| holds the buffers it works on.
- * Returns false when |c| is a known gap and the model stopped at an
- * instruction it lacks. */
-static bool run_gfx11(const diff_case_t* c, uint8_t** out) {
+/* Runs |c| on the gfx11 model; |out| holds the buffers it works on. */
+static void run_gfx11(const diff_case_t* c, uint8_t** out) {
   size_t length = 0;
   char* text = case_text(c, &length);
   hrx_loom_artifact_t* artifact = NULL;
@@ -453,29 +391,16 @@ static bool run_gfx11(const diff_case_t* c, uint8_t** out) {
   hrx_gfx11_fault_t fault;
   hrx_status_t status =
       hrx_gfx11_dispatch(&dispatch, hrx_allocator_system(), &fault);
-  const gap_t* gap = status != HRX_OK ? known_gap(c, &fault) : NULL;
-  if (gap) {
-    print_message("known gap, comparison skipped: %s (%s): the model stops "
-                  "at %s: %s\n", c->kernel, case_name(c),
-                  fault.mnemonic[0] ? fault.mnemonic : "?", fault.reason);
-    hrx_status_free(status);
-  } else {
-    if (status == HRX_OK && has_gap(c)) {
-      print_message("stale gap entry: %s (%s) runs on the model now\n",
-                    c->kernel, case_name(c));
-    }
-    if (status != HRX_OK) {
-      print_error("%s (%s): %s at image + 0x%llx: %s\n", c->kernel,
-                  case_name(c), fault.mnemonic,
-                  (unsigned long long)(fault.pc - ranges[0].base),
-                  fault.reason);
-    }
-    assert_ok(status);
+  if (status != HRX_OK) {
+    print_error("%s (%s): %s at image + 0x%llx: %s\n", c->kernel,
+                case_name(c), fault.mnemonic,
+                (unsigned long long)(fault.pc - ranges[0].base),
+                fault.reason);
   }
+  assert_ok(status);
   free(kernarg);
   hrx_gfx11_image_destroy(image);
   hrx_loom_artifact_destroy(artifact);
-  return !gap;
 }
 
 /* Distance of two f32 bit patterns in units in the last place: their
@@ -501,8 +426,8 @@ typedef struct op_seen_t {
 
 static op_seen_t seen[8];
 
-/* Runs compared, and runs whose comparison a known gap skipped. */
-static size_t runs_compared, runs_gapped;
+/* Runs compared. */
+static size_t runs_compared;
 
 static op_seen_t* seen_of(const op_bound_t* bound) {
   for (size_t i = 0; i < sizeof(seen) / sizeof(seen[0]); ++i) {
@@ -573,10 +498,10 @@ static void run_case(diff_case_t* c) {
     assert_true(host[b] && gfx[b]);
   }
   run_host(c, host);
-  bool ran = run_gfx11(c, gfx);
-  ++*(ran ? &runs_compared : &runs_gapped);
+  run_gfx11(c, gfx);
+  ++runs_compared;
   for (size_t b = 0; b < c->buffer_count; ++b) {
-    if (ran) compare_buffer(c, b, host[b], gfx[b]);
+    compare_buffer(c, b, host[b], gfx[b]);
     free(host[b]);
     free(gfx[b]);
   }
@@ -1884,7 +1809,7 @@ static void test_lds_mirror(void** state) {
 }
 
 /*===------------------------------------------------------------------===*/
-/* Kernels not run, and the model's known gaps                             */
+/* Kernels not run                                                          */
 /*===------------------------------------------------------------------===*/
 
 /* From tests/loom/test_amdgpu.c: a kernel the amdgpu backend refuses. */
@@ -1984,12 +1909,7 @@ static void test_skip_table(void** state) {
     assert_status_code(status, s->code);
     free(diagnostics);
   }
-  for (const gap_t* g = gap_table; g->source; ++g) {
-    print_message("known gfx11 model gap: %s (%s): %s: %s\n", g->kernel,
-                  g->source, g->mnemonic, g->detail);
-  }
-  print_message("%zu runs compared, %zu skipped at known gaps\n",
-                runs_compared, runs_gapped);
+  print_message("%zu runs compared\n", runs_compared);
 }
 
 int main(void) {

@@ -95,6 +95,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "corpus_kernels.h"
 #include "../host/host_harness.h"
 #include "gfx11.h"
 #include "gfx11_test_util.h"
@@ -714,318 +715,6 @@ static void test_ring_drain(void** state) {
   }
 }
 
-
-/*===------------------------------------------------------------------===*/
-/* Host test corpus sources, from tests/host/test_kernels.c                */
-/*===------------------------------------------------------------------===*/
-
-/* The sources and generators below are copied verbatim from
- * tests/host/test_kernels.c; keep them in step with it. */
-
-/* Writes one element past the end of its buffer from the last lane. */
-static const char* const overflow_kernel =
-    "kernel.def export(\"overflow\") @overflow(%n: index) {\n"
-    "  %one = index.constant 1 : index\n"
-    "  %t = index.constant 64 : index\n"
-    "  kernel.launch.config workgroups(%one, %one, %one) "
-    "workgroup_size(%t, %one, %one) : index\n"
-    "} launch(%n: index, %out: buffer) {\n"
-    "  %o = index.constant 0 : offset\n"
-    "  %i = kernel.workitem.id<x> : index\n"
-    "  %v = buffer.view %out[%o] : buffer -> view<[%n]xi32>\n"
-    "  %inside = index.cmp ule, %i, %n : index\n"
-    "  %x = scalar.constant 7 : i32\n"
-    "  scf.if %inside {\n"
-    "    view.store %x, %v[%i] : i32, view<[%n]xi32>\n"
-    "  }\n"
-    "  kernel.return\n"
-    "}\n";
-
-/* Wave64 subgroup operations and f16 rounding, one output row per lane:
- * out[l] = {up(1), down(1), index(5), xor(3), reduce-add, reduce-max over
- * clusters of 8, f16(x) round trip}. */
-static const char* const subgroup_kernel =
-    "host.target<cpu> @w64 {subgroup_size = 64}\n"
-    "kernel.def target(@w64) export(\"subgroup_ops\") @subgroup_ops() {\n"
-    "  %one = index.constant 1 : index\n"
-    "  %t = index.constant 64 : index\n"
-    "  kernel.launch.config workgroups(%one, %one, %one) "
-    "workgroup_size(%t, %one, %one) : index\n"
-    "} launch(%in: buffer, %out: buffer) {\n"
-    "  %o = index.constant 0 : offset\n"
-    "  %l = kernel.subgroup.lane.id : index\n"
-    "  %iv = buffer.view %in[%o] : buffer -> view<64xf32>\n"
-    "  %ov = buffer.view %out[%o] : buffer -> view<64x7xf32>\n"
-    "  %x = view.load %iv[%l] : view<64xf32> -> f32\n"
-    "  %w = scalar.constant 64 : i32\n"
-    "  %c1 = scalar.constant 1 : i32\n"
-    "  %c3 = scalar.constant 3 : i32\n"
-    "  %c5 = scalar.constant 5 : i32\n"
-    "  %up, %okup = kernel.subgroup.shuffle<up> %x, %c1, %w : f32, i32, i32\n"
-    "  %dn, %okdn = kernel.subgroup.shuffle<down> %x, %c1, %w : f32, i32, i32\n"
-    "  %ix, %okix = kernel.subgroup.shuffle<index> %x, %c5, %w : f32, i32, i32\n"
-    "  %xr, %okxr = kernel.subgroup.shuffle<xor> %x, %c3, %w : f32, i32, i32\n"
-    "  %sum = kernel.subgroup.reduce<addf> %x : f32\n"
-    "  %max = kernel.subgroup.reduce<maxnumf> %x {cluster_size = 8} : f32\n"
-    "  %h = scalar.fptrunc %x : f32 to f16\n"
-    "  %back = scalar.extf %h : f16 to f32\n"
-    "  %c0i = index.constant 0 : index\n"
-    "  %c1i = index.constant 1 : index\n"
-    "  %c2i = index.constant 2 : index\n"
-    "  %c3i = index.constant 3 : index\n"
-    "  %c4i = index.constant 4 : index\n"
-    "  %c5i = index.constant 5 : index\n"
-    "  %c6i = index.constant 6 : index\n"
-    "  view.store %up, %ov[%l, %c0i] : f32, view<64x7xf32>\n"
-    "  view.store %dn, %ov[%l, %c1i] : f32, view<64x7xf32>\n"
-    "  view.store %ix, %ov[%l, %c2i] : f32, view<64x7xf32>\n"
-    "  view.store %xr, %ov[%l, %c3i] : f32, view<64x7xf32>\n"
-    "  view.store %sum, %ov[%l, %c4i] : f32, view<64x7xf32>\n"
-    "  view.store %max, %ov[%l, %c5i] : f32, view<64x7xf32>\n"
-    "  view.store %back, %ov[%l, %c6i] : f32, view<64x7xf32>\n"
-    "  kernel.return\n"
-    "}\n";
-
-/* Work-item ids of a 5x3x4 workgroup (60 threads: the second wave runs
- * 28 of 32 lanes), two workgroups: out[g][flat] = {x, y, z}. */
-static const char* const ids_kernel =
-    "host.target<cpu> @h {subgroup_size = 32}\n"
-    "kernel.def target(@h) export(\"ids\") @ids() {\n"
-    "  %one = index.constant 1 : index\n"
-    "  %two = index.constant 2 : index\n"
-    "  %sx = index.constant 5 : index\n"
-    "  %sy = index.constant 3 : index\n"
-    "  %sz = index.constant 4 : index\n"
-    "  kernel.launch.config workgroups(%two, %one, %one) "
-    "workgroup_size(%sx, %sy, %sz) : index\n"
-    "} launch(%out: buffer) {\n"
-    "  %o = index.constant 0 : offset\n"
-    "  %g = kernel.workgroup.id<x> : index\n"
-    "  %x = kernel.workitem.id<x> : index\n"
-    "  %y = kernel.workitem.id<y> : index\n"
-    "  %z = kernel.workitem.id<z> : index\n"
-    "  %c5 = index.constant 5 : index\n"
-    "  %c15 = index.constant 15 : index\n"
-    "  %yz = index.mul %y, %c5 : index\n"
-    "  %zz = index.mul %z, %c15 : index\n"
-    "  %xy = index.add %x, %yz : index\n"
-    "  %flat = index.add %xy, %zz : index\n"
-    "  %ov = buffer.view %out[%o] : buffer -> view<2x60x3xi32>\n"
-    "  %x32 = index.cast %x : index to i32\n"
-    "  %y32 = index.cast %y : index to i32\n"
-    "  %z32 = index.cast %z : index to i32\n"
-    "  %c0i = index.constant 0 : index\n"
-    "  %c1i = index.constant 1 : index\n"
-    "  %c2i = index.constant 2 : index\n"
-    "  view.store %x32, %ov[%g, %flat, %c0i] : i32, view<2x60x3xi32>\n"
-    "  view.store %y32, %ov[%g, %flat, %c1i] : i32, view<2x60x3xi32>\n"
-    "  view.store %z32, %ov[%g, %flat, %c2i] : i32, view<2x60x3xi32>\n"
-    "  kernel.return\n"
-    "}\n";
-
-/* A kernel |name| of one workgroup of 64 work-items (two waves) with
- * workload arguments |workload|, kernel arguments |params| and |body|. */
-static char* one_group_kernel(const char* name, const char* workload,
-                              const char* params, const char* body) {
-  return test_strdup_printf(
-      "host.target<cpu> @h {subgroup_size = 32}\n"
-      "kernel.def target(@h) export(\"%s\") @%s(%s) {\n"
-      "  %%one = index.constant 1 : index\n"
-      "  %%t = index.constant 64 : index\n"
-      "  kernel.launch.config workgroups(%%one, %%one, %%one) "
-      "workgroup_size(%%t, %%one, %%one) : index\n"
-      "} launch(%s) {\n"
-      "  %%o = index.constant 0 : offset\n"
-      "  %%id = kernel.workitem.id<x> : index\n"
-      "  %%one = index.constant 1 : index\n"
-      "%s"
-      "  kernel.return\n"
-      "}\n",
-      name, name, workload, params, body);
-}
-
-/* Each work-item stores its id into workgroup memory and reads its
- * neighbour's, with or without a barrier between. */
-static char* neighbour_kernel(bool barrier) {
-  char* body = test_strdup_printf(
-      "  %%bytes = index.constant 256 : offset\n"
-      "  %%mask = index.constant 63 : index\n"
-      "  %%scratch = buffer.alloca<workgroup> align(16) %%bytes : buffer\n"
-      "  %%lds = buffer.view %%scratch[%%o] : buffer -> view<64xi32>\n"
-      "  %%ov = buffer.view %%out[%%o] : buffer -> view<64xi32>\n"
-      "  %%v = index.cast %%id : index to i32\n"
-      "  view.store %%v, %%lds[%%id] : i32, view<64xi32>\n"
-      "%s"
-      "  %%next = index.add %%id, %%one : index\n"
-      "  %%n = index.andi %%next, %%mask : index\n"
-      "  %%x = view.load %%lds[%%n] : view<64xi32> -> i32\n"
-      "  view.store %%x, %%ov[%%id] : i32, view<64xi32>\n",
-      barrier ? "  kernel.barrier<workgroup> scope(workgroup) "
-                "ordering(acq_rel)\n"
-              : "");
-  char* text = one_group_kernel("neighbour", "", "%out: buffer", body);
-  free(body);
-  return text;
-}
-
-/* out[i] = i for 64 work-items, through index.assume facts that hold only
- * for some of them. */
-static char* assume_kernel(const char* facts) {
-  char* body = test_strdup_printf(
-      "  %%i = index.assume %%id [%s] : index\n"
-      "  %%ov = buffer.view %%out[%%o] : buffer -> view<64xi32>\n"
-      "  %%v = index.cast %%i : index to i32\n"
-      "  view.store %%v, %%ov[%%i] : i32, view<64xi32>\n",
-      facts);
-  char* text =
-      one_group_kernel("assume", "%n: index", "%n: index, %out: buffer", body);
-  free(body);
-  return text;
-}
-
-/* out[id] = %r, which |body| computes from %id. */
-static char* operation_kernel(const char* body) {
-  char* full = test_strdup_printf(
-      "  %%ov = buffer.view %%out[%%o] : buffer -> view<64xi32>\n"
-      "%s"
-      "  view.store %%r, %%ov[%%id] : i32, view<64xi32>\n",
-      body);
-  char* text = one_group_kernel("op", "", "%out: buffer", full);
-  free(full);
-  return text;
-}
-
-/* One work-item pokes a 4-element (16-byte) i32 buffer at index %at. */
-#define POKE(name, body)                                                    \
-  "kernel.def export(\"" name "\") @" name "() {\n"                        \
-  "  %one = index.constant 1 : index\n"                                    \
-  "  kernel.launch.config workgroups(%one, %one, %one) "                   \
-  "workgroup_size(%one, %one, %one) : index\n"                             \
-  "} launch(%buf: buffer, %at: index) {\n"                                 \
-  "  %o = index.constant 0 : offset\n"                                     \
-  "  %id = kernel.workitem.id<x> : index\n"                                \
-  "  %i = index.add %at, %id : index\n"                                    \
-  "  %x = scalar.constant 7 : i32\n" body "  kernel.return\n}\n"
-
-static const char* const poke_kernels =
-    POKE("store_uniform",
-         "  %v = buffer.view %buf[%o] : buffer -> view<4xi32>\n"
-         "  view.store %x, %v[%at] : i32, view<4xi32>\n")
-    POKE("store_lane",
-         "  %v = buffer.view %buf[%o] : buffer -> view<4xi32>\n"
-         "  view.store %x, %v[%i] : i32, view<4xi32>\n")
-    POKE("load_lane",
-         "  %v = buffer.view %buf[%o] : buffer -> view<4xi32>\n"
-         "  %y = view.load %v[%i] : view<4xi32> -> i32\n"
-         "  view.store %y, %v[1] : i32, view<4xi32>\n")
-    POKE("store_2d",
-         "  %m = buffer.view %buf[%o] : buffer -> view<2x2xi32>\n"
-         "  view.store %x, %m[%i, 1] : i32, view<2x2xi32>\n")
-    POKE("store_folded",
-         "  %d = buffer.view %buf[%o] : buffer -> view<[%at]xi32>\n"
-         "  %big = index.constant 4611686018427387905 : index\n"
-         "  view.store %x, %d[%big] : i32, view<[%at]xi32>\n");
-
-/* Two waves; work-items below %n, or the first %n waves, reach a barrier
- * in a function. The verifier takes function parameters as uniform, so
- * this divergence is not provable at compile time. */
-static char* divergent_barrier_kernel(bool by_wave) {
-  char* body = test_strdup_printf(
-      "  %%wave = kernel.subgroup.id : index\n"
-      "  %%c = index.cmp ult, %s, %%n : index\n"
-      "  func.call @maybe_wait(%%c) : (i1) -> ()\n",
-      by_wave ? "%wave" : "%id");
-  char* kernel = one_group_kernel("diverge", "", "%n: index", body);
-  char* text = test_strdup_printf(
-      "func.def @maybe_wait(%%c: i1) {\n"
-      "  scf.if %%c {\n"
-      "    kernel.barrier<workgroup> scope(workgroup) ordering(acq_rel)\n"
-      "  }\n"
-      "  func.return\n"
-      "}\n%s",
-      kernel);
-  free(kernel);
-  free(body);
-  return text;
-}
-
-/* |depth| nested ifs on per-lane conditions around one store. */
-static char* nested_if_kernel(int depth) {
-  hrx_string_builder_t b;
-  hrx_string_builder_init(hrx_allocator_system(), &b);
-  assert_ok(hrx_string_builder_appendf(
-      &b, "  %%ov = buffer.view %%out[%%o] : buffer -> view<64xi32>\n"
-          "  %%k = index.constant 100 : index\n"
-          "  %%c = index.cmp ult, %%id, %%k : index\n"));
-  for (int i = 0; i < depth; ++i) {
-    assert_ok(hrx_string_builder_appendf(&b, "  scf.if %%c {\n"));
-  }
-  assert_ok(hrx_string_builder_appendf(
-      &b, "  %%x = scalar.constant 5 : i32\n"
-          "  view.store %%x, %%ov[%%id] : i32, view<64xi32>\n"));
-  for (int i = 0; i < depth; ++i) {
-    assert_ok(hrx_string_builder_appendf(&b, "  }\n"));
-  }
-  char* text =
-      one_group_kernel("nest", "", "%out: buffer", hrx_string_builder_cstr(&b));
-  hrx_string_builder_deinit(&b);
-  return text;
-}
-
-/* A one-work-item kernel whose body nests |depth| uniform scf.for or
- * scf.if around one store; with |carried| each loop carries a value that
- * starts uniform and turns per-lane in its own body, so every pass over
- * a loop body finds a change and analyses the inner loops again. */
-static char* nested_kernel(int depth, bool loops, bool carried) {
-  hrx_string_builder_t b;
-  hrx_string_builder_init(hrx_allocator_system(), &b);
-  assert_ok(hrx_string_builder_appendf(
-      &b,
-      "kernel.def export(\"deep\") @deep() {\n"
-      "  %%one = index.constant 1 : index\n"
-      "  kernel.launch.config workgroups(%%one, %%one, %%one) "
-      "workgroup_size(%%one, %%one, %%one) : index\n"
-      "} launch(%%out: buffer, %%n: index) {\n"
-      "  %%o = index.constant 0 : offset\n"
-      "  %%z = index.constant 0 : index\n"
-      "  %%step = index.constant 1 : index\n"
-      "  %%id = kernel.workitem.id<x> : index\n"
-      "  %%c = index.cmp ult, %%z, %%n : index\n"
-      "  %%v = buffer.view %%out[%%o] : buffer -> view<4xi32>\n"));
-  for (int i = 0; i < depth; ++i) {
-    if (!loops) {
-      assert_ok(hrx_string_builder_appendf(&b, "scf.if %%c {\n"));
-    } else if (carried) {
-      assert_ok(hrx_string_builder_appendf(
-          &b,
-          "%%r%d = scf.for %%i%d = [%%z to %%n step %%step]"
-          "(%%a%d = %%z : index) -> (index) {\n",
-          i + 1, i, i + 1));
-    } else {
-      assert_ok(hrx_string_builder_appendf(
-          &b, "scf.for %%i%d = [%%z to %%n step %%step] {\n", i));
-    }
-  }
-  assert_ok(hrx_string_builder_appendf(
-      &b, "%%x = scalar.constant 1 : i32\n"
-          "view.store %%x, %%v[0] : i32, view<4xi32>\n"));
-  for (int i = depth; i > 0; --i) {
-    if (loops && carried) {
-      assert_ok(hrx_string_builder_appendf(
-          &b,
-          "%%w%d = index.add %%a%d, %%id : index\n"
-          "scf.yield %%w%d : index\n}\n",
-          i, i, i));
-    } else {
-      assert_ok(hrx_string_builder_appendf(&b, "}\n"));
-    }
-  }
-  assert_ok(hrx_string_builder_appendf(&b, "kernel.return\n}\n"));
-  char* text = strdup(hrx_string_builder_cstr(&b));
-  hrx_string_builder_deinit(&b);
-  return text;
-}
-
 /*===------------------------------------------------------------------===*/
 /* The host test corpus                                                    */
 /*===------------------------------------------------------------------===*/
@@ -1052,7 +741,8 @@ static void test_corpus_overflow(void** state) {
   static const uint64_t sizes[] = {0, 10, 37, 63, 100};
   for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); ++s) {
     uint64_t n = sizes[s];
-    diff_case_t c = inline_case("overflow.loom", overflow_kernel, "overflow");
+    diff_case_t c =
+        inline_case("overflow.loom", corpus_overflow_kernel, "overflow");
     c.workload[0] = n;
     c.workload_count = 1;
     add_scalar(&c, n);
@@ -1065,7 +755,7 @@ static void test_corpus_overflow(void** state) {
  * shuffle width (two waves of the 64-item workgroup). */
 static void test_corpus_subgroup_ops_wave32(void** state) {
   (void)state;
-  char* text = strdup(subgroup_kernel);
+  char* text = strdup(corpus_subgroup_kernel);
   assert_non_null(text);
   char* at = strstr(text, "{subgroup_size = 64}");
   assert_non_null(at);
@@ -1086,7 +776,7 @@ static void test_corpus_subgroup_ops_wave32(void** state) {
 
 static void test_corpus_ids(void** state) {
   (void)state;
-  diff_case_t c = inline_case("ids.loom", ids_kernel, "ids");
+  diff_case_t c = inline_case("ids.loom", corpus_ids_kernel, "ids");
   memset(add_buffer(&c, 2 * 60 * 3 * 4), 0xff, 2 * 60 * 3 * 4);
   run_case(&c);
 }
@@ -1101,12 +791,12 @@ static void run_out64(const char* label, char* text, const char* kernel) {
 
 static void test_corpus_neighbour(void** state) {
   (void)state;
-  run_out64("neighbour.loom", neighbour_kernel(true), "neighbour");
+  run_out64("neighbour.loom", corpus_neighbour_kernel(true), "neighbour");
 }
 
 static void test_corpus_assume(void** state) {
   (void)state;
-  char* text = assume_kernel("range(%id, 0, 63), lt(%id, %n)");
+  char* text = corpus_assume_kernel("range(%id, 0, 63), lt(%id, %n)");
   static const uint64_t sizes[] = {64, 100};
   for (size_t s = 0; s < 2; ++s) {
     diff_case_t c = inline_case("assume.loom", text, "assume");
@@ -1138,7 +828,7 @@ static void test_corpus_operations(void** state) {
   static const char* const labels[] = {"op_index_overflow.loom",
                                        "op_shift.loom", "op_wrap.loom"};
   for (size_t i = 0; i < sizeof(bodies) / sizeof(bodies[0]); ++i) {
-    run_out64(labels[i], operation_kernel(bodies[i]), "op");
+    run_out64(labels[i], corpus_operation_kernel(bodies[i]), "op");
   }
 }
 
@@ -1146,7 +836,7 @@ static void test_corpus_operations(void** state) {
  * uses. */
 static void test_corpus_vectors(void** state) {
   (void)state;
-  char* vector = one_group_kernel(
+  char* vector = corpus_one_group_kernel(
       "vector", "", "%x: buffer, %y: buffer, %out: buffer",
       "  %c4 = index.constant 4 : index\n"
       "  %at = index.mul %id, %c4 : index\n"
@@ -1168,7 +858,7 @@ static void test_corpus_vectors(void** state) {
       "  %c = vector.minnumf %d, %hi : vector<4xf32>\n"
       "  %r = vector.maxnumf %c, %lo : vector<4xf32>\n"
       "  vector.store %r, %ov[%at] : vector<4xf32>, view<256xf32>\n");
-  char* vreduce = one_group_kernel(
+  char* vreduce = corpus_one_group_kernel(
       "vreduce", "", "%x: buffer, %n: buffer, %out: buffer",
       "  %c4 = index.constant 4 : index\n"
       "  %c3 = index.constant 3 : index\n"
@@ -1190,7 +880,7 @@ static void test_corpus_vectors(void** state) {
       "  view.store %sum, %ov[%row] : f32, view<192xf32>\n"
       "  view.store %max, %ov[%r1] : f32, view<192xf32>\n"
       "  view.store %fmax, %ov[%r2] : f32, view<192xf32>\n");
-  char* casts = one_group_kernel(
+  char* casts = corpus_one_group_kernel(
       "casts", "", "%x: buffer, %out: buffer, %back: buffer",
       "  %c4 = index.constant 4 : index\n"
       "  %at = index.mul %id, %c4 : index\n"
@@ -1244,7 +934,8 @@ static void test_corpus_pokes(void** state) {
   for (size_t k = 0; k < sizeof(kernels) / sizeof(kernels[0]); ++k) {
     int64_t last = k == 3 ? 1 : 3;  /* store_2d writes [at, 1] of 2x2 */
     for (int64_t at = 0; at <= last; ++at) {
-      diff_case_t c = inline_case("poke.loom", poke_kernels, kernels[k]);
+      diff_case_t c =
+          inline_case("poke.loom", corpus_poke_kernels, kernels[k]);
       fill_bytes(add_buffer(&c, 16), 16, (uint32_t)at);
       add_scalar(&c, (uint64_t)at);
       run_case(&c);
@@ -1258,7 +949,7 @@ static void test_corpus_pokes(void** state) {
 static void test_corpus_diverge(void** state) {
   (void)state;
   for (int by_wave = 0; by_wave < 2; ++by_wave) {
-    char* text = divergent_barrier_kernel(by_wave);
+    char* text = corpus_divergent_barrier_kernel(by_wave);
     diff_case_t c = inline_case("diverge.loom", text, "diverge");
     add_scalar(&c, by_wave ? 2 : 64);
     run_case(&c);
@@ -1268,7 +959,7 @@ static void test_corpus_diverge(void** state) {
 
 static void test_corpus_nest(void** state) {
   (void)state;
-  run_out64("nest.loom", nested_if_kernel(64), "nest");
+  run_out64("nest.loom", corpus_nested_if_kernel(64), "nest");
 }
 
 /* Its suite's nesting: 250 ifs, and loops, plain and carrying per-lane
@@ -1282,8 +973,8 @@ static void test_corpus_deep(void** state) {
     bool loops, carried;
   } shapes[] = {{250, false, false}, {32, true, false}, {32, true, true}};
   for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); ++s) {
-    char* text = nested_kernel(shapes[s].depth, shapes[s].loops,
-                               shapes[s].carried);
+    char* text = corpus_nested_kernel(shapes[s].depth, shapes[s].loops,
+                                      shapes[s].carried);
     for (uint64_t n = 0; n < 2; ++n) {
       diff_case_t c = inline_case("deep.loom", text, "deep");
       fill_bytes(add_buffer(&c, 16), 16, 5);
@@ -1293,91 +984,6 @@ static void test_corpus_deep(void** state) {
     free(text);
   }
 }
-
-/* From tests/loom/test_amdgpu.c: what the shipped corpus does not reach
- * (wave32 shuffles and clustered reductions, f16 and bf16 rounding,
- * vector math and casts, atomics of every kind and scope, an early return
- * from an inlined function, workgroup memory from a function). */
-static const char* const extra_kernel =
-    "amdgpu.target<gfx1151> @gpu {subgroup_size = 32}\n"
-    "func.def @clamp(%x: f32, %hi: f32) -> (f32) {\n"
-    "  %over = scalar.cmpf ogt, %x, %hi : f32\n"
-    "  %r = scf.if %over -> (f32) {\n"
-    "    scf.yield %hi : f32\n"
-    "  } else {\n"
-    "    %h = scalar.fptrunc %x : f32 to f16\n"
-    "    %b = scalar.fptrunc %x : f32 to bf16\n"
-    "    %hb = scalar.extf %h : f16 to f32\n"
-    "    %bb = scalar.extf %b : bf16 to f32\n"
-    "    %s = scalar.addf %hb, %bb : f32\n"
-    "    scf.yield %s : f32\n"
-    "  }\n"
-    "  func.return %r : f32\n"
-    "}\n"
-    "kernel.def target(@gpu) export(\"extra\") @extra(%n: index) {\n"
-    "  %one = index.constant 1 : index\n"
-    "  %t = index.constant 64 : index\n"
-    "  kernel.launch.config workgroups(%n, %one, %one) "
-    "workgroup_size(%t, %one, %one) : index\n"
-    "} launch(%in: buffer, %out: buffer, %count: buffer, %k: i32) {\n"
-    "  %o = index.constant 0 : offset\n"
-    "  %l = kernel.subgroup.lane.id : index\n"
-    "  %w = kernel.subgroup.id : index\n"
-    "  %g = kernel.workgroup.id<x> : index\n"
-    "  %gs = kernel.workgroup.count<x> : index\n"
-    "  %iv = buffer.view %in[%o] : buffer -> view<64xf32>\n"
-    "  %ov = buffer.view %out[%o] : buffer -> view<64x8xf32>\n"
-    "  %cv = buffer.view %count[%o] : buffer -> view<8xi32>\n"
-    "  %x = view.load %iv[%l] : view<64xf32> -> f32\n"
-    "  %width = scalar.constant 32 : i32\n"
-    "  %c1 = scalar.constant 1 : i32\n"
-    "  %up, %okup = kernel.subgroup.shuffle<up> %x, %c1, %width : f32, i32, i32\n"
-    "  %dn, %okdn = kernel.subgroup.shuffle<down> %x, %k, %width : f32, i32, i32\n"
-    "  %ix, %okix = kernel.subgroup.shuffle<index> %l, %k, %width : index, i32, i32\n"
-    "  %sum = kernel.subgroup.reduce<addf> %x : f32\n"
-    "  %max = kernel.subgroup.reduce<maxnumf> %x {cluster_size = 8} : f32\n"
-    "  %imax = kernel.subgroup.reduce<maxsi> %k {cluster_size = 4} : i32\n"
-    "  %top = scalar.constant 100.0 : f32\n"
-    "  %cl = func.call @clamp(%sum, %top) : (f32, f32) -> (f32)\n"
-    "  %four = index.constant 4 : index\n"
-    "  %base = index.mul %l, %four : index\n"
-    "  %xs = buffer.view %in[%o] : buffer -> view<256xbf16>\n"
-    "  %v = vector.load %xs[%base] : view<256xbf16> -> vector<4xbf16>\n"
-    "  %vw = vector.extf %v : vector<4xbf16> to vector<4xf32>\n"
-    "  %sp = vector.splat %max : vector<4xf32>\n"
-    "  %vm = vector.fmaf %vw, %sp, %sp : vector<4xf32>\n"
-    "  %vr = vector.reduce<minnumf> %vm, %up : vector<4xf32>, f32\n"
-    "  %vn = vector.fptrunc %vm : vector<4xf32> to vector<4xbf16>\n"
-    "  vector.store %vn, %xs[%base] : vector<4xbf16>, view<256xbf16>\n"
-    "  %th = scalar.tanhf %vr : f32\n"
-    "  %rs = scalar.rsqrtf %dn : f32\n"
-    "  %ixf = index.cast %ix : index to i32\n"
-    "  %ixs = scalar.sitofp %ixf : i32 to bf16\n"
-    "  %ixw = scalar.extf %ixs : bf16 to f32\n"
-    "  %c0i = index.constant 0 : index\n"
-    "  %c1i = index.constant 1 : index\n"
-    "  %c2i = index.constant 2 : index\n"
-    "  %c3i = index.constant 3 : index\n"
-    "  view.store %cl, %ov[%l, %c0i] : f32, view<64x8xf32>\n"
-    "  view.store %th, %ov[%l, %c1i] : f32, view<64x8xf32>\n"
-    "  view.store %rs, %ov[%l, %c2i] : f32, view<64x8xf32>\n"
-    "  view.store %ixw, %ov[%l, %c3i] : f32, view<64x8xf32>\n"
-    "  %bytes = index.constant 256 : index\n"
-    "  %lds = buffer.alloca<workgroup> align(16) %bytes : buffer\n"
-    "  %lv = buffer.view %lds[%o] : buffer -> view<64xf32>\n"
-    "  view.store %x, %lv[%l] : f32, view<64xf32>\n"
-    "  kernel.barrier<workgroup> scope(workgroup) ordering(acq_rel)\n"
-    "  %back = view.load %lv[%w] : view<64xf32> -> f32\n"
-    "  %a0 = view.atomic.rmw<addi> %imax, %cv[%c0i] {ordering = relaxed, scope = device} : i32, view<8xi32>\n"
-    "  %a1 = view.atomic.rmw<muli> %a0, %cv[%c1i] {ordering = acq_rel, scope = workgroup} : i32, view<8xi32>\n"
-    "  %a2 = view.atomic.rmw<xchg> %a1, %cv[%c2i] {ordering = seq_cst, scope = system} : i32, view<8xi32>\n"
-    "  %fv = buffer.view %out[%o] : buffer -> view<512xf32>\n"
-    "  %a3 = view.atomic.rmw<addf> %back, %fv[%g] {ordering = relaxed, scope = device} : f32, view<512xf32>\n"
-    "  %a4 = view.atomic.rmw<mulf> %a3, %fv[%gs] {ordering = release, scope = subgroup} : f32, view<512xf32>\n"
-    "  %a5 = view.atomic.rmw<maxnumf> %a4, %lv[%l] {ordering = relaxed, scope = workgroup} : f32, view<64xf32>\n"
-    "  view.atomic.store %a5, %fv[%c3i] {ordering = release, scope = device} : f32, view<512xf32>\n"
-    "  kernel.return\n"
-    "}\n";
 
 /* extra, with the host's target record for the host side. Its two waves
  * race by design: both write rows 0-31 of out (indexed by lane), and the
@@ -1395,7 +1001,7 @@ static void test_corpus_extra(void** state) {
   static const char target[] = "amdgpu.target<gfx1151> @gpu";
   static const char host_target[] = "host.target<cpu>       @gpu";
   _Static_assert(sizeof(target) == sizeof(host_target), "same length");
-  char* host = strdup(extra_kernel);
+  char* host = strdup(corpus_amdgpu_extra_kernel);
   assert_non_null(host);
   memcpy(host, host_target, sizeof(host_target) - 1);
   static const tolerance_t rows = {
@@ -1404,7 +1010,8 @@ static void test_corpus_extra(void** state) {
   static const ignore_t chained[] = {{4, 12}, {0, 0}};
   static const int32_t ks[] = {1, 3, 31};
   for (size_t s = 0; s < sizeof(ks) / sizeof(ks[0]); ++s) {
-    diff_case_t c = inline_case("extra.loom", extra_kernel, "extra");
+    diff_case_t c =
+        inline_case("extra.loom", corpus_amdgpu_extra_kernel, "extra");
     c.host_source = host;
     c.workload[0] = 1;
     c.workload_count = 1;
@@ -1424,25 +1031,10 @@ static void test_corpus_extra(void** state) {
   free(host);
 }
 
-/* From tests/gpu/test_stream.c: one store at element 7 of an 8-element
- * view, here into a buffer that has room for it. */
-static const char* const stream_overflow_kernel =
-    "kernel.def export(\"overflow\") @overflow() {\n"
-    "  %one = index.constant 1 : index\n"
-    "  kernel.launch.config workgroups(%one, %one, %one) "
-    "workgroup_size(%one, %one, %one) : index\n"
-    "} launch(%out: buffer) {\n"
-    "  %o = index.constant 0 : offset\n"
-    "  %v = buffer.view %out[%o] : buffer -> view<8xi32>\n"
-    "  %x = scalar.constant 1 : i32\n"
-    "  view.store %x, %v[7] : i32, view<8xi32>\n"
-    "  kernel.return\n"
-    "}\n";
-
 static void test_corpus_stream_store(void** state) {
   (void)state;
   diff_case_t c =
-      inline_case("stream_overflow.loom", stream_overflow_kernel, "overflow");
+      inline_case("stream_overflow.loom", corpus_store_at_7_kernel, "overflow");
   fill_bytes(add_buffer(&c, 32), 32, 7);
   run_case(&c);
 }
@@ -1840,7 +1432,7 @@ static const skip_t skip_table[] = {
     {"subgroup_ops", "tests/host/test_kernels.c",
      "asks for 64-lane subgroups, which the amdgpu backend refuses (it "
      "compiles wave32); run here as a wave32 variant",
-     &subgroup_kernel, HRX_STATUS_INVALID_ARGUMENT,
+     &corpus_subgroup_kernel, HRX_STATUS_INVALID_ARGUMENT,
      "compiles 32-lane subgroups; @w64 asks for 64"},
     {"k (buffer.alloca<private>)", "tests/loom/test_amdgpu.c",
      "private memory is not supported by the amdgpu backend",

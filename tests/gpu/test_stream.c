@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "corpus_kernels.h"
 #include "gpu_test_util.h"
 
 typedef struct fixture_t {
@@ -407,19 +408,6 @@ static void test_timeout_keeps_work_alive(void** state) {
   hrx_gpu_kernel_release(drain);
 }
 
-static const char* const overflow =
-    "kernel.def export(\"overflow\") @overflow() {\n"
-    "  %one = index.constant 1 : index\n"
-    "  kernel.launch.config workgroups(%one, %one, %one) "
-    "workgroup_size(%one, %one, %one) : index\n"
-    "} launch(%out: buffer) {\n"
-    "  %o = index.constant 0 : offset\n"
-    "  %v = buffer.view %out[%o] : buffer -> view<8xi32>\n"
-    "  %x = scalar.constant 1 : i32\n"
-    "  view.store %x, %v[7] : i32, view<8xi32>\n"
-    "  kernel.return\n"
-    "}\n";
-
 /* A GPU maps memory by the page, so a store just past a small buffer is
  * not a fault there: this one lands a gigabyte past it, in address space
  * the device reserved but never mapped. */
@@ -440,7 +428,8 @@ static void test_fault_fails_only_its_stream(void** state) {
   fixture_t* f = *state;
   bool host = gpu_test_is_host(f->device);
   hrx_gpu_kernel_t* bad = gpu_test_kernel(
-      f->device, NULL, host ? overflow : overflow_far, "overflow");
+      f->device, NULL, host ? corpus_store_at_7_kernel : overflow_far,
+      "overflow");
   hrx_gpu_stream_t* broken = NULL;
   assert_ok(hrx_gpu_stream_create(f->device, &broken));
   hrx_gpu_buffer_t* small = NULL;

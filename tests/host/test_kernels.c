@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "corpus_kernels.h"
 #include "host_harness.h"
 
 static int setup(void** state) {
@@ -263,29 +264,10 @@ static void test_while_loop_and_atomics(void** state) {
   hrx_fabric_memory_free(h->device, &out);
 }
 
-/* Writes one element past the end of its buffer from the last lane. */
-static const char* const overflow_kernel =
-    "kernel.def export(\"overflow\") @overflow(%n: index) {\n"
-    "  %one = index.constant 1 : index\n"
-    "  %t = index.constant 64 : index\n"
-    "  kernel.launch.config workgroups(%one, %one, %one) "
-    "workgroup_size(%t, %one, %one) : index\n"
-    "} launch(%n: index, %out: buffer) {\n"
-    "  %o = index.constant 0 : offset\n"
-    "  %i = kernel.workitem.id<x> : index\n"
-    "  %v = buffer.view %out[%o] : buffer -> view<[%n]xi32>\n"
-    "  %inside = index.cmp ule, %i, %n : index\n"
-    "  %x = scalar.constant 7 : i32\n"
-    "  scf.if %inside {\n"
-    "    view.store %x, %v[%i] : i32, view<[%n]xi32>\n"
-    "  }\n"
-    "  kernel.return\n"
-    "}\n";
-
 static void test_out_of_bounds_is_reported(void** state) {
   harness_t* h = *state;
-  harness_load_source(h, "overflow.loom", overflow_kernel,
-                      strlen(overflow_kernel), NULL);
+  harness_load_source(h, "overflow.loom", corpus_overflow_kernel,
+                      strlen(corpus_overflow_kernel), NULL);
   /* A guard allocation right after the target must stay untouched. */
   hrx_fabric_memory_t out = harness_buffer(h, 40);
   hrx_fabric_memory_t guard = harness_buffer(h, 64);
@@ -339,55 +321,10 @@ static void test_unbound_buffer_is_reported(void** state) {
   hrx_fabric_memory_free(h->device, &y);
 }
 
-/* Wave64 subgroup operations and f16 rounding, one output row per lane:
- * out[l] = {up(1), down(1), index(5), xor(3), reduce-add, reduce-max over
- * clusters of 8, f16(x) round trip}. */
-static const char* const subgroup_kernel =
-    "host.target<cpu> @w64 {subgroup_size = 64}\n"
-    "kernel.def target(@w64) export(\"subgroup_ops\") @subgroup_ops() {\n"
-    "  %one = index.constant 1 : index\n"
-    "  %t = index.constant 64 : index\n"
-    "  kernel.launch.config workgroups(%one, %one, %one) "
-    "workgroup_size(%t, %one, %one) : index\n"
-    "} launch(%in: buffer, %out: buffer) {\n"
-    "  %o = index.constant 0 : offset\n"
-    "  %l = kernel.subgroup.lane.id : index\n"
-    "  %iv = buffer.view %in[%o] : buffer -> view<64xf32>\n"
-    "  %ov = buffer.view %out[%o] : buffer -> view<64x7xf32>\n"
-    "  %x = view.load %iv[%l] : view<64xf32> -> f32\n"
-    "  %w = scalar.constant 64 : i32\n"
-    "  %c1 = scalar.constant 1 : i32\n"
-    "  %c3 = scalar.constant 3 : i32\n"
-    "  %c5 = scalar.constant 5 : i32\n"
-    "  %up, %okup = kernel.subgroup.shuffle<up> %x, %c1, %w : f32, i32, i32\n"
-    "  %dn, %okdn = kernel.subgroup.shuffle<down> %x, %c1, %w : f32, i32, i32\n"
-    "  %ix, %okix = kernel.subgroup.shuffle<index> %x, %c5, %w : f32, i32, i32\n"
-    "  %xr, %okxr = kernel.subgroup.shuffle<xor> %x, %c3, %w : f32, i32, i32\n"
-    "  %sum = kernel.subgroup.reduce<addf> %x : f32\n"
-    "  %max = kernel.subgroup.reduce<maxnumf> %x {cluster_size = 8} : f32\n"
-    "  %h = scalar.fptrunc %x : f32 to f16\n"
-    "  %back = scalar.extf %h : f16 to f32\n"
-    "  %c0i = index.constant 0 : index\n"
-    "  %c1i = index.constant 1 : index\n"
-    "  %c2i = index.constant 2 : index\n"
-    "  %c3i = index.constant 3 : index\n"
-    "  %c4i = index.constant 4 : index\n"
-    "  %c5i = index.constant 5 : index\n"
-    "  %c6i = index.constant 6 : index\n"
-    "  view.store %up, %ov[%l, %c0i] : f32, view<64x7xf32>\n"
-    "  view.store %dn, %ov[%l, %c1i] : f32, view<64x7xf32>\n"
-    "  view.store %ix, %ov[%l, %c2i] : f32, view<64x7xf32>\n"
-    "  view.store %xr, %ov[%l, %c3i] : f32, view<64x7xf32>\n"
-    "  view.store %sum, %ov[%l, %c4i] : f32, view<64x7xf32>\n"
-    "  view.store %max, %ov[%l, %c5i] : f32, view<64x7xf32>\n"
-    "  view.store %back, %ov[%l, %c6i] : f32, view<64x7xf32>\n"
-    "  kernel.return\n"
-    "}\n";
-
 static void test_wave64_subgroup_ops(void** state) {
   harness_t* h = *state;
-  harness_load_source(h, "subgroup.loom", subgroup_kernel,
-                      strlen(subgroup_kernel), NULL);
+  harness_load_source(h, "subgroup.loom", corpus_subgroup_kernel,
+                      strlen(corpus_subgroup_kernel), NULL);
   hrx_fabric_memory_t in = harness_buffer(h, 64 * 4);
   hrx_fabric_memory_t out = harness_buffer(h, 64 * 7 * 4);
   float* x = in.host_pointer;
@@ -420,46 +357,10 @@ static void test_wave64_subgroup_ops(void** state) {
   hrx_fabric_memory_free(h->device, &out);
 }
 
-/* Work-item ids of a 5x3x4 workgroup (60 threads: the second wave runs
- * 28 of 32 lanes), two workgroups: out[g][flat] = {x, y, z}. */
-static const char* const ids_kernel =
-    "host.target<cpu> @h {subgroup_size = 32}\n"
-    "kernel.def target(@h) export(\"ids\") @ids() {\n"
-    "  %one = index.constant 1 : index\n"
-    "  %two = index.constant 2 : index\n"
-    "  %sx = index.constant 5 : index\n"
-    "  %sy = index.constant 3 : index\n"
-    "  %sz = index.constant 4 : index\n"
-    "  kernel.launch.config workgroups(%two, %one, %one) "
-    "workgroup_size(%sx, %sy, %sz) : index\n"
-    "} launch(%out: buffer) {\n"
-    "  %o = index.constant 0 : offset\n"
-    "  %g = kernel.workgroup.id<x> : index\n"
-    "  %x = kernel.workitem.id<x> : index\n"
-    "  %y = kernel.workitem.id<y> : index\n"
-    "  %z = kernel.workitem.id<z> : index\n"
-    "  %c5 = index.constant 5 : index\n"
-    "  %c15 = index.constant 15 : index\n"
-    "  %yz = index.mul %y, %c5 : index\n"
-    "  %zz = index.mul %z, %c15 : index\n"
-    "  %xy = index.add %x, %yz : index\n"
-    "  %flat = index.add %xy, %zz : index\n"
-    "  %ov = buffer.view %out[%o] : buffer -> view<2x60x3xi32>\n"
-    "  %x32 = index.cast %x : index to i32\n"
-    "  %y32 = index.cast %y : index to i32\n"
-    "  %z32 = index.cast %z : index to i32\n"
-    "  %c0i = index.constant 0 : index\n"
-    "  %c1i = index.constant 1 : index\n"
-    "  %c2i = index.constant 2 : index\n"
-    "  view.store %x32, %ov[%g, %flat, %c0i] : i32, view<2x60x3xi32>\n"
-    "  view.store %y32, %ov[%g, %flat, %c1i] : i32, view<2x60x3xi32>\n"
-    "  view.store %z32, %ov[%g, %flat, %c2i] : i32, view<2x60x3xi32>\n"
-    "  kernel.return\n"
-    "}\n";
-
 static void test_workitem_ids_in_three_dimensions(void** state) {
   harness_t* h = *state;
-  harness_load_source(h, "ids.loom", ids_kernel, strlen(ids_kernel), NULL);
+  harness_load_source(h, "ids.loom", corpus_ids_kernel,
+                      strlen(corpus_ids_kernel), NULL);
   hrx_fabric_memory_t out = harness_buffer(h, 2 * 60 * 3 * 4);
   memset(out.host_pointer, 0xff, 2 * 60 * 3 * 4);
   uint64_t none = 0;
@@ -487,54 +388,10 @@ static void load_generated(harness_t* h, const char* name, char* text,
   free(text);
 }
 
-/* A kernel |name| of one workgroup of 64 work-items (two waves) with
- * workload arguments |workload|, kernel arguments |params| and |body|. */
-static char* one_group_kernel(const char* name, const char* workload,
-                              const char* params, const char* body) {
-  return test_strdup_printf(
-      "host.target<cpu> @h {subgroup_size = 32}\n"
-      "kernel.def target(@h) export(\"%s\") @%s(%s) {\n"
-      "  %%one = index.constant 1 : index\n"
-      "  %%t = index.constant 64 : index\n"
-      "  kernel.launch.config workgroups(%%one, %%one, %%one) "
-      "workgroup_size(%%t, %%one, %%one) : index\n"
-      "} launch(%s) {\n"
-      "  %%o = index.constant 0 : offset\n"
-      "  %%id = kernel.workitem.id<x> : index\n"
-      "  %%one = index.constant 1 : index\n"
-      "%s"
-      "  kernel.return\n"
-      "}\n",
-      name, name, workload, params, body);
-}
-
-/* Each work-item stores its id into workgroup memory and reads its
- * neighbour's, with or without a barrier between. */
-static char* neighbour_kernel(bool barrier) {
-  char* body = test_strdup_printf(
-      "  %%bytes = index.constant 256 : offset\n"
-      "  %%mask = index.constant 63 : index\n"
-      "  %%scratch = buffer.alloca<workgroup> align(16) %%bytes : buffer\n"
-      "  %%lds = buffer.view %%scratch[%%o] : buffer -> view<64xi32>\n"
-      "  %%ov = buffer.view %%out[%%o] : buffer -> view<64xi32>\n"
-      "  %%v = index.cast %%id : index to i32\n"
-      "  view.store %%v, %%lds[%%id] : i32, view<64xi32>\n"
-      "%s"
-      "  %%next = index.add %%id, %%one : index\n"
-      "  %%n = index.andi %%next, %%mask : index\n"
-      "  %%x = view.load %%lds[%%n] : view<64xi32> -> i32\n"
-      "  view.store %%x, %%ov[%%id] : i32, view<64xi32>\n",
-      barrier ? "  kernel.barrier<workgroup> scope(workgroup) "
-                "ordering(acq_rel)\n"
-              : "");
-  char* text = one_group_kernel("neighbour", "", "%out: buffer", body);
-  free(body);
-  return text;
-}
-
 static hrx_status_t run_neighbour(harness_t* h, bool barrier,
                                   uint32_t sanitizers, int32_t* out_values) {
-  load_generated(h, "neighbour.loom", neighbour_kernel(barrier), sanitizers);
+  load_generated(h, "neighbour.loom", corpus_neighbour_kernel(barrier),
+                 sanitizers);
   hrx_fabric_memory_t out = harness_buffer(h, 64 * 4);
   uint64_t none = 0;
   harness_arg_t args[] = {ARG_BUF(out)};
@@ -564,24 +421,9 @@ static void test_race_sanitizer(void** state) {
   assert_ok(run_neighbour(h, true, HRX_LOOM_SANITIZE_RACE, values));
 }
 
-/* out[i] = i for 64 work-items, through index.assume facts that hold only
- * for some of them. */
-static char* assume_kernel(const char* facts) {
-  char* body = test_strdup_printf(
-      "  %%i = index.assume %%id [%s] : index\n"
-      "  %%ov = buffer.view %%out[%%o] : buffer -> view<64xi32>\n"
-      "  %%v = index.cast %%i : index to i32\n"
-      "  view.store %%v, %%ov[%%i] : i32, view<64xi32>\n",
-      facts);
-  char* text =
-      one_group_kernel("assume", "%n: index", "%n: index, %out: buffer", body);
-  free(body);
-  return text;
-}
-
 static hrx_status_t run_assume(harness_t* h, const char* facts,
                                uint32_t sanitizers, uint64_t n) {
-  load_generated(h, "assume.loom", assume_kernel(facts), sanitizers);
+  load_generated(h, "assume.loom", corpus_assume_kernel(facts), sanitizers);
   hrx_fabric_memory_t out = harness_buffer(h, 64 * 4);
   harness_arg_t args[] = {ARG_U64(n), ARG_BUF(out)};
   hrx_status_t status = harness_run(h, "assume", &n, 1, args, 2);
@@ -617,21 +459,9 @@ static void test_value_sanitizer(void** state) {
   assert_ok(run_assume(h, "range(%id, 0, 40)", 0, 64));
 }
 
-/* out[id] = %r, which |body| computes from %id. */
-static char* operation_kernel(const char* body) {
-  char* full = test_strdup_printf(
-      "  %%ov = buffer.view %%out[%%o] : buffer -> view<64xi32>\n"
-      "%s"
-      "  view.store %%r, %%ov[%%id] : i32, view<64xi32>\n",
-      body);
-  char* text = one_group_kernel("op", "", "%out: buffer", full);
-  free(full);
-  return text;
-}
-
 static hrx_status_t run_operation(harness_t* h, const char* body,
                                   uint32_t sanitizers) {
-  load_generated(h, "op.loom", operation_kernel(body), sanitizers);
+  load_generated(h, "op.loom", corpus_operation_kernel(body), sanitizers);
   hrx_fabric_memory_t out = harness_buffer(h, 64 * 4);
   uint64_t none = 0;
   harness_arg_t args[] = {ARG_BUF(out)};
@@ -688,7 +518,7 @@ static void test_vector_arithmetic(void** state) {
   harness_t* h = *state;
   load_generated(
       h, "vector.loom",
-      one_group_kernel(
+      corpus_one_group_kernel(
           "vector", "", "%x: buffer, %y: buffer, %out: buffer",
           "  %c4 = index.constant 4 : index\n"
           "  %at = index.mul %id, %c4 : index\n"
@@ -736,7 +566,7 @@ static void test_vector_reduce(void** state) {
   harness_t* h = *state;
   load_generated(
       h, "reduce.loom",
-      one_group_kernel(
+      corpus_one_group_kernel(
           "vreduce", "", "%x: buffer, %n: buffer, %out: buffer",
           "  %c4 = index.constant 4 : index\n"
           "  %c3 = index.constant 3 : index\n"
@@ -792,7 +622,7 @@ static void test_vector_casts(void** state) {
   harness_t* h = *state;
   load_generated(
       h, "casts.loom",
-      one_group_kernel(
+      corpus_one_group_kernel(
           "casts", "", "%x: buffer, %out: buffer, %back: buffer",
           "  %c4 = index.constant 4 : index\n"
           "  %at = index.mul %id, %c4 : index\n"
@@ -878,37 +708,6 @@ static void test_row_dot(void** state) {
   }
 }
 
-/* One work-item pokes a 4-element (16-byte) i32 buffer at index %at. */
-#define POKE(name, body)                                                    \
-  "kernel.def export(\"" name "\") @" name "() {\n"                        \
-  "  %one = index.constant 1 : index\n"                                    \
-  "  kernel.launch.config workgroups(%one, %one, %one) "                   \
-  "workgroup_size(%one, %one, %one) : index\n"                             \
-  "} launch(%buf: buffer, %at: index) {\n"                                 \
-  "  %o = index.constant 0 : offset\n"                                     \
-  "  %id = kernel.workitem.id<x> : index\n"                                \
-  "  %i = index.add %at, %id : index\n"                                    \
-  "  %x = scalar.constant 7 : i32\n" body "  kernel.return\n}\n"
-
-static const char* const poke_kernels =
-    POKE("store_uniform",
-         "  %v = buffer.view %buf[%o] : buffer -> view<4xi32>\n"
-         "  view.store %x, %v[%at] : i32, view<4xi32>\n")
-    POKE("store_lane",
-         "  %v = buffer.view %buf[%o] : buffer -> view<4xi32>\n"
-         "  view.store %x, %v[%i] : i32, view<4xi32>\n")
-    POKE("load_lane",
-         "  %v = buffer.view %buf[%o] : buffer -> view<4xi32>\n"
-         "  %y = view.load %v[%i] : view<4xi32> -> i32\n"
-         "  view.store %y, %v[1] : i32, view<4xi32>\n")
-    POKE("store_2d",
-         "  %m = buffer.view %buf[%o] : buffer -> view<2x2xi32>\n"
-         "  view.store %x, %m[%i, 1] : i32, view<2x2xi32>\n")
-    POKE("store_folded",
-         "  %d = buffer.view %buf[%o] : buffer -> view<[%at]xi32>\n"
-         "  %big = index.constant 4611686018427387905 : index\n"
-         "  view.store %x, %d[%big] : i32, view<[%at]xi32>\n");
-
 /* Address arithmetic never wraps: an index times the element size (or a
  * linearised 2-D index) that overflows int64 would otherwise land inside
  * the buffer (2^62 + 1 -> element 1). Huge and negative indices fault out
@@ -916,8 +715,8 @@ static const char* const poke_kernels =
  * nothing is written. */
 static void test_huge_indices_fault(void** state) {
   harness_t* h = *state;
-  harness_load_source(h, "poke.loom", poke_kernels, strlen(poke_kernels),
-                      NULL);
+  harness_load_source(h, "poke.loom", corpus_poke_kernels,
+                      strlen(corpus_poke_kernels), NULL);
   const int64_t indices[] = {(INT64_C(1) << 62) + 1, INT64_MAX, -1,
                              INT64_MIN, -(INT64_C(1) << 62) + 1};
   const char* const kernels[] = {"store_uniform", "store_lane", "load_lane",
@@ -956,32 +755,9 @@ static void test_huge_indices_fault(void** state) {
   hrx_fabric_memory_free(h->device, &buf);
 }
 
-/* Two waves; work-items below %n, or the first %n waves, reach a barrier
- * in a function. The verifier takes function parameters as uniform, so
- * this divergence is not provable at compile time. */
-static char* divergent_barrier_kernel(bool by_wave) {
-  char* body = test_strdup_printf(
-      "  %%wave = kernel.subgroup.id : index\n"
-      "  %%c = index.cmp ult, %s, %%n : index\n"
-      "  func.call @maybe_wait(%%c) : (i1) -> ()\n",
-      by_wave ? "%wave" : "%id");
-  char* kernel = one_group_kernel("diverge", "", "%n: index", body);
-  char* text = test_strdup_printf(
-      "func.def @maybe_wait(%%c: i1) {\n"
-      "  scf.if %%c {\n"
-      "    kernel.barrier<workgroup> scope(workgroup) ordering(acq_rel)\n"
-      "  }\n"
-      "  func.return\n"
-      "}\n%s",
-      kernel);
-  free(kernel);
-  free(body);
-  return text;
-}
-
 static hrx_status_t run_diverge(harness_t* h, bool by_wave,
                                 uint32_t sanitizers, int64_t limit) {
-  load_generated(h, "diverge.loom", divergent_barrier_kernel(by_wave),
+  load_generated(h, "diverge.loom", corpus_divergent_barrier_kernel(by_wave),
                  sanitizers);
   uint64_t none = 0;
   harness_arg_t args[] = {ARG_U64(limit)};
@@ -1009,29 +785,6 @@ static void test_divergent_barrier_faults_under_race_sanitizer(void** state) {
   assert_ok(run_diverge(h, true, 0, 1));
 }
 
-/* |depth| nested ifs on per-lane conditions around one store. */
-static char* nested_if_kernel(int depth) {
-  hrx_string_builder_t b;
-  hrx_string_builder_init(hrx_allocator_system(), &b);
-  assert_ok(hrx_string_builder_appendf(
-      &b, "  %%ov = buffer.view %%out[%%o] : buffer -> view<64xi32>\n"
-          "  %%k = index.constant 100 : index\n"
-          "  %%c = index.cmp ult, %%id, %%k : index\n"));
-  for (int i = 0; i < depth; ++i) {
-    assert_ok(hrx_string_builder_appendf(&b, "  scf.if %%c {\n"));
-  }
-  assert_ok(hrx_string_builder_appendf(
-      &b, "  %%x = scalar.constant 5 : i32\n"
-          "  view.store %%x, %%ov[%%id] : i32, view<64xi32>\n"));
-  for (int i = 0; i < depth; ++i) {
-    assert_ok(hrx_string_builder_appendf(&b, "  }\n"));
-  }
-  char* text =
-      one_group_kernel("nest", "", "%out: buffer", hrx_string_builder_cstr(&b));
-  hrx_string_builder_deinit(&b);
-  return text;
-}
-
 /* Divergent control deeper than the host's 64-entry mask stack is a
  * compile error at the if that overflows it, never a "bad launch" at run
  * time; 64 levels compile and run. */
@@ -1039,7 +792,7 @@ static void test_divergent_nesting_limit(void** state) {
   harness_t* h = *state;
   const int depths[] = {65, 100};
   for (size_t i = 0; i < sizeof(depths) / sizeof(depths[0]); ++i) {
-    char* text = nested_if_kernel(depths[i]);
+    char* text = corpus_nested_if_kernel(depths[i]);
     char* diagnostics = harness_compile_error(h, "nest.loom", text);
     /* The 65th if, on line 77 of the generated source. */
     if (!strstr(diagnostics, "nest.loom:77:") ||
@@ -1049,7 +802,7 @@ static void test_divergent_nesting_limit(void** state) {
     free(diagnostics);
     free(text);
   }
-  load_generated(h, "nest.loom", nested_if_kernel(64), 0);
+  load_generated(h, "nest.loom", corpus_nested_if_kernel(64), 0);
   hrx_fabric_memory_t out = harness_buffer(h, 64 * 4);
   uint64_t none = 0;
   harness_arg_t args[] = {ARG_BUF(out)};
@@ -1086,8 +839,8 @@ static void test_register_limit_names_the_kernel(void** state) {
   assert_ok(hrx_string_builder_appendf(
       &b, "  vector.store %%s69, %%v[%%id] : vector<64xf32>, "
           "view<[%%n]xf32>\n"));
-  char* text = one_group_kernel("wide", "", "%out: buffer, %n: index",
-                                hrx_string_builder_cstr(&b));
+  char* text = corpus_one_group_kernel("wide", "", "%out: buffer, %n: index",
+                                       hrx_string_builder_cstr(&b));
   hrx_string_builder_deinit(&b);
   char* diagnostics = harness_compile_error(h, "wide.loom", text);
   if (!strstr(diagnostics, "wide.loom:2:") ||
@@ -1097,7 +850,7 @@ static void test_register_limit_names_the_kernel(void** state) {
   free(diagnostics);
   free(text);
   /* A vector wider than the backend handles is refused where it is. */
-  text = one_group_kernel(
+  text = corpus_one_group_kernel(
       "wider", "", "%out: buffer",
       "  %v = buffer.view %out[%o] : buffer -> view<256xf32>\n"
       "  %w = vector.load %v[%id] : view<256xf32> -> vector<65xf32>\n"
@@ -1109,60 +862,6 @@ static void test_register_limit_names_the_kernel(void** state) {
   }
   free(diagnostics);
   free(text);
-}
-
-/* A one-work-item kernel whose body nests |depth| uniform scf.for or
- * scf.if around one store; with |carried| each loop carries a value that
- * starts uniform and turns per-lane in its own body, so every pass over
- * a loop body finds a change and analyses the inner loops again. */
-static char* nested_kernel(int depth, bool loops, bool carried) {
-  hrx_string_builder_t b;
-  hrx_string_builder_init(hrx_allocator_system(), &b);
-  assert_ok(hrx_string_builder_appendf(
-      &b,
-      "kernel.def export(\"deep\") @deep() {\n"
-      "  %%one = index.constant 1 : index\n"
-      "  kernel.launch.config workgroups(%%one, %%one, %%one) "
-      "workgroup_size(%%one, %%one, %%one) : index\n"
-      "} launch(%%out: buffer, %%n: index) {\n"
-      "  %%o = index.constant 0 : offset\n"
-      "  %%z = index.constant 0 : index\n"
-      "  %%step = index.constant 1 : index\n"
-      "  %%id = kernel.workitem.id<x> : index\n"
-      "  %%c = index.cmp ult, %%z, %%n : index\n"
-      "  %%v = buffer.view %%out[%%o] : buffer -> view<4xi32>\n"));
-  for (int i = 0; i < depth; ++i) {
-    if (!loops) {
-      assert_ok(hrx_string_builder_appendf(&b, "scf.if %%c {\n"));
-    } else if (carried) {
-      assert_ok(hrx_string_builder_appendf(
-          &b,
-          "%%r%d = scf.for %%i%d = [%%z to %%n step %%step]"
-          "(%%a%d = %%z : index) -> (index) {\n",
-          i + 1, i, i + 1));
-    } else {
-      assert_ok(hrx_string_builder_appendf(
-          &b, "scf.for %%i%d = [%%z to %%n step %%step] {\n", i));
-    }
-  }
-  assert_ok(hrx_string_builder_appendf(
-      &b, "%%x = scalar.constant 1 : i32\n"
-          "view.store %%x, %%v[0] : i32, view<4xi32>\n"));
-  for (int i = depth; i > 0; --i) {
-    if (loops && carried) {
-      assert_ok(hrx_string_builder_appendf(
-          &b,
-          "%%w%d = index.add %%a%d, %%id : index\n"
-          "scf.yield %%w%d : index\n}\n",
-          i, i, i));
-    } else {
-      assert_ok(hrx_string_builder_appendf(&b, "}\n"));
-    }
-  }
-  assert_ok(hrx_string_builder_appendf(&b, "kernel.return\n}\n"));
-  char* text = strdup(hrx_string_builder_cstr(&b));
-  hrx_string_builder_deinit(&b);
-  return text;
 }
 
 typedef struct compile_job_t {
@@ -1204,7 +903,7 @@ static hrx_status_t compile_on_thread(const char* text, size_t stack_kib) {
 static void test_deep_nesting_compiles_on_a_worker_stack(void** state) {
   (void)state;
   for (int loops = 0; loops < 2; ++loops) {
-    char* text = nested_kernel(250, loops, false);
+    char* text = corpus_nested_kernel(250, loops, false);
     assert_ok(compile_on_thread(text, 512));
     free(text);
   }
@@ -1215,7 +914,7 @@ static void test_deep_nesting_compiles_on_a_worker_stack(void** state) {
  * starting over, so 200 levels take moments, not 2^200 passes. */
 static void test_nested_loop_analysis_is_not_exponential(void** state) {
   (void)state;
-  char* text = nested_kernel(200, true, true);
+  char* text = corpus_nested_kernel(200, true, true);
   assert_ok(compile_on_thread(text, 4096));
   free(text);
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "corpus_kernels.h"
 #include "hrx/fabric/launch_program.h"
 #include "loom_test_util.h"
 
@@ -25,91 +26,6 @@ static hrx_loom_compiler_t* make_compiler(const char* cache_root) {
   return c;
 }
 
-
-/* Inline kernels for what the shipped corpus does not reach: wave32
- * subgroup shuffles and clustered reductions, f16 and bf16 rounding,
- * vector math and casts, atomics of every kind and scope, an early return
- * from an inlined function, workgroup memory from a function. */
-static const char* const extra_kernel =
-    "amdgpu.target<gfx1151> @gpu {subgroup_size = 32}\n"
-    "func.def @clamp(%x: f32, %hi: f32) -> (f32) {\n"
-    "  %over = scalar.cmpf ogt, %x, %hi : f32\n"
-    "  %r = scf.if %over -> (f32) {\n"
-    "    scf.yield %hi : f32\n"
-    "  } else {\n"
-    "    %h = scalar.fptrunc %x : f32 to f16\n"
-    "    %b = scalar.fptrunc %x : f32 to bf16\n"
-    "    %hb = scalar.extf %h : f16 to f32\n"
-    "    %bb = scalar.extf %b : bf16 to f32\n"
-    "    %s = scalar.addf %hb, %bb : f32\n"
-    "    scf.yield %s : f32\n"
-    "  }\n"
-    "  func.return %r : f32\n"
-    "}\n"
-    "kernel.def target(@gpu) export(\"extra\") @extra(%n: index) {\n"
-    "  %one = index.constant 1 : index\n"
-    "  %t = index.constant 64 : index\n"
-    "  kernel.launch.config workgroups(%n, %one, %one) "
-    "workgroup_size(%t, %one, %one) : index\n"
-    "} launch(%in: buffer, %out: buffer, %count: buffer, %k: i32) {\n"
-    "  %o = index.constant 0 : offset\n"
-    "  %l = kernel.subgroup.lane.id : index\n"
-    "  %w = kernel.subgroup.id : index\n"
-    "  %g = kernel.workgroup.id<x> : index\n"
-    "  %gs = kernel.workgroup.count<x> : index\n"
-    "  %iv = buffer.view %in[%o] : buffer -> view<64xf32>\n"
-    "  %ov = buffer.view %out[%o] : buffer -> view<64x8xf32>\n"
-    "  %cv = buffer.view %count[%o] : buffer -> view<8xi32>\n"
-    "  %x = view.load %iv[%l] : view<64xf32> -> f32\n"
-    "  %width = scalar.constant 32 : i32\n"
-    "  %c1 = scalar.constant 1 : i32\n"
-    "  %up, %okup = kernel.subgroup.shuffle<up> %x, %c1, %width : f32, i32, i32\n"
-    "  %dn, %okdn = kernel.subgroup.shuffle<down> %x, %k, %width : f32, i32, i32\n"
-    "  %ix, %okix = kernel.subgroup.shuffle<index> %l, %k, %width : index, i32, i32\n"
-    "  %sum = kernel.subgroup.reduce<addf> %x : f32\n"
-    "  %max = kernel.subgroup.reduce<maxnumf> %x {cluster_size = 8} : f32\n"
-    "  %imax = kernel.subgroup.reduce<maxsi> %k {cluster_size = 4} : i32\n"
-    "  %top = scalar.constant 100.0 : f32\n"
-    "  %cl = func.call @clamp(%sum, %top) : (f32, f32) -> (f32)\n"
-    "  %four = index.constant 4 : index\n"
-    "  %base = index.mul %l, %four : index\n"
-    "  %xs = buffer.view %in[%o] : buffer -> view<256xbf16>\n"
-    "  %v = vector.load %xs[%base] : view<256xbf16> -> vector<4xbf16>\n"
-    "  %vw = vector.extf %v : vector<4xbf16> to vector<4xf32>\n"
-    "  %sp = vector.splat %max : vector<4xf32>\n"
-    "  %vm = vector.fmaf %vw, %sp, %sp : vector<4xf32>\n"
-    "  %vr = vector.reduce<minnumf> %vm, %up : vector<4xf32>, f32\n"
-    "  %vn = vector.fptrunc %vm : vector<4xf32> to vector<4xbf16>\n"
-    "  vector.store %vn, %xs[%base] : vector<4xbf16>, view<256xbf16>\n"
-    "  %th = scalar.tanhf %vr : f32\n"
-    "  %rs = scalar.rsqrtf %dn : f32\n"
-    "  %ixf = index.cast %ix : index to i32\n"
-    "  %ixs = scalar.sitofp %ixf : i32 to bf16\n"
-    "  %ixw = scalar.extf %ixs : bf16 to f32\n"
-    "  %c0i = index.constant 0 : index\n"
-    "  %c1i = index.constant 1 : index\n"
-    "  %c2i = index.constant 2 : index\n"
-    "  %c3i = index.constant 3 : index\n"
-    "  view.store %cl, %ov[%l, %c0i] : f32, view<64x8xf32>\n"
-    "  view.store %th, %ov[%l, %c1i] : f32, view<64x8xf32>\n"
-    "  view.store %rs, %ov[%l, %c2i] : f32, view<64x8xf32>\n"
-    "  view.store %ixw, %ov[%l, %c3i] : f32, view<64x8xf32>\n"
-    "  %bytes = index.constant 256 : index\n"
-    "  %lds = buffer.alloca<workgroup> align(16) %bytes : buffer\n"
-    "  %lv = buffer.view %lds[%o] : buffer -> view<64xf32>\n"
-    "  view.store %x, %lv[%l] : f32, view<64xf32>\n"
-    "  kernel.barrier<workgroup> scope(workgroup) ordering(acq_rel)\n"
-    "  %back = view.load %lv[%w] : view<64xf32> -> f32\n"
-    "  %a0 = view.atomic.rmw<addi> %imax, %cv[%c0i] {ordering = relaxed, scope = device} : i32, view<8xi32>\n"
-    "  %a1 = view.atomic.rmw<muli> %a0, %cv[%c1i] {ordering = acq_rel, scope = workgroup} : i32, view<8xi32>\n"
-    "  %a2 = view.atomic.rmw<xchg> %a1, %cv[%c2i] {ordering = seq_cst, scope = system} : i32, view<8xi32>\n"
-    "  %fv = buffer.view %out[%o] : buffer -> view<512xf32>\n"
-    "  %a3 = view.atomic.rmw<addf> %back, %fv[%g] {ordering = relaxed, scope = device} : f32, view<512xf32>\n"
-    "  %a4 = view.atomic.rmw<mulf> %a3, %fv[%gs] {ordering = release, scope = subgroup} : f32, view<512xf32>\n"
-    "  %a5 = view.atomic.rmw<maxnumf> %a4, %lv[%l] {ordering = relaxed, scope = workgroup} : f32, view<64xf32>\n"
-    "  view.atomic.store %a5, %fv[%c3i] {ordering = release, scope = device} : f32, view<512xf32>\n"
-    "  kernel.return\n"
-    "}\n";
 
 typedef struct kernel_source_t {
   const char* name;   /* file in HRX_LOOM_KERNELS, or a label */
@@ -133,8 +49,8 @@ static const kernel_source_t sources[] = {
 
 static char* read_source(const kernel_source_t* s, size_t* out_length) {
   if (!strcmp(s->name, "extra.loom")) {
-    *out_length = strlen(extra_kernel);
-    return strdup(extra_kernel);
+    *out_length = strlen(corpus_amdgpu_extra_kernel);
+    return strdup(corpus_amdgpu_extra_kernel);
   }
   if (!strncmp(s->name, "examples/", 9)) {
     const char* dir = getenv("HRX_EXAMPLES");

@@ -33,6 +33,11 @@ char* corpus_assume_kernel(const char* facts);
 /* out[id] = %r, which |body| computes from %id. */
 char* corpus_operation_kernel(const char* body);
 
+/* The operation sanitizer's bodies for corpus_operation_kernel: index
+ * arithmetic that overflows int64 (from lane 2), index shifts by 8..71
+ * bits, and an i32 product that wraps. */
+extern const char* const corpus_operation_bodies[3];
+
 /* Five one-work-item kernels (store_uniform, store_lane, load_lane,
  * store_2d, store_folded), each poking a 4-element (16-byte) i32 buffer
  * at index %at. */
@@ -60,5 +65,18 @@ extern const char* const corpus_amdgpu_extra_kernel;
 /* One store at element 7 of an 8-element i32 view of its buffer (the
  * stream tests give it a smaller one). */
 extern const char* const corpus_store_at_7_kernel;
+
+/* Elementwise f32 vector arithmetic, four elements per work-item of one
+ * group of 64: out = max(min((fma(2, x, y) - x) * y / 2, 1000), 0). */
+char* corpus_vector_kernel(void);
+
+/* vector.reduce per work-item of one group of 64: out[3 id ..] = the sum
+ * (from 0.5) and the max (from 0.5) of x[4 id ..], and the max of
+ * n[4 id ..] (i32, from -100) as f32. */
+char* corpus_vreduce_kernel(void);
+
+/* bf16 vectors widened, scaled by 3 in f32 (out) and narrowed back with
+ * round-to-nearest-even (back), four per work-item of one group of 64. */
+char* corpus_casts_kernel(void);
 
 #endif  // HRX_TESTS_CORPUS_KERNELS_H_

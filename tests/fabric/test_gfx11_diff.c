@@ -719,9 +719,6 @@ static void test_ring_drain(void** state) {
 /* The host test corpus                                                    */
 /*===------------------------------------------------------------------===*/
 
-/* Kernel bodies inline below are copied verbatim from the suites that own
- * them (tests/host/test_kernels.c unless a comment says otherwise). */
-
 /* An inline case: |text| named |label|, export |kernel|. */
 static diff_case_t inline_case(const char* label, const char* text,
                                const char* kernel) {
@@ -813,22 +810,11 @@ static void test_corpus_assume(void** state) {
  * that wraps, shifts by 8..71 bits, and an i32 product that wraps. */
 static void test_corpus_operations(void** state) {
   (void)state;
-  static const char* const bodies[] = {
-      "  %c = index.constant 4611686018427387904 : index\n"
-      "  %m = index.mul %id, %c : index\n"
-      "  %r = index.cast %m : index to i32\n",
-      "  %c8 = index.constant 8 : index\n"
-      "  %amount = index.add %id, %c8 : index\n"
-      "  %s = index.shli %one, %amount : index\n"
-      "  %r = index.cast %s : index to i32\n",
-      "  %v = index.cast %id : index to i32\n"
-      "  %big = scalar.constant 2147483647 : i32\n"
-      "  %r = scalar.muli %v, %big : i32\n",
-  };
   static const char* const labels[] = {"op_index_overflow.loom",
                                        "op_shift.loom", "op_wrap.loom"};
-  for (size_t i = 0; i < sizeof(bodies) / sizeof(bodies[0]); ++i) {
-    run_out64(labels[i], corpus_operation_kernel(bodies[i]), "op");
+  for (size_t i = 0; i < 3; ++i) {
+    run_out64(labels[i], corpus_operation_kernel(corpus_operation_bodies[i]),
+              "op");
   }
 }
 
@@ -836,65 +822,9 @@ static void test_corpus_operations(void** state) {
  * uses. */
 static void test_corpus_vectors(void** state) {
   (void)state;
-  char* vector = corpus_one_group_kernel(
-      "vector", "", "%x: buffer, %y: buffer, %out: buffer",
-      "  %c4 = index.constant 4 : index\n"
-      "  %at = index.mul %id, %c4 : index\n"
-      "  %xv = buffer.view %x[%o] : buffer -> view<256xf32>\n"
-      "  %yv = buffer.view %y[%o] : buffer -> view<256xf32>\n"
-      "  %ov = buffer.view %out[%o] : buffer -> view<256xf32>\n"
-      "  %xs = vector.load %xv[%at] : view<256xf32> -> vector<4xf32>\n"
-      "  %ys = vector.load %yv[%at] : view<256xf32> -> vector<4xf32>\n"
-      "  %two = scalar.constant 2.0 : f32\n"
-      "  %cap = scalar.constant 1000.0 : f32\n"
-      "  %nil = scalar.constant 0.0 : f32\n"
-      "  %a = vector.splat %two : vector<4xf32>\n"
-      "  %hi = vector.splat %cap : vector<4xf32>\n"
-      "  %lo = vector.splat %nil : vector<4xf32>\n"
-      "  %f = vector.fmaf %a, %xs, %ys : vector<4xf32>\n"
-      "  %s = vector.subf %f, %xs : vector<4xf32>\n"
-      "  %m = vector.mulf %s, %ys : vector<4xf32>\n"
-      "  %d = vector.divf %m, %a : vector<4xf32>\n"
-      "  %c = vector.minnumf %d, %hi : vector<4xf32>\n"
-      "  %r = vector.maxnumf %c, %lo : vector<4xf32>\n"
-      "  vector.store %r, %ov[%at] : vector<4xf32>, view<256xf32>\n");
-  char* vreduce = corpus_one_group_kernel(
-      "vreduce", "", "%x: buffer, %n: buffer, %out: buffer",
-      "  %c4 = index.constant 4 : index\n"
-      "  %c3 = index.constant 3 : index\n"
-      "  %at = index.mul %id, %c4 : index\n"
-      "  %row = index.mul %id, %c3 : index\n"
-      "  %xv = buffer.view %x[%o] : buffer -> view<256xf32>\n"
-      "  %nv = buffer.view %n[%o] : buffer -> view<256xi32>\n"
-      "  %ov = buffer.view %out[%o] : buffer -> view<192xf32>\n"
-      "  %xs = vector.load %xv[%at] : view<256xf32> -> vector<4xf32>\n"
-      "  %ns = vector.load %nv[%at] : view<256xi32> -> vector<4xi32>\n"
-      "  %half = scalar.constant 0.5 : f32\n"
-      "  %low = scalar.constant -100 : i32\n"
-      "  %sum = vector.reduce<addf> %xs, %half : vector<4xf32>, f32\n"
-      "  %max = vector.reduce<maxnumf> %xs, %half : vector<4xf32>, f32\n"
-      "  %imax = vector.reduce<maxsi> %ns, %low : vector<4xi32>, i32\n"
-      "  %fmax = scalar.sitofp %imax : i32 to f32\n"
-      "  %r1 = index.add %row, %one : index\n"
-      "  %r2 = index.add %r1, %one : index\n"
-      "  view.store %sum, %ov[%row] : f32, view<192xf32>\n"
-      "  view.store %max, %ov[%r1] : f32, view<192xf32>\n"
-      "  view.store %fmax, %ov[%r2] : f32, view<192xf32>\n");
-  char* casts = corpus_one_group_kernel(
-      "casts", "", "%x: buffer, %out: buffer, %back: buffer",
-      "  %c4 = index.constant 4 : index\n"
-      "  %at = index.mul %id, %c4 : index\n"
-      "  %xv = buffer.view %x[%o] : buffer -> view<256xbf16>\n"
-      "  %ov = buffer.view %out[%o] : buffer -> view<256xf32>\n"
-      "  %bv = buffer.view %back[%o] : buffer -> view<256xbf16>\n"
-      "  %xs = vector.load %xv[%at] : view<256xbf16> -> vector<4xbf16>\n"
-      "  %wide = vector.extf %xs : vector<4xbf16> to vector<4xf32>\n"
-      "  %three = scalar.constant 3.0 : f32\n"
-      "  %k = vector.splat %three : vector<4xf32>\n"
-      "  %p = vector.mulf %wide, %k : vector<4xf32>\n"
-      "  vector.store %p, %ov[%at] : vector<4xf32>, view<256xf32>\n"
-      "  %n = vector.fptrunc %p : vector<4xf32> to vector<4xbf16>\n"
-      "  vector.store %n, %bv[%at] : vector<4xbf16>, view<256xbf16>\n");
+  char* vector = corpus_vector_kernel();
+  char* vreduce = corpus_vreduce_kernel();
+  char* casts = corpus_casts_kernel();
 
   diff_case_t c = inline_case("vector.loom", vector, "vector");
   fill_f32(add_buffer(&c, 256 * 4), 256, 11);

@@ -476,19 +476,9 @@ static hrx_status_t run_operation(harness_t* h, const char* body,
 static void test_operation_sanitizer(void** state) {
   harness_t* h = *state;
   const uint32_t operation = HRX_LOOM_SANITIZE_OPERATION;
-  const char* overflow =
-      "  %c = index.constant 4611686018427387904 : index\n"
-      "  %m = index.mul %id, %c : index\n"
-      "  %r = index.cast %m : index to i32\n";
-  const char* shift =
-      "  %c8 = index.constant 8 : index\n"
-      "  %amount = index.add %id, %c8 : index\n"
-      "  %s = index.shli %one, %amount : index\n"
-      "  %r = index.cast %s : index to i32\n";
-  const char* wrap =
-      "  %v = index.cast %id : index to i32\n"
-      "  %big = scalar.constant 2147483647 : i32\n"
-      "  %r = scalar.muli %v, %big : i32\n";
+  const char* overflow = corpus_operation_bodies[0];
+  const char* shift = corpus_operation_bodies[1];
+  const char* wrap = corpus_operation_bodies[2];
   assert_status(run_operation(h, overflow, operation), HRX_STATUS_ABORTED,
                 "integer overflow in kernel 'op' at instruction");
   assert_status(run_operation(h, overflow, operation), HRX_STATUS_ABORTED,
@@ -516,31 +506,7 @@ static void run_on(harness_t* h, const char* kernel,
  * out = max(min((fma(2, x, y) - x) * y / 2, 1000), 0). */
 static void test_vector_arithmetic(void** state) {
   harness_t* h = *state;
-  load_generated(
-      h, "vector.loom",
-      corpus_one_group_kernel(
-          "vector", "", "%x: buffer, %y: buffer, %out: buffer",
-          "  %c4 = index.constant 4 : index\n"
-          "  %at = index.mul %id, %c4 : index\n"
-          "  %xv = buffer.view %x[%o] : buffer -> view<256xf32>\n"
-          "  %yv = buffer.view %y[%o] : buffer -> view<256xf32>\n"
-          "  %ov = buffer.view %out[%o] : buffer -> view<256xf32>\n"
-          "  %xs = vector.load %xv[%at] : view<256xf32> -> vector<4xf32>\n"
-          "  %ys = vector.load %yv[%at] : view<256xf32> -> vector<4xf32>\n"
-          "  %two = scalar.constant 2.0 : f32\n"
-          "  %cap = scalar.constant 1000.0 : f32\n"
-          "  %nil = scalar.constant 0.0 : f32\n"
-          "  %a = vector.splat %two : vector<4xf32>\n"
-          "  %hi = vector.splat %cap : vector<4xf32>\n"
-          "  %lo = vector.splat %nil : vector<4xf32>\n"
-          "  %f = vector.fmaf %a, %xs, %ys : vector<4xf32>\n"
-          "  %s = vector.subf %f, %xs : vector<4xf32>\n"
-          "  %m = vector.mulf %s, %ys : vector<4xf32>\n"
-          "  %d = vector.divf %m, %a : vector<4xf32>\n"
-          "  %c = vector.minnumf %d, %hi : vector<4xf32>\n"
-          "  %r = vector.maxnumf %c, %lo : vector<4xf32>\n"
-          "  vector.store %r, %ov[%at] : vector<4xf32>, view<256xf32>\n"),
-      0);
+  load_generated(h, "vector.loom", corpus_vector_kernel(), 0);
   hrx_fabric_memory_t b[] = {harness_buffer(h, 256 * 4),
                              harness_buffer(h, 256 * 4),
                              harness_buffer(h, 256 * 4)};
@@ -564,31 +530,7 @@ static void test_vector_arithmetic(void** state) {
  * four floats and the max of four i32 (from an init of -100). */
 static void test_vector_reduce(void** state) {
   harness_t* h = *state;
-  load_generated(
-      h, "reduce.loom",
-      corpus_one_group_kernel(
-          "vreduce", "", "%x: buffer, %n: buffer, %out: buffer",
-          "  %c4 = index.constant 4 : index\n"
-          "  %c3 = index.constant 3 : index\n"
-          "  %at = index.mul %id, %c4 : index\n"
-          "  %row = index.mul %id, %c3 : index\n"
-          "  %xv = buffer.view %x[%o] : buffer -> view<256xf32>\n"
-          "  %nv = buffer.view %n[%o] : buffer -> view<256xi32>\n"
-          "  %ov = buffer.view %out[%o] : buffer -> view<192xf32>\n"
-          "  %xs = vector.load %xv[%at] : view<256xf32> -> vector<4xf32>\n"
-          "  %ns = vector.load %nv[%at] : view<256xi32> -> vector<4xi32>\n"
-          "  %half = scalar.constant 0.5 : f32\n"
-          "  %low = scalar.constant -100 : i32\n"
-          "  %sum = vector.reduce<addf> %xs, %half : vector<4xf32>, f32\n"
-          "  %max = vector.reduce<maxnumf> %xs, %half : vector<4xf32>, f32\n"
-          "  %imax = vector.reduce<maxsi> %ns, %low : vector<4xi32>, i32\n"
-          "  %fmax = scalar.sitofp %imax : i32 to f32\n"
-          "  %r1 = index.add %row, %one : index\n"
-          "  %r2 = index.add %r1, %one : index\n"
-          "  view.store %sum, %ov[%row] : f32, view<192xf32>\n"
-          "  view.store %max, %ov[%r1] : f32, view<192xf32>\n"
-          "  view.store %fmax, %ov[%r2] : f32, view<192xf32>\n"),
-      0);
+  load_generated(h, "reduce.loom", corpus_vreduce_kernel(), 0);
   hrx_fabric_memory_t b[] = {harness_buffer(h, 256 * 4),
                              harness_buffer(h, 256 * 4),
                              harness_buffer(h, 192 * 4)};
@@ -620,24 +562,7 @@ static void test_vector_reduce(void** state) {
  * (out) and narrowed back with round-to-nearest-even (back). */
 static void test_vector_casts(void** state) {
   harness_t* h = *state;
-  load_generated(
-      h, "casts.loom",
-      corpus_one_group_kernel(
-          "casts", "", "%x: buffer, %out: buffer, %back: buffer",
-          "  %c4 = index.constant 4 : index\n"
-          "  %at = index.mul %id, %c4 : index\n"
-          "  %xv = buffer.view %x[%o] : buffer -> view<256xbf16>\n"
-          "  %ov = buffer.view %out[%o] : buffer -> view<256xf32>\n"
-          "  %bv = buffer.view %back[%o] : buffer -> view<256xbf16>\n"
-          "  %xs = vector.load %xv[%at] : view<256xbf16> -> vector<4xbf16>\n"
-          "  %wide = vector.extf %xs : vector<4xbf16> to vector<4xf32>\n"
-          "  %three = scalar.constant 3.0 : f32\n"
-          "  %k = vector.splat %three : vector<4xf32>\n"
-          "  %p = vector.mulf %wide, %k : vector<4xf32>\n"
-          "  vector.store %p, %ov[%at] : vector<4xf32>, view<256xf32>\n"
-          "  %n = vector.fptrunc %p : vector<4xf32> to vector<4xbf16>\n"
-          "  vector.store %n, %bv[%at] : vector<4xbf16>, view<256xbf16>\n"),
-      0);
+  load_generated(h, "casts.loom", corpus_casts_kernel(), 0);
   hrx_fabric_memory_t b[] = {harness_buffer(h, 256 * 2),
                              harness_buffer(h, 256 * 4),
                              harness_buffer(h, 256 * 2)};

@@ -35,7 +35,12 @@ hrx_loom_artifact_t* gfx11_test_compile(const char* file,
 }
 
 hrx_gfx11_image_t* gfx11_test_load(const char* file) {
-  hrx_loom_artifact_t* artifact = gfx11_test_compile(file, NULL);
+  return gfx11_test_load_config(file, NULL);
+}
+
+hrx_gfx11_image_t* gfx11_test_load_config(const char* file,
+                                          const char* const* config) {
+  hrx_loom_artifact_t* artifact = gfx11_test_compile(file, config);
   size_t length = 0;
   const uint8_t* code = hrx_loom_artifact_code(artifact, &length);
   hrx_gfx11_image_t* image = NULL;

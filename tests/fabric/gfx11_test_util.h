@@ -12,5 +12,7 @@ hrx_loom_artifact_t* gfx11_test_compile(const char* file,
 
 /* Compiles |file| as above and places its code object in memory. */
 hrx_gfx11_image_t* gfx11_test_load(const char* file);
+hrx_gfx11_image_t* gfx11_test_load_config(const char* file,
+                                          const char* const* config);
 
 #endif /* HRX_TESTS_GFX11_TEST_UTIL_H_ */

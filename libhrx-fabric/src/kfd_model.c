@@ -19,6 +19,9 @@ static void derive_queue_sizes(hrx_kfd_model_t* m, const hrx_kfd_node_t* n) {
   m->ctl_stack_size = sizes.ctl_stack;
   m->cwsr_size = sizes.cwsr;
   m->debug_memory_size = sizes.debug_memory;
+  uint64_t sdma = n->num_sdma_engines * n->num_sdma_queues_per_engine;
+  m->sdma_queues = sdma > KFD_MODEL_MAX_QUEUES ? KFD_MODEL_MAX_QUEUES
+                                               : (uint32_t)sdma;
 }
 
 static hrx_status_t read_fixture(hrx_kfd_model_t* m) {

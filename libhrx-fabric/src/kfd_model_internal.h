@@ -15,6 +15,7 @@
 
 #include "kfd_ioctl.h"
 #include "kfd_model.h"
+#include "pm4_packets.h"
 
 #define KFD_MODEL_PAGE 4096u
 #define KFD_MODEL_MAX_FDS 64
@@ -51,16 +52,35 @@ typedef struct kfd_model_allocation_t {
   bool mapped;  /* MAP_MEMORY_TO_GPU done */
 } kfd_model_allocation_t;
 
+/* A PM4 queue's command processor state. */
+typedef struct kfd_model_pm4_t {
+  uint32_t sh[HRX_PM4_SH_REG_COUNT]; /* SET_SH_REG's register file */
+  /* The indirect buffer being run (the ring's read index stays on its
+   * INDIRECT_BUFFER packet until it ends). */
+  bool in_ib;
+  uint64_t ib_base;
+  uint32_t ib_dwords, ib_position;
+  /* The kernel descriptor a DISPATCH_DIRECT hands the gfx11 executor,
+   * rebuilt from the COMPUTE_* registers for each dispatch (the executor
+   * reads it bytewise: no alignment needed). */
+  uint8_t descriptor[64];
+} kfd_model_pm4_t;
+
 typedef struct kfd_model_queue_t {
   bool used;
   uint32_t id;
+  uint32_t type;            /* HRX_KFD_QUEUE_TYPE_* */
   uint64_t ring, ring_size; /* bytes */
   uint64_t read_pointer, write_pointer;
   uint32_t doorbell_index; /* slot in the doorbell page */
-  uint64_t read_index;     /* next packet; mirrored to read_pointer */
+  /* Next packet: AQL counts packets (mirrored to read_pointer as is),
+   * PM4 and SDMA count dwords (mirrored wrapped, in dwords for PM4 and
+   * bytes for SDMA). */
+  uint64_t read_index;
   uint64_t generation;     /* distinguishes a re-created queue in a slot */
   hrx_gfx11_fault_t fault; /* kind != NONE: stopped */
   bool bad_packet;         /* stopped on a packet, not a wave */
+  kfd_model_pm4_t pm4;     /* PM4 queues only */
 } kfd_model_queue_t;
 
 typedef struct kfd_model_event_t {
@@ -76,6 +96,8 @@ struct hrx_kfd_model_t {
   uint32_t render_minor;
   /* CREATE_QUEUE's exact sizes for this GPU (hardware.md §1). */
   uint64_t eop_size, ctl_stack_size, cwsr_size, debug_memory_size;
+  /* SDMA queues the node offers (engines x queues per engine). */
+  uint32_t sdma_queues;
 
   pthread_mutex_t mutex;
   pthread_cond_t changed; /* an event was set, or the model is stopping */
@@ -144,6 +166,48 @@ int kfd_model_create_queue(hrx_kfd_model_t* m,
                            hrx_kfd_create_queue_args_t* args);
 int kfd_model_destroy_queue(hrx_kfd_model_t* m,
                             const hrx_kfd_destroy_queue_args_t* args);
+/* PM4 and SDMA rings: the dwords published past the read index (from the
+ * doorbell: a dword index for PM4, a byte index for SDMA) into
+ * |*out_dwords|; false when the queue faulted instead (ring unmapped,
+ * write index misaligned or more than a ring ahead). */
+bool kfd_model_ring_pending(hrx_kfd_model_t* m, kfd_model_queue_t* q,
+                            uint64_t* out_dwords);
+/* Dword |index| past the read index, across the wrap. */
+uint32_t kfd_model_ring_dword(const kfd_model_queue_t* q, uint64_t index);
+/* Retires |dwords| and mirrors the read index to the read pointer. */
+void kfd_model_ring_retire(hrx_kfd_model_t* m, kfd_model_queue_t* q,
+                           uint64_t dwords);
+
+/* kfd_model_processor.c: stops |q| with a fault of |kind| at |address|
+ * and a printf reason. */
+void kfd_model_set_fault(kfd_model_queue_t* q, hrx_gfx11_fault_kind_t kind,
+                         uint64_t address, const char* format, ...)
+    HRX_PRINTF(4, 5);
+/* The host pointer for |size| bytes of GPU memory at |address|, or NULL
+ * after stopping |q| (misaligned to |alignment|: UNDECODABLE; outside
+ * every mapped allocation: OUT_OF_BOUNDS). |what| names it in the fault,
+ * whose pc is |packet|, the address of the packet that named it. */
+void* kfd_model_gpu_pointer(hrx_kfd_model_t* m, kfd_model_queue_t* q,
+                            uint64_t address, uint64_t size,
+                            uint64_t alignment, const char* what,
+                            uint64_t packet);
+/* Runs |d| on the gfx11 executor without the mutex, over every mapped
+ * allocation plus |extra| (size 0: none), with the model's threads,
+ * budget, watchdog and the queue's preempt flag. True when it completed;
+ * false when it faulted (the fault is the queue's) or the queue was
+ * destroyed meanwhile. */
+bool kfd_model_run_dispatch(hrx_kfd_model_t* m, kfd_model_queue_t* q,
+                            hrx_gfx11_dispatch_t* d, hrx_gfx11_range_t extra);
+
+/* kfd_model_pm4.c and kfd_model_sdma.c: run the packet at the read index
+ * of a PM4 or SDMA queue; true when the queue moved (a packet retired, an
+ * indirect buffer began, or the queue faulted), false while it waits for
+ * a packet or a condition. With the mutex held (a dispatch drops it). */
+bool kfd_model_pm4_step(hrx_kfd_model_t* m, kfd_model_queue_t* q);
+bool kfd_model_sdma_step(hrx_kfd_model_t* m, kfd_model_queue_t* q);
+/* WAIT_REG_MEM's and POLL_REGMEM's compare (hrx_pm4_compare_t
+ * numbering): 1 holds, 0 does not, -1 reserved function. */
+int kfd_model_compare(uint32_t function, uint64_t value, uint64_t reference);
 
 /* kfd_model_event.c; CREATE/DESTROY/SET/RESET with the mutex held,
  * WAIT_EVENTS takes it itself (it sleeps on |changed|). */

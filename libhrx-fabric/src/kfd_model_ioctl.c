@@ -82,7 +82,8 @@ static int locked_ioctl(hrx_kfd_model_t* m, unsigned long request,
     case HRX_KFD_IOC_CREATE_QUEUE:
       return kfd_model_create_queue(m, args);
     case HRX_KFD_IOC_CREATE_QUEUE_V117: {
-      /* The appended sdma_engine_id means nothing to an AQL queue. */
+      /* The appended sdma_engine_id counts only for the 1.17 queue type
+       * SDMA_BY_ENG_ID, which a 1.11 interface does not offer. */
       hrx_kfd_create_queue_v117_args_t* v = args;
       return kfd_model_create_queue(m, &v->base);
     }

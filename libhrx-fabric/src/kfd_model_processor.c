@@ -1,10 +1,12 @@
 /* The KFD model's packet processor: one thread per model (created by
  * hrx_kfd_model_create, stopped and joined by hrx_kfd_model_destroy). A
  * doorbell store cannot be trapped, so it polls every queue's doorbell and
- * retires packets in order from the read index up to doorbell + 1, one at
- * a time, holding the model's mutex while it runs one. When nothing moved
- * it sleeps for a millisecond (or until an event is set, or the model
- * stops).
+ * retires packets in order from the read index up to doorbell + 1 (AQL;
+ * PM4 and SDMA queues run up to the doorbell's write index, in
+ * kfd_model_pm4.c and kfd_model_sdma.c), one at a time, holding the
+ * model's mutex while it runs one. When nothing moved it sleeps for a
+ * millisecond (or until an event is set, or the model stops), so a queue
+ * waiting on memory sees another queue's or the host's write within one.
  *
  * A packet whose header is still INVALID is not yet published and waits;
  * a barrier whose dependencies are unresolved waits without blocking other
@@ -12,6 +14,7 @@
  * queue: the read index stays at the faulting packet (a bad completion
  * signal is found only after its packet retired), later packets never
  * run, and a bad address also sets the MEMORY events. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -32,10 +35,34 @@
 #define KFD_MODEL_AMD_QUEUE_WRITE 56u
 #define KFD_MODEL_AMD_QUEUE_INACTIVE 192u
 
-static void set_fault(kfd_model_queue_t* q, hrx_gfx11_fault_kind_t kind,
-                      uint64_t address, const char* reason) {
+void kfd_model_set_fault(kfd_model_queue_t* q, hrx_gfx11_fault_kind_t kind,
+                         uint64_t address, const char* format, ...) {
   q->fault = (hrx_gfx11_fault_t){.kind = kind, .address = address};
-  snprintf(q->fault.reason, sizeof(q->fault.reason), "%s", reason);
+  va_list args;
+  va_start(args, format);
+  vsnprintf(q->fault.reason, sizeof(q->fault.reason), format, args);
+  va_end(args);
+}
+
+void* kfd_model_gpu_pointer(hrx_kfd_model_t* m, kfd_model_queue_t* q,
+                            uint64_t address, uint64_t size,
+                            uint64_t alignment, const char* what,
+                            uint64_t packet) {
+  if (address % alignment != 0) {
+    kfd_model_set_fault(q, HRX_GFX11_FAULT_UNDECODABLE, address,
+                        "%s at 0x%llx is not %llu-byte aligned", what,
+                        (unsigned long long)address,
+                        (unsigned long long)alignment);
+  } else if (kfd_model_find_mapped(m, address, size) == NULL) {
+    kfd_model_set_fault(q, HRX_GFX11_FAULT_OUT_OF_BOUNDS, address,
+                        "%s [0x%llx, +%llu) outside GPU-mapped memory", what,
+                        (unsigned long long)address,
+                        (unsigned long long)size);
+  } else {
+    return (void*)(uintptr_t)address;
+  }
+  q->fault.pc = packet;
+  return NULL;
 }
 
 /* The signal at |handle|, or NULL (and a fault) when it is not mapped. */
@@ -45,8 +72,8 @@ static uint8_t* signal_at(hrx_kfd_model_t* m, kfd_model_queue_t* q,
    * pointer, not a signal. */
   if (handle % KFD_MODEL_SIGNAL_BYTES != 0 ||
       kfd_model_find_mapped(m, handle, KFD_MODEL_SIGNAL_BYTES) == NULL) {
-    set_fault(q, HRX_GFX11_FAULT_OUT_OF_BOUNDS, handle,
-              "AQL signal misaligned or outside GPU-mapped memory");
+    kfd_model_set_fault(q, HRX_GFX11_FAULT_OUT_OF_BOUNDS, handle,
+                        "AQL signal misaligned or outside GPU-mapped memory");
     return NULL;
   }
   return (uint8_t*)(uintptr_t)handle;
@@ -60,8 +87,8 @@ static void mail(hrx_kfd_model_t* m, kfd_model_queue_t* q, uint8_t* signal) {
   memcpy(&event_id, signal + KFD_MODEL_SIGNAL_EVENT_ID, 4);
   if (mailbox == 0) return;
   if (mailbox % 8 != 0 || kfd_model_find_mapped(m, mailbox, 8) == NULL) {
-    set_fault(q, HRX_GFX11_FAULT_OUT_OF_BOUNDS, mailbox,
-              "event mailbox misaligned or outside GPU-mapped memory");
+    kfd_model_set_fault(q, HRX_GFX11_FAULT_OUT_OF_BOUNDS, mailbox,
+                        "event mailbox misaligned or outside GPU-mapped memory");
     return;
   }
   atomic_store_explicit((_Atomic uint64_t*)(uintptr_t)mailbox, event_id,
@@ -119,14 +146,9 @@ static void report_stop(hrx_kfd_model_t* m, kfd_model_queue_t* q) {
   q->fault = fault; /* a bad mailbox does not hide the first fault */
 }
 
-static bool dispatch(hrx_kfd_model_t* m, kfd_model_queue_t* q,
-                     const hrx_aql_dispatch_packet_t* p) {
-  if (kfd_model_find_mapped(m, p->kernel_object, 64) == NULL) {
-    set_fault(q, HRX_GFX11_FAULT_OUT_OF_BOUNDS, p->kernel_object,
-              "kernel descriptor outside GPU-mapped memory");
-    return false;
-  }
-  hrx_gfx11_range_t ranges[KFD_MODEL_MAX_ALLOCATIONS];
+bool kfd_model_run_dispatch(hrx_kfd_model_t* m, kfd_model_queue_t* q,
+                            hrx_gfx11_dispatch_t* d, hrx_gfx11_range_t extra) {
+  hrx_gfx11_range_t ranges[KFD_MODEL_MAX_ALLOCATIONS + 1];
   size_t count = 0;
   for (size_t i = 0; i < KFD_MODEL_MAX_ALLOCATIONS; ++i) {
     const kfd_model_allocation_t* a = &m->allocations[i];
@@ -134,19 +156,13 @@ static bool dispatch(hrx_kfd_model_t* m, kfd_model_queue_t* q,
       ranges[count++] = (hrx_gfx11_range_t){a->va, a->size};
     }
   }
-  hrx_gfx11_dispatch_t d = {
-      .kernel_descriptor = p->kernel_object,
-      .kernarg = p->kernarg_address,
-      .grid = {p->grid_size_x, p->grid_size_y, p->grid_size_z},
-      .workgroup = {p->workgroup_size_x, p->workgroup_size_y,
-                    p->workgroup_size_z},
-      .ranges = ranges,
-      .range_count = count,
-      .wave_instruction_budget = KFD_MODEL_WAVE_BUDGET,
-      .cancel = &m->preempt[q->id],
-      .threads = m->threads,
-      .timeout_ns = m->watchdog_ns,
-  };
+  if (extra.size != 0) ranges[count++] = extra;
+  d->ranges = ranges;
+  d->range_count = count;
+  d->wave_instruction_budget = KFD_MODEL_WAVE_BUDGET;
+  d->cancel = &m->preempt[q->id];
+  d->threads = m->threads;
+  d->timeout_ns = m->watchdog_ns;
   hrx_gfx11_fault_t fault;
   /* Without the mutex, so ioctls (allocations, other queues' doorbells,
    * a DESTROY_QUEUE that preempts this dispatch) need not wait for it. */
@@ -154,7 +170,7 @@ static bool dispatch(hrx_kfd_model_t* m, kfd_model_queue_t* q,
   m->running++;
   m->running_queue = (int)q->id;
   pthread_mutex_unlock(&m->mutex);
-  hrx_status_t status = hrx_gfx11_dispatch(&d, m->allocator, &fault);
+  hrx_status_t status = hrx_gfx11_dispatch(d, m->allocator, &fault);
   pthread_mutex_lock(&m->mutex);
   m->running_queue = -1;
   if (--m->running == 0) kfd_model_release_deferred(m, 0, 0);
@@ -169,11 +185,28 @@ static bool dispatch(hrx_kfd_model_t* m, kfd_model_queue_t* q,
     q->fault = fault;
   } else {
     /* Set-up the model lacks, or a malformed packet: no wave ran. */
-    set_fault(q, HRX_GFX11_FAULT_UNSUPPORTED, p->kernel_object,
-              hrx_status_message(status));
+    kfd_model_set_fault(q, HRX_GFX11_FAULT_UNSUPPORTED, d->kernel_descriptor,
+                        "%s", hrx_status_message(status));
   }
   hrx_status_free(status);
   return false;
+}
+
+static bool dispatch(hrx_kfd_model_t* m, kfd_model_queue_t* q,
+                     const hrx_aql_dispatch_packet_t* p) {
+  if (kfd_model_find_mapped(m, p->kernel_object, 64) == NULL) {
+    kfd_model_set_fault(q, HRX_GFX11_FAULT_OUT_OF_BOUNDS, p->kernel_object,
+                        "kernel descriptor outside GPU-mapped memory");
+    return false;
+  }
+  hrx_gfx11_dispatch_t d = {
+      .kernel_descriptor = p->kernel_object,
+      .kernarg = p->kernarg_address,
+      .grid = {p->grid_size_x, p->grid_size_y, p->grid_size_z},
+      .workgroup = {p->workgroup_size_x, p->workgroup_size_y,
+                    p->workgroup_size_z},
+  };
+  return kfd_model_run_dispatch(m, q, &d, (hrx_gfx11_range_t){0});
 }
 
 /* 1: the barrier's dependencies are met; 0: not yet; -1: fault. */
@@ -217,10 +250,8 @@ static bool step(hrx_kfd_model_t* m, kfd_model_queue_t* q) {
     if (ready == 0) return false;
     ok = ready > 0;
   } else {
-    char reason[64];
-    snprintf(reason, sizeof(reason), "AQL packet type %u not modelled",
-             type);
-    set_fault(q, HRX_GFX11_FAULT_UNSUPPORTED, 0, reason);
+    kfd_model_set_fault(q, HRX_GFX11_FAULT_UNSUPPORTED, 0,
+                        "AQL packet type %u not modelled", type);
     q->bad_packet = true;
     ok = false;
   }
@@ -245,8 +276,13 @@ void* kfd_model_processor_main(void* model) {
     for (size_t i = 0; i < KFD_MODEL_MAX_QUEUES; ++i) {
       kfd_model_queue_t* q = &m->queues[i];
       if (q->used && q->fault.kind == HRX_GFX11_FAULT_NONE) {
-        moved |= step(m, q);
-        if (q->fault.kind != HRX_GFX11_FAULT_NONE) report_stop(m, q);
+        bool aql = q->type == HRX_KFD_QUEUE_TYPE_COMPUTE_AQL;
+        moved |= aql ? step(m, q)
+                 : q->type == HRX_KFD_QUEUE_TYPE_SDMA ? kfd_model_sdma_step(m, q)
+                                                      : kfd_model_pm4_step(m, q);
+        /* Only an AQL queue has an amd_queue_t to report into; PM4 and
+         * SDMA runtimes read the fault through describe_queue_fault. */
+        if (aql && q->fault.kind != HRX_GFX11_FAULT_NONE) report_stop(m, q);
         /* A bad address is a GPU VM fault: MEMORY events report it. */
         if (q->fault.kind == HRX_GFX11_FAULT_OUT_OF_BOUNDS) {
           kfd_model_signal_memory_fault(m, q->fault.address);

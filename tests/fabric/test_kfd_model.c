@@ -1,7 +1,9 @@
 /* The KFD model driven the way the kfd provider will drive it: raw ioctls
  * through its hrx_kfd_sys_t, saxpy compiled for gfx1151 dispatched through
- * an AQL queue and checked against C, a faulting dispatch stopping its
- * queue, and the driver's refusals and injected failures.
+ * an AQL queue and through a PM4 queue's registers and checked against C,
+ * PM4 fences, waits across queues, the SDMA engine, faulting dispatches
+ * and packets stopping their queue, and the driver's refusals and
+ * injected failures.
  *
  * The code image: hrx_gfx11_image_load places it in its own host
  * allocation, with relocations applied for that address, so it is
@@ -25,6 +27,8 @@
 #include "kfd_ioctl.h"
 #include "kfd_model.h"
 #include "kfd_topology.h"
+#include "pm4_packets.h"
+#include "sdma_packets.h"
 #include "test_support.h"
 
 #define PAGE 4096u
@@ -147,37 +151,46 @@ static void free_buffer(env_t* e, buffer_t* b) {
   *b = (buffer_t){0};
 }
 
-/* Ring, amd_queue_t ("gart": write_dispatch_id at 56, read_dispatch_id at
- * 128), EOP and CWSR buffers, the queue args that describe them. */
-static void queue_buffers(env_t* e, queue_t* q) {
+/* Ring, control page ("gart": for AQL the amd_queue_t, write_dispatch_id
+ * at 56, read_dispatch_id at 128; PM4 and SDMA queues use the same
+ * slots), and for compute queues the EOP and CWSR buffers; the queue args
+ * that describe them. */
+static void typed_queue_buffers(env_t* e, queue_t* q, uint32_t type,
+                                uint32_t ring_bytes) {
   memset(q, 0, sizeof(*q));
-  q->ring = alloc_buffer(e, RING_BYTES);
+  q->ring = alloc_buffer(e, ring_bytes);
   q->gart = alloc_buffer(e, PAGE);
-  q->eop = alloc_buffer(e, PAGE);
-  q->cwsr = alloc_buffer(e, CWSR_BO);
-  /* Every slot starts INVALID, so the processor waits for a header. */
-  for (size_t i = 0; i < RING_BYTES / 64; ++i) {
-    ((hrx_aql_packet_t*)q->ring.p)[i].dispatch.header = HRX_AQL_PACKET_INVALID;
-  }
   q->args = (hrx_kfd_create_queue_args_t){
       .ring_base_address = (uint64_t)(uintptr_t)q->ring.p,
       .write_pointer_address = (uint64_t)(uintptr_t)(q->gart.p + 56),
       .read_pointer_address = (uint64_t)(uintptr_t)(q->gart.p + 128),
-      .ring_size = RING_BYTES,
+      .ring_size = ring_bytes,
       .gpu_id = e->gpu_id,
-      .queue_type = HRX_KFD_QUEUE_TYPE_COMPUTE_AQL,
+      .queue_type = type,
       .queue_percentage = 100,
       .queue_priority = 7,
-      .eop_buffer_address = (uint64_t)(uintptr_t)q->eop.p,
-      .eop_buffer_size = PAGE,
-      .ctx_save_restore_address = (uint64_t)(uintptr_t)q->cwsr.p,
-      .ctx_save_restore_size = CWSR,
-      .ctl_stack_size = CTL_STACK,
   };
+  /* An SDMA queue needs neither an EOP buffer nor a CWSR area. */
+  if (type == HRX_KFD_QUEUE_TYPE_SDMA) return;
+  q->eop = alloc_buffer(e, PAGE);
+  q->cwsr = alloc_buffer(e, CWSR_BO);
+  q->args.eop_buffer_address = (uint64_t)(uintptr_t)q->eop.p;
+  q->args.eop_buffer_size = PAGE;
+  q->args.ctx_save_restore_address = (uint64_t)(uintptr_t)q->cwsr.p;
+  q->args.ctx_save_restore_size = CWSR;
+  q->args.ctl_stack_size = CTL_STACK;
 }
 
-static void queue_open(env_t* e, queue_t* q) {
-  queue_buffers(e, q);
+static void queue_buffers(env_t* e, queue_t* q) {
+  typed_queue_buffers(e, q, HRX_KFD_QUEUE_TYPE_COMPUTE_AQL, RING_BYTES);
+  /* Every slot starts INVALID, so the processor waits for a header. */
+  for (size_t i = 0; i < RING_BYTES / 64; ++i) {
+    ((hrx_aql_packet_t*)q->ring.p)[i].dispatch.header = HRX_AQL_PACKET_INVALID;
+  }
+}
+
+/* Creates the queue |q|'s args describe and maps its doorbell. */
+static void queue_create(env_t* e, queue_t* q) {
   assert_int_equal(kfd_ioctl(e, HRX_KFD_IOC_CREATE_QUEUE, &q->args), 0);
   uint64_t base = q->args.doorbell_offset & ~(uint64_t)0x1fff;
   assert_int_equal(e->sys.mmap(e->sys.context, NULL, 0x2000,
@@ -186,6 +199,11 @@ static void queue_open(env_t* e, queue_t* q) {
                    0);
   q->doorbell = (_Atomic uint64_t*)((uint8_t*)q->doorbell_page +
                                     (q->args.doorbell_offset - base));
+}
+
+static void queue_open(env_t* e, queue_t* q) {
+  queue_buffers(e, q);
+  queue_create(e, q);
 }
 
 static void queue_close(env_t* e, queue_t* q) {
@@ -228,6 +246,15 @@ static uint64_t register_image(env_t* e, const hrx_gfx11_image_t* image) {
   assert_int_equal(kfd_ioctl(e, HRX_KFD_IOC_ALLOC_MEMORY_OF_GPU, &args), 0);
   map_handle(e, args.handle, true);
   return args.handle;
+}
+
+/* Unmaps, frees and destroys what register_image registered. */
+static void release_image(env_t* e, uint64_t handle,
+                          hrx_gfx11_image_t* image) {
+  map_handle(e, handle, false);
+  hrx_kfd_free_memory_args_t args = {.handle = handle};
+  assert_int_equal(kfd_ioctl(e, HRX_KFD_IOC_FREE_MEMORY_OF_GPU, &args), 0);
+  hrx_gfx11_image_destroy(image);
 }
 
 typedef struct saxpy_t {
@@ -376,11 +403,7 @@ static void test_saxpy_dispatch(void** state) {
   assert_int_equal(wait_event(&e, event, 10), HRX_KFD_WAIT_TIMEOUT);
   destroy_event(&e, event);
   queue_close(&e, &q);
-  map_handle(&e, image_handle, false);
-  hrx_kfd_free_memory_args_t free_args = {.handle = image_handle};
-  assert_int_equal(kfd_ioctl(&e, HRX_KFD_IOC_FREE_MEMORY_OF_GPU, &free_args),
-                   0);
-  hrx_gfx11_image_destroy(image);
+  release_image(&e, image_handle, image);
   env_close(&e);
 }
 
@@ -444,11 +467,7 @@ static void test_fault_stops_queue(void** state) {
   assert_memory_equal(good.y, good.want, sizeof(float) * good.n);
   saxpy_release(&e, &good);
   queue_close(&e, &again);
-  map_handle(&e, image_handle, false);
-  hrx_kfd_free_memory_args_t free_args = {.handle = image_handle};
-  assert_int_equal(kfd_ioctl(&e, HRX_KFD_IOC_FREE_MEMORY_OF_GPU, &free_args),
-                   0);
-  hrx_gfx11_image_destroy(image);
+  release_image(&e, image_handle, image);
   env_close(&e);
 }
 
@@ -515,11 +534,7 @@ static void test_barriers(void** state) {
   free_buffer(&e, &deps);
   destroy_event(&e, event);
   queue_close(&e, &q);
-  map_handle(&e, image_handle, false);
-  hrx_kfd_free_memory_args_t free_args = {.handle = image_handle};
-  assert_int_equal(kfd_ioctl(&e, HRX_KFD_IOC_FREE_MEMORY_OF_GPU, &free_args),
-                   0);
-  hrx_gfx11_image_destroy(image);
+  release_image(&e, image_handle, image);
   env_close(&e);
 }
 
@@ -574,8 +589,17 @@ static void test_refusals(void** state) {
   bad = q.args;
   bad.read_pointer_address = (uint64_t)(uintptr_t)outside;
   assert_int_equal(kfd_ioctl(&e, HRX_KFD_IOC_CREATE_QUEUE, &bad), -EINVAL);
+  /* An unknown type is the kernel's ENOTSUPP (524); the APU has no XGMI
+   * SDMA engine to give. */
+  bad = q.args;
+  bad.queue_type = 9;
+  assert_int_equal(kfd_ioctl(&e, HRX_KFD_IOC_CREATE_QUEUE, &bad), -524);
+  bad.queue_type = HRX_KFD_QUEUE_TYPE_SDMA_XGMI;
+  assert_int_equal(kfd_ioctl(&e, HRX_KFD_IOC_CREATE_QUEUE, &bad), -ENOMEM);
+  /* A PM4 compute queue needs the EOP and CWSR buffers as AQL does. */
   bad = q.args;
   bad.queue_type = HRX_KFD_QUEUE_TYPE_COMPUTE;
+  bad.eop_buffer_size = 2 * PAGE;
   assert_int_equal(kfd_ioctl(&e, HRX_KFD_IOC_CREATE_QUEUE, &bad), -EINVAL);
   hrx_kfd_destroy_queue_args_t missing = {.queue_id = 7};
   assert_int_equal(kfd_ioctl(&e, HRX_KFD_IOC_DESTROY_QUEUE, &missing),
@@ -704,6 +728,435 @@ static void test_fixture_paths(void** state) {
   env_close(&e);
 }
 
+/* PM4 and SDMA queues: commands are built with the fabric's encoders and
+ * published as the kfd provider will: dwords, then the write pointer,
+ * then the doorbell (a dword index for PM4, a byte index for SDMA). */
+#define CMD_CAPACITY 4096u
+#define SDMA_RING_BYTES (64u << 10)
+
+typedef struct cmd_t {
+  uint32_t dwords[CMD_CAPACITY];
+  size_t count;
+} cmd_t;
+
+/* Appends the packet encoder |fn| writes with arguments |...|. */
+#define EMIT(c, fn, ...)                                              \
+  do {                                                                \
+    size_t emitted_ = 0;                                              \
+    assert_ok(fn(__VA_ARGS__, (c)->dwords + (c)->count,               \
+                 CMD_CAPACITY - (c)->count, &emitted_));              \
+    (c)->count += emitted_;                                           \
+  } while (0)
+
+static void typed_queue_open(env_t* e, queue_t* q, uint32_t type,
+                             uint32_t ring_bytes) {
+  typed_queue_buffers(e, q, type, ring_bytes);
+  queue_create(e, q);
+}
+
+/* Copies |c| into the ring at dword index |*write| and publishes it. A
+ * PM4 block that would straddle the wrap goes after a NOP to the end; an
+ * SDMA block wraps as it comes. */
+static void publish(queue_t* q, uint64_t* write, const cmd_t* c) {
+  bool sdma = q->args.queue_type == HRX_KFD_QUEUE_TYPE_SDMA;
+  uint64_t ring_dwords = q->ring.size / 4;
+  uint32_t* ring = (uint32_t*)q->ring.p;
+  if (!sdma) {
+    uint32_t pad = 0;
+    assert_ok(hrx_pm4_wrap_padding(*write, ring_dwords, (uint32_t)c->count,
+                                   &pad));
+    size_t written = 0;
+    if (pad) {
+      assert_ok(hrx_pm4_nop(pad, ring + *write % ring_dwords, pad, &written));
+    }
+    *write += written;
+  }
+  for (size_t i = 0; i < c->count; ++i) {
+    ring[(*write + i) % ring_dwords] = c->dwords[i];
+  }
+  *write += c->count;
+  uint64_t index = sdma ? *write * 4 : *write;
+  atomic_store_explicit((_Atomic uint64_t*)(q->gart.p + 56), index,
+                        memory_order_release);
+  atomic_store_explicit(q->doorbell, index, memory_order_release);
+}
+
+/* The engine's wrapped read pointer once it consumed up to |write|. */
+static uint64_t consumed(const queue_t* q, uint64_t write) {
+  bool sdma = q->args.queue_type == HRX_KFD_QUEUE_TYPE_SDMA;
+  uint64_t wrapped = write % (q->ring.size / 4);
+  return sdma ? wrapped * 4 : wrapped;
+}
+
+static bool wait_u32(const uint8_t* p, uint32_t want) {
+  for (uint32_t i = 0; i < WAIT_MS; ++i) {
+    if (atomic_load_explicit((const _Atomic uint32_t*)p,
+                             memory_order_acquire) == want) {
+      return true;
+    }
+    nanosleep(&(struct timespec){0, 1000000}, NULL);
+  }
+  return false;
+}
+
+static hrx_gfx11_fault_t wait_fault(env_t* e, const queue_t* q) {
+  hrx_gfx11_fault_t fault = {0};
+  for (uint32_t i = 0; i < WAIT_MS && fault.kind == HRX_GFX11_FAULT_NONE;
+       ++i) {
+    assert_ok(hrx_kfd_model_queue_fault(e->model, q->args.queue_id, &fault));
+    if (fault.kind == HRX_GFX11_FAULT_NONE) {
+      nanosleep(&(struct timespec){0, 1000000}, NULL);
+    }
+  }
+  return fault;
+}
+
+/* saxpy programmed through the COMPUTE_* registers from its descriptor:
+ * entry, RSRC1/2/3 (LDS in RSRC2's granules), the workgroup size, the
+ * kernarg pointer in USER_DATA_0/1; then DISPATCH_DIRECT in workgroups
+ * and a partial flush. */
+static void pm4_saxpy(cmd_t* c, uint64_t kd, const saxpy_t* s) {
+  const uint8_t* k = (const uint8_t*)(uintptr_t)kd;
+  uint32_t group, rsrc1, rsrc2, rsrc3;
+  int64_t entry_offset;
+  memcpy(&group, k, 4);
+  memcpy(&entry_offset, k + 16, 8);
+  memcpy(&rsrc3, k + 44, 4);
+  memcpy(&rsrc1, k + 48, 4);
+  memcpy(&rsrc2, k + 52, 4);
+  uint64_t entry = kd + (uint64_t)entry_offset;
+  const uint32_t pgm[] = {(uint32_t)(entry >> 8), (uint32_t)(entry >> 40)};
+  EMIT(c, hrx_pm4_set_sh_reg, HRX_PM4_COMPUTE_PGM_LO, pgm, 2);
+  uint32_t lds = (group + HRX_PM4_LDS_GRANULE_BYTES - 1) /
+                 HRX_PM4_LDS_GRANULE_BYTES;
+  const uint32_t rsrc[] = {rsrc1, rsrc2 | lds << HRX_PM4_RSRC2_LDS_SIZE_SHIFT};
+  EMIT(c, hrx_pm4_set_sh_reg, HRX_PM4_COMPUTE_PGM_RSRC1, rsrc, 2);
+  EMIT(c, hrx_pm4_set_sh_reg, HRX_PM4_COMPUTE_PGM_RSRC3, &rsrc3, 1);
+  const uint32_t threads[] = {THREADS, 1, 1};
+  EMIT(c, hrx_pm4_set_sh_reg, HRX_PM4_COMPUTE_NUM_THREAD_X, threads, 3);
+  uint64_t kernarg = (uint64_t)(uintptr_t)s->kernarg.p;
+  const uint32_t user[] = {(uint32_t)kernarg, (uint32_t)(kernarg >> 32)};
+  EMIT(c, hrx_pm4_set_sh_reg, HRX_PM4_COMPUTE_USER_DATA_0, user, 2);
+  const uint32_t groups[] = {(s->n + THREADS - 1) / THREADS, 1, 1};
+  EMIT(c, hrx_pm4_dispatch_direct, groups,
+       HRX_PM4_INITIATOR_COMPUTE_SHADER_EN |
+           HRX_PM4_INITIATOR_FORCE_START_AT_000 |
+           HRX_PM4_INITIATOR_CS_W32_EN);
+  EMIT(c, hrx_pm4_event_write, HRX_PM4_EVENT_CS_PARTIAL_FLUSH,
+       HRX_PM4_EVENT_INDEX_PARTIAL_FLUSH);
+}
+
+/* A fence write plus the interrupt that sets |event|. */
+static hrx_pm4_release_t fence_release(const uint8_t* fence, uint32_t value,
+                                       uint32_t event) {
+  return (hrx_pm4_release_t){
+      .event_type = HRX_PM4_EVENT_CACHE_FLUSH_AND_INV_TS,
+      .gcr = 1u << 21, /* GL2_WB */
+      .data = HRX_PM4_DATA_32,
+      .interrupt = HRX_PM4_INT_AFTER_WRITE_CONFIRM,
+      .address = (uint64_t)(uintptr_t)fence,
+      .value = value,
+      .event_id = event};
+}
+
+/* saxpy through a PM4 queue, straight from the ring and from an indirect
+ * buffer, each fenced by RELEASE_MEM whose interrupt sets a KFD event. */
+static void test_pm4_dispatch(void** state) {
+  (void)state;
+  env_t e;
+  env_open(&e);
+  env_acquire(&e);
+  hrx_gfx11_image_t* image = gfx11_test_load("saxpy.loom");
+  uint64_t image_handle = register_image(&e, image);
+  uint64_t kd = 0;
+  assert_ok(hrx_gfx11_image_kernel(image, "saxpy", &kd));
+  queue_t q;
+  typed_queue_open(&e, &q, HRX_KFD_QUEUE_TYPE_COMPUTE, RING_BYTES);
+  uint32_t event = create_event(&e);
+  buffer_t fences = alloc_buffer(&e, PAGE);
+  buffer_t ib = alloc_buffer(&e, PAGE);
+  static cmd_t c;
+  uint64_t write = 0;
+  for (uint32_t round = 0; round < 2; ++round) {
+    saxpy_t s;
+    saxpy_prepare(&e, kd, round ? 300 : 1000, 0, 0, &s);
+    c.count = 0;
+    EMIT(&c, hrx_pm4_acquire_mem,
+         HRX_PM4_GCR_GLI_INV_ALL | HRX_PM4_GCR_GLK_INV | HRX_PM4_GCR_GLV_INV |
+             HRX_PM4_GCR_GL1_INV | HRX_PM4_GCR_GL2_INV);
+    pm4_saxpy(&c, kd, &s);
+    hrx_pm4_release_t release = fence_release(fences.p, round + 1, event);
+    EMIT(&c, hrx_pm4_release_mem, &release);
+    if (round == 1) {
+      /* The same commands from an IB; a WRITE_DATA in the ring after it
+       * runs once the IB has ended. */
+      memcpy(ib.p, c.dwords, c.count * 4);
+      uint32_t ib_dwords = (uint32_t)c.count;
+      c.count = 0;
+      EMIT(&c, hrx_pm4_indirect_buffer, (uint64_t)(uintptr_t)ib.p,
+           ib_dwords);
+      const uint32_t done = 0xD0D0u;
+      EMIT(&c, hrx_pm4_write_data, (uint64_t)(uintptr_t)(fences.p + 8),
+           &done, 1);
+    }
+    publish(&q, &write, &c);
+    assert_int_equal(wait_event(&e, event, WAIT_MS), HRX_KFD_WAIT_COMPLETE);
+    assert_true(wait_u32(fences.p, round + 1));
+    assert_memory_equal(s.y, s.want, sizeof(float) * s.n);
+    saxpy_release(&e, &s);
+  }
+  assert_true(wait_u32(fences.p + 8, 0xD0D0u));
+  for (uint32_t i = 0; i < WAIT_MS && *(volatile uint64_t*)(q.gart.p + 128) !=
+                                          consumed(&q, write);
+       ++i) {
+    nanosleep(&(struct timespec){0, 1000000}, NULL);
+  }
+  assert_int_equal(*(uint64_t*)(q.gart.p + 128), consumed(&q, write));
+  hrx_gfx11_fault_t fault;
+  assert_ok(hrx_kfd_model_queue_fault(e.model, q.args.queue_id, &fault));
+  assert_int_equal(fault.kind, HRX_GFX11_FAULT_NONE);
+  free_buffer(&e, &ib);
+  free_buffer(&e, &fences);
+  destroy_event(&e, event);
+  queue_close(&e, &q);
+  release_image(&e, image_handle, image);
+  env_close(&e);
+}
+
+/* A PM4 queue parked on WAIT_REG_MEM64 resumes when a second PM4 queue
+ * writes the value, and on WAIT_REG_MEM when an SDMA fence does; packets
+ * wrap around a small ring on the way. */
+static void test_cross_queue_waits(void** state) {
+  (void)state;
+  env_t e;
+  env_open(&e);
+  env_acquire(&e);
+  queue_t a, b, c;
+  typed_queue_open(&e, &a, HRX_KFD_QUEUE_TYPE_COMPUTE, RING_BYTES);
+  typed_queue_open(&e, &b, HRX_KFD_QUEUE_TYPE_COMPUTE, RING_BYTES);
+  typed_queue_open(&e, &c, HRX_KFD_QUEUE_TYPE_SDMA, RING_BYTES);
+  buffer_t flags = alloc_buffer(&e, PAGE);
+  uint8_t* flag64 = flags.p;
+  uint8_t* flag32 = flags.p + 16;
+  uint8_t* out = flags.p + 64;
+  uint8_t* out64 = flags.p + 128;
+  static cmd_t cmd;
+  /* Start A near the end of its ring, so its block wraps. */
+  uint64_t write_a = RING_BYTES / 4 - 5, write_b = 0, write_c = 0;
+  cmd.count = 0;
+  EMIT(&cmd, hrx_pm4_nop, (uint32_t)write_a);
+  publish(&a, &(uint64_t){0}, &cmd);
+  /* The block below reuses the ring from dword 0: wait until it is free. */
+  assert_true(wait_u32(a.gart.p + 128, (uint32_t)write_a));
+  cmd.count = 0;
+  hrx_pm4_wait_t wide = {.address = (uint64_t)(uintptr_t)flag64,
+                         .reference = 0x100000001ull,
+                         .mask = UINT64_MAX,
+                         .compare = HRX_PM4_COMPARE_GREATER_EQUAL,
+                         .poll_interval = 4};
+  EMIT(&cmd, hrx_pm4_wait_reg_mem64, &wide);
+  const uint32_t seven = 7;
+  EMIT(&cmd, hrx_pm4_write_data, (uint64_t)(uintptr_t)out, &seven, 1);
+  hrx_pm4_wait_t narrow = {.address = (uint64_t)(uintptr_t)flag32,
+                           .reference = 5,
+                           .mask = 0xFF,
+                           .compare = HRX_PM4_COMPARE_EQUAL};
+  EMIT(&cmd, hrx_pm4_wait_reg_mem, &narrow);
+  hrx_pm4_release_t release = {
+      .event_type = HRX_PM4_EVENT_BOTTOM_OF_PIPE_TS,
+      .data = HRX_PM4_DATA_64,
+      .address = (uint64_t)(uintptr_t)out64,
+      .value = 0x1122334455667788ull};
+  EMIT(&cmd, hrx_pm4_release_mem, &release);
+  publish(&a, &write_a, &cmd);
+  nanosleep(&(struct timespec){0, 20000000}, NULL);
+  assert_int_equal(*(volatile uint32_t*)out, 0);
+  /* A low word alone does not satisfy the 64-bit compare. */
+  cmd.count = 0;
+  const uint32_t low[] = {0xFFFFFFFFu, 0};
+  EMIT(&cmd, hrx_pm4_write_data, (uint64_t)(uintptr_t)flag64, low, 2);
+  publish(&b, &write_b, &cmd);
+  nanosleep(&(struct timespec){0, 20000000}, NULL);
+  assert_int_equal(*(volatile uint32_t*)out, 0);
+  cmd.count = 0;
+  const uint32_t both[] = {1, 1};
+  EMIT(&cmd, hrx_pm4_write_data, (uint64_t)(uintptr_t)flag64, both, 2);
+  publish(&b, &write_b, &cmd);
+  assert_true(wait_u32(out, 7));
+  nanosleep(&(struct timespec){0, 20000000}, NULL);
+  assert_int_equal(*(volatile uint64_t*)out64, 0);
+  cmd.count = 0;
+  EMIT(&cmd, hrx_sdma_fence, (uint64_t)(uintptr_t)flag32, 0x305u);
+  publish(&c, &write_c, &cmd);
+  assert_true(wait_u32(out64, 0x55667788u));
+  assert_int_equal(*(volatile uint64_t*)out64, 0x1122334455667788ull);
+  assert_true(wait_u32(a.gart.p + 128, (uint32_t)consumed(&a, write_a)));
+  free_buffer(&e, &flags);
+  queue_close(&e, &c);
+  queue_close(&e, &b);
+  queue_close(&e, &a);
+  env_close(&e);
+}
+
+enum { SLOT = 320, LONGEST = 300 };
+
+/* Every copy length 1..300 at every alignment 0..7 through SDMA is exact
+ * and touches nothing else; then a fill, a poll the host releases, GCR
+ * and NOPs. The ring wraps under the copies. */
+static void test_sdma_engine(void** state) {
+  (void)state;
+  env_t e;
+  env_open(&e);
+  env_acquire(&e);
+  queue_t q;
+  typed_queue_open(&e, &q, HRX_KFD_QUEUE_TYPE_SDMA, SDMA_RING_BYTES);
+  assert_int_equal(q.args.eop_buffer_address, 0);
+  buffer_t src = alloc_buffer(&e, PAGE);
+  buffer_t dst = alloc_buffer(&e, SLOT * LONGEST);
+  buffer_t fences = alloc_buffer(&e, PAGE);
+  for (uint32_t i = 0; i < PAGE; ++i) src.p[i] = (uint8_t)(i * 7 + 1);
+  static cmd_t c;
+  uint64_t write = 0;
+  for (uint32_t align = 0; align < 8; ++align) {
+    uint32_t from = (align + 3) % 8;
+    memset(dst.p, 0xA5, dst.size);
+    c.count = 0;
+    for (uint32_t n = 1; n <= LONGEST; ++n) {
+      EMIT(&c, hrx_sdma_copy_linear,
+           (uint64_t)(uintptr_t)(dst.p + (n - 1) * SLOT + align),
+           (uint64_t)(uintptr_t)(src.p + from), n);
+    }
+    EMIT(&c, hrx_sdma_fence, (uint64_t)(uintptr_t)fences.p, align + 1);
+    publish(&q, &write, &c);
+    assert_true(wait_u32(fences.p, align + 1));
+    for (uint32_t n = 1; n <= LONGEST; ++n) {
+      const uint8_t* slot = dst.p + (n - 1) * SLOT;
+      for (uint32_t i = 0; i < SLOT; ++i) {
+        uint8_t want = i >= align && i < align + n ? src.p[from + i - align]
+                                                   : 0xA5;
+        if (slot[i] != want) {
+          fail_msg("length %u alignment %u byte %u: 0x%02x, want 0x%02x", n,
+                   align, i, slot[i], want);
+        }
+      }
+    }
+  }
+  assert_true(write * 4 > SDMA_RING_BYTES); /* the ring wrapped */
+  memset(dst.p, 0, 256);
+  uint8_t* flag = fences.p + 64;
+  c.count = 0;
+  EMIT(&c, hrx_sdma_nop, 3);
+  EMIT(&c, hrx_sdma_const_fill, (uint64_t)(uintptr_t)(dst.p + 64),
+       0xCAFEF00Du, 128);
+  EMIT(&c, hrx_sdma_gcr, 0, 0x1000, HRX_PM4_GCR_GL2_WB | HRX_PM4_GCR_GL2_INV);
+  EMIT(&c, hrx_sdma_poll_memory, (uint64_t)(uintptr_t)flag, 9, 0xFFFF,
+       HRX_PM4_COMPARE_EQUAL, 10);
+  EMIT(&c, hrx_sdma_fence, (uint64_t)(uintptr_t)(fences.p + 8), 77);
+  publish(&q, &write, &c);
+  nanosleep(&(struct timespec){0, 20000000}, NULL);
+  assert_int_equal(*(volatile uint32_t*)(fences.p + 8), 0);
+  for (uint32_t i = 0; i < 256; ++i) {
+    uint32_t pattern = 0xCAFEF00Du;
+    uint8_t want = i >= 64 && i < 192 ? ((uint8_t*)&pattern)[i % 4] : 0;
+    assert_int_equal(dst.p[i], want);
+  }
+  atomic_store_explicit((_Atomic uint32_t*)flag, 0x10009u,
+                        memory_order_release);
+  assert_true(wait_u32(fences.p + 8, 77));
+  assert_true(wait_u32(q.gart.p + 128, (uint32_t)consumed(&q, write)));
+  free_buffer(&e, &fences);
+  free_buffer(&e, &dst);
+  free_buffer(&e, &src);
+  queue_close(&e, &q);
+  env_close(&e);
+}
+
+/* A packet of an unknown opcode, and one writing outside every mapping,
+ * stop their queue with a fault naming them (the latter also raising the
+ * MEMORY event); the model goes on serving other queues. */
+static void test_bad_packets(void** state) {
+  (void)state;
+  env_t e;
+  env_open(&e);
+  env_acquire(&e);
+  uint64_t hole = (uint64_t)(uintptr_t)e.reservation + RESERVATION - PAGE;
+  buffer_t fences = alloc_buffer(&e, PAGE);
+  static cmd_t c;
+  queue_t pm4, sdma;
+  typed_queue_open(&e, &pm4, HRX_KFD_QUEUE_TYPE_COMPUTE, RING_BYTES);
+  typed_queue_open(&e, &sdma, HRX_KFD_QUEUE_TYPE_SDMA, RING_BYTES);
+  uint64_t write = 0;
+  c.count = 0;
+  c.dwords[c.count++] = HRX_PM4_TYPE3 << HRX_PM4_TYPE_SHIFT |
+                        1u << HRX_PM4_COUNT_SHIFT | 0xEEu
+                                                        << HRX_PM4_OPCODE_SHIFT;
+  c.dwords[c.count++] = 0;
+  c.dwords[c.count++] = 0;
+  const uint32_t never = 1;
+  EMIT(&c, hrx_pm4_write_data, (uint64_t)(uintptr_t)fences.p, &never, 1);
+  publish(&pm4, &write, &c);
+  hrx_gfx11_fault_t fault = wait_fault(&e, &pm4);
+  assert_int_equal(fault.kind, HRX_GFX11_FAULT_UNSUPPORTED);
+  assert_non_null(strstr(fault.reason, "opcode 0xee"));
+  assert_int_equal(fault.pc, (uint64_t)(uintptr_t)pm4.ring.p);
+  uint64_t sdma_write = 0;
+  c.count = 0;
+  c.dwords[c.count++] = 0x77u;
+  publish(&sdma, &sdma_write, &c);
+  fault = wait_fault(&e, &sdma);
+  assert_int_equal(fault.kind, HRX_GFX11_FAULT_UNSUPPORTED);
+  assert_non_null(strstr(fault.reason, "SDMA packet 0x00000077"));
+  queue_close(&e, &sdma);
+  queue_close(&e, &pm4);
+
+  hrx_kfd_create_event_args_t memory = {.event_type = HRX_KFD_EVENT_MEMORY,
+                                        .auto_reset = 1};
+  assert_int_equal(kfd_ioctl(&e, HRX_KFD_IOC_CREATE_EVENT, &memory), 0);
+  typed_queue_open(&e, &pm4, HRX_KFD_QUEUE_TYPE_COMPUTE, RING_BYTES);
+  typed_queue_open(&e, &sdma, HRX_KFD_QUEUE_TYPE_SDMA, RING_BYTES);
+  write = sdma_write = 0;
+  c.count = 0;
+  EMIT(&c, hrx_pm4_write_data, hole + 8, &never, 1);
+  publish(&pm4, &write, &c);
+  fault = wait_fault(&e, &pm4);
+  assert_int_equal(fault.kind, HRX_GFX11_FAULT_OUT_OF_BOUNDS);
+  assert_int_equal(fault.address, hole + 8);
+  hrx_kfd_event_data_t data = {.event_id = memory.event_id};
+  hrx_kfd_wait_events_args_t wait = {.events_ptr = (uint64_t)(uintptr_t)&data,
+                                     .num_events = 1, .timeout = WAIT_MS};
+  assert_int_equal(kfd_ioctl(&e, HRX_KFD_IOC_WAIT_EVENTS, &wait), 0);
+  assert_int_equal(wait.wait_result, HRX_KFD_WAIT_COMPLETE);
+  assert_int_equal(data.u.memory_exception.va, hole + 8);
+  c.count = 0;
+  EMIT(&c, hrx_sdma_copy_linear, (uint64_t)(uintptr_t)fences.p, hole, 16);
+  publish(&sdma, &sdma_write, &c);
+  fault = wait_fault(&e, &sdma);
+  assert_int_equal(fault.kind, HRX_GFX11_FAULT_OUT_OF_BOUNDS);
+  assert_int_equal(fault.address, hole);
+  assert_int_equal(*(uint32_t*)fences.p, 0);
+  queue_close(&e, &sdma);
+  queue_close(&e, &pm4);
+  destroy_event(&e, memory.event_id);
+
+  /* Fresh queues of both families still run. */
+  typed_queue_open(&e, &pm4, HRX_KFD_QUEUE_TYPE_COMPUTE, RING_BYTES);
+  typed_queue_open(&e, &sdma, HRX_KFD_QUEUE_TYPE_SDMA, RING_BYTES);
+  write = sdma_write = 0;
+  c.count = 0;
+  const uint32_t ok = 0x600Du;
+  EMIT(&c, hrx_pm4_write_data, (uint64_t)(uintptr_t)fences.p, &ok, 1);
+  publish(&pm4, &write, &c);
+  c.count = 0;
+  EMIT(&c, hrx_sdma_fence, (uint64_t)(uintptr_t)(fences.p + 4), ok);
+  publish(&sdma, &sdma_write, &c);
+  assert_true(wait_u32(fences.p, ok));
+  assert_true(wait_u32(fences.p + 4, ok));
+  queue_close(&e, &sdma);
+  queue_close(&e, &pm4);
+  free_buffer(&e, &fences);
+  env_close(&e);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_fixture_paths),
@@ -713,6 +1166,10 @@ int main(void) {
       cmocka_unit_test(test_saxpy_dispatch),
       cmocka_unit_test(test_fault_stops_queue),
       cmocka_unit_test(test_barriers),
+      cmocka_unit_test(test_pm4_dispatch),
+      cmocka_unit_test(test_cross_queue_waits),
+      cmocka_unit_test(test_sdma_engine),
+      cmocka_unit_test(test_bad_packets),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

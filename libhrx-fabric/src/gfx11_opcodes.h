@@ -59,7 +59,8 @@
   X(S_MAX_F32, 67, "s_max_f32")                \
   X(S_MUL_F32, 68, "s_mul_f32")                \
   X(S_FMAAK_F32, 69, "s_fmaak_f32")            \
-  X(S_FMAMK_F32, 70, "s_fmamk_f32")
+  X(S_FMAMK_F32, 70, "s_fmamk_f32")                \
+  X(S_FMAC_F32, 71, "s_fmac_f32")
 
 #define GFX11_SOPC_OPS(X)                      \
   X(S_CMP_EQ_I32, 0, "s_cmp_eq_i32")           \

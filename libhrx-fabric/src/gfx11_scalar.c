@@ -39,7 +39,9 @@ static uint32_t salu_float(const gfx11_wave_t* wave, uint32_t op, uint32_t a,
       r = gfx11_max_f32(hrx_f32_bits(x), hrx_f32_bits(y),
                         wave->mode & GFX11_MODE_IEEE);
       break;
-    case GFX11_S_FMAAK_F32: r = hrx_f32_bits(fmaf(x, y, z)); break;
+    case GFX11_S_FMAAK_F32: case GFX11_S_FMAC_F32:
+      r = hrx_f32_bits(fmaf(x, y, z));
+      break;
     default: r = hrx_f32_bits(fmaf(x, z, y)); break;  /* s_fmamk_f32 */
   }
   return gfx11_flush_f32(r, wave->mode & GFX11_MODE_F32_DENORM_OUT);
@@ -123,11 +125,16 @@ static bool exec_sop2(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
       break;
     case GFX11_S_CSELECT_B32: d = wave->scc ? a : b; break;  /* s_cselect_b32 */
     /* gfx11.5 SALU float ops (no SCC): s_add/sub/mul/min/max_f32,
-     * s_fmaak_f32 (S0*S1+K), s_fmamk_f32 (S0*K+S1); K is the literal. */
+     * s_fmaak_f32 (S0*S1+K), s_fmamk_f32 (S0*K+S1); K is the literal.
+     * s_fmac_f32 accumulates into D: S0*S1+D. */
     case GFX11_S_ADD_F32: case GFX11_S_SUB_F32: case GFX11_S_MUL_F32:
     case GFX11_S_MIN_F32: case GFX11_S_MAX_F32:
     case GFX11_S_FMAAK_F32: case GFX11_S_FMAMK_F32:
       d = salu_float(wave, inst->op, a, b, inst->literal);
+      break;
+    case GFX11_S_FMAC_F32:
+      d = salu_float(wave, inst->op, a, b,
+                     gfx11_read32(wave, inst, inst->dst, 0));
       break;
     default: return unsupported(wave, "SOP2", inst->op);
   }

@@ -2182,6 +2182,22 @@ static const uint8_t case369[] = {
     /* v_mov_b32_e32 v10, v11 */
     0x0b, 0x03, 0x14, 0x7e,
 };
+static const uint8_t case370[] = {
+    /* s_mov_b32 s20, s6 */
+    0x06, 0x00, 0x94, 0xbe,
+    /* s_fmac_f32 s20, s4, s5 */
+    0x04, 0x05, 0x94, 0xa3,
+    /* v_mov_b32_e32 v10, s20 */
+    0x14, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case371[] = {
+    /* s_mov_b32 s20, s6 */
+    0x06, 0x00, 0x94, 0xbe,
+    /* s_fmac_f32 s20, 0x40400000, s5 */
+    0xff, 0x05, 0x94, 0xa3, 0x00, 0x00, 0x40, 0x40,
+    /* v_mov_b32_e32 v10, s20 */
+    0x14, 0x02, 0x14, 0x7e,
+};
 static const isa_case_t isa_cases[] = {
     {"s_add_u32 s20, s4, s5; s_addc_u32 s20, s20, 0; v_mov_b32 v10, s20",
      case0, sizeof(case0),
@@ -3573,6 +3589,17 @@ static const isa_case_t isa_cases[] = {
     {"v_ashrrev_i64 v[10:11], v5, v[2:3]; v_mov_b32 v10, v11",
      case369, sizeof(case369),
      {0x0u, 0x80000000u, 0x0u, 0x0u}, 0x80000000u, 0xfc000000u},
+    /* s_fmac_f32: S0 * S1 + D with one rounding (2 * 3 + 1; (1 + 2^-12)^2
+     * - 1 = 2^-11 + 2^-24 exactly; a literal S0). */
+    {"s_mov_b32 s20, s6; s_fmac_f32 s20, s4, s5; v_mov_b32 v10, s20",
+     case370, sizeof(case370),
+     {0x40000000u, 0x40400000u, 0x3f800000u, 0x0u}, 0x40e00000u, 0x40e00000u},
+    {"s_mov_b32 s20, s6; s_fmac_f32 s20, s4, s5; v_mov_b32 v10, s20",
+     case370, sizeof(case370),
+     {0x3f800800u, 0x3f800800u, 0xbf800000u, 0x0u}, 0x3a000400u, 0x3a000400u},
+    {"s_mov_b32 s20, s6; s_fmac_f32 s20, 0x40400000, s5; v_mov_b32 v10, s20",
+     case371, sizeof(case371),
+     {0x0u, 0x40000000u, 0x3f800000u, 0x0u}, 0x40e00000u, 0x40e00000u},
 };
 
 static const uint8_t undecodable[] = {

@@ -77,7 +77,8 @@ static void run_jansson(void* context) {
 }
 
 int main(int argc, char** argv) {
-  int kernels = argc > 1 ? atoi(argv[1]) : 2000;
+  /* A module holds at most 1024 kernels (one code object). */
+  int kernels = argc > 1 ? atoi(argv[1]) : 1000;
   int repeats = argc > 2 ? atoi(argv[2]) : 7;
   hrx_string_builder_t loom;
   hrx_string_builder_init(hrx_allocator_system(), &loom);

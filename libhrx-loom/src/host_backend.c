@@ -14,6 +14,7 @@
 #include "hrx/fabric/host_isa.h"
 #include "hrx/loom/compiler.h"
 #include "hrx/loom/host_backend.h"
+#include "host_backend_internal.h"
 #include "op_table.h"
 
 #define HB_MAX_INLINE_DEPTH 16
@@ -24,71 +25,7 @@
 #endif
 #define HB_MAX_VECTOR 64
 
-typedef struct hb_vreg_t {
-  uint8_t scalar;
-  uint32_t group; /* first vreg of its group (vectors span several) */
-  uint32_t width; /* on the group's first vreg */
-  uint32_t first, last; /* live interval in instruction positions */
-  uint32_t phys;
-} hb_vreg_t;
-
-typedef struct hb_insn_t {
-  hrx_host_insn_t insn; /* op, type, aux, imm; flags set from vregs */
-  uint32_t dst, a, b, c; /* vreg ids or LOOM_NONE */
-} hb_insn_t;
-
-typedef struct hb_loop_t {
-  uint32_t start, end;
-} hb_loop_t;
-
-typedef struct hb_t {
-  const loom_module_t* m;
-  const hrx_loom_specialization_t* spec;
-  hrx_loom_diagnostics_t* diagnostics;
-  hrx_allocator_t allocator;
-  uint32_t sanitizers;   /* HRX_LOOM_SANITIZE_* */
-  uint32_t kernel_flags; /* HRX_HOST_KERNEL_* for every kernel */
-  hrx_status_t status;   /* allocation failure */
-  bool failed;           /* a diagnostic was emitted */
-
-  /* per module value */
-  uint8_t* uniform;
-  uint8_t* analyzed;   /* loop-carried values the analysis has seen */
-  uint32_t* vreg;      /* first vreg of the value, or LOOM_NONE */
-  uint8_t* known;      /* const_value is valid */
-  int64_t* const_value;
-
-  loom_array_t vregs;  /* hb_vreg_t */
-  loom_array_t insns;  /* hb_insn_t */
-  loom_array_t consts; /* uint64_t */
-  loom_array_t loops;  /* hb_loop_t */
-
-  uint32_t local_size;  /* workgroup memory so far */
-  uint32_t inline_depth;
-  uint32_t mask_depth;   /* divergent ifs and loops around the lowering point */
-  loom_span_t kernel_span; /* of the kernel being lowered */
-  /* func.return of the function being inlined */
-  uint32_t return_values; /* first vreg per result, in a type list */
-  loom_array_t return_jumps; /* insn positions to patch */
-  uint32_t* return_vregs;
-} hb_t;
-
-#define HB_TRY(b, expr)                        \
-  do {                                         \
-    hrx_status_t hb_status_ = (expr);          \
-    if (hb_status_ != HRX_OK) {                \
-      if ((b)->status == HRX_OK) {             \
-        (b)->status = hb_status_;              \
-      } else {                                 \
-        hrx_status_free(hb_status_);           \
-      }                                        \
-      return false;                            \
-    }                                          \
-  } while (0)
-
-static bool hb_error(hb_t* b, loom_span_t span, hrx_loom_diag_code_t code,
-                     const char* format, ...) HRX_PRINTF(4, 5);
-static bool hb_error(hb_t* b, loom_span_t span, hrx_loom_diag_code_t code,
+bool hb_error(hb_t* b, loom_span_t span, hrx_loom_diag_code_t code,
                      const char* format, ...) {
   va_list args;
   va_start(args, format);
@@ -99,11 +36,11 @@ static bool hb_error(hb_t* b, loom_span_t span, hrx_loom_diag_code_t code,
   return false;
 }
 
-static const char* hb_op_name(const loom_op_t* op) {
+const char* hb_op_name(const loom_op_t* op) {
   return loom_op_defs[op->opcode].name;
 }
 
-static bool hb_is(const loom_op_t* op, const char* name) {
+bool hb_is(const loom_op_t* op, const char* name) {
   return strcmp(hb_op_name(op), name) == 0;
 }
 
@@ -112,7 +49,7 @@ static bool hb_is(const loom_op_t* op, const char* name) {
 /*===------------------------------------------------------------------===*/
 
 /* Host type of a scalar Loom kind (index/offset are i64). */
-static uint8_t hb_host_type(loom_type_kind_t kind) {
+uint8_t hb_host_type(loom_type_kind_t kind) {
   switch (kind) {
     case LOOM_TYPE_I1: return HRX_HOST_TYPE_I1;
     case LOOM_TYPE_I8: return HRX_HOST_TYPE_I8;
@@ -131,12 +68,12 @@ static uint32_t hb_kind_bytes(loom_type_kind_t kind) {
   return bits <= 8 ? 1 : bits / 8;
 }
 
-static loom_type_kind_t hb_kind(const hb_t* b, loom_type_id_t type) {
+loom_type_kind_t hb_kind(const hb_t* b, loom_type_id_t type) {
   return loom_type_kind(b->m, type);
 }
 
 /* Number of registers a value of |type| takes. */
-static uint32_t hb_width(const hb_t* b, loom_type_id_t type) {
+uint32_t hb_width(const hb_t* b, loom_type_id_t type) {
   const loom_type_t* t = &LOOM_TYPE(b->m, type);
   if (t->kind == LOOM_TYPE_VECTOR) {
     return (uint32_t)LOOM_DIM(b->m, t->dims_start).size;
@@ -145,7 +82,7 @@ static uint32_t hb_width(const hb_t* b, loom_type_id_t type) {
 }
 
 /* Register bits of a literal as a value of |kind|. */
-static uint64_t hb_literal_bits(const loom_literal_t* l,
+uint64_t hb_literal_bits(const loom_literal_t* l,
                                 loom_type_kind_t kind) {
   if (loom_type_is_float(kind)) {
     return loom_float_bits(l->kind == LOOM_LITERAL_FLOAT ? l->f : (double)l->i,
@@ -313,7 +250,7 @@ static void hb_analyze_region(hb_t* b, uint32_t region_id) {
 /* Virtual registers and emission                                          */
 /*===------------------------------------------------------------------===*/
 
-static bool hb_new_vreg(hb_t* b, bool scalar, uint32_t width,
+bool hb_new_vreg(hb_t* b, bool scalar, uint32_t width,
                         uint32_t* out) {
   uint32_t first = 0;
   HB_TRY(b, loom_array_grow(&b->vregs, b->allocator, sizeof(hb_vreg_t),
@@ -336,7 +273,7 @@ static bool hb_scalar(const hb_t* b, uint32_t vreg) {
 
 static uint32_t hb_pos(const hb_t* b) { return b->insns.count; }
 
-static bool hb_emit(hb_t* b, uint8_t op, uint8_t type, uint8_t aux,
+bool hb_emit(hb_t* b, uint8_t op, uint8_t type, uint8_t aux,
                     uint32_t dst, uint32_t a, uint32_t bb, uint32_t c,
                     uint32_t imm) {
   uint32_t at = 0;
@@ -357,7 +294,7 @@ static bool hb_emit(hb_t* b, uint8_t op, uint8_t type, uint8_t aux,
   return true;
 }
 
-static bool hb_const(hb_t* b, uint64_t bits, uint32_t dst) {
+bool hb_const(hb_t* b, uint64_t bits, uint32_t dst) {
   uint32_t index = 0;
   HB_TRY(b, loom_array_grow(&b->consts, b->allocator, sizeof(uint64_t), 1,
                             &index));
@@ -372,7 +309,7 @@ static bool hb_const_reg(hb_t* b, int64_t value, uint32_t* out) {
 }
 
 /* The register of an operand; static literals become constants. */
-static bool hb_operand(hb_t* b, const loom_op_t* op, uint32_t i,
+bool hb_operand(hb_t* b, const loom_op_t* op, uint32_t i,
                        uint32_t* out) {
   uint32_t operand = LOOM_OPERAND(b->m, op, i);
   if (loom_operand_is_static(operand)) {
@@ -407,7 +344,7 @@ static bool hb_define(hb_t* b, uint32_t value, bool operands_scalar) {
                      &b->vreg[value]);
 }
 
-static bool hb_all_scalar(const hb_t* b, const uint32_t* regs, int count) {
+bool hb_all_scalar(const hb_t* b, const uint32_t* regs, int count) {
   for (int i = 0; i < count; ++i) {
     if (regs[i] != LOOM_NONE && !hb_scalar(b, regs[i])) return false;
   }
@@ -415,7 +352,7 @@ static bool hb_all_scalar(const hb_t* b, const uint32_t* regs, int count) {
 }
 
 /* A new register holding |x| <op> |y|, in the file the operands allow. */
-static bool hb_binary(hb_t* b, uint8_t op, uint8_t type, uint8_t aux,
+bool hb_binary(hb_t* b, uint8_t op, uint8_t type, uint8_t aux,
                       uint32_t x, uint32_t y, uint32_t* out) {
   uint32_t regs[] = {x, y};
   return hb_new_vreg(b, hb_all_scalar(b, regs, 2), 1, out) &&
@@ -465,6 +402,48 @@ static bool hb_index_step(hb_t* b, uint32_t acc, uint32_t x, uint32_t y,
   return true;
 }
 
+/* ptr + (sum of index * stride + extra_elements * innermost stride) *
+ * element bytes, for a view with an explicit strided layout. */
+static bool hb_strided_address(hb_t* b, const loom_op_t* op,
+                               uint32_t view_operand, const loom_type_t* view,
+                               const loom_op_t* layout,
+                               uint32_t extra_elements, uint32_t* out_ptr) {
+  uint32_t base = 0, index = 0;
+  if (!hb_operand(b, op, view_operand, &base)) return false;
+  int64_t linear = 0;
+  bool folded = true;
+  for (uint32_t d = 0; d < view->rank && folded; ++d) {
+    int64_t at = 0, stride = 0;
+    folded = hb_known(b, op, view_operand + 1 + d, &at) &&
+             hb_known(b, layout, d, &stride);
+    if (folded) linear = hrx_host_index_madd(at, stride, linear);
+  }
+  if (folded) {
+    int64_t inner = 0;
+    hb_known(b, layout, view->rank - 1, &inner);
+    linear = hrx_host_index_madd(extra_elements, inner, linear);
+    if (!hb_const_reg(b, linear, &index)) return false;
+  } else {
+    if (!hb_const_reg(b, 0, &index)) return false;
+    for (uint32_t d = 0; d < view->rank; ++d) {
+      uint32_t at = 0, stride = 0;
+      if (!hb_operand(b, op, view_operand + 1 + d, &at) ||
+          !hb_operand(b, layout, d, &stride) ||
+          !hb_index_step(b, at, stride, index, &index)) {
+        return false;
+      }
+      if (d + 1 == view->rank && extra_elements) {
+        uint32_t extra = 0;
+        if (!hb_const_reg(b, extra_elements, &extra) ||
+            !hb_index_step(b, extra, stride, index, &index)) {
+          return false;
+        }
+      }
+    }
+  }
+  return hb_pointer(b, base, index, hb_kind_bytes(view->element), out_ptr);
+}
+
 /* ptr + (linearised indices of |op| + extra_elements) * element bytes.
  * Every step is checked, at compile time as at run time, so an index that
  * overflows yields a poisoned pointer whose access faults out of bounds
@@ -474,6 +453,17 @@ static bool hb_address(hb_t* b, const loom_op_t* op, uint32_t view_operand,
                        uint32_t* out_ptr) {
   const loom_module_t* m = b->m;
   const loom_type_t* view = &LOOM_TYPE(m, view_type);
+  bool unresolved = false;
+  const loom_op_t* layout = loom_view_strides(m, view, &unresolved);
+  if (unresolved) {
+    return hb_error(b, op->span, HRX_LOOM_DIAG_BACKEND_UNSUPPORTED,
+                    "a view layout must come from an encoding.layout op in "
+                    "the same body");
+  }
+  if (layout) {
+    return hb_strided_address(b, op, view_operand, view, layout,
+                              extra_elements, out_ptr);
+  }
   uint32_t base = 0;
   if (!hb_operand(b, op, view_operand, &base)) return false;
   uint32_t first = view_operand + 1;
@@ -540,70 +530,69 @@ static bool hb_lower_region(hb_t* b, uint32_t region);
 typedef struct hb_map_t {
   const char* name;
   uint8_t op;
-  uint8_t unsigned_op; /* for offset operands; 0 = same */
 } hb_map_t;
 
 static const hb_map_t hb_arith[] = {
-    {"index.add", HRX_HOST_OP_IADD, 0},
-    {"index.sub", HRX_HOST_OP_ISUB, 0},
-    {"index.mul", HRX_HOST_OP_IMUL, 0},
-    {"index.div", HRX_HOST_OP_IDIVS, HRX_HOST_OP_IDIVU},
-    {"index.rem", HRX_HOST_OP_IREMS, HRX_HOST_OP_IREMU},
-    {"index.min", HRX_HOST_OP_IMINS, HRX_HOST_OP_IMINU},
-    {"index.max", HRX_HOST_OP_IMAXS, HRX_HOST_OP_IMAXU},
-    {"index.madd", HRX_HOST_OP_IMADD, 0},
-    {"index.andi", HRX_HOST_OP_IAND, 0},
-    {"index.ori", HRX_HOST_OP_IOR, 0},
-    {"index.xori", HRX_HOST_OP_IXOR, 0},
-    {"index.shli", HRX_HOST_OP_ISHL, 0},
-    {"index.shrui", HRX_HOST_OP_ISHRU, 0},
-    {"index.scale", HRX_HOST_OP_IMUL, 0},
-    {"scalar.addi", HRX_HOST_OP_IADD, 0},
-    {"scalar.subi", HRX_HOST_OP_ISUB, 0},
-    {"scalar.muli", HRX_HOST_OP_IMUL, 0},
-    {"scalar.divsi", HRX_HOST_OP_IDIVS, 0},
-    {"scalar.divui", HRX_HOST_OP_IDIVU, 0},
-    {"scalar.remsi", HRX_HOST_OP_IREMS, 0},
-    {"scalar.remui", HRX_HOST_OP_IREMU, 0},
-    {"scalar.minsi", HRX_HOST_OP_IMINS, 0},
-    {"scalar.maxsi", HRX_HOST_OP_IMAXS, 0},
-    {"scalar.minui", HRX_HOST_OP_IMINU, 0},
-    {"scalar.maxui", HRX_HOST_OP_IMAXU, 0},
-    {"scalar.andi", HRX_HOST_OP_IAND, 0},
-    {"scalar.ori", HRX_HOST_OP_IOR, 0},
-    {"scalar.xori", HRX_HOST_OP_IXOR, 0},
-    {"scalar.shli", HRX_HOST_OP_ISHL, 0},
-    {"scalar.shrui", HRX_HOST_OP_ISHRU, 0},
-    {"scalar.shrsi", HRX_HOST_OP_ISHRS, 0},
-    {"scalar.addf", HRX_HOST_OP_FADD, 0},
-    {"scalar.subf", HRX_HOST_OP_FSUB, 0},
-    {"scalar.mulf", HRX_HOST_OP_FMUL, 0},
-    {"scalar.divf", HRX_HOST_OP_FDIV, 0},
-    {"scalar.minnumf", HRX_HOST_OP_FMIN, 0},
-    {"scalar.maxnumf", HRX_HOST_OP_FMAX, 0},
-    {"scalar.fmaf", HRX_HOST_OP_FFMA, 0},
-    {"scalar.negf", HRX_HOST_OP_FNEG, 0},
-    {"scalar.absf", HRX_HOST_OP_FABS, 0},
-    {"scalar.floorf", HRX_HOST_OP_FFLOOR, 0},
-    {"scalar.ceilf", HRX_HOST_OP_FCEIL, 0},
-    {"scalar.truncf", HRX_HOST_OP_FTRUNC, 0},
-    {"scalar.roundevenf", HRX_HOST_OP_FROUNDEVEN, 0},
-    {"scalar.sqrtf", HRX_HOST_OP_FSQRT, 0},
-    {"scalar.rsqrtf", HRX_HOST_OP_FRSQRT, 0},
-    {"scalar.expf", HRX_HOST_OP_FEXP, 0},
-    {"scalar.logf", HRX_HOST_OP_FLOG, 0},
-    {"scalar.tanhf", HRX_HOST_OP_FTANH, 0},
-    {"vector.addf", HRX_HOST_OP_FADD, 0},
-    {"vector.subf", HRX_HOST_OP_FSUB, 0},
-    {"vector.mulf", HRX_HOST_OP_FMUL, 0},
-    {"vector.divf", HRX_HOST_OP_FDIV, 0},
-    {"vector.minnumf", HRX_HOST_OP_FMIN, 0},
-    {"vector.maxnumf", HRX_HOST_OP_FMAX, 0},
-    {"vector.fmaf", HRX_HOST_OP_FFMA, 0},
-    {"index.cmp", HRX_HOST_OP_ICMP, 0},
-    {"scalar.cmpi", HRX_HOST_OP_ICMP, 0},
-    {"scalar.cmpf", HRX_HOST_OP_FCMP, 0},
-    {"scf.select", HRX_HOST_OP_SELECT, 0},
+    {"index.add", HRX_HOST_OP_IADD},
+    {"index.sub", HRX_HOST_OP_ISUB},
+    {"index.mul", HRX_HOST_OP_IMUL},
+    {"index.div", HRX_HOST_OP_IDIVS},
+    {"index.rem", HRX_HOST_OP_IREMS},
+    {"index.min", HRX_HOST_OP_IMINS},
+    {"index.max", HRX_HOST_OP_IMAXS},
+    {"index.madd", HRX_HOST_OP_IMADD},
+    {"index.andi", HRX_HOST_OP_IAND},
+    {"index.ori", HRX_HOST_OP_IOR},
+    {"index.xori", HRX_HOST_OP_IXOR},
+    {"index.shli", HRX_HOST_OP_ISHL},
+    {"index.shrui", HRX_HOST_OP_ISHRU},
+    {"index.scale", HRX_HOST_OP_IMUL},
+    {"scalar.addi", HRX_HOST_OP_IADD},
+    {"scalar.subi", HRX_HOST_OP_ISUB},
+    {"scalar.muli", HRX_HOST_OP_IMUL},
+    {"scalar.divsi", HRX_HOST_OP_IDIVS},
+    {"scalar.divui", HRX_HOST_OP_IDIVU},
+    {"scalar.remsi", HRX_HOST_OP_IREMS},
+    {"scalar.remui", HRX_HOST_OP_IREMU},
+    {"scalar.minsi", HRX_HOST_OP_IMINS},
+    {"scalar.maxsi", HRX_HOST_OP_IMAXS},
+    {"scalar.minui", HRX_HOST_OP_IMINU},
+    {"scalar.maxui", HRX_HOST_OP_IMAXU},
+    {"scalar.andi", HRX_HOST_OP_IAND},
+    {"scalar.ori", HRX_HOST_OP_IOR},
+    {"scalar.xori", HRX_HOST_OP_IXOR},
+    {"scalar.shli", HRX_HOST_OP_ISHL},
+    {"scalar.shrui", HRX_HOST_OP_ISHRU},
+    {"scalar.shrsi", HRX_HOST_OP_ISHRS},
+    {"scalar.addf", HRX_HOST_OP_FADD},
+    {"scalar.subf", HRX_HOST_OP_FSUB},
+    {"scalar.mulf", HRX_HOST_OP_FMUL},
+    {"scalar.divf", HRX_HOST_OP_FDIV},
+    {"scalar.minnumf", HRX_HOST_OP_FMIN},
+    {"scalar.maxnumf", HRX_HOST_OP_FMAX},
+    {"scalar.fmaf", HRX_HOST_OP_FFMA},
+    {"scalar.negf", HRX_HOST_OP_FNEG},
+    {"scalar.absf", HRX_HOST_OP_FABS},
+    {"scalar.floorf", HRX_HOST_OP_FFLOOR},
+    {"scalar.ceilf", HRX_HOST_OP_FCEIL},
+    {"scalar.truncf", HRX_HOST_OP_FTRUNC},
+    {"scalar.roundevenf", HRX_HOST_OP_FROUNDEVEN},
+    {"scalar.sqrtf", HRX_HOST_OP_FSQRT},
+    {"scalar.rsqrtf", HRX_HOST_OP_FRSQRT},
+    {"scalar.expf", HRX_HOST_OP_FEXP},
+    {"scalar.logf", HRX_HOST_OP_FLOG},
+    {"scalar.tanhf", HRX_HOST_OP_FTANH},
+    {"vector.addf", HRX_HOST_OP_FADD},
+    {"vector.subf", HRX_HOST_OP_FSUB},
+    {"vector.mulf", HRX_HOST_OP_FMUL},
+    {"vector.divf", HRX_HOST_OP_FDIV},
+    {"vector.minnumf", HRX_HOST_OP_FMIN},
+    {"vector.maxnumf", HRX_HOST_OP_FMAX},
+    {"vector.fmaf", HRX_HOST_OP_FFMA},
+    {"index.cmp", HRX_HOST_OP_ICMP},
+    {"scalar.cmpi", HRX_HOST_OP_ICMP},
+    {"scalar.cmpf", HRX_HOST_OP_FCMP},
+    {"scf.select", HRX_HOST_OP_SELECT},
 };
 
 static const struct {
@@ -764,7 +753,6 @@ static bool hb_lower_arith(hb_t* b, const loom_op_t* op, const hb_map_t* map) {
   }
   loom_type_kind_t kind = hb_kind(b, op->type);
   uint8_t code = map->op;
-  if (kind == LOOM_TYPE_OFFSET && map->unsigned_op) code = map->unsigned_op;
   uint8_t aux = 0;
   if (code == HRX_HOST_OP_ICMP || code == HRX_HOST_OP_FCMP) {
     aux = op->enum_value;
@@ -1138,6 +1126,12 @@ static bool hb_lower_call(hb_t* b, const loom_op_t* op) {
   const loom_module_t* m = b->m;
   uint32_t index = loom_module_find_func(m, loom_module_string(m, op->symbol));
   const loom_func_t* func = &LOOM_FUNC(m, index);
+  if (func->flags & LOOM_FUNC_DECL) {
+    return hb_error(b, op->span, HRX_LOOM_DIAG_BACKEND_UNSUPPORTED,
+                    "@%s is only declared (func.decl); the host backend "
+                    "needs its definition in the module",
+                    loom_module_string(m, op->symbol));
+  }
   if (b->inline_depth >= HB_MAX_INLINE_DEPTH) {
     return hb_error(b, op->span, HRX_LOOM_DIAG_BACKEND_LIMIT,
                     "calls nest deeper than %d (recursion?) at @%s",
@@ -1182,10 +1176,16 @@ HB_OUT_OF_LINE static bool hb_lower_flat_op(hb_t* b, const loom_op_t* op) {
   for (size_t i = 0; i < sizeof(hb_arith) / sizeof(hb_arith[0]); ++i) {
     if (!strcmp(name, hb_arith[i].name)) return hb_lower_arith(b, op, &hb_arith[i]);
   }
+  if (hb_is_math(op)) return hb_lower_math(b, op);
   for (size_t i = 0; i < sizeof(hb_casts) / sizeof(hb_casts[0]); ++i) {
     if (!strcmp(name, hb_casts[i].name)) {
       return hb_lower_cast(b, op, hb_casts[i].kind);
     }
+  }
+  /* Layouts are compile-time descriptions read by the accesses using
+   * them. */
+  if (result != LOOM_NONE && hb_kind(b, op->type) == LOOM_TYPE_LAYOUT) {
+    return true;
   }
   if (def->shape == LOOM_SHAPE_NULLARY) {
     if (hb_lower_geometry(b, op)) return true;

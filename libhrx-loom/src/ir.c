@@ -134,6 +134,7 @@ static const char* const loom_type_names[LOOM_TYPE_KIND_COUNT] = {
     [LOOM_TYPE_F16] = "f16",           [LOOM_TYPE_BF16] = "bf16",
     [LOOM_TYPE_F32] = "f32",           [LOOM_TYPE_F64] = "f64",
     [LOOM_TYPE_BUFFER] = "buffer",     [LOOM_TYPE_VECTOR] = "vector",
+    [LOOM_TYPE_LAYOUT] = "encoding<layout>",
     [LOOM_TYPE_VIEW] = "view",
 };
 
@@ -165,11 +166,12 @@ typedef struct loom_type_key_t {
   loom_type_kind_t element;
   const loom_dim_t* dims;
   uint32_t rank;
+  uint32_t layout;
 } loom_type_key_t;
 
 static uint32_t loom_type_hash(const loom_type_key_t* key) {
-  uint32_t words[3] = {(uint32_t)key->kind, (uint32_t)key->element,
-                       key->rank};
+  uint32_t words[4] = {(uint32_t)key->kind, (uint32_t)key->element,
+                       key->rank, key->layout};
   uint32_t hash = loom_hash_bytes(words, sizeof(words), LOOM_HASH_SEED);
   for (uint32_t d = 0; d < key->rank; ++d) {
     /* Dynamic extents are told apart by the value naming them. */
@@ -186,7 +188,7 @@ static bool loom_type_matches(const void* context, uint32_t value,
   const loom_type_key_t* key = key_pointer;
   const loom_type_t* type = &LOOM_TYPE(module, value);
   if (type->kind != key->kind || type->element != key->element ||
-      type->rank != key->rank) {
+      type->rank != key->rank || type->layout != key->layout) {
     return false;
   }
   for (uint32_t d = 0; d < key->rank; ++d) {
@@ -202,12 +204,12 @@ static bool loom_type_matches(const void* context, uint32_t value,
 hrx_status_t loom_module_type(loom_module_t* module, loom_type_kind_t kind,
                               loom_type_kind_t element,
                               const loom_dim_t* dims, uint32_t rank,
-                              loom_type_id_t* out_type) {
+                              uint32_t layout, loom_type_id_t* out_type) {
   if (kind != LOOM_TYPE_VECTOR && kind != LOOM_TYPE_VIEW) {
     *out_type = kind;
     return HRX_OK;
   }
-  loom_type_key_t key = {kind, element, dims, rank};
+  loom_type_key_t key = {kind, element, dims, rank, layout};
   uint32_t hash = loom_type_hash(&key);
   uint32_t found = loom_index_find(&module->type_index, hash,
                                    loom_type_matches, module, &key);
@@ -226,7 +228,7 @@ hrx_status_t loom_module_type(loom_module_t* module, loom_type_kind_t kind,
                                       sizeof(loom_type_t), 1, &id));
   LOOM_TYPE(module, id) = (loom_type_t){
       .kind = kind, .element = element, .rank = rank,
-      .dims_start = dims_start};
+      .dims_start = dims_start, .layout = layout};
   hrx_status_t status =
       loom_index_insert(&module->type_index, module->allocator, hash, id);
   if (status != HRX_OK) {
@@ -257,8 +259,14 @@ hrx_status_t loom_type_print(const loom_module_t* module, loom_type_id_t id,
           out, "[%%%s]x", loom_module_string(module, value->name)));
     }
   }
-  return hrx_string_builder_appendf(out, "%s>",
-                                    loom_type_kind_name(type->element));
+  HRX_RETURN_IF_ERROR(hrx_string_builder_append_cstr(
+      out, loom_type_kind_name(type->element)));
+  if (type->layout != LOOM_NONE) {
+    HRX_RETURN_IF_ERROR(hrx_string_builder_appendf(
+        out, ", %%%s",
+        loom_module_string(module, LOOM_VALUE(module, type->layout).name)));
+  }
+  return hrx_string_builder_append_cstr(out, ">");
 }
 
 /* Entities of one kind looked up by a name string id stored at

@@ -91,6 +91,7 @@ typedef enum loom_type_kind_e {
   LOOM_TYPE_F32,
   LOOM_TYPE_F64,
   LOOM_TYPE_BUFFER,
+  LOOM_TYPE_LAYOUT, /* encoding<layout>: the address layout of views */
   LOOM_TYPE_VECTOR,
   LOOM_TYPE_VIEW,
   LOOM_TYPE_KIND_COUNT,
@@ -110,6 +111,9 @@ typedef struct loom_type_t {
   loom_type_kind_t element; /* vector / view element kind */
   uint32_t rank;            /* number of dims (vector: 1) */
   uint32_t dims_start;      /* into module->dims */
+  /* view: the encoding<layout> value giving its strides, or LOOM_NONE for
+   * the dense row-major layout (written as nothing or #dense). */
+  uint32_t layout;
 } loom_type_t;
 
 bool loom_type_is_integer(loom_type_kind_t kind);  /* i1..i64 */
@@ -167,6 +171,7 @@ typedef enum loom_attr_key_e {
   LOOM_ATTR_ORDERING,
   LOOM_ATTR_ALIGN,
   LOOM_ATTR_CLUSTER_SIZE,
+  LOOM_ATTR_MIN_ALIGN, /* {minimum_alignment = N}: buffer.assume.alignment */
   LOOM_ATTR_KEY_COUNT,
 } loom_attr_key_t;
 
@@ -186,6 +191,7 @@ typedef struct loom_op_t {
   uint16_t opcode;     /* index into the op table */
   uint8_t enum_value;  /* <param> or predicate keyword, per op shape */
   uint8_t has_else;    /* scf.if */
+  uint16_t flags;      /* LOOM_OP_FLAG_*: fast-math / overflow hints */
   uint32_t operands_start, operand_count; /* into module->operands */
   uint32_t results_start, result_count;   /* values [start, start+count) */
   uint32_t regions[2];                    /* then/else, before/after */
@@ -246,17 +252,29 @@ typedef struct loom_kernel_t {
   loom_span_t span;
 } loom_kernel_t;
 
+/* Modifier words of func.def / func.decl (loom_func_modifiers spells
+ * them), and DECL for a declaration, whose body region holds only the
+ * parameters. */
 typedef enum loom_func_flag_e {
   LOOM_FUNC_PUBLIC = 1u << 0,
   LOOM_FUNC_PURE = 1u << 1,
   LOOM_FUNC_INLINE = 1u << 2,
   LOOM_FUNC_NOINLINE = 1u << 3,
+  LOOM_FUNC_RETAIN = 1u << 4,
+  LOOM_FUNC_HOST = 1u << 5,
+  LOOM_FUNC_DEVICE = 1u << 6,
+  LOOM_FUNC_INITIALIZER = 1u << 7,
+  LOOM_FUNC_DEINITIALIZER = 1u << 8,
+  LOOM_FUNC_HOT = 1u << 9,
+  LOOM_FUNC_COLD = 1u << 10,
+  LOOM_FUNC_DECL = 1u << 11,
 } loom_func_flag_t;
 
 typedef struct loom_func_t {
   uint32_t symbol;
   uint32_t flags;
   uint32_t target;        /* LOOM_NONE when untargeted */
+  uint32_t abi;           /* string id of abi(KIND), or LOOM_NONE */
   uint32_t body_region;
   uint32_t results_start, result_count; /* into module->type_lists */
   loom_span_t span;
@@ -326,11 +344,12 @@ hrx_status_t loom_module_intern(loom_module_t* module, const char* text,
                                 size_t length, uint32_t* out_id);
 const char* loom_module_string(const loom_module_t* module, uint32_t id);
 
-/* Interns a scalar, vector or view type (structural equality). */
+/* Interns a scalar, vector or view type (structural equality); |layout|
+ * is a view's layout value or LOOM_NONE. */
 hrx_status_t loom_module_type(loom_module_t* module, loom_type_kind_t kind,
                               loom_type_kind_t element,
                               const loom_dim_t* dims, uint32_t rank,
-                              loom_type_id_t* out_type);
+                              uint32_t layout, loom_type_id_t* out_type);
 static inline loom_type_kind_t loom_type_kind(const loom_module_t* module,
                                               loom_type_id_t type) {
   return LOOM_TYPE(module, type).kind;

@@ -18,6 +18,7 @@ const char* loom_token_kind_name(loom_token_kind_t kind) {
     case LOOM_TOKEN_ERROR: return "invalid token";
     case LOOM_TOKEN_VALUE_ID: return "%value";
     case LOOM_TOKEN_SYMBOL: return "@symbol";
+    case LOOM_TOKEN_ATTR: return "#attribute";
     case LOOM_TOKEN_IDENT: return "identifier";
     case LOOM_TOKEN_INTEGER: return "integer";
     case LOOM_TOKEN_FLOAT: return "float";
@@ -35,6 +36,7 @@ const char* loom_token_kind_name(loom_token_kind_t kind) {
     case LOOM_TOKEN_EQUAL: return "'='";
     case LOOM_TOKEN_ARROW: return "'->'";
     case LOOM_TOKEN_X: return "'x'";
+    case LOOM_TOKEN_PIPE: return "'|'";
   }
   return "token";
 }
@@ -191,6 +193,7 @@ loom_token_t loom_lexer_next(loom_lexer_t* lexer) {
     case ',': lexer->position++; return loom_make(lexer, LOOM_TOKEN_COMMA, start);
     case ':': lexer->position++; return loom_make(lexer, LOOM_TOKEN_COLON, start);
     case '=': lexer->position++; return loom_make(lexer, LOOM_TOKEN_EQUAL, start);
+    case '|': lexer->position++; return loom_make(lexer, LOOM_TOKEN_PIPE, start);
     default: break;
   }
   if (c == '-' && loom_peek(lexer, 1) == '>') {
@@ -204,6 +207,18 @@ loom_token_t loom_lexer_next(loom_lexer_t* lexer) {
   if (isdigit((unsigned char)c) ||
       (c == '-' && isdigit((unsigned char)loom_peek(lexer, 1)))) {
     return loom_lex_number(lexer, start);
+  }
+  /* Negative infinity is one token, as a negative number is; inf and nan
+   * alone are words the literal parser knows. */
+  if (c == '-' && loom_peek(lexer, 1) == 'i' && loom_peek(lexer, 2) == 'n' &&
+      loom_peek(lexer, 3) == 'f' && !loom_is_name_char(loom_peek(lexer, 4))) {
+    lexer->position += 4;
+    return loom_make(lexer, LOOM_TOKEN_FLOAT, start);
+  }
+  if (c == '#' && loom_is_name_char(loom_peek(lexer, 1))) {
+    lexer->position++;
+    loom_skip_name(lexer);
+    return loom_make(lexer, LOOM_TOKEN_ATTR, start);
   }
   if (c == '%' || c == '@') {
     lexer->position++;

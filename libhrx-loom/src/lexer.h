@@ -12,9 +12,10 @@ typedef enum loom_token_kind_e {
   LOOM_TOKEN_ERROR,       /* already diagnosed */
   LOOM_TOKEN_VALUE_ID,    /* %name */
   LOOM_TOKEN_SYMBOL,      /* @name.with.dots */
+  LOOM_TOKEN_ATTR,        /* #name: an attribute or attribute alias */
   LOOM_TOKEN_IDENT,       /* bare word: index.add, gfx11-generic, x */
   LOOM_TOKEN_INTEGER,     /* 42, -7, 0x1f */
-  LOOM_TOKEN_FLOAT,       /* 1.0, -2.5e-3 */
+  LOOM_TOKEN_FLOAT,       /* 1.0, -2.5e-3, -inf (inf and nan lex as words) */
   LOOM_TOKEN_STRING,      /* "text" (span includes the quotes) */
   LOOM_TOKEN_LPAREN,
   LOOM_TOKEN_RPAREN,
@@ -29,6 +30,7 @@ typedef enum loom_token_kind_e {
   LOOM_TOKEN_EQUAL,
   LOOM_TOKEN_ARROW,       /* -> */
   LOOM_TOKEN_X,           /* the 'x' between shape dimensions */
+  LOOM_TOKEN_PIPE,        /* '|' between flags: <nnan|nsz> */
 } loom_token_kind_t;
 
 typedef struct loom_token_t {

@@ -11,6 +11,7 @@
 #include <llvm-c/Linker.h>
 #include <llvm-c/Target.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -193,45 +194,49 @@ typedef enum ll_arith_e {
   LL_SMAX, LL_UMIN, LL_UMAX, LL_MADD, LL_AND, LL_OR, LL_XOR, LL_SHL, LL_LSHR,
   LL_ASHR, LL_FADD, LL_FSUB, LL_FMUL, LL_FDIV, LL_FMIN, LL_FMAX, LL_FMA,
   LL_FNEG, LL_FABS, LL_FLOOR, LL_CEIL, LL_FTRUNC, LL_ROUNDEVEN, LL_SQRT,
-  LL_RSQRT, LL_EXP, LL_LOG, LL_TANH,
+  LL_RSQRT, LL_EXP, LL_LOG, LL_TANH, LL_EXP2, LL_SILU, LL_SIN, LL_COS,
+  LL_POW, LL_CLAMP_ORDERED, LL_CLAMP_NUMBER,
 } ll_arith_t;
 
 typedef struct ll_arith_map_t {
   const char* name;
   ll_arith_t code;
-  ll_arith_t unsigned_code; /* for offset operands */
 } ll_arith_map_t;
 
 static const ll_arith_map_t ll_arith[] = {
-    {"index.add", LL_ADD, LL_ADD},       {"index.sub", LL_SUB, LL_SUB},
-    {"index.mul", LL_MUL, LL_MUL},       {"index.div", LL_SDIV, LL_UDIV},
-    {"index.rem", LL_SREM, LL_UREM},     {"index.min", LL_SMIN, LL_UMIN},
-    {"index.max", LL_SMAX, LL_UMAX},     {"index.madd", LL_MADD, LL_MADD},
-    {"index.andi", LL_AND, LL_AND},      {"index.ori", LL_OR, LL_OR},
-    {"index.xori", LL_XOR, LL_XOR},      {"index.shli", LL_SHL, LL_SHL},
-    {"index.shrui", LL_LSHR, LL_LSHR},   {"index.scale", LL_MUL, LL_MUL},
-    {"scalar.addi", LL_ADD, LL_ADD},     {"scalar.subi", LL_SUB, LL_SUB},
-    {"scalar.muli", LL_MUL, LL_MUL},     {"scalar.divsi", LL_SDIV, LL_SDIV},
-    {"scalar.divui", LL_UDIV, LL_UDIV},  {"scalar.remsi", LL_SREM, LL_SREM},
-    {"scalar.remui", LL_UREM, LL_UREM},  {"scalar.minsi", LL_SMIN, LL_SMIN},
-    {"scalar.maxsi", LL_SMAX, LL_SMAX},  {"scalar.minui", LL_UMIN, LL_UMIN},
-    {"scalar.maxui", LL_UMAX, LL_UMAX},  {"scalar.andi", LL_AND, LL_AND},
-    {"scalar.ori", LL_OR, LL_OR},        {"scalar.xori", LL_XOR, LL_XOR},
-    {"scalar.shli", LL_SHL, LL_SHL},     {"scalar.shrui", LL_LSHR, LL_LSHR},
-    {"scalar.shrsi", LL_ASHR, LL_ASHR},  {"scalar.addf", LL_FADD, LL_FADD},
-    {"scalar.subf", LL_FSUB, LL_FSUB},   {"scalar.mulf", LL_FMUL, LL_FMUL},
-    {"scalar.divf", LL_FDIV, LL_FDIV},   {"scalar.minnumf", LL_FMIN, LL_FMIN},
-    {"scalar.maxnumf", LL_FMAX, LL_FMAX}, {"scalar.fmaf", LL_FMA, LL_FMA},
-    {"scalar.negf", LL_FNEG, LL_FNEG},   {"scalar.absf", LL_FABS, LL_FABS},
-    {"scalar.floorf", LL_FLOOR, LL_FLOOR}, {"scalar.ceilf", LL_CEIL, LL_CEIL},
-    {"scalar.truncf", LL_FTRUNC, LL_FTRUNC},
-    {"scalar.roundevenf", LL_ROUNDEVEN, LL_ROUNDEVEN},
-    {"scalar.sqrtf", LL_SQRT, LL_SQRT},  {"scalar.rsqrtf", LL_RSQRT, LL_RSQRT},
-    {"scalar.expf", LL_EXP, LL_EXP},     {"scalar.logf", LL_LOG, LL_LOG},
-    {"scalar.tanhf", LL_TANH, LL_TANH},  {"vector.addf", LL_FADD, LL_FADD},
-    {"vector.subf", LL_FSUB, LL_FSUB},   {"vector.mulf", LL_FMUL, LL_FMUL},
-    {"vector.divf", LL_FDIV, LL_FDIV},   {"vector.minnumf", LL_FMIN, LL_FMIN},
-    {"vector.maxnumf", LL_FMAX, LL_FMAX}, {"vector.fmaf", LL_FMA, LL_FMA},
+    {"index.add", LL_ADD},       {"index.sub", LL_SUB},
+    {"index.mul", LL_MUL},       {"index.div", LL_SDIV},
+    {"index.rem", LL_SREM},     {"index.min", LL_SMIN},
+    {"index.max", LL_SMAX},     {"index.madd", LL_MADD},
+    {"index.andi", LL_AND},      {"index.ori", LL_OR},
+    {"index.xori", LL_XOR},      {"index.shli", LL_SHL},
+    {"index.shrui", LL_LSHR},   {"index.scale", LL_MUL},
+    {"scalar.addi", LL_ADD},     {"scalar.subi", LL_SUB},
+    {"scalar.muli", LL_MUL},     {"scalar.divsi", LL_SDIV},
+    {"scalar.divui", LL_UDIV},  {"scalar.remsi", LL_SREM},
+    {"scalar.remui", LL_UREM},  {"scalar.minsi", LL_SMIN},
+    {"scalar.maxsi", LL_SMAX},  {"scalar.minui", LL_UMIN},
+    {"scalar.maxui", LL_UMAX},  {"scalar.andi", LL_AND},
+    {"scalar.ori", LL_OR},        {"scalar.xori", LL_XOR},
+    {"scalar.shli", LL_SHL},     {"scalar.shrui", LL_LSHR},
+    {"scalar.shrsi", LL_ASHR},  {"scalar.addf", LL_FADD},
+    {"scalar.subf", LL_FSUB},   {"scalar.mulf", LL_FMUL},
+    {"scalar.divf", LL_FDIV},   {"scalar.minnumf", LL_FMIN},
+    {"scalar.maxnumf", LL_FMAX}, {"scalar.fmaf", LL_FMA},
+    {"scalar.negf", LL_FNEG},   {"scalar.absf", LL_FABS},
+    {"scalar.floorf", LL_FLOOR}, {"scalar.ceilf", LL_CEIL},
+    {"scalar.truncf", LL_FTRUNC},
+    {"scalar.roundevenf", LL_ROUNDEVEN},
+    {"scalar.sqrtf", LL_SQRT},  {"scalar.rsqrtf", LL_RSQRT},
+    {"scalar.expf", LL_EXP},     {"scalar.logf", LL_LOG},
+    {"scalar.tanhf", LL_TANH},  {"vector.addf", LL_FADD},
+    {"vector.subf", LL_FSUB},   {"vector.mulf", LL_FMUL},
+    {"vector.divf", LL_FDIV},   {"vector.minnumf", LL_FMIN},
+    {"vector.maxnumf", LL_FMAX}, {"vector.fmaf", LL_FMA},
+    {"scalar.exp2f", LL_EXP2},   {"scalar.siluf", LL_SILU},
+    {"scalar.sinf", LL_SIN},     {"scalar.cosf", LL_COS},
+    {"scalar.powf", LL_POW},
+    {"scalar.clampf", LL_CLAMP_ORDERED},
 };
 
 static LLVMValueRef ll_float_intrinsic(llvm_lower_t* l, const char* name,
@@ -244,6 +249,48 @@ static LLVMValueRef ll_select_cmp(llvm_lower_t* l, LLVMIntPredicate pred,
                                   LLVMValueRef x, LLVMValueRef y) {
   LLVMValueRef keep = LLVMBuildICmp(l->builder, pred, x, y, "");
   return LLVMBuildSelect(l->builder, keep, x, y, "");
+}
+
+/* x^y = 2^(y log2 |x|) with the C99 special cases, as the host backend
+ * computes it: x^0 = 1^y = 1, the sign of a negative (or -0) base raised
+ * to an odd integer, NaN for a finite negative base and a non-integer
+ * exponent. The GPU has no wider type to evaluate it in, so its error
+ * grows with |y log2 x|. */
+static LLVMValueRef ll_pow(llvm_lower_t* l, LLVMValueRef x, LLVMValueRef y) {
+  LLVMBuilderRef b = l->builder;
+  LLVMTypeRef type = LLVMTypeOf(x);
+  LLVMValueRef one = LLVMConstReal(type, 1.0), zero = LLVMConstReal(type, 0);
+  LLVMValueRef magnitude = ll_float_intrinsic(l, "llvm.fabs", &x, 1);
+  LLVMValueRef log = ll_float_intrinsic(l, "llvm.log2", &magnitude, 1);
+  LLVMValueRef scaled = LLVMBuildFMul(b, y, log, "");
+  LLVMValueRef r = ll_float_intrinsic(l, "llvm.exp2", &scaled, 1);
+  r = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOEQ, magnitude, one, ""),
+                      one, r, "");
+  LLVMValueRef y_floor = ll_float_intrinsic(l, "llvm.floor", &y, 1);
+  LLVMValueRef half = LLVMBuildFMul(b, y, LLVMConstReal(type, 0.5), "");
+  LLVMValueRef half_floor = ll_float_intrinsic(l, "llvm.floor", &half, 1);
+  LLVMValueRef odd =
+      LLVMBuildAnd(b, LLVMBuildFCmp(b, LLVMRealOEQ, y_floor, y, ""),
+                   LLVMBuildFCmp(b, LLVMRealUNE, half_floor, half, ""), "");
+  LLVMTypeRef bits_type =
+      LLVMIntTypeInContext(l->context, LLVMGetTypeKind(type) ==
+                                               LLVMDoubleTypeKind ? 64 : 32);
+  LLVMValueRef sign =
+      LLVMBuildICmp(b, LLVMIntSLT, LLVMBuildBitCast(b, x, bits_type, ""),
+                    LLVMConstInt(bits_type, 0, 0), "");
+  r = LLVMBuildSelect(b, LLVMBuildAnd(b, sign, odd, ""),
+                      LLVMBuildFNeg(b, r, ""), r, "");
+  LLVMValueRef invalid = LLVMBuildAnd(
+      b,
+      LLVMBuildAnd(b, LLVMBuildFCmp(b, LLVMRealOLT, x, zero, ""),
+                   LLVMBuildFCmp(b, LLVMRealOGT, x,
+                                 LLVMConstReal(type, -INFINITY), ""), ""),
+      LLVMBuildFCmp(b, LLVMRealUNE, y_floor, y, ""), "");
+  r = LLVMBuildSelect(b, invalid, LLVMConstReal(type, NAN), r, "");
+  LLVMValueRef unit =
+      LLVMBuildOr(b, LLVMBuildFCmp(b, LLVMRealOEQ, y, zero, ""),
+                  LLVMBuildFCmp(b, LLVMRealOEQ, x, one, ""), "");
+  return LLVMBuildSelect(b, unit, one, r, "");
 }
 
 /* x <code> y [<code> z]: operands of one type (f32 for narrow floats). */
@@ -301,8 +348,48 @@ static LLVMValueRef ll_arith_apply(llvm_lower_t* l, ll_arith_t code,
                                      LLVMBuildFAdd(b, e, one, ""), "");
       return LLVMBuildFSub(b, one, q, "");
     }
+    case LL_EXP2: return ll_float_intrinsic(l, "llvm.exp2", v, 1);
+    case LL_SILU: {
+      /* x / (1 + exp(-x)) */
+      LLVMTypeRef type = LLVMTypeOf(v[0]);
+      LLVMValueRef negated = LLVMBuildFNeg(b, v[0], "");
+      LLVMValueRef e = ll_float_intrinsic(l, "llvm.exp", &negated, 1);
+      return LLVMBuildFDiv(
+          b, v[0], LLVMBuildFAdd(b, e, LLVMConstReal(type, 1.0), ""), "");
+    }
+    case LL_SIN: return ll_float_intrinsic(l, "llvm.sin", v, 1);
+    case LL_COS: return ll_float_intrinsic(l, "llvm.cos", v, 1);
+    case LL_POW: return ll_pow(l, v[0], v[1]);
+    case LL_CLAMP_NUMBER: {
+      LLVMValueRef low[2] = {v[0], v[1]};
+      LLVMValueRef high[2] = {ll_float_intrinsic(l, "llvm.maxnum", low, 2),
+                              v[2]};
+      return ll_float_intrinsic(l, "llvm.minnum", high, 2);
+    }
+    case LL_CLAMP_ORDERED: {
+      /* Strict compares: a NaN value passes through unchanged. */
+      LLVMValueRef below = LLVMBuildFCmp(b, LLVMRealOLT, v[0], v[1], "");
+      LLVMValueRef raised = LLVMBuildSelect(b, below, v[1], v[0], "");
+      LLVMValueRef above = LLVMBuildFCmp(b, LLVMRealOGT, raised, v[2], "");
+      return LLVMBuildSelect(b, above, v[2], raised, "");
+    }
   }
   return NULL;
+}
+
+/* Loom's fast-math words as LLVM's flags, so afn may pick a faster
+ * approximation and reassoc may reorder. */
+static LLVMFastMathFlags ll_fast_math(uint32_t flags) {
+  if (flags & LOOM_FLAG_FAST) return LLVMFastMathAll;
+  LLVMFastMathFlags out = LLVMFastMathNone;
+  if (flags & LOOM_FLAG_NNAN) out |= LLVMFastMathNoNaNs;
+  if (flags & LOOM_FLAG_NINF) out |= LLVMFastMathNoInfs;
+  if (flags & LOOM_FLAG_NSZ) out |= LLVMFastMathNoSignedZeros;
+  if (flags & LOOM_FLAG_ARCP) out |= LLVMFastMathAllowReciprocal;
+  if (flags & LOOM_FLAG_CONTRACT) out |= LLVMFastMathAllowContract;
+  if (flags & LOOM_FLAG_AFN) out |= LLVMFastMathApproxFunc;
+  if (flags & LOOM_FLAG_REASSOC) out |= LLVMFastMathAllowReassoc;
+  return out;
 }
 
 /* f16 and bf16 compute in f32 (scalars or vectors of them). */
@@ -323,10 +410,14 @@ static bool ll_lower_arith(llvm_lower_t* l, const loom_op_t* op,
     if (!(v[i] = ll_operand(l, op, i))) return false;
   }
   loom_type_kind_t kind = ll_element_kind(l, op->type);
-  ll_arith_t code =
-      kind == LOOM_TYPE_OFFSET ? map->unsigned_code : map->code;
+  ll_arith_t code = map->code;
+  if (code == LL_CLAMP_ORDERED && op->enum_value == LOOM_CLAMP_NUMBER) {
+    code = LL_CLAMP_NUMBER;
+  }
   if (kind == LOOM_TYPE_F64 && !l->hooks->f64_exp_log &&
-      (code == LL_EXP || code == LL_LOG || code == LL_TANH)) {
+      (code == LL_EXP || code == LL_LOG || code == LL_TANH ||
+       code == LL_EXP2 || code == LL_SILU || code == LL_SIN ||
+       code == LL_COS || code == LL_POW)) {
     return ll_unsupported(l, op, " on f64");
   }
   bool narrow = ll_narrow_float(kind) && code != LL_FNEG && code != LL_FABS;
@@ -337,6 +428,10 @@ static bool ll_lower_arith(llvm_lower_t* l, const loom_op_t* op,
     }
   }
   LLVMValueRef result = ll_arith_apply(l, code, v);
+  if (op->flags && loom_op_defs[op->opcode].flag_set == LOOM_FLAGS_FASTMATH &&
+      LLVMCanValueUseFastMathFlags(result)) {
+    LLVMSetFastMathFlags(result, ll_fast_math(op->flags));
+  }
   if (narrow) result = LLVMBuildFPTrunc(l->builder, result, type, "");
   ll_set(l, op, 0, result);
   return true;
@@ -495,6 +590,29 @@ static bool ll_lower_geometry(llvm_lower_t* l, const loom_op_t* op) {
 /* Memory                                                                  */
 /*===------------------------------------------------------------------===*/
 
+/* The encoding.layout.strided op giving |view|'s strides, or NULL for a
+ * dense view; false (diagnosed) when the layout cannot be read here or a
+ * whole-vector access would need a stride other than 1. */
+static bool ll_layout(llvm_lower_t* l, const loom_op_t* op,
+                      const loom_type_t* view, const loom_op_t** out) {
+  bool unresolved = false;
+  *out = loom_view_strides(l->m, view, &unresolved);
+  if (unresolved) {
+    return ll_error(l, op->span, HRX_LOOM_DIAG_BACKEND_UNSUPPORTED,
+                    "a view layout must come from an encoding.layout op in "
+                    "the same body");
+  }
+  if (!*out) return true;
+  uint32_t inner = LOOM_OPERAND(l->m, *out, (*out)->operand_count - 1);
+  bool unit = loom_operand_is_static(inner) && LOOM_STATIC(l->m, inner) == 1;
+  if (!unit && (ll_is(op, "vector.load") || ll_is(op, "vector.store"))) {
+    return ll_error(l, op->span, HRX_LOOM_DIAG_BACKEND_UNSUPPORTED,
+                    "vector access to a view whose innermost stride is not "
+                    "the constant 1");
+  }
+  return true;
+}
+
 /* Pointer to element (indices of |op| from |first|) + |extra| of the view
  * in operand |view_operand|, row-major over the view's extents. */
 static LLVMValueRef ll_address(llvm_lower_t* l, const loom_op_t* op,
@@ -505,7 +623,17 @@ static LLVMValueRef ll_address(llvm_lower_t* l, const loom_op_t* op,
   if (!base) return NULL;
   LLVMBuilderRef b = l->builder;
   LLVMValueRef index = NULL;
-  for (uint32_t d = 0; d < view->rank; ++d) {
+  const loom_op_t* layout = NULL;
+  if (!ll_layout(l, op, view, &layout)) return NULL;
+  for (uint32_t d = 0; layout && d < view->rank; ++d) {
+    /* Strided: the sum of index * stride. */
+    LLVMValueRef at = ll_operand(l, op, view_operand + 1 + d);
+    LLVMValueRef stride = ll_operand(l, layout, d);
+    if (!at || !stride) return NULL;
+    LLVMValueRef term = LLVMBuildMul(b, at, stride, "");
+    index = index ? LLVMBuildAdd(b, index, term, "") : term;
+  }
+  for (uint32_t d = 0; !layout && d < view->rank; ++d) {
     LLVMValueRef next = ll_operand(l, op, view_operand + 1 + d);
     if (!next) return NULL;
     if (!index) {
@@ -1225,6 +1353,12 @@ static bool ll_lower_call(llvm_lower_t* l, const loom_op_t* op) {
                     LL_MAX_INLINE_DEPTH, loom_module_string(m, op->symbol));
   }
   const loom_func_t* func = &LOOM_FUNC(m, index);
+  if (func->flags & LOOM_FUNC_DECL) {
+    return ll_error(l, op->span, HRX_LOOM_DIAG_BACKEND_UNSUPPORTED,
+                    "@%s is only declared (func.decl); the amdgpu backend "
+                    "needs its definition in the module",
+                    loom_module_string(m, op->symbol));
+  }
   const loom_region_t* body = &LOOM_REGION(m, func->body_region);
   for (uint32_t k = 0; k < body->arg_count; ++k) {
     if (!(l->values[body->args_start + k] = ll_operand(l, op, k))) {
@@ -1291,6 +1425,11 @@ static bool ll_lower_return(llvm_lower_t* l, const loom_op_t* op) {
 
 static bool ll_lower_op(llvm_lower_t* l, const loom_op_t* op) {
   const loom_op_def_t* def = &loom_op_defs[op->opcode];
+  /* Layouts are compile-time descriptions read by the accesses using
+   * them. */
+  if (op->result_count && LOOM_TYPE(l->m, op->type).kind == LOOM_TYPE_LAYOUT) {
+    return true;
+  }
   for (size_t i = 0; i < sizeof(ll_arith) / sizeof(ll_arith[0]); ++i) {
     if (!strcmp(def->name, ll_arith[i].name)) {
       return ll_lower_arith(l, op, &ll_arith[i]);

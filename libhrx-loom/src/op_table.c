@@ -7,11 +7,19 @@
 
 #define CONSTANT(n, t) \
   {.name = n, .shape = LOOM_SHAPE_CONSTANT, .places = ANY, .types = t}
-#define NARY(n, a, t, p) \
-  {.name = n, .shape = LOOM_SHAPE_NARY, .arity = a, .places = p, .types = t}
+/* Float arithmetic takes fast-math flags, integer arithmetic overflow
+ * flags; index arithmetic neither. */
+#define FLAGS_OF(t)                                  \
+  ((t) == LOOM_MASK_FLOAT ? LOOM_FLAGS_FASTMATH      \
+   : (t) == LOOM_MASK_INT ? LOOM_FLAGS_OVERFLOW      \
+                          : LOOM_FLAGS_NONE)
+#define NARY(n, a, t, p)                                                  \
+  {.name = n, .shape = LOOM_SHAPE_NARY, .arity = a, .places = p, .types = t, \
+   .flag_set = FLAGS_OF(t)}
 #define VECTOR_NARY(n, a, elements)                                       \
   {.name = n, .shape = LOOM_SHAPE_NARY, .arity = a, .places = DEVICE,     \
-   .types = LOOM_MASK_VECTOR, .types2 = elements}
+   .types = LOOM_MASK_VECTOR, .types2 = elements,                         \
+   .flag_set = FLAGS_OF(elements)}
 #define COMPARE(n, e, t, p)                                               \
   {.name = n, .shape = LOOM_SHAPE_COMPARE, .arity = 2, .enum_set = e,     \
    .enum_required = true, .places = p, .types = t}
@@ -24,21 +32,22 @@
    .types = LOOM_MASK_INDEX}
 
 const loom_op_def_t loom_op_defs[] = {
-    /* index: the signed logical (index) and unsigned byte (offset) domain */
+    /* index: the signed logical (index) and unsigned byte (offset) domain;
+     * byte offsets only add and subtract (index.scale makes them) */
     CONSTANT("index.constant", LOOM_MASK_ADDR),
     NARY("index.add", 2, LOOM_MASK_ADDR, ANY),
     NARY("index.sub", 2, LOOM_MASK_ADDR, ANY),
-    NARY("index.mul", 2, LOOM_MASK_ADDR, ANY),
-    NARY("index.div", 2, LOOM_MASK_ADDR, ANY),
-    NARY("index.rem", 2, LOOM_MASK_ADDR, ANY),
-    NARY("index.min", 2, LOOM_MASK_ADDR, ANY),
-    NARY("index.max", 2, LOOM_MASK_ADDR, ANY),
-    NARY("index.madd", 3, LOOM_MASK_ADDR, ANY),
-    NARY("index.andi", 2, LOOM_MASK_ADDR, ANY),
-    NARY("index.ori", 2, LOOM_MASK_ADDR, ANY),
-    NARY("index.xori", 2, LOOM_MASK_ADDR, ANY),
-    NARY("index.shli", 2, LOOM_MASK_ADDR, ANY),
-    NARY("index.shrui", 2, LOOM_MASK_ADDR, ANY),
+    NARY("index.mul", 2, LOOM_MASK_INDEX, ANY),
+    NARY("index.div", 2, LOOM_MASK_INDEX, ANY),
+    NARY("index.rem", 2, LOOM_MASK_INDEX, ANY),
+    NARY("index.min", 2, LOOM_MASK_INDEX, ANY),
+    NARY("index.max", 2, LOOM_MASK_INDEX, ANY),
+    NARY("index.madd", 3, LOOM_MASK_INDEX, ANY),
+    NARY("index.andi", 2, LOOM_MASK_INDEX, ANY),
+    NARY("index.ori", 2, LOOM_MASK_INDEX, ANY),
+    NARY("index.xori", 2, LOOM_MASK_INDEX, ANY),
+    NARY("index.shli", 2, LOOM_MASK_INDEX, ANY),
+    NARY("index.shrui", 2, LOOM_MASK_INDEX, ANY),
     COMPARE("index.cmp", LOOM_ENUM_ICMP, LOOM_MASK_ADDR, ANY),
     {.name = "index.assume", .shape = LOOM_SHAPE_ASSUME, .places = ANY,
      .types = LOOM_MASK_ADDR},
@@ -67,6 +76,15 @@ const loom_op_def_t loom_op_defs[] = {
     NARY("scalar.expf", 1, LOOM_MASK_FLOAT, DEVICE),
     NARY("scalar.logf", 1, LOOM_MASK_FLOAT, DEVICE),
     NARY("scalar.tanhf", 1, LOOM_MASK_FLOAT, DEVICE),
+    NARY("scalar.exp2f", 1, LOOM_MASK_FLOAT, DEVICE),
+    NARY("scalar.siluf", 1, LOOM_MASK_FLOAT, DEVICE),
+    NARY("scalar.sinf", 1, LOOM_MASK_FLOAT, DEVICE),
+    NARY("scalar.cosf", 1, LOOM_MASK_FLOAT, DEVICE),
+    NARY("scalar.powf", 2, LOOM_MASK_FLOAT, DEVICE),
+    {.name = "scalar.clampf", .shape = LOOM_SHAPE_NARY, .arity = 3,
+     .enum_set = LOOM_ENUM_CLAMP, .enum_required = true,
+     .flag_set = LOOM_FLAGS_FASTMATH, .places = DEVICE,
+     .types = LOOM_MASK_FLOAT},
     NARY("scalar.addi", 2, LOOM_MASK_INT, DEVICE),
     NARY("scalar.subi", 2, LOOM_MASK_INT, DEVICE),
     NARY("scalar.muli", 2, LOOM_MASK_INT, DEVICE),
@@ -122,6 +140,7 @@ const loom_op_def_t loom_op_defs[] = {
      .types = LOOM_MASK_SCALAR},
     {.name = "kernel.subgroup.reduce", .shape = LOOM_SHAPE_REDUCE,
      .enum_set = LOOM_ENUM_COMBINE, .enum_required = true, .places = DEVICE,
+     .flag_set = LOOM_FLAGS_FASTMATH,
      .types = LOOM_MASK_INT | LOOM_MASK_FLOAT},
     {.name = "kernel.barrier", .shape = LOOM_SHAPE_SYNC,
      .enum_set = LOOM_ENUM_SCOPE, .enum_required = true, .places = DEVICE},
@@ -141,6 +160,15 @@ const loom_op_def_t loom_op_defs[] = {
      .places = DEVICE, .types = LOOM_MASK_BUFFER},
     {.name = "buffer.assume.noalias", .shape = LOOM_SHAPE_NOALIAS,
      .places = DEVICE, .types = LOOM_MASK_BUFFER},
+    /* A promise about the buffers' base addresses, kept in the IR; the
+     * backends take the results as copies. */
+    {.name = "buffer.assume.alignment", .shape = LOOM_SHAPE_NOALIAS,
+     .places = DEVICE, .types = LOOM_MASK_BUFFER,
+     .attrs = 1u << LOOM_ATTR_MIN_ALIGN},
+    {.name = "encoding.layout.dense", .shape = LOOM_SHAPE_NULLARY,
+     .places = ANY, .types = LOOM_KIND_BIT(LOOM_TYPE_LAYOUT)},
+    {.name = "encoding.layout.strided", .shape = LOOM_SHAPE_LAYOUT_STRIDED,
+     .places = ANY, .types = LOOM_KIND_BIT(LOOM_TYPE_LAYOUT)},
     {.name = "buffer.view", .shape = LOOM_SHAPE_BUFFER_VIEW, .places = DEVICE,
      .types = LOOM_MASK_BUFFER, .types2 = LOOM_MASK_VIEW},
     {.name = "buffer.alloca", .shape = LOOM_SHAPE_ALLOCA,
@@ -185,6 +213,7 @@ const loom_op_def_t loom_op_defs[] = {
          LOOM_MASK_VECTOR, DEVICE),
     {.name = "vector.reduce", .shape = LOOM_SHAPE_VECTOR_REDUCE,
      .enum_set = LOOM_ENUM_COMBINE, .enum_required = true, .places = DEVICE,
+     .flag_set = LOOM_FLAGS_FASTMATH,
      .types = LOOM_MASK_VECTOR, .types2 = LOOM_MASK_INT | LOOM_MASK_FLOAT},
 
     /* structured control flow */
@@ -244,6 +273,8 @@ static const char* const loom_enum_scope[] = {
     "thread", "subgroup", "workgroup", "device", "system", NULL};
 static const char* const loom_enum_ordering[] = {
     "relaxed", "acquire", "release", "acq_rel", "seq_cst", NULL};
+static const char* const loom_enum_clamp[] = {"ordered", "number", "ieee",
+                                              NULL};
 
 static const char* const* const loom_enum_sets[LOOM_ENUM_COUNT] = {
     [LOOM_ENUM_NONE] = NULL,
@@ -255,6 +286,7 @@ static const char* const* const loom_enum_sets[LOOM_ENUM_COUNT] = {
     [LOOM_ENUM_COMBINE] = loom_enum_combine,
     [LOOM_ENUM_SCOPE] = loom_enum_scope,
     [LOOM_ENUM_ORDERING] = loom_enum_ordering,
+    [LOOM_ENUM_CLAMP] = loom_enum_clamp,
 };
 
 static const char* const loom_enum_choice_text[LOOM_ENUM_COUNT] = {
@@ -270,6 +302,7 @@ static const char* const loom_enum_choice_text[LOOM_ENUM_COUNT] = {
                           "minsi, maxui, minui, andi, ori, xori, xchg",
     [LOOM_ENUM_SCOPE] = "thread, subgroup, workgroup, device, system",
     [LOOM_ENUM_ORDERING] = "relaxed, acquire, release, acq_rel, seq_cst",
+    [LOOM_ENUM_CLAMP] = "ordered, number, ieee",
 };
 
 const char* loom_enum_keyword(loom_enum_set_t set, uint32_t index) {
@@ -298,3 +331,77 @@ uint32_t loom_enum_lookup(loom_enum_set_t set, const char* text,
 const char* loom_enum_choices(loom_enum_set_t set) {
   return (unsigned)set < LOOM_ENUM_COUNT ? loom_enum_choice_text[set] : "";
 }
+
+/* Word i is bit 1 << i. */
+static const char* const loom_flags_fastmath[] = {
+    "nnan", "ninf", "nsz", "arcp", "contract", "afn", "reassoc", "fast",
+    NULL};
+static const char* const loom_flags_overflow[] = {"nsw", "nuw", NULL};
+
+static const char* const* const loom_flag_sets[LOOM_FLAGS_COUNT] = {
+    [LOOM_FLAGS_NONE] = NULL,
+    [LOOM_FLAGS_FASTMATH] = loom_flags_fastmath,
+    [LOOM_FLAGS_OVERFLOW] = loom_flags_overflow,
+};
+
+uint32_t loom_flag_lookup(loom_flag_set_t set, const char* text,
+                          size_t length) {
+  if ((unsigned)set >= LOOM_FLAGS_COUNT || !loom_flag_sets[set]) return 0;
+  const char* const* words = loom_flag_sets[set];
+  for (uint32_t i = 0; words[i]; ++i) {
+    if (strlen(words[i]) == length && memcmp(words[i], text, length) == 0) {
+      return 1u << i;
+    }
+  }
+  return 0;
+}
+
+const char* loom_flag_keyword(loom_flag_set_t set, uint32_t bit) {
+  if ((unsigned)set >= LOOM_FLAGS_COUNT || !loom_flag_sets[set]) return NULL;
+  const char* const* words = loom_flag_sets[set];
+  for (uint32_t i = 0; words[i]; ++i) {
+    if (bit == 1u << i) return words[i];
+  }
+  return NULL;
+}
+
+const char* loom_flag_choices(loom_flag_set_t set) {
+  switch (set) {
+    case LOOM_FLAGS_FASTMATH:
+      return "nnan, ninf, nsz, arcp, contract, afn, reassoc, fast";
+    case LOOM_FLAGS_OVERFLOW: return "nsw, nuw";
+    default: return "";
+  }
+}
+
+const loom_op_t* loom_view_strides(const loom_module_t* module,
+                                   const loom_type_t* view,
+                                   bool* out_unresolved) {
+  *out_unresolved = false;
+  if (view->layout == LOOM_NONE) return NULL;
+  uint32_t def = LOOM_VALUE(module, view->layout).def_op;
+  if (def == LOOM_NONE) {
+    *out_unresolved = true;
+    return NULL;
+  }
+  const loom_op_t* layout = &LOOM_OP(module, def);
+  return loom_op_defs[layout->opcode].shape == LOOM_SHAPE_LAYOUT_STRIDED
+             ? layout
+             : NULL;
+}
+
+const loom_func_modifier_t loom_func_modifiers[] = {
+    {"public", LOOM_FUNC_PUBLIC},
+    {"retain", LOOM_FUNC_RETAIN},
+    {"host", LOOM_FUNC_HOST},
+    {"device", LOOM_FUNC_DEVICE},
+    {"initializer", LOOM_FUNC_INITIALIZER},
+    {"deinitializer", LOOM_FUNC_DEINITIALIZER},
+    {"pure", LOOM_FUNC_PURE},
+    {"hot", LOOM_FUNC_HOT},
+    {"cold", LOOM_FUNC_COLD},
+    {"inline", LOOM_FUNC_INLINE},
+    {"noinline", LOOM_FUNC_NOINLINE},
+};
+const uint32_t loom_func_modifier_count =
+    sizeof(loom_func_modifiers) / sizeof(loom_func_modifiers[0]);

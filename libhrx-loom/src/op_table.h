@@ -44,6 +44,7 @@ typedef enum loom_shape_e {
   LOOM_SHAPE_FOR,
   LOOM_SHAPE_WHILE,
   LOOM_SHAPE_CALL,          /* %r = func.call @f(%a, ...) : (T, ...) -> (U, ...) */
+  LOOM_SHAPE_LAYOUT_STRIDED,/* %l = encoding.layout.strided [s, ...] : encoding<layout> */
 } loom_shape_t;
 
 /* Keyword vocabularies for <param> and predicate positions. */
@@ -57,8 +58,34 @@ typedef enum loom_enum_set_e {
   LOOM_ENUM_COMBINE,      /* addf addi maxnumf minnumf maxsi ... */
   LOOM_ENUM_SCOPE,        /* thread subgroup workgroup device system */
   LOOM_ENUM_ORDERING,     /* relaxed acquire release acq_rel seq_cst */
+  LOOM_ENUM_CLAMP,        /* ordered number ieee */
   LOOM_ENUM_COUNT,
 } loom_enum_set_t;
+
+/* Flag vocabularies of an op's <...>, written after its keyword if it
+ * has one: scalar.addf<nnan|nsz>, vector.reduce<addf, reassoc>. Each word
+ * is one bit of loom_op_t.flags. */
+typedef enum loom_flag_set_e {
+  LOOM_FLAGS_NONE = 0,
+  LOOM_FLAGS_FASTMATH, /* nnan ninf nsz arcp contract afn reassoc fast */
+  LOOM_FLAGS_OVERFLOW, /* nsw nuw */
+  LOOM_FLAGS_COUNT,
+} loom_flag_set_t;
+
+/* Fast-math bits the backends act on. */
+enum {
+  LOOM_FLAG_NNAN = 1u << 0,
+  LOOM_FLAG_NINF = 1u << 1,
+  LOOM_FLAG_NSZ = 1u << 2,
+  LOOM_FLAG_ARCP = 1u << 3,
+  LOOM_FLAG_CONTRACT = 1u << 4,
+  LOOM_FLAG_AFN = 1u << 5,
+  LOOM_FLAG_REASSOC = 1u << 6,
+  LOOM_FLAG_FAST = 1u << 7,
+};
+
+/* scalar.clampf modes (LOOM_ENUM_CLAMP order). */
+enum { LOOM_CLAMP_ORDERED = 0, LOOM_CLAMP_NUMBER, LOOM_CLAMP_IEEE };
 
 /* Sentinel index values for enum-less entries. */
 #define LOOM_ENUM_ABSENT 0xFF
@@ -124,6 +151,8 @@ typedef struct loom_op_def_t {
   uint8_t cast;          /* loom_cast_t for CAST ops */
   uint8_t terminator;    /* loom_term_t */
   bool enum_required;    /* <param> must be present */
+  uint8_t flag_set;      /* loom_flag_set_t of the flags in <...> */
+  uint8_t attrs;         /* loom_attr_key_t bits of its {dict} (NOALIAS) */
   uint32_t types;        /* allowed kinds of the written type */
   uint32_t types2;       /* allowed kinds of the second written type;
                           * NARY on vectors: of the elements */
@@ -143,6 +172,33 @@ uint32_t loom_enum_lookup(loom_enum_set_t set, const char* text,
                           size_t length);
 /* "x, y, z" style list for diagnostics. */
 const char* loom_enum_choices(loom_enum_set_t set);
+
+/* The bit of flag word |text| in |set|, or 0 when unknown. */
+uint32_t loom_flag_lookup(loom_flag_set_t set, const char* text,
+                          size_t length);
+/* The word of flag bit |bit| (a power of two) in |set|, or NULL. */
+const char* loom_flag_keyword(loom_flag_set_t set, uint32_t bit);
+/* "a, b, c" list of |set|'s words for diagnostics. */
+const char* loom_flag_choices(loom_flag_set_t set);
+
+/* The encoding.layout.strided op whose operands are the strides of view
+ * |view|, or NULL for a dense view. |*out_unresolved| is set (and NULL
+ * returned) when the layout is not an op's result in the same body, e.g.
+ * a function parameter, which the backends cannot read. */
+const loom_op_t* loom_view_strides(const loom_module_t* module,
+                                   const loom_type_t* view,
+                                   bool* out_unresolved);
+
+/* A func.def / func.decl modifier word and its LOOM_FUNC_* bit. */
+typedef struct loom_func_modifier_t {
+  const char* word;
+  uint32_t flag;
+} loom_func_modifier_t;
+
+/* In the order the printer writes them (upstream's: visibility, retain,
+ * calling convention, purity, temperature, inlining). */
+extern const loom_func_modifier_t loom_func_modifiers[];
+extern const uint32_t loom_func_modifier_count;
 
 /* Opcodes the rest of the compiler refers to by name. */
 uint32_t loom_opcode(const char* name);

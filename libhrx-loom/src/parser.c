@@ -236,7 +236,13 @@ static bool loom_define_value(loom_parser_t* p, loom_token_t token,
                               loom_type_id_t type, uint32_t def_op,
                               uint32_t *out_value) {
   loom_module_t* m = p->module;
+  /* A nested region may shadow an outer name; only a second definition in
+   * the same region is an error. */
   uint32_t existing = loom_scope_lookup(p, token);
+  if (existing != LOOM_NONE &&
+      LOOM_VALUE(m, existing).def_region != p->region) {
+    existing = LOOM_NONE;
+  }
   if (existing != LOOM_NONE) {
     char name[64];
     snprintf(name, sizeof(name), "%.*s", (int)(token.length > 60 ? 60 : token.length),
@@ -320,14 +326,22 @@ static bool loom_parse_literal(loom_parser_t* p, loom_literal_t* out) {
     out->kind = LOOM_LITERAL_INT;
     return loom_parse_int(p, &out->i);
   }
-  if (loom_is(p, LOOM_TOKEN_FLOAT)) {
+  bool special = loom_is_word(p, "inf") || loom_is_word(p, "nan");
+  if (loom_is(p, LOOM_TOKEN_FLOAT) || special) {
     /* Read in place, as loom_parse_int does. Whether the value fits the
      * constant's type is the verifier's question; here it must at least
-     * be a finite double (1e999 must not quietly become inf). */
+     * be a finite double unless spelled inf or nan (1e999 must not
+     * quietly become inf). */
     const char* text = loom_text(p, p->token);
     out->kind = LOOM_LITERAL_FLOAT;
-    out->f = strtod(text, NULL);
-    if (!isfinite(out->f)) {
+    if (text[0] == 'n') {
+      out->f = NAN;
+    } else if (special || text[1] == 'i') {
+      out->f = text[0] == '-' ? -INFINITY : INFINITY;
+    } else {
+      out->f = strtod(text, NULL);
+    }
+    if (!isfinite(out->f) && !special && text[1] != 'i') {
       return loom_error_here(p, HRX_LOOM_DIAG_LITERAL_RANGE, NULL, 0,
                              "float literal out of 64-bit float range");
     }
@@ -369,6 +383,30 @@ static loom_type_kind_t loom_scalar_kind(const char* text, uint32_t length) {
 }
 
 static bool loom_parse_type(loom_parser_t* p, loom_type_id_t* out_type);
+
+/* The layout of a view type: #dense (the default, also when nothing is
+ * written) or an encoding<layout> value. */
+static bool loom_parse_view_layout(loom_parser_t* p, uint32_t* out_layout) {
+  if (loom_is(p, LOOM_TOKEN_ATTR)) {
+    if (p->token.length != 6 || memcmp(loom_text(p, p->token), "#dense", 6)) {
+      return loom_error_here(p, HRX_LOOM_DIAG_BAD_ATTRIBUTE, NULL, 0,
+                             "unknown view layout (expected #dense or an "
+                             "encoding<layout> value)");
+    }
+    loom_advance(p);
+    *out_layout = LOOM_NONE;
+    return true;
+  }
+  loom_token_t at = p->token;
+  if (!loom_parse_value_use(p, out_layout)) return false;
+  if (LOOM_VALUE(p->module, *out_layout).type != LOOM_TYPE_LAYOUT) {
+    loom_diag_emit(p->diagnostics, p->source, loom_token_span(at),
+                   HRX_LOOM_SEVERITY_ERROR, HRX_LOOM_DIAG_TYPE_MISMATCH, NULL,
+                   0, "a view layout must be an encoding<layout> value");
+    return false;
+  }
+  return true;
+}
 
 /* vector<4xbf16>, view<[%n]x2xi32>: the shape lexes in shape mode. */
 static bool loom_parse_shaped(loom_parser_t* p, loom_type_kind_t kind,
@@ -417,6 +455,11 @@ static bool loom_parse_shaped(loom_parser_t* p, loom_type_kind_t kind,
                            "element type must be an integer or float type");
   }
   loom_advance(p);
+  uint32_t layout = LOOM_NONE;
+  if (kind == LOOM_TYPE_VIEW && loom_accept(p, LOOM_TOKEN_COMMA) &&
+      !loom_parse_view_layout(p, &layout)) {
+    return false;
+  }
   if (!loom_expect(p, LOOM_TOKEN_RANGLE)) return false;
   if (kind == LOOM_TYPE_VECTOR) {
     if (rank != 1 || dims[0].size <= 0) {
@@ -426,7 +469,7 @@ static bool loom_parse_shaped(loom_parser_t* p, loom_type_kind_t kind,
       return false;
     }
   }
-  LOOM_TRY(p, loom_module_type(p->module, kind, element, dims, rank,
+  LOOM_TRY(p, loom_module_type(p->module, kind, element, dims, rank, layout,
                                out_type));
   return true;
 }
@@ -438,6 +481,15 @@ static bool loom_parse_type(loom_parser_t* p, loom_type_id_t* out_type) {
   }
   if (loom_is_word(p, "view")) {
     return loom_parse_shaped(p, LOOM_TYPE_VIEW, out_type);
+  }
+  if (loom_is_word(p, "encoding")) {
+    loom_advance(p);
+    if (!loom_expect(p, LOOM_TOKEN_LANGLE) || !loom_expect_word(p, "layout") ||
+        !loom_expect(p, LOOM_TOKEN_RANGLE)) {
+      return false;
+    }
+    *out_type = LOOM_TYPE_LAYOUT;
+    return true;
   }
   loom_type_kind_t kind =
       loom_scalar_kind(loom_text(p, p->token), p->token.length);
@@ -557,31 +609,71 @@ static bool loom_parse_enum_word(loom_parser_t* p, loom_enum_set_t set,
   return true;
 }
 
+/* word ('|' word)* of |set| into |*out| (bits). */
+static bool loom_parse_flags(loom_parser_t* p, loom_flag_set_t set,
+                             uint16_t* out) {
+  do {
+    uint32_t bit = loom_is(p, LOOM_TOKEN_IDENT)
+                       ? loom_flag_lookup(set, loom_text(p, p->token),
+                                          p->token.length)
+                       : 0;
+    if (!bit) {
+      char word[48];
+      snprintf(word, sizeof(word), "%.*s",
+               (int)(p->token.length > 40 ? 40 : p->token.length),
+               loom_text(p, p->token));
+      hrx_loom_diag_param_t params[] = {{"actual", word},
+                                        {"expected", loom_flag_choices(set)}};
+      loom_diag_emit(p->diagnostics, p->source, loom_token_span(p->token),
+                     HRX_LOOM_SEVERITY_ERROR, HRX_LOOM_DIAG_UNKNOWN_ENUM,
+                     params, 2, "unknown flag '%s' (expected one of: %s)",
+                     word, loom_flag_choices(set));
+      return false;
+    }
+    *out |= (uint16_t)bit;
+    loom_advance(p);
+  } while (loom_accept(p, LOOM_TOKEN_PIPE));
+  return true;
+}
+
+/* <keyword>, <keyword, flags> or <flags>, as the op's table entry says. */
 static bool loom_parse_enum_param(loom_parser_t* p, const loom_op_def_t* def,
                                   loom_op_t* op) {
   op->enum_value = LOOM_ENUM_ABSENT;
+  bool has_enum =
+      def->enum_set != LOOM_ENUM_NONE && def->shape != LOOM_SHAPE_COMPARE;
   if (!loom_is(p, LOOM_TOKEN_LANGLE)) {
-    if (def->enum_required && def->shape != LOOM_SHAPE_COMPARE) {
+    if (def->enum_required && has_enum) {
       return loom_expected(p, "'<' with a keyword");
     }
     return true;
   }
-  if (def->enum_set == LOOM_ENUM_NONE || def->shape == LOOM_SHAPE_COMPARE) {
+  if (!has_enum && def->flag_set == LOOM_FLAGS_NONE) {
     return loom_error_here(p, HRX_LOOM_DIAG_BAD_ATTRIBUTE, NULL, 0,
                            "this op takes no <parameter>");
   }
   loom_advance(p);
-  uint8_t value = 0;
-  if (!loom_parse_enum_word(p, (loom_enum_set_t)def->enum_set, &value)) {
+  if (has_enum) {
+    uint8_t value = 0;
+    if (!loom_parse_enum_word(p, (loom_enum_set_t)def->enum_set, &value)) {
+      return false;
+    }
+    op->enum_value = value;
+    if (def->flag_set != LOOM_FLAGS_NONE && loom_accept(p, LOOM_TOKEN_COMMA) &&
+        !loom_parse_flags(p, (loom_flag_set_t)def->flag_set, &op->flags)) {
+      return false;
+    }
+  } else if (!loom_parse_flags(p, (loom_flag_set_t)def->flag_set,
+                               &op->flags)) {
     return false;
   }
-  op->enum_value = value;
   return loom_expect(p, LOOM_TOKEN_RANGLE);
 }
 
 static const char* const loom_attr_keys[LOOM_ATTR_KEY_COUNT] = {
     [LOOM_ATTR_SCOPE] = "scope", [LOOM_ATTR_ORDERING] = "ordering",
-    [LOOM_ATTR_ALIGN] = "align", [LOOM_ATTR_CLUSTER_SIZE] = "cluster_size"};
+    [LOOM_ATTR_ALIGN] = "align", [LOOM_ATTR_CLUSTER_SIZE] = "cluster_size",
+    [LOOM_ATTR_MIN_ALIGN] = "minimum_alignment"};
 
 static int loom_attr_key(const loom_parser_t* p) {
   for (int k = 0; k < LOOM_ATTR_KEY_COUNT; ++k) {
@@ -980,6 +1072,7 @@ static bool loom_shape_assume(loom_parser_t* p, loom_op_ctx_t* c) {
 static bool loom_shape_noalias(loom_parser_t* p, loom_op_ctx_t* c) {
   uint32_t start = 0, count = 0;
   if (!loom_parse_operand_list(p, c->op) ||
+      !loom_parse_attrs(p, c->op, c->def->attrs) ||
       !loom_expect(p, LOOM_TOKEN_COLON) ||
       !loom_parse_type_list(p, &start, &count)) {
     return false;
@@ -1341,6 +1434,10 @@ static bool loom_shape_call(loom_parser_t* p, loom_op_ctx_t* c) {
   return loom_results_from_list(p, c, start, count);
 }
 
+static bool loom_shape_layout_strided(loom_parser_t* p, loom_op_ctx_t* c) {
+  return loom_parse_indices(p, c->op) && loom_shape_nullary(p, c);
+}
+
 typedef bool (*loom_shape_fn)(loom_parser_t* p, loom_op_ctx_t* c);
 
 static const loom_shape_fn loom_shape_parsers[] = {
@@ -1373,6 +1470,7 @@ static const loom_shape_fn loom_shape_parsers[] = {
     [LOOM_SHAPE_FOR] = loom_shape_for,
     [LOOM_SHAPE_WHILE] = loom_shape_while,
     [LOOM_SHAPE_CALL] = loom_shape_call,
+    [LOOM_SHAPE_LAYOUT_STRIDED] = loom_shape_layout_strided,
 };
 
 static bool loom_parse_op(loom_parser_t* p) {
@@ -1731,25 +1829,29 @@ static bool loom_parse_kernel(loom_parser_t* p) {
   return true;
 }
 
-/* func.def [public|pure|inline|noinline]* [target(@t)] @f(%a: T) [-> (T)]
- * { ... func.return ... } */
+/* abi(KIND): the calling contract a function is exported under. */
+static bool loom_parse_abi(loom_parser_t* p, uint32_t* out_abi) {
+  if (!loom_expect(p, LOOM_TOKEN_LPAREN)) return false;
+  if (!loom_is(p, LOOM_TOKEN_IDENT)) return loom_expected(p, "an ABI kind");
+  LOOM_TRY(p, loom_module_intern(p->module, loom_text(p, p->token),
+                                 p->token.length, out_abi));
+  loom_advance(p);
+  return loom_expect(p, LOOM_TOKEN_RPAREN);
+}
+
+/* func.def|func.decl [modifier]* [target(@t)] [abi(KIND)] @f(%a: T)
+ * [-> (T)], then for func.def { ... func.return ... } */
 static bool loom_parse_func(loom_parser_t* p) {
   loom_module_t* m = p->module;
-  loom_func_t func = {.target = LOOM_NONE,
+  loom_func_t func = {.target = LOOM_NONE, .abi = LOOM_NONE,
                       .span = loom_token_span(p->token)};
+  if (loom_is_word(p, "func.decl")) func.flags |= LOOM_FUNC_DECL;
   loom_advance(p);
-  static const struct {
-    const char* word;
-    uint32_t flag;
-  } flags[] = {{"public", LOOM_FUNC_PUBLIC},
-               {"pure", LOOM_FUNC_PURE},
-               {"inline", LOOM_FUNC_INLINE},
-               {"noinline", LOOM_FUNC_NOINLINE}};
   for (bool more = true; more;) {
     more = false;
-    for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); ++i) {
-      if (loom_is_word(p, flags[i].word)) {
-        func.flags |= flags[i].flag;
+    for (uint32_t i = 0; i < loom_func_modifier_count; ++i) {
+      if (loom_is_word(p, loom_func_modifiers[i].word)) {
+        func.flags |= loom_func_modifiers[i].flag;
         loom_advance(p);
         more = true;
       }
@@ -1757,6 +1859,10 @@ static bool loom_parse_func(loom_parser_t* p) {
     if (loom_is_word(p, "target")) {
       loom_advance(p);
       if (!loom_parse_target_ref(p, &func.target)) return false;
+      more = true;
+    } else if (loom_is_word(p, "abi")) {
+      loom_advance(p);
+      if (!loom_parse_abi(p, &func.abi)) return false;
       more = true;
     }
   }
@@ -1802,6 +1908,10 @@ static bool loom_parse_func(loom_parser_t* p) {
    * then reports the recursion). */
   func.body_region = body;
   LOOM_TRY(p, loom_module_add_func(m, &func));
+  if (func.flags & LOOM_FUNC_DECL) {
+    loom_scope_restore(p, scope_mark);
+    return true;
+  }
   return loom_region_body(p, body, scope_mark, pending_mark);
 }
 
@@ -1815,15 +1925,17 @@ static bool loom_parse_top(loom_parser_t* p) {
   if (loom_is_word(p, "config.decl")) return loom_parse_config_decl(p);
   if (loom_is_word(p, "config.def")) return loom_parse_config_def(p);
   if (loom_is_word(p, "kernel.def")) return loom_parse_kernel(p);
-  if (loom_is_word(p, "func.def")) return loom_parse_func(p);
+  if (loom_is_word(p, "func.def") || loom_is_word(p, "func.decl")) {
+    return loom_parse_func(p);
+  }
   if (p->token.kind == LOOM_TOKEN_ERROR) return false;
   hrx_loom_diag_param_t params[] = {
       {"expected", "amdgpu.target, host.target, config.decl, config.def, "
-                   "kernel.def or func.def"}};
+                   "kernel.def, func.def or func.decl"}};
   return loom_error_here(p, HRX_LOOM_DIAG_UNKNOWN_TOP_LEVEL, params, 1,
                          "expected a top-level declaration (amdgpu.target, "
-                         "host.target, config.decl, config.def, kernel.def "
-                         "or func.def)");
+                         "host.target, config.decl, config.def, kernel.def, "
+                         "func.def or func.decl)");
 }
 
 hrx_status_t loom_parse_module(loom_module_t* module,
@@ -1849,6 +1961,7 @@ hrx_status_t loom_parse_module(loom_module_t* module,
         if (loom_is(&p, LOOM_TOKEN_RBRACE) && depth) depth--;
         if (depth == 0 && p.token.line_start &&
             (loom_is_word(&p, "kernel.def") || loom_is_word(&p, "func.def") ||
+             loom_is_word(&p, "func.decl") ||
              loom_is_word(&p, "config.decl") ||
              loom_is_word(&p, "config.def") ||
              loom_is_word(&p, "amdgpu.target") ||

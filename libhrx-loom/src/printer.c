@@ -123,6 +123,7 @@ static hrx_status_t loom_p_attr_dict(loom_printer_t* p, const loom_op_t* op) {
     loom_enum_set_t set;
   } order[] = {{LOOM_ATTR_ALIGN, "align", LOOM_ENUM_NONE},
                {LOOM_ATTR_CLUSTER_SIZE, "cluster_size", LOOM_ENUM_NONE},
+               {LOOM_ATTR_MIN_ALIGN, "minimum_alignment", LOOM_ENUM_NONE},
                {LOOM_ATTR_ORDERING, "ordering", LOOM_ENUM_ORDERING},
                {LOOM_ATTR_SCOPE, "scope", LOOM_ENUM_SCOPE}};
   bool any = false;
@@ -156,6 +157,29 @@ static hrx_status_t loom_p_access(loom_printer_t* p, const loom_op_t* op,
   return loom_p_type(p, op->type2);
 }
 
+/* "<keyword>", "<keyword, a|b>", "<a|b>" or nothing. */
+static hrx_status_t loom_p_param(loom_printer_t* p, const loom_op_t* op,
+                                 const loom_op_def_t* def) {
+  bool has_enum = def->shape != LOOM_SHAPE_COMPARE &&
+                  op->enum_value != LOOM_ENUM_ABSENT &&
+                  def->enum_set != LOOM_ENUM_NONE;
+  if (!has_enum && !op->flags) return HRX_OK;
+  P_TRY(loom_p(p, "<"));
+  if (has_enum) {
+    P_TRY(loom_p(p, loom_enum_keyword((loom_enum_set_t)def->enum_set,
+                                      op->enum_value)));
+    if (op->flags) P_TRY(loom_p(p, ", "));
+  }
+  const char* separator = "";
+  for (uint32_t bit = 1; bit <= op->flags; bit <<= 1) {
+    if (!(op->flags & bit)) continue;
+    P_TRY(loom_pf(p, "%s%s", separator,
+                  loom_flag_keyword((loom_flag_set_t)def->flag_set, bit)));
+    separator = "|";
+  }
+  return loom_p(p, ">");
+}
+
 static hrx_status_t loom_p_indent(loom_printer_t* p, uint32_t depth) {
   for (uint32_t i = 0; i < depth; ++i) P_TRY(loom_p(p, "  "));
   return HRX_OK;
@@ -176,11 +200,7 @@ static hrx_status_t loom_p_op(loom_printer_t* p, uint32_t op_id,
   }
   if (op->result_count) P_TRY(loom_p(p, " = "));
   P_TRY(loom_p(p, def->name));
-  if (def->shape != LOOM_SHAPE_COMPARE && op->enum_value != LOOM_ENUM_ABSENT &&
-      def->enum_set != LOOM_ENUM_NONE) {
-    P_TRY(loom_pf(p, "<%s>", loom_enum_keyword((loom_enum_set_t)def->enum_set,
-                                               op->enum_value)));
-  }
+  P_TRY(loom_p_param(p, op, def));
   switch (def->shape) {
     case LOOM_SHAPE_CONSTANT:
       P_TRY(loom_p(p, " "));
@@ -231,6 +251,7 @@ static hrx_status_t loom_p_op(loom_printer_t* p, uint32_t op_id,
     case LOOM_SHAPE_NOALIAS:
       P_TRY(loom_p(p, " "));
       P_TRY(loom_p_operands(p, op, 0, op->operand_count));
+      P_TRY(loom_p_attr_dict(p, op));
       P_TRY(loom_p(p, " : "));
       P_TRY(loom_p_operand_types(p, op, 0, op->operand_count));
       break;
@@ -400,6 +421,12 @@ static hrx_status_t loom_p_op(loom_printer_t* p, uint32_t op_id,
       P_TRY(loom_p_region(p, op->regions[1], depth));
       break;
     }
+    case LOOM_SHAPE_LAYOUT_STRIDED:
+      P_TRY(loom_p(p, " "));
+      P_TRY(loom_p_indices(p, op, 0));
+      P_TRY(loom_p(p, " : "));
+      P_TRY(loom_p_type(p, op->type));
+      break;
     case LOOM_SHAPE_CALL:
       P_TRY(loom_pf(p, " @%s(", loom_module_string(m, op->symbol)));
       P_TRY(loom_p_operands(p, op, 0, op->operand_count));
@@ -475,14 +502,19 @@ static hrx_status_t loom_p_module(loom_printer_t* p) {
   }
   for (uint32_t f = 0; f < m->funcs.count; ++f) {
     const loom_func_t* func = &LOOM_FUNC(m, f);
-    P_TRY(loom_p(p, "\nfunc.def"));
-    if (func->flags & LOOM_FUNC_PUBLIC) P_TRY(loom_p(p, " public"));
-    if (func->flags & LOOM_FUNC_PURE) P_TRY(loom_p(p, " pure"));
-    if (func->flags & LOOM_FUNC_INLINE) P_TRY(loom_p(p, " inline"));
-    if (func->flags & LOOM_FUNC_NOINLINE) P_TRY(loom_p(p, " noinline"));
+    bool decl = func->flags & LOOM_FUNC_DECL;
+    P_TRY(loom_p(p, decl ? "\nfunc.decl" : "\nfunc.def"));
+    for (uint32_t i = 0; i < loom_func_modifier_count; ++i) {
+      if (func->flags & loom_func_modifiers[i].flag) {
+        P_TRY(loom_pf(p, " %s", loom_func_modifiers[i].word));
+      }
+    }
     if (func->target != LOOM_NONE) {
       P_TRY(loom_pf(p, " target(@%s)",
                     loom_module_string(m, LOOM_TARGET(m, func->target).symbol)));
+    }
+    if (func->abi != LOOM_NONE) {
+      P_TRY(loom_pf(p, " abi(%s)", loom_module_string(m, func->abi)));
     }
     P_TRY(loom_pf(p, " @%s", loom_module_string(m, func->symbol)));
     P_TRY(loom_p_args(p, func->body_region));
@@ -495,8 +527,10 @@ static hrx_status_t loom_p_module(loom_printer_t* p) {
       }
       P_TRY(loom_p(p, ")"));
     }
-    P_TRY(loom_p(p, " "));
-    P_TRY(loom_p_region(p, func->body_region, 0));
+    if (!decl) {
+      P_TRY(loom_p(p, " "));
+      P_TRY(loom_p_region(p, func->body_region, 0));
+    }
     P_TRY(loom_p(p, "\n"));
   }
   for (uint32_t k = 0; k < m->kernels.count; ++k) {

@@ -1,5 +1,6 @@
 /* Module verifier: types, dominance, terminators, facts, placement. */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -92,7 +93,8 @@ static bool loom_types_compatible(const loom_module_t* m, loom_type_id_t a,
   const loom_type_t* x = &LOOM_TYPE(m, a);
   const loom_type_t* y = &LOOM_TYPE(m, b);
   if (x->kind != LOOM_TYPE_VIEW || y->kind != LOOM_TYPE_VIEW ||
-      x->element != y->element || x->rank != y->rank) {
+      x->element != y->element || x->rank != y->rank ||
+      (x->layout == LOOM_NONE) != (y->layout == LOOM_NONE)) {
     return false;
   }
   for (uint32_t d = 0; d < x->rank; ++d) {
@@ -139,14 +141,16 @@ static void loom_check_constant(loom_verifier_t* v, const loom_op_t* op) {
   loom_type_kind_t kind = loom_type_kind(v->module, op->type);
   const loom_literal_t* l = &op->literal;
   if (loom_type_is_float(kind)) {
-    if (l->kind != LOOM_LITERAL_FLOAT && l->kind != LOOM_LITERAL_INT) {
+    if (l->kind != LOOM_LITERAL_FLOAT) {
       loom_verror(v, op->span, HRX_LOOM_DIAG_TYPE_MISMATCH, NULL, 0,
-                  "float constant needs a numeric literal");
+                  "float constant of type %s needs a float literal "
+                  "(1.0, not 1)", loom_type_kind_name(kind));
       return;
     }
-    /* Rounding to the type must not overflow to infinity. */
-    double value = l->kind == LOOM_LITERAL_FLOAT ? l->f : (double)l->i;
-    if (!loom_float_fits(value, kind)) {
+    /* Rounding to the type must not overflow to infinity; inf and nan say
+     * what they are. */
+    double value = l->f;
+    if (isfinite(value) && !loom_float_fits(value, kind)) {
       char text[32];
       snprintf(text, sizeof(text), "%g", value);
       hrx_loom_diag_param_t params[] = {{"value", text},
@@ -372,6 +376,22 @@ static void loom_check_combine_kind(loom_verifier_t* v, const loom_op_t* op,
   }
 }
 
+/* A strided layout names one stride per dimension of the views it lays
+ * out. */
+static void loom_check_layout_rank(loom_verifier_t* v, const loom_op_t* op,
+                                   loom_type_id_t view) {
+  const loom_module_t* m = v->module;
+  const loom_type_t* t = &LOOM_TYPE(m, view);
+  if (t->kind != LOOM_TYPE_VIEW) return;
+  bool unresolved = false;
+  const loom_op_t* layout = loom_view_strides(m, t, &unresolved);
+  if (layout && layout->operand_count != t->rank) {
+    loom_verror(v, op->span, HRX_LOOM_DIAG_BAD_SHAPE, NULL, 0,
+                "layout %%%s has %u strides for a rank-%u view",
+                loom_vname(v, t->layout), layout->operand_count, t->rank);
+  }
+}
+
 static void loom_check_op_types(loom_verifier_t* v, const loom_op_t* op) {
   const loom_op_def_t* def = &loom_op_defs[op->opcode];
   const loom_module_t* m = v->module;
@@ -436,10 +456,21 @@ static void loom_check_op_types(loom_verifier_t* v, const loom_op_t* op) {
     case LOOM_SHAPE_MEMORY_SPACE:
       loom_expect_mask(v, op, "result", op->type, LOOM_MASK_BUFFER);
       loom_expect_operand(v, op, 0, LOOM_TYPE_BUFFER);
+      /* 'unknown' is what a buffer is before an assumption, never one. */
+      if (op->enum_value == 0) {
+        loom_verror(v, op->span, HRX_LOOM_DIAG_BAD_ATTRIBUTE, NULL, 0,
+                    "buffer.assume.memory_space needs a known memory space, "
+                    "not unknown");
+      }
       break;
     case LOOM_SHAPE_NOALIAS:
       for (uint32_t i = 0; i < op->operand_count; ++i) {
         loom_expect_operand(v, op, i, LOOM_TYPE_BUFFER);
+      }
+      if ((def->attrs & (1u << LOOM_ATTR_MIN_ALIGN)) &&
+          op->attrs[LOOM_ATTR_MIN_ALIGN] < 0) {
+        loom_verror(v, op->span, HRX_LOOM_DIAG_BAD_ATTRIBUTE, NULL, 0,
+                    "%s needs {minimum_alignment = N}", def->name);
       }
       break;
     case LOOM_SHAPE_BUFFER_VIEW:
@@ -451,6 +482,18 @@ static void loom_check_op_types(loom_verifier_t* v, const loom_op_t* op) {
       loom_expect_operand(v, op, 0, LOOM_TYPE_BUFFER);
       if (!loom_operand_is_static(LOOM_OPERAND(m, op, 1))) {
         loom_expect_operand(v, op, 1, LOOM_TYPE_OFFSET);
+      }
+      loom_check_layout_rank(v, op, op->type2);
+      break;
+    case LOOM_SHAPE_LAYOUT_STRIDED:
+      if (!loom_expect_mask(v, op, "result", op->type, def->types)) break;
+      for (uint32_t i = 0; i < op->operand_count; ++i) {
+        if (!loom_operand_is_static(LOOM_OPERAND(m, op, i))) {
+          loom_expect_operand(v, op, i, LOOM_TYPE_INDEX);
+        } else if (LOOM_STATIC(m, LOOM_OPERAND(m, op, i)) < 0) {
+          loom_verror(v, op->span, HRX_LOOM_DIAG_BAD_SHAPE, NULL, 0,
+                      "strides must not be negative");
+        }
       }
       break;
     case LOOM_SHAPE_LOAD:
@@ -739,6 +782,7 @@ static void loom_mark_dims_used(loom_verifier_t* v, loom_type_id_t type) {
     const loom_dim_t* dim = &LOOM_DIM(v->module, t->dims_start + d);
     if (dim->size < 0) v->used[dim->value] = 1;
   }
+  if (t->layout != LOOM_NONE) v->used[t->layout] = 1;
 }
 
 static void loom_verify_op(loom_verifier_t* v, uint32_t op_id) {
@@ -921,7 +965,8 @@ static void loom_verify_kernel(loom_verifier_t* v, const loom_kernel_t* k) {
   for (uint32_t i = 0; i < body->arg_count; ++i) {
     const loom_value_t* arg = &LOOM_VALUE(m, body->args_start + i);
     loom_type_kind_t kind = loom_type_kind(m, arg->type);
-    if (kind == LOOM_TYPE_VIEW || kind == LOOM_TYPE_VECTOR) {
+    if (kind == LOOM_TYPE_VIEW || kind == LOOM_TYPE_VECTOR ||
+        kind == LOOM_TYPE_LAYOUT) {
       loom_verror(v, arg->span, HRX_LOOM_DIAG_TYPE_NOT_ALLOWED, NULL, 0,
                   "launch arguments are scalars or buffers, not %s",
                   loom_type_kind_name(kind));
@@ -1420,7 +1465,9 @@ hrx_status_t hrx_loom_module_verify(const hrx_loom_module_t* module,
   }
   for (uint32_t f = 0; f < module->funcs.count; ++f) {
     const loom_func_t* func = &LOOM_FUNC(module, f);
-    if (func->body_region == LOOM_NONE) continue;
+    if (func->body_region == LOOM_NONE || (func->flags & LOOM_FUNC_DECL)) {
+      continue;
+    }
     loom_region_rule_t rule = {
         .terminator = LOOM_TERM_FUNC_RETURN,
         .value_count = func->result_count,

@@ -5,7 +5,12 @@
 #include <string.h>
 
 char* loom_test_read_kernel(const char* name, size_t* out_length) {
-  const char* dir = getenv("HRX_LOOM_KERNELS");
+  return loom_test_read_file("HRX_LOOM_KERNELS", name, out_length);
+}
+
+char* loom_test_read_file(const char* dir_variable, const char* name,
+                          size_t* out_length) {
+  const char* dir = getenv(dir_variable);
   assert_non_null(dir);
   char* path = test_strdup_printf("%s/%s", dir, name);
   void* data = NULL;
@@ -78,5 +83,31 @@ char* loom_test_print(const hrx_loom_module_t* module) {
   assert_ok(hrx_loom_module_print(module, &b));
   char* text = NULL;
   assert_ok(hrx_string_builder_take(&b, &text, NULL));
+  return text;
+}
+
+void loom_test_expect_round_trip(const char* text) {
+  hrx_loom_module_t* first = loom_test_parse_ok(text);
+  char* printed = loom_test_print(first);
+  hrx_loom_module_t* second = loom_test_parse_ok(printed);
+  char* reprinted = loom_test_print(second);
+  assert_string_equal(printed, reprinted);
+  free(reprinted);
+  free(printed);
+  hrx_loom_module_destroy(second);
+  hrx_loom_module_destroy(first);
+}
+
+void loom_test_expect_printed(const char* text, const char* needle) {
+  hrx_loom_module_t* module = loom_test_parse_ok(text);
+  char* printed = loom_test_print(module);
+  if (!strstr(printed, needle)) fail_msg("'%s' not in:\n%s", needle, printed);
+  free(printed);
+  hrx_loom_module_destroy(module);
+}
+
+char* loom_test_read_test_kernel(const char* name, size_t* out_length) {
+  char* text = loom_test_read_file("HRX_TEST_KERNELS", name, out_length);
+  loom_test_expect_round_trip(text);
   return text;
 }

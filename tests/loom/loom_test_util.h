@@ -8,6 +8,10 @@
 /* Reads libhrx-loom/kernels/<name> (directory from $HRX_LOOM_KERNELS). */
 char* loom_test_read_kernel(const char* name, size_t* out_length);
 
+/* Reads <directory named by $dir_variable>/<name>. */
+char* loom_test_read_file(const char* dir_variable, const char* name,
+                          size_t* out_length);
+
 /* Parses |text|; on failure prints the diagnostics and fails the test. */
 hrx_loom_module_t* loom_test_parse_ok(const char* text);
 
@@ -23,5 +27,15 @@ void loom_test_expect_diag(const hrx_loom_diagnostics_t* diagnostics,
 
 /* Canonical text of a module (malloc'ed). */
 char* loom_test_print(const hrx_loom_module_t* module);
+
+/* Asserts print(parse(print(parse(text)))) == print(parse(text)). */
+void loom_test_expect_round_trip(const char* text);
+
+/* Asserts that the printed form of |text| contains |needle|. */
+void loom_test_expect_printed(const char* text, const char* needle);
+
+/* Reads tests/kernels/<name> ($HRX_TEST_KERNELS) and checks that it
+ * round-trips through the printer. */
+char* loom_test_read_test_kernel(const char* name, size_t* out_length);
 
 #endif /* HRX_TESTS_LOOM_TEST_UTIL_H_ */

@@ -45,12 +45,18 @@ static const kernel_source_t sources[] = {
     {"row_dot.loom", NULL, NULL},
     {"examples/saxpy.loom", NULL, NULL},
     {"extra.loom", NULL, NULL},
+    {"tests/float_math.loom", NULL, NULL},
+    {"tests/strided_transpose.loom", NULL, NULL},
+    {"tests/trig_pow.loom", NULL, NULL},
 };
 
 static char* read_source(const kernel_source_t* s, size_t* out_length) {
   if (!strcmp(s->name, "extra.loom")) {
     *out_length = strlen(corpus_amdgpu_extra_kernel);
     return strdup(corpus_amdgpu_extra_kernel);
+  }
+  if (!strncmp(s->name, "tests/", 6)) {
+    return loom_test_read_file("HRX_TEST_KERNELS", s->name + 6, out_length);
   }
   if (!strncmp(s->name, "examples/", 9)) {
     const char* dir = getenv("HRX_EXAMPLES");

@@ -201,6 +201,81 @@ static const diag_case_t cases[] = {
     {"alloca_space", BODY("  %s = index.constant 4 : offset\n"
                           "  %b = buffer.alloca<global> %s : buffer\n"),
      HRX_LOOM_DIAG_BAD_ATTRIBUTE, 6, 3},
+    /* layouts, flags and the forms upstream rejects */
+    {"unknown_view_layout",
+     BODY("  %o = index.constant 0 : offset\n"
+          "  %v = buffer.view %x[%o] : buffer -> view<4xf32, #sparse>\n"),
+     HRX_LOOM_DIAG_BAD_ATTRIBUTE, 6, 51},
+    {"layout_not_a_layout",
+     BODY("  %o = index.constant 0 : offset\n"
+          "  %v = buffer.view %x[%o] : buffer -> view<4xf32, %i>\n"),
+     HRX_LOOM_DIAG_TYPE_MISMATCH, 6, 51},
+    {"layout_stride_count",
+     BODY("  %o = index.constant 0 : offset\n"
+          "  %l = encoding.layout.strided [1] : encoding<layout>\n"
+          "  %v = buffer.view %x[%o] : buffer -> view<4x4xf32, %l>\n"),
+     HRX_LOOM_DIAG_BAD_SHAPE, 7, 3},
+    {"layout_launch_argument",
+     "kernel.def @k(%n: index) {\n"
+     "  %one = index.constant 1 : index\n"
+     "  kernel.launch.config workgroups(%one, %one, %one) "
+     "workgroup_size(%one, %one, %one) : index\n"
+     "} launch(%l: encoding<layout>) {\n  kernel.return\n}\n",
+     HRX_LOOM_DIAG_TYPE_NOT_ALLOWED, 4, 10},
+    {"unknown_flag", BODY("  %a = scalar.addf<nnan|fastest> %f, %f : f32\n"),
+     HRX_LOOM_DIAG_UNKNOWN_ENUM, 5, 25},
+    {"flags_on_index_op", BODY("  %a = index.add<nnan> %i, %i : index\n"),
+     HRX_LOOM_DIAG_BAD_ATTRIBUTE, 5, 17},
+    {"clamp_needs_mode", BODY("  %a = scalar.clampf %f, %f, %f : f32\n"),
+     HRX_LOOM_DIAG_EXPECTED_TOKEN, 5, 22},
+    {"offset_mul",
+     BODY("  %o = index.constant 4 : offset\n"
+          "  %a = index.mul %o, %o : offset\n"),
+     HRX_LOOM_DIAG_TYPE_NOT_ALLOWED, 6, 3},
+    {"offset_div",
+     BODY("  %o = index.constant 4 : offset\n"
+          "  %a = index.div %o, %o : offset\n"),
+     HRX_LOOM_DIAG_TYPE_NOT_ALLOWED, 6, 3},
+    {"integer_literal_as_float", BODY("  %a = scalar.constant 1 : f32\n"),
+     HRX_LOOM_DIAG_TYPE_MISMATCH, 5, 3},
+    {"unknown_memory_space",
+     BODY("  %b = buffer.assume.memory_space<unknown> %x : buffer\n"),
+     HRX_LOOM_DIAG_BAD_ATTRIBUTE, 5, 3},
+    {"shadow_in_same_scope", BODY("  %c = index.cmp eq, %i, %i : index\n"
+                                  "  scf.if %c {\n"
+                                  "    %a = index.add %i, %i : index\n"
+                                  "    %a = index.add %i, %i : index\n"
+                                  "  }\n"),
+     HRX_LOOM_DIAG_REDEFINED_VALUE, 8, 5},
+    /* sin, cos, pow */
+    {"pow_one_operand", BODY("  %a = scalar.powf %f : f32\n"),
+     HRX_LOOM_DIAG_EXPECTED_TOKEN, 5, 3},
+    {"sin_two_operands", BODY("  %a = scalar.sinf %f, %f : f32\n"),
+     HRX_LOOM_DIAG_EXPECTED_TOKEN, 5, 3},
+    {"cos_on_integer", BODY("  %a = scalar.cosf %i : index\n"),
+     HRX_LOOM_DIAG_TYPE_NOT_ALLOWED, 5, 3},
+    {"pow_bad_flag", BODY("  %a = scalar.powf<nuw> %f, %f : f32\n"),
+     HRX_LOOM_DIAG_UNKNOWN_ENUM, 5, 20},
+    /* alignment promises and function forms */
+    {"alignment_missing",
+     BODY("  %a = buffer.assume.alignment %x : buffer\n"),
+     HRX_LOOM_DIAG_BAD_ATTRIBUTE, 5, 3},
+    {"alignment_not_power_of_two",
+     BODY("  %a = buffer.assume.alignment %x {minimum_alignment = 12} : "
+          "buffer\n"),
+     HRX_LOOM_DIAG_BAD_ATTRIBUTE, 5, 56},
+    {"alignment_unknown_key",
+     BODY("  %a = buffer.assume.alignment %x {align = 16} : buffer\n"),
+     HRX_LOOM_DIAG_BAD_ATTRIBUTE, 5, 36},
+    {"noalias_takes_no_dict",
+     BODY("  %a = buffer.assume.noalias %x {minimum_alignment = 16} : "
+          "buffer\n"),
+     HRX_LOOM_DIAG_EXPECTED_TOKEN, 5, 33},
+    {"func_abi_needs_kind", "func.decl abi(\"x\") @f()\n",
+     HRX_LOOM_DIAG_EXPECTED_TOKEN, 1, 15},
+    {"func_decl_with_body",
+     "func.decl @f() {\n  func.return\n}\n",
+     HRX_LOOM_DIAG_UNKNOWN_TOP_LEVEL, 1, 16},
 };
 
 static void test_case(void** state) {
@@ -621,7 +696,8 @@ static void test_literal_ranges(void** state) {
       {"scalar.constant 1e39 : f32", HRX_LOOM_DIAG_CONSTANT_RANGE},
       {"scalar.constant 3.5e38 : bf16", HRX_LOOM_DIAG_CONSTANT_RANGE},
       {"scalar.constant 65520.0 : f16", HRX_LOOM_DIAG_CONSTANT_RANGE},
-      {"scalar.constant 100000 : f16", HRX_LOOM_DIAG_CONSTANT_RANGE},
+      {"scalar.constant 100000.0 : f16", HRX_LOOM_DIAG_CONSTANT_RANGE},
+      {"scalar.constant 1 : f32", HRX_LOOM_DIAG_TYPE_MISMATCH},
       {"scalar.constant 2 : i1", HRX_LOOM_DIAG_CONSTANT_RANGE},
       {"scalar.constant -129 : i8", HRX_LOOM_DIAG_CONSTANT_RANGE},
       {"scalar.constant 65536 : i16", HRX_LOOM_DIAG_CONSTANT_RANGE},

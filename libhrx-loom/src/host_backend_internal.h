@@ -1,0 +1,106 @@
+/* The host backend's lowering state and the instruction-building helpers
+ * its lowering files share (private to libhrx-loom). host_backend.c lowers
+ * the IR; host_math.c composes the float functions the host ISA has no
+ * instruction for. */
+#ifndef HRX_LOOM_HOST_BACKEND_INTERNAL_H_
+#define HRX_LOOM_HOST_BACKEND_INTERNAL_H_
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hrx/fabric/host_isa.h"
+#include "hrx/loom/compiler.h"
+#include "ir.h"
+
+typedef struct hb_vreg_t {
+  uint8_t scalar;
+  uint32_t group; /* first vreg of its group (vectors span several) */
+  uint32_t width; /* on the group's first vreg */
+  uint32_t first, last; /* live interval in instruction positions */
+  uint32_t phys;
+} hb_vreg_t;
+
+typedef struct hb_insn_t {
+  hrx_host_insn_t insn; /* op, type, aux, imm; flags set from vregs */
+  uint32_t dst, a, b, c; /* vreg ids or LOOM_NONE */
+} hb_insn_t;
+
+typedef struct hb_loop_t {
+  uint32_t start, end;
+} hb_loop_t;
+
+typedef struct hb_t {
+  const loom_module_t* m;
+  const hrx_loom_specialization_t* spec;
+  hrx_loom_diagnostics_t* diagnostics;
+  hrx_allocator_t allocator;
+  uint32_t sanitizers;   /* HRX_LOOM_SANITIZE_* */
+  uint32_t kernel_flags; /* HRX_HOST_KERNEL_* for every kernel */
+  hrx_status_t status;   /* allocation failure */
+  bool failed;           /* a diagnostic was emitted */
+
+  /* per module value */
+  uint8_t* uniform;
+  uint8_t* analyzed;   /* loop-carried values the analysis has seen */
+  uint32_t* vreg;      /* first vreg of the value, or LOOM_NONE */
+  uint8_t* known;      /* const_value is valid */
+  int64_t* const_value;
+
+  loom_array_t vregs;  /* hb_vreg_t */
+  loom_array_t insns;  /* hb_insn_t */
+  loom_array_t consts; /* uint64_t */
+  loom_array_t loops;  /* hb_loop_t */
+
+  uint32_t local_size;  /* workgroup memory so far */
+  uint32_t inline_depth;
+  uint32_t mask_depth;   /* divergent ifs and loops around the lowering point */
+  loom_span_t kernel_span; /* of the kernel being lowered */
+  /* func.return of the function being inlined */
+  uint32_t return_values; /* first vreg per result, in a type list */
+  loom_array_t return_jumps; /* insn positions to patch */
+  uint32_t* return_vregs;
+} hb_t;
+
+#define HB_TRY(b, expr)                        \
+  do {                                         \
+    hrx_status_t hb_status_ = (expr);          \
+    if (hb_status_ != HRX_OK) {                \
+      if ((b)->status == HRX_OK) {             \
+        (b)->status = hb_status_;              \
+      } else {                                 \
+        hrx_status_free(hb_status_);           \
+      }                                        \
+      return false;                            \
+    }                                          \
+  } while (0)
+
+bool hb_error(hb_t* b, loom_span_t span, hrx_loom_diag_code_t code,
+              const char* format, ...) HRX_PRINTF(4, 5);
+const char* hb_op_name(const loom_op_t* op);
+bool hb_is(const loom_op_t* op, const char* name);
+
+/* Host type of a scalar Loom kind (index/offset are i64). */
+uint8_t hb_host_type(loom_type_kind_t kind);
+loom_type_kind_t hb_kind(const hb_t* b, loom_type_id_t type);
+/* Number of registers a value of |type| takes. */
+uint32_t hb_width(const hb_t* b, loom_type_id_t type);
+/* Register bits of a literal as a value of |kind|. */
+uint64_t hb_literal_bits(const loom_literal_t* l, loom_type_kind_t kind);
+
+bool hb_new_vreg(hb_t* b, bool scalar, uint32_t width, uint32_t* out);
+bool hb_emit(hb_t* b, uint8_t op, uint8_t type, uint8_t aux, uint32_t dst,
+             uint32_t a, uint32_t bb, uint32_t c, uint32_t imm);
+/* Loads constant |bits| into |dst|. */
+bool hb_const(hb_t* b, uint64_t bits, uint32_t dst);
+/* The register of an operand; static literals become constants. */
+bool hb_operand(hb_t* b, const loom_op_t* op, uint32_t i, uint32_t* out);
+bool hb_all_scalar(const hb_t* b, const uint32_t* regs, int count);
+/* A new register holding |x| <op> |y|, in the file the operands allow. */
+bool hb_binary(hb_t* b, uint8_t op, uint8_t type, uint8_t aux, uint32_t x,
+               uint32_t y, uint32_t* out);
+
+/* Whether host_math lowers |op| (float functions without an instruction). */
+bool hb_is_math(const loom_op_t* op);
+bool hb_lower_math(hb_t* b, const loom_op_t* op);
+
+#endif /* HRX_LOOM_HOST_BACKEND_INTERNAL_H_ */

@@ -1,0 +1,33 @@
+/* libhrx-model: the layer inference pipelines link.
+ *
+ * A ModelSession (hrx/model/session.h) holds a model's resident weights,
+ * compiled kernels and recorded graphs on one device; a PreparedModel
+ * (hrx/model/prepared.h) serves concurrent requests from a bounded set of
+ * private slots; DeviceTensors (hrx/model/tensor.h) are a request's
+ * outputs, which keep their slot's storage until released.
+ *
+ * The Loom sources in libhrx-model/kernels (installed under
+ * <datadir>/hrx/model-kernels; rms_norm: an f32 row scaled
+ * by per-element weights; linear_f32: y = W x + b) take their shapes as
+ * run-time arguments, so one compile serves every shape. Sessions compile
+ * them in process like any other source, through the shared kernel cache;
+ * the native bundle does not carry them.
+ */
+#ifndef HRX_MODEL_H_
+#define HRX_MODEL_H_
+
+#include "hrx/model/prepared.h"  // IWYU pragma: export
+#include "hrx/model/session.h"   // IWYU pragma: export
+#include "hrx/model/tensor.h"    // IWYU pragma: export
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+HRX_API const char* hrx_model_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HRX_MODEL_H_ */

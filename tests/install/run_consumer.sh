@@ -1,9 +1,12 @@
 #!/bin/sh
 # Installs the build into a scratch DESTDIR, then builds and runs a consumer
 # with nothing but `pkg-config --cflags --libs hrx-core` from that prefix,
-# and installs the bundle shipped beside bundle.json with the installed hrx.
+# compiles every installed public header alone as C11 and as C++17, builds
+# and runs a C++ consumer of hrx-gpu, and installs the bundle shipped
+# beside bundle.json with the installed hrx.
 set -eu
 build_dir=$1 cc=$2 prefix=$3 libdir=$4 sanitize=$5 source=$6 bindir=$7 datadir=$8
+cxx=$9 cxx_source=${10}
 
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
@@ -30,6 +33,25 @@ if [ "$sanitize" != none ]; then san="-fsanitize=$sanitize"; fi
 # shellcheck disable=SC2086
 "$cc" -std=c11 -Wall -Wextra -Werror $san "$source" -o "$scratch/consumer" $flags
 LD_LIBRARY_PATH="$libpath" "$scratch/consumer"
+
+# Each public header stands alone, in C and in C++.
+includedir=$(pkg-config --variable=includedir hrx-core)
+all_flags=$(pkg-config --cflags $(cd "$libpath/pkgconfig" && ls hrx-*.pc | sed 's/\.pc$//'))
+for header in $(cd "$includedir" && find hrx -name '*.h' | sort); do
+  # shellcheck disable=SC2086
+  echo "#include <$header>" | "$cc" -std=c11 -Wall -Wextra -Werror \
+    -fsyntax-only -x c - $all_flags || { echo "C: $header" >&2; exit 1; }
+  # shellcheck disable=SC2086
+  echo "#include <$header>" | "$cxx" -std=c++17 -Wall -Wextra -Werror \
+    -fsyntax-only -x c++ - $all_flags || { echo "C++: $header" >&2; exit 1; }
+done
+echo "every public header compiles alone as C11 and C++17"
+
+gpu_flags=$(pkg-config --cflags --libs hrx-gpu hrx-loom hrx-exec hrx-artifacts)
+# shellcheck disable=SC2086
+"$cxx" -std=c++17 -Wall -Wextra -Werror $san "$cxx_source" \
+  -o "$scratch/consumer-cxx" $gpu_flags
+LD_LIBRARY_PATH="$libpath" "$scratch/consumer-cxx"
 
 # The installed bundle.json names the archive installed beside it: an
 # offline prepare installs it. (HRX_BUNDLE_JSON because the compiled-in

@@ -19,4 +19,14 @@
 #define HRX_PRINTF(fmt_index, first_arg)
 #endif
 
+/* C11's _Alignas and _Static_assert under names that C++ also accepts,
+ * so every public header compiles as C11 and as C++. */
+#ifdef __cplusplus
+#define HRX_ALIGNAS(bytes) alignas(bytes)
+#define HRX_STATIC_ASSERT(condition, message) static_assert(condition, message)
+#else
+#define HRX_ALIGNAS(bytes) _Alignas(bytes)
+#define HRX_STATIC_ASSERT(condition, message) _Static_assert(condition, message)
+#endif
+
 #endif /* HRX_CORE_API_H_ */

@@ -28,7 +28,7 @@ typedef struct hrx_sha256_digest_t {
 /* Streaming context. The storage is opaque so that consumers need no
  * mbedTLS headers; its size is checked against mbedTLS at build time. */
 typedef struct hrx_sha256_t {
-  _Alignas(16) uint8_t opaque[256];
+  HRX_ALIGNAS(16) uint8_t opaque[256];
 } hrx_sha256_t;
 
 HRX_API void hrx_sha256_init(hrx_sha256_t* context);

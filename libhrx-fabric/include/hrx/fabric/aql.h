@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hrx/core/api.h"
+
 typedef enum hrx_aql_packet_type_e {
   HRX_AQL_PACKET_VENDOR = 0,
   HRX_AQL_PACKET_INVALID = 1,
@@ -99,22 +101,22 @@ typedef union hrx_aql_packet_t {
   uint8_t bytes[64];
 } hrx_aql_packet_t;
 
-_Static_assert(sizeof(hrx_aql_dispatch_packet_t) == 64, "AQL dispatch size");
-_Static_assert(sizeof(hrx_aql_barrier_packet_t) == 64, "AQL barrier size");
-_Static_assert(offsetof(hrx_aql_dispatch_packet_t, grid_size_x) == 12, "");
-_Static_assert(offsetof(hrx_aql_dispatch_packet_t, private_segment_size) ==
+HRX_STATIC_ASSERT(sizeof(hrx_aql_dispatch_packet_t) == 64, "AQL dispatch size");
+HRX_STATIC_ASSERT(sizeof(hrx_aql_barrier_packet_t) == 64, "AQL barrier size");
+HRX_STATIC_ASSERT(offsetof(hrx_aql_dispatch_packet_t, grid_size_x) == 12, "");
+HRX_STATIC_ASSERT(offsetof(hrx_aql_dispatch_packet_t, private_segment_size) ==
                    24, "");
-_Static_assert(offsetof(hrx_aql_dispatch_packet_t, kernel_object) == 32, "");
-_Static_assert(offsetof(hrx_aql_dispatch_packet_t, kernarg_address) == 40,
+HRX_STATIC_ASSERT(offsetof(hrx_aql_dispatch_packet_t, kernel_object) == 32, "");
+HRX_STATIC_ASSERT(offsetof(hrx_aql_dispatch_packet_t, kernarg_address) == 40,
                "");
-_Static_assert(offsetof(hrx_aql_dispatch_packet_t, completion_signal) == 56,
+HRX_STATIC_ASSERT(offsetof(hrx_aql_dispatch_packet_t, completion_signal) == 56,
                "");
-_Static_assert(offsetof(hrx_aql_barrier_packet_t, dep_signal) == 8, "");
-_Static_assert(sizeof(hrx_aql_agent_packet_t) == 64, "AQL agent size");
-_Static_assert(offsetof(hrx_aql_agent_packet_t, arg) == 16, "");
-_Static_assert(offsetof(hrx_aql_agent_packet_t, completion_signal) == 56,
+HRX_STATIC_ASSERT(offsetof(hrx_aql_barrier_packet_t, dep_signal) == 8, "");
+HRX_STATIC_ASSERT(sizeof(hrx_aql_agent_packet_t) == 64, "AQL agent size");
+HRX_STATIC_ASSERT(offsetof(hrx_aql_agent_packet_t, arg) == 16, "");
+HRX_STATIC_ASSERT(offsetof(hrx_aql_agent_packet_t, completion_signal) == 56,
                "");
-_Static_assert(offsetof(hrx_aql_barrier_packet_t, completion_signal) == 56,
+HRX_STATIC_ASSERT(offsetof(hrx_aql_barrier_packet_t, completion_signal) == 56,
                "");
 
 #endif /* HRX_FABRIC_AQL_H_ */

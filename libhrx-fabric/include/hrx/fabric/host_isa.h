@@ -77,6 +77,8 @@
 
 #include <stdint.h>
 
+#include "hrx/core/api.h"
+
 #define HRX_HOST_CODE_MAGIC "HXCO"
 #define HRX_HOST_CODE_VERSION 3u
 #define HRX_HOST_ISA_VERSION 2u
@@ -313,6 +315,6 @@ typedef struct hrx_host_insn_t {
   uint32_t imm;
 } hrx_host_insn_t;
 
-_Static_assert(sizeof(hrx_host_insn_t) == 16, "host instructions are 16 bytes");
+HRX_STATIC_ASSERT(sizeof(hrx_host_insn_t) == 16, "host instructions are 16 bytes");
 
 #endif /* HRX_FABRIC_HOST_ISA_H_ */

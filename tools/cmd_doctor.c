@@ -39,6 +39,36 @@ static void kfd_version(const char* name, char* out, size_t capacity) {
   }
 }
 
+/* One line per queue family |device| offers: how many queues and what
+ * they run. */
+static void print_queue_families(const hrx_fabric_device_t* device) {
+  hrx_fabric_queue_family_info_t f[HRX_FABRIC_QUEUE_FAMILY_COUNT];
+  hrx_fabric_device_queue_families(device, f);
+  for (int i = 0; i < HRX_FABRIC_QUEUE_FAMILY_COUNT; ++i) {
+    char count[16];
+    if (f[i].queue_count == HRX_FABRIC_QUEUE_COUNT_UNLIMITED) {
+      snprintf(count, sizeof(count), "unlimited");
+    } else {
+      snprintf(count, sizeof(count), "%u", f[i].queue_count);
+    }
+    if (f[i].queue_count == 0) {
+      printf("  %-12s queues: %s: not offered\n", "", f[i].name);
+      continue;
+    }
+    uint32_t ops = f[i].operations;
+    printf("  %-12s queues: %s on %s: %s%s%s%s%s%s%s%s%s\n", "", f[i].name,
+           f[i].engine, count,
+           ops & HRX_FABRIC_QUEUE_OP_DISPATCH ? ", dispatch" : "",
+           ops & HRX_FABRIC_QUEUE_OP_BARRIER ? ", barriers" : "",
+           ops & HRX_FABRIC_QUEUE_OP_COPY ? ", copy" : "",
+           ops & HRX_FABRIC_QUEUE_OP_FILL ? ", fill" : "",
+           ops & HRX_FABRIC_QUEUE_OP_WAIT_MEMORY ? ", memory waits" : "",
+           ops & HRX_FABRIC_QUEUE_OP_SIGNAL ? ", signals" : "",
+           ops & HRX_FABRIC_QUEUE_OP_FENCE ? ", fences" : "",
+           f[i].public_api ? "" : " (no HRX API yet)");
+  }
+}
+
 /* Opens the supported GPU that is device |index| and says what it is; a
  * GPU that does not open says why on its line. */
 static void print_amd_device(size_t index) {
@@ -60,9 +90,19 @@ static void print_amd_device(size_t index) {
          index, p->name, p->profile_target, p->compute_units,
          p->subgroup_size,
          (double)p->memory_bytes / (1024.0 * 1024.0 * 1024.0), version);
-  printf("  %-12s queues: compute (AQL) up to %u; SDMA not driven yet\n", "",
-         p->queue_count_limit);
   hrx_gpu_device_release(device);
+  /* The families are the fabric device's: open it for them alone. */
+  hrx_fabric_device_t* fabric = NULL;
+  /* Device 0 is the host; GPU device N is kfd device N - 1. */
+  status = hrx_fabric_kfd_device_create(index - 1, hrx_allocator_system(),
+                                        &fabric);
+  if (status != HRX_OK) {
+    hrx_status_free(status);
+    printf("  %-12s queues: unknown (the device did not open again)\n", "");
+    return;
+  }
+  print_queue_families(fabric);
+  hrx_fabric_device_release(fabric);
 }
 
 /* The GPUs of the KFD topology (every one, supported or not), each
@@ -188,6 +228,7 @@ int hrx_cmd_doctor(int argc, char** argv) {
            "%.1f GiB\n",
            p->name, p->profile_target, p->compute_units, p->subgroup_size,
            (double)p->memory_bytes / (1024.0 * 1024.0 * 1024.0));
+    print_queue_families(device);
     hrx_fabric_device_release(device);
   }
   print_amd_gpus();

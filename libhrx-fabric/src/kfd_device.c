@@ -20,8 +20,11 @@ static const char* const hrx_kfd_blit_names[HRX_KFD_BLIT_COUNT] = {
     [HRX_KFD_BLIT_FILL] = HRX_KFD_BLIT_FILL_B32,
 };
 
+static const hrx_fabric_device_vtable_t hrx_kfd_device_vtable;
+
 hrx_kfd_device_t* hrx_kfd_device_cast(hrx_fabric_device_t* device) {
-  return (hrx_kfd_device_t*)device;
+  return device->vtable == &hrx_kfd_device_vtable ? (hrx_kfd_device_t*)device
+                                                  : NULL;
 }
 
 hrx_status_t hrx_kfd_device_ioctl(hrx_kfd_device_t* d, unsigned long request,

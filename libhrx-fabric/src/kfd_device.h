@@ -81,6 +81,7 @@ typedef struct hrx_kfd_device_t {
   uint64_t blit_objects[HRX_KFD_BLIT_COUNT];
 } hrx_kfd_device_t;
 
+/* |device| as a kfd device, or NULL when another provider made it. */
 hrx_kfd_device_t* hrx_kfd_device_cast(hrx_fabric_device_t* device);
 
 /* Issues KFD ioctl |request| on the device's kfd fd. */
@@ -142,6 +143,46 @@ const hrx_fabric_kernel_t* hrx_kfd_find_kernel(hrx_kfd_device_t* device,
 /* As hrx_kfd_find_kernel, with the device mutex already held. */
 const hrx_fabric_kernel_t* hrx_kfd_find_kernel_locked(
     hrx_kfd_device_t* device, uint64_t kernel_object);
+
+/* kfd_queue.c: what every hardware queue (AQL, PM4, SDMA) shares. */
+
+/* The CREATE_QUEUE of one hardware queue: the ring (a buffer object of
+ * exactly |ring_bytes|), where the engine reads the write pointer and
+ * writes the read pointer, and for compute queues (AQL, PM4) the EOP
+ * buffer and context-save area of hrx_kfd_queue_context_allocate. */
+typedef struct hrx_kfd_queue_plan_t {
+  uint32_t type; /* HRX_KFD_QUEUE_TYPE_* */
+  uint64_t ring, ring_bytes;
+  uint64_t read_pointer, write_pointer;
+  const hrx_fabric_memory_t* eop;  /* NULL for SDMA */
+  const hrx_fabric_memory_t* cwsr; /* NULL for SDMA */
+} hrx_kfd_queue_plan_t;
+
+/* A created hardware queue and its doorbell, mapped from the kfd fd. */
+typedef struct hrx_kfd_hw_queue_t {
+  uint32_t queue_id;
+  void* doorbell_page; /* HRX_KFD_DOORBELL_MAP bytes */
+  _Atomic uint64_t* doorbell;
+} hrx_kfd_hw_queue_t;
+
+#define HRX_KFD_DOORBELL_MAP 0x2000u
+
+/* Allocates the EOP buffer and context-save area a compute queue needs,
+ * at the sizes the node dictates (hardware.md §1). */
+hrx_status_t hrx_kfd_queue_context_allocate(hrx_kfd_device_t* device,
+                                            hrx_fabric_memory_t* out_eop,
+                                            hrx_fabric_memory_t* out_cwsr);
+/* CREATE_QUEUE as |plan| says, then maps its doorbell; on failure no
+ * queue is left. */
+hrx_status_t hrx_kfd_hw_queue_open(hrx_kfd_device_t* device,
+                                   const hrx_kfd_queue_plan_t* plan,
+                                   hrx_kfd_hw_queue_t* out_queue);
+/* DESTROY_QUEUE of |queue_id|: the engine is preempted and never reads
+ * the ring again. The doorbell page stays mapped (producers may still
+ * store to it); hrx_kfd_doorbell_unmap takes it. */
+hrx_status_t hrx_kfd_hw_queue_close(hrx_kfd_device_t* device,
+                                    uint32_t queue_id);
+void hrx_kfd_doorbell_unmap(hrx_kfd_device_t* device, void* page);
 
 /* kfd_queue.c: AQL queues on the GPU. */
 hrx_status_t hrx_kfd_queue_create(hrx_fabric_device_t* device,

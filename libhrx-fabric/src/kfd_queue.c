@@ -40,7 +40,6 @@
 #define HRX_KFD_AMD_QUEUE_WRITE 56u
 #define HRX_KFD_AMD_QUEUE_READ 128u
 #define HRX_KFD_AMD_QUEUE_INACTIVE 192u
-#define HRX_KFD_DOORBELL_MAP 0x2000u
 #define HRX_KFD_DRAIN_POLL_US 200u
 
 struct hrx_kfd_queue_t {
@@ -366,8 +365,7 @@ void hrx_kfd_queue_check(hrx_kfd_queue_t* q) {
 }
 
 static hrx_status_t hrx_kfd_queue_open(hrx_kfd_queue_t* q,
-                                       uint32_t packet_count,
-                                       const hrx_kfd_queue_sizes_t* sizes);
+                                       uint32_t packet_count);
 
 /* Stops the hardware queue, ends everything it held as cancelled, and
  * starts a new hardware queue over the same ring at the write index. With
@@ -380,9 +378,7 @@ static void hrx_kfd_queue_reset(hrx_kfd_queue_t* q) {
   if (status == HRX_OK) {
     q->old_doorbells[q->old_doorbell_count++] = q->doorbell_page;
     q->doorbell_page = NULL;
-    hrx_kfd_destroy_queue_args_t destroy = {.queue_id = q->queue_id};
-    status = hrx_kfd_device_ioctl(d, HRX_KFD_IOC_DESTROY_QUEUE,
-                                  "AMDKFD_IOC_DESTROY_QUEUE", &destroy);
+    status = hrx_kfd_hw_queue_close(d, q->queue_id);
     q->created = status != HRX_OK;
   }
   uint64_t read = hrx_fabric_queue_read_index(&q->base);
@@ -401,11 +397,7 @@ static void hrx_kfd_queue_reset(hrx_kfd_queue_t* q) {
   atomic_store((_Atomic uint64_t*)hrx_kfd_control(q, HRX_KFD_AMD_QUEUE_WRITE),
                write);
   hrx_fabric_signal_store(q->inactive, 0);
-  if (status == HRX_OK) {
-    hrx_kfd_queue_sizes_t sizes;
-    hrx_kfd_queue_sizes(&d->node, &sizes);
-    status = hrx_kfd_queue_open(q, q->base.size, &sizes);
-  }
+  if (status == HRX_OK) status = hrx_kfd_queue_open(q, q->base.size);
   if (status != HRX_OK) {
     /* No hardware queue: the queue is dead, its packets fail at once. */
     snprintf(q->fault.detail, sizeof(q->fault.detail),
@@ -433,6 +425,75 @@ void hrx_kfd_queue_cancel(hrx_kfd_queue_t* q, uint64_t signal) {
 }
 
 /*===------------------------------------------------------------------===*/
+/* Hardware queues of every family                                         */
+/*===------------------------------------------------------------------===*/
+
+hrx_status_t hrx_kfd_queue_context_allocate(hrx_kfd_device_t* d,
+                                            hrx_fabric_memory_t* out_eop,
+                                            hrx_fabric_memory_t* out_cwsr) {
+  hrx_kfd_queue_sizes_t sizes;
+  hrx_kfd_queue_sizes(&d->node, &sizes);
+  uint64_t xcc = d->node.num_xcc ? d->node.num_xcc : 1;
+  HRX_RETURN_IF_ERROR(
+      hrx_kfd_memory_allocate_flags(d, sizes.eop, 0, true, out_eop));
+  return hrx_kfd_memory_allocate_flags(
+      d, (sizes.cwsr + sizes.debug_memory) * xcc, 0, false, out_cwsr);
+}
+
+hrx_status_t hrx_kfd_hw_queue_close(hrx_kfd_device_t* d, uint32_t queue_id) {
+  hrx_kfd_destroy_queue_args_t args = {.queue_id = queue_id};
+  return hrx_kfd_device_ioctl(d, HRX_KFD_IOC_DESTROY_QUEUE,
+                              "AMDKFD_IOC_DESTROY_QUEUE", &args);
+}
+
+void hrx_kfd_doorbell_unmap(hrx_kfd_device_t* d, void* page) {
+  if (page) d->sys.munmap(d->sys.context, page, HRX_KFD_DOORBELL_MAP);
+}
+
+hrx_status_t hrx_kfd_hw_queue_open(hrx_kfd_device_t* d,
+                                   const hrx_kfd_queue_plan_t* plan,
+                                   hrx_kfd_hw_queue_t* out) {
+  hrx_kfd_create_queue_args_t args = {
+      .ring_base_address = plan->ring,
+      .write_pointer_address = plan->write_pointer,
+      .read_pointer_address = plan->read_pointer,
+      .ring_size = (uint32_t)plan->ring_bytes,
+      .gpu_id = d->node.gpu_id,
+      .queue_type = plan->type,
+      .queue_percentage = 100,
+      .queue_priority = 7,
+  };
+  if (plan->eop) {
+    hrx_kfd_queue_sizes_t sizes;
+    hrx_kfd_queue_sizes(&d->node, &sizes);
+    args.eop_buffer_address = plan->eop->device_address;
+    args.eop_buffer_size = sizes.eop;
+    args.ctx_save_restore_address = plan->cwsr->device_address;
+    args.ctx_save_restore_size = (uint32_t)sizes.cwsr;
+    args.ctl_stack_size = (uint32_t)sizes.ctl_stack;
+  }
+  HRX_RETURN_IF_ERROR(hrx_kfd_device_ioctl(d, HRX_KFD_IOC_CREATE_QUEUE,
+                                           "AMDKFD_IOC_CREATE_QUEUE", &args));
+  uint64_t page = args.doorbell_offset & ~(uint64_t)(HRX_KFD_DOORBELL_MAP - 1);
+  void* mapped = NULL;
+  int rc = d->sys.mmap(d->sys.context, NULL, HRX_KFD_DOORBELL_MAP,
+                       PROT_READ | PROT_WRITE, MAP_SHARED, d->kfd_fd,
+                       (off_t)page, &mapped);
+  if (rc < 0) {
+    hrx_status_free(hrx_kfd_hw_queue_close(d, args.queue_id));
+    return hrx_status_from_errno(-rc, "cannot map the doorbell of queue %u",
+                                 args.queue_id);
+  }
+  *out = (hrx_kfd_hw_queue_t){
+      .queue_id = args.queue_id,
+      .doorbell_page = mapped,
+      .doorbell = (_Atomic uint64_t*)((uint8_t*)mapped +
+                                      (args.doorbell_offset - page)),
+  };
+  return HRX_OK;
+}
+
+/*===------------------------------------------------------------------===*/
 /* Creation                                                                */
 /*===------------------------------------------------------------------===*/
 
@@ -449,18 +510,12 @@ static void hrx_kfd_queue_untrack(hrx_kfd_queue_t* q) {
 
 static void hrx_kfd_queue_free(hrx_kfd_queue_t* q) {
   hrx_kfd_device_t* d = q->device;
-  if (q->doorbell_page) {
-    d->sys.munmap(d->sys.context, q->doorbell_page, HRX_KFD_DOORBELL_MAP);
-  }
+  hrx_kfd_doorbell_unmap(d, q->doorbell_page);
   for (size_t i = 0; i < q->old_doorbell_count; ++i) {
-    d->sys.munmap(d->sys.context, q->old_doorbells[i], HRX_KFD_DOORBELL_MAP);
+    hrx_kfd_doorbell_unmap(d, q->old_doorbells[i]);
   }
   hrx_allocator_free(d->base.allocator, q->old_doorbells);
-  if (q->created) {
-    hrx_kfd_destroy_queue_args_t args = {.queue_id = q->queue_id};
-    hrx_status_free(hrx_kfd_device_ioctl(d, HRX_KFD_IOC_DESTROY_QUEUE,
-                                         "AMDKFD_IOC_DESTROY_QUEUE", &args));
-  }
+  if (q->created) hrx_status_free(hrx_kfd_hw_queue_close(d, q->queue_id));
   hrx_fabric_memory_t* buffers[] = {&q->kernargs, &q->cwsr, &q->eop,
                                     &q->control, &q->ring};
   for (size_t i = 0; i < sizeof(buffers) / sizeof(buffers[0]); ++i) {
@@ -496,22 +551,16 @@ static const hrx_fabric_queue_vtable_t hrx_kfd_queue_vtable = {
 };
 
 static hrx_status_t hrx_kfd_queue_buffers(hrx_kfd_queue_t* q,
-                                          uint32_t packet_count,
-                                          const hrx_kfd_queue_sizes_t* sizes) {
+                                          uint32_t packet_count) {
   hrx_kfd_device_t* d = q->device;
   const uint32_t uncached = HRX_KFD_ALLOC_COHERENT | HRX_KFD_ALLOC_UNCACHED;
-  uint64_t xcc = d->node.num_xcc ? d->node.num_xcc : 1;
-  uint64_t cwsr = (sizes->cwsr + sizes->debug_memory) * xcc;
   HRX_RETURN_IF_ERROR(hrx_kfd_memory_allocate_flags(
       d, (uint64_t)packet_count * sizeof(hrx_aql_packet_t), uncached, false,
       &q->ring));
   HRX_RETURN_IF_ERROR(
       hrx_kfd_memory_allocate_flags(d, HRX_KFD_PAGE, uncached, true,
                                     &q->control));
-  HRX_RETURN_IF_ERROR(
-      hrx_kfd_memory_allocate_flags(d, sizes->eop, 0, true, &q->eop));
-  HRX_RETURN_IF_ERROR(hrx_kfd_memory_allocate_flags(d, cwsr, 0, false,
-                                                    &q->cwsr));
+  HRX_RETURN_IF_ERROR(hrx_kfd_queue_context_allocate(d, &q->eop, &q->cwsr));
   HRX_RETURN_IF_ERROR(hrx_kfd_memory_allocate_flags(
       d, (uint64_t)packet_count * HRX_KFD_KERNARG_SLOT, 0, false,
       &q->kernargs));
@@ -533,42 +582,22 @@ static void hrx_kfd_queue_describe(hrx_kfd_queue_t* q, uint32_t packet_count) {
 }
 
 static hrx_status_t hrx_kfd_queue_open(hrx_kfd_queue_t* q,
-                                       uint32_t packet_count,
-                                       const hrx_kfd_queue_sizes_t* sizes) {
-  hrx_kfd_device_t* d = q->device;
-  hrx_kfd_create_queue_args_t args = {
-      .ring_base_address = q->ring.device_address,
-      .write_pointer_address =
-          q->control.device_address + HRX_KFD_AMD_QUEUE_WRITE,
-      .read_pointer_address =
-          q->control.device_address + HRX_KFD_AMD_QUEUE_READ,
-      .ring_size = packet_count * (uint32_t)sizeof(hrx_aql_packet_t),
-      .gpu_id = d->node.gpu_id,
-      .queue_type = HRX_KFD_QUEUE_TYPE_COMPUTE_AQL,
-      .queue_percentage = 100,
-      .queue_priority = 7,
-      .eop_buffer_address = q->eop.device_address,
-      .eop_buffer_size = sizes->eop,
-      .ctx_save_restore_address = q->cwsr.device_address,
-      .ctx_save_restore_size = (uint32_t)sizes->cwsr,
-      .ctl_stack_size = (uint32_t)sizes->ctl_stack,
+                                       uint32_t packet_count) {
+  const hrx_kfd_queue_plan_t plan = {
+      .type = HRX_KFD_QUEUE_TYPE_COMPUTE_AQL,
+      .ring = q->ring.device_address,
+      .ring_bytes = (uint64_t)packet_count * sizeof(hrx_aql_packet_t),
+      .read_pointer = q->control.device_address + HRX_KFD_AMD_QUEUE_READ,
+      .write_pointer = q->control.device_address + HRX_KFD_AMD_QUEUE_WRITE,
+      .eop = &q->eop,
+      .cwsr = &q->cwsr,
   };
-  HRX_RETURN_IF_ERROR(hrx_kfd_device_ioctl(d, HRX_KFD_IOC_CREATE_QUEUE,
-                                           "AMDKFD_IOC_CREATE_QUEUE", &args));
+  hrx_kfd_hw_queue_t hw;
+  HRX_RETURN_IF_ERROR(hrx_kfd_hw_queue_open(q->device, &plan, &hw));
   q->created = true;
-  q->queue_id = args.queue_id;
-  uint64_t page = args.doorbell_offset & ~(uint64_t)(HRX_KFD_DOORBELL_MAP - 1);
-  int rc = d->sys.mmap(d->sys.context, NULL, HRX_KFD_DOORBELL_MAP,
-                       PROT_READ | PROT_WRITE, MAP_SHARED, d->kfd_fd,
-                       (off_t)page, &q->doorbell_page);
-  if (rc < 0) {
-    q->doorbell_page = NULL;
-    return hrx_status_from_errno(-rc, "cannot map the doorbell of queue %u",
-                                 q->queue_id);
-  }
-  atomic_store(&q->doorbell,
-               (_Atomic uint64_t*)((uint8_t*)q->doorbell_page +
-                                   (args.doorbell_offset - page)));
+  q->queue_id = hw.queue_id;
+  q->doorbell_page = hw.doorbell_page;
+  atomic_store(&q->doorbell, hw.doorbell);
   return HRX_OK;
 }
 
@@ -586,16 +615,14 @@ hrx_status_t hrx_kfd_queue_create(hrx_fabric_device_t* base,
       hrx_allocator_malloc(base->allocator, sizeof(*q), (void**)&q));
   memset(q, 0, sizeof(*q));
   q->device = d;
-  hrx_kfd_queue_sizes_t sizes;
-  hrx_kfd_queue_sizes(&d->node, &sizes);
-  hrx_status_t status = hrx_kfd_queue_buffers(q, packet_count, &sizes);
+  hrx_status_t status = hrx_kfd_queue_buffers(q, packet_count);
   if (status == HRX_OK) {
     hrx_fabric_queue_init(
         &q->base, &hrx_kfd_queue_vtable, base, q->ring.host_pointer,
         packet_count,
         (_Atomic uint64_t*)hrx_kfd_control(q, HRX_KFD_AMD_QUEUE_READ));
     hrx_kfd_queue_describe(q, packet_count);
-    status = hrx_kfd_queue_open(q, packet_count, &sizes);
+    status = hrx_kfd_queue_open(q, packet_count);
   }
   if (status == HRX_OK) {
     pthread_mutex_lock(&d->mutex);

@@ -63,6 +63,24 @@ hrx_status_t hrx_sdma_copy_linear(uint64_t destination, uint64_t source,
       body, HRX_SDMA_COPY_LINEAR_DWORDS, dwords, capacity, out_count);
 }
 
+/* CONST_FILL of |byte_count| bytes with FILLSIZE |size|; the checks of
+ * each size are the caller's. */
+static hrx_status_t const_fill(uint32_t size, uint64_t destination,
+                               uint32_t data, uint32_t byte_count,
+                               uint32_t* dwords, size_t capacity,
+                               size_t* out_count) {
+  const uint32_t body[] = {(uint32_t)destination,
+                           (uint32_t)(destination >> 32), data,
+                           byte_count - 1};
+  _Static_assert(sizeof(body) / sizeof(body[0]) + 1 ==
+                     HRX_SDMA_CONST_FILL_DWORDS,
+                 "CONST_FILL length");
+  return write_packet("CONST_FILL",
+                      HRX_SDMA_OP_CONST_FILL | size << HRX_SDMA_FILLSIZE_SHIFT,
+                      body, HRX_SDMA_CONST_FILL_DWORDS, dwords, capacity,
+                      out_count);
+}
+
 hrx_status_t hrx_sdma_const_fill(uint64_t destination, uint32_t pattern,
                                  uint32_t byte_count, uint32_t* dwords,
                                  size_t capacity, size_t* out_count) {
@@ -71,17 +89,18 @@ hrx_status_t hrx_sdma_const_fill(uint64_t destination, uint32_t pattern,
     return invalid("CONST_FILL",
                    "needs whole aligned dwords, at most 2^22 bytes");
   }
-  const uint32_t body[] = {(uint32_t)destination,
-                           (uint32_t)(destination >> 32), pattern,
-                           byte_count - 1};
-  _Static_assert(sizeof(body) / sizeof(body[0]) + 1 ==
-                     HRX_SDMA_CONST_FILL_DWORDS,
-                 "CONST_FILL length");
-  return write_packet(
-      "CONST_FILL",
-      HRX_SDMA_OP_CONST_FILL | HRX_SDMA_FILLSIZE_DWORD
-                                   << HRX_SDMA_FILLSIZE_SHIFT,
-      body, HRX_SDMA_CONST_FILL_DWORDS, dwords, capacity, out_count);
+  return const_fill(HRX_SDMA_FILLSIZE_DWORD, destination, pattern,
+                    byte_count, dwords, capacity, out_count);
+}
+
+hrx_status_t hrx_sdma_const_fill_bytes(uint64_t destination, uint8_t value,
+                                       uint32_t byte_count, uint32_t* dwords,
+                                       size_t capacity, size_t* out_count) {
+  if (byte_count == 0 || byte_count - 1 > HRX_SDMA_FILL_COUNT_MASK) {
+    return invalid("CONST_FILL", "byte count outside 1..2^22");
+  }
+  return const_fill(HRX_SDMA_FILLSIZE_BYTE, destination, value, byte_count,
+                    dwords, capacity, out_count);
 }
 
 hrx_status_t hrx_sdma_fence(uint64_t address, uint32_t value,

@@ -94,6 +94,13 @@ hrx_status_t hrx_sdma_const_fill(uint64_t destination, uint32_t pattern,
                                  uint32_t byte_count, uint32_t* dwords,
                                  size_t capacity, size_t* out_count);
 
+/* CONST_FILL with FILLSIZE 0: |byte_count| (1..2^22) bytes of |value| at
+ * |destination|, any alignment (for the heads and tails a dword fill
+ * cannot reach). */
+hrx_status_t hrx_sdma_const_fill_bytes(uint64_t destination, uint8_t value,
+                                       uint32_t byte_count, uint32_t* dwords,
+                                       size_t capacity, size_t* out_count);
+
 /* FENCE: writes |value| at |address| (dword aligned) once the packets
  * before it are done. */
 hrx_status_t hrx_sdma_fence(uint64_t address, uint32_t value,

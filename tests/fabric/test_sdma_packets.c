@@ -75,6 +75,33 @@ static void test_const_fill(void** state) {
       HRX_STATUS_INVALID_ARGUMENT);
 }
 
+/* FILLSIZE 0 (header bits [31:30] clear) fills the data's low byte: any
+ * alignment, any count up to 2^22. */
+static void test_const_fill_bytes(void** state) {
+  (void)state;
+  out_t out = guarded();
+  assert_ok(hrx_sdma_const_fill_bytes(0x7F0000006003ull, 0xA5, 3, out.dwords,
+                                      CAPACITY, &out.count));
+  EXPECT_DWORDS(out, 0x0000000Bu, 0x00006003u, 0x00007F00u, 0x000000A5u,
+                0x00000002u);
+  out = guarded();
+  assert_ok(hrx_sdma_const_fill_bytes(0x1001, 0x00, 1u << 22, out.dwords,
+                                      CAPACITY, &out.count));
+  EXPECT_DWORDS(out, 0x0000000Bu, 0x00001001u, 0, 0, 0x003FFFFFu);
+  assert_status_code(hrx_sdma_const_fill_bytes(0x1000, 1, 0, out.dwords,
+                                               CAPACITY, &out.count),
+                     HRX_STATUS_INVALID_ARGUMENT);
+  assert_status_code(hrx_sdma_const_fill_bytes(0x1000, 1, (1u << 22) + 1,
+                                               out.dwords, CAPACITY,
+                                               &out.count),
+                     HRX_STATUS_INVALID_ARGUMENT);
+  out = guarded();
+  assert_status_code(
+      hrx_sdma_const_fill_bytes(0x1000, 1, 4, out.dwords, 4, &out.count),
+      HRX_STATUS_RESOURCE_EXHAUSTED);
+  assert_int_equal(out.dwords[0], GUARD);
+}
+
 static void test_fence_and_poll(void** state) {
   (void)state;
   out_t out = guarded();
@@ -136,7 +163,9 @@ static void test_ring_offset(void** state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_nop),         cmocka_unit_test(test_copy_linear),
-      cmocka_unit_test(test_const_fill),  cmocka_unit_test(test_fence_and_poll),
+      cmocka_unit_test(test_const_fill),
+      cmocka_unit_test(test_const_fill_bytes),
+      cmocka_unit_test(test_fence_and_poll),
       cmocka_unit_test(test_gcr),         cmocka_unit_test(test_short_buffer),
       cmocka_unit_test(test_ring_offset),
   };

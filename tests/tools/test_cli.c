@@ -106,8 +106,12 @@ static void test_doctor_kfd_model(void** state) {
       "supported, device 1",
       "device 1     AMD gfx1151 (KFD ",
       ", model): profile gfx1151, 40 CUs, subgroup 32",
-      "queues: compute (AQL) up to ",
-      "SDMA not driven yet"};
+      "queues: AQL compute on host CPU: 1024, dispatch",
+      "queues: transfer on host CPU: unlimited, copy, fill",
+      "queues: AQL compute on command processor: 8, dispatch, barriers",
+      "queues: PM4 compute on command processor: 8, dispatch",
+      "(no HRX API yet)",
+      "queues: transfer on SDMA: 12, copy, fill, memory waits, fences"};
   if (!strstr(r.output, active)) fail_msg("no '%s' in:\n%s", active,
                                           r.output);
   for (size_t i = 0; i < sizeof(wanted) / sizeof(wanted[0]); ++i) {

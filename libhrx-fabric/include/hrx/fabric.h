@@ -12,7 +12,9 @@
 #include "hrx/fabric/kfd.h"         // IWYU pragma: export
 #include "hrx/fabric/launch_program.h"  // IWYU pragma: export
 #include "hrx/fabric/queue.h"       // IWYU pragma: export
+#include "hrx/fabric/queue_families.h"  // IWYU pragma: export
 #include "hrx/fabric/signal.h"      // IWYU pragma: export
+#include "hrx/fabric/transfer.h"    // IWYU pragma: export
 
 #ifdef __cplusplus
 extern "C" {

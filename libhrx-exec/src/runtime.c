@@ -18,21 +18,26 @@ static hrx_status_t hrx_exec_check_engines(
   }
   const hrx_fabric_device_properties_t* props =
       hrx_gpu_device_properties(device);
-  /* The kfd provider drives AQL compute queues only, until PM4 and SDMA
-   * queues exist (issue 19); the host device has neither. */
+  /* The host device has neither engine. On a kfd device the provider
+   * drives SDMA and PM4 queues (hrx/fabric/transfer.h), but the lanes do
+   * not run on them yet: their work is ordered by the streams' AQL
+   * signals. */
   bool host = props->kind == HRX_FABRIC_DEVICE_HOST;
   if (o->copy_engine == HRX_EXEC_COPY_ENGINE_SDMA) {
-    return hrx_make_status(HRX_STATUS_UNIMPLEMENTED,
+    return hrx_make_status(HRX_STATUS_UNAVAILABLE,
                            host ? "%s has no SDMA engines; use the compute "
                                   "copy engine"
-                                : "%s: HRX does not drive SDMA queues yet; "
-                                  "use the compute copy engine",
+                                : "%s: the runtime's lanes do not run on SDMA "
+                                  "queues yet (hrx/fabric/transfer.h drives "
+                                  "them directly); use the compute copy "
+                                  "engine",
                            props->name);
   }
   if (o->compute_engine == HRX_EXEC_COMPUTE_ENGINE_PM4) {
-    return hrx_make_status(HRX_STATUS_UNIMPLEMENTED,
+    return hrx_make_status(HRX_STATUS_UNAVAILABLE,
                            host ? "%s takes AQL packets only, not PM4"
-                                : "%s: HRX drives AQL queues only, not PM4",
+                                : "%s: the runtime's compute lane dispatches "
+                                  "through AQL queues only, not PM4 yet",
                            props->name);
   }
   return HRX_OK;

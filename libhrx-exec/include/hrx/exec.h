@@ -82,7 +82,8 @@ typedef enum hrx_exec_copy_engine_e {
   /* Copies are packets on compute queues of their own: on the host device
    * its queue processors, on a GPU blit kernels. */
   HRX_EXEC_COPY_ENGINE_COMPUTE,
-  /* The GPU's SDMA engines (kfd only): UNIMPLEMENTED on the host device. */
+  /* The GPU's SDMA engines: UNAVAILABLE for now on every device (the
+   * host device has none; hrx/fabric/transfer.h drives a GPU's directly). */
   HRX_EXEC_COPY_ENGINE_SDMA,
 } hrx_exec_copy_engine_t;
 
@@ -90,7 +91,7 @@ typedef enum hrx_exec_copy_engine_e {
 typedef enum hrx_exec_compute_engine_e {
   HRX_EXEC_COMPUTE_ENGINE_AUTO = 0, /* the device's default (AQL) */
   HRX_EXEC_COMPUTE_ENGINE_AQL,      /* AQL packets on a user-mode queue */
-  /* PM4 indirect buffers (kfd only): UNIMPLEMENTED on the host device. */
+  /* PM4 packets (kfd only): UNAVAILABLE for now on every device. */
   HRX_EXEC_COMPUTE_ENGINE_PM4,
 } hrx_exec_compute_engine_t;
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "hrx/fabric.h"
+#include "hrx/fabric/bundle.h"
 #include "hrx_cli.h"
 
 int hrx_cmd_pack(int argc, char** argv) {

@@ -6,6 +6,7 @@
 #include "hrx/artifacts.h"
 #include "hrx/exec.h"
 #include "hrx/fabric.h"
+#include "hrx/fabric/bundle.h"
 #include "hrx/gpu.h"
 #include "hrx/loom.h"
 #include "hrx_cli.h"

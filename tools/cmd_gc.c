@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "hrx/fabric.h"
+#include "hrx/fabric/bundle.h"
 #include "hrx_cli.h"
 
 /* 1,000,000 days (2,700 years) keeps everything; more is surely a typo,

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "hrx/fabric.h"
+#include "hrx/fabric/bundle.h"
 #include "test_support.h"
 
 static int make_dir(void** state) {

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "hrx/fabric.h"
+#include "hrx/fabric/bundle.h"
 #include "test_http.h"
 #include "test_support.h"
 

@@ -1,12 +1,13 @@
 #!/bin/sh
 # Installs the build into a scratch DESTDIR, then builds and runs a consumer
 # with nothing but `pkg-config --cflags --libs hrx-core` from that prefix,
-# compiles every installed public header alone as C11 and as C++17, builds
-# and runs a C++ consumer of hrx-gpu, and installs the bundle shipped
-# beside bundle.json with the installed hrx.
+# checks that a consumer of hrx-gpu needs and loads no network, archive or
+# TLS library, compiles every installed public header alone as C11 and as
+# C++17, builds and runs a C++ consumer of hrx-gpu, and installs the bundle
+# shipped beside bundle.json with the installed hrx.
 set -eu
 build_dir=$1 cc=$2 prefix=$3 libdir=$4 sanitize=$5 source=$6 bindir=$7 datadir=$8
-cxx=$9 cxx_source=${10}
+cxx=$9 cxx_source=${10} gpu_source=${11}
 
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
@@ -33,6 +34,36 @@ if [ "$sanitize" != none ]; then san="-fsanitize=$sanitize"; fi
 # shellcheck disable=SC2086
 "$cc" -std=c11 -Wall -Wextra -Werror $san "$source" -o "$scratch/consumer" $flags
 LD_LIBRARY_PATH="$libpath" "$scratch/consumer"
+
+# Raw dispatch is lean: nothing hrx-gpu requires, however indirectly,
+# names the network, archive or JSON stacks, and a consumer of hrx-gpu
+# loads none of them (nor any TLS library).
+heavy='curl|archive|jansson|ssl|gnutls'
+requires=$(pkg-config --print-requires --print-requires-private hrx-gpu)
+seen=
+while [ -n "$requires" ]; do
+  next=
+  for r in $(echo "$requires" | awk '{print $1}'); do
+    case " $seen " in *" $r "*) continue ;; esac
+    seen="$seen $r"
+    next="$next $(pkg-config --print-requires --print-requires-private "$r")"
+  done
+  requires=$next
+done
+if echo "$seen $(pkg-config --static --libs hrx-gpu)" | grep -Eq "$heavy"; then
+  echo "hrx-gpu requires a heavy stack: $seen" >&2
+  exit 1
+fi
+# shellcheck disable=SC2086
+"$cc" -std=c11 -Wall -Wextra -Werror $san "$gpu_source" \
+  -o "$scratch/consumer-gpu" $(pkg-config --cflags --libs hrx-gpu)
+LD_LIBRARY_PATH="$libpath" "$scratch/consumer-gpu"
+if LD_LIBRARY_PATH="$libpath" ldd "$scratch/consumer-gpu" | grep -Eq "$heavy"; then
+  LD_LIBRARY_PATH="$libpath" ldd "$scratch/consumer-gpu" >&2
+  echo "a consumer of hrx-gpu loads a heavy library" >&2
+  exit 1
+fi
+echo "hrx-gpu requires:$seen; its consumer loads no curl, archive, jansson or TLS"
 
 # Each public header stands alone, in C and in C++.
 includedir=$(pkg-config --variable=includedir hrx-core)

@@ -1,10 +1,11 @@
 /* libhrx-fabric: devices, memory, signals, AQL queues and code objects.
- * The host provider (the CPU as a virtual GPU) is always available. */
+ * The host provider (the CPU as a virtual GPU) is always available.
+ * Bundle provisioning is a library of its own: hrx/fabric/bundle.h,
+ * pkg-config hrx-fabric-bundle. */
 #ifndef HRX_FABRIC_H_
 #define HRX_FABRIC_H_
 
 #include "hrx/fabric/aql.h"         // IWYU pragma: export
-#include "hrx/fabric/bundle.h"         // IWYU pragma: export
 #include "hrx/fabric/device.h"      // IWYU pragma: export
 #include "hrx/fabric/executable.h"  // IWYU pragma: export
 #include "hrx/fabric/fault.h"       // IWYU pragma: export

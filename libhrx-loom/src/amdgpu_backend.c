@@ -551,7 +551,8 @@ hrx_status_t loom_amdgpu_compile(const loom_module_t* module,
                       .allocator = allocator};
   hrx_string_builder_init(allocator, &b.table);
   hrx_status_t status = HRX_OK;
-  if (!amdgpu_check_targets(module, isa, diagnostics)) {
+  if (!amdgpu_check_targets(module, isa, diagnostics) ||
+      !loom_module_targets_compile(module, profile->name, diagnostics)) {
     status = loom_diag_result(diagnostics, errors_before,
                               "amdgpu compilation");
   }

@@ -654,10 +654,12 @@ _Static_assert((int)HRX_HOST_ASSERT_RANGE == (int)LOOM_PRED_RANGE &&
                    (int)HRX_HOST_ASSERT_COUNT == (int)LOOM_PRED_COUNT,
                "ASSERT kinds are Loom's predicate kinds");
 
-/* index.assume is a copy; the value sanitizer also checks each of its
- * facts at run time (an ASSERT per fact). */
+/* index.assume copies each operand to its result; the value sanitizer
+ * also checks each of its facts at run time (an ASSERT per fact). */
 static bool hb_lower_assume(hb_t* b, const loom_op_t* op) {
-  if (!hb_alias(b, op, 0)) return false;
+  for (uint32_t i = 0; i < op->result_count; ++i) {
+    if (!hb_alias(b, op, i)) return false;
+  }
   if (!(b->sanitizers & HRX_LOOM_SANITIZE_VALUE)) return true;
   for (uint32_t p = 0; p < op->pred_count; ++p) {
     const loom_pred_t* pred = &LOOM_PRED(b->m, op->preds_start + p);
@@ -709,7 +711,7 @@ static bool hb_lower_assume(hb_t* b, const loom_op_t* op) {
 static bool hb_alias(hb_t* b, const loom_op_t* op, uint32_t operand_index) {
   uint32_t src = 0;
   if (!hb_operand(b, op, operand_index, &src)) return false;
-  uint32_t result = op->results_start;
+  uint32_t result = op->results_start + operand_index;
   b->vreg[result] = src;
   uint32_t operand = LOOM_OPERAND(b->m, op, operand_index);
   if (!loom_operand_is_static(operand) && b->known[operand]) {
@@ -1716,6 +1718,12 @@ hrx_status_t hrx_loom_compile_host(
     diagnostics = own;
   }
   size_t errors_before = hrx_loom_diagnostics_error_count(diagnostics);
+  if (!loom_module_targets_compile(module, profile->name, diagnostics)) {
+    hrx_status_t refused =
+        loom_diag_result(diagnostics, errors_before, "host compilation");
+    hrx_loom_diagnostics_destroy(own);
+    return refused;
+  }
   hb_t b = {.m = module, .spec = specialization, .diagnostics = diagnostics,
             .allocator = allocator,
             .sanitizers = options ? options->sanitizers : 0};

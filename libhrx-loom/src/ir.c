@@ -136,6 +136,7 @@ static const char* const loom_type_names[LOOM_TYPE_KIND_COUNT] = {
     [LOOM_TYPE_BUFFER] = "buffer",     [LOOM_TYPE_VECTOR] = "vector",
     [LOOM_TYPE_LAYOUT] = "encoding<layout>",
     [LOOM_TYPE_VIEW] = "view",
+    [LOOM_TYPE_TENSOR] = "tensor",
 };
 
 const char* loom_type_kind_name(loom_type_kind_t kind) {
@@ -205,7 +206,8 @@ hrx_status_t loom_module_type(loom_module_t* module, loom_type_kind_t kind,
                               loom_type_kind_t element,
                               const loom_dim_t* dims, uint32_t rank,
                               uint32_t layout, loom_type_id_t* out_type) {
-  if (kind != LOOM_TYPE_VECTOR && kind != LOOM_TYPE_VIEW) {
+  if (kind != LOOM_TYPE_VECTOR && kind != LOOM_TYPE_VIEW &&
+      kind != LOOM_TYPE_TENSOR) {
     *out_type = kind;
     return HRX_OK;
   }
@@ -242,7 +244,8 @@ hrx_status_t loom_module_type(loom_module_t* module, loom_type_kind_t kind,
 hrx_status_t loom_type_print(const loom_module_t* module, loom_type_id_t id,
                              hrx_string_builder_t* out) {
   const loom_type_t* type = &LOOM_TYPE(module, id);
-  if (type->kind != LOOM_TYPE_VECTOR && type->kind != LOOM_TYPE_VIEW) {
+  if (type->kind != LOOM_TYPE_VECTOR && type->kind != LOOM_TYPE_VIEW &&
+      type->kind != LOOM_TYPE_TENSOR) {
     return hrx_string_builder_append_cstr(out,
                                           loom_type_kind_name(type->kind));
   }
@@ -329,6 +332,12 @@ uint32_t loom_module_find_kernel(const loom_module_t* module,
                    symbol);
 }
 
+uint32_t loom_module_find_record(const loom_module_t* module,
+                                 const char* symbol) {
+  return LOOM_FIND(module, record_index, records, loom_record_t, symbol,
+                   symbol);
+}
+
 const char* loom_kernel_code_name(const loom_module_t* module,
                                   const loom_kernel_t* kernel) {
   return loom_module_string(module, kernel->export_name != LOOM_NONE
@@ -386,6 +395,12 @@ hrx_status_t loom_module_add_func(loom_module_t* module,
                                   const loom_func_t* func) {
   return loom_add_named(module, &module->funcs, sizeof(*func), func,
                         &module->func_index, func->symbol, NULL);
+}
+
+hrx_status_t loom_module_add_record(loom_module_t* module,
+                                    const loom_record_t* record) {
+  return loom_add_named(module, &module->records, sizeof(*record), record,
+                        &module->record_index, record->symbol, NULL);
 }
 
 hrx_status_t loom_module_add_kernel(loom_module_t* module,
@@ -453,7 +468,8 @@ void hrx_loom_module_destroy(hrx_loom_module_t* module) {
       &module->statics,
       &module->regions,  &module->region_ops, &module->preds,
       &module->type_lists, &module->targets,  &module->configs,
-      &module->kernels,  &module->funcs,
+      &module->kernels,  &module->funcs,      &module->records,
+      &module->literals,
   };
   for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); ++i) {
     loom_array_free(arrays[i], a);
@@ -461,6 +477,7 @@ void hrx_loom_module_destroy(hrx_loom_module_t* module) {
   loom_index_t* indexes[] = {
       &module->type_index,   &module->target_index, &module->config_index,
       &module->func_index,   &module->kernel_index, &module->export_index,
+      &module->record_index,
   };
   for (size_t i = 0; i < sizeof(indexes) / sizeof(indexes[0]); ++i) {
     loom_index_free(indexes[i], a);

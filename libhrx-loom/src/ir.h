@@ -94,6 +94,7 @@ typedef enum loom_type_kind_e {
   LOOM_TYPE_LAYOUT, /* encoding<layout>: the address layout of views */
   LOOM_TYPE_VECTOR,
   LOOM_TYPE_VIEW,
+  LOOM_TYPE_TENSOR, /* check.case values: host-side arrays of elements */
   LOOM_TYPE_KIND_COUNT,
 } loom_type_kind_t;
 
@@ -196,7 +197,9 @@ typedef struct loom_op_t {
   uint32_t results_start, result_count;   /* values [start, start+count) */
   uint32_t regions[2];                    /* then/else, before/after */
   uint32_t region_count;
-  uint32_t preds_start, pred_count;       /* into module->preds */
+  /* into module->preds; for check.generate.*, check.literal and
+   * check.expect.close into module->literals (their clause values) */
+  uint32_t preds_start, pred_count;
   int64_t attrs[LOOM_ATTR_KEY_COUNT];     /* -1 when absent */
   loom_literal_t literal;  /* constants */
   uint32_t symbol;         /* string id: config.get @sym, func.call @f */
@@ -221,11 +224,15 @@ typedef struct loom_region_t {
 typedef enum loom_target_family_e {
   LOOM_TARGET_AMDGPU = 0,
   LOOM_TARGET_HOST = 1,
+  /* spirv.target, test.target, ...: kept and printed, never compiled */
+  LOOM_TARGET_OTHER = 2,
 } loom_target_family_t;
 
 typedef struct loom_target_t {
   uint32_t symbol;   /* string id without '@' */
   loom_target_family_t family;
+  uint32_t family_name; /* string id: "spirv" of spirv.target (OTHER) */
+  uint32_t attrs_text;  /* OTHER: its {attributes} as written, or LOOM_NONE */
   uint32_t kind;     /* string id: gfx11-generic, gfx1151, cpu */
   int64_t subgroup_size; /* 0 when unspecified */
   loom_span_t span;
@@ -249,6 +256,8 @@ typedef struct loom_kernel_t {
   bool retain;
   uint32_t config_region; /* workload args + launch-config program */
   uint32_t body_region;   /* launch args + body */
+  /* launch(...) where [preds]: constraints on the launch arguments */
+  uint32_t preds_start, pred_count;
   loom_span_t span;
 } loom_kernel_t;
 
@@ -280,6 +289,30 @@ typedef struct loom_func_t {
   loom_span_t span;
 } loom_func_t;
 
+/* Top-level records HRX keeps, verifies and prints but does not compile:
+ * declarations and the executable test forms. */
+typedef enum loom_record_kind_e {
+  LOOM_RECORD_KERNEL_DECL = 0, /* regions: workload args, launch args */
+  LOOM_RECORD_CASE,            /* check.case: regions[0] is the body */
+  LOOM_RECORD_SCENARIO,        /* check.scenario: as a case, never run */
+  LOOM_RECORD_BENCHMARK,       /* check.benchmark<@case> @name {attrs} */
+  LOOM_RECORD_ALIAS,           /* #name = attribute */
+} loom_record_kind_t;
+
+typedef struct loom_record_t {
+  loom_record_kind_t kind;
+  uint32_t symbol;      /* string id; an alias keeps its leading '#' */
+  bool is_public;       /* check.case public */
+  bool retain;          /* kernel.decl retain */
+  uint32_t target;      /* kernel.decl target(@t), or LOOM_NONE */
+  uint32_t export_name; /* kernel.decl export("..."), or LOOM_NONE */
+  uint32_t regions[2];  /* LOOM_NONE when absent */
+  uint32_t preds_start, pred_count; /* kernel.decl where [...] */
+  uint32_t ref;         /* benchmark: the case's symbol string id */
+  uint32_t text;        /* alias value / benchmark attributes, as written */
+  loom_span_t span;
+} loom_record_t;
+
 /*===------------------------------------------------------------------===*/
 /* The module                                                              */
 /*===------------------------------------------------------------------===*/
@@ -304,6 +337,8 @@ struct hrx_loom_module_s {
   loom_array_t configs;   /* loom_config_decl_t */
   loom_array_t kernels;   /* loom_kernel_t */
   loom_array_t funcs;     /* loom_func_t */
+  loom_array_t records;   /* loom_record_t, in source order */
+  loom_array_t literals;  /* loom_literal_t: check ops' clause values */
 
   /* Lookups by name or structure (see loom_module_add_*). */
   loom_index_t type_index;    /* shaped type ids */
@@ -312,6 +347,7 @@ struct hrx_loom_module_s {
   loom_index_t func_index;    /* by symbol */
   loom_index_t kernel_index;  /* by symbol */
   loom_index_t export_index;  /* kernels by code-object name */
+  loom_index_t record_index;  /* by symbol (aliases with their '#') */
 };
 
 typedef struct hrx_loom_module_s loom_module_t;
@@ -338,6 +374,7 @@ static inline bool loom_operand_is_static(uint32_t operand) {
 #define LOOM_CONFIG(m, id) LOOM_AT((m)->configs, loom_config_decl_t, id)
 #define LOOM_KERNEL(m, id) LOOM_AT((m)->kernels, loom_kernel_t, id)
 #define LOOM_FUNC(m, id) LOOM_AT((m)->funcs, loom_func_t, id)
+#define LOOM_RECORD(m, id) LOOM_AT((m)->records, loom_record_t, id)
 
 /* Stores |length| bytes as a NUL-terminated string; returns its id. */
 hrx_status_t loom_module_intern(loom_module_t* module, const char* text,
@@ -368,6 +405,8 @@ uint32_t loom_module_find_func(const loom_module_t* module,
                                const char* symbol);
 uint32_t loom_module_find_kernel(const loom_module_t* module,
                                  const char* symbol);
+uint32_t loom_module_find_record(const loom_module_t* module,
+                                 const char* symbol);
 /* The kernel whose code-object name (export name, else symbol) is |name|,
  * or LOOM_NONE. */
 uint32_t loom_module_find_code_name(const loom_module_t* module,
@@ -386,9 +425,17 @@ hrx_status_t loom_module_add_config(loom_module_t* module,
                                     uint32_t* out_index);
 hrx_status_t loom_module_add_func(loom_module_t* module,
                                   const loom_func_t* func);
+hrx_status_t loom_module_add_record(loom_module_t* module,
+                                    const loom_record_t* record);
 /* Also indexes the code-object name, which must be free too. */
 hrx_status_t loom_module_add_kernel(loom_module_t* module,
                                     const loom_kernel_t* kernel);
+
+/* False, with an error at the target, when a kernel is for a family
+ * (spirv.target, ...) that the backends for |profile| cannot compile. */
+bool loom_module_targets_compile(const loom_module_t* module,
+                                 const char* profile,
+                                 hrx_loom_diagnostics_t* diagnostics);
 
 hrx_status_t loom_module_create(hrx_allocator_t allocator,
                                 const char* name, const char* text,

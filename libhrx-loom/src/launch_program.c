@@ -176,6 +176,69 @@ static bool loom_lp_narrow(loom_lp_builder_t* b, loom_type_kind_t kind,
                                           .a = reg, .imm = bits});
 }
 
+/* An ASSERT per fact; every value the facts name must have a register. */
+static bool loom_lp_facts(loom_lp_builder_t* b, uint32_t start,
+                          uint32_t count) {
+  for (uint32_t i = 0; i < count; ++i) {
+    const loom_pred_t* pred = &LOOM_PRED(b->module, start + i);
+    uint16_t subject = 0, x = 0, y = 0;
+    if (!loom_lp_ref(b, &pred->args[0], pred->span, &subject) ||
+        !loom_lp_ref(b, &pred->args[1], pred->span, &x)) {
+      return false;
+    }
+    if (pred->arg_count > 2 &&
+        !loom_lp_ref(b, &pred->args[2], pred->span, &y)) {
+      return false;
+    }
+    if (!loom_lp_emit(b, (loom_lp_insn_t){.op = HRX_LAUNCH_OP_ASSERT,
+                                          .a = subject, .b = x, .c = y,
+                                          .imm = pred->kind})) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/* True when every value |pred| names has a register. */
+static bool loom_lp_pred_computable(const loom_lp_builder_t* b,
+                                    const loom_pred_t* pred) {
+  for (uint32_t a = 0; a < pred->arg_count; ++a) {
+    if (!pred->args[a].is_static &&
+        b->reg_of[pred->args[a].value] == LOOM_NONE) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/* launch(...) where [preds] constrains launch arguments; one that the
+ * workload also carries (the same name in both lists, the upstream way to
+ * pass a value to both) is checked when the launch program runs. Facts
+ * about arguments only the device sees stay with the kernel. */
+static bool loom_lp_where(loom_lp_builder_t* b, const loom_kernel_t* k) {
+  const loom_module_t* m = b->module;
+  const loom_region_t* config = &LOOM_REGION(m, k->config_region);
+  const loom_region_t* body = &LOOM_REGION(m, k->body_region);
+  for (uint32_t i = 0; i < body->arg_count; ++i) {
+    const loom_value_t* arg = &LOOM_VALUE(m, body->args_start + i);
+    for (uint32_t w = 0; w < config->arg_count; ++w) {
+      const loom_value_t* work = &LOOM_VALUE(m, config->args_start + w);
+      if (work->type == arg->type &&
+          strcmp(loom_module_string(m, work->name),
+                 loom_module_string(m, arg->name)) == 0) {
+        b->reg_of[body->args_start + i] = b->reg_of[config->args_start + w];
+      }
+    }
+  }
+  for (uint32_t i = 0; i < k->pred_count; ++i) {
+    if (loom_lp_pred_computable(b, &LOOM_PRED(m, k->preds_start + i)) &&
+        !loom_lp_facts(b, k->preds_start + i, 1)) {
+      return false;
+    }
+  }
+  return true;
+}
+
 static bool loom_lp_lower_op(loom_lp_builder_t* b, const loom_op_t* op) {
   static const struct {
     const char* name;
@@ -249,23 +312,12 @@ static bool loom_lp_lower_op(loom_lp_builder_t* b, const loom_op_t* op) {
     return true;
   }
   if (!strcmp(def->name, "index.assume")) {
-    if (!loom_lp_operand(b, op, 0, &r[0])) return false;
-    for (uint32_t i = 0; i < op->pred_count; ++i) {
-      const loom_pred_t* pred = &LOOM_PRED(m, op->preds_start + i);
-      uint16_t x = 0, y = 0;
-      if (!loom_lp_ref(b, &pred->args[1], pred->span, &x)) return false;
-      if (pred->arg_count > 2 &&
-          !loom_lp_ref(b, &pred->args[2], pred->span, &y)) {
-        return false;
-      }
-      if (!loom_lp_emit(b, (loom_lp_insn_t){.op = HRX_LAUNCH_OP_ASSERT,
-                                            .a = r[0], .b = x, .c = y,
-                                            .imm = pred->kind})) {
-        return false;
-      }
+    for (uint32_t i = 0; i < op->result_count; ++i) {
+      uint16_t reg = 0;
+      if (!loom_lp_operand(b, op, i, &reg)) return false;
+      b->reg_of[op->results_start + i] = reg;
     }
-    b->reg_of[result] = r[0];
-    return true;
+    return loom_lp_facts(b, op->preds_start, op->pred_count);
   }
   if (!strcmp(def->name, "kernel.launch.config")) {
     for (uint32_t i = 0; i < op->operand_count; ++i) {
@@ -415,6 +467,7 @@ hrx_status_t hrx_loom_launch_program_build(
          loom_lp_narrow(&b, loom_type_kind(module, arg->type), raw, &reg);
     if (ok) reg_of[config->args_start + i] = reg;
   }
+  if (ok) ok = loom_lp_where(&b, k);
   bool terminated = false;
   for (uint32_t i = 0; i < config->op_count && ok; ++i) {
     const loom_op_t* op = &LOOM_OP(module, LOOM_REGION_OP(module, config, i));

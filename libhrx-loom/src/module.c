@@ -131,3 +131,24 @@ hrx_status_t hrx_loom_module_find_export(const hrx_loom_module_t* module,
       hrx_escape_text(export_name, strlen(export_name), escaped,
                       sizeof(escaped)));
 }
+
+bool loom_module_targets_compile(const loom_module_t* module,
+                                 const char* profile,
+                                 hrx_loom_diagnostics_t* diagnostics) {
+  for (uint32_t k = 0; k < module->kernels.count; ++k) {
+    const loom_kernel_t* kernel = &LOOM_KERNEL(module, k);
+    if (kernel->target == LOOM_NONE) continue;
+    const loom_target_t* target = &LOOM_TARGET(module, kernel->target);
+    if (target->family != LOOM_TARGET_OTHER) continue;
+    const char* family = loom_module_string(module, target->family_name);
+    hrx_loom_diag_param_t params[] = {{"target", family}};
+    loom_diag_emit(diagnostics, &module->source, target->span,
+                   HRX_LOOM_SEVERITY_ERROR, HRX_LOOM_DIAG_BAD_TARGET, params,
+                   1, "%s.target is not supported: @%s targets it, and the "
+                   "%s profile compiles host and amdgpu kernels only",
+                   family, loom_module_string(module, kernel->symbol),
+                   profile);
+    return false;
+  }
+  return true;
+}

@@ -5,8 +5,9 @@
 #define ANY LOOM_PLACE_ANY
 #define DEVICE LOOM_PLACE_DEVICE
 
-#define CONSTANT(n, t) \
-  {.name = n, .shape = LOOM_SHAPE_CONSTANT, .places = ANY, .types = t}
+#define CONSTANT(n, t)                                                   \
+  {.name = n, .shape = LOOM_SHAPE_CONSTANT,                               \
+   .places = ANY | LOOM_PLACE_CHECK, .types = t}
 /* Float arithmetic takes fast-math flags, integer arithmetic overflow
  * flags; index arithmetic neither. */
 #define FLAGS_OF(t)                                  \
@@ -233,6 +234,25 @@ const loom_op_def_t loom_op_defs[] = {
     {.name = "func.return", .shape = LOOM_SHAPE_TERMINATOR,
      .places = LOOM_PLACE_FUNC, .terminator = LOOM_TERM_FUNC_RETURN,
      .types = LOOM_MASK_ANY},
+
+    /* executable tests: the bodies of check.case / check.scenario */
+    {.name = "kernel.launch", .shape = LOOM_SHAPE_KERNEL_LAUNCH,
+     .places = LOOM_PLACE_CHECK},
+    {.name = "check.generate.iota", .shape = LOOM_SHAPE_CHECK_SOURCE,
+     .places = LOOM_PLACE_CHECK, .types = LOOM_MASK_TENSOR},
+    {.name = "check.generate.fill", .shape = LOOM_SHAPE_CHECK_SOURCE,
+     .places = LOOM_PLACE_CHECK, .types = LOOM_MASK_TENSOR},
+    {.name = "check.literal", .shape = LOOM_SHAPE_CHECK_SOURCE,
+     .places = LOOM_PLACE_CHECK, .types = LOOM_MASK_SCALAR},
+    {.name = "check.expect.equal", .shape = LOOM_SHAPE_CHECK_EXPECT,
+     .places = LOOM_PLACE_CHECK, .types = LOOM_MASK_TENSOR | LOOM_MASK_SCALAR},
+    {.name = "check.expect.bitwise", .shape = LOOM_SHAPE_CHECK_EXPECT,
+     .places = LOOM_PLACE_CHECK, .types = LOOM_MASK_TENSOR | LOOM_MASK_SCALAR},
+    {.name = "check.expect.close", .shape = LOOM_SHAPE_CHECK_EXPECT,
+     .places = LOOM_PLACE_CHECK, .types = LOOM_MASK_TENSOR | LOOM_MASK_SCALAR,
+     .types2 = LOOM_MASK_FLOAT},
+    {.name = "check.return", .shape = LOOM_SHAPE_TERMINATOR,
+     .places = LOOM_PLACE_CHECK, .terminator = LOOM_TERM_CHECK_RETURN},
 };
 
 const uint32_t loom_op_def_count =

@@ -45,6 +45,9 @@ typedef enum loom_shape_e {
   LOOM_SHAPE_WHILE,
   LOOM_SHAPE_CALL,          /* %r = func.call @f(%a, ...) : (T, ...) -> (U, ...) */
   LOOM_SHAPE_LAYOUT_STRIDED,/* %l = encoding.layout.strided [s, ...] : encoding<layout> */
+  LOOM_SHAPE_KERNEL_LAUNCH, /* kernel.launch @k[%w, ...](%a, ...) : [T, ...](U, ...) */
+  LOOM_SHAPE_CHECK_EXPECT,  /* check.expect.* actual(%a) expected(%b) [tolerances] : T */
+  LOOM_SHAPE_CHECK_SOURCE,  /* %t = check.generate.* / check.literal clauses : T */
 } loom_shape_t;
 
 /* Keyword vocabularies for <param> and predicate positions. */
@@ -95,6 +98,7 @@ enum {
   LOOM_PLACE_CONFIG = 1u << 0, /* kernel launch-config regions */
   LOOM_PLACE_BODY = 1u << 1,   /* kernel bodies and their nested regions */
   LOOM_PLACE_FUNC = 1u << 2,   /* func.def bodies */
+  LOOM_PLACE_CHECK = 1u << 3,  /* check.case / check.scenario bodies */
   LOOM_PLACE_ANY = LOOM_PLACE_CONFIG | LOOM_PLACE_BODY | LOOM_PLACE_FUNC,
   LOOM_PLACE_DEVICE = LOOM_PLACE_BODY | LOOM_PLACE_FUNC,
 };
@@ -115,6 +119,7 @@ enum {
 #define LOOM_MASK_VECTOR LOOM_KIND_BIT(LOOM_TYPE_VECTOR)
 #define LOOM_MASK_VIEW LOOM_KIND_BIT(LOOM_TYPE_VIEW)
 #define LOOM_MASK_BUFFER LOOM_KIND_BIT(LOOM_TYPE_BUFFER)
+#define LOOM_MASK_TENSOR LOOM_KIND_BIT(LOOM_TYPE_TENSOR)
 #define LOOM_MASK_VALUE (LOOM_MASK_SCALAR | LOOM_MASK_VECTOR)
 #define LOOM_MASK_ANY \
   (LOOM_MASK_VALUE | LOOM_MASK_VIEW | LOOM_MASK_BUFFER)
@@ -140,6 +145,7 @@ typedef enum loom_term_e {
   LOOM_TERM_YIELD,
   LOOM_TERM_CONDITION,
   LOOM_TERM_FUNC_RETURN,
+  LOOM_TERM_CHECK_RETURN,
 } loom_term_t;
 
 typedef struct loom_op_def_t {

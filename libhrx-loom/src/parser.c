@@ -13,16 +13,7 @@
 /* Token helpers                                                           */
 /*===------------------------------------------------------------------===*/
 
-#define LOOM_TRY(p, expr)                        \
-  do {                                           \
-    hrx_status_t loom_try_status_ = (expr);      \
-    if (loom_try_status_ != HRX_OK) {            \
-      loom_parser_oom((p), loom_try_status_);    \
-      return false;                              \
-    }                                            \
-  } while (0)
-
-static void loom_parser_oom(loom_parser_t* p, hrx_status_t status) {
+void loom_parser_oom(loom_parser_t* p, hrx_status_t status) {
   if (p->status == HRX_OK) {
     p->status = status;
   } else {
@@ -34,30 +25,30 @@ static bool loom_stopped(const loom_parser_t* p) {
   return p->status != HRX_OK;
 }
 
-static void loom_advance(loom_parser_t* p) {
+void loom_advance(loom_parser_t* p) {
   p->token = loom_lexer_next(&p->lexer);
 }
 
-static const char* loom_text(const loom_parser_t* p, loom_token_t token) {
+const char* loom_text(const loom_parser_t* p, loom_token_t token) {
   return p->source->text + token.offset;
 }
 
-static loom_span_t loom_token_span(loom_token_t token) {
+loom_span_t loom_token_span(loom_token_t token) {
   return (loom_span_t){token.offset, token.length ? token.length : 1};
 }
 
-static bool loom_is(const loom_parser_t* p, loom_token_kind_t kind) {
+bool loom_is(const loom_parser_t* p, loom_token_kind_t kind) {
   return p->token.kind == kind;
 }
 
-static bool loom_is_word(const loom_parser_t* p, const char* word) {
+bool loom_is_word(const loom_parser_t* p, const char* word) {
   size_t n = strlen(word);
   return p->token.kind == LOOM_TOKEN_IDENT && p->token.length == n &&
          memcmp(loom_text(p, p->token), word, n) == 0;
 }
 
 /* Reports an error at the current token. */
-static bool loom_error_here(loom_parser_t* p, hrx_loom_diag_code_t code,
+bool loom_error_here(loom_parser_t* p, hrx_loom_diag_code_t code,
                             const hrx_loom_diag_param_t* params,
                             size_t param_count, const char* message) {
   if (p->token.kind != LOOM_TOKEN_ERROR) {
@@ -68,7 +59,7 @@ static bool loom_error_here(loom_parser_t* p, hrx_loom_diag_code_t code,
   return false;
 }
 
-static bool loom_expected(loom_parser_t* p, const char* what) {
+bool loom_expected(loom_parser_t* p, const char* what) {
   if (p->token.kind == LOOM_TOKEN_ERROR) return false;
   char found[64];
   if (p->token.kind == LOOM_TOKEN_EOF) {
@@ -85,18 +76,18 @@ static bool loom_expected(loom_parser_t* p, const char* what) {
   return false;
 }
 
-static bool loom_accept(loom_parser_t* p, loom_token_kind_t kind) {
+bool loom_accept(loom_parser_t* p, loom_token_kind_t kind) {
   if (p->token.kind != kind) return false;
   loom_advance(p);
   return true;
 }
 
-static bool loom_expect(loom_parser_t* p, loom_token_kind_t kind) {
+bool loom_expect(loom_parser_t* p, loom_token_kind_t kind) {
   if (loom_accept(p, kind)) return true;
   return loom_expected(p, loom_token_kind_name(kind));
 }
 
-static bool loom_expect_word(loom_parser_t* p, const char* word) {
+bool loom_expect_word(loom_parser_t* p, const char* word) {
   if (loom_is_word(p, word)) {
     loom_advance(p);
     return true;
@@ -267,7 +258,7 @@ static bool loom_define_value(loom_parser_t* p, loom_token_t token,
   return true;
 }
 
-static bool loom_parse_value_use(loom_parser_t* p, uint32_t* out_value) {
+bool loom_parse_value_use(loom_parser_t* p, uint32_t* out_value) {
   if (!loom_is(p, LOOM_TOKEN_VALUE_ID)) return loom_expected(p, "a %value");
   uint32_t value = loom_scope_lookup(p, p->token);
   if (value == LOOM_NONE) {
@@ -286,7 +277,7 @@ static bool loom_parse_value_use(loom_parser_t* p, uint32_t* out_value) {
   return true;
 }
 
-static bool loom_parse_int(loom_parser_t* p, int64_t* out_value) {
+bool loom_parse_int(loom_parser_t* p, int64_t* out_value) {
   if (!loom_is(p, LOOM_TOKEN_INTEGER)) return loom_expected(p, "an integer");
   /* The module's copy of the source is NUL-terminated and the token ends
    * where the number does, so strtoll reads the literal in place: a copy
@@ -314,7 +305,7 @@ static bool loom_parse_int(loom_parser_t* p, int64_t* out_value) {
   return true;
 }
 
-static bool loom_parse_literal(loom_parser_t* p, loom_literal_t* out) {
+bool loom_parse_literal(loom_parser_t* p, loom_literal_t* out) {
   *out = (loom_literal_t){0};
   if (loom_is_word(p, "true") || loom_is_word(p, "false")) {
     out->kind = LOOM_LITERAL_BOOL;
@@ -382,13 +373,33 @@ static loom_type_kind_t loom_scalar_kind(const char* text, uint32_t length) {
   return LOOM_TYPE_INVALID;
 }
 
-static bool loom_parse_type(loom_parser_t* p, loom_type_id_t* out_type);
+bool loom_parse_type(loom_parser_t* p, loom_type_id_t* out_type);
+
+/* True when the attribute |token| is #dense or an alias that resolves to
+ * it; aliases are defined before use, so the chain is finite. */
+static bool loom_alias_is_dense(const loom_parser_t* p, loom_token_t token) {
+  const loom_module_t* m = p->module;
+  char name[128];
+  snprintf(name, sizeof(name), "%.*s",
+           (int)(token.length > 120 ? 120 : token.length),
+           loom_text(p, token));
+  for (uint32_t hops = 0; hops <= m->records.count; ++hops) {
+    if (strcmp(name, "#dense") == 0) return true;
+    uint32_t at = loom_module_find_record(m, name);
+    if (at == LOOM_NONE || LOOM_RECORD(m, at).kind != LOOM_RECORD_ALIAS) {
+      return false;
+    }
+    snprintf(name, sizeof(name), "%s",
+             loom_module_string(m, LOOM_RECORD(m, at).text));
+  }
+  return false;
+}
 
 /* The layout of a view type: #dense (the default, also when nothing is
  * written) or an encoding<layout> value. */
 static bool loom_parse_view_layout(loom_parser_t* p, uint32_t* out_layout) {
   if (loom_is(p, LOOM_TOKEN_ATTR)) {
-    if (p->token.length != 6 || memcmp(loom_text(p, p->token), "#dense", 6)) {
+    if (!loom_alias_is_dense(p, p->token)) {
       return loom_error_here(p, HRX_LOOM_DIAG_BAD_ATTRIBUTE, NULL, 0,
                              "unknown view layout (expected #dense or an "
                              "encoding<layout> value)");
@@ -474,13 +485,16 @@ static bool loom_parse_shaped(loom_parser_t* p, loom_type_kind_t kind,
   return true;
 }
 
-static bool loom_parse_type(loom_parser_t* p, loom_type_id_t* out_type) {
+bool loom_parse_type(loom_parser_t* p, loom_type_id_t* out_type) {
   if (!loom_is(p, LOOM_TOKEN_IDENT)) return loom_expected(p, "a type");
   if (loom_is_word(p, "vector")) {
     return loom_parse_shaped(p, LOOM_TYPE_VECTOR, out_type);
   }
   if (loom_is_word(p, "view")) {
     return loom_parse_shaped(p, LOOM_TYPE_VIEW, out_type);
+  }
+  if (loom_is_word(p, "tensor")) {
+    return loom_parse_shaped(p, LOOM_TYPE_TENSOR, out_type);
   }
   if (loom_is_word(p, "encoding")) {
     loom_advance(p);
@@ -556,7 +570,7 @@ static bool loom_add_operand(loom_parser_t* p, uint32_t op_id,
   return true;
 }
 
-static bool loom_parse_operand_into(loom_parser_t* p, uint32_t op_id) {
+bool loom_parse_operand_into(loom_parser_t* p, uint32_t op_id) {
   uint32_t value = 0;
   return loom_parse_value_use(p, &value) && loom_add_operand(p, op_id, value);
 }
@@ -818,12 +832,6 @@ static bool loom_parse_preds(loom_parser_t* p, uint32_t* out_start,
 
 static bool loom_parse_op(loom_parser_t* p);
 
-/* A region argument written as %name : T (type may be given separately). */
-typedef struct loom_region_arg_t {
-  loom_token_t name;
-  loom_type_id_t type;
-} loom_region_arg_t;
-
 static bool loom_region_begin(loom_parser_t* p, uint32_t parent_op,
                               const loom_region_arg_t* args,
                               uint32_t arg_count, uint32_t* out_region,
@@ -958,19 +966,7 @@ static bool loom_parse_arg_decls(loom_parser_t* p, loom_region_arg_t* args,
 /* Op shapes                                                               */
 /*===------------------------------------------------------------------===*/
 
-#define LOOM_MAX_RESULTS 64
-
-typedef struct loom_op_ctx_t {
-  uint32_t op;
-  const loom_op_def_t* def;
-  loom_token_t results[LOOM_MAX_RESULTS];
-  uint32_t result_count;
-  /* Result types, filled by the shape parser. */
-  loom_type_id_t result_types[LOOM_MAX_RESULTS];
-  uint32_t result_type_count;
-} loom_op_ctx_t;
-
-static bool loom_set_results(loom_op_ctx_t* c, uint32_t count,
+bool loom_set_results(loom_op_ctx_t* c, uint32_t count,
                              loom_type_id_t type) {
   c->result_type_count = count;
   for (uint32_t i = 0; i < count && i < LOOM_MAX_RESULTS; ++i) {
@@ -1058,15 +1054,23 @@ static bool loom_shape_config_get(loom_parser_t* p, loom_op_ctx_t* c) {
   return loom_shape_nullary(p, c);
 }
 
+/* %a[, %b ...] = index.assume %x[, %y ...] [preds] : T[, U ...] */
 static bool loom_shape_assume(loom_parser_t* p, loom_op_ctx_t* c) {
   uint32_t start = 0, count = 0;
-  if (!loom_parse_operand_into(p, c->op) ||
+  if (!loom_parse_operand_list(p, c->op) ||
       !loom_parse_preds(p, &start, &count)) {
     return false;
   }
   LOOM_OP(p->module, c->op).preds_start = start;
   LOOM_OP(p->module, c->op).pred_count = count;
-  return loom_shape_nullary(p, c);
+  uint32_t types_start = 0, type_count = 0;
+  if (!loom_expect(p, LOOM_TOKEN_COLON) ||
+      !loom_parse_type_list(p, &types_start, &type_count) ||
+      !loom_results_from_list(p, c, types_start, type_count)) {
+    return false;
+  }
+  LOOM_OP(p->module, c->op).type = c->result_types[0];
+  return true;
 }
 
 static bool loom_shape_noalias(loom_parser_t* p, loom_op_ctx_t* c) {
@@ -1348,6 +1352,27 @@ static bool loom_parse_carried(loom_parser_t* p, loom_op_ctx_t* c,
   return loom_parse_result_arrow(p, c);
 }
 
+/* 'unroll' or 'unroll(N)' after a loop's bounds: a hint, kept in the
+ * op's literal (kind NONE: absent; INT: the factor, 0 when unstated). */
+static bool loom_parse_unroll(loom_parser_t* p, loom_op_ctx_t* c) {
+  if (!loom_is_word(p, "unroll")) return true;
+  loom_advance(p);
+  loom_literal_t unroll = {.kind = LOOM_LITERAL_INT};
+  if (loom_accept(p, LOOM_TOKEN_LPAREN)) {
+    loom_token_t at = p->token;
+    if (!loom_parse_int(p, &unroll.i)) return false;
+    if (unroll.i < 1) {
+      loom_diag_emit(p->diagnostics, p->source, loom_token_span(at),
+                     HRX_LOOM_SEVERITY_ERROR, HRX_LOOM_DIAG_BAD_ATTRIBUTE,
+                     NULL, 0, "unroll factor must be positive");
+      return false;
+    }
+    if (!loom_expect(p, LOOM_TOKEN_RPAREN)) return false;
+  }
+  LOOM_OP(p->module, c->op).literal = unroll;
+  return true;
+}
+
 static bool loom_shape_for(loom_parser_t* p, loom_op_ctx_t* c) {
   loom_region_arg_t args[LOOM_MAX_RESULTS + 1];
   uint32_t arg_count = 1;
@@ -1360,7 +1385,7 @@ static bool loom_shape_for(loom_parser_t* p, loom_op_ctx_t* c) {
       !loom_parse_operand_into(p, c->op) || !loom_expect_word(p, "to") ||
       !loom_parse_operand_into(p, c->op) || !loom_expect_word(p, "step") ||
       !loom_parse_operand_into(p, c->op) ||
-      !loom_expect(p, LOOM_TOKEN_RBRACKET)) {
+      !loom_expect(p, LOOM_TOKEN_RBRACKET) || !loom_parse_unroll(p, c)) {
     return false;
   }
   if (loom_accept(p, LOOM_TOKEN_LPAREN)
@@ -1471,6 +1496,9 @@ static const loom_shape_fn loom_shape_parsers[] = {
     [LOOM_SHAPE_WHILE] = loom_shape_while,
     [LOOM_SHAPE_CALL] = loom_shape_call,
     [LOOM_SHAPE_LAYOUT_STRIDED] = loom_shape_layout_strided,
+    [LOOM_SHAPE_KERNEL_LAUNCH] = loom_shape_kernel_launch,
+    [LOOM_SHAPE_CHECK_EXPECT] = loom_shape_check_expect,
+    [LOOM_SHAPE_CHECK_SOURCE] = loom_shape_check_source,
 };
 
 static bool loom_parse_op(loom_parser_t* p) {
@@ -1550,12 +1578,13 @@ static bool loom_parse_op(loom_parser_t* p) {
 /* Top level                                                               */
 /*===------------------------------------------------------------------===*/
 
-static bool loom_symbol_taken(loom_parser_t* p, loom_token_t token,
+bool loom_symbol_taken(loom_parser_t* p, loom_token_t token,
                               const char* symbol) {
   loom_module_t* m = p->module;
   bool taken = loom_module_find_target(m, symbol) != LOOM_NONE ||
                loom_module_find_func(m, symbol) != LOOM_NONE ||
-               loom_module_find_kernel(m, symbol) != LOOM_NONE;
+               loom_module_find_kernel(m, symbol) != LOOM_NONE ||
+               loom_module_find_record(m, symbol) != LOOM_NONE;
   if (taken) {
     hrx_loom_diag_param_t params[] = {{"symbol", symbol}};
     loom_diag_emit(p->diagnostics, p->source, loom_token_span(token),
@@ -1591,7 +1620,7 @@ static bool loom_code_name_free(loom_parser_t* p, const loom_kernel_t* kernel,
   return true;
 }
 
-static bool loom_parse_symbol(loom_parser_t* p, uint32_t* out_symbol,
+bool loom_parse_symbol(loom_parser_t* p, uint32_t* out_symbol,
                               loom_token_t* out_token) {
   if (!loom_is(p, LOOM_TOKEN_SYMBOL)) return loom_expected(p, "an @symbol");
   if (out_token) *out_token = p->token;
@@ -1601,12 +1630,46 @@ static bool loom_parse_symbol(loom_parser_t* p, uint32_t* out_symbol,
   return true;
 }
 
+/* '{' ... '}' (nested braces balanced) kept as written: attributes of
+ * records HRX prints back but does not interpret. */
+bool loom_parse_balanced_text(loom_parser_t* p, uint32_t* out_text) {
+  uint32_t begin = p->token.offset, depth = 0;
+  do {
+    if (loom_is(p, LOOM_TOKEN_EOF) || loom_is(p, LOOM_TOKEN_ERROR)) {
+      return loom_expected(p, "'}'");
+    }
+    if (loom_is(p, LOOM_TOKEN_LBRACE)) depth++;
+    if (loom_is(p, LOOM_TOKEN_RBRACE)) depth--;
+    if (depth == 0) break;
+    loom_advance(p);
+  } while (true);
+  uint32_t end = p->token.offset + p->token.length;
+  loom_advance(p);
+  LOOM_TRY(p, loom_module_intern(p->module, p->source->text + begin,
+                                 end - begin, out_text));
+  return true;
+}
+
+/* A top-level word naming some other target family: spirv.target. */
+static bool loom_is_other_target(const loom_parser_t* p) {
+  static const char suffix[] = ".target";
+  size_t n = sizeof(suffix) - 1;
+  return p->token.kind == LOOM_TOKEN_IDENT && p->token.length > n &&
+         memcmp(loom_text(p, p->token) + p->token.length - n, suffix, n) == 0;
+}
+
 /* amdgpu.target<gfx11-generic> @t {subgroup_size = 32}
  * host.target<cpu> @t {subgroup_size = 32} */
 static bool loom_parse_target(loom_parser_t* p, loom_target_family_t family) {
   loom_module_t* m = p->module;
-  loom_target_t target = {.family = family,
+  loom_target_t target = {.family = family, .family_name = LOOM_NONE,
+                          .attrs_text = LOOM_NONE,
                           .span = loom_token_span(p->token)};
+  if (family == LOOM_TARGET_OTHER) {
+    LOOM_TRY(p, loom_module_intern(m, loom_text(p, p->token),
+                                   p->token.length - strlen(".target"),
+                                   &target.family_name));
+  }
   loom_advance(p);
   if (!loom_expect(p, LOOM_TOKEN_LANGLE)) return false;
   if (!loom_is(p, LOOM_TOKEN_IDENT)) return loom_expected(p, "a target kind");
@@ -1620,6 +1683,14 @@ static bool loom_parse_target(loom_parser_t* p, loom_target_family_t family) {
   if (loom_symbol_taken(p, symbol_token,
                         loom_module_string(m, target.symbol))) {
     return false;
+  }
+  if (family == LOOM_TARGET_OTHER) {
+    if (loom_is(p, LOOM_TOKEN_LBRACE) &&
+        !loom_parse_balanced_text(p, &target.attrs_text)) {
+      return false;
+    }
+    LOOM_TRY(p, loom_module_add_target(m, &target));
+    return true;
   }
   if (loom_accept(p, LOOM_TOKEN_LBRACE)) {
     if (!loom_accept(p, LOOM_TOKEN_RBRACE)) {
@@ -1758,13 +1829,72 @@ static bool loom_parse_target_ref(loom_parser_t* p, uint32_t* out_target) {
 }
 
 /* Parses a top-level region whose arguments are declared in parentheses. */
-static bool loom_parse_top_region(loom_parser_t* p,
+bool loom_parse_top_region(loom_parser_t* p,
                                   const loom_region_arg_t* args,
                                   uint32_t arg_count, uint32_t* out_region) {
   p->region = LOOM_NONE;
   bool ok = loom_parse_region(p, LOOM_NONE, args, arg_count, out_region);
   p->region = LOOM_NONE;
   return ok;
+}
+
+/* The words before a kernel's symbol: [retain] [target(@t)]
+ * [export("name")], shared by kernel.def and kernel.decl. */
+static bool loom_parse_kernel_head(loom_parser_t* p, loom_kernel_t* kernel,
+                                   loom_token_t* out_export_token) {
+  for (;;) {
+    if (loom_is_word(p, "retain")) {
+      loom_advance(p);
+      kernel->retain = true;
+    } else if (loom_is_word(p, "target")) {
+      loom_advance(p);
+      if (!loom_parse_target_ref(p, &kernel->target)) return false;
+    } else if (loom_is_word(p, "export")) {
+      loom_advance(p);
+      if (!loom_expect(p, LOOM_TOKEN_LPAREN)) return false;
+      if (!loom_is(p, LOOM_TOKEN_STRING)) return loom_expected(p, "a string");
+      *out_export_token = p->token;
+      if (p->token.length < 3) {
+        return loom_error_here(p, HRX_LOOM_DIAG_BAD_ATTRIBUTE, NULL, 0,
+                               "export name must not be empty");
+      }
+      LOOM_TRY(p, loom_module_intern(p->module, loom_text(p, p->token) + 1,
+                                     p->token.length - 2,
+                                     &kernel->export_name));
+      loom_advance(p);
+      if (!loom_expect(p, LOOM_TOKEN_RPAREN)) return false;
+    } else {
+      return true;
+    }
+  }
+}
+
+/* launch(%a: T, ...) [where [preds]]: the launch arguments become a new
+ * region's arguments, in scope for the predicates; on success the region
+ * is left open for the caller (its scope mark and pending mark out). */
+static bool loom_parse_launch_sig(loom_parser_t* p, loom_kernel_t* kernel,
+                                  uint32_t* out_scope_mark,
+                                  uint32_t* out_pending_mark) {
+  loom_region_arg_t args[64];
+  uint32_t arg_count = 0;
+  if (!loom_expect_word(p, "launch") ||
+      !loom_parse_arg_decls(p, args, 64, &arg_count)) {
+    return false;
+  }
+  p->region = LOOM_NONE;
+  if (!loom_region_begin(p, LOOM_NONE, args, arg_count, &kernel->body_region,
+                         out_scope_mark, out_pending_mark)) {
+    return false;
+  }
+  kernel->preds_start = p->module->preds.count;
+  if (loom_is_word(p, "where")) {
+    loom_advance(p);
+    if (!loom_parse_preds(p, &kernel->preds_start, &kernel->pred_count)) {
+      loom_scope_restore(p, *out_scope_mark);
+      return false;
+    }
+  }
+  return true;
 }
 
 static bool loom_parse_kernel(loom_parser_t* p) {
@@ -1775,31 +1905,7 @@ static bool loom_parse_kernel(loom_parser_t* p) {
                           .span = loom_token_span(p->token)};
   loom_token_t export_token = {0};
   loom_advance(p);
-  for (;;) {
-    if (loom_is_word(p, "retain")) {
-      loom_advance(p);
-      kernel.retain = true;
-    } else if (loom_is_word(p, "target")) {
-      loom_advance(p);
-      if (!loom_parse_target_ref(p, &kernel.target)) return false;
-    } else if (loom_is_word(p, "export")) {
-      loom_advance(p);
-      if (!loom_expect(p, LOOM_TOKEN_LPAREN)) return false;
-      if (!loom_is(p, LOOM_TOKEN_STRING)) return loom_expected(p, "a string");
-      export_token = p->token;
-      if (export_token.length < 3) {
-        return loom_error_here(p, HRX_LOOM_DIAG_BAD_ATTRIBUTE, NULL, 0,
-                               "export name must not be empty");
-      }
-      LOOM_TRY(p, loom_module_intern(m, loom_text(p, export_token) + 1,
-                                     export_token.length - 2,
-                                     &kernel.export_name));
-      loom_advance(p);
-      if (!loom_expect(p, LOOM_TOKEN_RPAREN)) return false;
-    } else {
-      break;
-    }
-  }
+  if (!loom_parse_kernel_head(p, &kernel, &export_token)) return false;
   loom_token_t symbol_token = {0};
   if (!loom_parse_symbol(p, &kernel.symbol, &symbol_token)) return false;
   if (loom_symbol_taken(p, symbol_token,
@@ -1810,22 +1916,90 @@ static bool loom_parse_kernel(loom_parser_t* p) {
     return false;
   }
   loom_region_arg_t args[64];
-  uint32_t arg_count = 0;
+  uint32_t arg_count = 0, scope_mark = 0, pending_mark = 0;
   if (!loom_parse_arg_decls(p, args, 64, &arg_count) ||
       !loom_parse_top_region(p, args, arg_count, &kernel.config_region) ||
-      !loom_expect_word(p, "launch") ||
-      !loom_parse_arg_decls(p, args, 64, &arg_count)) {
+      !loom_parse_launch_sig(p, &kernel, &scope_mark, &pending_mark)) {
     return false;
   }
-  if (loom_is_word(p, "where")) {
-    return loom_error_here(p, HRX_LOOM_DIAG_BAD_ATTRIBUTE, NULL, 0,
-                           "launch where-clauses are not supported; use "
-                           "index.assume in the body");
-  }
-  if (!loom_parse_top_region(p, args, arg_count, &kernel.body_region)) {
-    return false;
-  }
+  bool ok = loom_region_body(p, kernel.body_region, scope_mark, pending_mark);
+  p->region = LOOM_NONE;
+  if (!ok) return false;
   LOOM_TRY(p, loom_module_add_kernel(m, &kernel));
+  return true;
+}
+
+/* kernel.decl [retain] [target(@t)] [export("name")] @k(workload)
+ * launch(args) [where [preds]]: a kernel defined elsewhere. */
+static bool loom_parse_kernel_decl(loom_parser_t* p) {
+  loom_module_t* m = p->module;
+  loom_kernel_t kernel = {.export_name = LOOM_NONE, .target = LOOM_NONE,
+                          .span = loom_token_span(p->token)};
+  loom_token_t export_token = {0}, symbol_token = {0};
+  loom_advance(p);
+  if (!loom_parse_kernel_head(p, &kernel, &export_token) ||
+      !loom_parse_symbol(p, &kernel.symbol, &symbol_token) ||
+      loom_symbol_taken(p, symbol_token,
+                        loom_module_string(m, kernel.symbol))) {
+    return false;
+  }
+  loom_region_arg_t args[64];
+  uint32_t arg_count = 0, scope_mark = 0, pending_mark = 0;
+  p->region = LOOM_NONE;
+  if (!loom_parse_arg_decls(p, args, 64, &arg_count) ||
+      !loom_region_begin(p, LOOM_NONE, args, arg_count, &kernel.config_region,
+                         &scope_mark, &pending_mark)) {
+    return false;
+  }
+  loom_scope_restore(p, scope_mark);
+  if (!loom_parse_launch_sig(p, &kernel, &scope_mark, &pending_mark)) {
+    return false;
+  }
+  loom_scope_restore(p, scope_mark);
+  loom_record_t record = {
+      .kind = LOOM_RECORD_KERNEL_DECL, .symbol = kernel.symbol,
+      .retain = kernel.retain, .target = kernel.target,
+      .export_name = kernel.export_name,
+      .regions = {kernel.config_region, kernel.body_region},
+      .preds_start = kernel.preds_start, .pred_count = kernel.pred_count,
+      .ref = LOOM_NONE, .text = LOOM_NONE, .span = kernel.span};
+  LOOM_TRY(p, loom_module_add_record(m, &record));
+  return true;
+}
+
+/* #name = attribute: the rest of the line, kept as written; a layout
+ * position resolves it (see loom_alias_is_dense). */
+static bool loom_parse_alias(loom_parser_t* p) {
+  loom_module_t* m = p->module;
+  loom_token_t name = p->token;
+  loom_record_t record = {.kind = LOOM_RECORD_ALIAS, .target = LOOM_NONE,
+                          .export_name = LOOM_NONE,
+                          .regions = {LOOM_NONE, LOOM_NONE},
+                          .ref = LOOM_NONE, .span = loom_token_span(name)};
+  LOOM_TRY(p, loom_module_intern(m, loom_text(p, name), name.length,
+                                 &record.symbol));
+  if (loom_module_find_record(m, loom_module_string(m, record.symbol)) !=
+      LOOM_NONE) {
+    hrx_loom_diag_param_t params[] = {
+        {"symbol", loom_module_string(m, record.symbol)}};
+    return loom_error_here(p, HRX_LOOM_DIAG_REDEFINED_SYMBOL, params, 1,
+                           "attribute alias defined twice");
+  }
+  loom_advance(p);
+  if (!loom_expect(p, LOOM_TOKEN_EQUAL)) return false;
+  if (loom_is(p, LOOM_TOKEN_EOF) || p->token.line_start) {
+    return loom_expected(p, "an attribute value");
+  }
+  uint32_t begin = p->token.offset, end = begin;
+  while (!loom_is(p, LOOM_TOKEN_EOF) && !loom_is(p, LOOM_TOKEN_ERROR) &&
+         (p->token.offset == begin || !p->token.line_start)) {
+    end = p->token.offset + p->token.length;
+    loom_advance(p);
+  }
+  if (loom_is(p, LOOM_TOKEN_ERROR)) return false;
+  LOOM_TRY(p, loom_module_intern(m, p->source->text + begin, end - begin,
+                                 &record.text));
+  LOOM_TRY(p, loom_module_add_record(m, &record));
   return true;
 }
 
@@ -1922,20 +2096,24 @@ static bool loom_parse_top(loom_parser_t* p) {
   if (loom_is_word(p, "host.target")) {
     return loom_parse_target(p, LOOM_TARGET_HOST);
   }
+  if (loom_is_other_target(p)) return loom_parse_target(p, LOOM_TARGET_OTHER);
   if (loom_is_word(p, "config.decl")) return loom_parse_config_decl(p);
   if (loom_is_word(p, "config.def")) return loom_parse_config_def(p);
   if (loom_is_word(p, "kernel.def")) return loom_parse_kernel(p);
+  if (loom_is_word(p, "kernel.decl")) return loom_parse_kernel_decl(p);
+  if (loom_is(p, LOOM_TOKEN_ATTR)) return loom_parse_alias(p);
+  if (loom_is_check_record(p)) return loom_parse_check_record(p);
   if (loom_is_word(p, "func.def") || loom_is_word(p, "func.decl")) {
     return loom_parse_func(p);
   }
   if (p->token.kind == LOOM_TOKEN_ERROR) return false;
   hrx_loom_diag_param_t params[] = {
-      {"expected", "amdgpu.target, host.target, config.decl, config.def, "
-                   "kernel.def, func.def or func.decl"}};
+      {"expected", "a target, config.decl, config.def, kernel.def, "
+                   "kernel.decl, func.def, func.decl, #alias or check.*"}};
   return loom_error_here(p, HRX_LOOM_DIAG_UNKNOWN_TOP_LEVEL, params, 1,
-                         "expected a top-level declaration (amdgpu.target, "
-                         "host.target, config.decl, config.def, kernel.def, "
-                         "func.def or func.decl)");
+                         "expected a top-level declaration (a target, "
+                         "config.decl, config.def, kernel.def, kernel.decl, "
+                         "func.def, func.decl, #alias or check.*)");
 }
 
 hrx_status_t loom_parse_module(loom_module_t* module,
@@ -1962,10 +2140,12 @@ hrx_status_t loom_parse_module(loom_module_t* module,
         if (depth == 0 && p.token.line_start &&
             (loom_is_word(&p, "kernel.def") || loom_is_word(&p, "func.def") ||
              loom_is_word(&p, "func.decl") ||
+             loom_is_word(&p, "kernel.decl") ||
              loom_is_word(&p, "config.decl") ||
-             loom_is_word(&p, "config.def") ||
+             loom_is_word(&p, "config.def") || loom_is_other_target(&p) ||
              loom_is_word(&p, "amdgpu.target") ||
-             loom_is_word(&p, "host.target"))) {
+             loom_is_word(&p, "host.target") || loom_is_check_record(&p) ||
+             loom_is(&p, LOOM_TOKEN_ATTR))) {
           break;
         }
         loom_advance(&p);

@@ -37,4 +37,69 @@ typedef struct loom_parser_t {
   uint32_t depth;         /* regions open around the current op */
 } loom_parser_t;
 
+
+/* Records an allocation failure; parsing stops at the next check. */
+#define LOOM_TRY(p, expr)                        \
+  do {                                           \
+    hrx_status_t loom_try_status_ = (expr);      \
+    if (loom_try_status_ != HRX_OK) {            \
+      loom_parser_oom((p), loom_try_status_);    \
+      return false;                              \
+    }                                            \
+  } while (0)
+
+/* A region argument written as %name : T (type may be given separately). */
+typedef struct loom_region_arg_t {
+  loom_token_t name;
+  loom_type_id_t type;
+} loom_region_arg_t;
+
+#define LOOM_MAX_RESULTS 64
+
+typedef struct loom_op_ctx_t {
+  uint32_t op;
+  const loom_op_def_t* def;
+  loom_token_t results[LOOM_MAX_RESULTS];
+  uint32_t result_count;
+  /* Result types, filled by the shape parser. */
+  loom_type_id_t result_types[LOOM_MAX_RESULTS];
+  uint32_t result_type_count;
+} loom_op_ctx_t;
+
+/* Token helpers and pieces of the grammar (parser.c) that the other
+ * parser files (parser_check.c) build on. */
+void loom_parser_oom(loom_parser_t* p, hrx_status_t status);
+void loom_advance(loom_parser_t* p);
+const char* loom_text(const loom_parser_t* p, loom_token_t token);
+loom_span_t loom_token_span(loom_token_t token);
+bool loom_is(const loom_parser_t* p, loom_token_kind_t kind);
+bool loom_is_word(const loom_parser_t* p, const char* word);
+bool loom_error_here(loom_parser_t* p, hrx_loom_diag_code_t code,
+                     const hrx_loom_diag_param_t* params, size_t param_count,
+                     const char* message);
+bool loom_expected(loom_parser_t* p, const char* what);
+bool loom_accept(loom_parser_t* p, loom_token_kind_t kind);
+bool loom_expect(loom_parser_t* p, loom_token_kind_t kind);
+bool loom_expect_word(loom_parser_t* p, const char* word);
+bool loom_parse_int(loom_parser_t* p, int64_t* out_value);
+bool loom_parse_literal(loom_parser_t* p, loom_literal_t* out);
+bool loom_parse_type(loom_parser_t* p, loom_type_id_t* out_type);
+bool loom_parse_symbol(loom_parser_t* p, uint32_t* out_symbol,
+                       loom_token_t* out_token);
+bool loom_symbol_taken(loom_parser_t* p, loom_token_t token,
+                       const char* symbol);
+bool loom_parse_top_region(loom_parser_t* p, const loom_region_arg_t* args,
+                           uint32_t arg_count, uint32_t* out_region);
+bool loom_parse_operand_into(loom_parser_t* p, uint32_t op_id);
+bool loom_parse_value_use(loom_parser_t* p, uint32_t* out_value);
+bool loom_set_results(loom_op_ctx_t* c, uint32_t count, loom_type_id_t type);
+bool loom_parse_balanced_text(loom_parser_t* p, uint32_t* out_text);
+
+/* The executable test forms (parser_check.c). */
+bool loom_is_check_record(const loom_parser_t* p);
+bool loom_parse_check_record(loom_parser_t* p);
+bool loom_shape_kernel_launch(loom_parser_t* p, loom_op_ctx_t* c);
+bool loom_shape_check_expect(loom_parser_t* p, loom_op_ctx_t* c);
+bool loom_shape_check_source(loom_parser_t* p, loom_op_ctx_t* c);
+
 #endif /* HRX_LOOM_PARSER_INTERNAL_H_ */

@@ -180,6 +180,22 @@ static hrx_status_t loom_p_param(loom_printer_t* p, const loom_op_t* op,
   return loom_p(p, ">");
 }
 
+/* ' word(literal)' for each present clause of a check op, named by
+ * |words| in the order the literals were parsed. */
+static hrx_status_t loom_p_check_clauses(loom_printer_t* p,
+                                         const loom_op_t* op,
+                                         const char* const* words) {
+  for (uint32_t i = 0; i < op->pred_count; ++i) {
+    const loom_literal_t* literal =
+        &LOOM_AT(p->module->literals, loom_literal_t, op->preds_start + i);
+    if (literal->kind == LOOM_LITERAL_NONE) continue;
+    P_TRY(loom_pf(p, " %s(", words[i]));
+    P_TRY(loom_p_literal(p, literal));
+    P_TRY(loom_p(p, ")"));
+  }
+  return HRX_OK;
+}
+
 static hrx_status_t loom_p_indent(loom_printer_t* p, uint32_t depth) {
   for (uint32_t i = 0; i < depth; ++i) P_TRY(loom_p(p, "  "));
   return HRX_OK;
@@ -242,11 +258,14 @@ static hrx_status_t loom_p_op(loom_printer_t* p, uint32_t op_id,
       break;
     case LOOM_SHAPE_ASSUME:
       P_TRY(loom_p(p, " "));
-      P_TRY(loom_p_operands(p, op, 0, 1));
+      P_TRY(loom_p_operands(p, op, 0, op->operand_count));
       P_TRY(loom_p(p, " "));
       P_TRY(loom_p_preds(p, op->preds_start, op->pred_count));
       P_TRY(loom_p(p, " : "));
-      P_TRY(loom_p_type(p, op->type));
+      for (uint32_t i = 0; i < op->result_count; ++i) {
+        if (i) P_TRY(loom_p(p, ", "));
+        P_TRY(loom_p_type(p, LOOM_VALUE(m, op->results_start + i).type));
+      }
       break;
     case LOOM_SHAPE_NOALIAS:
       P_TRY(loom_p(p, " "));
@@ -371,6 +390,10 @@ static hrx_status_t loom_p_op(loom_printer_t* p, uint32_t op_id,
       P_TRY(loom_p(p, " step "));
       P_TRY(loom_p_operand(p, LOOM_OPERAND(m, op, 2)));
       P_TRY(loom_p(p, "]"));
+      if (op->literal.kind == LOOM_LITERAL_INT) {
+        P_TRY(loom_p(p, " unroll"));
+        if (op->literal.i) P_TRY(loom_pf(p, "(%" PRId64 ")", op->literal.i));
+      }
       if (body->arg_count > 1) {
         P_TRY(loom_p(p, "("));
         for (uint32_t i = 1; i < body->arg_count; ++i) {
@@ -435,6 +458,40 @@ static hrx_status_t loom_p_op(loom_printer_t* p, uint32_t op_id,
       P_TRY(loom_p(p, ") -> "));
       P_TRY(loom_p_result_types(p, op));
       break;
+    case LOOM_SHAPE_KERNEL_LAUNCH:
+      P_TRY(loom_pf(p, " @%s[", loom_module_string(m, op->symbol)));
+      P_TRY(loom_p_operands(p, op, 0, op->enum_value));
+      P_TRY(loom_p(p, "]("));
+      P_TRY(loom_p_operands(p, op, op->enum_value, op->operand_count));
+      P_TRY(loom_p(p, ") : ["));
+      P_TRY(loom_p_operand_types(p, op, 0, op->enum_value));
+      P_TRY(loom_p(p, "]("));
+      P_TRY(loom_p_operand_types(p, op, op->enum_value, op->operand_count));
+      P_TRY(loom_p(p, ")"));
+      break;
+    case LOOM_SHAPE_CHECK_EXPECT:
+      P_TRY(loom_p(p, " actual("));
+      P_TRY(loom_p_operand(p, LOOM_OPERAND(m, op, 0)));
+      P_TRY(loom_p(p, ") expected("));
+      P_TRY(loom_p_operand(p, LOOM_OPERAND(m, op, 1)));
+      P_TRY(loom_p(p, ")"));
+      if (op->pred_count) {
+        P_TRY(loom_p_check_clauses(p, op, (const char* const[]){"atol",
+                                                                "rtol"}));
+        P_TRY(loom_pf(p, " nan(%s)", op->enum_value ? "different" : "same"));
+      }
+      P_TRY(loom_p(p, " : "));
+      P_TRY(loom_p_type(p, op->type));
+      break;
+    case LOOM_SHAPE_CHECK_SOURCE:
+      P_TRY(loom_p_check_clauses(
+          p, op,
+          op->pred_count == 3
+              ? (const char* const[]){"offset", "step", "period"}
+              : (const char* const[]){"value", NULL, NULL}));
+      P_TRY(loom_p(p, " : "));
+      P_TRY(loom_p_type(p, op->type));
+      break;
   }
   return loom_p(p, "\n");
 }
@@ -463,19 +520,94 @@ static hrx_status_t loom_p_args(loom_printer_t* p, uint32_t region_id) {
   return loom_p(p, ")");
 }
 
+/* [retain] [target(@t)] [export("name")] @symbol of kernel.def/decl. */
+static hrx_status_t loom_p_kernel_head(loom_printer_t* p, bool retain,
+                                       uint32_t target, uint32_t export_name,
+                                       uint32_t symbol) {
+  const loom_module_t* m = p->module;
+  if (retain) P_TRY(loom_p(p, " retain"));
+  if (target != LOOM_NONE) {
+    P_TRY(loom_pf(p, " target(@%s)",
+                  loom_module_string(m, LOOM_TARGET(m, target).symbol)));
+  }
+  if (export_name != LOOM_NONE) {
+    P_TRY(loom_pf(p, " export(\"%s\")", loom_module_string(m, export_name)));
+  }
+  return loom_pf(p, " @%s", loom_module_string(m, symbol));
+}
+
+/* ' launch(%a: T, ...) [where [preds]]' */
+static hrx_status_t loom_p_launch_sig(loom_printer_t* p, uint32_t region,
+                                      uint32_t preds_start,
+                                      uint32_t pred_count) {
+  P_TRY(loom_p(p, " launch"));
+  P_TRY(loom_p_args(p, region));
+  if (!pred_count) return HRX_OK;
+  P_TRY(loom_p(p, " where "));
+  return loom_p_preds(p, preds_start, pred_count);
+}
+
+/* kernel.decl and the check.* records; aliases print before everything
+ * that may use them. */
+static hrx_status_t loom_p_record(loom_printer_t* p,
+                                  const loom_record_t* record) {
+  const loom_module_t* m = p->module;
+  const char* symbol = loom_module_string(m, record->symbol);
+  switch (record->kind) {
+    case LOOM_RECORD_ALIAS: return HRX_OK;
+    case LOOM_RECORD_KERNEL_DECL:
+      P_TRY(loom_p(p, "\nkernel.decl"));
+      P_TRY(loom_p_kernel_head(p, record->retain, record->target,
+                               record->export_name, record->symbol));
+      P_TRY(loom_p_args(p, record->regions[0]));
+      P_TRY(loom_p_launch_sig(p, record->regions[1], record->preds_start,
+                              record->pred_count));
+      return loom_p(p, "\n");
+    case LOOM_RECORD_BENCHMARK:
+      P_TRY(loom_pf(p, "\ncheck.benchmark<@%s>",
+                    loom_module_string(m, record->ref)));
+      if (record->symbol != record->ref) P_TRY(loom_pf(p, " @%s", symbol));
+      if (record->text != LOOM_NONE) {
+        P_TRY(loom_pf(p, " %s", loom_module_string(m, record->text)));
+      }
+      return loom_p(p, "\n");
+    case LOOM_RECORD_CASE:
+    case LOOM_RECORD_SCENARIO:
+      P_TRY(loom_pf(p, "\n%s%s @%s ",
+                    record->kind == LOOM_RECORD_CASE ? "check.case"
+                                                     : "check.scenario",
+                    record->is_public ? " public" : "", symbol));
+      P_TRY(loom_p_region(p, record->regions[0], 0));
+      return loom_p(p, "\n");
+  }
+  return HRX_OK;
+}
+
 static hrx_status_t loom_p_module(loom_printer_t* p) {
   const loom_module_t* m = p->module;
   for (uint32_t t = 0; t < m->targets.count; ++t) {
     const loom_target_t* target = &LOOM_TARGET(m, t);
-    P_TRY(loom_pf(p, "%s.target<%s> @%s",
-                  target->family == LOOM_TARGET_HOST ? "host" : "amdgpu",
+    const char* family = target->family == LOOM_TARGET_HOST ? "host"
+                         : target->family == LOOM_TARGET_AMDGPU
+                             ? "amdgpu"
+                             : loom_module_string(m, target->family_name);
+    P_TRY(loom_pf(p, "%s.target<%s> @%s", family,
                   loom_module_string(m, target->kind),
                   loom_module_string(m, target->symbol)));
+    if (target->attrs_text != LOOM_NONE) {
+      P_TRY(loom_pf(p, " %s", loom_module_string(m, target->attrs_text)));
+    }
     if (target->subgroup_size) {
       P_TRY(loom_pf(p, " {subgroup_size = %" PRId64 "}",
                     target->subgroup_size));
     }
     P_TRY(loom_p(p, "\n"));
+  }
+  for (uint32_t r = 0; r < m->records.count; ++r) {
+    const loom_record_t* record = &LOOM_RECORD(m, r);
+    if (record->kind != LOOM_RECORD_ALIAS) continue;
+    P_TRY(loom_pf(p, "%s = %s\n", loom_module_string(m, record->symbol),
+                  loom_module_string(m, record->text)));
   }
   for (uint32_t c = 0; c < m->configs.count; ++c) {
     const loom_config_decl_t* decl = &LOOM_CONFIG(m, c);
@@ -536,26 +668,19 @@ static hrx_status_t loom_p_module(loom_printer_t* p) {
   for (uint32_t k = 0; k < m->kernels.count; ++k) {
     const loom_kernel_t* kernel = &LOOM_KERNEL(m, k);
     P_TRY(loom_p(p, "\nkernel.def"));
-    if (kernel->retain) P_TRY(loom_p(p, " retain"));
-    if (kernel->target != LOOM_NONE) {
-      P_TRY(loom_pf(p, " target(@%s)",
-                    loom_module_string(m,
-                                       LOOM_TARGET(m, kernel->target).symbol)));
-    }
-    if (kernel->export_name != LOOM_NONE) {
-      P_TRY(loom_p(p, " export("));
-      const char* name = loom_module_string(m, kernel->export_name);
-      P_TRY(loom_pf(p, "\"%s\")", name));
-    }
-    P_TRY(loom_pf(p, " @%s", loom_module_string(m, kernel->symbol)));
+    P_TRY(loom_p_kernel_head(p, kernel->retain, kernel->target,
+                             kernel->export_name, kernel->symbol));
     P_TRY(loom_p_args(p, kernel->config_region));
     P_TRY(loom_p(p, " "));
     P_TRY(loom_p_region(p, kernel->config_region, 0));
-    P_TRY(loom_p(p, " launch"));
-    P_TRY(loom_p_args(p, kernel->body_region));
+    P_TRY(loom_p_launch_sig(p, kernel->body_region, kernel->preds_start,
+                            kernel->pred_count));
     P_TRY(loom_p(p, " "));
     P_TRY(loom_p_region(p, kernel->body_region, 0));
     P_TRY(loom_p(p, "\n"));
+  }
+  for (uint32_t r = 0; r < m->records.count; ++r) {
+    P_TRY(loom_p_record(p, &LOOM_RECORD(m, r)));
   }
   return HRX_OK;
 }

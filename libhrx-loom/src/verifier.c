@@ -328,14 +328,26 @@ static void loom_check_pred_ref(loom_verifier_t* v, const loom_pred_t* pred,
   }
 }
 
-/* Facts about |subject| (a value, or LOOM_NONE for config declarations
- * whose subject is the bound value). */
-static void loom_check_facts(loom_verifier_t* v, uint32_t subject,
-                             uint32_t start, uint32_t count) {
+/* True when |value| is one of |op|'s operands. */
+static bool loom_is_operand_of(const loom_module_t* m, const loom_op_t* op,
+                               uint32_t value) {
+  for (uint32_t i = 0; i < op->operand_count; ++i) {
+    if (LOOM_OPERAND(m, op, i) == value) return true;
+  }
+  return false;
+}
+
+/* Facts about the operands of |assume| (index.assume), or with NULL about
+ * |subject| (a config declaration's bound value; LOOM_NONE: any value). */
+static void loom_check_facts(loom_verifier_t* v, const loom_op_t* assume,
+                             uint32_t subject, uint32_t start,
+                             uint32_t count) {
   for (uint32_t i = 0; i < count; ++i) {
     const loom_pred_t* pred = &LOOM_PRED(v->module, start + i);
     const loom_ref_t* first = &pred->args[0];
-    if (first->is_static || (subject != LOOM_NONE && first->value != subject)) {
+    if (first->is_static ||
+        (assume && !loom_is_operand_of(v->module, assume, first->value)) ||
+        (!assume && subject != LOOM_NONE && first->value != subject)) {
       loom_verror(v, pred->span, HRX_LOOM_DIAG_BAD_FACT, NULL, 0,
                   "a fact's first operand must be the value it describes");
       continue;
@@ -389,6 +401,121 @@ static void loom_check_layout_rank(loom_verifier_t* v, const loom_op_t* op,
     loom_verror(v, op->span, HRX_LOOM_DIAG_BAD_SHAPE, NULL, 0,
                 "layout %%%s has %u strides for a rank-%u view",
                 loom_vname(v, t->layout), layout->operand_count, t->rank);
+  }
+}
+
+/* A literal clause of a check op must suit |element|: integers for
+ * integer and index elements, floats for float ones. */
+static void loom_check_literal_for(loom_verifier_t* v, const loom_op_t* op,
+                                   const loom_literal_t* literal,
+                                   loom_type_kind_t element) {
+  if (literal->kind == LOOM_LITERAL_NONE) return;
+  bool is_float = loom_type_is_float(element);
+  bool ok = is_float ? literal->kind == LOOM_LITERAL_FLOAT
+                     : literal->kind == LOOM_LITERAL_INT ||
+                           (element == LOOM_TYPE_I1 &&
+                            literal->kind == LOOM_LITERAL_BOOL);
+  if (!ok) {
+    loom_verror(v, op->span, HRX_LOOM_DIAG_TYPE_MISMATCH, NULL, 0,
+                "%s literal does not suit element type %s",
+                literal->kind == LOOM_LITERAL_FLOAT ? "a float" : "an integer",
+                loom_type_kind_name(element));
+  }
+}
+
+static const loom_literal_t* loom_check_clause(const loom_module_t* m,
+                                               const loom_op_t* op,
+                                               uint32_t i) {
+  return &LOOM_AT(m->literals, loom_literal_t, op->preds_start + i);
+}
+
+/* The element kind of a tensor, or the kind of a scalar type. */
+static loom_type_kind_t loom_value_element(const loom_module_t* m,
+                                          loom_type_id_t type) {
+  const loom_type_t* t = &LOOM_TYPE(m, type);
+  return t->kind == LOOM_TYPE_TENSOR ? t->element : t->kind;
+}
+
+static void loom_check_source(loom_verifier_t* v, const loom_op_t* op,
+                              const loom_op_def_t* def) {
+  const loom_module_t* m = v->module;
+  if (!loom_expect_mask(v, op, "result", op->type, def->types)) return;
+  loom_type_kind_t element = loom_value_element(m, op->type);
+  for (uint32_t i = 0; i < op->pred_count && i < 2; ++i) {
+    loom_check_literal_for(v, op, loom_check_clause(m, op, i), element);
+  }
+  if (op->pred_count == 3) {
+    const loom_literal_t* period = loom_check_clause(m, op, 2);
+    if (period->kind != LOOM_LITERAL_NONE &&
+        (period->kind != LOOM_LITERAL_INT || period->i <= 0)) {
+      loom_verror(v, op->span, HRX_LOOM_DIAG_BAD_ATTRIBUTE, NULL, 0,
+                  "period must be a positive integer");
+    }
+  }
+}
+
+static void loom_check_expect(loom_verifier_t* v, const loom_op_t* op,
+                              const loom_op_def_t* def) {
+  const loom_module_t* m = v->module;
+  if (!loom_expect_mask(v, op, "value", op->type, def->types)) return;
+  loom_expect_operand(v, op, 0, op->type);
+  loom_expect_operand(v, op, 1, op->type);
+  if (!def->types2) return;
+  if (!(LOOM_KIND_BIT(loom_value_element(m, op->type)) & def->types2)) {
+    loom_verror(v, op->span, HRX_LOOM_DIAG_TYPE_NOT_ALLOWED, NULL, 0,
+                "check.expect.close compares float values");
+  }
+  for (uint32_t i = 0; i < op->pred_count; ++i) {
+    const loom_literal_t* tolerance = loom_check_clause(m, op, i);
+    if (tolerance->kind != LOOM_LITERAL_FLOAT || !(tolerance->f >= 0)) {
+      loom_verror(v, op->span, HRX_LOOM_DIAG_BAD_ATTRIBUTE, NULL, 0,
+                  "tolerances are non-negative float literals");
+    }
+  }
+}
+
+/* kernel.launch names a kernel (defined or declared) and passes its
+ * workload values and arguments: tensors bind buffer parameters. */
+static void loom_check_launch(loom_verifier_t* v, const loom_op_t* op) {
+  const loom_module_t* m = v->module;
+  const char* name = loom_module_string(m, op->symbol);
+  uint32_t regions[2] = {LOOM_NONE, LOOM_NONE};
+  uint32_t k = loom_module_find_kernel(m, name);
+  if (k != LOOM_NONE) {
+    regions[0] = LOOM_KERNEL(m, k).config_region;
+    regions[1] = LOOM_KERNEL(m, k).body_region;
+  } else {
+    uint32_t r = loom_module_find_record(m, name);
+    if (r != LOOM_NONE && LOOM_RECORD(m, r).kind == LOOM_RECORD_KERNEL_DECL) {
+      regions[0] = LOOM_RECORD(m, r).regions[0];
+      regions[1] = LOOM_RECORD(m, r).regions[1];
+    }
+  }
+  if (regions[0] == LOOM_NONE) {
+    hrx_loom_diag_param_t params[] = {{"symbol", name}};
+    loom_verror(v, op->span, HRX_LOOM_DIAG_UNDEFINED_SYMBOL, params, 1,
+                "kernel.launch of unknown kernel @%s", name);
+    return;
+  }
+  const loom_region_t* workload = &LOOM_REGION(m, regions[0]);
+  const loom_region_t* launch = &LOOM_REGION(m, regions[1]);
+  if (op->enum_value != workload->arg_count ||
+      op->operand_count - op->enum_value != launch->arg_count) {
+    loom_verror(v, op->span, HRX_LOOM_DIAG_BAD_SHAPE, NULL, 0,
+                "@%s takes %u workload values and %u arguments, given %u "
+                "and %u", name, workload->arg_count, launch->arg_count,
+                op->enum_value, op->operand_count - op->enum_value);
+    return;
+  }
+  for (uint32_t i = 0; i < op->operand_count; ++i) {
+    const loom_region_t* r = i < op->enum_value ? workload : launch;
+    uint32_t at = i < op->enum_value ? i : i - op->enum_value;
+    loom_type_id_t want = LOOM_VALUE(m, r->args_start + at).type;
+    loom_type_id_t have = loom_operand_type(v, op, i);
+    bool ok = have == want ||
+              (want == LOOM_TYPE_BUFFER &&
+               loom_type_kind(m, have) == LOOM_TYPE_TENSOR);
+    if (!ok) loom_type_mismatch(v, op, "operand", want, have);
   }
 }
 
@@ -447,11 +574,25 @@ static void loom_check_op_types(loom_verifier_t* v, const loom_op_t* op) {
       }
       break;
     case LOOM_SHAPE_ASSUME:
-      if (loom_expect_mask(v, op, "value", op->type, def->types)) {
-        loom_expect_operand(v, op, 0, op->type);
+      /* Each result is its operand with the facts attached; a fact
+       * describes any one of the operands. */
+      if (!loom_expect_operand_count(v, op, op->result_count)) break;
+      for (uint32_t i = 0; i < op->result_count; ++i) {
+        loom_type_id_t type = LOOM_VALUE(m, op->results_start + i).type;
+        if (loom_expect_mask(v, op, "value", type, def->types)) {
+          loom_expect_operand(v, op, i, type);
+        }
       }
-      loom_check_facts(v, LOOM_OPERAND(m, op, 0), op->preds_start,
-                       op->pred_count);
+      loom_check_facts(v, op, LOOM_NONE, op->preds_start, op->pred_count);
+      break;
+    case LOOM_SHAPE_KERNEL_LAUNCH:
+      loom_check_launch(v, op);
+      break;
+    case LOOM_SHAPE_CHECK_EXPECT:
+      loom_check_expect(v, op, def);
+      break;
+    case LOOM_SHAPE_CHECK_SOURCE:
+      loom_check_source(v, op, def);
       break;
     case LOOM_SHAPE_MEMORY_SPACE:
       loom_expect_mask(v, op, "result", op->type, LOOM_MASK_BUFFER);
@@ -916,6 +1057,8 @@ static void loom_verify_targets(loom_verifier_t* v) {
   const loom_module_t* m = v->module;
   for (uint32_t t = 0; t < m->targets.count; ++t) {
     const loom_target_t* target = &LOOM_TARGET(m, t);
+    /* Other families' kinds are theirs to define. */
+    if (target->family == LOOM_TARGET_OTHER) continue;
     const char* kind = loom_module_string(m, target->kind);
     bool ok = target->family == LOOM_TARGET_HOST ? strcmp(kind, "cpu") == 0
                                                  : loom_is_amdgpu_kind(kind);
@@ -941,9 +1084,49 @@ static void loom_verify_configs(loom_verifier_t* v) {
     }
     if (decl->value_name != LOOM_NONE) {
       v->visible[decl->value_name] = 1;
-      loom_check_facts(v, decl->value_name, decl->preds_start,
+      loom_check_facts(v, NULL, decl->value_name, decl->preds_start,
                        decl->pred_count);
       v->visible[decl->value_name] = 0;
+    }
+  }
+}
+
+/* launch(...) where [preds]: facts about the launch arguments of
+ * |region|, which alone are in their scope. */
+static void loom_check_launch_facts(loom_verifier_t* v, uint32_t region,
+                                    uint32_t start, uint32_t count) {
+  const loom_region_t* r = &LOOM_REGION(v->module, region);
+  for (uint32_t i = 0; i < r->arg_count; ++i) {
+    v->visible[r->args_start + i] = 1;
+  }
+  loom_check_facts(v, NULL, LOOM_NONE, start, count);
+  for (uint32_t i = 0; i < r->arg_count; ++i) {
+    v->visible[r->args_start + i] = 0;
+  }
+}
+
+/* kernel.decl, and the bodies of check.case / check.scenario. */
+static void loom_verify_records(loom_verifier_t* v) {
+  const loom_module_t* m = v->module;
+  loom_region_rule_t rule = {.terminator = LOOM_TERM_CHECK_RETURN};
+  for (uint32_t r = 0; r < m->records.count; ++r) {
+    const loom_record_t* record = &LOOM_RECORD(m, r);
+    if (record->kind == LOOM_RECORD_KERNEL_DECL) {
+      loom_check_launch_facts(v, record->regions[1], record->preds_start,
+                              record->pred_count);
+    } else if (record->kind == LOOM_RECORD_CASE ||
+               record->kind == LOOM_RECORD_SCENARIO) {
+      v->place = LOOM_PLACE_CHECK;
+      loom_verify_region(v, record->regions[0], &rule);
+    } else if (record->kind == LOOM_RECORD_BENCHMARK) {
+      const char* ref = loom_module_string(m, record->ref);
+      uint32_t at = loom_module_find_record(m, ref);
+      if (at == LOOM_NONE || LOOM_RECORD(m, at).kind != LOOM_RECORD_CASE) {
+        hrx_loom_diag_param_t params[] = {{"symbol", ref}};
+        loom_verror(v, record->span, HRX_LOOM_DIAG_UNDEFINED_SYMBOL, params,
+                    1, "check.benchmark names @%s, which is no check.case",
+                    ref);
+      }
     }
   }
 }
@@ -978,6 +1161,7 @@ static void loom_verify_kernel(loom_verifier_t* v, const loom_kernel_t* k) {
   loom_verify_region(v, k->config_region, &config_rule);
   v->place = LOOM_PLACE_BODY;
   loom_verify_region(v, k->body_region, &body_rule);
+  loom_check_launch_facts(v, k->body_region, k->preds_start, k->pred_count);
   for (uint32_t i = 0; i < body->arg_count; ++i) {
     uint32_t arg = body->args_start + i;
     if (!v->used[arg]) {
@@ -1479,6 +1663,7 @@ hrx_status_t hrx_loom_module_verify(const hrx_loom_module_t* module,
     v.func = f;
     loom_verify_region(&v, func->body_region, &rule);
   }
+  loom_verify_records(&v);
   loom_verify_module_limits(&v);
   /* The flow analysis trusts types and terminators, so it runs only on a
    * module that passed everything else. */

@@ -276,6 +276,61 @@ static const diag_case_t cases[] = {
     {"func_decl_with_body",
      "func.decl @f() {\n  func.return\n}\n",
      HRX_LOOM_DIAG_UNKNOWN_TOP_LEVEL, 1, 16},
+    /* workload constraints, unroll, multi-value assume, aliases, records */
+    {"where_unknown_value",
+     "kernel.decl @k(%n: index) launch(%n: index) where [lt(%n, %m)]\n",
+     HRX_LOOM_DIAG_UNDEFINED_VALUE, 1, 59},
+    {"where_needs_preds",
+     "kernel.decl @k(%n: index) launch(%n: index) where (%n)\n",
+     HRX_LOOM_DIAG_EXPECTED_TOKEN, 1, 51},
+    {"unroll_zero",
+     BODY("  scf.for %k = [%i to %i step %i] unroll(0) {\n  }\n"),
+     HRX_LOOM_DIAG_BAD_ATTRIBUTE, 5, 42},
+    {"assume_count_mismatch",
+     BODY("  %a = index.assume %i, %i [range(%i, 0, 9)] : index, index\n"),
+     HRX_LOOM_DIAG_RESULT_COUNT, 5, 3},
+    {"assume_fact_not_operand",
+     BODY("  %a = index.assume %i [lt(4, %i)] : index\n"),
+     HRX_LOOM_DIAG_BAD_FACT, 5, 25},
+    {"alias_twice", "#a = #dense\n#a = #dense\n",
+     HRX_LOOM_DIAG_REDEFINED_SYMBOL, 2, 1},
+    {"alias_needs_value", "#a =\n", HRX_LOOM_DIAG_EXPECTED_TOKEN, 2, 1},
+    {"alias_not_a_layout",
+     "#a = 42\nfunc.decl @f(%v: view<4xf32, #a>)\n",
+     HRX_LOOM_DIAG_BAD_ATTRIBUTE, 2, 30},
+    {"kernel_decl_twice",
+     "kernel.decl @k() launch()\nkernel.decl @k() launch()\n",
+     HRX_LOOM_DIAG_REDEFINED_SYMBOL, 2, 13},
+    {"check_case_unknown_kernel",
+     "check.case @c {\n  kernel.launch @nope[]() : []()\n  check.return\n}\n",
+     HRX_LOOM_DIAG_UNDEFINED_SYMBOL, 2, 3},
+    {"check_iota_float_for_int",
+     "check.case @c {\n  %t = check.generate.iota offset(0.5) step(1) : "
+     "tensor<4xi32>\n  check.return\n}\n",
+     HRX_LOOM_DIAG_TYPE_MISMATCH, 2, 3},
+    {"check_close_on_integers",
+     "check.case @c {\n  %t = check.generate.fill value(1) : tensor<4xi32>\n"
+     "  check.expect.close actual(%t) expected(%t) atol(0.0) rtol(0.0) "
+     "nan(same) : tensor<4xi32>\n  check.return\n}\n",
+     HRX_LOOM_DIAG_TYPE_NOT_ALLOWED, 3, 3},
+    {"check_close_bad_nan",
+     "check.case @c {\n  %t = check.generate.fill value(1.0) : tensor<4xf32>\n"
+     "  check.expect.close actual(%t) expected(%t) atol(0.0) rtol(0.0) "
+     "nan(maybe) : tensor<4xf32>\n  check.return\n}\n",
+     HRX_LOOM_DIAG_UNKNOWN_ENUM, 3, 70},
+    {"check_launch_type_differs",
+     "kernel.decl @k(%n: index) launch(%n: index)\n"
+     "check.case @c {\n  %n = index.constant 4 : index\n"
+     "  kernel.launch @k[%n](%n) : [index](i32)\n  check.return\n}\n",
+     HRX_LOOM_DIAG_TYPE_MISMATCH, 4, 38},
+    {"check_missing_return",
+     "check.case @c {\n  %n = index.constant 4 : index\n}\n",
+     HRX_LOOM_DIAG_MISSING_TERMINATOR, 3, 1},
+    {"check_benchmark_unknown_case", "check.benchmark<@nope> @b\n",
+     HRX_LOOM_DIAG_UNDEFINED_SYMBOL, 1, 1},
+    {"check_op_outside_case",
+     BODY("  %t = check.literal value(1) : i32\n"),
+     HRX_LOOM_DIAG_OP_NOT_ALLOWED_HERE, 5, 3},
 };
 
 static void test_case(void** state) {

@@ -9,79 +9,36 @@
 
 #include "kfd_ioctl.h"
 
-/* libhsakmt retries EAGAIN without bound; a driver stuck returning it would
- * then hang the process, so HRX gives up after this many tries. */
-#define HRX_KFD_EAGAIN_RETRY_LIMIT 64
-
-static int native_openat(void* context, int dir_fd, const char* path,
-                         int flags) {
-  (void)context;
-  int fd = openat(dir_fd, path, flags);
-  return fd < 0 ? -errno : fd;
-}
-
-static int native_close(void* context, int fd) {
-  (void)context;
-  return close(fd) < 0 ? -errno : 0;
-}
-
-static ssize_t native_read(void* context, int fd, void* buffer, size_t size) {
-  (void)context;
-  ssize_t n = read(fd, buffer, size);
-  return n < 0 ? -errno : n;
-}
-
-static int native_ioctl(void* context, int fd, unsigned long request,
-                        void* args) {
-  (void)context;
-  return ioctl(fd, request, args) < 0 ? -errno : 0;
-}
-
-static int native_mmap(void* context, void* address, size_t length,
-                       int protection, int flags, int fd, off_t offset,
-                       void** out_address) {
-  (void)context;
-  void* p = mmap(address, length, protection, flags, fd, offset);
-  if (p == MAP_FAILED) return -errno;
-  *out_address = p;
-  return 0;
-}
-
-static int native_munmap(void* context, void* address, size_t length) {
-  (void)context;
-  return munmap(address, length) < 0 ? -errno : 0;
+hrx_sys_t hrx_kfd_sys_view(const hrx_kfd_sys_t* sys) {
+  return (hrx_sys_t){
+      .context = sys->context,
+      .openat = sys->openat,
+      .close = sys->close,
+      .read = sys->read,
+      .ioctl = sys->ioctl,
+      .mmap = sys->mmap,
+      .munmap = sys->munmap,
+  };
 }
 
 hrx_kfd_sys_t hrx_kfd_sys_native(void) {
+  hrx_sys_t native = hrx_sys_native();
   return (hrx_kfd_sys_t){
-      .context = NULL,
-      .openat = native_openat,
-      .close = native_close,
-      .read = native_read,
-      .ioctl = native_ioctl,
-      .mmap = native_mmap,
-      .munmap = native_munmap,
+      .context = native.context,
+      .openat = native.openat,
+      .close = native.close,
+      .read = native.read,
+      .ioctl = native.ioctl,
+      .mmap = native.mmap,
+      .munmap = native.munmap,
   };
 }
 
 hrx_status_t hrx_kfd_ioctl(const hrx_kfd_sys_t* sys, int fd,
                            unsigned long request, const char* name,
                            void* args) {
-  int eagain_count = 0;
-  for (;;) {
-    int rc = sys->ioctl(sys->context, fd, request, args);
-    if (rc == 0) return HRX_OK;
-    if (rc == -EINTR) continue;
-    if (rc == -EAGAIN && ++eagain_count < HRX_KFD_EAGAIN_RETRY_LIMIT) {
-      continue;
-    }
-    if (rc == -EAGAIN) {
-      return hrx_make_status(HRX_STATUS_BUSY,
-                             "%s: the driver answered EAGAIN %d times", name,
-                             eagain_count);
-    }
-    return hrx_status_from_errno(-rc, "%s", name);
-  }
+  hrx_sys_t view = hrx_kfd_sys_view(sys);
+  return hrx_sys_ioctl(&view, fd, request, name, args);
 }
 
 hrx_status_t hrx_kfd_get_version(const hrx_kfd_sys_t* sys, int kfd_fd,

@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 #include "hrx/core/status.h"
+#include "hrx/core/sys.h"
 
 typedef struct hrx_kfd_sys_t {
   void* context; /* passed first to every entry */
@@ -43,8 +44,11 @@ typedef struct hrx_kfd_sys_t {
 #define HRX_KFD_QUEUE_ERROR_PACKET 0x1009    /* invalid packet format */
 #define HRX_KFD_QUEUE_ERROR_EXCEPTION 0x1016 /* any other wave exception */
 
-/* The table that makes the real system calls. */
+/* The table that makes the real system calls (core's, hrx/core/sys.h). */
 hrx_kfd_sys_t hrx_kfd_sys_native(void);
+/* |sys| without the model's hook, as core's table, for the helpers core
+ * shares with every kernel-driver provider. */
+hrx_sys_t hrx_kfd_sys_view(const hrx_kfd_sys_t* sys);
 
 /* Issues ioctl |request| (named |name| in messages, e.g.
  * "AMDKFD_IOC_ACQUIRE_VM") on |fd| with |args|. EINTR is retried; EAGAIN is

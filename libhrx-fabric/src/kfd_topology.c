@@ -54,48 +54,12 @@ static const property_t kProperties[] = {
 #define PROPERTY_COUNT (sizeof(kProperties) / sizeof(kProperties[0]))
 _Static_assert(PROPERTY_COUNT <= 32, "seen-key mask is 32 bits");
 
-/* Reads all of |path| under |dir_fd| into |buffer| (NUL-terminated) and its
- * length into |*out_length|. The raw -errno of a failed open goes to
- * |*out_open_error| (0 otherwise) so callers can tell "absent" apart. */
 static hrx_status_t read_text(const hrx_kfd_sys_t* sys, int dir_fd,
                               const char* path, char* buffer, size_t capacity,
                               int* out_open_error, size_t* out_length) {
-  *out_open_error = 0;
-  int fd = sys->openat(sys->context, dir_fd, path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    *out_open_error = fd;
-    return hrx_status_from_errno(-fd, "open %s", path);
-  }
-  size_t length = 0;
-  hrx_status_t status = HRX_OK;
-  /* Reads may fill the byte kept for the NUL: only a file that does fill
-   * it is too large, one of exactly capacity - 1 bytes is not. */
-  for (;;) {
-    if (length == capacity) {
-      status = hrx_make_status(HRX_STATUS_DATA_LOSS,
-                               "%s: larger than %zu bytes", path,
-                               capacity - 1);
-      break;
-    }
-    ssize_t n = sys->read(sys->context, fd, buffer + length,
-                          capacity - length);
-    if (n == -EINTR) continue;
-    if (n < 0) {
-      status = hrx_status_from_errno((int)-n, "read %s", path);
-      break;
-    }
-    if (n == 0) break;
-    length += (size_t)n;
-  }
-  sys->close(sys->context, fd);
-  if (status != HRX_OK) return status;
-  buffer[length] = '\0';
-  if (memchr(buffer, '\0', length) != NULL) {
-    return hrx_make_status(HRX_STATUS_DATA_LOSS, "%s: contains a NUL byte",
-                           path);
-  }
-  *out_length = length;
-  return HRX_OK;
+  hrx_sys_t view = hrx_kfd_sys_view(sys);
+  return hrx_sys_read_text(&view, dir_fd, path, buffer, capacity,
+                           out_open_error, out_length);
 }
 
 /* Parses the decimal |text| of |what| in file |path| line |line|, with the

@@ -121,7 +121,7 @@ static bool check_driver(const hrx_npu_sys_t* sys, int fd,
                          hrx_npu_candidate_t* c) {
   hrx_drm_version_t version;
   memset(&version, 0, sizeof(version));
-  hrx_status_t status = hrx_npu_ioctl(sys, fd, HRX_DRM_IOCTL_VERSION,
+  hrx_status_t status = hrx_sys_ioctl(sys, fd, HRX_DRM_IOCTL_VERSION,
                                       "DRM_IOCTL_VERSION", &version);
   if (status != HRX_OK) {
     refuse_status(c, "asking the DRM version", status);
@@ -144,7 +144,7 @@ static bool check_driver(const hrx_npu_sys_t* sys, int fd,
       .buffer_size = sizeof(metadata),
       .buffer = (uint64_t)(uintptr_t)&metadata,
   };
-  status = hrx_npu_ioctl(sys, fd, HRX_XDNA_IOCTL_GET_INFO,
+  status = hrx_sys_ioctl(sys, fd, HRX_XDNA_IOCTL_GET_INFO,
                          "GET_INFO(QUERY_AIE_METADATA)", &info);
   if (status != HRX_OK) {
     refuse_status(c, "asking the AIE metadata", status);
@@ -203,7 +203,7 @@ void hrx_npu_enumerate_with(const hrx_npu_sys_t* sys, int root_fd,
 }
 
 void hrx_npu_enumerate(hrx_npu_candidates_t* out_candidates) {
-  hrx_npu_sys_t sys = hrx_npu_sys_native();
+  hrx_npu_sys_t sys = hrx_sys_native();
   int root = sys.openat(NULL, AT_FDCWD, "/", O_RDONLY | O_DIRECTORY |
                                                  O_CLOEXEC);
   out_candidates->count = 0;

@@ -9,7 +9,7 @@
 hrx_status_t hrx_npu_syncobj_create(const hrx_npu_sys_t* sys, int fd,
                                     uint32_t* out_handle) {
   hrx_drm_syncobj_create_t args = {0};
-  HRX_RETURN_IF_ERROR(hrx_npu_ioctl(sys, fd, HRX_DRM_IOCTL_SYNCOBJ_CREATE,
+  HRX_RETURN_IF_ERROR(hrx_sys_ioctl(sys, fd, HRX_DRM_IOCTL_SYNCOBJ_CREATE,
                                     "DRM_IOCTL_SYNCOBJ_CREATE", &args));
   *out_handle = args.handle;
   return HRX_OK;
@@ -19,7 +19,7 @@ void hrx_npu_syncobj_destroy(const hrx_npu_sys_t* sys, int fd,
                              uint32_t handle) {
   hrx_drm_syncobj_destroy_t args = {.handle = handle};
   /* A syncobj the driver will not destroy goes with the node's close. */
-  hrx_status_ignore(hrx_npu_ioctl(sys, fd, HRX_DRM_IOCTL_SYNCOBJ_DESTROY,
+  hrx_status_ignore(hrx_sys_ioctl(sys, fd, HRX_DRM_IOCTL_SYNCOBJ_DESTROY,
                                   "DRM_IOCTL_SYNCOBJ_DESTROY", &args));
 }
 
@@ -35,7 +35,7 @@ hrx_status_t hrx_npu_syncobj_capture(const hrx_npu_sys_t* sys, int fd,
        * driver that attaches the fence a little later. */
       .flags = HRX_DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT,
   };
-  return hrx_npu_ioctl(sys, fd, HRX_DRM_IOCTL_SYNCOBJ_TRANSFER,
+  return hrx_sys_ioctl(sys, fd, HRX_DRM_IOCTL_SYNCOBJ_TRANSFER,
                        "DRM_IOCTL_SYNCOBJ_TRANSFER", &args);
 }
 

@@ -78,7 +78,7 @@ hrx_status_t hrx_npu_device_open_with(const hrx_npu_sys_t* sys, int root_fd,
 
 hrx_status_t hrx_npu_device_open(hrx_allocator_t allocator, const char* node,
                                  hrx_npu_device_t** out_device) {
-  hrx_npu_sys_t sys = hrx_npu_sys_native();
+  hrx_npu_sys_t sys = hrx_sys_native();
   int root = sys.openat(NULL, AT_FDCWD, "/",
                         O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (root < 0) {

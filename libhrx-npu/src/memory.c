@@ -16,7 +16,7 @@ struct hrx_npu_buffer_s {
 
 static hrx_status_t gem_close(hrx_npu_device_t* device, uint32_t handle) {
   hrx_drm_gem_close_t args = {.handle = handle};
-  return hrx_npu_ioctl(&device->sys, device->fd, HRX_DRM_IOCTL_GEM_CLOSE,
+  return hrx_sys_ioctl(&device->sys, device->fd, HRX_DRM_IOCTL_GEM_CLOSE,
                        "DRM_IOCTL_GEM_CLOSE", &args);
 }
 
@@ -51,13 +51,13 @@ static hrx_status_t map_bo(hrx_npu_device_t* device, hrx_npu_bo_t* bo,
   hrx_xdna_get_bo_info_t info;
   memset(&info, 0, sizeof(info));
   info.handle = bo->handle;
-  HRX_RETURN_IF_ERROR(hrx_npu_ioctl(&device->sys, device->fd,
+  HRX_RETURN_IF_ERROR(hrx_sys_ioctl(&device->sys, device->fd,
                                     HRX_XDNA_IOCTL_GET_BO_INFO, "GET_BO_INFO",
                                     &info));
   bo->xdna_addr = info.xdna_addr;
   if (type == HRX_XDNA_BO_DEV) return place_in_heap(device, bo);
   void* host = NULL;
-  int rc = device->sys.mmap(device->sys.context, (size_t)bo->size,
+  int rc = device->sys.mmap(device->sys.context, NULL, (size_t)bo->size,
                             PROT_READ | PROT_WRITE, MAP_SHARED, device->fd,
                             (off_t)info.map_offset, &host);
   if (rc < 0) return hrx_status_from_errno(-rc, "mmap of a BO");
@@ -74,7 +74,7 @@ hrx_status_t hrx_npu_bo_create(hrx_npu_device_t* device,
   memset(&args, 0, sizeof(args));
   args.size = size;
   args.type = type;
-  HRX_RETURN_IF_ERROR(hrx_npu_ioctl(&device->sys, device->fd,
+  HRX_RETURN_IF_ERROR(hrx_sys_ioctl(&device->sys, device->fd,
                                     HRX_XDNA_IOCTL_CREATE_BO, "CREATE_BO",
                                     &args));
   hrx_npu_bo_t bo = {.handle = args.handle, .size = size};

@@ -19,32 +19,14 @@
 #include <sys/types.h>
 
 #include "hrx/core/status.h"
+#include "hrx/core/sys.h"
 
-typedef struct hrx_npu_sys_t {
-  void* context; /* passed first to every entry */
-  int (*openat)(void* context, int dir_fd, const char* path, int flags);
-  int (*close)(void* context, int fd);
-  ssize_t (*read)(void* context, int fd, void* buffer, size_t size);
-  int (*ioctl)(void* context, int fd, unsigned long request, void* args);
-  /* The mapping goes to |*out_address|. */
-  int (*mmap)(void* context, size_t length, int protection, int flags,
-              int fd, off_t offset, void** out_address);
-  int (*munmap)(void* context, void* address, size_t length);
-} hrx_npu_sys_t;
-
-/* The table that makes the real system calls. */
-hrx_npu_sys_t hrx_npu_sys_native(void);
-
-/* Issues ioctl |request| (named |name| in messages, e.g. "CREATE_BO") on
- * |fd|. EINTR is retried; EAGAIN a bounded number of times, then BUSY.
- * Other failures become a status from the errno, message starting with
- * |name|. */
-hrx_status_t hrx_npu_ioctl(const hrx_npu_sys_t* sys, int fd,
-                           unsigned long request, const char* name,
-                           void* args);
+/* Core's table (hrx/core/sys.h), shared with the GPU's kfd provider. */
+typedef hrx_sys_t hrx_npu_sys_t;
 
 /* Reads the small text file |path| under |root_fd| into |buffer| (NUL-
- * terminated, trailing newline removed); at most |capacity| - 1 bytes. */
+ * terminated, trailing newlines removed); a file that does not fit in
+ * |capacity| - 1 bytes is DATA_LOSS. */
 hrx_status_t hrx_npu_read_text(const hrx_npu_sys_t* sys, int root_fd,
                                const char* path, char* buffer,
                                size_t capacity);

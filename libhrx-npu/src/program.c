@@ -54,7 +54,7 @@ static void release_program(hrx_npu_program_t* program) {
   if (program->context) {
     hrx_xdna_destroy_hwctx_t args = {.handle = program->context};
     /* The node's close reclaims a context the driver would not destroy. */
-    hrx_status_ignore(hrx_npu_ioctl(&device->sys, device->fd,
+    hrx_status_ignore(hrx_sys_ioctl(&device->sys, device->fd,
                                     HRX_XDNA_IOCTL_DESTROY_HWCTX,
                                     "DESTROY_HWCTX", &args));
   }
@@ -70,7 +70,7 @@ static hrx_status_t create_context(hrx_npu_program_t* program) {
   memset(&args, 0, sizeof(args));
   args.qos_p = (uint64_t)(uintptr_t)&qos;
   args.num_tiles = (uint32_t)device->candidate.columns * AIE_CORE_ROWS;
-  HRX_RETURN_IF_ERROR(hrx_npu_ioctl(&device->sys, device->fd,
+  HRX_RETURN_IF_ERROR(hrx_sys_ioctl(&device->sys, device->fd,
                                     HRX_XDNA_IOCTL_CREATE_HWCTX,
                                     "CREATE_HWCTX", &args));
   program->context = args.handle;
@@ -322,7 +322,7 @@ hrx_status_t hrx_npu_program_dispatch(hrx_npu_program_t* program,
   args.cmd_handles = slot->command.handle;
   args.cmd_count = 1;
   args.arg_count = 0;
-  HRX_RETURN_IF_ERROR(hrx_npu_ioctl(&device->sys, device->fd,
+  HRX_RETURN_IF_ERROR(hrx_sys_ioctl(&device->sys, device->fd,
                                     HRX_XDNA_IOCTL_EXEC_CMD, "EXEC_CMD",
                                     &args));
   slot->point = args.seq + 1;

@@ -363,9 +363,11 @@ static int fake_ioctl(void* context, int fd, unsigned long request,
   return node_ioctl(fake, request, args);
 }
 
-static int fake_mmap(void* context, size_t length, int protection, int flags,
-                     int fd, off_t offset, void** out_address) {
+static int fake_mmap(void* context, void* address, size_t length,
+                     int protection, int flags, int fd, off_t offset,
+                     void** out_address) {
   xdna_fake_t* fake = context;
+  (void)address;
   (void)protection;
   (void)flags;
   int error = inject(fake, "mmap", false);

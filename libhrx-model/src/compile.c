@@ -25,9 +25,9 @@ static ptrdiff_t hrx_model_kernel_find(const hrx_model_session_t* s,
   return -1;
 }
 
-/* Adds |kernel| (taking the reference) unless a thread compiling the same
- * source got there first; mutex held. */
-static hrx_status_t hrx_model_kernel_add(hrx_model_session_t* s,
+/* Also used when adopting frozen kernels; here it catches a thread that
+ * compiled the same source first. */
+hrx_status_t hrx_model_kernel_add(hrx_model_session_t* s,
                                          const hrx_sha256_digest_t* digest,
                                          hrx_gpu_kernel_t* kernel,
                                          hrx_model_kernel_t* out_kernel) {
@@ -68,7 +68,8 @@ static hrx_status_t hrx_model_check_sources(const hrx_model_source_t* sources,
 /* Compiles the sources not yet known (|pending| of them, listed in
  * |order|) in one batch and loads their kernels into out_kernels. */
 static hrx_status_t hrx_model_compile_pending(
-    hrx_model_session_t* s, const hrx_model_source_t* sources,
+    hrx_model_session_t* s, hrx_loom_compiler_t* compiler,
+    const hrx_model_source_t* sources,
     const hrx_sha256_digest_t* digests, const size_t* order, size_t pending,
     hrx_model_kernel_t* out_kernels) {
   hrx_loom_compile_request_t* requests = NULL;
@@ -94,7 +95,7 @@ static hrx_status_t hrx_model_compile_pending(
           .export_name = src->export_name,
       };
     }
-    status = hrx_loom_compile_all(s->compiler, requests, pending, artifacts,
+    status = hrx_loom_compile_all(compiler, requests, pending, artifacts,
                                   statuses);
   }
   bool ran = status == HRX_OK;
@@ -159,19 +160,31 @@ hrx_status_t hrx_model_session_compile(hrx_model_session_t* s,
         order[pending++] = i;
       }
     }
-    if (pending && !s->compiler) {
-      const char* target = hrx_gpu_device_properties(s->device)->profile_target;
-      status = hrx_loom_compiler_create(target, &s->compiler_options,
-                                        s->allocator, &s->compiler);
-    }
     pthread_mutex_unlock(&s->mutex);
+  }
+  hrx_loom_compiler_t* compiler = NULL;
+  if (status == HRX_OK && pending) {
+    status = hrx_model_context_compiler(s->context, &compiler);
   }
   /* The compiler is thread-safe: compile outside the lock. */
   if (status == HRX_OK && pending) {
-    status = hrx_model_compile_pending(s, sources, digests, order, pending,
-                                       out_kernels);
+    status = hrx_model_compile_pending(s, compiler, sources, digests, order,
+                                       pending, out_kernels);
   }
   hrx_allocator_free(s->allocator, order);
   hrx_allocator_free(s->allocator, digests);
+  return status;
+}
+
+hrx_status_t hrx_model_session_kernel(hrx_model_session_t* s,
+                                      hrx_model_kernel_t kernel,
+                                      hrx_gpu_kernel_t** out_kernel) {
+  *out_kernel = NULL;
+  pthread_mutex_lock(&s->mutex);
+  size_t index = 0;
+  hrx_status_t status = hrx_model_id_index(s, kernel.bits, s->kernel_count,
+                                           "kernel", &index);
+  if (status == HRX_OK) *out_kernel = s->kernels[index].kernel;
+  pthread_mutex_unlock(&s->mutex);
   return status;
 }

@@ -3,6 +3,7 @@
 #define HRX_MODEL_SRC_MODEL_INTERNAL_H_
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 
 #include "hrx/model.h"
@@ -10,6 +11,12 @@
 typedef struct hrx_model_region_rec_t {
   hrx_gpu_buffer_t* buffer; /* owned reference */
   bool weight;              /* immutable once loaded: never bound writable */
+  /* A weight whose charge belongs to a frozen state, not the session. */
+  bool frozen;
+  /* Private activation storage: the first |bytes| of a scratch arena
+   * (scratch.c), charged with the arena. */
+  bool scratch;
+  uint64_t bytes;
 } hrx_model_region_rec_t;
 
 typedef struct hrx_model_kernel_rec_t {
@@ -35,18 +42,44 @@ typedef struct hrx_model_graph_rec_t {
   hrx_exec_graph_t* graph; /* the ops, for replay */
 } hrx_model_graph_rec_t;
 
-struct hrx_model_session_s {
+struct hrx_model_context_s {
   hrx_allocator_t allocator;
+  atomic_uint_fast32_t references;
   hrx_gpu_device_t* device; /* retained */
   hrx_budget_t* budget;     /* retained */
+  hrx_exec_runtime_t* runtime;
+  hrx_loom_compiler_options_t compiler_options;
+  pthread_mutex_t mutex;         /* guards the compiler's creation */
+  hrx_loom_compiler_t* compiler; /* created on first compile */
+};
+
+/* The context's compiler, created on first use (context.c). */
+hrx_status_t hrx_model_context_compiler(hrx_model_context_t* context,
+                                        hrx_loom_compiler_t** out_compiler);
+
+struct hrx_model_frozen_s {
+  hrx_allocator_t allocator;
+  atomic_uint_fast32_t references;
+  hrx_model_context_t* context; /* retained: its budget holds the charge */
+  hrx_gpu_buffer_t** weights;   /* owned references */
+  size_t weight_count;
+  uint64_t bytes;
+  hrx_model_kernel_rec_t* kernels; /* owned references */
+  size_t kernel_count;
+};
+
+struct hrx_model_session_s {
+  hrx_allocator_t allocator;
+  hrx_model_context_t* context; /* retained */
+  /* The context's, borrowed for brevity. */
+  hrx_gpu_device_t* device;
+  hrx_budget_t* budget;
   hrx_exec_runtime_t* runtime;
   /* Allocations (charged by the session itself, so a batch is charged
    * once) and the direct dispatches of hrx_model_session_time. */
   hrx_gpu_stream_t* stream;
-  hrx_loom_compiler_options_t compiler_options;
-  hrx_loom_compiler_t* compiler; /* created on first compile */
-  uint32_t tag;                  /* the high half of every id */
-  /* Guards everything below, the stream and the compiler's creation. */
+  uint32_t tag; /* the high half of every id */
+  /* Guards everything below and the stream. */
   pthread_mutex_t mutex;
   hrx_model_region_rec_t* regions;
   size_t region_count, region_capacity;
@@ -56,6 +89,10 @@ struct hrx_model_session_s {
   size_t graph_count, graph_capacity;
   void* readback; /* combined readback storage (charged) */
   uint64_t readback_bytes;
+  hrx_model_frozen_t** frozen; /* frozen or adopted here: references */
+  size_t frozen_count, frozen_capacity;
+  hrx_gpu_buffer_t* arena;  /* the newest scratch arena (a reference) */
+  uint64_t scratch_charged; /* every arena's bytes */
 };
 
 /* Ids: the session's tag above the 1-based table index. */
@@ -66,11 +103,28 @@ hrx_status_t hrx_model_id_index(const hrx_model_session_t* session,
                                 uint64_t bits, size_t count, const char* what,
                                 size_t* out_index);
 
+/* Adds |kernel| (taking the reference) to the session's table, or
+ * releases it and answers the id of the kernel already compiled from
+ * |digest|; mutex held (compile.c). */
+hrx_status_t hrx_model_kernel_add(hrx_model_session_t* session,
+                                  const hrx_sha256_digest_t* digest,
+                                  hrx_gpu_kernel_t* kernel,
+                                  hrx_model_kernel_t* out_kernel);
+
 /* Resolves |binding| to a view of its region; mutex held. |writes| says
- * whether the use writes it (weights refuse). */
+ * whether the use writes it (weights refuse); |dispatch| whether it is a
+ * recorded dispatch, the only use scratch allows. */
 hrx_status_t hrx_model_session_resolve(hrx_model_session_t* session,
                                        const hrx_model_binding_t* binding,
-                                       bool writes, hrx_gpu_view_t* out_view);
+                                       bool writes, bool dispatch,
+                                       hrx_gpu_view_t* out_view);
+/* Checks that |count| dispatches (already resolved) keep every scratch
+ * region private to them: read only after they wrote it, with no other
+ * scratch written in between, and never bound beside another scratch
+ * region that either writes; mutex held (scratch.c). */
+hrx_status_t hrx_model_scratch_audit(hrx_model_session_t* session,
+                                     const hrx_model_dispatch_t* dispatches,
+                                     size_t count);
 /* The graph recorded under |key|, or NULL; mutex held. */
 hrx_model_graph_rec_t* hrx_model_session_graph(hrx_model_session_t* session,
                                                uint64_t key);

@@ -24,7 +24,8 @@ static hrx_status_t hrx_model_io_resolve(hrx_model_session_t* session,
   }
   hrx_gpu_view_t view = {0};
   HRX_RETURN_IF_ERROR(
-      hrx_model_session_resolve(session, &io->binding, input, &view));
+      hrx_model_session_resolve(session, &io->binding, input, false,
+                                &view));
   if (view.length < extent) {
     return hrx_make_status(HRX_STATUS_OUT_OF_RANGE,
                            "the tensor spans %llu bytes; its binding has %llu",

@@ -24,7 +24,7 @@ static hrx_status_t hrx_model_readback_record(
   for (size_t i = 0; i < count; ++i) {
     hrx_gpu_view_t view = {0};
     hrx_status_t status =
-        hrx_model_session_resolve(s, &bindings[i], false, &view);
+        hrx_model_session_resolve(s, &bindings[i], false, false, &view);
     if (status != HRX_OK) return hrx_status_annotate(status, "read %zu", i);
     offsets[i] = total;
     total += view.length; /* views lie within allocations: no overflow */
@@ -33,7 +33,7 @@ static hrx_status_t hrx_model_readback_record(
   for (size_t i = 0; i < count; ++i) {
     hrx_gpu_view_t view = {0};
     HRX_RETURN_IF_ERROR(
-        hrx_model_session_resolve(s, &bindings[i], false, &view));
+        hrx_model_session_resolve(s, &bindings[i], false, false, &view));
     hrx_exec_node_t node = 0;
     HRX_RETURN_IF_ERROR(hrx_exec_graph_download(
         graph, view, (uint8_t*)s->readback + offsets[i], &node));

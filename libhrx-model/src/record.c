@@ -81,8 +81,8 @@ static hrx_status_t hrx_model_op_resolve(hrx_model_session_t* s,
     status = hrx_model_access_check(access);
     hrx_gpu_view_t view = {0};
     if (status == HRX_OK) {
-      status = hrx_model_session_resolve(s, &arg->binding,
-                                         access != HRX_GPU_ACCESS_READ, &view);
+      status = hrx_model_session_resolve(
+          s, &arg->binding, access != HRX_GPU_ACCESS_READ, true, &view);
     }
     if (status != HRX_OK) {
       status = hrx_status_annotate(status, "argument %zu", a);
@@ -165,6 +165,9 @@ hrx_status_t hrx_model_session_record(hrx_model_session_t* s, uint64_t key,
   if (status == HRX_OK) {
     hrx_model_graph_rec_t rec = {.key = key};
     status = hrx_model_graph_build(s, dispatches, count, &rec);
+    if (status == HRX_OK) {
+      status = hrx_model_scratch_audit(s, dispatches, count);
+    }
     if (status == HRX_OK) {
       s->graphs[s->graph_count++] = rec;
     } else {

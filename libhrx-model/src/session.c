@@ -37,33 +37,32 @@ hrx_status_t hrx_model_session_create(
     hrx_gpu_device_t* device, const hrx_model_session_options_t* options,
     hrx_allocator_t allocator, hrx_model_session_t** out_session) {
   *out_session = NULL;
-  if (!device) {
-    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT, "no device");
+  hrx_model_context_t* context = NULL;
+  HRX_RETURN_IF_ERROR(
+      hrx_model_context_create(device, options, allocator, &context));
+  hrx_status_t status = hrx_model_session_create_in(context, out_session);
+  hrx_model_context_release(context); /* the session holds it now */
+  return status;
+}
+
+hrx_status_t hrx_model_session_create_in(hrx_model_context_t* context,
+                                         hrx_model_session_t** out_session) {
+  *out_session = NULL;
+  if (!context) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT, "no context");
   }
   hrx_model_session_t* s = NULL;
-  HRX_RETURN_IF_ERROR(hrx_allocator_malloc(allocator, sizeof(*s), (void**)&s));
-  s->allocator = allocator;
-  s->device = device;
-  hrx_gpu_device_retain(device);
+  HRX_RETURN_IF_ERROR(
+      hrx_allocator_malloc(context->allocator, sizeof(*s), (void**)&s));
+  s->allocator = context->allocator;
+  s->context = context;
+  hrx_model_context_retain(context);
+  s->device = context->device;
+  s->budget = context->budget;
+  s->runtime = context->runtime;
   s->tag = hrx_model_session_tag(s);
   pthread_mutex_init(&s->mutex, NULL);
-  if (options && options->compiler) s->compiler_options = *options->compiler;
-  hrx_status_t status = HRX_OK;
-  if (options && options->memory_budget) {
-    s->budget = options->memory_budget;
-    hrx_budget_retain(s->budget);
-  } else {
-    status = hrx_budget_create(HRX_BUDGET_UNLIMITED, allocator, &s->budget);
-  }
-  if (status == HRX_OK) {
-    hrx_exec_runtime_options_t runtime_options = {
-        .max_submissions = options ? options->max_submissions : 0,
-        .memory_budget = s->budget,
-    };
-    status = hrx_exec_runtime_create(device, &runtime_options, allocator,
-                                     &s->runtime);
-  }
-  if (status == HRX_OK) status = hrx_gpu_stream_create(device, &s->stream);
+  hrx_status_t status = hrx_gpu_stream_create(s->device, &s->stream);
   if (status != HRX_OK) {
     hrx_model_session_destroy(s);
     return status;
@@ -75,12 +74,11 @@ hrx_status_t hrx_model_session_create(
 void hrx_model_session_destroy(hrx_model_session_t* s) {
   if (!s) return;
   /* Graphs and contracts belong to the runtime, and submissions keep what
-   * they use; the runtime and the stream then wait for their work before
-   * the regions are released below. */
+   * they use until the device is done; the stream waits for the direct
+   * dispatches. The context (its runtime) goes last. */
   for (size_t i = 0; i < s->graph_count; ++i) {
     hrx_model_graph_rec_free(s, &s->graphs[i]);
   }
-  hrx_exec_runtime_destroy(s->runtime);
   hrx_gpu_stream_destroy(s->stream);
   for (size_t i = 0; i < s->kernel_count; ++i) {
     hrx_gpu_kernel_release(s->kernels[i].kernel);
@@ -88,18 +86,28 @@ void hrx_model_session_destroy(hrx_model_session_t* s) {
   for (size_t i = 0; i < s->region_count; ++i) {
     uint64_t bytes = hrx_gpu_buffer_size(s->regions[i].buffer);
     hrx_gpu_buffer_release(s->regions[i].buffer);
-    hrx_model_budget_uncharge(s->budget, bytes);
+    if (!s->regions[i].frozen && !s->regions[i].scratch) {
+      hrx_model_budget_uncharge(s->budget, bytes);
+    }
+  }
+  hrx_gpu_buffer_release(s->arena);
+  hrx_model_budget_uncharge(s->budget, s->scratch_charged);
+  for (size_t i = 0; i < s->frozen_count; ++i) {
+    hrx_model_frozen_release(s->frozen[i]);
   }
   hrx_model_host_free(s->allocator, s->budget, s->readback, s->readback_bytes);
+  hrx_allocator_free(s->allocator, s->frozen);
   hrx_allocator_free(s->allocator, s->graphs);
   hrx_allocator_free(s->allocator, s->kernels);
   hrx_allocator_free(s->allocator, s->regions);
-  hrx_loom_compiler_destroy(s->compiler);
-  hrx_budget_release(s->budget);
   pthread_mutex_destroy(&s->mutex);
-  hrx_gpu_device_t* device = s->device;
+  hrx_model_context_t* context = s->context;
   hrx_allocator_free(s->allocator, s);
-  hrx_gpu_device_release(device);
+  hrx_model_context_release(context);
+}
+
+hrx_model_context_t* hrx_model_session_context(const hrx_model_session_t* s) {
+  return s->context;
 }
 
 hrx_gpu_device_t* hrx_model_session_device(const hrx_model_session_t* s) {
@@ -145,8 +153,8 @@ static hrx_status_t hrx_model_regions_add(hrx_model_session_t* s,
                     : hrx_gpu_stream_allocate(s->stream, items[i].length,
                                               &buffer);
     if (status == HRX_OK) {
-      s->regions[s->region_count++] =
-          (hrx_model_region_rec_t){.buffer = buffer, .weight = weight};
+      s->regions[s->region_count++] = (hrx_model_region_rec_t){
+          .buffer = buffer, .weight = weight, .bytes = items[i].length};
     }
   }
   if (status != HRX_OK) {
@@ -203,17 +211,25 @@ hrx_status_t hrx_model_session_load(hrx_model_session_t* s,
 
 hrx_status_t hrx_model_session_resolve(hrx_model_session_t* s,
                                        const hrx_model_binding_t* binding,
-                                       bool writes, hrx_gpu_view_t* out_view) {
+                                       bool writes, bool dispatch,
+                                       hrx_gpu_view_t* out_view) {
   size_t index = 0;
   HRX_RETURN_IF_ERROR(hrx_model_id_index(s, binding->region.bits,
                                          s->region_count, "region", &index));
   const hrx_model_region_rec_t* rec = &s->regions[index];
   if (writes && rec->weight) {
     return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
-                           "region %zu holds weights, which are never written",
+                           "region %zu holds %sweights, which are never "
+                           "written",
+                           index, rec->frozen ? "frozen (shared) " : "");
+  }
+  if (rec->scratch && !dispatch) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "region %zu is private scratch: only recorded "
+                           "dispatches bind it",
                            index);
   }
-  hrx_gpu_view_t whole = hrx_gpu_buffer_binding(rec->buffer);
+  hrx_gpu_view_t whole = {rec->buffer, 0, rec->bytes};
   uint64_t length = binding->length;
   if (length == 0) {
     if (binding->offset >= whole.length) {
@@ -233,7 +249,8 @@ hrx_status_t hrx_model_session_region_view(hrx_model_session_t* s,
   *out_view = (hrx_gpu_view_t){0};
   hrx_model_binding_t binding = {region, 0, 0, HRX_GPU_ACCESS_READ};
   pthread_mutex_lock(&s->mutex);
-  hrx_status_t status = hrx_model_session_resolve(s, &binding, false, out_view);
+  hrx_status_t status =
+      hrx_model_session_resolve(s, &binding, false, false, out_view);
   pthread_mutex_unlock(&s->mutex);
   return status;
 }

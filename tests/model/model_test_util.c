@@ -25,15 +25,9 @@ char* pipe_kernel_source(const char* name, size_t* out_length) {
   return text;
 }
 
-pipe_t* pipe_create(hrx_budget_t* budget) {
-  pipe_t* pipe = calloc(1, sizeof(*pipe));
-  pipe->device = gpu_test_device_open();
-  pipe->cache = test_temp_dir_create();
-  hrx_loom_compiler_options_t compiler = {.cache_root = pipe->cache};
-  hrx_model_session_options_t options = {.memory_budget = budget,
-                                         .compiler = &compiler};
-  assert_ok(hrx_model_session_create(pipe->device, &options,
-                                     hrx_allocator_system(), &pipe->session));
+/* Compiles the pipeline's kernels and loads its weights into the pipe's
+ * session. */
+static void pipe_load(pipe_t* pipe) {
   size_t norm_length = 0, linear_length = 0;
   char* norm = pipe_kernel_source("rms_norm", &norm_length);
   char* linear = pipe_kernel_source("linear_f32", &linear_length);
@@ -58,6 +52,27 @@ pipe_t* pipe_create(hrx_budget_t* budget) {
   pipe->norm = regions[0];
   pipe->w = regions[1];
   pipe->b = regions[2];
+}
+
+pipe_t* pipe_create(hrx_budget_t* budget) {
+  pipe_t* pipe = calloc(1, sizeof(*pipe));
+  pipe->device = gpu_test_device_open();
+  pipe->cache = test_temp_dir_create();
+  hrx_loom_compiler_options_t compiler = {.cache_root = pipe->cache};
+  hrx_model_session_options_t options = {.memory_budget = budget,
+                                         .compiler = &compiler};
+  assert_ok(hrx_model_session_create(pipe->device, &options,
+                                     hrx_allocator_system(), &pipe->session));
+  pipe_load(pipe);
+  return pipe;
+}
+
+pipe_t* pipe_create_in(hrx_model_context_t* context) {
+  pipe_t* pipe = calloc(1, sizeof(*pipe));
+  pipe->device = hrx_model_context_device(context);
+  hrx_gpu_device_retain(pipe->device);
+  assert_ok(hrx_model_session_create_in(context, &pipe->session));
+  pipe_load(pipe);
   return pipe;
 }
 
@@ -82,6 +97,10 @@ void pipe_record(pipe_t* pipe, uint64_t key, pipe_io_t* io) {
                                        HRX_MODEL_PLACEMENT_DEVICE, &io->y));
   assert_ok(hrx_model_session_allocate(s, PIPE_N * 4,
                                        HRX_MODEL_PLACEMENT_COHERENT, &io->out));
+  assert_ok(pipe_record_io(pipe, key, io));
+}
+
+hrx_status_t pipe_record_io(pipe_t* pipe, uint64_t key, const pipe_io_t* io) {
   uint64_t norm_workload[] = {PIPE_D};
   hrx_model_arg_t norm_args[] = {
       hrx_model_arg_scalar(PIPE_D),
@@ -103,7 +122,7 @@ void pipe_record(pipe_t* pipe, uint64_t key, pipe_io_t* io) {
       {pipe->norm_kernel, norm_workload, 1, norm_args, 5},
       {pipe->linear_kernel, linear_workload, 2, linear_args, 6},
   };
-  assert_ok(hrx_model_session_record(s, key, dispatches, 2));
+  return hrx_model_session_record(pipe->session, key, dispatches, 2);
 }
 
 hrx_status_t pipe_slot_factory(void* user, hrx_model_session_t* session,

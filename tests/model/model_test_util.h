@@ -32,6 +32,9 @@ typedef struct pipe_t {
 void pipe_weights_fill(pipe_weights_t* weights, uint32_t seed);
 /* |budget| may be NULL. */
 pipe_t* pipe_create(hrx_budget_t* budget);
+/* As pipe_create, with the session in |context| (whose compiler options
+ * choose the cache). */
+pipe_t* pipe_create_in(hrx_model_context_t* context);
 void pipe_destroy(pipe_t* pipe);
 
 /* The Loom source of libhrx-model/kernels/<name>.loom (malloc'ed). */
@@ -43,6 +46,8 @@ typedef struct pipe_io_t {
   hrx_model_region_t x, y, out;
 } pipe_io_t;
 void pipe_record(pipe_t* pipe, uint64_t key, pipe_io_t* out_io);
+/* Records graph |key| over the caller's regions. */
+hrx_status_t pipe_record_io(pipe_t* pipe, uint64_t key, const pipe_io_t* io);
 
 /* The slot factory for hrx_model_prepare (user: the pipe_t). */
 hrx_status_t pipe_slot_factory(void* user, hrx_model_session_t* session,

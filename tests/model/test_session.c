@@ -87,6 +87,16 @@ static void test_compile_is_cached(void** state) {
                 HRX_STATUS_NOT_FOUND, "rms_norm.loom");
   assert_true(again.bits == 0);
   free(text);
+  /* The loaded kernels behind the ids, for raw work on the runtime. */
+  hrx_gpu_kernel_t *norm = NULL, *linear = NULL;
+  assert_ok(hrx_model_session_kernel(pipe->session, pipe->norm_kernel, &norm));
+  assert_ok(
+      hrx_model_session_kernel(pipe->session, pipe->linear_kernel, &linear));
+  assert_non_null(norm);
+  assert_true(norm != linear);
+  assert_status(hrx_model_session_kernel(pipe->session, again, &norm),
+                HRX_STATUS_INVALID_ARGUMENT, "kernel id");
+  assert_null(norm);
 }
 
 static void test_record_checks(void** state) {

@@ -4,7 +4,10 @@
  * compiled kernels and recorded graphs on one device; a PreparedModel
  * (hrx/model/prepared.h) serves concurrent requests from a bounded set of
  * private slots; DeviceTensors (hrx/model/tensor.h) are a request's
- * outputs, which keep their slot's storage until released.
+ * outputs, which keep their slot's storage until released. A
+ * ModelContext (hrx/model/context.h) is the runtime, budget and compiler
+ * several sessions share, with the frozen weights and kernels they share;
+ * a PlanCache (hrx/model/plan_cache.h) prepares each keyed plan once.
  *
  * The Loom sources in libhrx-model/kernels (installed under
  * <datadir>/hrx/model-kernels; rms_norm: an f32 row scaled
@@ -16,9 +19,11 @@
 #ifndef HRX_MODEL_H_
 #define HRX_MODEL_H_
 
-#include "hrx/model/prepared.h"  // IWYU pragma: export
-#include "hrx/model/session.h"   // IWYU pragma: export
-#include "hrx/model/tensor.h"    // IWYU pragma: export
+#include "hrx/model/context.h"     // IWYU pragma: export
+#include "hrx/model/plan_cache.h"  // IWYU pragma: export
+#include "hrx/model/prepared.h"    // IWYU pragma: export
+#include "hrx/model/session.h"     // IWYU pragma: export
+#include "hrx/model/tensor.h"      // IWYU pragma: export
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,8 +1,10 @@
 /* ModelSession: one model's resident state on one device.
  *
- * A session owns an execution runtime (hrx/exec.h) on its device, the
- * model's memory regions (weights and activations), the kernels compiled
- * for it and graphs recorded under keys the caller chooses. Regions and
+ * A session runs on its context's execution runtime (hrx/exec.h) and
+ * budget (hrx/model/context.h: a session from hrx_model_session_create has
+ * a private context) and owns the model's memory regions (weights and
+ * activations), the kernels compiled for it and graphs recorded under keys
+ * the caller chooses. Regions and
  * kernels are named by session-scoped ids: an id from another session, or
  * a zeroed one, is INVALID_ARGUMENT wherever it is used.
  *
@@ -17,7 +19,8 @@
  * session's budget before it is allocated; a request that does not fit is
  * RESOURCE_EXHAUSTED naming the ceiling and the request, and allocates
  * nothing. The runtime charges its transfer staging to the same budget.
- * Regions live as long as the session.
+ * Regions live as long as the session; frozen weights as long as their
+ * frozen state (hrx/model/context.h).
  *
  * Placement. The gpu layer maps every buffer host-coherent (an APU's
  * unified memory, and the host device's); HRX_MODEL_PLACEMENT_DEVICE asks
@@ -69,12 +72,15 @@ typedef struct hrx_model_session_options_t {
   uint32_t max_submissions;
 } hrx_model_session_options_t;
 
-/* |device| is retained. |options| may be NULL. */
+/* A session in a private context made from |device| (retained) and
+ * |options| (may be NULL). */
 HRX_API HRX_MUST_USE hrx_status_t hrx_model_session_create(
     hrx_gpu_device_t* device, const hrx_model_session_options_t* options,
     hrx_allocator_t allocator, hrx_model_session_t** out_session);
-/* Waits for all work, then frees every region, kernel and graph. Prepared
- * models built on the session must be destroyed first. */
+/* Frees every region, kernel and graph (work in flight keeps what it uses
+ * until it ends) and drops the session's references to its frozen states
+ * and its context; the context's last release waits for all its work.
+ * Prepared models built on the session must be destroyed first. */
 HRX_API void hrx_model_session_destroy(hrx_model_session_t* session);
 
 /* Borrowed; live as long as the session. */
@@ -112,6 +118,25 @@ HRX_API HRX_MUST_USE hrx_status_t hrx_model_session_load(
     hrx_model_session_t* session, const hrx_model_weight_t* weights,
     size_t count, hrx_model_region_t* out_regions);
 
+/* Private scratch (reuse_private_scratch): activation storage that stages
+ * reuse. Every scratch region of a session starts at the first byte of
+ * one arena, charged once for the largest region; a region larger than
+ * the arena starts a new one (earlier regions keep theirs), so allocate
+ * the largest first. Recording audits each graph: a dispatch reads a
+ * scratch region only after a dispatch of the same graph wrote it, with
+ * no other scratch written in between, and binds at most one scratch
+ * region; anything else is INVALID_ARGUMENT. So no value lives in scratch
+ * across graphs or past the next scratch write, and graphs recorded as
+ * fragments into one exec graph reuse the same bytes stage after stage:
+ * the runtime orders each stage's first write after the earlier stages'
+ * reads (write-after-read on the shared range), and submissions of graphs
+ * sharing the arena run in turn. Scratch is never an input, output, read
+ * or view: those uses are INVALID_ARGUMENT. Weights and ordinary regions
+ * never alias it. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_model_session_scratch(
+    hrx_model_session_t* session, uint64_t bytes,
+    hrx_model_region_t* out_region);
+
 /* The whole region as a view (borrowed from the session). */
 HRX_API HRX_MUST_USE hrx_status_t hrx_model_session_region_view(
     hrx_model_session_t* session, hrx_model_region_t region,
@@ -136,6 +161,12 @@ typedef struct hrx_model_source_t {
 HRX_API HRX_MUST_USE hrx_status_t hrx_model_session_compile(
     hrx_model_session_t* session, const hrx_model_source_t* sources,
     size_t count, hrx_model_kernel_t* out_kernels);
+
+/* The loaded kernel |kernel| names (borrowed from the session), for work
+ * recorded on the session's runtime outside its graphs. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_model_session_kernel(
+    hrx_model_session_t* session, hrx_model_kernel_t kernel,
+    hrx_gpu_kernel_t** out_kernel);
 
 /*===------------------------------------------------------------------===*/
 /* Graphs                                                                  */

@@ -44,6 +44,17 @@ static const char hrx_run_usage[] =
     "  numbers are decimal; sizes, counts and workload values that overflow\n"
     "  or carry junk are usage errors\n";
 
+static const char hrx_check_usage[] =
+    "usage: hrx check FILE.loom [--device=N]\n"
+    "  compiles the file's kernels for the device, runs every check.case in\n"
+    "  order (generated inputs, kernel launches, expectations) and prints\n"
+    "  PASS or FAIL with the first mismatching element for each;\n"
+    "  check.scenario and check.benchmark are listed as not run\n"
+    "  --device=N               0 = the host device (default); 1.. = the\n"
+    "                           AMD GPUs 'hrx doctor' lists\n"
+    "  exits 1 when a case fails; 2 when the file cannot be read or\n"
+    "  compiled, the device opened, or the options are wrong\n";
+
 static const char hrx_gc_usage[] =
     "usage: hrx gc [DAYS]\n"
     "  removes kernel cache entries not read for DAYS days (default 30),\n"
@@ -106,6 +117,8 @@ static const hrx_cli_command_t hrx_commands[] = {
      hrx_compile_usage, hrx_cmd_compile},
     {"run", "run a kernel of a code object on a device", hrx_run_usage,
      hrx_cmd_run},
+    {"check", "run the check.case tests of a Loom file on a device",
+     hrx_check_usage, hrx_cmd_check},
     {"gc", "evict kernel cache entries not read for DAYS (default 30)",
      hrx_gc_usage, hrx_cmd_gc},
     {"pack", "pack a directory into a pinned bundle archive", hrx_pack_usage,

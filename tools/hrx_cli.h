@@ -68,6 +68,7 @@ int hrx_cli_transfer_limit(const char* command, const char* arg,
 /* Prints compiler diagnostics C-compiler style to stderr. */
 void hrx_cli_print_diagnostics(const hrx_loom_diagnostics_t* diagnostics);
 
+int hrx_cmd_check(int argc, char** argv);
 int hrx_cmd_compile(int argc, char** argv);
 int hrx_cmd_doctor(int argc, char** argv);
 int hrx_cmd_fetch(int argc, char** argv);

@@ -6,6 +6,7 @@
 #ifndef HRX_LOOM_H_
 #define HRX_LOOM_H_
 
+#include "hrx/loom/check.h"           // IWYU pragma: export
 #include "hrx/loom/compiler.h"        // IWYU pragma: export
 #include "hrx/loom/config.h"          // IWYU pragma: export
 #include "hrx/loom/diagnostics.h"     // IWYU pragma: export

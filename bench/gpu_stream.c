@@ -198,6 +198,13 @@ static void upload_once(void* context) {
 
 static void download_once(void* context) {
   copy_ctx_t* c = context;
+  CHECK(hrx_gpu_stream_download_blocking(c->stream, c->src, c->host,
+                                         c->bytes));
+}
+
+/* A readback: a snapshot in staging, then copied out by the caller. */
+static void readback_once(void* context) {
+  copy_ctx_t* c = context;
   hrx_gpu_readback_t* r = NULL;
   CHECK(hrx_gpu_stream_read(c->stream, c->src, &r));
   const void* data = NULL;
@@ -283,6 +290,7 @@ int main(int argc, char** argv) {
                    hrx_gpu_buffer_binding(large), host, big};
   uint64_t up = bench_median_ns(upload_once, &cc, 5);
   uint64_t down = bench_median_ns(download_once, &cc, 5);
+  uint64_t readback = bench_median_ns(readback_once, &cc, 5);
   uint64_t mem = bench_median_ns(memcpy_once, &cc, 5);
 
   /* PoCL peer. */
@@ -324,10 +332,12 @@ int main(int argc, char** argv) {
          pocl_empty[1] ? empty_p[1] / pocl_empty[1] : 0);
   printf("graph replay         %.3f us/node vs direct dispatch %.3f us/node "
          "(ratio %.2f)\n", replay_node, direct_node, replay_node / direct_node);
-  printf("64 MiB upload %.2f GB/s, download %.2f GB/s, memcpy %.2f GB/s "
-         "(upload/memcpy %.2f, download/memcpy %.2f)\n",
+  printf("64 MiB upload %.2f GB/s, download %.2f GB/s, readback %.2f GB/s, "
+         "memcpy %.2f GB/s (upload/memcpy %.2f, download/memcpy %.2f, "
+         "readback/memcpy %.2f)\n",
          big / (up / 1e9) / 1e9, big / (down / 1e9) / 1e9,
-         big / (mem / 1e9) / 1e9, (double)mem / up, (double)mem / down);
+         big / (readback / 1e9) / 1e9, big / (mem / 1e9) / 1e9,
+         (double)mem / up, (double)mem / down, (double)mem / readback);
   dispatch_figures_t host_figures = {(int)cpus, one, all,
                                       {empty_p[0], empty_p[1], empty_p[2]}};
   report_gpu(&host_figures, (int)cpus);

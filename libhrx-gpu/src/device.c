@@ -33,12 +33,14 @@ hrx_status_t hrx_gpu_device_open(size_t index, hrx_allocator_t allocator,
   device->allocator = allocator;
   device->queue_count = 8;
   pthread_mutex_init(&device->mutex, NULL);
+  hrx_gpu_staging_cache_init(&device->staging);
   hrx_status_t status =
       index == 0
           ? hrx_fabric_host_device_create(NULL, allocator, &device->fabric)
           : hrx_fabric_kfd_device_create(index - 1, allocator,
                                          &device->fabric);
   if (status != HRX_OK) {
+    hrx_gpu_staging_cache_deinit(&device->staging, NULL);
     pthread_mutex_destroy(&device->mutex);
     hrx_allocator_free(allocator, device);
     return status;
@@ -61,6 +63,7 @@ void hrx_gpu_device_release(hrx_gpu_device_t* device) {
     hrx_fabric_queue_destroy(device->queues[q]);
   }
   hrx_allocator_free(device->allocator, device->queues);
+  hrx_gpu_staging_cache_deinit(&device->staging, device->fabric);
   hrx_fabric_device_release(device->fabric);
   pthread_mutex_destroy(&device->mutex);
   hrx_allocator_free(device->allocator, device);

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 
 #include "hrx/gpu.h"
+#include "staging.h"
 
 struct hrx_gpu_device_s {
   atomic_uint_fast32_t ref_count;
@@ -17,6 +18,7 @@ struct hrx_gpu_device_s {
   bool streams_started;
   uint32_t next_queue;
   hrx_fabric_queue_t** queues; /* created lazily */
+  hrx_gpu_staging_cache_t staging;
 };
 
 struct hrx_gpu_buffer_s {

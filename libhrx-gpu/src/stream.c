@@ -19,7 +19,8 @@
 typedef struct hrx_gpu_retained_t {
   uint64_t point;
   hrx_gpu_command_t command;
-  hrx_fabric_memory_t staging; /* upload staging; freed with the record */
+  hrx_fabric_memory_t staging; /* upload staging; released with the record */
+  uint64_t staged;             /* bytes of it the upload charged */
 } hrx_gpu_retained_t;
 
 struct hrx_gpu_stream_s {
@@ -45,7 +46,8 @@ struct hrx_gpu_readback_s {
   hrx_gpu_device_t* device; /* retained */
   hrx_fabric_signal_t* timeline;
   uint64_t point;
-  hrx_fabric_memory_t staging;
+  hrx_fabric_memory_t staging; /* from the device's staging cache */
+  uint64_t length;             /* bytes read (staging may be larger) */
   hrx_budget_t* budget;
 };
 
@@ -85,11 +87,8 @@ static void hrx_gpu_stream_retire(hrx_gpu_stream_t* s, bool all) {
         &s->retained[s->retained_head % s->retained_capacity];
     if (!all && !hrx_gpu_point_done(s->timeline, r->point)) break;
     hrx_gpu_command_release(s->allocator, &r->command);
-    if (r->staging.device_address) {
-      uint64_t size = r->staging.size;
-      hrx_fabric_memory_free(s->device->fabric, &r->staging);
-      if (s->budget) hrx_status_free(hrx_budget_uncharge(s->budget, size));
-    }
+    hrx_gpu_staging_release(&s->device->staging, s->device->fabric,
+                            s->budget, r->staged, &r->staging);
     s->retained_head++;
     s->retained_count--;
   }
@@ -394,14 +393,21 @@ hrx_status_t hrx_gpu_stream_allocate_from(hrx_gpu_stream_t* s,
 /* Staging memory charged to the stream's budget. */
 static hrx_status_t hrx_gpu_staging(hrx_gpu_stream_t* s, uint64_t bytes,
                                     hrx_fabric_memory_t* out) {
-  if (s->budget) HRX_RETURN_IF_ERROR(hrx_budget_charge(s->budget, bytes));
-  hrx_status_t status = hrx_fabric_memory_allocate_flags(
-      s->device->fabric, bytes, HRX_FABRIC_VISIBILITY_HOST_COHERENT,
-      HRX_FABRIC_MEMORY_UNINITIALIZED, out);
-  if (status != HRX_OK && s->budget) {
-    hrx_status_free(hrx_budget_uncharge(s->budget, bytes));
-  }
-  return status;
+  return hrx_gpu_staging_acquire(&s->device->staging, s->device->fabric,
+                                 s->budget, bytes, out);
+}
+
+static void hrx_gpu_staging_drop(hrx_gpu_stream_t* s, uint64_t bytes,
+                                 hrx_fabric_memory_t* staging) {
+  hrx_gpu_staging_release(&s->device->staging, s->device->fabric, s->budget,
+                          bytes, staging);
+}
+
+/* No queued work is pending: the device is not touching anything this
+ * stream ordered, so a transfer may happen right now, by the host, and
+ * still be in stream order. Waits on events are queued work too. */
+static bool hrx_gpu_stream_idle(const hrx_gpu_stream_t* s) {
+  return hrx_gpu_point_done(s->timeline, s->submitted);
 }
 
 static hrx_status_t hrx_gpu_check_length(hrx_gpu_view_t view,
@@ -421,6 +427,13 @@ hrx_status_t hrx_gpu_stream_upload(hrx_gpu_stream_t* s, hrx_gpu_view_t view,
   HRX_RETURN_IF_ERROR(hrx_gpu_view_check(s->device, view, "upload"));
   HRX_RETURN_IF_ERROR(hrx_gpu_check_length(view, data, length));
   HRX_RETURN_IF_ERROR(hrx_gpu_stream_failure(s));
+  uint8_t* direct = view.buffer->memory.host_pointer;
+  if (direct && hrx_gpu_stream_idle(s)) {
+    /* One copy, straight into the buffer: nothing queued can observe the
+     * difference from a staged copy. */
+    memcpy(direct + view.offset, data, length);
+    return HRX_OK;
+  }
   hrx_fabric_memory_t staging;
   HRX_RETURN_IF_ERROR(hrx_gpu_staging(s, length, &staging));
   memcpy(staging.host_pointer, data, length);
@@ -435,20 +448,18 @@ hrx_status_t hrx_gpu_stream_upload(hrx_gpu_stream_t* s, hrx_gpu_view_t view,
   }
   if (status != HRX_OK) {
     hrx_gpu_command_release(s->allocator, &command);
-    hrx_fabric_memory_free(s->device->fabric, &staging);
-    if (s->budget) hrx_status_free(hrx_budget_uncharge(s->budget, length));
+    hrx_gpu_staging_drop(s, length, &staging);
     return status;
   }
   s->submitted++;
   hrx_gpu_retained_t record = {.point = s->submitted, .command = command,
-                               .staging = staging};
+                               .staging = staging, .staged = length};
   status = hrx_gpu_stream_retain(s, record);
   if (status != HRX_OK) {
     hrx_status_free(hrx_gpu_stream_wait_point(s, s->submitted,
                                               HRX_TIMEOUT_INFINITE));
     hrx_gpu_command_release(s->allocator, &record.command);
-    hrx_fabric_memory_free(s->device->fabric, &record.staging);
-    if (s->budget) hrx_status_free(hrx_budget_uncharge(s->budget, length));
+    hrx_gpu_staging_drop(s, length, &record.staging);
   }
   return status;
 }
@@ -465,6 +476,23 @@ hrx_status_t hrx_gpu_stream_upload_blocking(hrx_gpu_stream_t* s,
   return HRX_OK;
 }
 
+hrx_status_t hrx_gpu_stream_download_blocking(hrx_gpu_stream_t* s,
+                                              hrx_gpu_view_t view, void* data,
+                                              uint64_t length) {
+  HRX_RETURN_IF_ERROR(hrx_gpu_view_check(s->device, view, "download"));
+  if (!data || length == 0 || length != view.length) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "download of a %llu-byte view into %llu bytes "
+                           "(lengths must match and be nonzero)",
+                           (unsigned long long)view.length,
+                           (unsigned long long)length);
+  }
+  HRX_RETURN_IF_ERROR(hrx_gpu_stream_synchronize(s, HRX_TIMEOUT_INFINITE));
+  memcpy(data, (const uint8_t*)view.buffer->memory.host_pointer + view.offset,
+         length);
+  return HRX_OK;
+}
+
 hrx_status_t hrx_gpu_stream_read(hrx_gpu_stream_t* s, hrx_gpu_view_t view,
                                  hrx_gpu_readback_t** out_readback) {
   *out_readback = NULL;
@@ -473,31 +501,33 @@ hrx_status_t hrx_gpu_stream_read(hrx_gpu_stream_t* s, hrx_gpu_view_t view,
     return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
                            "cannot read an empty view");
   }
+  HRX_RETURN_IF_ERROR(hrx_gpu_stream_failure(s));
   hrx_gpu_readback_t* r = NULL;
   HRX_RETURN_IF_ERROR(
       hrx_allocator_malloc(s->allocator, sizeof(*r), (void**)&r));
+  memset(r, 0, sizeof(*r));
   r->allocator = s->allocator;
+  r->length = view.length;
   hrx_status_t status = hrx_gpu_staging(s, view.length, &r->staging);
-  hrx_gpu_command_t command;
-  memset(&command, 0, sizeof(command));
-  if (status == HRX_OK) {
+  const uint8_t* direct = view.buffer->memory.host_pointer;
+  if (status == HRX_OK && direct && hrx_gpu_stream_idle(s)) {
+    /* The snapshot is taken now, by the host, in stream order. */
+    memcpy(r->staging.host_pointer, direct + view.offset, view.length);
+  } else if (status == HRX_OK) {
+    hrx_gpu_command_t command;
+    memset(&command, 0, sizeof(command));
     status = hrx_gpu_command_copy(
         s->device, view, (hrx_gpu_view_t){view.buffer, 0, view.length},
         &command);
-  }
-  if (status == HRX_OK) {
-    command.packet.agent.arg[0] = r->staging.device_address;
-    status = hrx_gpu_stream_submit(s, &command, true);
-  } else {
-    hrx_gpu_command_release(s->allocator, &command);
+    if (status == HRX_OK) {
+      command.packet.agent.arg[0] = r->staging.device_address;
+      status = hrx_gpu_stream_submit(s, &command, true);
+    } else {
+      hrx_gpu_command_release(s->allocator, &command);
+    }
   }
   if (status != HRX_OK) {
-    if (r->staging.device_address) {
-      hrx_fabric_memory_free(s->device->fabric, &r->staging);
-      if (s->budget) {
-        hrx_status_free(hrx_budget_uncharge(s->budget, view.length));
-      }
-    }
+    hrx_gpu_staging_drop(s, r->length, &r->staging);
     hrx_allocator_free(s->allocator, r);
     return status;
   }
@@ -526,7 +556,7 @@ hrx_status_t hrx_gpu_readback_wait(hrx_gpu_readback_t* r, uint64_t timeout_ns,
                            "the stream faulted before this read completed");
   }
   *out_data = r->staging.host_pointer;
-  *out_length = r->staging.size;
+  *out_length = r->length;
   return HRX_OK;
 }
 
@@ -536,12 +566,9 @@ void hrx_gpu_readback_release(hrx_gpu_readback_t* r) {
   hrx_status_free(hrx_fabric_signal_wait(
       r->timeline, HRX_FABRIC_SIGNAL_LT, hrx_gpu_point_value(r->point) + 1,
       HRX_TIMEOUT_INFINITE, NULL));
-  uint64_t size = r->staging.size;
-  hrx_fabric_memory_free(r->device->fabric, &r->staging);
-  if (r->budget) {
-    hrx_status_free(hrx_budget_uncharge(r->budget, size));
-    hrx_budget_release(r->budget);
-  }
+  hrx_gpu_staging_release(&r->device->staging, r->device->fabric, r->budget,
+                          r->length, &r->staging);
+  hrx_budget_release(r->budget);
   hrx_fabric_signal_release(r->timeline);
   hrx_gpu_device_release(r->device);
   hrx_allocator_free(r->allocator, r);

@@ -347,6 +347,40 @@ static void test_events_order_streams(void** state) {
   hrx_gpu_stream_destroy(consumer);
 }
 
+/* Queues a kernel that spins until the returned flag word is set to 1,
+ * so that work queued after it waits: the stream is busy. */
+typedef struct blocker_t {
+  hrx_gpu_kernel_t* kernel;
+  hrx_gpu_buffer_t *flag, *payload, *out;
+} blocker_t;
+
+static void block_stream(fixture_t* f, blocker_t* b) {
+  b->kernel = gpu_test_kernel(f->device, "ring_drain.loom", NULL, "ring_drain");
+  assert_ok(hrx_gpu_stream_allocate(f->stream, 4, &b->flag));
+  assert_ok(hrx_gpu_stream_allocate(f->stream, 8 * 4, &b->payload));
+  assert_ok(hrx_gpu_stream_allocate(f->stream, 8 * 4, &b->out));
+  hrx_gpu_arg_t args[] = {
+      hrx_gpu_arg_binding(hrx_gpu_buffer_binding(b->flag),
+                          HRX_GPU_ACCESS_READ_WRITE),
+      hrx_gpu_arg_binding(hrx_gpu_buffer_binding(b->payload),
+                          HRX_GPU_ACCESS_READ),
+      hrx_gpu_arg_binding(hrx_gpu_buffer_binding(b->out),
+                          HRX_GPU_ACCESS_WRITE),
+      hrx_gpu_arg_scalar(1), hrx_gpu_arg_scalar(4)};
+  hrx_gpu_launch_t launch = {NULL, 0, args, 5};
+  assert_ok(hrx_gpu_stream_dispatch(f->stream, b->kernel, &launch));
+}
+
+static void unblock_stream(fixture_t* f, blocker_t* b) {
+  __atomic_store_n((int32_t*)hrx_gpu_buffer_host_pointer(b->flag), 1,
+                   __ATOMIC_RELEASE);
+  assert_ok(hrx_gpu_stream_synchronize(f->stream, 10 * SECOND));
+  hrx_gpu_buffer_release(b->flag);
+  hrx_gpu_buffer_release(b->payload);
+  hrx_gpu_buffer_release(b->out);
+  hrx_gpu_kernel_release(b->kernel);
+}
+
 static void test_budget(void** state) {
   fixture_t* f = *state;
   hrx_budget_t* budget = NULL;
@@ -358,9 +392,17 @@ static void test_budget(void** state) {
   assert_status_code(hrx_gpu_stream_allocate(f->stream, 600, &b),
                      HRX_STATUS_RESOURCE_EXHAUSTED);
   assert_null(b);
-  /* Staging counts too: uploading 500 bytes needs 500 more. */
   assert_ok(hrx_gpu_stream_allocate(f->stream, 300, &b));
   char data[300] = {0};
+  /* Nothing queued: the upload goes straight into the buffer. */
+  assert_ok(hrx_gpu_stream_upload(f->stream, hrx_gpu_buffer_binding(b), data,
+                                  300));
+  assert_int_equal(hrx_budget_live_bytes(budget), 900);
+  /* Behind queued work it needs 300 bytes of staging, which count too. */
+  hrx_gpu_stream_set_memory_budget(f->stream, NULL);
+  blocker_t blocker;
+  block_stream(f, &blocker);
+  hrx_gpu_stream_set_memory_budget(f->stream, budget);
   assert_status_code(hrx_gpu_stream_upload(f->stream,
                                            hrx_gpu_buffer_binding(b), data,
                                            300),
@@ -368,13 +410,72 @@ static void test_budget(void** state) {
   hrx_gpu_buffer_release(a);
   assert_ok(hrx_gpu_stream_upload(f->stream, hrx_gpu_buffer_binding(b), data,
                                   300));
-  assert_ok(hrx_gpu_stream_synchronize(f->stream, 10 * SECOND));
+  assert_int_equal(hrx_budget_live_bytes(budget), 600);
+  unblock_stream(f, &blocker);
   assert_int_equal(hrx_budget_live_bytes(budget), 300);
   hrx_gpu_buffer_release(b);
   assert_int_equal(hrx_budget_live_bytes(budget), 0);
   assert_int_equal(hrx_budget_peak_bytes(budget), 900);
   hrx_gpu_stream_set_memory_budget(f->stream, NULL);
   hrx_budget_release(budget);
+}
+
+/* Uploads and reads in stream order whether they go through staging
+ * (work is queued) or straight to the buffer (none is). */
+static void test_direct_and_staged_transfers(void** state) {
+  fixture_t* f = *state;
+  enum { N = 4096 };
+  hrx_gpu_buffer_t* b = NULL;
+  assert_ok(hrx_gpu_stream_allocate(f->stream, N, &b));
+  hrx_gpu_view_t v = hrx_gpu_buffer_binding(b);
+  uint8_t* memory = hrx_gpu_buffer_host_pointer(b);
+  uint8_t ones[N], twos[N], got[N];
+  memset(ones, 1, N);
+  memset(twos, 2, N);
+  /* Idle: the bytes are in the buffer on return. */
+  assert_ok(hrx_gpu_stream_upload(f->stream, v, ones, N));
+  assert_memory_equal(memory, ones, N);
+  /* Busy: the write waits its turn, and a read queued before it sees the
+   * old bytes, one queued after it the new. */
+  blocker_t blocker;
+  block_stream(f, &blocker);
+  hrx_gpu_readback_t *before = NULL, *after = NULL;
+  assert_ok(hrx_gpu_stream_read(f->stream, v, &before));
+  assert_ok(hrx_gpu_stream_upload(f->stream, v, twos, N));
+  memset(twos, 9, N); /* staging owns its copy */
+  assert_memory_equal(memory, ones, N);
+  assert_ok(hrx_gpu_stream_read(f->stream, v, &after));
+  unblock_stream(f, &blocker);
+  const void* data = NULL;
+  uint64_t length = 0;
+  assert_ok(hrx_gpu_readback_wait(before, 10 * SECOND, &data, &length));
+  assert_int_equal(length, N);
+  assert_memory_equal(data, ones, N);
+  memset(twos, 2, N);
+  assert_ok(hrx_gpu_readback_wait(after, 10 * SECOND, &data, &length));
+  assert_int_equal(length, N);
+  assert_memory_equal(data, twos, N);
+  /* An idle read is a snapshot: later writes do not show through. */
+  hrx_gpu_readback_t* snapshot = NULL;
+  assert_ok(hrx_gpu_stream_read(f->stream, v, &snapshot));
+  assert_ok(hrx_gpu_stream_upload(f->stream, v, ones, N));
+  assert_ok(hrx_gpu_readback_wait(snapshot, 10 * SECOND, &data, &length));
+  assert_memory_equal(data, twos, N);
+  hrx_gpu_readback_release(snapshot);
+  hrx_gpu_readback_release(before);
+  hrx_gpu_readback_release(after);
+  /* A blocking download waits for queued work and copies once. */
+  assert_ok(hrx_gpu_stream_fill(f->stream, v, 0x05050505u));
+  assert_ok(hrx_gpu_stream_download_blocking(f->stream, v, got, N));
+  for (int i = 0; i < N; ++i) assert_int_equal(got[i], 5);
+  hrx_gpu_view_t tail;
+  assert_ok(hrx_gpu_view_slice(v, N - 16, 16, &tail));
+  assert_ok(hrx_gpu_stream_download_blocking(f->stream, tail, got, 16));
+  assert_status(hrx_gpu_stream_download_blocking(f->stream, tail, got, 15),
+                HRX_STATUS_INVALID_ARGUMENT, "lengths must match");
+  assert_status(hrx_gpu_stream_download_blocking(f->stream, tail, NULL, 16),
+                HRX_STATUS_INVALID_ARGUMENT, "lengths must match");
+  hrx_gpu_buffer_release(b);
 }
 
 static void test_timeout_keeps_work_alive(void** state) {
@@ -653,6 +754,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_events_order_streams, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_budget, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_direct_and_staged_transfers, setup,
+                                      teardown),
       cmocka_unit_test_setup_teardown(test_timeout_keeps_work_alive, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_fault_fails_only_its_stream, setup,

@@ -68,8 +68,13 @@ HRX_API HRX_MUST_USE hrx_status_t hrx_gpu_stream_allocate_from(
     hrx_gpu_stream_t* stream, const void* data, uint64_t length,
     hrx_gpu_buffer_t** out_buffer);
 
-/* Copies |data| into owned staging now and queues the write into |view|
- * (|length| == view length). |data| may be reused on return. */
+/* Writes |data| into |view| (|length| == view length) in stream order.
+ * |data| may be reused on return: when the stream has queued work, the
+ * bytes are copied into staging now and the write is queued; when it has
+ * none and the device's memory is host-visible (the host device, and
+ * gfx1151's unified memory), they go straight into the buffer, one copy.
+ * Staging comes from a small per-device cache and is charged to the
+ * stream's budget while in use. */
 HRX_API HRX_MUST_USE hrx_status_t hrx_gpu_stream_upload(
     hrx_gpu_stream_t* stream, hrx_gpu_view_t view, const void* data,
     uint64_t length);
@@ -78,7 +83,15 @@ HRX_API HRX_MUST_USE hrx_status_t hrx_gpu_stream_upload_blocking(
     hrx_gpu_stream_t* stream, hrx_gpu_view_t view, const void* data,
     uint64_t length);
 
-/* Queues a read of |view|; the readback's wait yields the bytes. */
+/* Waits for the stream, then copies |view| into |data| (|length| == view
+ * length): one copy, no staging. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_gpu_stream_download_blocking(
+    hrx_gpu_stream_t* stream, hrx_gpu_view_t view, void* data,
+    uint64_t length);
+
+/* Queues a read of |view|; the readback's wait yields the bytes, a
+ * snapshot in stream order (taken at once when nothing is queued). The
+ * readback holds staging from the device's cache until released. */
 HRX_API HRX_MUST_USE hrx_status_t hrx_gpu_stream_read(
     hrx_gpu_stream_t* stream, hrx_gpu_view_t view,
     hrx_gpu_readback_t** out_readback);

@@ -46,9 +46,9 @@ static bool hrx_host_transfer_contains(hrx_fabric_transfer_queue_t* base,
 
 static hrx_status_t hrx_host_record(hrx_host_transfer_t* t,
                                     hrx_host_command_t command) {
-  HRX_RETURN_IF_ERROR(hrx_kfd_grow(t->device->base.allocator,
-                                   (void**)&t->commands, &t->capacity,
-                                   t->count + 1, sizeof(*t->commands)));
+  HRX_RETURN_IF_ERROR(hrx_allocator_grow_array(
+      t->device->base.allocator, sizeof(*t->commands), t->count + 1,
+      &t->capacity, (void**)&t->commands));
   t->commands[t->count++] = command;
   return HRX_OK;
 }

@@ -32,21 +32,6 @@ hrx_status_t hrx_kfd_device_ioctl(hrx_kfd_device_t* d, unsigned long request,
   return hrx_kfd_ioctl(&d->sys, d->kfd_fd, request, name, args);
 }
 
-hrx_status_t hrx_kfd_grow(hrx_allocator_t allocator, void** array,
-                          size_t* capacity, size_t needed, size_t element) {
-  if (needed <= *capacity) return HRX_OK;
-  size_t grown = *capacity ? *capacity * 2 : 8;
-  if (grown < needed) grown = needed;
-  void* next = NULL;
-  HRX_RETURN_IF_ERROR(
-      hrx_allocator_malloc_array(allocator, grown, element, &next));
-  if (*capacity) memcpy(next, *array, *capacity * element);
-  hrx_allocator_free(allocator, *array);
-  *array = next;
-  *capacity = grown;
-  return HRX_OK;
-}
-
 static void hrx_kfd_device_destroy(hrx_fabric_device_t* base) {
   hrx_kfd_device_t* d = hrx_kfd_device_cast(base);
   /* Executables, queues and signals hold the device; none is left but the

@@ -89,9 +89,6 @@ hrx_status_t hrx_kfd_device_ioctl(hrx_kfd_device_t* device,
                                   unsigned long request, const char* name,
                                   void* args);
 
-/* Grows |*array| (of |element| bytes) to hold |needed| entries. */
-hrx_status_t hrx_kfd_grow(hrx_allocator_t allocator, void** array,
-                          size_t* capacity, size_t needed, size_t element);
 
 /* kfd_memory.c: the address space and buffer objects. */
 hrx_status_t hrx_kfd_memory_reserve(hrx_kfd_device_t* device);

@@ -136,9 +136,10 @@ static hrx_status_t hrx_kfd_executable_build(hrx_kfd_device_t* d,
     HRX_RETURN_IF_ERROR(hrx_kfd_kernel_fill(e, (uint32_t)k));
   }
   pthread_mutex_lock(&d->mutex);
-  hrx_status_t status = hrx_kfd_grow(
-      e->base.allocator, (void**)&d->executables, &d->executable_capacity,
-      d->executable_count + 1, sizeof(hrx_fabric_executable_t*));
+  hrx_status_t status = hrx_allocator_grow_array(
+      e->base.allocator, sizeof(hrx_fabric_executable_t*),
+      d->executable_count + 1, &d->executable_capacity,
+      (void**)&d->executables);
   if (status == HRX_OK) d->executables[d->executable_count++] = &e->base;
   pthread_mutex_unlock(&d->mutex);
   return status;

@@ -40,9 +40,9 @@ hrx_status_t hrx_kfd_memory_reserve(hrx_kfd_device_t* d) {
   }
   d->va_base = (uint64_t)(uintptr_t)p;
   d->va_size = bytes;
-  hrx_status_t status = hrx_kfd_grow(d->base.allocator, (void**)&d->holes,
-                                     &d->hole_capacity, 16,
-                                     sizeof(hrx_kfd_range_t));
+  hrx_status_t status =
+      hrx_allocator_grow_array(d->base.allocator, sizeof(hrx_kfd_range_t), 16,
+                               &d->hole_capacity, (void**)&d->holes);
   if (status != HRX_OK) {
     d->sys.munmap(d->sys.context, p, bytes);
     d->va_base = 0;
@@ -100,9 +100,9 @@ static bool hrx_kfd_va_give(hrx_kfd_device_t* d, uint64_t va, uint64_t size) {
     d->holes[i].base = va;
     d->holes[i].size += size;
   } else {
-    hrx_status_t status = hrx_kfd_grow(d->base.allocator, (void**)&d->holes,
-                                       &d->hole_capacity, d->hole_count + 1,
-                                       sizeof(hrx_kfd_range_t));
+    hrx_status_t status = hrx_allocator_grow_array(
+        d->base.allocator, sizeof(hrx_kfd_range_t), d->hole_count + 1,
+        &d->hole_capacity, (void**)&d->holes);
     if (status != HRX_OK) {
       hrx_status_free(status);
       return false;
@@ -154,9 +154,9 @@ static void hrx_kfd_rereserve(hrx_kfd_device_t* d, uint64_t va,
 static hrx_status_t hrx_kfd_record(hrx_kfd_device_t* d,
                                    hrx_kfd_block_t block) {
   pthread_mutex_lock(&d->mutex);
-  hrx_status_t status = hrx_kfd_grow(d->base.allocator, (void**)&d->blocks,
-                                     &d->block_capacity, d->block_count + 1,
-                                     sizeof(hrx_kfd_block_t));
+  hrx_status_t status = hrx_allocator_grow_array(
+      d->base.allocator, sizeof(hrx_kfd_block_t), d->block_count + 1,
+      &d->block_capacity, (void**)&d->blocks);
   if (status == HRX_OK) d->blocks[d->block_count++] = block;
   pthread_mutex_unlock(&d->mutex);
   return status;

@@ -372,9 +372,9 @@ static hrx_status_t hrx_kfd_queue_open(hrx_kfd_queue_t* q,
  * the device mutex held. */
 static void hrx_kfd_queue_reset(hrx_kfd_queue_t* q) {
   hrx_kfd_device_t* d = q->device;
-  hrx_status_t status = hrx_kfd_grow(
-      d->base.allocator, (void**)&q->old_doorbells, &q->old_doorbell_capacity,
-      q->old_doorbell_count + 1, sizeof(void*));
+  hrx_status_t status = hrx_allocator_grow_array(
+      d->base.allocator, sizeof(void*), q->old_doorbell_count + 1,
+      &q->old_doorbell_capacity, (void**)&q->old_doorbells);
   if (status == HRX_OK) {
     q->old_doorbells[q->old_doorbell_count++] = q->doorbell_page;
     q->doorbell_page = NULL;
@@ -626,9 +626,9 @@ hrx_status_t hrx_kfd_queue_create(hrx_fabric_device_t* base,
   }
   if (status == HRX_OK) {
     pthread_mutex_lock(&d->mutex);
-    status = hrx_kfd_grow(base->allocator, (void**)&d->queues,
-                          &d->queue_capacity, d->queue_count + 1,
-                          sizeof(hrx_kfd_queue_t*));
+    status = hrx_allocator_grow_array(base->allocator, sizeof(hrx_kfd_queue_t*),
+                                      d->queue_count + 1, &d->queue_capacity,
+                                      (void**)&d->queues);
     if (status == HRX_OK) d->queues[d->queue_count++] = q;
     pthread_mutex_unlock(&d->mutex);
   }

@@ -72,13 +72,12 @@ static hrx_status_t hrx_kfd_signal_add_chunk(hrx_kfd_device_t* d,
                                              const hrx_fabric_memory_t* chunk) {
   hrx_allocator_t a = d->base.allocator;
   size_t total = (d->signal_chunk_count + 1) * HRX_KFD_SIGNALS_PER_CHUNK;
-  HRX_RETURN_IF_ERROR(hrx_kfd_grow(a, (void**)&d->free_signals,
-                                   &d->free_signal_capacity, total,
-                                   sizeof(hrx_fabric_signal_t*)));
-  HRX_RETURN_IF_ERROR(hrx_kfd_grow(a, (void**)&d->signal_chunks,
-                                   &d->signal_chunk_capacity,
-                                   d->signal_chunk_count + 1,
-                                   sizeof(hrx_fabric_memory_t)));
+  HRX_RETURN_IF_ERROR(hrx_allocator_grow_array(a, sizeof(hrx_fabric_signal_t*),
+                                               total, &d->free_signal_capacity,
+                                               (void**)&d->free_signals));
+  HRX_RETURN_IF_ERROR(hrx_allocator_grow_array(
+      a, sizeof(hrx_fabric_memory_t), d->signal_chunk_count + 1,
+      &d->signal_chunk_capacity, (void**)&d->signal_chunks));
   d->signal_chunks[d->signal_chunk_count++] = *chunk;
   uint8_t* slots = chunk->host_pointer;
   for (size_t i = HRX_KFD_SIGNALS_PER_CHUNK; i-- > 0;) {

@@ -182,9 +182,9 @@ bool hrx_hf_resolver_offline(const hrx_hf_resolver_t* r) { return r->offline; }
 static hrx_status_t hrx_hf_answer(const hrx_hf_target_t* t, const char* path,
                                   const char* commit, bool verify,
                                   hrx_allocator_t allocator, char** out_path,
-                                  char* out_commit) {
+                                  hrx_hf_commit_t* out_commit) {
   if (verify) HRX_RETURN_IF_ERROR(hrx_hf_cache_verify(t, path));
-  if (out_commit) memcpy(out_commit, commit, HRX_HF_COMMIT_LENGTH + 1);
+  if (out_commit) memcpy(out_commit->hex, commit, HRX_HF_COMMIT_LENGTH + 1);
   return hrx_allocator_strdup(allocator, path, out_path);
 }
 
@@ -199,9 +199,9 @@ static hrx_status_t hrx_hf_recorded_missing(const hrx_hf_target_t* t,
 hrx_status_t hrx_hf_resolve(const hrx_hf_resolver_t* r,
                             const hrx_hf_file_t* file,
                             hrx_allocator_t allocator, char** out_path,
-                            char* out_commit) {
+                            hrx_hf_commit_t* out_commit) {
   *out_path = NULL;
-  if (out_commit) out_commit[0] = '\0';
+  if (out_commit) out_commit->hex[0] = '\0';
   hrx_hf_target_t t;
   HRX_RETURN_IF_ERROR(hrx_hf_target_init(r, file, &t));
   char commit[HRX_HF_COMMIT_LENGTH + 1] = "";

@@ -93,11 +93,20 @@ static char* hrx_vformat_alloc(size_t prefix, const char* format,
   return block;
 }
 
+static hrx_status_code_t hrx_failure_code(hrx_status_code_t code) {
+  if (code == HRX_STATUS_OK || (unsigned)code >= HRX_STATUS_CODE_COUNT) {
+    return HRX_STATUS_INTERNAL;
+  }
+  return code;
+}
+
+hrx_status_t hrx_status_from_code(hrx_status_code_t code) {
+  return hrx_status_fallback(hrx_failure_code(code));
+}
+
 hrx_status_t hrx_make_status_v(hrx_status_code_t code, const char* format,
                                va_list args) {
-  if (code == HRX_STATUS_OK || (unsigned)code >= HRX_STATUS_CODE_COUNT) {
-    code = HRX_STATUS_INTERNAL;
-  }
+  code = hrx_failure_code(code);
   char* text = NULL;
   char* block = NULL;
   if (format) {

@@ -278,7 +278,7 @@ hrx_status_t hrx_exec_completion_wait(hrx_exec_completion_t* c,
 hrx_status_t hrx_exec_completion_poll(hrx_exec_completion_t* c) {
   for (int lane = 0; lane < HRX_EXEC_LANE_COUNT; ++lane) {
     if (c->events[lane] && !hrx_gpu_event_is_complete(c->events[lane])) {
-      return hrx_make_status(HRX_STATUS_BUSY, "submission still running");
+      return hrx_status_from_code(HRX_STATUS_BUSY);
     }
   }
   /* Complete events still say whether the work faulted. */

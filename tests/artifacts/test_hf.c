@@ -334,10 +334,11 @@ static void test_download_publishes_the_hub_layout(void** state) {
   fixture_t* f = *state;
   hrx_hf_resolver_t* r = resolver(f, (hrx_hf_options_t){0});
   char* path = NULL;
-  char commit[41];
+  hrx_hf_commit_t commit;
   hrx_hf_file_t request = {.repo_id = "org/model", .filename = "weights.bin"};
-  assert_ok(hrx_hf_resolve(r, &request, hrx_allocator_system(), &path, commit));
-  assert_string_equal(commit, COMMIT_1);
+  assert_ok(
+      hrx_hf_resolve(r, &request, hrx_allocator_system(), &path, &commit));
+  assert_string_equal(commit.hex, COMMIT_1);
   char* want = test_strdup_printf(
       "%s/models--org--model/snapshots/" COMMIT_1 "/weights.bin", f->cache);
   assert_string_equal(path, want);
@@ -821,13 +822,15 @@ static void test_refresh_follows_a_moved_ref(void** state) {
   fixture_t* f = *state;
   hrx_hf_resolver_t* r = resolver(f, (hrx_hf_options_t){.refresh_refs = true});
   char* path = NULL;
-  char commit[41];
+  hrx_hf_commit_t commit;
   hrx_hf_file_t request = {.repo_id = "org/model", .filename = "weights.bin"};
-  assert_ok(hrx_hf_resolve(r, &request, hrx_allocator_system(), &path, commit));
+  assert_ok(
+      hrx_hf_resolve(r, &request, hrx_allocator_system(), &path, &commit));
   free(path);
   f->hub.commit = COMMIT_2;
-  assert_ok(hrx_hf_resolve(r, &request, hrx_allocator_system(), &path, commit));
-  assert_string_equal(commit, COMMIT_2);
+  assert_ok(
+      hrx_hf_resolve(r, &request, hrx_allocator_system(), &path, &commit));
+  assert_string_equal(commit.hex, COMMIT_2);
   assert_non_null(strstr(path, COMMIT_2));
   free(path);
   /* Same blob: downloaded once for both commits. */
@@ -837,8 +840,9 @@ static void test_refresh_follows_a_moved_ref(void** state) {
   char* closed = test_strdup_printf("http://127.0.0.1:1");
   r = resolver(f, (hrx_hf_options_t){.refresh_refs = true,
                                      .endpoint = closed});
-  assert_ok(hrx_hf_resolve(r, &request, hrx_allocator_system(), &path, commit));
-  assert_string_equal(commit, COMMIT_2);
+  assert_ok(
+      hrx_hf_resolve(r, &request, hrx_allocator_system(), &path, &commit));
+  assert_string_equal(commit.hex, COMMIT_2);
   free(path);
   hrx_hf_resolver_destroy(r);
   free(closed);

@@ -155,6 +155,25 @@ static void test_allocation_failure_yields_valid_status(void** state) {
   hrx_status_free(status);
 }
 
+static void test_status_from_code_allocates_nothing(void** state) {
+  (void)state;
+  fail_mallocs = 1; /* any allocation would fail: none is tried */
+  hrx_status_t busy = hrx_status_from_code(HRX_STATUS_BUSY);
+  hrx_status_t internal = hrx_status_from_code(HRX_STATUS_OK);
+  hrx_status_t out_of_range = hrx_status_from_code(HRX_STATUS_CODE_COUNT);
+  fail_mallocs = 0;
+  assert_int_equal(hrx_status_code(busy), HRX_STATUS_BUSY);
+  assert_int_equal(hrx_status_code(internal), HRX_STATUS_INTERNAL);
+  assert_int_equal(hrx_status_code(out_of_range), HRX_STATUS_INTERNAL);
+  char text[64];
+  hrx_status_format(busy, text, sizeof(text));
+  assert_string_equal(text, "BUSY");
+  hrx_status_free(busy);
+  hrx_status_free(busy);
+  hrx_status_free(internal);
+  hrx_status_free(out_of_range);
+}
+
 static void test_annotate_keeps_status_when_context_fails(void** state) {
   (void)state;
   hrx_status_t status = hrx_make_status(HRX_STATUS_UNAVAILABLE, "no device");
@@ -190,6 +209,7 @@ int main(void) {
       cmocka_unit_test(test_from_errno),
       cmocka_unit_test(test_join),
       cmocka_unit_test(test_allocation_failure_yields_valid_status),
+      cmocka_unit_test(test_status_from_code_allocates_nothing),
       cmocka_unit_test(test_annotate_keeps_status_when_context_fails),
       cmocka_unit_test(test_return_if_error),
   };

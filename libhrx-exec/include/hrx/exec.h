@@ -235,7 +235,8 @@ HRX_API HRX_MUST_USE hrx_status_t hrx_exec_graph_submit(
  * running it or it was cancelled. A timeout of 0 only polls. */
 HRX_API HRX_MUST_USE hrx_status_t hrx_exec_completion_wait(
     hrx_exec_completion_t* completion, uint64_t timeout_ns);
-/* Never blocks: OK when done (downloads delivered), BUSY while running. */
+/* Never blocks: OK when done (downloads delivered), BUSY while running
+ * (a status that allocates nothing, so polling loops cost no memory). */
 HRX_API HRX_MUST_USE hrx_status_t hrx_exec_completion_poll(
     hrx_exec_completion_t* completion);
 /* A file descriptor that becomes readable once the submission's device

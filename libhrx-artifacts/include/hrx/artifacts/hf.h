@@ -118,8 +118,13 @@ typedef struct hrx_hf_file_t {
   const hrx_sha256_digest_t* sha256;
 } hrx_hf_file_t;
 
+/* A commit id: 40 lowercase hex digits and a NUL. */
+typedef struct hrx_hf_commit_t {
+  char hex[41];
+} hrx_hf_commit_t;
+
 /* The path of |file| in the cache (snapshots/{commit}/{filename}), owned
- * by the caller; |out_commit| (41 bytes, may be NULL) receives the commit.
+ * by the caller; |out_commit| (may be NULL) receives the commit.
  * Errors: INVALID_ARGUMENT for a malformed repo id, revision or filename;
  * UNAVAILABLE when offline (or built without downloads) and the cache
  * misses, naming the cache directory; NOT_FOUND when the hub has no such
@@ -131,7 +136,7 @@ typedef struct hrx_hf_file_t {
  * DEADLINE_EXCEEDED when the transfer is too slow or the deadline passes. */
 HRX_API HRX_MUST_USE hrx_status_t hrx_hf_resolve(
     const hrx_hf_resolver_t* resolver, const hrx_hf_file_t* file,
-    hrx_allocator_t allocator, char** out_path, char* out_commit);
+    hrx_allocator_t allocator, char** out_path, hrx_hf_commit_t* out_commit);
 
 /* The folder name of a repository in the cache, e.g.
  * "models--org--name"; INVALID_ARGUMENT for a malformed repo id. */

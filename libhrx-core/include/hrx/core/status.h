@@ -67,6 +67,12 @@ HRX_API HRX_MUST_USE hrx_status_t hrx_make_status_v(hrx_status_code_t code,
                                                     va_list args)
     HRX_PRINTF(2, 0);
 
+/* A failure with |code| and no message that never allocates, for answers
+ * on hot paths ("not done yet" from a poll); freeing it does nothing. An
+ * OK or out-of-range code becomes HRX_STATUS_INTERNAL. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_status_from_code(
+    hrx_status_code_t code);
+
 /* Creates a failure from an errno value: ENOENT -> NOT_FOUND, EACCES/EPERM
  * -> PERMISSION_DENIED, EEXIST -> ALREADY_EXISTS, ENOMEM/ENOSPC/EMFILE ->
  * RESOURCE_EXHAUSTED, EAGAIN/EBUSY/EWOULDBLOCK -> BUSY, ETIMEDOUT ->

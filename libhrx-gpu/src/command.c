@@ -130,6 +130,12 @@ hrx_status_t hrx_gpu_command_dispatch(hrx_gpu_device_t* device,
                              info->name, a, binding ? "binding" : "scalar",
                              binding ? "scalar" : "binding");
     }
+    if (binding && (unsigned)arg->access > HRX_GPU_ACCESS_WRITE) {
+      return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                             "kernel '%s' argument %u declares access %d "
+                             "(READ, WRITE or READ_WRITE)",
+                             info->name, a, (int)arg->access);
+    }
     if (binding) {
       hrx_status_t status = hrx_gpu_view_check(device, arg->view, "binding");
       if (status != HRX_OK) {

@@ -184,6 +184,11 @@ static void test_command_errors(void** state) {
   launch.workload = &zero;
   assert_status_code(hrx_gpu_stream_dispatch(f->stream, f->saxpy, &launch),
                      HRX_STATUS_INVALID_ARGUMENT);
+  /* An access mode that is none of the three. */
+  launch.workload = &n;
+  args[2].access = (hrx_gpu_access_t)7;
+  assert_status(hrx_gpu_stream_dispatch(f->stream, f->saxpy, &launch),
+                HRX_STATUS_INVALID_ARGUMENT, "declares access 7");
   /* A view of another device's buffer. */
   hrx_gpu_device_t* other = NULL;
   other = gpu_test_device_open();

@@ -97,7 +97,9 @@ HRX_API void hrx_gpu_kernel_release(hrx_gpu_kernel_t* kernel);
 HRX_API void hrx_gpu_kernel_info(const hrx_gpu_kernel_t* kernel,
                                  hrx_fabric_kernel_info_t* out_info);
 
-/* Declared access of a binding (used by access graphs). */
+/* Declared access of a binding. A stream runs its work in order whatever
+ * the access says; graphs with HRX_GPU_GRAPH_INFER_ACCESS and the exec
+ * runtime order work by it. Every dispatch checks it is one of these. */
 typedef enum hrx_gpu_access_e {
   HRX_GPU_ACCESS_READ_WRITE = 0,
   HRX_GPU_ACCESS_READ = 1,

@@ -75,6 +75,41 @@ static double submissions(hrx_gpu_device_t* device,
   return (double)threads * per_thread / (total / 1e9);
 }
 
+/* What one dispatch call costs the caller: 512 dispatches (half a queue,
+ * so no call waits for room) queued inside a batch (no doorbell), timed
+ * per call; the median of |rounds| rounds. |prepared| queues a prepared
+ * dispatch instead of evaluating the launch each time. */
+static double record_ns(hrx_gpu_device_t* device, hrx_gpu_stream_t* stream,
+                        const hrx_gpu_kernel_t* kernel, bool prepared,
+                        int rounds) {
+  enum { PER_ROUND = 512 };
+  hrx_gpu_launch_t launch = {NULL, 0, NULL, 0};
+  hrx_gpu_prepared_t* command = NULL;
+  if (prepared) {
+    CHECK(hrx_gpu_prepare_dispatch(device, kernel, &launch, &command));
+  }
+  uint64_t* per_round = malloc(sizeof(uint64_t) * (size_t)rounds);
+  for (int r = 0; r < rounds; ++r) {
+    hrx_gpu_stream_begin_batch(stream);
+    uint64_t t0 = hrx_clock_monotonic_ns();
+    for (int i = 0; i < PER_ROUND; ++i) {
+      if (prepared) {
+        CHECK(hrx_gpu_stream_enqueue(stream, command));
+      } else {
+        CHECK(hrx_gpu_stream_dispatch(stream, kernel, &launch));
+      }
+    }
+    per_round[r] = hrx_clock_monotonic_ns() - t0;
+    hrx_gpu_stream_end_batch(stream);
+    CHECK(hrx_gpu_stream_synchronize(stream, HRX_TIMEOUT_INFINITE));
+  }
+  qsort(per_round, (size_t)rounds, sizeof(uint64_t), compare_u64);
+  double ns = (double)per_round[rounds / 2] / PER_ROUND;
+  free(per_round);
+  hrx_gpu_prepared_destroy(command);
+  return ns;
+}
+
 /* Submission rate from 1 and |threads| threads, and empty dispatch + wait
  * latency percentiles over |samples|. */
 typedef struct dispatch_figures_t {
@@ -238,6 +273,12 @@ int main(int argc, char** argv) {
   double all = submissions(device, empty, (int)cpus, 50000);
   printf("submissions/s       1 thread %9.0f   %ld threads %9.0f   (anchor: "
          "gfx1151 1.0M and 1.9M)\n", one, cpus, all);
+
+  double record_direct = record_ns(device, stream, empty, false, 21);
+  double record_prepared = record_ns(device, stream, empty, true, 21);
+  printf("dispatch recording  %.0f ns/dispatch, %.0f ns/prepared enqueue "
+         "(512 in a batch, median of 21; target 131 ns)\n", record_direct,
+         record_prepared);
 
   /* 4 KiB copy + wait, empty dispatch + wait. */
   hrx_gpu_buffer_t *a = NULL, *b = NULL;

@@ -18,20 +18,62 @@ static size_t hrx_gpu_kfd_count(void) {
 
 size_t hrx_gpu_device_count(void) { return 1 + hrx_gpu_kfd_count(); }
 
+/* The live device of each index, so that every open of an index shares
+ * one device (its queues, threads and buffers). This is the process's one
+ * piece of shared mutable state in the layer: a device is a process-wide
+ * resource, as the driver sees it. Entries do not hold a reference; a
+ * device whose count reached zero is being destroyed and is replaced. */
+#define HRX_GPU_MAX_DEVICES 17 /* the host and hrx_fabric_kfd_probe's 16 */
+static pthread_mutex_t hrx_gpu_live_mutex = PTHREAD_MUTEX_INITIALIZER;
+static hrx_gpu_device_t* hrx_gpu_live[HRX_GPU_MAX_DEVICES];
+
+static hrx_status_t hrx_gpu_device_create(size_t index,
+                                          hrx_allocator_t allocator,
+                                          hrx_gpu_device_t** out_device);
+
+/* A reference to |device| unless its last one is already gone. */
+static bool hrx_gpu_device_try_retain(hrx_gpu_device_t* device) {
+  uint_fast32_t count = atomic_load(&device->ref_count);
+  while (count != 0) {
+    if (atomic_compare_exchange_weak(&device->ref_count, &count, count + 1)) {
+      return true;
+    }
+  }
+  return false;
+}
+
 hrx_status_t hrx_gpu_device_open(size_t index, hrx_allocator_t allocator,
                                  hrx_gpu_device_t** out_device) {
   *out_device = NULL;
-  if (index >= hrx_gpu_device_count()) {
+  size_t count = hrx_gpu_device_count();
+  if (index >= count || index >= HRX_GPU_MAX_DEVICES) {
     return hrx_make_status(HRX_STATUS_NOT_FOUND,
                            "device %zu does not exist (%zu present)", index,
-                           hrx_gpu_device_count());
+                           count);
   }
+  pthread_mutex_lock(&hrx_gpu_live_mutex);
+  hrx_gpu_device_t* live = hrx_gpu_live[index];
+  if (live && hrx_gpu_device_try_retain(live)) {
+    pthread_mutex_unlock(&hrx_gpu_live_mutex);
+    *out_device = live;
+    return HRX_OK;
+  }
+  hrx_status_t status = hrx_gpu_device_create(index, allocator, out_device);
+  if (status == HRX_OK) hrx_gpu_live[index] = *out_device;
+  pthread_mutex_unlock(&hrx_gpu_live_mutex);
+  return status;
+}
+
+static hrx_status_t hrx_gpu_device_create(size_t index,
+                                          hrx_allocator_t allocator,
+                                          hrx_gpu_device_t** out_device) {
   hrx_gpu_device_t* device = NULL;
   HRX_RETURN_IF_ERROR(
       hrx_allocator_malloc(allocator, sizeof(*device), (void**)&device));
   atomic_init(&device->ref_count, 1);
+  device->index = index;
   device->allocator = allocator;
-  device->queue_count = 8;
+  atomic_init(&device->queue_count, 8);
   pthread_mutex_init(&device->mutex, NULL);
   hrx_gpu_staging_cache_init(&device->staging);
   hrx_status_t status =
@@ -59,6 +101,11 @@ void hrx_gpu_device_release(hrx_gpu_device_t* device) {
                                            memory_order_acq_rel) != 1) {
     return;
   }
+  pthread_mutex_lock(&hrx_gpu_live_mutex);
+  if (hrx_gpu_live[device->index] == device) {
+    hrx_gpu_live[device->index] = NULL;
+  }
+  pthread_mutex_unlock(&hrx_gpu_live_mutex);
   for (uint32_t q = 0; device->queues && q < device->queue_count; ++q) {
     hrx_fabric_queue_destroy(device->queues[q]);
   }
@@ -93,7 +140,7 @@ hrx_status_t hrx_gpu_device_set_stream_queue_count(hrx_gpu_device_t* device,
 }
 
 uint32_t hrx_gpu_device_stream_queue_count(const hrx_gpu_device_t* device) {
-  return device->queue_count;
+  return (uint32_t)atomic_load(&device->queue_count);
 }
 
 hrx_status_t hrx_gpu_device_next_queue(hrx_gpu_device_t* device,

@@ -11,10 +11,12 @@
 
 struct hrx_gpu_device_s {
   atomic_uint_fast32_t ref_count;
+  size_t index;              /* its entry among the live devices */
   hrx_allocator_t allocator;
   hrx_fabric_device_t* fabric;
   pthread_mutex_t mutex;     /* guards the queue fields */
-  uint32_t queue_count;
+  /* Written under the mutex; atomic so that the getter needs no lock. */
+  atomic_uint_fast32_t queue_count;
   bool streams_started;
   uint32_t next_queue;
   hrx_fabric_queue_t** queues; /* created lazily */

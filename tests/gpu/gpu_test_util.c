@@ -46,6 +46,14 @@ hrx_gpu_device_t* gpu_test_device_open(void) {
   return device;
 }
 
+hrx_gpu_device_t* gpu_test_other_device_open(void) {
+  if (hrx_gpu_device_count() < 2) return NULL;
+  hrx_gpu_device_t* device = NULL;
+  assert_ok(hrx_gpu_device_open(gpu_test_device_index() == 0 ? 1 : 0,
+                                hrx_allocator_system(), &device));
+  return device;
+}
+
 bool gpu_test_is_host(const hrx_gpu_device_t* device) {
   return hrx_gpu_device_properties(device)->kind == HRX_FABRIC_DEVICE_HOST;
 }

@@ -21,6 +21,9 @@ hrx_gpu_kernel_t* gpu_test_spin_kernel(hrx_gpu_device_t* device);
  * HRX_KFD_MODEL set and HRX_TEST_DEVICE=1). */
 size_t gpu_test_device_index(void);
 hrx_gpu_device_t* gpu_test_device_open(void);
+/* A device other than the suite's (opens of one index share a device), or
+ * NULL when the machine has only the one. */
+hrx_gpu_device_t* gpu_test_other_device_open(void);
 /* Whether |device| is the host device: host-only checks (the race and
  * overflow sanitizers' reports, memmove copies) differ elsewhere. */
 bool gpu_test_is_host(const hrx_gpu_device_t* device);

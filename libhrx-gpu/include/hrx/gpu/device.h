@@ -32,8 +32,10 @@ typedef struct hrx_gpu_event_s hrx_gpu_event_t;
  * KFD model models when HRX_KFD_MODEL is set: see hrx/fabric/kfd.h). */
 HRX_API size_t hrx_gpu_device_count(void);
 
-/* Opens device |index|. Each call opens a new device object; share one
- * device between components with hrx_gpu_device_retain. */
+/* Opens device |index|. While a device of that index is live, every open
+ * returns it (one more reference): components that open the same index
+ * share its queues, threads, buffers and stream queue count, and the
+ * first open's |allocator| serves them all. Thread-safe. */
 HRX_API HRX_MUST_USE hrx_status_t hrx_gpu_device_open(
     size_t index, hrx_allocator_t allocator, hrx_gpu_device_t** out_device);
 HRX_API void hrx_gpu_device_retain(hrx_gpu_device_t* device);

@@ -73,8 +73,8 @@ hrx_status_t hrx_fabric_queue_reserve(hrx_fabric_queue_t* q, uint32_t count,
   for (;;) {
     uint64_t read = hrx_fabric_queue_read_index(q);
     if (index + count - read > q->size) {
-      return hrx_make_status(HRX_STATUS_BUSY,
-                             "queue full (%u packets in flight)", q->size);
+      /* Producers retry this; an allocated message would cost them. */
+      return hrx_status_from_code(HRX_STATUS_BUSY);
     }
     if (atomic_compare_exchange_weak_explicit(&q->write_index, &index,
                                               index + count,

@@ -3,13 +3,49 @@
 
 #include "gpu_internal.h"
 
+void hrx_gpu_kernarg_cache_free(hrx_allocator_t allocator,
+                                hrx_gpu_kernarg_cache_t* cache) {
+  for (uint32_t i = 0; i < cache->count; ++i) {
+    hrx_allocator_free(allocator, cache->blocks[i]);
+  }
+  cache->count = 0;
+}
+
+static hrx_status_t hrx_gpu_kernarg_take(hrx_allocator_t allocator,
+                                         hrx_gpu_kernarg_cache_t* cache,
+                                         uint32_t bytes,
+                                         hrx_gpu_command_t* command) {
+  if (cache && bytes <= HRX_GPU_KERNARG_BLOCK) {
+    command->kernarg_cache = cache;
+    if (cache->count) {
+      /* As fresh as a heap segment: padding and unset bytes read zero. */
+      command->kernarg = cache->blocks[--cache->count];
+      memset(command->kernarg, 0, bytes);
+      return HRX_OK;
+    }
+    bytes = HRX_GPU_KERNARG_BLOCK;
+  }
+  return hrx_allocator_malloc(allocator, bytes, (void**)&command->kernarg);
+}
+
+static void hrx_gpu_kernarg_give(hrx_allocator_t allocator,
+                                 hrx_gpu_command_t* command) {
+  hrx_gpu_kernarg_cache_t* cache = command->kernarg_cache;
+  if (command->kernarg && cache && cache->count < HRX_GPU_KERNARG_CACHE) {
+    cache->blocks[cache->count++] = command->kernarg;
+  } else {
+    hrx_allocator_free(allocator, command->kernarg);
+  }
+}
+
 void hrx_gpu_command_release(hrx_allocator_t allocator,
                              hrx_gpu_command_t* command) {
+  hrx_gpu_buffer_t* const* buffers = hrx_gpu_command_buffers(command);
   for (uint32_t i = 0; i < command->buffer_count; ++i) {
-    hrx_gpu_buffer_release(command->buffers[i]);
+    hrx_gpu_buffer_release(buffers[i]);
   }
-  hrx_allocator_free(allocator, command->buffers);
-  hrx_allocator_free(allocator, command->kernarg);
+  hrx_allocator_free(allocator, command->heap_buffers);
+  hrx_gpu_kernarg_give(allocator, command);
   hrx_gpu_kernel_release(command->kernel);
   hrx_gpu_event_release(command->event);
   memset(command, 0, sizeof(*command));
@@ -18,11 +54,15 @@ void hrx_gpu_command_release(hrx_allocator_t allocator,
 static hrx_status_t hrx_gpu_command_retain_buffers(
     hrx_allocator_t allocator, hrx_gpu_command_t* command,
     hrx_gpu_buffer_t* const* buffers, uint32_t count) {
-  HRX_RETURN_IF_ERROR(hrx_allocator_malloc_array(
-      allocator, count ? count : 1, sizeof(hrx_gpu_buffer_t*),
-      (void**)&command->buffers));
+  hrx_gpu_buffer_t** held = command->inline_buffers;
+  if (count > HRX_GPU_COMMAND_INLINE_BUFFERS) {
+    HRX_RETURN_IF_ERROR(hrx_allocator_malloc_array(
+        allocator, count, sizeof(hrx_gpu_buffer_t*),
+        (void**)&command->heap_buffers));
+    held = command->heap_buffers;
+  }
   for (uint32_t i = 0; i < count; ++i) {
-    command->buffers[i] = buffers[i];
+    held[i] = buffers[i];
     hrx_gpu_buffer_retain(buffers[i]);
   }
   command->buffer_count = count;
@@ -105,6 +145,7 @@ hrx_status_t hrx_gpu_command_fill(hrx_gpu_device_t* device,
 hrx_status_t hrx_gpu_command_dispatch(hrx_gpu_device_t* device,
                                       const hrx_gpu_kernel_t* kernel,
                                       const hrx_gpu_launch_t* launch,
+                                      hrx_gpu_kernarg_cache_t* kernargs,
                                       hrx_gpu_command_t* out) {
   memset(out, 0, sizeof(*out));
   const hrx_fabric_kernel_info_t* info = &kernel->info;
@@ -165,9 +206,9 @@ hrx_status_t hrx_gpu_command_dispatch(hrx_gpu_device_t* device,
                              (unsigned long long)grid[d]);
     }
   }
-  status = hrx_allocator_malloc(device->allocator,
+  status = hrx_gpu_kernarg_take(device->allocator, kernargs,
                                 info->kernarg_size ? info->kernarg_size : 8,
-                                (void**)&out->kernarg);
+                                out);
   if (status == HRX_OK) {
     status = hrx_gpu_command_retain_buffers(device->allocator, out, buffers,
                                             buffer_count);
@@ -226,7 +267,8 @@ hrx_status_t hrx_gpu_prepare_dispatch(hrx_gpu_device_t* device,
                                       hrx_gpu_prepared_t** out_prepared) {
   *out_prepared = NULL;
   hrx_gpu_command_t command;
-  HRX_RETURN_IF_ERROR(hrx_gpu_command_dispatch(device, kernel, launch, &command));
+  HRX_RETURN_IF_ERROR(
+      hrx_gpu_command_dispatch(device, kernel, launch, NULL, &command));
   return hrx_gpu_prepared_wrap(device, &command, out_prepared);
 }
 

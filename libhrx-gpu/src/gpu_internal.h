@@ -69,20 +69,48 @@ hrx_status_t hrx_gpu_device_next_queue(hrx_gpu_device_t* device,
                                        hrx_fabric_queue_t** out_queue);
 
 /* A prepared command: one AQL packet body and what it keeps alive. */
+/* Kernarg segments of one stream's dispatches, recycled so that a
+ * dispatch allocates nothing once the stream has warmed up. Owned and used
+ * by the stream's thread only (streams are single-threaded). */
+#define HRX_GPU_KERNARG_BLOCK 256u
+#define HRX_GPU_KERNARG_CACHE 64u
+typedef struct hrx_gpu_kernarg_cache_t {
+  uint32_t count;
+  uint8_t* blocks[HRX_GPU_KERNARG_CACHE]; /* HRX_GPU_KERNARG_BLOCK bytes */
+} hrx_gpu_kernarg_cache_t;
+
+void hrx_gpu_kernarg_cache_free(hrx_allocator_t allocator,
+                                hrx_gpu_kernarg_cache_t* cache);
+
+/* Commands retain up to this many buffers without allocating. */
+#define HRX_GPU_COMMAND_INLINE_BUFFERS 4u
+
 typedef struct hrx_gpu_command_t {
   hrx_aql_packet_t packet; /* body; the first 32 bits are set at publish */
   uint16_t type;           /* hrx_aql_packet_type_t */
   uint16_t setup;
-  uint8_t* kernarg;        /* owned */
+  uint8_t* kernarg;        /* owned: heap, or a block of |kernarg_cache| */
+  hrx_gpu_kernarg_cache_t* kernarg_cache;
   hrx_gpu_kernel_t* kernel; /* retained */
   hrx_gpu_event_t* event;   /* retained (event waits) */
-  hrx_gpu_buffer_t** buffers; /* retained */
-  uint32_t buffer_count;
+  uint32_t buffer_count;   /* retained buffers: */
+  hrx_gpu_buffer_t* inline_buffers[HRX_GPU_COMMAND_INLINE_BUFFERS];
+  hrx_gpu_buffer_t** heap_buffers; /* when there are more */
 } hrx_gpu_command_t;
 
+/* The buffers |command| retains (buffer_count of them). Commands are
+ * copied by value, so the inline ones are found afresh each time. */
+static inline hrx_gpu_buffer_t* const* hrx_gpu_command_buffers(
+    const hrx_gpu_command_t* command) {
+  return command->heap_buffers ? command->heap_buffers
+                               : command->inline_buffers;
+}
+
+/* |kernargs| (may be NULL: heap) supplies the kernarg segment. */
 hrx_status_t hrx_gpu_command_dispatch(hrx_gpu_device_t* device,
                                       const hrx_gpu_kernel_t* kernel,
                                       const hrx_gpu_launch_t* launch,
+                                      hrx_gpu_kernarg_cache_t* kernargs,
                                       hrx_gpu_command_t* out_command);
 /* A GPU's blit kernels copy in parallel, front to back: overlapping
  * ranges of one buffer are INVALID_ARGUMENT on every device but the host.

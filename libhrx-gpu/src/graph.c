@@ -267,7 +267,7 @@ hrx_status_t hrx_gpu_graph_dispatch(hrx_gpu_graph_t* g,
                                     hrx_gpu_node_t* out_node) {
   hrx_gpu_command_t command;
   HRX_RETURN_IF_ERROR(
-      hrx_gpu_command_dispatch(g->device, kernel, launch, &command));
+      hrx_gpu_command_dispatch(g->device, kernel, launch, NULL, &command));
   hrx_gpu_access_range_t accesses[HRX_HOST_MAX_BINDINGS];
   size_t count = 0;
   for (size_t a = 0; a < launch->arg_count; ++a) {
@@ -365,10 +365,10 @@ uint64_t hrx_gpu_graph_binding_bytes(const hrx_gpu_graph_t* g) {
         const hrx_gpu_command_t* e = &g->nodes[m].command;
         uint32_t limit = m == n ? b : e->buffer_count;
         for (uint32_t k = 0; k < limit && !seen; ++k) {
-          seen = e->buffers[k] == c->buffers[b];
+          seen = hrx_gpu_command_buffers(e)[k] == hrx_gpu_command_buffers(c)[b];
         }
       }
-      if (!seen) total += c->buffers[b]->memory.size;
+      if (!seen) total += hrx_gpu_command_buffers(c)[b]->memory.size;
     }
   }
   return total;

@@ -39,6 +39,7 @@ struct hrx_gpu_stream_s {
   bool unrung; /* packets published quietly since the last ring */
   uint64_t end_index; /* queue index just past the stream's last packet */
   uint64_t abandoned; /* latest point a synchronize gave up on (0: none) */
+  hrx_gpu_kernarg_cache_t kernargs;
 };
 
 struct hrx_gpu_readback_s {
@@ -140,9 +141,16 @@ static hrx_status_t hrx_gpu_reserve(hrx_gpu_stream_t* s, uint32_t count,
     if (!hrx_status_is(status, HRX_STATUS_BUSY)) return status;
     /* A full ring drains only if the processor knows about it. */
     hrx_gpu_stream_ring(s);
-    if (!deadline) deadline = hrx_deadline_after(HRX_GPU_RESERVE_TIMEOUT_NS);
-    if (hrx_deadline_remaining(deadline) == 0) return status;
     hrx_status_free(status);
+    if (!deadline) deadline = hrx_deadline_after(HRX_GPU_RESERVE_TIMEOUT_NS);
+    if (hrx_deadline_remaining(deadline) == 0) {
+      return hrx_make_status(HRX_STATUS_BUSY,
+                             "the stream's queue stayed full for %llu s "
+                             "(%u packets in flight)",
+                             (unsigned long long)(HRX_GPU_RESERVE_TIMEOUT_NS /
+                                                  1000000000ull),
+                             hrx_fabric_queue_size(s->queue));
+    }
     /* The ring drains on its own; give the processor the core. */
     hrx_gpu_stream_retire(s, false);
     sched_yield();
@@ -346,6 +354,7 @@ void hrx_gpu_stream_destroy(hrx_gpu_stream_t* s) {
     hrx_status_free(taken);
   }
   hrx_allocator_free(s->allocator, s->retained);
+  hrx_gpu_kernarg_cache_free(s->allocator, &s->kernargs);
   hrx_fabric_signal_release(s->timeline);
   hrx_budget_release(s->budget);
   hrx_gpu_device_t* device = s->device;
@@ -600,7 +609,8 @@ hrx_status_t hrx_gpu_stream_dispatch(hrx_gpu_stream_t* s,
                                      const hrx_gpu_launch_t* launch) {
   hrx_gpu_command_t command;
   HRX_RETURN_IF_ERROR(
-      hrx_gpu_command_dispatch(s->device, kernel, launch, &command));
+      hrx_gpu_command_dispatch(s->device, kernel, launch, &s->kernargs,
+                               &command));
   return hrx_gpu_stream_submit(s, &command, true);
 }
 

@@ -45,7 +45,8 @@ HRX_API uint64_t hrx_fabric_queue_write_index(
     const hrx_fabric_queue_t* queue);
 
 /* Reserves |count| consecutive packet slots and returns the first index.
- * BUSY when fewer than |count| slots are free. */
+ * BUSY (a status without message, which allocates nothing: producers
+ * retry) when fewer than |count| slots are free. */
 HRX_API HRX_MUST_USE hrx_status_t hrx_fabric_queue_reserve(
     hrx_fabric_queue_t* queue, uint32_t count, uint64_t* out_index);
 

@@ -248,6 +248,11 @@ typedef struct hrx_host_device_t {
   hrx_fabric_executable_t** executables; /* loaded, for kernel checks */
   size_t executable_count;
   size_t executable_capacity;
+  /* Queue processors polling now, and how many may at once: one core is
+   * always left to the threads that submit, since a poller sharing a
+   * submitter's core costs it whole time slices (host_queue.c). */
+  atomic_uint pollers;
+  uint32_t poll_limit;
 } hrx_host_device_t;
 
 hrx_host_device_t* hrx_host_device_cast(hrx_fabric_device_t* device);

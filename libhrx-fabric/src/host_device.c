@@ -69,6 +69,9 @@ hrx_status_t hrx_fabric_host_device_create(
   atomic_init(&device->base.ref_count, 1);
   device->base.allocator = allocator;
   pthread_mutex_init(&device->mutex, NULL);
+  long online = sysconf(_SC_NPROCESSORS_ONLN);
+  atomic_init(&device->pollers, 0);
+  device->poll_limit = online > 1 ? (uint32_t)(online - 1) : 0;
   /* The submitting thread also runs workgroups, so N workers plus the
    * packet processor use N + 1 threads; one fewer worker keeps the device
    * at the requested parallelism. */

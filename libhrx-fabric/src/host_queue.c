@@ -148,9 +148,11 @@ static void hrx_queue_agent(hrx_host_queue_t* q,
  * barrier waits. Submissions and cross-queue completions often come within
  * microseconds, and waking a sleeping processor costs the other side a
  * futex wake (several microseconds on a VM) that would dominate a replay's
- * submit time. The poll yields the core between checks, so on a busy
- * machine workers and other queues still run; and it is bounded, so an
- * idle queue stops costing CPU after this long. */
+ * submit time. The poll yields the core between checks, and it is bounded,
+ * so an idle queue stops costing CPU after this long. Only as many
+ * processors poll at once as leave one core free (the device's
+ * poll_limit; none on one core): a poller that shares the submitter's core
+ * makes its latency swing by whole time slices, and the others block. */
 #define HRX_QUEUE_POLL_NS 50000u
 
 static void hrx_queue_relax(void) {
@@ -161,18 +163,30 @@ static void hrx_queue_relax(void) {
 #endif
 }
 
-/* Polls |ready| for up to HRX_QUEUE_POLL_NS; false when it never held. */
-static bool hrx_queue_poll(bool (*ready)(const void*), const void* context) {
+/* Polls |ready| for up to HRX_QUEUE_POLL_NS when |device| lets one more
+ * processor poll; false when it never held. */
+static bool hrx_queue_poll(hrx_host_device_t* device,
+                           bool (*ready)(const void*), const void* context) {
+  if (atomic_fetch_add(&device->pollers, 1) >= device->poll_limit) {
+    atomic_fetch_sub(&device->pollers, 1);
+    return ready(context);
+  }
   uint64_t until = hrx_clock_monotonic_ns() + HRX_QUEUE_POLL_NS;
+  bool held = false;
   for (uint32_t i = 1;; ++i) {
-    if (ready(context)) return true;
+    if (ready(context)) {
+      held = true;
+      break;
+    }
     if ((i & 63) == 0) {
-      if (hrx_clock_monotonic_ns() >= until) return false;
+      if (hrx_clock_monotonic_ns() >= until) break;
       sched_yield();
     } else {
       hrx_queue_relax();
     }
   }
+  atomic_fetch_sub(&device->pollers, 1);
+  return held;
 }
 
 typedef struct hrx_queue_barrier_wait_t {
@@ -204,7 +218,7 @@ static void hrx_queue_barrier(hrx_host_queue_t* q,
                               const hrx_aql_barrier_packet_t* packet,
                               bool any) {
   hrx_queue_barrier_wait_t w = {packet, any};
-  if (hrx_queue_barrier_met(&w) || hrx_queue_poll(hrx_queue_barrier_met, &w)) {
+  if (hrx_queue_barrier_met(&w) || hrx_queue_poll(q->device, hrx_queue_barrier_met, &w)) {
     hrx_queue_complete(packet->completion_signal, false);
     return;
   }
@@ -257,7 +271,7 @@ static void* hrx_queue_main(void* arg) {
     if (type == HRX_AQL_PACKET_INVALID) {
       if (atomic_load(&q->shutdown)) break;
       hrx_queue_idle_t idle = {q, slot, rung};
-      if (hrx_queue_poll(hrx_queue_woken, &idle)) continue;
+      if (hrx_queue_poll(q->device, hrx_queue_woken, &idle)) continue;
       hrx_status_free(hrx_fabric_signal_wait(
           q->doorbell, HRX_FABRIC_SIGNAL_NE, rung, HRX_TIMEOUT_INFINITE,
           NULL));

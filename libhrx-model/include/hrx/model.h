@@ -20,10 +20,12 @@
 #define HRX_MODEL_H_
 
 #include "hrx/model/context.h"     // IWYU pragma: export
+#include "hrx/model/image.h"       // IWYU pragma: export
 #include "hrx/model/plan_cache.h"  // IWYU pragma: export
 #include "hrx/model/prepared.h"    // IWYU pragma: export
 #include "hrx/model/session.h"     // IWYU pragma: export
 #include "hrx/model/tensor.h"      // IWYU pragma: export
+#include "hrx/model/tensor_ops.h"  // IWYU pragma: export
 
 #ifdef __cplusplus
 extern "C" {

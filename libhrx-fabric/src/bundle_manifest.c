@@ -1,7 +1,9 @@
 /* bundle.json: parsing, validation and canonical formatting. */
+#include <dlfcn.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bundle_internal.h"
 
@@ -327,11 +329,47 @@ hrx_status_t hrx_bundle_local_archive(const hrx_fabric_bundle_manifest_t* m,
   return hrx_path_join(allocator, m->source_dir, url, out_path);
 }
 
+/* The bundle.json installed with this library, found from where the
+ * library itself was loaded (HRX_FABRIC_BUNDLE_JSON_FROM_LIBDIR: datadir
+ * relative to libdir), so that an install moved to another prefix (a
+ * DESTDIR, a relocated package) finds its own. NULL when the library was
+ * linked statically or that file is not there. */
+static char* hrx_bundle_json_beside_library(hrx_allocator_t allocator) {
+#ifdef HRX_FABRIC_BUNDLE_JSON_FROM_LIBDIR
+  Dl_info info;
+  if (!dladdr((void*)(uintptr_t)&hrx_fabric_bundle_manifest_path, &info) ||
+      !info.dli_fname || info.dli_fname[0] != '/') {
+    return NULL;
+  }
+  char *dir = NULL, *path = NULL;
+  hrx_status_t status = hrx_path_parent(allocator, info.dli_fname, &dir);
+  if (status == HRX_OK) {
+    status = hrx_path_join(allocator, dir, HRX_FABRIC_BUNDLE_JSON_FROM_LIBDIR,
+                           &path);
+  }
+  hrx_status_free(status);
+  hrx_allocator_free(allocator, dir);
+  if (path && access(path, R_OK) != 0) {
+    hrx_allocator_free(allocator, path);
+    path = NULL;
+  }
+  return path;
+#else
+  (void)allocator;
+  return NULL;
+#endif
+}
+
 hrx_status_t hrx_fabric_bundle_manifest_path(hrx_allocator_t allocator,
                                              char** out_path) {
   const char* chosen = getenv("HRX_BUNDLE_JSON");
-  if (!chosen || !chosen[0]) chosen = HRX_FABRIC_BUNDLE_JSON_DEFAULT;
-  return hrx_allocator_strdup(allocator, chosen, out_path);
+  if (chosen && chosen[0]) {
+    return hrx_allocator_strdup(allocator, chosen, out_path);
+  }
+  *out_path = hrx_bundle_json_beside_library(allocator);
+  if (*out_path) return HRX_OK;
+  return hrx_allocator_strdup(allocator, HRX_FABRIC_BUNDLE_JSON_DEFAULT,
+                              out_path);
 }
 
 hrx_status_t hrx_fabric_bundle_manifest_load_pinned(

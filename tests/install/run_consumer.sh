@@ -4,10 +4,11 @@
 # checks that a consumer of hrx-gpu needs and loads no network, archive or
 # TLS library, compiles every installed public header alone as C11 and as
 # C++17, builds and runs a C++ consumer of hrx-gpu, and installs the bundle
-# shipped beside bundle.json with the installed hrx.
+# shipped beside bundle.json with the installed hrx, which finds both from
+# where its libraries were loaded (a relocated install).
 set -eu
-build_dir=$1 cc=$2 prefix=$3 libdir=$4 sanitize=$5 source=$6 bindir=$7 datadir=$8
-cxx=$9 cxx_source=${10} gpu_source=${11}
+build_dir=$1 cc=$2 prefix=$3 libdir=$4 sanitize=$5 source=$6 bindir=$7
+cxx=$8 cxx_source=$9 gpu_source=${10}
 
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
@@ -85,10 +86,9 @@ gpu_flags=$(pkg-config --cflags --libs hrx-gpu hrx-loom hrx-exec hrx-artifacts)
 LD_LIBRARY_PATH="$libpath" "$scratch/consumer-cxx"
 
 # The installed bundle.json names the archive installed beside it: an
-# offline prepare installs it. (HRX_BUNDLE_JSON because the compiled-in
-# default lies under the real prefix, not this DESTDIR.)
+# offline prepare installs it. The install lies under a DESTDIR, not the
+# prefix it was configured for: the tool finds that bundle.json beside its
+# library, as a relocated install does (no HRX_BUNDLE_JSON).
 case $bindir in /*) ;; *) bindir=$prefix/$bindir ;; esac
-case $datadir in /*) ;; *) datadir=$prefix/$datadir ;; esac
 LD_LIBRARY_PATH="$libpath" XDG_CACHE_HOME="$scratch/cache" HRX_OFFLINE=1 \
-  HRX_BUNDLE_JSON="$scratch/root$datadir/hrx/bundle.json" \
   "$scratch/root$bindir/hrx" prepare

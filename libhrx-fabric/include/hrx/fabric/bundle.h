@@ -86,7 +86,9 @@ HRX_API HRX_MUST_USE hrx_status_t hrx_fabric_bundle_manifest_load(
     hrx_fabric_bundle_manifest_t** out_manifest);
 
 /* The path of the pinned manifest: $HRX_BUNDLE_JSON when set, else the one
- * installed with the library. Owned by the caller. */
+ * installed with the library: beside the loaded shared library (datadir
+ * relative to libdir, so a moved install finds its own), else under the
+ * configured prefix. Owned by the caller. */
 HRX_API HRX_MUST_USE hrx_status_t hrx_fabric_bundle_manifest_path(
     hrx_allocator_t allocator, char** out_path);
 

@@ -5,7 +5,8 @@
  * the specification requires); when HOME is unset or relative too, the
  * password database's home directory.
  *
- * Runtime directory (runtime locks): $XDG_RUNTIME_DIR/hrx when
+ * Runtime directory (per-user runtime files; HRX itself keeps none there
+ * today: bundle installs lock inside the cache): $XDG_RUNTIME_DIR/hrx when
  * XDG_RUNTIME_DIR is absolute; otherwise the documented fallback
  * $TMPDIR/hrx-runtime-<uid> (TMPDIR only when absolute, else /tmp), which
  * hrx_path_ensure_private_dir() creates with mode 0700 and refuses to use

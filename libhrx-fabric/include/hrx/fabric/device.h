@@ -1,9 +1,9 @@
 /* Devices, providers and memory.
  *
- * A provider implements one device family behind hrx_fabric_device_vtable_t
- * (the host device now; amdgpu through KFD later). Public calls validate and
- * dispatch through the vtable. Devices are reference counted and their
- * calls are thread-safe.
+ * A provider implements one device family (the host device; amdgpu
+ * through KFD); its interface is private to libhrx-fabric, which has no
+ * provider registration. Public calls validate and dispatch to the
+ * provider. Devices are reference counted and their calls are thread-safe.
  */
 #ifndef HRX_FABRIC_DEVICE_H_
 #define HRX_FABRIC_DEVICE_H_
@@ -116,28 +116,6 @@ HRX_API HRX_MUST_USE hrx_status_t hrx_fabric_queue_create(
 HRX_API HRX_MUST_USE hrx_status_t hrx_fabric_device_signal_create(
     hrx_fabric_device_t* device, int64_t initial_value,
     hrx_fabric_signal_t** out_signal);
-
-/* Provider interface: one table per device family. */
-typedef struct hrx_fabric_device_vtable_t {
-  void (*destroy)(hrx_fabric_device_t* device);
-  hrx_status_t (*memory_allocate)(hrx_fabric_device_t* device, uint64_t size,
-                                  hrx_fabric_visibility_t visibility,
-                                  uint32_t flags,
-                                  hrx_fabric_memory_t* out_memory);
-  void (*memory_free)(hrx_fabric_device_t* device,
-                      hrx_fabric_memory_t* memory);
-  hrx_status_t (*executable_load)(hrx_fabric_device_t* device,
-                                  const void* bytes, size_t length,
-                                  hrx_fabric_executable_t** out_executable);
-  hrx_status_t (*queue_create)(hrx_fabric_device_t* device,
-                               uint32_t packet_count,
-                               hrx_fabric_queue_t** out_queue);
-  /* Optional: signals this device's packet processor can complete (NULL:
-   * any hrx_fabric_signal_create signal will do). */
-  hrx_status_t (*signal_create)(hrx_fabric_device_t* device,
-                                int64_t initial_value,
-                                hrx_fabric_signal_t** out_signal);
-} hrx_fabric_device_vtable_t;
 
 #ifdef __cplusplus
 }

@@ -118,9 +118,25 @@ typedef struct peer_t {
   int ran;
 } peer_t;
 
-static int write_file(const char* dir, const char* name, const void* data,
-                      size_t bytes) {
-  char path[256];
+void bench_ops_open(hrx_gpu_device_t** out_device,
+                    hrx_model_session_t** out_session) {
+  const char* index_text = getenv("HRX_BENCH_DEVICE");
+  size_t index = index_text ? (size_t)strtoul(index_text, NULL, 10) : 0;
+  bench_check(hrx_gpu_device_open(index, hrx_allocator_system(), out_device),
+              "device");
+  bench_check(hrx_model_session_create(*out_device, NULL,
+                                       hrx_allocator_system(), out_session),
+              "session");
+}
+
+void bench_ops_close(hrx_gpu_device_t* device, hrx_model_session_t* session) {
+  hrx_model_session_destroy(session);
+  hrx_gpu_device_release(device);
+}
+
+int bench_ops_write_file(const char* dir, const char* name, const void* data,
+                         size_t bytes) {
+  char path[4096];
   snprintf(path, sizeof(path), "%s/%s", dir, name);
   FILE* f = fopen(path, "wb");
   if (!f) return -1;
@@ -148,8 +164,9 @@ static void run_peer(peer_t* peer, const uint32_t* indices) {
   const char* references = getenv("HRX_MODEL_REFERENCES");
   snprintf(peer->dir, sizeof(peer->dir), "/tmp/hrx-ops-XXXXXX");
   peer->made = references && mkdtemp(peer->dir);
-  if (!peer->made || write_file(peer->dir, "indices.bin", indices,
-                                GATHER_ROWS * sizeof(*indices)) != 0) {
+  if (!peer->made ||
+      bench_ops_write_file(peer->dir, "indices.bin", indices,
+                           GATHER_ROWS * sizeof(*indices)) != 0) {
     fprintf(stderr,
             "ops: the numpy peer cannot run (HRX_MODEL_REFERENCES "
             "unset or no temporary directory)\n");
@@ -210,15 +227,9 @@ static const char* check_against(const peer_t* peer, hrx_model_tensor_t* t,
 }
 
 static int bench_ops_tensor(void) {
-  const char* index_text = getenv("HRX_BENCH_DEVICE");
-  size_t index = index_text ? (size_t)strtoul(index_text, NULL, 10) : 0;
   hrx_gpu_device_t* device = NULL;
-  bench_check(hrx_gpu_device_open(index, hrx_allocator_system(), &device),
-              "device");
   hrx_model_session_t* session = NULL;
-  bench_check(
-      hrx_model_session_create(device, NULL, hrx_allocator_system(), &session),
-      "session");
+  bench_ops_open(&device, &session);
   tensor_bench_t* b = calloc(1, sizeof(*b));
   if (!b) return 1;
   bench_check(hrx_model_tensor_ops_create(session, NULL, &b->ops),
@@ -281,8 +292,7 @@ static int bench_ops_tensor(void) {
   remove_peer_dir(&peer);
   hrx_model_tensor_ops_destroy(b->ops);
   free(b);
-  hrx_model_session_destroy(session);
-  hrx_gpu_device_release(device);
+  bench_ops_close(device, session);
   return 0;
 }
 

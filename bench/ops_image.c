@@ -58,16 +58,6 @@ static void affine_maps(float* maps) {
   }
 }
 
-static int write_blob(const char* dir, const char* name, const void* data,
-                      size_t bytes) {
-  char path[4096];
-  snprintf(path, sizeof(path), "%s/%s.bin", dir, name);
-  FILE* f = fopen(path, "wb");
-  if (!f) return -1;
-  size_t done = fwrite(data, 1, bytes, f);
-  return fclose(f) == 0 && done == bytes ? 0 : -1;
-}
-
 /* Runs the numpy peer over |rgb| and |maps|; its median in ns and whether
  * its bytes equal |want|. Returns -1 when the peer could not run. */
 static int affine_peer(const uint8_t* rgb, const float* maps,
@@ -92,8 +82,10 @@ static int affine_peer(const uint8_t* rgb, const float* maps,
            python, references, references, dir, SRC_W, SRC_H, CROPS, SIDE, SIDE,
            SAMPLES);
   FILE* peer = NULL;
-  if (write_blob(dir, "image", rgb, (size_t)SRC_W * SRC_H * 3) == 0 &&
-      write_blob(dir, "inverse", maps, CROPS * 6 * sizeof(float)) == 0) {
+  if (bench_ops_write_file(dir, "image.bin", rgb,
+                           (size_t)SRC_W * SRC_H * 3) == 0 &&
+      bench_ops_write_file(dir, "inverse.bin", maps,
+                           CROPS * 6 * sizeof(float)) == 0) {
     peer = popen(command, "r");
   }
   double seconds = -1;
@@ -128,15 +120,9 @@ static int affine_peer(const uint8_t* rgb, const float* maps,
 }
 
 int bench_ops_image(void) {
-  const char* index_text = getenv("HRX_BENCH_DEVICE");
-  size_t index = index_text ? (size_t)strtoul(index_text, NULL, 10) : 0;
   hrx_gpu_device_t* device = NULL;
-  bench_check(hrx_gpu_device_open(index, hrx_allocator_system(), &device),
-              "device");
   hrx_model_session_t* session = NULL;
-  bench_check(
-      hrx_model_session_create(device, NULL, hrx_allocator_system(), &session),
-      "session");
+  bench_ops_open(&device, &session);
   affine_bench_t b = {0};
   bench_check(hrx_model_image_ops_create(session, NULL, &b.ops), "image ops");
   size_t src_bytes = (size_t)SRC_W * SRC_H * 3;
@@ -189,8 +175,7 @@ int bench_ops_image(void) {
   }
   hrx_model_image_release(b.image);
   hrx_model_image_ops_destroy(b.ops);
-  hrx_model_session_destroy(session);
-  hrx_gpu_device_release(device);
+  bench_ops_close(device, session);
   free(out);
   free(rgb);
   return peer == 0 && mismatches == 0 ? 0 : 1;

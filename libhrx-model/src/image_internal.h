@@ -2,11 +2,10 @@
 #ifndef HRX_MODEL_SRC_IMAGE_INTERNAL_H_
 #define HRX_MODEL_SRC_IMAGE_INTERNAL_H_
 
-#include <pthread.h>
 #include <stdatomic.h>
-#include <stdbool.h>
 
 #include "hrx/model.h"
+#include "ops_common.h"
 
 /* The image kernels: embedded file and export of each (image_record.c). */
 typedef enum hrx_model_image_kernel_e {
@@ -78,7 +77,8 @@ typedef struct hrx_model_image_spec_t {
   hrx_model_image_composite_desc_t composite;
 } hrx_model_image_spec_t;
 
-/* One call's plan request: the spec, its images and per-call input. */
+/* One call's plan request: the spec (first: requests begin with it), its
+ * images and per-call input. */
 typedef struct hrx_model_image_request_t {
   hrx_model_image_spec_t spec;
   hrx_model_image_t* images[2];
@@ -87,35 +87,11 @@ typedef struct hrx_model_image_request_t {
   hrx_model_tensor_desc_t output;
 } hrx_model_image_request_t;
 
-typedef struct hrx_model_image_plan_t hrx_model_image_plan_t;
-
 struct hrx_model_image_ops_s {
-  hrx_allocator_t allocator;
-  hrx_model_context_t* context; /* retained */
-  hrx_model_frozen_t* kernels;  /* every image kernel, compiled once */
-  hrx_model_plan_cache_t* plans;
-  uint32_t slots;
-  pthread_mutex_t mutex;           /* guards |retired| */
-  hrx_model_image_plan_t* retired; /* evicted while tensors were alive */
-  size_t retired_count;
+  hrx_model_ops_t base; /* first: the ops are ops of this kind */
 };
 
-/* PlanCache callbacks (image_plan.c); the request being pinned is passed
- * through hrx_model_image_plan_pin. */
-hrx_status_t hrx_model_image_plan_pin(hrx_model_image_ops_t* ops,
-                                      const hrx_model_image_request_t* request,
-                                      hrx_model_image_plan_t** out_plan,
-                                      uint64_t* out_key);
-void hrx_model_image_plan_evicted(void* user, void* plan);
-hrx_status_t hrx_model_image_plan_prepare(void* user, uint64_t key,
-                                          void** out_plan);
-/* Frees retired plans whose tensors are all released; |all|: every one
- * (the ops are being destroyed). */
-void hrx_model_image_plan_reap(hrx_model_image_ops_t* ops, bool all);
-/* Runs one call on a pinned plan: a free slot, |input| uploaded, the
- * output tensor. */
-hrx_status_t hrx_model_image_plan_run(hrx_model_image_plan_t* plan,
-                                      const void* input, uint64_t bytes,
-                                      hrx_model_tensor_t** out_tensor);
+/* The image ops' kind: their kernels, spec and plans (image_plan.c). */
+extern const hrx_model_ops_kind_t hrx_model_image_ops_kind;
 
 #endif /* HRX_MODEL_SRC_IMAGE_INTERNAL_H_ */

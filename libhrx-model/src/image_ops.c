@@ -6,23 +6,6 @@
 #include "image_internal.h"
 #include "model_internal.h"
 
-#define HRX_MODEL_IMAGE_DEFAULT_PLANS 8
-#define HRX_MODEL_IMAGE_DEFAULT_SLOTS 3
-#define HRX_MODEL_IMAGE_MAX_SLOTS 64
-
-/* Compiles the image kernels in a session of |ops|' context and freezes
- * them, so every plan adopts them without compiling. */
-static hrx_status_t hrx_model_image_ops_kernels(hrx_model_image_ops_t* ops) {
-  hrx_model_session_t* session = NULL;
-  HRX_RETURN_IF_ERROR(hrx_model_session_create_in(ops->context, &session));
-  hrx_status_t status = hrx_model_image_compile_all(session);
-  if (status == HRX_OK) {
-    status = hrx_model_session_freeze(session, &ops->kernels);
-  }
-  hrx_model_session_destroy(session);
-  return status;
-}
-
 hrx_status_t hrx_model_image_ops_create(
     hrx_model_session_t* session, const hrx_model_image_ops_options_t* options,
     hrx_model_image_ops_t** out_ops) {
@@ -30,62 +13,20 @@ hrx_status_t hrx_model_image_ops_create(
     return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT, "no out_ops");
   }
   *out_ops = NULL;
-  hrx_model_image_ops_options_t o =
-      options ? *options : (hrx_model_image_ops_options_t){0};
-  if (!session || o.slots_per_plan > HRX_MODEL_IMAGE_MAX_SLOTS) {
-    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
-                           "image ops need a session and 1..%d slots per "
-                           "plan (got %u)",
-                           HRX_MODEL_IMAGE_MAX_SLOTS, o.slots_per_plan);
-  }
-  hrx_model_context_t* context = hrx_model_session_context(session);
-  hrx_model_image_ops_t* ops = NULL;
+  hrx_model_ops_t* base = NULL;
   HRX_RETURN_IF_ERROR(
-      hrx_allocator_malloc(context->allocator, sizeof(*ops), (void**)&ops));
-  ops->allocator = context->allocator;
-  ops->context = context;
-  hrx_model_context_retain(context);
-  ops->slots =
-      o.slots_per_plan ? o.slots_per_plan : HRX_MODEL_IMAGE_DEFAULT_SLOTS;
-  pthread_mutex_init(&ops->mutex, NULL);
-  hrx_model_plan_cache_options_t cache = {
-      .capacity =
-          o.plan_capacity ? o.plan_capacity : HRX_MODEL_IMAGE_DEFAULT_PLANS,
-      .prepare = hrx_model_image_plan_prepare,
-      .destroy = hrx_model_image_plan_evicted,
-      .user = ops,
-  };
-  hrx_status_t status =
-      hrx_model_plan_cache_create(&cache, ops->allocator, &ops->plans);
-  if (status == HRX_OK) status = hrx_model_image_ops_kernels(ops);
-  if (status != HRX_OK) {
-    hrx_model_image_ops_destroy(ops);
-    return hrx_status_annotate(status, "creating image ops");
-  }
-  *out_ops = ops;
+      hrx_model_ops_create(&hrx_model_image_ops_kind, session, options, &base));
+  *out_ops = (hrx_model_image_ops_t*)base;
   return HRX_OK;
 }
 
 void hrx_model_image_ops_destroy(hrx_model_image_ops_t* ops) {
-  if (!ops) return;
-  /* Every plan goes to the retired list or is freed; then all of them. */
-  hrx_model_plan_cache_destroy(ops->plans);
-  hrx_model_image_plan_reap(ops, true);
-  hrx_model_frozen_release(ops->kernels);
-  pthread_mutex_destroy(&ops->mutex);
-  hrx_model_context_t* context = ops->context;
-  hrx_allocator_free(ops->allocator, ops);
-  hrx_model_context_release(context);
+  hrx_model_ops_destroy(ops ? &ops->base : NULL);
 }
 
 void hrx_model_image_ops_stats(hrx_model_image_ops_t* ops,
                                hrx_model_image_ops_stats_t* out_stats) {
-  memset(out_stats, 0, sizeof(*out_stats));
-  hrx_model_image_plan_reap(ops, false);
-  hrx_model_plan_cache_stats(ops->plans, &out_stats->plans);
-  pthread_mutex_lock(&ops->mutex);
-  out_stats->retired = ops->retired_count;
-  pthread_mutex_unlock(&ops->mutex);
+  hrx_model_ops_stats(&ops->base, out_stats);
 }
 
 /*===------------------------------------------------------------------===*/
@@ -108,9 +49,9 @@ hrx_status_t hrx_model_image_upload(hrx_model_image_ops_t* ops,
   }
   HRX_RETURN_IF_ERROR(hrx_model_image_check_size(width, height, "image"));
   hrx_model_image_t* image = NULL;
-  HRX_RETURN_IF_ERROR(
-      hrx_allocator_malloc(ops->allocator, sizeof(*image), (void**)&image));
-  image->allocator = ops->allocator;
+  HRX_RETURN_IF_ERROR(hrx_allocator_malloc(ops->base.allocator,
+                                           sizeof(*image), (void**)&image));
+  image->allocator = ops->base.allocator;
   atomic_init(&image->references, 1);
   image->width = width;
   image->height = height;
@@ -118,7 +59,8 @@ hrx_status_t hrx_model_image_upload(hrx_model_image_ops_t* ops,
   /* The pixels become a frozen weight of a transient session: plans adopt
    * them, and they are freed with the last reference. */
   hrx_model_session_t* session = NULL;
-  hrx_status_t status = hrx_model_session_create_in(ops->context, &session);
+  hrx_status_t status =
+      hrx_model_session_create_in(ops->base.context, &session);
   hrx_model_region_t region;
   if (status == HRX_OK) {
     status = hrx_model_session_weight(session, rgb,
@@ -167,25 +109,21 @@ static hrx_status_t hrx_model_image_call_check(hrx_model_image_ops_t* ops,
     return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
                            "the call needs image ops and an image");
   }
-  if (image->frozen->context != ops->context) {
+  if (image->frozen->context != ops->base.context) {
     return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
                            "the image belongs to another context");
   }
   return HRX_OK;
 }
 
-/* Pins |request|'s plan, runs it with |input| and unpins. */
+/* Runs |r|'s plan (prepared if needed) with |input|. */
 static hrx_status_t hrx_model_image_call(hrx_model_image_ops_t* ops,
                                          const hrx_model_image_request_t* r,
                                          const void* input,
                                          hrx_model_tensor_t** out_tensor) {
-  hrx_model_image_plan_reap(ops, false);
-  hrx_model_image_plan_t* plan = NULL;
-  uint64_t key = 0;
-  HRX_RETURN_IF_ERROR(hrx_model_image_plan_pin(ops, r, &plan, &key));
-  hrx_status_t status =
-      hrx_model_image_plan_run(plan, input, r->input_bytes, out_tensor);
-  return hrx_status_join(status, hrx_model_plan_cache_unpin(ops->plans, key));
+  hrx_model_ops_input_t data = {input, r->input_bytes};
+  return hrx_model_ops_call(&ops->base, r, hrx_model_ops_write_input, &data,
+                            out_tensor, NULL);
 }
 
 static void hrx_model_image_request_init(hrx_model_image_request_t* r,

@@ -4,12 +4,9 @@
 #include <string.h>
 
 #include "image_internal.h"
-#include "model_kernels.h"
 
-static const struct {
-  const char* file;
-  const char* export_name;
-} hrx_model_image_kernels[HRX_MODEL_IMAGE_KERNEL_COUNT] = {
+static const hrx_model_ops_kernel_t
+    hrx_model_image_kernels[HRX_MODEL_IMAGE_KERNEL_COUNT] = {
     [HRX_MODEL_IMAGE_KERNEL_AFFINE] = {"image_affine", "image_affine"},
     [HRX_MODEL_IMAGE_KERNEL_NORMALIZE] = {"image_normalize", "image_normalize"},
     [HRX_MODEL_IMAGE_KERNEL_RESIZE] = {"image_resize", "image_resize"},
@@ -19,29 +16,10 @@ static const struct {
     [HRX_MODEL_IMAGE_KERNEL_FINITE] = {"image_finite", "image_finite"},
 };
 
-static hrx_status_t hrx_model_image_source(hrx_model_image_kernel_t which,
-                                           hrx_model_source_t* out) {
-  const hrx_model_embedded_kernel_t* k =
-      hrx_model_kernel_lookup(hrx_model_image_kernels[which].file);
-  if (!k) {
-    return hrx_make_status(HRX_STATUS_INTERNAL, "kernel %s is not embedded",
-                           hrx_model_image_kernels[which].file);
-  }
-  *out = (hrx_model_source_t){k->source, k->length,
-                              hrx_model_image_kernels[which].file,
-                              hrx_model_image_kernels[which].export_name};
-  return HRX_OK;
-}
-
 hrx_status_t hrx_model_image_compile_all(hrx_model_session_t* session) {
-  hrx_model_source_t sources[HRX_MODEL_IMAGE_KERNEL_COUNT];
-  for (int i = 0; i < HRX_MODEL_IMAGE_KERNEL_COUNT; ++i) {
-    HRX_RETURN_IF_ERROR(
-        hrx_model_image_source((hrx_model_image_kernel_t)i, &sources[i]));
-  }
   hrx_model_kernel_t kernels[HRX_MODEL_IMAGE_KERNEL_COUNT];
-  return hrx_model_session_compile(session, sources,
-                                   HRX_MODEL_IMAGE_KERNEL_COUNT, kernels);
+  return hrx_model_ops_compile(session, hrx_model_image_kernels,
+                               HRX_MODEL_IMAGE_KERNEL_COUNT, kernels);
 }
 
 /* The session's id for kernel |which|: compiled on first use, found by
@@ -49,28 +27,8 @@ hrx_status_t hrx_model_image_compile_all(hrx_model_session_t* session) {
 static hrx_status_t hrx_model_image_kernel(hrx_model_session_t* session,
                                            hrx_model_image_kernel_t which,
                                            hrx_model_kernel_t* out_kernel) {
-  hrx_model_source_t source;
-  HRX_RETURN_IF_ERROR(hrx_model_image_source(which, &source));
-  return hrx_model_session_compile(session, &source, 1, out_kernel);
-}
-
-/* An operand of |bytes| bytes bound with |access|. */
-static hrx_status_t hrx_model_image_operand(hrx_model_binding_t binding,
-                                            uint64_t bytes,
-                                            hrx_gpu_access_t access,
-                                            const char* what,
-                                            hrx_model_arg_t* out_arg) {
-  if (binding.length == 0) {
-    binding.length = bytes;
-  } else if (binding.length < bytes) {
-    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
-                           "%s needs %llu bytes; its binding has %llu", what,
-                           (unsigned long long)bytes,
-                           (unsigned long long)binding.length);
-  }
-  binding.access = access;
-  *out_arg = (hrx_model_arg_t){HRX_GPU_ARG_BINDING, 0, binding};
-  return HRX_OK;
+  return hrx_model_ops_compile(session, &hrx_model_image_kernels[which], 1,
+                               out_kernel);
 }
 
 static uint64_t hrx_model_f32_bits(float value) {
@@ -108,13 +66,13 @@ hrx_status_t hrx_model_image_record_affine(
       hrx_model_arg_scalar(desc->src_width),
       hrx_model_arg_scalar(desc->src_height),
   };
-  HRX_RETURN_IF_ERROR(hrx_model_image_operand(
+  HRX_RETURN_IF_ERROR(hrx_model_ops_operand(
       inverse, (uint64_t)desc->crops * 6 * sizeof(float), HRX_GPU_ACCESS_READ,
       "the inverse matrices", &args[5]));
-  HRX_RETURN_IF_ERROR(hrx_model_image_operand(
+  HRX_RETURN_IF_ERROR(hrx_model_ops_operand(
       image, hrx_model_image_bytes_of(desc->src_width, desc->src_height),
       HRX_GPU_ACCESS_READ, "the image", &args[6]));
-  HRX_RETURN_IF_ERROR(hrx_model_image_operand(
+  HRX_RETURN_IF_ERROR(hrx_model_ops_operand(
       output, count * 3, HRX_GPU_ACCESS_WRITE, "the output", &args[7]));
   return hrx_model_image_record_one(session, key, HRX_MODEL_IMAGE_KERNEL_AFFINE,
                                     count, args, 8);
@@ -166,14 +124,14 @@ hrx_status_t hrx_model_image_record_normalize(
       hrx_model_arg_scalar(v.x),
       hrx_model_arg_scalar(v.y),
   };
-  HRX_RETURN_IF_ERROR(hrx_model_image_operand(
+  HRX_RETURN_IF_ERROR(hrx_model_ops_operand(
       params, 7 * sizeof(float), HRX_GPU_ACCESS_READ, "the params", &args[7]));
-  HRX_RETURN_IF_ERROR(hrx_model_image_operand(
+  HRX_RETURN_IF_ERROR(hrx_model_ops_operand(
       image, hrx_model_image_bytes_of(desc->src_width, desc->src_height),
       HRX_GPU_ACCESS_READ, "the image", &args[8]));
-  HRX_RETURN_IF_ERROR(hrx_model_image_operand(output, count * sizeof(float),
-                                              HRX_GPU_ACCESS_WRITE,
-                                              "the output", &args[9]));
+  HRX_RETURN_IF_ERROR(hrx_model_ops_operand(output, count * sizeof(float),
+                                            HRX_GPU_ACCESS_WRITE, "the output",
+                                            &args[9]));
   return hrx_model_image_record_one(
       session, key, HRX_MODEL_IMAGE_KERNEL_NORMALIZE, count, args, 10);
 }
@@ -202,10 +160,10 @@ hrx_status_t hrx_model_image_record_resize(
       hrx_model_arg_scalar(hrx_model_f32_bits(scale_x)),
       hrx_model_arg_scalar(hrx_model_f32_bits(scale_y)),
   };
-  HRX_RETURN_IF_ERROR(hrx_model_image_operand(
+  HRX_RETURN_IF_ERROR(hrx_model_ops_operand(
       image, hrx_model_image_bytes_of(desc->src_width, desc->src_height),
       HRX_GPU_ACCESS_READ, "the image", &args[10]));
-  HRX_RETURN_IF_ERROR(hrx_model_image_operand(
+  HRX_RETURN_IF_ERROR(hrx_model_ops_operand(
       output, count * 3, HRX_GPU_ACCESS_WRITE, "the output", &args[11]));
   return hrx_model_image_record_one(session, key, HRX_MODEL_IMAGE_KERNEL_RESIZE,
                                     count, args, 12);
@@ -251,12 +209,12 @@ hrx_status_t hrx_model_image_record_composite(
       hrx_model_arg_scalar(hrx_model_f32_bits(desc->alpha)),
       hrx_model_arg_scalar(hrx_model_f32_bits(keep)),
   };
-  HRX_RETURN_IF_ERROR(hrx_model_image_operand(
+  HRX_RETURN_IF_ERROR(hrx_model_ops_operand(
       base, count * 3, HRX_GPU_ACCESS_READ, "the base", &args[12]));
-  HRX_RETURN_IF_ERROR(hrx_model_image_operand(
+  HRX_RETURN_IF_ERROR(hrx_model_ops_operand(
       overlay, hrx_model_image_bytes_of(desc->over_width, desc->over_height),
       HRX_GPU_ACCESS_READ, "the overlay", &args[13]));
-  HRX_RETURN_IF_ERROR(hrx_model_image_operand(
+  HRX_RETURN_IF_ERROR(hrx_model_ops_operand(
       output, count * 3, HRX_GPU_ACCESS_WRITE, "the output", &args[14]));
   return hrx_model_image_record_one(
       session, key, HRX_MODEL_IMAGE_KERNEL_COMPOSITE, count, args, 15);
@@ -290,15 +248,15 @@ hrx_status_t hrx_model_image_record_finite(hrx_model_session_t* session,
   HRX_RETURN_IF_ERROR(
       hrx_model_image_kernel(session, HRX_MODEL_IMAGE_KERNEL_FINITE, &check));
   hrx_model_arg_t clear_args[1], check_args[3] = {hrx_model_arg_scalar(count)};
-  HRX_RETURN_IF_ERROR(hrx_model_image_operand(counter, sizeof(uint32_t),
-                                              HRX_GPU_ACCESS_WRITE,
-                                              "the counter", &clear_args[0]));
-  HRX_RETURN_IF_ERROR(hrx_model_image_operand(values, count * sizeof(float),
-                                              HRX_GPU_ACCESS_READ, "the values",
-                                              &check_args[1]));
-  HRX_RETURN_IF_ERROR(hrx_model_image_operand(counter, sizeof(uint32_t),
-                                              HRX_GPU_ACCESS_READ_WRITE,
-                                              "the counter", &check_args[2]));
+  HRX_RETURN_IF_ERROR(hrx_model_ops_operand(counter, sizeof(uint32_t),
+                                            HRX_GPU_ACCESS_WRITE, "the counter",
+                                            &clear_args[0]));
+  HRX_RETURN_IF_ERROR(hrx_model_ops_operand(values, count * sizeof(float),
+                                            HRX_GPU_ACCESS_READ, "the values",
+                                            &check_args[1]));
+  HRX_RETURN_IF_ERROR(hrx_model_ops_operand(counter, sizeof(uint32_t),
+                                            HRX_GPU_ACCESS_READ_WRITE,
+                                            "the counter", &check_args[2]));
   uint64_t one = 1;
   hrx_model_dispatch_t dispatches[2] = {
       {clear, &one, 1, clear_args, 1},

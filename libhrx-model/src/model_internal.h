@@ -111,6 +111,17 @@ hrx_status_t hrx_model_kernel_add(hrx_model_session_t* session,
                                   hrx_gpu_kernel_t* kernel,
                                   hrx_model_kernel_t* out_kernel);
 
+/* Names |owner|'s region |region| in |session| (another session of the
+ * same context) as a read-only region over the same buffer, whose memory
+ * and charge stay |owner|'s: it is marked as frozen weights, the kind of
+ * region a session holds without having charged it and never writes. The
+ * buffer is retained; |owner| must keep the region while |session| uses
+ * it. Takes each session's mutex in turn. */
+hrx_status_t hrx_model_session_alias(hrx_model_session_t* session,
+                                     hrx_model_session_t* owner,
+                                     hrx_model_region_t region,
+                                     hrx_model_region_t* out_region);
+
 /* Resolves |binding| to a view of its region; mutex held. |writes| says
  * whether the use writes it (weights refuse); |dispatch| whether it is a
  * recorded dispatch, the only use scratch allows. */
@@ -183,6 +194,8 @@ struct hrx_model_prepared_s {
 /* Returns |slot| to its model, or disables it after a device failure,
  * once its last lease is gone (prepared.c). */
 void hrx_model_prepared_recycle(hrx_model_slot_t* slot);
+/* Whether every slot is back (free or disabled): no tensor leases one. */
+bool hrx_model_prepared_idle(hrx_model_prepared_t* prepared);
 
 /* A slot's lease, shared by its output tensors (slot.c). */
 void hrx_model_slot_lease_retain(hrx_model_slot_t* slot);

@@ -191,6 +191,13 @@ hrx_status_t hrx_model_prepare(hrx_model_session_t* session,
   return HRX_OK;
 }
 
+bool hrx_model_prepared_idle(hrx_model_prepared_t* p) {
+  pthread_mutex_lock(&p->mutex);
+  bool idle = p->free_count + p->disabled_count == p->slot_count;
+  pthread_mutex_unlock(&p->mutex);
+  return idle;
+}
+
 void hrx_model_prepared_destroy(hrx_model_prepared_t* p) {
   if (!p) return;
   hrx_model_session_t* session = p->session;

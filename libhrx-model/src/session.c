@@ -243,6 +243,39 @@ hrx_status_t hrx_model_session_resolve(hrx_model_session_t* s,
   return hrx_gpu_view_slice(whole, binding->offset, length, out_view);
 }
 
+hrx_status_t hrx_model_session_alias(hrx_model_session_t* s,
+                                     hrx_model_session_t* owner,
+                                     hrx_model_region_t region,
+                                     hrx_model_region_t* out_region) {
+  out_region->bits = 0;
+  if (owner->context != s->context) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "an alias names a region of a session of the "
+                           "same context");
+  }
+  hrx_model_binding_t whole = {region, 0, 0, HRX_GPU_ACCESS_READ};
+  hrx_gpu_view_t view = {0};
+  pthread_mutex_lock(&owner->mutex);
+  hrx_status_t status =
+      hrx_model_session_resolve(owner, &whole, false, false, &view);
+  if (status == HRX_OK) hrx_gpu_buffer_retain(view.buffer);
+  pthread_mutex_unlock(&owner->mutex);
+  HRX_RETURN_IF_ERROR(status);
+  pthread_mutex_lock(&s->mutex);
+  status = hrx_allocator_grow_array(s->allocator, sizeof(*s->regions),
+                                    s->region_count + 1, &s->region_capacity,
+                                    (void**)&s->regions);
+  if (status == HRX_OK) {
+    s->regions[s->region_count] = (hrx_model_region_rec_t){
+        .buffer = view.buffer, .weight = true, .frozen = true,
+        .bytes = view.length};
+    out_region->bits = hrx_model_id_make(s, s->region_count++);
+  }
+  pthread_mutex_unlock(&s->mutex);
+  if (status != HRX_OK) hrx_gpu_buffer_release(view.buffer);
+  return status;
+}
+
 hrx_status_t hrx_model_session_region_view(hrx_model_session_t* s,
                                            hrx_model_region_t region,
                                            hrx_gpu_view_t* out_view) {

@@ -5,23 +5,6 @@
 #include "model_internal.h"
 #include "tensor_ops_internal.h"
 
-#define HRX_MODEL_TENSOR_DEFAULT_PLANS 16
-#define HRX_MODEL_TENSOR_DEFAULT_SLOTS 3
-#define HRX_MODEL_TENSOR_MAX_SLOTS 64
-
-/* Compiles the tensor kernels in a session of |ops|' context and freezes
- * them, so every plan adopts them without compiling. */
-static hrx_status_t hrx_model_tensor_ops_kernels(hrx_model_tensor_ops_t* ops) {
-  hrx_model_session_t* session = NULL;
-  HRX_RETURN_IF_ERROR(hrx_model_session_create_in(ops->context, &session));
-  hrx_status_t status = hrx_model_tensor_compile_all(session);
-  if (status == HRX_OK) {
-    status = hrx_model_session_freeze(session, &ops->kernels);
-  }
-  hrx_model_session_destroy(session);
-  return status;
-}
-
 hrx_status_t hrx_model_tensor_ops_create(
     hrx_model_session_t* session, const hrx_model_tensor_ops_options_t* options,
     hrx_model_tensor_ops_t** out_ops) {
@@ -29,63 +12,22 @@ hrx_status_t hrx_model_tensor_ops_create(
     return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT, "no out_ops");
   }
   *out_ops = NULL;
-  hrx_model_tensor_ops_options_t o =
-      options ? *options : (hrx_model_tensor_ops_options_t){0};
-  if (!session || o.slots_per_plan > HRX_MODEL_TENSOR_MAX_SLOTS) {
-    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
-                           "tensor ops need a session and 1..%d slots per "
-                           "plan (got %u)",
-                           HRX_MODEL_TENSOR_MAX_SLOTS, o.slots_per_plan);
-  }
-  hrx_model_context_t* context = hrx_model_session_context(session);
-  hrx_model_tensor_ops_t* ops = NULL;
+  hrx_model_ops_t* base = NULL;
   HRX_RETURN_IF_ERROR(
-      hrx_allocator_malloc(context->allocator, sizeof(*ops), (void**)&ops));
-  ops->allocator = context->allocator;
+      hrx_model_ops_create(&hrx_model_tensor_ops_kind, session, options, &base));
+  hrx_model_tensor_ops_t* ops = (hrx_model_tensor_ops_t*)base;
   ops->session = session;
-  ops->context = context;
-  hrx_model_context_retain(context);
-  ops->slots =
-      o.slots_per_plan ? o.slots_per_plan : HRX_MODEL_TENSOR_DEFAULT_SLOTS;
-  pthread_mutex_init(&ops->mutex, NULL);
-  hrx_model_plan_cache_options_t cache = {
-      .capacity =
-          o.plan_capacity ? o.plan_capacity : HRX_MODEL_TENSOR_DEFAULT_PLANS,
-      .prepare = hrx_model_tensor_plan_prepare,
-      .destroy = hrx_model_tensor_plan_evicted,
-      .user = ops,
-  };
-  hrx_status_t status =
-      hrx_model_plan_cache_create(&cache, ops->allocator, &ops->plans);
-  if (status == HRX_OK) status = hrx_model_tensor_ops_kernels(ops);
-  if (status != HRX_OK) {
-    hrx_model_tensor_ops_destroy(ops);
-    return hrx_status_annotate(status, "creating tensor ops");
-  }
   *out_ops = ops;
   return HRX_OK;
 }
 
 void hrx_model_tensor_ops_destroy(hrx_model_tensor_ops_t* ops) {
-  if (!ops) return;
-  /* Every plan goes to the retired list or is freed; then all of them. */
-  hrx_model_plan_cache_destroy(ops->plans);
-  hrx_model_tensor_plan_reap(ops, true);
-  hrx_model_frozen_release(ops->kernels);
-  pthread_mutex_destroy(&ops->mutex);
-  hrx_model_context_t* context = ops->context;
-  hrx_allocator_free(ops->allocator, ops);
-  hrx_model_context_release(context);
+  hrx_model_ops_destroy(ops ? &ops->base : NULL);
 }
 
 void hrx_model_tensor_ops_stats(hrx_model_tensor_ops_t* ops,
                                 hrx_model_tensor_ops_stats_t* out_stats) {
-  memset(out_stats, 0, sizeof(*out_stats));
-  hrx_model_tensor_plan_reap(ops, false);
-  hrx_model_plan_cache_stats(ops->plans, &out_stats->plans);
-  pthread_mutex_lock(&ops->mutex);
-  out_stats->retired = ops->retired_count;
-  pthread_mutex_unlock(&ops->mutex);
+  hrx_model_ops_stats(&ops->base, out_stats);
 }
 
 /* Copies |io| into a spec operand field by field (the spec's padding
@@ -106,43 +48,9 @@ static void hrx_model_tensor_spec_operand(const hrx_model_io_t* io,
   }
 }
 
-/* Pins |spec|'s plan, runs one call on it and unpins it (the tensors keep
- * the plan's slot; a plan evicted under them is retired). */
-static hrx_status_t hrx_model_tensor_call(hrx_model_tensor_ops_t* ops,
-                                          const hrx_model_tensor_spec_t* spec,
-                                          hrx_model_write_fn write, void* user,
-                                          hrx_model_tensor_t** out_tensors,
-                                          hrx_model_slot_t** out_slot) {
-  hrx_model_tensor_plan_reap(ops, false);
-  hrx_model_tensor_plan_t* plan = NULL;
-  uint64_t key = 0;
-  HRX_RETURN_IF_ERROR(hrx_model_tensor_plan_pin(ops, spec, &plan, &key));
-  hrx_status_t status =
-      hrx_model_tensor_plan_run(plan, write, user, out_tensors, out_slot);
-  hrx_status_free(hrx_model_plan_cache_unpin(ops->plans, key));
-  return status;
-}
-
 /*===------------------------------------------------------------------===*/
 /* Linear                                                                  */
 /*===------------------------------------------------------------------===*/
-
-typedef struct hrx_model_tensor_input_t {
-  const void* data;
-  uint64_t bytes;
-} hrx_model_tensor_input_t;
-
-static hrx_status_t hrx_model_tensor_write_input(void* user, void* staging,
-                                                 uint64_t length) {
-  const hrx_model_tensor_input_t* input = user;
-  if (length != input->bytes) {
-    return hrx_make_status(
-        HRX_STATUS_INTERNAL, "the plan takes %llu input bytes, not %llu",
-        (unsigned long long)length, (unsigned long long)input->bytes);
-  }
-  memcpy(staging, input->data, length);
-  return HRX_OK;
-}
 
 hrx_status_t hrx_model_tensor_ops_linear_many(
     hrx_model_tensor_ops_t* ops, const hrx_model_tensor_desc_t* input_desc,
@@ -169,9 +77,9 @@ hrx_status_t hrx_model_tensor_ops_linear_many(
   for (size_t p = 0; p < count; ++p) {
     hrx_model_tensor_spec_operand(&weights[p], &spec.operands[p]);
   }
-  hrx_model_tensor_input_t data = {input, shape.k * 2};
-  return hrx_model_tensor_call(ops, &spec, hrx_model_tensor_write_input, &data,
-                               out_tensors, NULL);
+  hrx_model_ops_input_t data = {input, shape.k * 2};
+  return hrx_model_ops_call(&ops->base, &spec, hrx_model_ops_write_input,
+                            &data, out_tensors, NULL);
 }
 
 hrx_status_t hrx_model_tensor_ops_linear(
@@ -242,7 +150,8 @@ static hrx_status_t hrx_model_tensor_narrow(hrx_model_tensor_ops_t* ops,
   hrx_gpu_view_t view = hrx_model_tensor_view(bucket);
   view.length = count * row_bytes;
   hrx_status_t status =
-      hrx_model_tensor_create(ops->allocator, slot, &desc, view, 0, out_tensor);
+      hrx_model_tensor_create(ops->base.allocator, slot, &desc, view, 0,
+                              out_tensor);
   hrx_model_tensor_release(bucket);
   return status;
 }
@@ -276,8 +185,9 @@ hrx_status_t hrx_model_tensor_ops_gather_rows(hrx_model_tensor_ops_t* ops,
   hrx_model_tensor_indices_t data = {indices, count};
   hrx_model_tensor_t* rows = NULL;
   hrx_model_slot_t* slot = NULL;
-  HRX_RETURN_IF_ERROR(hrx_model_tensor_call(
-      ops, &spec, hrx_model_tensor_write_indices, &data, &rows, &slot));
+  HRX_RETURN_IF_ERROR(hrx_model_ops_call(&ops->base, &spec,
+                                         hrx_model_tensor_write_indices, &data,
+                                         &rows, &slot));
   if (count == bucket) {
     *out_tensor = rows;
     return HRX_OK;

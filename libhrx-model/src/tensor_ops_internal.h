@@ -2,10 +2,10 @@
 #ifndef HRX_MODEL_SRC_TENSOR_OPS_INTERNAL_H_
 #define HRX_MODEL_SRC_TENSOR_OPS_INTERNAL_H_
 
-#include <pthread.h>
 #include <stdbool.h>
 
 #include "hrx/model.h"
+#include "ops_common.h"
 
 /*===------------------------------------------------------------------===*/
 /* Shapes (tensor_ops_shapes.c)                                           */
@@ -78,40 +78,13 @@ typedef struct hrx_model_tensor_spec_t {
   hrx_model_io_t operands[HRX_MODEL_LINEAR_MAX_PROJECTIONS];
 } hrx_model_tensor_spec_t;
 
-typedef struct hrx_model_tensor_plan_t hrx_model_tensor_plan_t;
-
 struct hrx_model_tensor_ops_s {
-  hrx_allocator_t allocator;
+  hrx_model_ops_t base;         /* first: the ops are ops of this kind */
   hrx_model_session_t* session; /* borrowed: the operands' regions */
-  hrx_model_context_t* context; /* retained */
-  hrx_model_frozen_t* kernels;  /* every tensor kernel, compiled once */
-  hrx_model_plan_cache_t* plans;
-  uint32_t slots;
-  pthread_mutex_t mutex;            /* guards |retired| */
-  hrx_model_tensor_plan_t* retired; /* evicted while tensors were alive */
-  size_t retired_count;
 };
 
-/* PlanCache callbacks (tensor_ops_plan.c); the spec being pinned is
- * passed through hrx_model_tensor_plan_pin. */
-hrx_status_t hrx_model_tensor_plan_prepare(void* user, uint64_t key,
-                                           void** out_plan);
-void hrx_model_tensor_plan_evicted(void* user, void* plan);
-/* Frees retired plans whose tensors are all released; |all|: every one
- * (the ops are being destroyed). */
-void hrx_model_tensor_plan_reap(hrx_model_tensor_ops_t* ops, bool all);
-
-/* Pins the plan of |spec| (preparing it if needed); unpin with |out_key|. */
-hrx_status_t hrx_model_tensor_plan_pin(hrx_model_tensor_ops_t* ops,
-                                       const hrx_model_tensor_spec_t* spec,
-                                       hrx_model_tensor_plan_t** out_plan,
-                                       uint64_t* out_key);
-/* Runs one call on a pinned plan: a free slot, |write| filling its packed
- * input, and the slot's output tensors; |out_slot| (may be NULL) names
- * the slot the tensors lease. */
-hrx_status_t hrx_model_tensor_plan_run(hrx_model_tensor_plan_t* plan,
-                                       hrx_model_write_fn write, void* user,
-                                       hrx_model_tensor_t** out_tensors,
-                                       hrx_model_slot_t** out_slot);
+/* The tensor ops' kind: their kernels, spec and plans (tensor_ops_plan.c).
+ * Requests are bare specs. */
+extern const hrx_model_ops_kind_t hrx_model_tensor_ops_kind;
 
 #endif /* HRX_MODEL_SRC_TENSOR_OPS_INTERNAL_H_ */

@@ -1,89 +1,32 @@
-/* TensorOps plans: per shape, a session of the ops' context adopting the
- * compiled kernels and binding the operands' regions in place, with a
- * PreparedModel whose private slots each own an input and an output
- * region. */
-#include <string.h>
+/* TensorOps plans: per shape, an ops plan (ops_common.h) binding the
+ * operands' regions in place, whose private slots each own an input and an
+ * output region. */
+#include <stddef.h>
 
 #include "model_internal.h"
 #include "tensor_ops_internal.h"
 
-struct hrx_model_tensor_plan_t {
-  hrx_model_tensor_ops_t* ops;
+typedef struct hrx_model_tensor_plan_t {
+  hrx_model_ops_plan_t base;
   hrx_model_tensor_spec_t spec;
-  hrx_model_session_t* session;
-  hrx_model_prepared_t* prepared;
   /* The operands' regions, as the plan's session names them. */
   hrx_model_region_t operands[HRX_MODEL_LINEAR_MAX_PROJECTIONS];
-  hrx_model_tensor_plan_t* next; /* in the ops' retired list */
-};
+} hrx_model_tensor_plan_t;
 
-/* The spec being pinned on this thread: PlanCache prepares on the
- * pinning thread, so this is how prepare learns what to build. */
-static _Thread_local const hrx_model_tensor_spec_t* hrx_model_tensor_pending;
-
-static uint64_t hrx_model_tensor_key(const hrx_model_tensor_spec_t* spec) {
-  const uint8_t* bytes = (const uint8_t*)spec;
-  uint64_t hash = 0xcbf29ce484222325ull; /* FNV-1a */
-  for (size_t i = 0; i < sizeof(*spec); ++i) {
-    hash = (hash ^ bytes[i]) * 0x100000001b3ull;
-  }
-  return hash;
-}
-
-/* The buffer behind |region| of |session|, retained. Scratch and foreign
- * regions are INVALID_ARGUMENT. */
-static hrx_status_t hrx_model_tensor_region_buffer(
-    hrx_model_session_t* session, hrx_model_region_t region,
-    hrx_gpu_buffer_t** out_buffer, uint64_t* out_bytes) {
-  hrx_model_binding_t whole = {region, 0, 0, HRX_GPU_ACCESS_READ};
-  hrx_gpu_view_t view = {0};
-  pthread_mutex_lock(&session->mutex);
-  hrx_status_t status =
-      hrx_model_session_resolve(session, &whole, false, false, &view);
-  if (status == HRX_OK) hrx_gpu_buffer_retain(view.buffer);
-  pthread_mutex_unlock(&session->mutex);
-  HRX_RETURN_IF_ERROR(status);
-  *out_buffer = view.buffer;
-  *out_bytes = view.length;
-  return HRX_OK;
-}
-
-/* Names |buffer| (taking the reference) in |session| as a read-only
- * region of |bytes| whose memory and charge belong to another session of
- * the context: the plan binds the ops' operands in place. It is marked
- * as frozen weights, the kind of region a session holds without having
- * charged it and never writes. */
-static hrx_status_t hrx_model_tensor_region_alias(
-    hrx_model_session_t* s, hrx_gpu_buffer_t* buffer, uint64_t bytes,
-    hrx_model_region_t* out_region) {
-  pthread_mutex_lock(&s->mutex);
-  hrx_status_t status = hrx_allocator_grow_array(
-      s->allocator, sizeof(*s->regions), s->region_count + 1,
-      &s->region_capacity, (void**)&s->regions);
-  if (status == HRX_OK) {
-    s->regions[s->region_count] = (hrx_model_region_rec_t){
-        .buffer = buffer, .weight = true, .frozen = true, .bytes = bytes};
-    out_region->bits = hrx_model_id_make(s, s->region_count++);
-  }
-  pthread_mutex_unlock(&s->mutex);
-  if (status != HRX_OK) hrx_gpu_buffer_release(buffer);
-  return status;
-}
-
-/* Binds the spec's operands in the plan's session. */
-static hrx_status_t hrx_model_tensor_plan_operands(
-    hrx_model_tensor_plan_t* plan) {
+/* Names the spec's operands, regions of the ops' session, in the plan's
+ * session. */
+static hrx_status_t hrx_model_tensor_plan_bind(hrx_model_ops_plan_t* base,
+                                               const void* request) {
+  (void)request; /* the spec is all of it */
+  hrx_model_tensor_plan_t* plan = (hrx_model_tensor_plan_t*)base;
+  hrx_model_tensor_ops_t* ops = (hrx_model_tensor_ops_t*)base->ops;
   const hrx_model_tensor_spec_t* spec = &plan->spec;
   size_t count = spec->op == HRX_MODEL_TENSOR_OP_LINEAR ? spec->count : 1;
   for (size_t i = 0; i < count; ++i) {
-    hrx_gpu_buffer_t* buffer = NULL;
-    uint64_t bytes = 0;
-    hrx_status_t status = hrx_model_tensor_region_buffer(
-        plan->ops->session, spec->operands[i].binding.region, &buffer, &bytes);
-    if (status == HRX_OK) {
-      status = hrx_model_tensor_region_alias(plan->session, buffer, bytes,
-                                             &plan->operands[i]);
-    }
+    hrx_status_t status =
+        hrx_model_session_alias(base->session, ops->session,
+                                spec->operands[i].binding.region,
+                                &plan->operands[i]);
     if (status != HRX_OK) return hrx_status_annotate(status, "operand %zu", i);
   }
   return HRX_OK;
@@ -184,132 +127,14 @@ static hrx_status_t hrx_model_tensor_slot_factory(void* user,
              : hrx_model_tensor_gather_slot(plan, session, slot, out);
 }
 
-static void hrx_model_tensor_plan_free(hrx_model_tensor_plan_t* plan) {
-  hrx_model_prepared_destroy(plan->prepared);
-  hrx_model_session_destroy(plan->session);
-  hrx_allocator_free(plan->ops->allocator, plan);
-}
-
-static hrx_status_t hrx_model_tensor_plan_build(hrx_model_tensor_plan_t* plan) {
-  hrx_model_tensor_ops_t* ops = plan->ops;
-  HRX_RETURN_IF_ERROR(
-      hrx_model_session_create_in(ops->context, &plan->session));
-  hrx_model_kernel_t kernels[HRX_MODEL_TENSOR_DEVICE_KERNELS];
-  if (hrx_model_frozen_kernel_count(ops->kernels) >
-      HRX_MODEL_TENSOR_DEVICE_KERNELS) {
-    return hrx_make_status(HRX_STATUS_INTERNAL, "unexpected tensor kernels");
-  }
-  HRX_RETURN_IF_ERROR(
-      hrx_model_session_adopt(plan->session, ops->kernels, NULL, kernels));
-  HRX_RETURN_IF_ERROR(hrx_model_tensor_plan_operands(plan));
-  return hrx_model_prepare(plan->session, ops->slots,
-                           hrx_model_tensor_slot_factory, plan,
-                           &plan->prepared);
-}
-
-hrx_status_t hrx_model_tensor_plan_prepare(void* user, uint64_t key,
-                                           void** out_plan) {
-  (void)key;
-  hrx_model_tensor_ops_t* ops = user;
-  const hrx_model_tensor_spec_t* spec = hrx_model_tensor_pending;
-  if (!spec) {
-    return hrx_make_status(HRX_STATUS_INTERNAL, "no tensor plan request");
-  }
-  hrx_model_tensor_plan_t* plan = NULL;
-  HRX_RETURN_IF_ERROR(
-      hrx_allocator_malloc(ops->allocator, sizeof(*plan), (void**)&plan));
-  plan->ops = ops;
-  memcpy(&plan->spec, spec, sizeof(*spec)); /* padding too: keys compare it */
-  hrx_status_t status = hrx_model_tensor_plan_build(plan);
-  if (status != HRX_OK) {
-    hrx_model_tensor_plan_free(plan);
-    return hrx_status_annotate(status, "preparing a tensor plan");
-  }
-  *out_plan = plan;
-  return HRX_OK;
-}
-
-/* Whether every slot is back (its tensors released). */
-static bool hrx_model_tensor_plan_idle(hrx_model_tensor_plan_t* plan) {
-  hrx_model_prepared_t* p = plan->prepared;
-  pthread_mutex_lock(&p->mutex);
-  bool idle = p->free_count + p->disabled_count == p->slot_count;
-  pthread_mutex_unlock(&p->mutex);
-  return idle;
-}
-
-void hrx_model_tensor_plan_evicted(void* user, void* opaque) {
-  hrx_model_tensor_ops_t* ops = user;
-  hrx_model_tensor_plan_t* plan = opaque;
-  if (hrx_model_tensor_plan_idle(plan)) {
-    hrx_model_tensor_plan_free(plan);
-    return;
-  }
-  /* A tensor still leases one of its slots: free it once that is over. */
-  pthread_mutex_lock(&ops->mutex);
-  plan->next = ops->retired;
-  ops->retired = plan;
-  ops->retired_count++;
-  pthread_mutex_unlock(&ops->mutex);
-}
-
-void hrx_model_tensor_plan_reap(hrx_model_tensor_ops_t* ops, bool all) {
-  hrx_model_tensor_plan_t* done = NULL;
-  pthread_mutex_lock(&ops->mutex);
-  for (hrx_model_tensor_plan_t** at = &ops->retired; *at;) {
-    hrx_model_tensor_plan_t* plan = *at;
-    if (all || hrx_model_tensor_plan_idle(plan)) {
-      *at = plan->next;
-      plan->next = done;
-      done = plan;
-      ops->retired_count--;
-    } else {
-      at = &plan->next;
-    }
-  }
-  pthread_mutex_unlock(&ops->mutex);
-  /* Destroying waits for the device: outside the lock. */
-  while (done) {
-    hrx_model_tensor_plan_t* next = done->next;
-    hrx_model_tensor_plan_free(done);
-    done = next;
-  }
-}
-
-hrx_status_t hrx_model_tensor_plan_pin(hrx_model_tensor_ops_t* ops,
-                                       const hrx_model_tensor_spec_t* spec,
-                                       hrx_model_tensor_plan_t** out_plan,
-                                       uint64_t* out_key) {
-  *out_plan = NULL;
-  uint64_t key = hrx_model_tensor_key(spec);
-  void* opaque = NULL;
-  hrx_model_tensor_pending = spec;
-  hrx_status_t status = hrx_model_plan_cache_pin(ops->plans, key, &opaque);
-  hrx_model_tensor_pending = NULL;
-  HRX_RETURN_IF_ERROR(status);
-  hrx_model_tensor_plan_t* plan = opaque;
-  if (memcmp(&plan->spec, spec, sizeof(*spec)) != 0) {
-    hrx_status_free(hrx_model_plan_cache_unpin(ops->plans, key));
-    return hrx_make_status(HRX_STATUS_INTERNAL,
-                           "tensor plan key 0x%016llx names two shapes",
-                           (unsigned long long)key);
-  }
-  *out_plan = plan;
-  *out_key = key;
-  return HRX_OK;
-}
-
-hrx_status_t hrx_model_tensor_plan_run(hrx_model_tensor_plan_t* plan,
-                                       hrx_model_write_fn write, void* user,
-                                       hrx_model_tensor_t** out_tensors,
-                                       hrx_model_slot_t** out_slot) {
-  hrx_model_slot_t* slot = NULL;
-  hrx_status_t status = hrx_model_prepared_try_acquire(plan->prepared, &slot);
-  if (status != HRX_OK) {
-    return hrx_status_annotate(status,
-                               "every slot of this tensor plan holds "
-                               "unreleased tensors");
-  }
-  if (out_slot) *out_slot = slot;
-  return hrx_model_slot_submit_host_with(slot, write, user, out_tensors);
-}
+const hrx_model_ops_kind_t hrx_model_tensor_ops_kind = {
+    .name = "tensor",
+    .ops_size = sizeof(hrx_model_tensor_ops_t),
+    .plan_size = sizeof(hrx_model_tensor_plan_t),
+    .default_plans = 16,
+    .spec_size = sizeof(hrx_model_tensor_spec_t),
+    .spec_offset = offsetof(hrx_model_tensor_plan_t, spec),
+    .compile = hrx_model_tensor_compile_all,
+    .bind = hrx_model_tensor_plan_bind,
+    .factory = hrx_model_tensor_slot_factory,
+};

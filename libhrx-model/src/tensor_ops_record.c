@@ -1,6 +1,5 @@
 /* Tensor fragments: each op's kernel compiled into the caller's session
  * and recorded over the caller's regions. */
-#include "model_kernels.h"
 #include "tensor_ops_internal.h"
 
 typedef enum hrx_model_tensor_kernel_e {
@@ -10,10 +9,11 @@ typedef enum hrx_model_tensor_kernel_e {
 } hrx_model_tensor_kernel_t;
 
 /* Each kernel's embedded file, whose one export shares its name. */
-static const char* const hrx_model_tensor_kernels[] = {
-    [HRX_MODEL_TENSOR_KERNEL_LINEAR] = "tensor_linear",
-    [HRX_MODEL_TENSOR_KERNEL_LINEAR_ROWS] = "tensor_linear_rows",
-    [HRX_MODEL_TENSOR_KERNEL_GATHER] = "tensor_gather",
+static const hrx_model_ops_kernel_t hrx_model_tensor_kernels[] = {
+    [HRX_MODEL_TENSOR_KERNEL_LINEAR] = {"tensor_linear", "tensor_linear"},
+    [HRX_MODEL_TENSOR_KERNEL_LINEAR_ROWS] = {"tensor_linear_rows",
+                                             "tensor_linear_rows"},
+    [HRX_MODEL_TENSOR_KERNEL_GATHER] = {"tensor_gather", "tensor_gather"},
 };
 
 /* The linear kernel for |session|'s device. Both sum in the same order,
@@ -29,38 +29,13 @@ static hrx_model_tensor_kernel_t hrx_model_tensor_linear_kernel(
              : HRX_MODEL_TENSOR_KERNEL_LINEAR;
 }
 
-static hrx_status_t hrx_model_tensor_source(hrx_model_tensor_kernel_t which,
-                                            hrx_model_source_t* out) {
-  const char* name = hrx_model_tensor_kernels[which];
-  const hrx_model_embedded_kernel_t* k = hrx_model_kernel_lookup(name);
-  if (!k) {
-    return hrx_make_status(HRX_STATUS_INTERNAL, "kernel %s is not embedded",
-                           name);
-  }
-  *out = (hrx_model_source_t){k->source, k->length, name, name};
-  return HRX_OK;
-}
-
 hrx_status_t hrx_model_tensor_compile_all(hrx_model_session_t* session) {
-  const hrx_model_tensor_kernel_t which[HRX_MODEL_TENSOR_DEVICE_KERNELS] = {
-      hrx_model_tensor_linear_kernel(session), HRX_MODEL_TENSOR_KERNEL_GATHER};
-  hrx_model_source_t sources[HRX_MODEL_TENSOR_DEVICE_KERNELS];
-  for (int i = 0; i < HRX_MODEL_TENSOR_DEVICE_KERNELS; ++i) {
-    HRX_RETURN_IF_ERROR(hrx_model_tensor_source(which[i], &sources[i]));
-  }
-  hrx_model_kernel_t kernels[HRX_MODEL_TENSOR_DEVICE_KERNELS];
-  return hrx_model_session_compile(session, sources,
-                                   HRX_MODEL_TENSOR_DEVICE_KERNELS, kernels);
-}
-
-/* The session's id for kernel |which|: compiled on first use, found by
- * digest afterwards. */
-static hrx_status_t hrx_model_tensor_kernel(hrx_model_session_t* session,
-                                            hrx_model_tensor_kernel_t which,
-                                            hrx_model_kernel_t* out_kernel) {
-  hrx_model_source_t source;
-  HRX_RETURN_IF_ERROR(hrx_model_tensor_source(which, &source));
-  return hrx_model_session_compile(session, &source, 1, out_kernel);
+  const hrx_model_ops_kernel_t kernels[HRX_MODEL_TENSOR_DEVICE_KERNELS] = {
+      hrx_model_tensor_kernels[hrx_model_tensor_linear_kernel(session)],
+      hrx_model_tensor_kernels[HRX_MODEL_TENSOR_KERNEL_GATHER]};
+  hrx_model_kernel_t ids[HRX_MODEL_TENSOR_DEVICE_KERNELS];
+  return hrx_model_ops_compile(session, kernels,
+                               HRX_MODEL_TENSOR_DEVICE_KERNELS, ids);
 }
 
 /* |io| as a dispatch argument with |access|: its binding, whose offset
@@ -82,17 +57,7 @@ static hrx_status_t hrx_model_tensor_operand(const hrx_model_io_t* io,
                            what, (unsigned long long)binding.offset,
                            (unsigned long long)alignment);
   }
-  if (binding.length == 0) {
-    binding.length = bytes;
-  } else if (binding.length < bytes) {
-    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
-                           "%s needs %llu bytes; its binding has %llu", what,
-                           (unsigned long long)bytes,
-                           (unsigned long long)binding.length);
-  }
-  binding.access = access;
-  *out_arg = (hrx_model_arg_t){HRX_GPU_ARG_BINDING, 0, binding};
-  return HRX_OK;
+  return hrx_model_ops_operand(binding, bytes, access, what, out_arg);
 }
 
 /* Checks the fragment's output against the linear's shape. */
@@ -160,9 +125,11 @@ hrx_status_t hrx_model_tensor_record_linear(
   HRX_RETURN_IF_ERROR(hrx_model_linear_output_check(&f->output.desc, &shape));
   hrx_model_arg_t args[10];
   HRX_RETURN_IF_ERROR(hrx_model_linear_args(f, &shape, args));
+  /* Compiled on first use, found by digest afterwards. */
+  hrx_model_tensor_kernel_t which = hrx_model_tensor_linear_kernel(session);
   hrx_model_kernel_t kernel;
-  HRX_RETURN_IF_ERROR(hrx_model_tensor_kernel(
-      session, hrx_model_tensor_linear_kernel(session), &kernel));
+  HRX_RETURN_IF_ERROR(hrx_model_ops_compile(
+      session, &hrx_model_tensor_kernels[which], 1, &kernel));
   uint64_t workload[] = {shape.rows};
   hrx_model_dispatch_t dispatch = {kernel, workload, 1, args, 10};
   return hrx_model_session_record(session, key, &dispatch, 1);
@@ -228,8 +195,9 @@ hrx_status_t hrx_model_tensor_record_gather(
   HRX_RETURN_IF_ERROR(hrx_model_tensor_operand(
       &f->output, 1, HRX_GPU_ACCESS_WRITE, "the output", &args[6]));
   hrx_model_kernel_t kernel;
-  HRX_RETURN_IF_ERROR(hrx_model_tensor_kernel(
-      session, HRX_MODEL_TENSOR_KERNEL_GATHER, &kernel));
+  HRX_RETURN_IF_ERROR(hrx_model_ops_compile(
+      session, &hrx_model_tensor_kernels[HRX_MODEL_TENSOR_KERNEL_GATHER], 1,
+      &kernel));
   uint64_t workload[] = {f->capacity};
   hrx_model_dispatch_t dispatch = {kernel, workload, 1, args, 7};
   return hrx_model_session_record(session, key, &dispatch, 1);

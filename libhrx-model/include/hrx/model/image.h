@@ -195,10 +195,8 @@ hrx_model_image_fit_similarity(const float* src, const float* dst, size_t count,
 typedef struct hrx_model_image_ops_s hrx_model_image_ops_t;
 typedef struct hrx_model_image_s hrx_model_image_t;
 
-typedef struct hrx_model_image_ops_options_t {
-  size_t plan_capacity;    /* plans kept (0: 8) */
-  uint32_t slots_per_plan; /* private slots per plan, 1..64 (0: 3) */
-} hrx_model_image_ops_options_t;
+/* plan_capacity 0: 8 plans. */
+typedef hrx_model_plan_ops_options_t hrx_model_image_ops_options_t;
 
 /* Image ops in |session|'s context (its runtime, budget and compiler);
  * compiles the image kernels once. |options| may be NULL. The session
@@ -210,10 +208,7 @@ HRX_API HRX_MUST_USE hrx_status_t hrx_model_image_ops_create(
  * (images may outlive the ops). NULL is accepted. */
 HRX_API void hrx_model_image_ops_destroy(hrx_model_image_ops_t* ops);
 
-typedef struct hrx_model_image_ops_stats_t {
-  hrx_model_plan_cache_stats_t plans;
-  size_t retired; /* evicted plans waiting for their tensors */
-} hrx_model_image_ops_stats_t;
+typedef hrx_model_plan_ops_stats_t hrx_model_image_ops_stats_t;
 HRX_API void hrx_model_image_ops_stats(hrx_model_image_ops_t* ops,
                                        hrx_model_image_ops_stats_t* out_stats);
 

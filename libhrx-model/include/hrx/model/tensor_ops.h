@@ -129,10 +129,8 @@ hrx_model_tensor_record_gather(hrx_model_session_t* session, uint64_t key,
 
 typedef struct hrx_model_tensor_ops_s hrx_model_tensor_ops_t;
 
-typedef struct hrx_model_tensor_ops_options_t {
-  size_t plan_capacity;    /* plans kept (0: 16) */
-  uint32_t slots_per_plan; /* private slots per plan, 1..64 (0: 3) */
-} hrx_model_tensor_ops_options_t;
+/* plan_capacity 0: 16 plans. */
+typedef hrx_model_plan_ops_options_t hrx_model_tensor_ops_options_t;
 
 /* Tensor ops over |session|'s regions, in its context (runtime, budget,
  * compiler); compiles the tensor kernels once. |options| may be NULL.
@@ -144,10 +142,7 @@ HRX_API HRX_MUST_USE hrx_status_t hrx_model_tensor_ops_create(
  * released. NULL is accepted. */
 HRX_API void hrx_model_tensor_ops_destroy(hrx_model_tensor_ops_t* ops);
 
-typedef struct hrx_model_tensor_ops_stats_t {
-  hrx_model_plan_cache_stats_t plans;
-  size_t retired; /* evicted plans waiting for their tensors */
-} hrx_model_tensor_ops_stats_t;
+typedef hrx_model_plan_ops_stats_t hrx_model_tensor_ops_stats_t;
 HRX_API void hrx_model_tensor_ops_stats(
     hrx_model_tensor_ops_t* ops, hrx_model_tensor_ops_stats_t* out_stats);
 

@@ -29,7 +29,11 @@ def configure(source, build, options):
     benchmarks = subprocess.run(["meson", "introspect", build, "--benchmarks"],
                                 check=True, capture_output=True,
                                 text=True).stdout
-    return names, sources, json.loads(tests), json.loads(benchmarks)
+    installed = subprocess.run(["meson", "introspect", build, "--installed"],
+                               check=True, capture_output=True,
+                               text=True).stdout
+    archives = [path for path in json.loads(installed) if path.endswith(".a")]
+    return names, sources, json.loads(tests), json.loads(benchmarks), archives
 
 
 def main():
@@ -47,10 +51,10 @@ def main():
         def setup(name, options):
             return configure(source, os.path.join(root, name), options)
 
-        names, sources, tests, benchmarks = setup(
+        names, sources, tests, benchmarks, archives = setup(
             "off", ["-Dllvm=disabled", "-Dnpu=disabled", "-Dstorage=disabled",
                     "-Dbench=disabled", "-Dexamples=disabled",
-                    "-Dtests=enabled"])
+                    "-Dtests=enabled", "-Ddefault_library=shared"])
         expect("amdgpu_backend.c" not in sources,
                "-Dllvm=disabled leaves the amdgpu backend out")
         expect("hrx-npu" not in names, "-Dnpu=disabled leaves libhrx-npu out")
@@ -61,11 +65,14 @@ def main():
                "-Dexamples=disabled builds no example")
         expect(any(t["name"] == "symbols" for t in tests),
                "-Dtests=enabled registers the test suites")
+        expect(not archives,
+               "-Ddefault_library=shared installs no static library")
 
-        names, sources, tests, benchmarks = setup(
+        names, sources, tests, benchmarks, archives = setup(
             "on", ["-Dllvm=" + ("enabled" if have_llvm else "disabled"),
                    "-Dnpu=enabled", "-Dbench=enabled", "-Dexamples=enabled",
-                   "-Dopencl=disabled", "-Dtests=disabled"])
+                   "-Dopencl=disabled", "-Dtests=disabled",
+                   "-Ddefault_library=both"])
         if have_llvm:
             expect("amdgpu_backend.c" in sources,
                    "-Dllvm=enabled builds the amdgpu backend")
@@ -76,6 +83,14 @@ def main():
                "-Dopencl=disabled drops the benchmarks that need a peer")
         expect("gpu_pipeline" in names, "-Dexamples=enabled builds examples")
         expect(not tests, "-Dtests=disabled registers no test")
+        expect(any(a.endswith("libhrx-gpu.a") for a in archives),
+               "-Ddefault_library=both installs the static libraries too")
+        names, sources, tests, benchmarks, archives = setup(
+            "static", ["-Ddefault_library=static", "-Dtests=enabled"])
+        expect(any(a.endswith("libhrx-core.a") for a in archives) and
+               not any(t["name"] == "symbols" for t in tests),
+               "-Ddefault_library=static installs static libraries and "
+               "lists no shared-library symbols")
     except subprocess.CalledProcessError as error:
         sys.stderr.write(error.stderr.decode() if error.stderr else "")
         failures.append("meson setup %s failed" % error.cmd)

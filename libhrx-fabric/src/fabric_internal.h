@@ -320,6 +320,8 @@ typedef struct hrx_host_dispatch_t {
   const _Atomic bool* cancel;
   _Atomic int faulted;
   hrx_fabric_fault_t fault;
+  /* Unique per prepared dispatch: keys the executor's per-thread caches. */
+  uint64_t serial;
 } hrx_host_dispatch_t;
 
 /* Resolves bindings and geometry of a dispatch packet. On failure fills

@@ -1,56 +1,18 @@
 /* The host executor: runs host-ISA kernels one workgroup at a time, each
- * workgroup as a set of waves that interleave at barriers. */
+ * workgroup as a set of waves that interleave at barriers. The reference
+ * interpreter (hrx_host_step) is here; waves normally run on the fast
+ * interpreter (host_exec_fast.c), which hands it what it does not cover. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fabric_internal.h"
-#include "host_numeric.h"
-
-enum { WAVE_RUN = 0, WAVE_BARRIER = 1, WAVE_DONE = 2, WAVE_FAULT = 3 };
-
-typedef struct hrx_wave_t {
-  uint32_t pc;
-  uint32_t state;
-  uint32_t depth;
-  uint64_t exec;
-  uint64_t live; /* the lanes that hold work-items */
-  uint64_t* v;
-  uint64_t* s;
-  uint64_t stack[HRX_HOST_MAX_MASK_DEPTH];
-} hrx_wave_t;
-
-/* Race-check shadow of one 4-byte granule of local memory: who wrote and
- * who read it in barrier interval |epoch| (an older epoch means nobody). */
-typedef struct hrx_race_cell_t {
-  uint32_t epoch;
-  uint16_t writer; /* work-item, or HRX_RACE_NONE */
-  uint16_t reader; /* work-item, HRX_RACE_NONE or HRX_RACE_MANY */
-  uint32_t write_pc;
-  uint32_t read_pc;
-} hrx_race_cell_t;
-
-#define HRX_RACE_NONE 0xFFFFu
-#define HRX_RACE_MANY 0xFFFEu
-
-typedef struct hrx_group_t {
-  hrx_host_dispatch_t* dispatch;
-  const hrx_fabric_kernel_t* kernel;
-  uint32_t id[3];
-  uint32_t lanes;
-  uint64_t full;
-  uint8_t* local;
-  uint32_t local_size;
-  hrx_race_cell_t* race; /* per local granule when race checking, or NULL */
-  uint32_t epoch;        /* barrier intervals so far, from 1 */
-  bool race_check;       /* HRX_HOST_KERNEL_RACE_CHECK: barriers checked too */
-} hrx_group_t;
+#include "host_exec_internal.h"
 
 /*===------------------------------------------------------------------===*/
 /* Dispatch setup                                                          */
 /*===------------------------------------------------------------------===*/
 
-static void hrx_fault_here(hrx_host_dispatch_t* d, hrx_fabric_fault_t fault) {
+void hrx_fault_here(hrx_host_dispatch_t* d, hrx_fabric_fault_t fault) {
   int expected = 0;
   if (atomic_compare_exchange_strong(&d->faulted, &expected, 1)) {
     snprintf(fault.kernel, sizeof(fault.kernel), "%s", d->kernel->name);
@@ -58,19 +20,12 @@ static void hrx_fault_here(hrx_host_dispatch_t* d, hrx_fabric_fault_t fault) {
   }
 }
 
-/* A fault at instruction |pc|, lane |lane| of |g|'s workgroup; callers
- * add what their kind reports. */
-static hrx_fabric_fault_t hrx_fault_at(const hrx_group_t* g,
-                                       hrx_fabric_fault_kind_t kind,
-                                       uint32_t pc, uint32_t lane) {
-  return (hrx_fabric_fault_t){.kind = kind, .pc = pc, .lane = lane,
-                              .workgroup = {g->id[0], g->id[1], g->id[2]}};
-}
-
 bool hrx_host_dispatch_prepare(hrx_host_device_t* device,
                                const hrx_aql_dispatch_packet_t* p,
                                const hrx_fabric_kernel_t* kernel,
                                hrx_host_dispatch_t* d) {
+  static _Atomic uint64_t serials;
+  d->serial = atomic_fetch_add_explicit(&serials, 1, memory_order_relaxed) + 1;
   d->kernel = kernel;
   d->kernarg = (const uint8_t*)(uintptr_t)p->kernarg_address;
   uint16_t sizes[3] = {p->workgroup_size_x, p->workgroup_size_y,
@@ -123,32 +78,8 @@ bool hrx_host_dispatch_prepare(hrx_host_device_t* device,
 /* Memory                                                                  */
 /*===------------------------------------------------------------------===*/
 
-/* The slot a load or store last resolved: lanes of one instruction
- * nearly always share it, so most lanes need only the bounds test. */
-typedef struct hrx_window_t {
-  uint64_t slot;
-  uint8_t* base;
-  uint64_t size;
-} hrx_window_t;
-
-#define HRX_WINDOW_NONE {.slot = UINT64_MAX}
-
-static uint8_t* hrx_resolve(hrx_group_t* g, uint64_t ptr, uint32_t bytes,
-                            uint32_t pc, uint32_t lane, hrx_window_t* out);
-
-static inline uint8_t* hrx_resolve_in(hrx_group_t* g, hrx_window_t* window,
-                                      uint64_t ptr, uint32_t bytes,
-                                      uint32_t pc, uint32_t lane) {
-  uint64_t offset = ptr & HRX_HOST_OFFSET_MASK;
-  if ((ptr >> HRX_HOST_PTR_SHIFT) == window->slot && offset <= window->size &&
-      window->size - offset >= bytes) {
-    return window->base + offset;
-  }
-  return hrx_resolve(g, ptr, bytes, pc, lane, window);
-}
-
-static uint8_t* hrx_resolve(hrx_group_t* g, uint64_t ptr, uint32_t bytes,
-                            uint32_t pc, uint32_t lane, hrx_window_t* out) {
+uint8_t* hrx_resolve(hrx_group_t* g, uint64_t ptr, uint32_t bytes,
+                     uint32_t pc, uint32_t lane, hrx_window_t* out) {
   uint64_t slot = ptr >> HRX_HOST_PTR_SHIFT;
   uint64_t offset = ptr & HRX_HOST_OFFSET_MASK;
   uint8_t* base;
@@ -235,24 +166,6 @@ static bool hrx_race_access(hrx_group_t* g, uint64_t ptr, uint32_t bytes,
   return true;
 }
 
-/* PTR_ADD: a pointer whose offset would leave [0, 2^48) becomes the
- * poison pointer of its slot (offset HRX_HOST_OFFSET_MASK, past every
- * allocation), which stays poison through further steps; so does an index
- * of HRX_HOST_INDEX_POISON. See host_isa.h, Address arithmetic. */
-static inline uint64_t hrx_ptr_add(uint64_t ptr, int64_t index,
-                                   int64_t scale) {
-  uint64_t slot = ptr & ~HRX_HOST_OFFSET_MASK;
-  int64_t offset = (int64_t)(ptr & HRX_HOST_OFFSET_MASK);
-  int64_t bytes, next;
-  if (offset == (int64_t)HRX_HOST_OFFSET_MASK ||
-      __builtin_mul_overflow(index, scale, &bytes) ||
-      __builtin_add_overflow(offset, bytes, &next) || next < 0 ||
-      next > (int64_t)HRX_HOST_OFFSET_MASK) {
-    next = (int64_t)HRX_HOST_OFFSET_MASK;
-  }
-  return slot | (uint64_t)next;
-}
-
 static int hrx_order(uint32_t ordering) {
   switch (ordering) {
     case HRX_HOST_ORDER_ACQUIRE: return __ATOMIC_ACQUIRE;
@@ -310,53 +223,6 @@ static uint64_t hrx_combine(uint32_t kind, uint8_t type, uint64_t a,
                                               hrx_load_f(type, b)));
     default: return b;
   }
-}
-
-/* Fixed-size loads: a variable-length memcpy into a zeroed 8-byte
- * temporary makes the CPU reload a partly written word, a store-forwarding
- * stall on every lane of every load. */
-static inline uint64_t hrx_read_bits(const uint8_t* at, uint32_t bytes) {
-  switch (bytes) {
-    case 1: return *at;
-    case 2: {
-      uint16_t v;
-      memcpy(&v, at, 2);
-      return v;
-    }
-    case 4: {
-      uint32_t v;
-      memcpy(&v, at, 4);
-      return v;
-    }
-    default: {
-      uint64_t v;
-      memcpy(&v, at, 8);
-      return v;
-    }
-  }
-}
-
-static inline void hrx_write_bits(uint8_t* at, uint32_t bytes,
-                                  uint64_t value) {
-  switch (bytes) {
-    case 1: *at = (uint8_t)value; break;
-    case 2: {
-      uint16_t v = (uint16_t)value;
-      memcpy(at, &v, 2);
-      break;
-    }
-    case 4: {
-      uint32_t v = (uint32_t)value;
-      memcpy(at, &v, 4);
-      break;
-    }
-    default: memcpy(at, &value, 8); break;
-  }
-}
-
-static uint64_t hrx_load_value(const uint8_t* at, uint8_t type) {
-  uint64_t raw = hrx_read_bits(at, hrx_type_bytes(type));
-  return type <= HRX_HOST_TYPE_I64 ? hrx_norm(raw, type) : raw;
 }
 
 /* Atomic read-modify-write on 4- or 8-byte memory; returns the old value.
@@ -589,23 +455,7 @@ static bool hrx_pop(hrx_group_t* g, hrx_wave_t* w, uint32_t pc) {
 /* The lanes of |w| whose condition register is nonzero. */
 static uint64_t hrx_cond_mask(const hrx_group_t* g, const hrx_wave_t* w,
                               const hrx_host_insn_t* i) {
-  if (i->flags & HRX_HOST_FLAG_A_SCALAR) return w->s[i->a] ? g->full : 0;
-  const uint64_t* v = &w->v[(size_t)i->a * g->lanes];
-  uint64_t mask = 0;
-  for (uint32_t l = 0; l < g->lanes; ++l) {
-    mask |= (uint64_t)(v[l] != 0) << l;
-  }
-  return mask;
-}
-
-/* Cancellation (hrx_fabric_signal_cancel) is polled where a wave could
- * run forever: at backward jumps and barriers. */
-static bool hrx_cancelled(hrx_group_t* g, uint32_t pc) {
-  const _Atomic bool* flag = g->dispatch->cancel;
-  if (!flag || !atomic_load_explicit(flag, memory_order_relaxed)) return false;
-  hrx_fault_here(g->dispatch,
-                 hrx_fault_at(g, HRX_FABRIC_FAULT_CANCELLED, pc, 0));
-  return true;
+  return hrx_cond_bits(g, w, (i->flags & HRX_HOST_FLAG_A_SCALAR) != 0, i->a);
 }
 
 /* Moves |w| to |target|; false (faulted) when a backward jump finds the
@@ -646,484 +496,482 @@ static bool hrx_barrier_joined(hrx_group_t* g, const hrx_wave_t* waves,
   return true;
 }
 
-static uint32_t hrx_run_wave(hrx_group_t* g, hrx_wave_t* w,
-                             uint32_t wave_index) {
+uint32_t hrx_host_step(hrx_group_t* g, hrx_wave_t* w, uint32_t wave_index) {
   const hrx_fabric_kernel_t* k = g->kernel;
   const hrx_host_insn_t* code = k->insns;
   const uint32_t L = g->lanes;
   hrx_host_dispatch_t* dispatch = g->dispatch;
   uint64_t temp[HRX_HOST_MAX_LANES];
-  for (;;) {
-    if (w->pc >= k->insn_count) return WAVE_DONE;
-    uint32_t pc = w->pc++;
-    const hrx_host_insn_t* i = &code[pc];
-    const uint8_t type = i->type;
-    const bool dst_scalar = (i->flags & HRX_HOST_FLAG_DST_SCALAR) != 0;
-    uint64_t* pd = dst_scalar ? &w->s[i->dst] : &w->v[(size_t)i->dst * L];
-    const uint64_t* pa = (i->flags & HRX_HOST_FLAG_A_SCALAR)
-                             ? &w->s[i->a] : &w->v[(size_t)i->a * L];
-    const uint64_t* pb = (i->flags & HRX_HOST_FLAG_B_SCALAR)
-                             ? &w->s[i->b] : &w->v[(size_t)i->b * L];
-    const uint64_t* pc_ = (i->flags & HRX_HOST_FLAG_C_SCALAR)
-                              ? &w->s[i->c] : &w->v[(size_t)i->c * L];
-    const size_t sa = (i->flags & HRX_HOST_FLAG_A_SCALAR) ? 0 : 1;
-    const size_t sb = (i->flags & HRX_HOST_FLAG_B_SCALAR) ? 0 : 1;
-    const size_t sc = (i->flags & HRX_HOST_FLAG_C_SCALAR) ? 0 : 1;
-    switch ((hrx_host_op_t)i->op) {
-      case HRX_HOST_OP_NOP: break;
-      case HRX_HOST_OP_MOV: HRX_LANES(D = A); break;
-      case HRX_HOST_OP_CONST: {
-        uint64_t value = k->constants[i->imm];
-        HRX_LANES(D = value);
-        break;
-      }
-      case HRX_HOST_OP_ARG: {
-        uint64_t value = hrx_load_value(dispatch->kernarg + i->imm, type);
-        HRX_LANES(D = value);
-        break;
-      }
-      case HRX_HOST_OP_BINDING: {
-        uint64_t value = (uint64_t)i->imm << HRX_HOST_PTR_SHIFT;
-        HRX_LANES(D = value);
-        break;
-      }
-      case HRX_HOST_OP_IADD:
-      case HRX_HOST_OP_ISUB:
-      case HRX_HOST_OP_IMUL:
-      case HRX_HOST_OP_IMADD:
-        if (i->flags & HRX_HOST_FLAG_ADDRESS) {
-          HRX_LANES(D = (uint64_t)hrx_host_index_madd((int64_t)A, (int64_t)B,
-                                                        (int64_t)C));
-        } else if (i->flags & HRX_HOST_FLAG_CHECKED) {
-          /* The operation sanitizer: signed overflow of the type. */
-          bool overflow = false;
-          uint32_t bad = 0;
-          HRX_LANES({
-            int64_t x = (int64_t)A, y = (int64_t)B, r = 0;
-            bool o = i->op == HRX_HOST_OP_IADD ? __builtin_add_overflow(x, y, &r)
-                     : i->op == HRX_HOST_OP_ISUB
-                         ? __builtin_sub_overflow(x, y, &r)
-                         : __builtin_mul_overflow(x, y, &r);
-            if (!o && i->op == HRX_HOST_OP_IMADD) {
-              o = __builtin_add_overflow(r, (int64_t)C, &r);
-            }
-            if (o || (int64_t)hrx_norm((uint64_t)r, type) != r) {
-              if (!overflow) bad = l;
-              overflow = true;
-            }
-            D = hrx_norm((uint64_t)r, type);
-          });
-          if (overflow) {
-            hrx_fault_here(dispatch,
-                           hrx_fault_at(g, HRX_FABRIC_FAULT_INTEGER_OVERFLOW,
-                                        pc, bad));
-            return WAVE_FAULT;
-          }
-        } else if (i->op == HRX_HOST_OP_IADD) {
-          HRX_LANES(D = hrx_norm(A + B, type));
-        } else if (i->op == HRX_HOST_OP_ISUB) {
-          HRX_LANES(D = hrx_norm(A - B, type));
-        } else if (i->op == HRX_HOST_OP_IMUL) {
-          HRX_LANES(D = hrx_norm(A * B, type));
-        } else {
-          HRX_LANES(D = hrx_norm(A * B + C, type));
-        }
-        break;
-      case HRX_HOST_OP_IDIVS:
-      case HRX_HOST_OP_IDIVU:
-      case HRX_HOST_OP_IREMS:
-      case HRX_HOST_OP_IREMU: {
-        bool fault = false;
-        uint32_t fault_lane = 0;
+  if (w->pc >= k->insn_count) return WAVE_DONE;
+  uint32_t pc = w->pc++;
+  const hrx_host_insn_t* i = &code[pc];
+  const uint8_t type = i->type;
+  const bool dst_scalar = (i->flags & HRX_HOST_FLAG_DST_SCALAR) != 0;
+  uint64_t* pd = dst_scalar ? &w->s[i->dst] : &w->v[(size_t)i->dst * L];
+  const uint64_t* pa = (i->flags & HRX_HOST_FLAG_A_SCALAR)
+                           ? &w->s[i->a] : &w->v[(size_t)i->a * L];
+  const uint64_t* pb = (i->flags & HRX_HOST_FLAG_B_SCALAR)
+                           ? &w->s[i->b] : &w->v[(size_t)i->b * L];
+  const uint64_t* pc_ = (i->flags & HRX_HOST_FLAG_C_SCALAR)
+                            ? &w->s[i->c] : &w->v[(size_t)i->c * L];
+  const size_t sa = (i->flags & HRX_HOST_FLAG_A_SCALAR) ? 0 : 1;
+  const size_t sb = (i->flags & HRX_HOST_FLAG_B_SCALAR) ? 0 : 1;
+  const size_t sc = (i->flags & HRX_HOST_FLAG_C_SCALAR) ? 0 : 1;
+  switch ((hrx_host_op_t)i->op) {
+    case HRX_HOST_OP_NOP: break;
+    case HRX_HOST_OP_MOV: HRX_LANES(D = A); break;
+    case HRX_HOST_OP_CONST: {
+      uint64_t value = k->constants[i->imm];
+      HRX_LANES(D = value);
+      break;
+    }
+    case HRX_HOST_OP_ARG: {
+      uint64_t value = hrx_load_value(dispatch->kernarg + i->imm, type);
+      HRX_LANES(D = value);
+      break;
+    }
+    case HRX_HOST_OP_BINDING: {
+      uint64_t value = (uint64_t)i->imm << HRX_HOST_PTR_SHIFT;
+      HRX_LANES(D = value);
+      break;
+    }
+    case HRX_HOST_OP_IADD:
+    case HRX_HOST_OP_ISUB:
+    case HRX_HOST_OP_IMUL:
+    case HRX_HOST_OP_IMADD:
+      if (i->flags & HRX_HOST_FLAG_ADDRESS) {
+        HRX_LANES(D = (uint64_t)hrx_host_index_madd((int64_t)A, (int64_t)B,
+                                                      (int64_t)C));
+      } else if (i->flags & HRX_HOST_FLAG_CHECKED) {
+        /* The operation sanitizer: signed overflow of the type. */
+        bool overflow = false;
+        uint32_t bad = 0;
         HRX_LANES({
-          uint64_t x = A, y = B;
-          if (hrx_unsigned(y, type) == 0) {
-            if (!fault) fault_lane = l;
-            fault = true;
-          } else if (i->op == HRX_HOST_OP_IDIVU) {
-            D = hrx_norm(hrx_unsigned(x, type) / hrx_unsigned(y, type), type);
-          } else if (i->op == HRX_HOST_OP_IREMU) {
-            D = hrx_norm(hrx_unsigned(x, type) % hrx_unsigned(y, type), type);
-          } else if ((int64_t)y == -1) {
-            /* INT_MIN / -1 wraps; x % -1 is 0. */
-            D = i->op == HRX_HOST_OP_IDIVS ? hrx_norm(0 - x, type) : 0;
-          } else if (i->op == HRX_HOST_OP_IDIVS) {
-            D = hrx_norm((uint64_t)((int64_t)x / (int64_t)y), type);
-          } else {
-            D = hrx_norm((uint64_t)((int64_t)x % (int64_t)y), type);
+          int64_t x = (int64_t)A, y = (int64_t)B, r = 0;
+          bool o = i->op == HRX_HOST_OP_IADD ? __builtin_add_overflow(x, y, &r)
+                   : i->op == HRX_HOST_OP_ISUB
+                       ? __builtin_sub_overflow(x, y, &r)
+                       : __builtin_mul_overflow(x, y, &r);
+          if (!o && i->op == HRX_HOST_OP_IMADD) {
+            o = __builtin_add_overflow(r, (int64_t)C, &r);
           }
+          if (o || (int64_t)hrx_norm((uint64_t)r, type) != r) {
+            if (!overflow) bad = l;
+            overflow = true;
+          }
+          D = hrx_norm((uint64_t)r, type);
         });
-        if (fault) {
+        if (overflow) {
           hrx_fault_here(dispatch,
-                         hrx_fault_at(g, HRX_FABRIC_FAULT_DIVIDE_BY_ZERO, pc,
-                                      fault_lane));
+                         hrx_fault_at(g, HRX_FABRIC_FAULT_INTEGER_OVERFLOW,
+                                      pc, bad));
           return WAVE_FAULT;
         }
-        break;
+      } else if (i->op == HRX_HOST_OP_IADD) {
+        HRX_LANES(D = hrx_norm(A + B, type));
+      } else if (i->op == HRX_HOST_OP_ISUB) {
+        HRX_LANES(D = hrx_norm(A - B, type));
+      } else if (i->op == HRX_HOST_OP_IMUL) {
+        HRX_LANES(D = hrx_norm(A * B, type));
+      } else {
+        HRX_LANES(D = hrx_norm(A * B + C, type));
       }
-      case HRX_HOST_OP_IMINS:
-        HRX_LANES(D = (int64_t)A < (int64_t)B ? A : B);
-        break;
-      case HRX_HOST_OP_IMAXS:
-        HRX_LANES(D = (int64_t)A > (int64_t)B ? A : B);
-        break;
-      case HRX_HOST_OP_IMINU:
-        HRX_LANES(D = hrx_unsigned(A, type) < hrx_unsigned(B, type) ? A : B);
-        break;
-      case HRX_HOST_OP_IMAXU:
-        HRX_LANES(D = hrx_unsigned(A, type) > hrx_unsigned(B, type) ? A : B);
-        break;
-      case HRX_HOST_OP_IAND: HRX_LANES(D = A & B); break;
-      case HRX_HOST_OP_IOR: HRX_LANES(D = A | B); break;
-      case HRX_HOST_OP_IXOR: HRX_LANES(D = hrx_norm(A ^ B, type)); break;
-      case HRX_HOST_OP_ISHL:
-      case HRX_HOST_OP_ISHRU:
-      case HRX_HOST_OP_ISHRS: {
-        uint32_t bits = hrx_type_bits(type);
-        if (i->flags & HRX_HOST_FLAG_CHECKED) {
-          /* The operation sanitizer: an amount of at least the width. */
-          bool ok = true;
-          HRX_LANES({
-            if (ok && hrx_unsigned(B, type) >= bits) {
-              hrx_fabric_fault_t f =
-                  hrx_fault_at(g, HRX_FABRIC_FAULT_BAD_SHIFT, pc, l);
-              f.access_bytes = hrx_type_bytes(type);
-              f.value = (int64_t)hrx_unsigned(B, type);
-              hrx_fault_here(dispatch, f);
-              ok = false;
-            }
-          });
-          if (!ok) return WAVE_FAULT;
-        }
-        HRX_LANES({
-          uint64_t amount = hrx_unsigned(B, type);
-          uint64_t x = A;
-          if (i->op == HRX_HOST_OP_ISHL) {
-            D = amount >= bits ? 0 : hrx_norm(x << amount, type);
-          } else if (i->op == HRX_HOST_OP_ISHRU) {
-            D = amount >= bits ? 0
-                               : hrx_norm(hrx_unsigned(x, type) >> amount,
-                                          type);
-          } else {
-            D = amount >= bits ? ((int64_t)x < 0 ? hrx_norm(~UINT64_C(0), type)
-                                                 : 0)
-                               : (uint64_t)((int64_t)x >> amount);
-          }
-        });
-        break;
-      }
-      case HRX_HOST_OP_FADD: HRX_FLOAT2(x + y, x + y); break;
-      case HRX_HOST_OP_FSUB: HRX_FLOAT2(x - y, x - y); break;
-      case HRX_HOST_OP_FMUL: HRX_FLOAT2(x * y, x * y); break;
-      case HRX_HOST_OP_FDIV: HRX_FLOAT2(x / y, x / y); break;
-      case HRX_HOST_OP_FMIN: HRX_FLOAT2(fminf(x, y), fmin(x, y)); break;
-      case HRX_HOST_OP_FMAX: HRX_FLOAT2(fmaxf(x, y), fmax(x, y)); break;
-      case HRX_HOST_OP_FFMA:
-        if (type == HRX_HOST_TYPE_F32) {
-          HRX_LANES(D = hrx_from_f32(fmaf(hrx_f32(A), hrx_f32(B),
-                                          hrx_f32(C))));
-        } else if (type == HRX_HOST_TYPE_F64) {
-          HRX_LANES(D = hrx_from_f64(fma(hrx_f64(A), hrx_f64(B),
-                                         hrx_f64(C))));
+      break;
+    case HRX_HOST_OP_IDIVS:
+    case HRX_HOST_OP_IDIVU:
+    case HRX_HOST_OP_IREMS:
+    case HRX_HOST_OP_IREMU: {
+      bool fault = false;
+      uint32_t fault_lane = 0;
+      HRX_LANES({
+        uint64_t x = A, y = B;
+        if (hrx_unsigned(y, type) == 0) {
+          if (!fault) fault_lane = l;
+          fault = true;
+        } else if (i->op == HRX_HOST_OP_IDIVU) {
+          D = hrx_norm(hrx_unsigned(x, type) / hrx_unsigned(y, type), type);
+        } else if (i->op == HRX_HOST_OP_IREMU) {
+          D = hrx_norm(hrx_unsigned(x, type) % hrx_unsigned(y, type), type);
+        } else if ((int64_t)y == -1) {
+          /* INT_MIN / -1 wraps; x % -1 is 0. */
+          D = i->op == HRX_HOST_OP_IDIVS ? hrx_norm(0 - x, type) : 0;
+        } else if (i->op == HRX_HOST_OP_IDIVS) {
+          D = hrx_norm((uint64_t)((int64_t)x / (int64_t)y), type);
         } else {
-          HRX_LANES(D = hrx_store_f(type, fmaf(hrx_load_f(type, A),
-                                               hrx_load_f(type, B),
-                                               hrx_load_f(type, C))));
+          D = hrx_norm((uint64_t)((int64_t)x % (int64_t)y), type);
         }
-        break;
-      case HRX_HOST_OP_FNEG: HRX_FLOAT1(-x, -x); break;
-      case HRX_HOST_OP_FABS: HRX_FLOAT1(fabsf(x), fabs(x)); break;
-      case HRX_HOST_OP_FFLOOR: HRX_FLOAT1(floorf(x), floor(x)); break;
-      case HRX_HOST_OP_FCEIL: HRX_FLOAT1(ceilf(x), ceil(x)); break;
-      case HRX_HOST_OP_FTRUNC: HRX_FLOAT1(truncf(x), trunc(x)); break;
-      case HRX_HOST_OP_FROUNDEVEN:
-        HRX_FLOAT1(nearbyintf(x), nearbyint(x));
-        break;
-      case HRX_HOST_OP_FSQRT: HRX_FLOAT1(sqrtf(x), sqrt(x)); break;
-      case HRX_HOST_OP_FRSQRT: HRX_FLOAT1(1.0f / sqrtf(x), 1.0 / sqrt(x)); break;
-      case HRX_HOST_OP_FEXP: HRX_FLOAT1(expf(x), exp(x)); break;
-      case HRX_HOST_OP_FLOG: HRX_FLOAT1(logf(x), log(x)); break;
-      case HRX_HOST_OP_FTANH: HRX_FLOAT1(tanhf(x), tanh(x)); break;
-      case HRX_HOST_OP_ICMP:
-        /* The predicate picks the loop, not each lane's comparison. */
-        switch ((hrx_host_icmp_t)i->aux) {
-          case HRX_HOST_ICMP_SLT: HRX_LANES(D = (int64_t)A < (int64_t)B); break;
-          case HRX_HOST_ICMP_SGE:
-            HRX_LANES(D = (int64_t)A >= (int64_t)B);
-            break;
-          case HRX_HOST_ICMP_ULT:
-            HRX_LANES(D = hrx_unsigned(A, type) < hrx_unsigned(B, type));
-            break;
-          case HRX_HOST_ICMP_EQ:
-            HRX_LANES(D = hrx_unsigned(A, type) == hrx_unsigned(B, type));
-            break;
-          default: HRX_LANES(D = hrx_icmp(i->aux, type, A, B)); break;
-        }
-        break;
-      case HRX_HOST_OP_FCMP:
-        HRX_LANES(D = hrx_fcmp(i->aux, hrx_as_double(type, A),
-                               hrx_as_double(type, B)));
-        break;
-      case HRX_HOST_OP_SELECT: HRX_LANES(D = A ? B : C); break;
-      case HRX_HOST_OP_CVT:
-        if (i->imm == HRX_HOST_CVT_SEXT) {
-          HRX_LANES(D = hrx_norm(A, type));
-        } else if (i->imm == HRX_HOST_CVT_ZEXT) {
-          HRX_LANES(D = hrx_norm(hrx_unsigned(A, i->aux), type));
+      });
+      if (fault) {
+        hrx_fault_here(dispatch,
+                       hrx_fault_at(g, HRX_FABRIC_FAULT_DIVIDE_BY_ZERO, pc,
+                                    fault_lane));
+        return WAVE_FAULT;
+      }
+      break;
+    }
+    case HRX_HOST_OP_IMINS:
+      HRX_LANES(D = (int64_t)A < (int64_t)B ? A : B);
+      break;
+    case HRX_HOST_OP_IMAXS:
+      HRX_LANES(D = (int64_t)A > (int64_t)B ? A : B);
+      break;
+    case HRX_HOST_OP_IMINU:
+      HRX_LANES(D = hrx_unsigned(A, type) < hrx_unsigned(B, type) ? A : B);
+      break;
+    case HRX_HOST_OP_IMAXU:
+      HRX_LANES(D = hrx_unsigned(A, type) > hrx_unsigned(B, type) ? A : B);
+      break;
+    case HRX_HOST_OP_IAND: HRX_LANES(D = A & B); break;
+    case HRX_HOST_OP_IOR: HRX_LANES(D = A | B); break;
+    case HRX_HOST_OP_IXOR: HRX_LANES(D = hrx_norm(A ^ B, type)); break;
+    case HRX_HOST_OP_ISHL:
+    case HRX_HOST_OP_ISHRU:
+    case HRX_HOST_OP_ISHRS: {
+      uint32_t bits = hrx_type_bits(type);
+      if (i->flags & HRX_HOST_FLAG_CHECKED) {
+        /* The operation sanitizer: an amount of at least the width. */
+        bool ok = true;
+        HRX_LANES({
+          if (ok && hrx_unsigned(B, type) >= bits) {
+            hrx_fabric_fault_t f =
+                hrx_fault_at(g, HRX_FABRIC_FAULT_BAD_SHIFT, pc, l);
+            f.access_bytes = hrx_type_bytes(type);
+            f.value = (int64_t)hrx_unsigned(B, type);
+            hrx_fault_here(dispatch, f);
+            ok = false;
+          }
+        });
+        if (!ok) return WAVE_FAULT;
+      }
+      HRX_LANES({
+        uint64_t amount = hrx_unsigned(B, type);
+        uint64_t x = A;
+        if (i->op == HRX_HOST_OP_ISHL) {
+          D = amount >= bits ? 0 : hrx_norm(x << amount, type);
+        } else if (i->op == HRX_HOST_OP_ISHRU) {
+          D = amount >= bits ? 0
+                             : hrx_norm(hrx_unsigned(x, type) >> amount,
+                                        type);
         } else {
-          HRX_LANES(D = hrx_convert(i->imm, i->aux, type, A));
+          D = amount >= bits ? ((int64_t)x < 0 ? hrx_norm(~UINT64_C(0), type)
+                                               : 0)
+                             : (uint64_t)((int64_t)x >> amount);
         }
-        break;
-      case HRX_HOST_OP_WORKITEM_ID: {
-        /* Divide once for lane 0, then step (x, y, z) lane by lane: a
-         * 64-bit division per lane dominated index-heavy kernels. */
-        const uint32_t* size = dispatch->workgroup_size;
-        uint64_t flat = (uint64_t)wave_index * L;
-        uint64_t x = flat % size[0], y = flat / size[0] % size[1],
-                 z = flat / ((uint64_t)size[0] * size[1]);
-        for (uint32_t l = 0; l < L; ++l) {
-          temp[l] = i->aux == 0 ? x : i->aux == 1 ? y : z;
-          if (++x == size[0]) {
-            x = 0;
-            if (++y == size[1]) {
-              y = 0;
-              ++z;
-            }
+      });
+      break;
+    }
+    case HRX_HOST_OP_FADD: HRX_FLOAT2(x + y, x + y); break;
+    case HRX_HOST_OP_FSUB: HRX_FLOAT2(x - y, x - y); break;
+    case HRX_HOST_OP_FMUL: HRX_FLOAT2(x * y, x * y); break;
+    case HRX_HOST_OP_FDIV: HRX_FLOAT2(x / y, x / y); break;
+    case HRX_HOST_OP_FMIN: HRX_FLOAT2(fminf(x, y), fmin(x, y)); break;
+    case HRX_HOST_OP_FMAX: HRX_FLOAT2(fmaxf(x, y), fmax(x, y)); break;
+    case HRX_HOST_OP_FFMA:
+      if (type == HRX_HOST_TYPE_F32) {
+        HRX_LANES(D = hrx_from_f32(fmaf(hrx_f32(A), hrx_f32(B),
+                                        hrx_f32(C))));
+      } else if (type == HRX_HOST_TYPE_F64) {
+        HRX_LANES(D = hrx_from_f64(fma(hrx_f64(A), hrx_f64(B),
+                                       hrx_f64(C))));
+      } else {
+        HRX_LANES(D = hrx_store_f(type, fmaf(hrx_load_f(type, A),
+                                             hrx_load_f(type, B),
+                                             hrx_load_f(type, C))));
+      }
+      break;
+    case HRX_HOST_OP_FNEG: HRX_FLOAT1(-x, -x); break;
+    case HRX_HOST_OP_FABS: HRX_FLOAT1(fabsf(x), fabs(x)); break;
+    case HRX_HOST_OP_FFLOOR: HRX_FLOAT1(floorf(x), floor(x)); break;
+    case HRX_HOST_OP_FCEIL: HRX_FLOAT1(ceilf(x), ceil(x)); break;
+    case HRX_HOST_OP_FTRUNC: HRX_FLOAT1(truncf(x), trunc(x)); break;
+    case HRX_HOST_OP_FROUNDEVEN:
+      HRX_FLOAT1(nearbyintf(x), nearbyint(x));
+      break;
+    case HRX_HOST_OP_FSQRT: HRX_FLOAT1(sqrtf(x), sqrt(x)); break;
+    case HRX_HOST_OP_FRSQRT: HRX_FLOAT1(1.0f / sqrtf(x), 1.0 / sqrt(x)); break;
+    case HRX_HOST_OP_FEXP: HRX_FLOAT1(expf(x), exp(x)); break;
+    case HRX_HOST_OP_FLOG: HRX_FLOAT1(logf(x), log(x)); break;
+    case HRX_HOST_OP_FTANH: HRX_FLOAT1(tanhf(x), tanh(x)); break;
+    case HRX_HOST_OP_ICMP:
+      /* The predicate picks the loop, not each lane's comparison. */
+      switch ((hrx_host_icmp_t)i->aux) {
+        case HRX_HOST_ICMP_SLT: HRX_LANES(D = (int64_t)A < (int64_t)B); break;
+        case HRX_HOST_ICMP_SGE:
+          HRX_LANES(D = (int64_t)A >= (int64_t)B);
+          break;
+        case HRX_HOST_ICMP_ULT:
+          HRX_LANES(D = hrx_unsigned(A, type) < hrx_unsigned(B, type));
+          break;
+        case HRX_HOST_ICMP_EQ:
+          HRX_LANES(D = hrx_unsigned(A, type) == hrx_unsigned(B, type));
+          break;
+        default: HRX_LANES(D = hrx_icmp(i->aux, type, A, B)); break;
+      }
+      break;
+    case HRX_HOST_OP_FCMP:
+      HRX_LANES(D = hrx_fcmp(i->aux, hrx_as_double(type, A),
+                             hrx_as_double(type, B)));
+      break;
+    case HRX_HOST_OP_SELECT: HRX_LANES(D = A ? B : C); break;
+    case HRX_HOST_OP_CVT:
+      if (i->imm == HRX_HOST_CVT_SEXT) {
+        HRX_LANES(D = hrx_norm(A, type));
+      } else if (i->imm == HRX_HOST_CVT_ZEXT) {
+        HRX_LANES(D = hrx_norm(hrx_unsigned(A, i->aux), type));
+      } else {
+        HRX_LANES(D = hrx_convert(i->imm, i->aux, type, A));
+      }
+      break;
+    case HRX_HOST_OP_WORKITEM_ID: {
+      /* Divide once for lane 0, then step (x, y, z) lane by lane: a
+       * 64-bit division per lane dominated index-heavy kernels. */
+      const uint32_t* size = dispatch->workgroup_size;
+      uint64_t flat = (uint64_t)wave_index * L;
+      uint64_t x = flat % size[0], y = flat / size[0] % size[1],
+               z = flat / ((uint64_t)size[0] * size[1]);
+      for (uint32_t l = 0; l < L; ++l) {
+        temp[l] = i->aux == 0 ? x : i->aux == 1 ? y : z;
+        if (++x == size[0]) {
+          x = 0;
+          if (++y == size[1]) {
+            y = 0;
+            ++z;
           }
         }
-        HRX_LANES(D = temp[l]);
-        break;
       }
-      case HRX_HOST_OP_WORKGROUP_ID: {
-        uint64_t value = g->id[i->aux];
-        HRX_LANES(D = value);
-        break;
-      }
-      case HRX_HOST_OP_WORKGROUP_SIZE: {
-        uint64_t value = dispatch->workgroup_size[i->aux];
-        HRX_LANES(D = value);
-        break;
-      }
-      case HRX_HOST_OP_WORKGROUP_COUNT: {
-        uint64_t value = dispatch->workgroup_count[i->aux];
-        HRX_LANES(D = value);
-        break;
-      }
-      case HRX_HOST_OP_SUBGROUP_ID: HRX_LANES(D = wave_index); break;
-      case HRX_HOST_OP_LANE_ID: HRX_LANES(D = l); break;
-      case HRX_HOST_OP_SUBGROUP_SIZE: HRX_LANES(D = L); break;
-      case HRX_HOST_OP_PTR_ADD: {
-        const int64_t scale = (int64_t)i->imm;
-        HRX_LANES(D = hrx_ptr_add(A, (int64_t)B, scale));
-        break;
-      }
-      case HRX_HOST_OP_LOAD: {
-        uint32_t bytes = hrx_type_bytes(type);
-        bool ok = true;
-        hrx_window_t window = HRX_WINDOW_NONE;
-        HRX_LANES({
-          if (ok) {
-            const uint8_t* at = hrx_resolve_in(g, &window, A, bytes, pc, l);
-            if (at && (!g->race || hrx_race_access(g, A, bytes, false, pc, l,
-                                                   wave_index * L + l))) {
-              D = hrx_load_value(at, type);
-            } else {
-              ok = false;
-            }
-          }
-        });
-        if (!ok) return WAVE_FAULT;
-        break;
-      }
-      case HRX_HOST_OP_STORE:
-      case HRX_HOST_OP_ATOMIC_STORE: {
-        uint32_t bytes = hrx_type_bytes(type);
-        bool atomic = i->op == HRX_HOST_OP_ATOMIC_STORE;
-        bool ok = true;
-        /* Stores with uniform operands write once for the wave. */
-        const bool uniform = sa == 0 && sb == 0;
-        hrx_window_t window = HRX_WINDOW_NONE;
-        for (uint64_t m = uniform ? 1 : w->exec; m && ok; m &= m - 1) {
-          const uint32_t l = (uint32_t)__builtin_ctzll(m);
-          uint8_t* at = hrx_resolve_in(g, &window, A, bytes, pc, l);
-          if (!at) {
-            ok = false;
-          } else if (!atomic && g->race &&
-                     !hrx_race_access(g, A, bytes, true, pc, l,
-                                      wave_index * L + l)) {
-            ok = false;
-          } else if (atomic && (uintptr_t)at % bytes) {
-            hrx_fault_here(dispatch,
-                           hrx_fault_at(g, HRX_FABRIC_FAULT_MISALIGNED, pc, l));
-            ok = false;
-          } else if (atomic && bytes == 4) {
-            __atomic_store_n((uint32_t*)at, (uint32_t)B,
-                             hrx_store_order(i->imm));
-          } else if (atomic && bytes == 8) {
-            __atomic_store_n((uint64_t*)at, B, hrx_store_order(i->imm));
+      HRX_LANES(D = temp[l]);
+      break;
+    }
+    case HRX_HOST_OP_WORKGROUP_ID: {
+      uint64_t value = g->id[i->aux];
+      HRX_LANES(D = value);
+      break;
+    }
+    case HRX_HOST_OP_WORKGROUP_SIZE: {
+      uint64_t value = dispatch->workgroup_size[i->aux];
+      HRX_LANES(D = value);
+      break;
+    }
+    case HRX_HOST_OP_WORKGROUP_COUNT: {
+      uint64_t value = dispatch->workgroup_count[i->aux];
+      HRX_LANES(D = value);
+      break;
+    }
+    case HRX_HOST_OP_SUBGROUP_ID: HRX_LANES(D = wave_index); break;
+    case HRX_HOST_OP_LANE_ID: HRX_LANES(D = l); break;
+    case HRX_HOST_OP_SUBGROUP_SIZE: HRX_LANES(D = L); break;
+    case HRX_HOST_OP_PTR_ADD: {
+      const int64_t scale = (int64_t)i->imm;
+      HRX_LANES(D = hrx_ptr_add(A, (int64_t)B, scale));
+      break;
+    }
+    case HRX_HOST_OP_LOAD: {
+      uint32_t bytes = hrx_type_bytes(type);
+      bool ok = true;
+      hrx_window_t window = HRX_WINDOW_NONE;
+      HRX_LANES({
+        if (ok) {
+          const uint8_t* at = hrx_resolve_in(g, &window, A, bytes, pc, l);
+          if (at && (!g->race || hrx_race_access(g, A, bytes, false, pc, l,
+                                                 wave_index * L + l))) {
+            D = hrx_load_value(at, type);
           } else {
-            hrx_write_bits(at, bytes, B);
+            ok = false;
           }
         }
-        if (!ok) return WAVE_FAULT;
-        break;
+      });
+      if (!ok) return WAVE_FAULT;
+      break;
+    }
+    case HRX_HOST_OP_STORE:
+    case HRX_HOST_OP_ATOMIC_STORE: {
+      uint32_t bytes = hrx_type_bytes(type);
+      bool atomic = i->op == HRX_HOST_OP_ATOMIC_STORE;
+      bool ok = true;
+      /* Stores with uniform operands write once for the wave. */
+      const bool uniform = sa == 0 && sb == 0;
+      hrx_window_t window = HRX_WINDOW_NONE;
+      for (uint64_t m = uniform ? 1 : w->exec; m && ok; m &= m - 1) {
+        const uint32_t l = (uint32_t)__builtin_ctzll(m);
+        uint8_t* at = hrx_resolve_in(g, &window, A, bytes, pc, l);
+        if (!at) {
+          ok = false;
+        } else if (!atomic && g->race &&
+                   !hrx_race_access(g, A, bytes, true, pc, l,
+                                    wave_index * L + l)) {
+          ok = false;
+        } else if (atomic && (uintptr_t)at % bytes) {
+          hrx_fault_here(dispatch,
+                         hrx_fault_at(g, HRX_FABRIC_FAULT_MISALIGNED, pc, l));
+          ok = false;
+        } else if (atomic && bytes == 4) {
+          __atomic_store_n((uint32_t*)at, (uint32_t)B,
+                           hrx_store_order(i->imm));
+        } else if (atomic && bytes == 8) {
+          __atomic_store_n((uint64_t*)at, B, hrx_store_order(i->imm));
+        } else {
+          hrx_write_bits(at, bytes, B);
+        }
       }
-      case HRX_HOST_OP_ATOMIC_LOAD:
-      case HRX_HOST_OP_ATOMIC_RMW: {
-        uint32_t bytes = hrx_type_bytes(type);
-        bool ok = true;
-        hrx_window_t window = HRX_WINDOW_NONE;
-        HRX_LANES({
-          uint8_t* at = ok ? hrx_resolve_in(g, &window, A, bytes, pc, l) : NULL;
-          if (!at) {
-            ok = false;
-          } else if ((uintptr_t)at % bytes || (bytes != 4 && bytes != 8)) {
-            hrx_fault_here(dispatch,
-                           hrx_fault_at(g, HRX_FABRIC_FAULT_MISALIGNED, pc, l));
-            ok = false;
-          } else if (i->op == HRX_HOST_OP_ATOMIC_LOAD) {
-            uint64_t raw = bytes == 4
-                ? __atomic_load_n((uint32_t*)at, hrx_load_order(i->imm))
-                : __atomic_load_n((uint64_t*)at, hrx_load_order(i->imm));
-            D = type <= HRX_HOST_TYPE_I64 ? hrx_norm(raw, type) : raw;
-          } else {
-            uint64_t old = hrx_atomic_rmw(at, type, i->aux, B,
-                                          hrx_order(i->imm));
-            D = type <= HRX_HOST_TYPE_I64 ? hrx_norm(old, type) : old;
-          }
-        });
-        if (!ok) return WAVE_FAULT;
-        break;
+      if (!ok) return WAVE_FAULT;
+      break;
+    }
+    case HRX_HOST_OP_ATOMIC_LOAD:
+    case HRX_HOST_OP_ATOMIC_RMW: {
+      uint32_t bytes = hrx_type_bytes(type);
+      bool ok = true;
+      hrx_window_t window = HRX_WINDOW_NONE;
+      HRX_LANES({
+        uint8_t* at = ok ? hrx_resolve_in(g, &window, A, bytes, pc, l) : NULL;
+        if (!at) {
+          ok = false;
+        } else if ((uintptr_t)at % bytes || (bytes != 4 && bytes != 8)) {
+          hrx_fault_here(dispatch,
+                         hrx_fault_at(g, HRX_FABRIC_FAULT_MISALIGNED, pc, l));
+          ok = false;
+        } else if (i->op == HRX_HOST_OP_ATOMIC_LOAD) {
+          uint64_t raw = bytes == 4
+              ? __atomic_load_n((uint32_t*)at, hrx_load_order(i->imm))
+              : __atomic_load_n((uint64_t*)at, hrx_load_order(i->imm));
+          D = type <= HRX_HOST_TYPE_I64 ? hrx_norm(raw, type) : raw;
+        } else {
+          uint64_t old = hrx_atomic_rmw(at, type, i->aux, B,
+                                        hrx_order(i->imm));
+          D = type <= HRX_HOST_TYPE_I64 ? hrx_norm(old, type) : old;
+        }
+      });
+      if (!ok) return WAVE_FAULT;
+      break;
+    }
+    case HRX_HOST_OP_FENCE:
+      __atomic_thread_fence(hrx_order(i->imm));
+      break;
+    case HRX_HOST_OP_SHUFFLE:
+    case HRX_HOST_OP_SHUFFLE_OK: {
+      for (uint32_t l = 0; l < L; ++l) {
+        if (!((w->exec >> l) & 1)) continue;
+        int64_t offset = (int64_t)B;
+        int64_t width = (int64_t)C;
+        if (width <= 0 || width > (int64_t)L) width = L;
+        int64_t local = l % width, base = (int64_t)l - local, source;
+        switch (i->aux) {
+          case HRX_HOST_SHUFFLE_XOR: source = local ^ offset; break;
+          case HRX_HOST_SHUFFLE_UP: source = local - offset; break;
+          case HRX_HOST_SHUFFLE_DOWN: source = local + offset; break;
+          default: source = offset; break;
+        }
+        bool valid = source >= 0 && source < width;
+        if (i->op == HRX_HOST_OP_SHUFFLE_OK) {
+          temp[l] = valid;
+        } else {
+          temp[l] = valid ? pa[(size_t)(base + source) * sa] : A;
+        }
       }
-      case HRX_HOST_OP_FENCE:
-        __atomic_thread_fence(hrx_order(i->imm));
-        break;
-      case HRX_HOST_OP_SHUFFLE:
-      case HRX_HOST_OP_SHUFFLE_OK: {
-        for (uint32_t l = 0; l < L; ++l) {
+      for (uint64_t m = w->exec; m; m &= m - 1) {
+        uint32_t l = (uint32_t)__builtin_ctzll(m);
+        pd[l] = temp[l];
+      }
+      break;
+    }
+    case HRX_HOST_OP_REDUCE: {
+      uint32_t cluster = i->imm && i->imm <= L ? i->imm : L;
+      for (uint32_t start = 0; start < L; start += cluster) {
+        bool any = false;
+        uint64_t total = 0;
+        for (uint32_t l = start; l < start + cluster && l < L; ++l) {
           if (!((w->exec >> l) & 1)) continue;
-          int64_t offset = (int64_t)B;
-          int64_t width = (int64_t)C;
-          if (width <= 0 || width > (int64_t)L) width = L;
-          int64_t local = l % width, base = (int64_t)l - local, source;
-          switch (i->aux) {
-            case HRX_HOST_SHUFFLE_XOR: source = local ^ offset; break;
-            case HRX_HOST_SHUFFLE_UP: source = local - offset; break;
-            case HRX_HOST_SHUFFLE_DOWN: source = local + offset; break;
-            default: source = offset; break;
-          }
-          bool valid = source >= 0 && source < width;
-          if (i->op == HRX_HOST_OP_SHUFFLE_OK) {
-            temp[l] = valid;
-          } else {
-            temp[l] = valid ? pa[(size_t)(base + source) * sa] : A;
-          }
+          total = any ? hrx_combine(i->aux, type, total, A) : A;
+          any = true;
         }
-        for (uint64_t m = w->exec; m; m &= m - 1) {
-          uint32_t l = (uint32_t)__builtin_ctzll(m);
-          pd[l] = temp[l];
+        for (uint32_t l = start; l < start + cluster && l < L; ++l) {
+          if ((w->exec >> l) & 1) temp[l] = total;
         }
-        break;
       }
-      case HRX_HOST_OP_REDUCE: {
-        uint32_t cluster = i->imm && i->imm <= L ? i->imm : L;
-        for (uint32_t start = 0; start < L; start += cluster) {
-          bool any = false;
-          uint64_t total = 0;
-          for (uint32_t l = start; l < start + cluster && l < L; ++l) {
-            if (!((w->exec >> l) & 1)) continue;
-            total = any ? hrx_combine(i->aux, type, total, A) : A;
-            any = true;
-          }
-          for (uint32_t l = start; l < start + cluster && l < L; ++l) {
-            if ((w->exec >> l) & 1) temp[l] = total;
-          }
-        }
-        for (uint64_t m = w->exec; m; m &= m - 1) {
-          uint32_t l = (uint32_t)__builtin_ctzll(m);
-          pd[l] = temp[l];
-        }
-        break;
+      for (uint64_t m = w->exec; m; m &= m - 1) {
+        uint32_t l = (uint32_t)__builtin_ctzll(m);
+        pd[l] = temp[l];
       }
-      case HRX_HOST_OP_BARRIER:
-        if (hrx_cancelled(g, pc)) return WAVE_FAULT;
-        if (g->race_check && w->exec != w->live) {
-          hrx_barrier_fault(g, pc, wave_index, w->live & ~w->exec);
+      break;
+    }
+    case HRX_HOST_OP_BARRIER:
+      if (hrx_cancelled(g, pc)) return WAVE_FAULT;
+      if (g->race_check && w->exec != w->live) {
+        hrx_barrier_fault(g, pc, wave_index, w->live & ~w->exec);
+        return WAVE_FAULT;
+      }
+      return WAVE_BARRIER;
+    case HRX_HOST_OP_JMP:
+      if (!hrx_jump(g, w, i->imm, pc)) return WAVE_FAULT;
+      break;
+    case HRX_HOST_OP_BRZ:
+    case HRX_HOST_OP_BRNZ:
+      if ((w->s[i->a] != 0) == (i->op == HRX_HOST_OP_BRNZ) &&
+          !hrx_jump(g, w, i->imm, pc)) {
+        return WAVE_FAULT;
+      }
+      break;
+    case HRX_HOST_OP_IF: {
+      uint64_t cond = hrx_cond_mask(g, w, i);
+      if (!hrx_push(g, w, pc)) return WAVE_FAULT;
+      w->exec &= cond;
+      if (!w->exec && !hrx_jump(g, w, i->imm, pc)) return WAVE_FAULT;
+      break;
+    }
+    case HRX_HOST_OP_ELSE: {
+      if (w->depth == 0) {
+        hrx_pop(g, w, pc);
+        return WAVE_FAULT;
+      }
+      uint64_t cond = hrx_cond_mask(g, w, i);
+      w->exec = w->stack[w->depth - 1] & ~cond;
+      if (!w->exec && !hrx_jump(g, w, i->imm, pc)) return WAVE_FAULT;
+      break;
+    }
+    case HRX_HOST_OP_ENDIF:
+      if (!hrx_pop(g, w, pc)) return WAVE_FAULT;
+      break;
+    case HRX_HOST_OP_LOOP_BEGIN:
+      if (!hrx_push(g, w, pc)) return WAVE_FAULT;
+      break;
+    case HRX_HOST_OP_LOOP_TEST: {
+      w->exec &= hrx_cond_mask(g, w, i);
+      if (!w->exec) {
+        if (!hrx_pop(g, w, pc) || !hrx_jump(g, w, i->imm, pc)) {
           return WAVE_FAULT;
         }
-        return WAVE_BARRIER;
-      case HRX_HOST_OP_JMP:
-        if (!hrx_jump(g, w, i->imm, pc)) return WAVE_FAULT;
-        break;
-      case HRX_HOST_OP_BRZ:
-      case HRX_HOST_OP_BRNZ:
-        if ((w->s[i->a] != 0) == (i->op == HRX_HOST_OP_BRNZ) &&
-            !hrx_jump(g, w, i->imm, pc)) {
-          return WAVE_FAULT;
-        }
-        break;
-      case HRX_HOST_OP_IF: {
-        uint64_t cond = hrx_cond_mask(g, w, i);
-        if (!hrx_push(g, w, pc)) return WAVE_FAULT;
-        w->exec &= cond;
-        if (!w->exec && !hrx_jump(g, w, i->imm, pc)) return WAVE_FAULT;
-        break;
       }
-      case HRX_HOST_OP_ELSE: {
-        if (w->depth == 0) {
-          hrx_pop(g, w, pc);
-          return WAVE_FAULT;
+      break;
+    }
+    case HRX_HOST_OP_RET: return WAVE_DONE;
+    case HRX_HOST_OP_COMBINE:
+      HRX_LANES(D = hrx_combine(i->aux, type, A, B));
+      break;
+    case HRX_HOST_OP_ASSERT: {
+      bool held = true;
+      uint32_t lane = 0;
+      HRX_LANES({
+        if (held && !A) {
+          held = false;
+          lane = l;
         }
-        uint64_t cond = hrx_cond_mask(g, w, i);
-        w->exec = w->stack[w->depth - 1] & ~cond;
-        if (!w->exec && !hrx_jump(g, w, i->imm, pc)) return WAVE_FAULT;
-        break;
-      }
-      case HRX_HOST_OP_ENDIF:
-        if (!hrx_pop(g, w, pc)) return WAVE_FAULT;
-        break;
-      case HRX_HOST_OP_LOOP_BEGIN:
-        if (!hrx_push(g, w, pc)) return WAVE_FAULT;
-        break;
-      case HRX_HOST_OP_LOOP_TEST: {
-        w->exec &= hrx_cond_mask(g, w, i);
-        if (!w->exec) {
-          if (!hrx_pop(g, w, pc) || !hrx_jump(g, w, i->imm, pc)) {
-            return WAVE_FAULT;
-          }
-        }
-        break;
-      }
-      case HRX_HOST_OP_RET: return WAVE_DONE;
-      case HRX_HOST_OP_COMBINE:
-        HRX_LANES(D = hrx_combine(i->aux, type, A, B));
-        break;
-      case HRX_HOST_OP_ASSERT: {
-        bool held = true;
-        uint32_t lane = 0;
-        HRX_LANES({
-          if (held && !A) {
-            held = false;
-            lane = l;
-          }
-        });
-        if (!held) {
-          hrx_fabric_fault_t f =
-              hrx_fault_at(g, HRX_FABRIC_FAULT_ASSERTION, pc, lane);
-          f.assertion = i->aux;
-          f.value = (int64_t)pb[lane * sb];
-          hrx_fault_here(dispatch, f);
-          return WAVE_FAULT;
-        }
-        break;
-      }
-      default: {
-        hrx_fabric_fault_t f = {.kind = HRX_FABRIC_FAULT_BAD_LAUNCH, .pc = pc};
+      });
+      if (!held) {
+        hrx_fabric_fault_t f =
+            hrx_fault_at(g, HRX_FABRIC_FAULT_ASSERTION, pc, lane);
+        f.assertion = i->aux;
+        f.value = (int64_t)pb[lane * sb];
         hrx_fault_here(dispatch, f);
         return WAVE_FAULT;
       }
+      break;
+    }
+    default: {
+      hrx_fabric_fault_t f = {.kind = HRX_FABRIC_FAULT_BAD_LAUNCH, .pc = pc};
+      hrx_fault_here(dispatch, f);
+      return WAVE_FAULT;
     }
   }
+  return WAVE_RUN;
 }
 
 #undef A
@@ -1147,6 +995,15 @@ static bool hrx_scratch_reserve(hrx_host_scratch_t* scratch, size_t bytes) {
   return true;
 }
 
+/* The reference interpreter over a whole wave. */
+static uint32_t hrx_run_wave(hrx_group_t* g, hrx_wave_t* w,
+                             uint32_t wave_index) {
+  for (;;) {
+    uint32_t state = hrx_host_step(g, w, wave_index);
+    if (state != WAVE_RUN) return state;
+  }
+}
+
 void hrx_host_run_workgroup(void* context, uint64_t workgroup,
                             hrx_host_scratch_t* scratch) {
   hrx_host_dispatch_t* d = context;
@@ -1160,6 +1017,7 @@ void hrx_host_run_workgroup(void* context, uint64_t workgroup,
   g.id[1] = (uint32_t)(workgroup / cx % cy);
   g.id[2] = (uint32_t)(workgroup / (cx * cy));
   if (hrx_cancelled(&g, 0)) return; /* the rest of the grid is skipped */
+  const hrx_host_program_t* program = hrx_host_program_for(d);
   uint32_t threads =
       d->workgroup_size[0] * d->workgroup_size[1] * d->workgroup_size[2];
   uint32_t waves = (threads + g.lanes - 1) / g.lanes;
@@ -1206,7 +1064,8 @@ void hrx_host_run_workgroup(void* context, uint64_t workgroup,
     for (uint32_t w = 0; w < waves; ++w) {
       hrx_wave_t* wave = &wave_states[w];
       if (wave->state != WAVE_RUN) continue;
-      wave->state = hrx_run_wave(&g, wave, w);
+      wave->state = program ? hrx_host_run_wave_fast(&g, wave, w, program)
+                            : hrx_run_wave(&g, wave, w);
       if (wave->state == WAVE_FAULT) return;
       if (atomic_load_explicit(&d->faulted, memory_order_relaxed)) return;
       any_running = true;

@@ -7,18 +7,7 @@
 #include "fabric_internal.h"
 #include "hrx/core/bytes.h"
 
-/* Which fields an opcode reads or writes. */
-enum {
-  U_DST = 1u << 0,
-  U_A = 1u << 1,
-  U_B = 1u << 2,
-  U_C = 1u << 3,
-  U_VECTOR_DST = 1u << 4, /* dst must be a V register */
-  U_SCALAR_A = 1u << 5,   /* a must be an S register */
-  U_JUMP = 1u << 6,       /* imm is an instruction index */
-};
-
-static uint32_t hrx_host_op_usage(uint8_t op) {
+uint32_t hrx_host_op_usage(uint8_t op) {
   switch ((hrx_host_op_t)op) {
     case HRX_HOST_OP_NOP:
     case HRX_HOST_OP_FENCE:
@@ -33,9 +22,9 @@ static uint32_t hrx_host_op_usage(uint8_t op) {
     case HRX_HOST_OP_WORKGROUP_SIZE:
     case HRX_HOST_OP_WORKGROUP_COUNT:
     case HRX_HOST_OP_SUBGROUP_ID:
-    case HRX_HOST_OP_SUBGROUP_SIZE: return U_DST;
+    case HRX_HOST_OP_SUBGROUP_SIZE: return HRX_HOST_USE_DST;
     case HRX_HOST_OP_WORKITEM_ID:
-    case HRX_HOST_OP_LANE_ID: return U_DST | U_VECTOR_DST;
+    case HRX_HOST_OP_LANE_ID: return HRX_HOST_USE_DST | HRX_HOST_USE_VECTOR_DST;
     case HRX_HOST_OP_MOV:
     case HRX_HOST_OP_FNEG:
     case HRX_HOST_OP_FABS:
@@ -50,25 +39,33 @@ static uint32_t hrx_host_op_usage(uint8_t op) {
     case HRX_HOST_OP_FTANH:
     case HRX_HOST_OP_CVT:
     case HRX_HOST_OP_LOAD:
-    case HRX_HOST_OP_ATOMIC_LOAD: return U_DST | U_A;
-    case HRX_HOST_OP_REDUCE: return U_DST | U_A | U_VECTOR_DST;
+    case HRX_HOST_OP_ATOMIC_LOAD: return HRX_HOST_USE_DST | HRX_HOST_USE_A;
+    case HRX_HOST_OP_REDUCE:
+      return HRX_HOST_USE_DST | HRX_HOST_USE_A | HRX_HOST_USE_VECTOR_DST;
     case HRX_HOST_OP_IMADD:
     case HRX_HOST_OP_FFMA:
-    case HRX_HOST_OP_SELECT: return U_DST | U_A | U_B | U_C;
+    case HRX_HOST_OP_SELECT:
+      return HRX_HOST_USE_DST | HRX_HOST_USE_A | HRX_HOST_USE_B |
+             HRX_HOST_USE_C;
     case HRX_HOST_OP_SHUFFLE:
     case HRX_HOST_OP_SHUFFLE_OK:
-      return U_DST | U_A | U_B | U_C | U_VECTOR_DST;
+      return HRX_HOST_USE_DST | HRX_HOST_USE_A | HRX_HOST_USE_B |
+             HRX_HOST_USE_C | HRX_HOST_USE_VECTOR_DST;
     case HRX_HOST_OP_STORE:
     case HRX_HOST_OP_ATOMIC_STORE:
-    case HRX_HOST_OP_ASSERT: return U_A | U_B;
-    case HRX_HOST_OP_ATOMIC_RMW: return U_DST | U_A | U_B | U_VECTOR_DST;
-    case HRX_HOST_OP_JMP: return U_JUMP;
+    case HRX_HOST_OP_ASSERT: return HRX_HOST_USE_A | HRX_HOST_USE_B;
+    case HRX_HOST_OP_ATOMIC_RMW:
+      return HRX_HOST_USE_DST | HRX_HOST_USE_A | HRX_HOST_USE_B |
+             HRX_HOST_USE_VECTOR_DST;
+    case HRX_HOST_OP_JMP: return HRX_HOST_USE_JUMP;
     case HRX_HOST_OP_BRZ:
-    case HRX_HOST_OP_BRNZ: return U_A | U_SCALAR_A | U_JUMP;
+    case HRX_HOST_OP_BRNZ:
+      return HRX_HOST_USE_A | HRX_HOST_USE_SCALAR_A | HRX_HOST_USE_JUMP;
     case HRX_HOST_OP_IF:
     case HRX_HOST_OP_ELSE:
-    case HRX_HOST_OP_LOOP_TEST: return U_A | U_JUMP;
-    default: return U_DST | U_A | U_B; /* binary arithmetic, compares */
+    case HRX_HOST_OP_LOOP_TEST: return HRX_HOST_USE_A | HRX_HOST_USE_JUMP;
+    default: /* binary arithmetic, compares */
+      return HRX_HOST_USE_DST | HRX_HOST_USE_A | HRX_HOST_USE_B;
   }
 }
 
@@ -104,10 +101,10 @@ static hrx_status_t hrx_check_insn(const hrx_fabric_kernel_t* k, uint32_t pc) {
     uint32_t bit;
     uint32_t flag;
     uint16_t reg;
-  } fields[] = {{U_DST, HRX_HOST_FLAG_DST_SCALAR, i->dst},
-                {U_A, HRX_HOST_FLAG_A_SCALAR, i->a},
-                {U_B, HRX_HOST_FLAG_B_SCALAR, i->b},
-                {U_C, HRX_HOST_FLAG_C_SCALAR, i->c}};
+  } fields[] = {{HRX_HOST_USE_DST, HRX_HOST_FLAG_DST_SCALAR, i->dst},
+                {HRX_HOST_USE_A, HRX_HOST_FLAG_A_SCALAR, i->a},
+                {HRX_HOST_USE_B, HRX_HOST_FLAG_B_SCALAR, i->b},
+                {HRX_HOST_USE_C, HRX_HOST_FLAG_C_SCALAR, i->c}};
   bool reads_vector = false;
   for (int f = 0; f < 4; ++f) {
     if (!(use & fields[f].bit)) continue;
@@ -119,14 +116,14 @@ static hrx_status_t hrx_check_insn(const hrx_fabric_kernel_t* k, uint32_t pc) {
     if (f > 0 && !scalar) reads_vector = true;
   }
   bool dst_scalar = (i->flags & HRX_HOST_FLAG_DST_SCALAR) != 0;
-  if ((use & U_DST) && dst_scalar &&
-      (reads_vector || (use & U_VECTOR_DST))) {
+  if ((use & HRX_HOST_USE_DST) && dst_scalar &&
+      (reads_vector || (use & HRX_HOST_USE_VECTOR_DST))) {
     return hrx_bad_code(k->name, pc, "per-lane result in a scalar register");
   }
-  if ((use & U_SCALAR_A) && !(i->flags & HRX_HOST_FLAG_A_SCALAR)) {
+  if ((use & HRX_HOST_USE_SCALAR_A) && !(i->flags & HRX_HOST_FLAG_A_SCALAR)) {
     return hrx_bad_code(k->name, pc, "uniform branch on a vector register");
   }
-  if ((use & U_JUMP) && i->imm >= k->insn_count) {
+  if ((use & HRX_HOST_USE_JUMP) && i->imm >= k->insn_count) {
     return hrx_bad_code(k->name, pc, "jump target out of range");
   }
   switch ((hrx_host_op_t)i->op) {
@@ -146,10 +143,12 @@ static hrx_status_t hrx_check_insn(const hrx_fabric_kernel_t* k, uint32_t pc) {
       }
       break;
     case HRX_HOST_OP_ICMP:
-      if (i->aux >= HRX_HOST_ICMP_COUNT) return hrx_bad_code(k->name, pc, "bad predicate");
+      if (i->aux >= HRX_HOST_ICMP_COUNT)
+        return hrx_bad_code(k->name, pc, "bad predicate");
       break;
     case HRX_HOST_OP_FCMP:
-      if (i->aux >= HRX_HOST_FCMP_COUNT) return hrx_bad_code(k->name, pc, "bad predicate");
+      if (i->aux >= HRX_HOST_FCMP_COUNT)
+        return hrx_bad_code(k->name, pc, "bad predicate");
       break;
     case HRX_HOST_OP_CVT:
       if (i->aux >= HRX_HOST_TYPE_COUNT || i->imm >= HRX_HOST_CVT_COUNT) {

@@ -151,6 +151,20 @@ struct hrx_fabric_executable_s {
   void (*destroy)(hrx_fabric_executable_t* executable);
 };
 
+/* Which fields of a host instruction an op uses (HRX_HOST_USE_*): the
+ * code-object validator checks them, the fast executor's liveness scan
+ * reads them. */
+enum {
+  HRX_HOST_USE_DST = 1u << 0,
+  HRX_HOST_USE_A = 1u << 1,
+  HRX_HOST_USE_B = 1u << 2,
+  HRX_HOST_USE_C = 1u << 3,
+  HRX_HOST_USE_VECTOR_DST = 1u << 4, /* dst must be a V register */
+  HRX_HOST_USE_SCALAR_A = 1u << 5,   /* a must be an S register */
+  HRX_HOST_USE_JUMP = 1u << 6,       /* imm is an instruction index */
+};
+uint32_t hrx_host_op_usage(uint8_t op);
+
 /* Parses and validates a host code object into |executable|. */
 hrx_status_t hrx_host_code_object_parse(hrx_fabric_executable_t* executable,
                                         const uint8_t* bytes, size_t length);

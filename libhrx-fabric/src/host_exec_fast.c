@@ -676,62 +676,6 @@ static void hx_translate(const hrx_host_program_t* p, const hrx_host_insn_t* i,
 /* Fusion                                                                  */
 /*===------------------------------------------------------------------===*/
 
-/* Which fields an instruction reads and whether it writes dst. */
-enum { HX_USE_A = 1, HX_USE_B = 2, HX_USE_C = 4, HX_USE_DST = 8 };
-
-static uint32_t hx_usage(uint8_t op) {
-  switch ((hrx_host_op_t)op) {
-    case HRX_HOST_OP_NOP:
-    case HRX_HOST_OP_FENCE:
-    case HRX_HOST_OP_BARRIER:
-    case HRX_HOST_OP_ENDIF:
-    case HRX_HOST_OP_LOOP_BEGIN:
-    case HRX_HOST_OP_RET:
-    case HRX_HOST_OP_JMP: return 0;
-    case HRX_HOST_OP_CONST:
-    case HRX_HOST_OP_ARG:
-    case HRX_HOST_OP_BINDING:
-    case HRX_HOST_OP_WORKITEM_ID:
-    case HRX_HOST_OP_WORKGROUP_ID:
-    case HRX_HOST_OP_WORKGROUP_SIZE:
-    case HRX_HOST_OP_WORKGROUP_COUNT:
-    case HRX_HOST_OP_SUBGROUP_ID:
-    case HRX_HOST_OP_LANE_ID:
-    case HRX_HOST_OP_SUBGROUP_SIZE: return HX_USE_DST;
-    case HRX_HOST_OP_MOV:
-    case HRX_HOST_OP_FNEG:
-    case HRX_HOST_OP_FABS:
-    case HRX_HOST_OP_FFLOOR:
-    case HRX_HOST_OP_FCEIL:
-    case HRX_HOST_OP_FTRUNC:
-    case HRX_HOST_OP_FROUNDEVEN:
-    case HRX_HOST_OP_FSQRT:
-    case HRX_HOST_OP_FRSQRT:
-    case HRX_HOST_OP_FEXP:
-    case HRX_HOST_OP_FLOG:
-    case HRX_HOST_OP_FTANH:
-    case HRX_HOST_OP_CVT:
-    case HRX_HOST_OP_LOAD:
-    case HRX_HOST_OP_ATOMIC_LOAD:
-    case HRX_HOST_OP_REDUCE: return HX_USE_DST | HX_USE_A;
-    case HRX_HOST_OP_IMADD:
-    case HRX_HOST_OP_FFMA:
-    case HRX_HOST_OP_SELECT:
-    case HRX_HOST_OP_SHUFFLE:
-    case HRX_HOST_OP_SHUFFLE_OK:
-      return HX_USE_DST | HX_USE_A | HX_USE_B | HX_USE_C;
-    case HRX_HOST_OP_STORE:
-    case HRX_HOST_OP_ATOMIC_STORE:
-    case HRX_HOST_OP_ASSERT: return HX_USE_A | HX_USE_B;
-    case HRX_HOST_OP_BRZ:
-    case HRX_HOST_OP_BRNZ:
-    case HRX_HOST_OP_IF:
-    case HRX_HOST_OP_ELSE:
-    case HRX_HOST_OP_LOOP_TEST: return HX_USE_A;
-    default: return HX_USE_DST | HX_USE_A | HX_USE_B;
-  }
-}
-
 /* Whether V register |reg|, written at or before |pc|, is dead after
  * |pc|: on the path that falls through from there, it is written before
  * anything reads it, or the wave returns. The scan gives up (live) at any
@@ -742,12 +686,12 @@ static bool hx_dead_after(const hrx_fabric_kernel_t* k, uint32_t pc,
                           uint16_t reg) {
   for (uint32_t at = pc + 1; at < k->insn_count && at <= pc + 64; ++at) {
     const hrx_host_insn_t* i = &k->insns[at];
-    const uint32_t use = hx_usage(i->op);
-    if (((use & HX_USE_A) && !(i->flags & HRX_HOST_FLAG_A_SCALAR) &&
+    const uint32_t use = hrx_host_op_usage(i->op);
+    if (((use & HRX_HOST_USE_A) && !(i->flags & HRX_HOST_FLAG_A_SCALAR) &&
          i->a == reg) ||
-        ((use & HX_USE_B) && !(i->flags & HRX_HOST_FLAG_B_SCALAR) &&
+        ((use & HRX_HOST_USE_B) && !(i->flags & HRX_HOST_FLAG_B_SCALAR) &&
          i->b == reg) ||
-        ((use & HX_USE_C) && !(i->flags & HRX_HOST_FLAG_C_SCALAR) &&
+        ((use & HRX_HOST_USE_C) && !(i->flags & HRX_HOST_FLAG_C_SCALAR) &&
          i->c == reg)) {
       return false;
     }
@@ -761,7 +705,7 @@ static bool hx_dead_after(const hrx_fabric_kernel_t* k, uint32_t pc,
       case HRX_HOST_OP_LOOP_TEST: return false;
       default: break;
     }
-    if ((use & HX_USE_DST) && !(i->flags & HRX_HOST_FLAG_DST_SCALAR) &&
+    if ((use & HRX_HOST_USE_DST) && !(i->flags & HRX_HOST_FLAG_DST_SCALAR) &&
         i->dst == reg) {
       return true;
     }

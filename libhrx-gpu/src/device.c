@@ -74,6 +74,7 @@ static hrx_status_t hrx_gpu_device_create(size_t index,
   device->index = index;
   device->allocator = allocator;
   atomic_init(&device->queue_count, 8);
+  atomic_init(&device->next_kernel_serial, 0);
   pthread_mutex_init(&device->mutex, NULL);
   hrx_gpu_staging_cache_init(&device->staging);
   hrx_status_t status =

@@ -21,6 +21,8 @@ struct hrx_gpu_device_s {
   uint32_t next_queue;
   hrx_fabric_queue_t** queues; /* created lazily */
   hrx_gpu_staging_cache_t staging;
+  /* Source of hrx_gpu_kernel_s.serial. */
+  atomic_uint_fast64_t next_kernel_serial;
 };
 
 struct hrx_gpu_buffer_s {
@@ -38,6 +40,9 @@ struct hrx_gpu_kernel_s {
   const hrx_fabric_kernel_t* kernel;
   hrx_fabric_kernel_info_t info;
   hrx_fabric_launch_program_t* program;
+  /* Unique among the device's kernels, never reused: what a launch memo
+   * is keyed by (a freed kernel's address may be reused). */
+  uint64_t serial;
 };
 
 struct hrx_gpu_event_s {
@@ -82,6 +87,18 @@ typedef struct hrx_gpu_kernarg_cache_t {
 void hrx_gpu_kernarg_cache_free(hrx_allocator_t allocator,
                                 hrx_gpu_kernarg_cache_t* cache);
 
+/* The last launch a stream evaluated: a stream that dispatches one kernel
+ * with one workload again and again evaluates its launch program once.
+ * The program is a pure function of the workload, so the memo is exact.
+ * Owned by the stream's thread, like the kernarg cache. */
+#define HRX_GPU_LAUNCH_MEMO_WORKLOAD 8u
+typedef struct hrx_gpu_launch_memo_t {
+  uint64_t serial; /* of the kernel; 0: empty */
+  size_t workload_count;
+  uint64_t workload[HRX_GPU_LAUNCH_MEMO_WORKLOAD];
+  hrx_fabric_launch_config_t config;
+} hrx_gpu_launch_memo_t;
+
 /* Commands retain up to this many buffers without allocating. */
 #define HRX_GPU_COMMAND_INLINE_BUFFERS 4u
 
@@ -106,11 +123,13 @@ static inline hrx_gpu_buffer_t* const* hrx_gpu_command_buffers(
                                : command->inline_buffers;
 }
 
-/* |kernargs| (may be NULL: heap) supplies the kernarg segment. */
+/* |kernargs| (may be NULL: heap) supplies the kernarg segment; |memo|
+ * (may be NULL) remembers the last launch evaluated. */
 hrx_status_t hrx_gpu_command_dispatch(hrx_gpu_device_t* device,
                                       const hrx_gpu_kernel_t* kernel,
                                       const hrx_gpu_launch_t* launch,
                                       hrx_gpu_kernarg_cache_t* kernargs,
+                                      hrx_gpu_launch_memo_t* memo,
                                       hrx_gpu_command_t* out_command);
 /* A GPU's blit kernels copy in parallel, front to back: overlapping
  * ranges of one buffer are INVALID_ARGUMENT on every device but the host.

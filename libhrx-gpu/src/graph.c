@@ -267,7 +267,8 @@ hrx_status_t hrx_gpu_graph_dispatch(hrx_gpu_graph_t* g,
                                     hrx_gpu_node_t* out_node) {
   hrx_gpu_command_t command;
   HRX_RETURN_IF_ERROR(
-      hrx_gpu_command_dispatch(g->device, kernel, launch, NULL, &command));
+      hrx_gpu_command_dispatch(g->device, kernel, launch, NULL, NULL,
+                               &command));
   hrx_gpu_access_range_t accesses[HRX_HOST_MAX_BINDINGS];
   size_t count = 0;
   for (size_t a = 0; a < launch->arg_count; ++a) {

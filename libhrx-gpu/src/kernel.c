@@ -27,6 +27,8 @@ hrx_status_t hrx_gpu_kernel_load(hrx_gpu_device_t* device,
     return hrx_status_annotate(status, "loading kernel '%s'", name);
   }
   atomic_init(&kernel->ref_count, 1);
+  kernel->serial = atomic_fetch_add_explicit(&device->next_kernel_serial, 1,
+                                             memory_order_relaxed) + 1;
   kernel->device = device;
   hrx_gpu_device_retain(device);
   *out_kernel = kernel;

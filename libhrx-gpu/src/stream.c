@@ -40,6 +40,7 @@ struct hrx_gpu_stream_s {
   uint64_t end_index; /* queue index just past the stream's last packet */
   uint64_t abandoned; /* latest point a synchronize gave up on (0: none) */
   hrx_gpu_kernarg_cache_t kernargs;
+  hrx_gpu_launch_memo_t launch_memo;
 };
 
 struct hrx_gpu_readback_s {
@@ -95,8 +96,11 @@ static void hrx_gpu_stream_retire(hrx_gpu_stream_t* s, bool all) {
   }
 }
 
-static hrx_status_t hrx_gpu_stream_retain(hrx_gpu_stream_t* s,
-                                          hrx_gpu_retained_t record) {
+/* The ring's next free record, for a command built in place; it counts
+ * once hrx_gpu_stream_retain_next() commits it. Retiring in between
+ * leaves it where it is (head + count does not move). */
+static hrx_status_t hrx_gpu_stream_next_record(hrx_gpu_stream_t* s,
+                                               hrx_gpu_retained_t** out) {
   if (s->retained_count == s->retained_capacity) {
     size_t capacity = s->retained_capacity ? s->retained_capacity * 2 : 64;
     hrx_gpu_retained_t* grown = NULL;
@@ -110,8 +114,16 @@ static hrx_status_t hrx_gpu_stream_retain(hrx_gpu_stream_t* s,
     s->retained_head = 0;
     s->retained_capacity = capacity;
   }
-  s->retained[(s->retained_head + s->retained_count) % s->retained_capacity] =
-      record;
+  *out = &s->retained[(s->retained_head + s->retained_count) %
+                      s->retained_capacity];
+  return HRX_OK;
+}
+
+static hrx_status_t hrx_gpu_stream_retain(hrx_gpu_stream_t* s,
+                                          hrx_gpu_retained_t record) {
+  hrx_gpu_retained_t* next = NULL;
+  HRX_RETURN_IF_ERROR(hrx_gpu_stream_next_record(s, &next));
+  *next = record;
   s->retained_count++;
   return HRX_OK;
 }
@@ -607,11 +619,22 @@ hrx_status_t hrx_gpu_stream_copy(hrx_gpu_stream_t* s, hrx_gpu_view_t source,
 hrx_status_t hrx_gpu_stream_dispatch(hrx_gpu_stream_t* s,
                                      const hrx_gpu_kernel_t* kernel,
                                      const hrx_gpu_launch_t* launch) {
-  hrx_gpu_command_t command;
-  HRX_RETURN_IF_ERROR(
-      hrx_gpu_command_dispatch(s->device, kernel, launch, &s->kernargs,
-                               &command));
-  return hrx_gpu_stream_submit(s, &command, true);
+  /* Built where it is retained: the hot path copies no command. */
+  hrx_gpu_retained_t* record = NULL;
+  HRX_RETURN_IF_ERROR(hrx_gpu_stream_next_record(s, &record));
+  HRX_RETURN_IF_ERROR(hrx_gpu_command_dispatch(
+      s->device, kernel, launch, &s->kernargs, &s->launch_memo,
+      &record->command));
+  hrx_status_t status = hrx_gpu_stream_publish_next(s, &record->command);
+  if (status != HRX_OK) {
+    hrx_gpu_command_release(s->allocator, &record->command);
+    return status;
+  }
+  record->point = s->submitted;
+  memset(&record->staging, 0, sizeof(record->staging));
+  record->staged = 0;
+  s->retained_count++;
+  return HRX_OK;
 }
 
 /*===------------------------------------------------------------------===*/

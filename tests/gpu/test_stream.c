@@ -182,6 +182,48 @@ static void test_ordering_within_a_stream(void** state) {
   assert_ok(hrx_gpu_stream_synchronize(f->stream, 10 * SECOND));
 }
 
+/* saxpy over n elements with a grid sized for |workload| elements (the
+ * launch's workload and the kernel's bound are separate inputs). */
+static hrx_status_t saxpy_grid(fixture_t* f, uint64_t n, uint64_t workload,
+                               hrx_gpu_view_t x, hrx_gpu_view_t y) {
+  float a = 2.0f;
+  uint32_t bits;
+  memcpy(&bits, &a, 4);
+  hrx_gpu_arg_t args[] = {
+      hrx_gpu_arg_scalar(n), hrx_gpu_arg_scalar(bits),
+      hrx_gpu_arg_binding(x, HRX_GPU_ACCESS_READ),
+      hrx_gpu_arg_binding(y, HRX_GPU_ACCESS_READ_WRITE)};
+  hrx_gpu_launch_t launch = {&workload, 1, args, 4};
+  return hrx_gpu_stream_dispatch(f->stream, f->saxpy, &launch);
+}
+
+/* One stream, one kernel, a workload that changes between dispatches:
+ * each dispatch gets the grid of its own workload (the stream remembers
+ * the last launch it evaluated and must notice the change). */
+static void test_workload_changes_between_dispatches(void** state) {
+  fixture_t* f = *state;
+  const uint64_t n = 1000, one_group = 256; /* saxpy's workgroup size */
+  hrx_gpu_buffer_t *x = NULL, *y = NULL;
+  assert_ok(hrx_gpu_stream_allocate(f->stream, n * 4, &x));
+  assert_ok(hrx_gpu_stream_allocate(f->stream, n * 4, &y));
+  hrx_gpu_view_t xv = hrx_gpu_buffer_binding(x), yv = hrx_gpu_buffer_binding(y);
+  float one = 1.0f;
+  uint32_t one_bits;
+  memcpy(&one_bits, &one, 4);
+  assert_ok(hrx_gpu_stream_fill(f->stream, xv, one_bits));
+  assert_ok(hrx_gpu_stream_fill(f->stream, yv, 0));
+  assert_ok(saxpy_grid(f, n, n, xv, yv));  /* y = 2 */
+  assert_ok(saxpy_grid(f, n, 10, xv, yv)); /* one group: y[:256] = 4 */
+  assert_ok(saxpy_grid(f, n, n, xv, yv));  /* y[:256] = 6, else 4 */
+  float got[1000];
+  assert_ok(hrx_gpu_stream_download_blocking(f->stream, yv, got, sizeof(got)));
+  for (uint64_t i = 0; i < n; ++i) {
+    assert_true(got[i] == (i < one_group ? 6.0f : 4.0f));
+  }
+  hrx_gpu_buffer_release(x);
+  hrx_gpu_buffer_release(y);
+}
+
 static void test_upload_and_read(void** state) {
   fixture_t* f = *state;
   hrx_gpu_buffer_t* b = NULL;
@@ -816,6 +858,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_ordering_within_a_stream, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_upload_and_read, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_workload_changes_between_dispatches,
+                                      setup, teardown),
       cmocka_unit_test_setup_teardown(test_command_errors, setup, teardown),
       cmocka_unit_test_setup_teardown(test_overlapping_copy, setup, teardown),
       cmocka_unit_test(test_model_watchdog),

@@ -1,6 +1,5 @@
 /* The compiler service: host and amdgpu compilation behind a
  * content-addressed, process-shared artifact cache. */
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -17,6 +16,7 @@
 #include "hrx/fabric/host_isa.h"
 #include "hrx/loom/compiler.h"
 #include "ir.h"
+#include "loom_identity.h"
 #if HRX_LOOM_HAVE_LLVM
 #include "amdgpu_backend.h"
 #include "amdgpu_elf.h"
@@ -96,25 +96,6 @@ hrx_status_t hrx_loom_sanitizers_parse(const char* text, uint32_t* out_bits) {
   return HRX_OK;
 }
 
-/* The compiler's identity: a digest of the binary holding this code, so
- * any change to the compiler invalidates what it cached. */
-static void hrx_loom_identity(char out[HRX_SHA256_HEX_SIZE]) {
-  Dl_info info;
-  hrx_sha256_digest_t digest;
-  hrx_status_t status = HRX_OK;
-  if (dladdr((void*)&hrx_loom_compile_host, &info) && info.dli_fname) {
-    status = hrx_sha256_file(info.dli_fname, &digest);
-  } else {
-    status = hrx_make_status(HRX_STATUS_NOT_FOUND, "no compiler binary");
-  }
-  if (status != HRX_OK) {
-    hrx_status_free(status);
-    const char* fallback = "hrx-loom " HRX_LOOM_VERSION;
-    hrx_sha256(fallback, strlen(fallback), &digest);
-  }
-  hrx_sha256_digest_format(&digest, out);
-}
-
 #if HRX_LOOM_HAVE_LLVM
 #define HRX_LOOM_PROFILES "host, gfx1151"
 #else
@@ -183,7 +164,9 @@ hrx_status_t hrx_loom_compiler_create(const char* profile_target,
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     c->options.workers = cpus > 4 ? 4 : cpus > 0 ? (uint32_t)cpus : 1;
   }
-  hrx_loom_identity(c->identity);
+  _Static_assert(sizeof(HRX_LOOM_SOURCE_IDENTITY) == sizeof(c->identity),
+                 "the identity is a SHA-256 in hex");
+  memcpy(c->identity, HRX_LOOM_SOURCE_IDENTITY, sizeof(c->identity));
   hrx_status_t status = HRX_OK;
   if (!c->options.disable_cache) {
     char* root = NULL;

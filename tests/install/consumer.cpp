@@ -20,7 +20,17 @@ int main() {
   }
   std::size_t count = hrx_gpu_device_count();
   hrx_gpu_device_release(device);
-  std::printf("C++ consumer linked against hrx-core %s: %zu device(s), ok\n",
-              hrx_core_version(), count);
+  hrx_loom_compiler_t* compiler = nullptr;
+  status = hrx_loom_compiler_create("host", nullptr, hrx_allocator_system(),
+                                    &compiler);
+  if (!hrx_status_is_ok(status)) {
+    hrx_status_free(status);
+    std::printf("C++ consumer: cannot create a host compiler\n");
+    return 1;
+  }
+  std::printf("C++ consumer linked against hrx-core %s: %zu device(s), ok\n"
+              "compiler identity %s\n",
+              hrx_core_version(), count, hrx_loom_compiler_identity(compiler));
+  hrx_loom_compiler_destroy(compiler);
   return 0;
 }

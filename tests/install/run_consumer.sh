@@ -83,7 +83,25 @@ gpu_flags=$(pkg-config --cflags --libs hrx-gpu hrx-loom hrx-exec hrx-artifacts)
 # shellcheck disable=SC2086
 "$cxx" -std=c++17 -Wall -Wextra -Werror $san "$cxx_source" \
   -o "$scratch/consumer-cxx" $gpu_flags
-LD_LIBRARY_PATH="$libpath" "$scratch/consumer-cxx"
+LD_LIBRARY_PATH="$libpath" "$scratch/consumer-cxx" >"$scratch/cxx.out"
+cat "$scratch/cxx.out"
+
+# The compiler's identity (and with it every kernel cache key) survives
+# stripping at packaging time: it is fixed when HRX is built.
+mkdir "$scratch/stripped"
+cp -P "$libpath"/libhrx-*.so* "$scratch/stripped/"
+for lib in "$scratch"/stripped/libhrx-*.so*; do
+  [ -L "$lib" ] || strip --strip-all "$lib"
+done
+LD_LIBRARY_PATH="$scratch/stripped:$libpath" "$scratch/consumer-cxx" \
+  >"$scratch/cxx-stripped.out"
+if ! cmp -s "$scratch/cxx.out" "$scratch/cxx-stripped.out" ||
+   ! grep -q "^compiler identity [0-9a-f]\{64\}$" "$scratch/cxx.out"; then
+  cat "$scratch/cxx-stripped.out" >&2
+  echo "stripping the libraries changed the compiler identity" >&2
+  exit 1
+fi
+echo "the compiler identity survives stripping"
 
 # The installed bundle.json names the archive installed beside it: an
 # offline prepare installs it. The install lies under a DESTDIR, not the

@@ -23,7 +23,9 @@
  *
  * Artifacts are cached under <cache root>/kernels/<key>/, one store shared
  * by every process. The key is the SHA-256 of the compiler identity (a
- * digest of the compiler's own binary), the code generator's version (the
+ * digest of the compiler's version and sources, fixed at build time, so
+ * stripping or linking statically keeps every key), the code generator's
+ * version (the
  * LLVM library in use, which updates apart from HRX), the source bytes,
  * the export, the profile target, the canonical config and the sanitizer
  * selection. Every
@@ -102,7 +104,9 @@ HRX_API HRX_MUST_USE hrx_status_t hrx_loom_compiler_create(
     hrx_allocator_t allocator, hrx_loom_compiler_t** out_compiler);
 HRX_API void hrx_loom_compiler_destroy(hrx_loom_compiler_t* compiler);
 
-/* Hex SHA-256 naming this compiler build (borrowed). */
+/* Hex SHA-256 naming this compiler's version and sources, computed when
+ * HRX is built (borrowed). Equal across builds of the same sources,
+ * whatever the build type, sanitizers or stripping. */
 HRX_API const char* hrx_loom_compiler_identity(
     const hrx_loom_compiler_t* compiler);
 

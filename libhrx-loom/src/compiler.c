@@ -108,11 +108,10 @@ static hrx_status_t hrx_loom_profile_select(const char* name,
                                             hrx_loom_profile_t* out_profile,
                                             const char** out_codegen) {
   *out_codegen = NULL;
-  if (!name) {
-    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
-                           "no profile target given");
-  }
-  if (!strcmp(name, "host")) {
+  hrx_target_t target;
+  HRX_RETURN_IF_ERROR(hrx_target_parse(name, &target));
+  name = target.name;
+  if (target.kind == HRX_TARGET_HOST) {
     *out_profile = hrx_loom_profile_host();
     return HRX_OK;
   }
@@ -127,12 +126,6 @@ static hrx_status_t hrx_loom_profile_select(const char* name,
                            "build: the amdgpu backend needs LLVM 19 "
                            "(configure with -Dllvm=enabled)", name);
 #endif
-  }
-  if (strstr(name, "generic")) {
-    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
-                           "'%s' is a source target, not a profile: compile "
-                           "for a device (" HRX_LOOM_PROFILES ") and sources "
-                           "declaring it compile for that device", name);
   }
   return hrx_make_status(HRX_STATUS_UNIMPLEMENTED,
                          "no compiler backend for target '%s' in this build "

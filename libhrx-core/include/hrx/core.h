@@ -23,6 +23,7 @@
 #include "hrx/core/status.h"     // IWYU pragma: export
 #include "hrx/core/string_builder.h"  // IWYU pragma: export
 #include "hrx/core/sys.h"        // IWYU pragma: export
+#include "hrx/core/target.h"     // IWYU pragma: export
 #include "hrx/core/trace.h"      // IWYU pragma: export
 #include "hrx/core/version.h"    // IWYU pragma: export
 

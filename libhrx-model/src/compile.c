@@ -4,8 +4,8 @@
 
 #include "model_internal.h"
 
-static void hrx_model_source_digest(const hrx_model_source_t* source,
-                                    hrx_sha256_digest_t* out_digest) {
+void hrx_model_source_digest(const hrx_model_source_t* source,
+                             hrx_sha256_digest_t* out_digest) {
   hrx_sha256_t context;
   hrx_sha256_init(&context);
   hrx_sha256_update(&context, source->export_name,
@@ -14,9 +14,8 @@ static void hrx_model_source_digest(const hrx_model_source_t* source,
   hrx_sha256_final(&context, out_digest);
 }
 
-/* The index of the kernel compiled from |digest|, or -1; mutex held. */
-static ptrdiff_t hrx_model_kernel_find(const hrx_model_session_t* s,
-                                       const hrx_sha256_digest_t* digest) {
+ptrdiff_t hrx_model_kernel_find(const hrx_model_session_t* s,
+                                const hrx_sha256_digest_t* digest) {
   for (size_t i = 0; i < s->kernel_count; ++i) {
     if (memcmp(&s->kernels[i].digest, digest, sizeof(*digest)) == 0) {
       return (ptrdiff_t)i;
@@ -97,6 +96,10 @@ static hrx_status_t hrx_model_compile_pending(
     }
     status = hrx_loom_compile_all(compiler, requests, pending, artifacts,
                                   statuses);
+  }
+  if (status == HRX_OK) {
+    atomic_fetch_add_explicit(&s->context->compiled, pending,
+                              memory_order_relaxed);
   }
   bool ran = status == HRX_OK;
   for (size_t p = 0; ran && p < pending; ++p) {

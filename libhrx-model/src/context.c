@@ -8,6 +8,10 @@ hrx_status_t hrx_model_context_create(
   if (!device) {
     return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT, "no device");
   }
+  if (options && options->code_provider && !options->code_provider->find) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "a code provider needs a find callback");
+  }
   hrx_model_context_t* c = NULL;
   HRX_RETURN_IF_ERROR(hrx_allocator_malloc(allocator, sizeof(*c), (void**)&c));
   c->allocator = allocator;
@@ -16,6 +20,12 @@ hrx_status_t hrx_model_context_create(
   hrx_gpu_device_retain(device);
   pthread_mutex_init(&c->mutex, NULL);
   if (options && options->compiler) c->compiler_options = *options->compiler;
+  atomic_init(&c->compiled, 0);
+  atomic_init(&c->precompiled, 0);
+  if (options && options->code_provider) {
+    c->code_provider = *options->code_provider;
+    c->has_code_provider = true;
+  }
   hrx_status_t status = HRX_OK;
   if (options && options->memory_budget) {
     c->budget = options->memory_budget;
@@ -65,6 +75,14 @@ hrx_exec_runtime_t* hrx_model_context_runtime(const hrx_model_context_t* c) {
 }
 hrx_budget_t* hrx_model_context_budget(const hrx_model_context_t* c) {
   return c->budget;
+}
+
+hrx_model_kernel_stats_t hrx_model_context_kernel_stats(
+    const hrx_model_context_t* c) {
+  return (hrx_model_kernel_stats_t){
+      .compiled = atomic_load_explicit(&c->compiled, memory_order_relaxed),
+      .precompiled =
+          atomic_load_explicit(&c->precompiled, memory_order_relaxed)};
 }
 
 hrx_status_t hrx_model_context_compiler(hrx_model_context_t* c,

@@ -51,6 +51,9 @@ struct hrx_model_context_s {
   hrx_loom_compiler_options_t compiler_options;
   pthread_mutex_t mutex;         /* guards the compiler's creation */
   hrx_loom_compiler_t* compiler; /* created on first compile */
+  bool has_code_provider;
+  hrx_model_code_provider_t code_provider;
+  atomic_uint_fast64_t compiled, precompiled; /* hrx_model_kernel_stats_t */
 };
 
 /* The context's compiler, created on first use (context.c). */
@@ -102,6 +105,27 @@ uint64_t hrx_model_id_make(const hrx_model_session_t* session, size_t index);
 hrx_status_t hrx_model_id_index(const hrx_model_session_t* session,
                                 uint64_t bits, size_t count, const char* what,
                                 size_t* out_index);
+
+/* The digest naming |source|'s export in a session's kernel table. */
+void hrx_model_source_digest(const hrx_model_source_t* source,
+                             hrx_sha256_digest_t* out_digest);
+
+/* The index of the kernel compiled from |digest| in |session|'s table, or
+ * -1; mutex held (compile.c). */
+ptrdiff_t hrx_model_kernel_find(const hrx_model_session_t* session,
+                                const hrx_sha256_digest_t* digest);
+
+/* Loads the precompiled code object of embedded kernel file |file|
+ * (source |source|) from the context's code provider into |session| as
+ * |source|'s kernel: *out_found says whether it did. A kernel the
+ * session holds already is found without asking; NOT_FOUND from the
+ * provider, no provider or a sanitizing compiler leave it false with OK
+ * (precompiled.c). */
+hrx_status_t hrx_model_precompiled_load(hrx_model_session_t* session,
+                                        const char* file,
+                                        const hrx_model_source_t* source,
+                                        hrx_model_kernel_t* out_kernel,
+                                        bool* out_found);
 
 /* Adds |kernel| (taking the reference) to the session's table, or
  * releases it and answers the id of the kernel already compiled from

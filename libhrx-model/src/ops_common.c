@@ -16,11 +16,15 @@ hrx_status_t hrx_model_ops_compile(hrx_model_session_t* session,
                                    size_t count,
                                    hrx_model_kernel_t* out_kernels) {
   hrx_model_source_t sources[HRX_MODEL_OPS_MAX_KERNELS];
+  size_t order[HRX_MODEL_OPS_MAX_KERNELS];
+  hrx_model_kernel_t compiled[HRX_MODEL_OPS_MAX_KERNELS];
   if (count > HRX_MODEL_OPS_MAX_KERNELS) {
     return hrx_make_status(HRX_STATUS_INTERNAL,
                            "%zu kernels in one batch: at most %d", count,
                            HRX_MODEL_OPS_MAX_KERNELS);
   }
+  /* Precompiled code objects first; the rest compile in one batch. */
+  size_t pending = 0;
   for (size_t i = 0; i < count; ++i) {
     const hrx_model_embedded_kernel_t* k =
         hrx_model_kernel_lookup(kernels[i].file);
@@ -28,10 +32,21 @@ hrx_status_t hrx_model_ops_compile(hrx_model_session_t* session,
       return hrx_make_status(HRX_STATUS_INTERNAL, "kernel %s is not embedded",
                              kernels[i].file);
     }
-    sources[i] = (hrx_model_source_t){k->source, k->length, kernels[i].file,
-                                      kernels[i].export_name};
+    hrx_model_source_t source = {k->source, k->length, kernels[i].file,
+                                 kernels[i].export_name};
+    bool found = false;
+    HRX_RETURN_IF_ERROR(hrx_model_precompiled_load(
+        session, kernels[i].file, &source, &out_kernels[i], &found));
+    if (!found) {
+      sources[pending] = source;
+      order[pending++] = i;
+    }
   }
-  return hrx_model_session_compile(session, sources, count, out_kernels);
+  if (pending == 0) return HRX_OK;
+  HRX_RETURN_IF_ERROR(
+      hrx_model_session_compile(session, sources, pending, compiled));
+  for (size_t p = 0; p < pending; ++p) out_kernels[order[p]] = compiled[p];
+  return HRX_OK;
 }
 
 hrx_status_t hrx_model_ops_operand(hrx_model_binding_t binding, uint64_t bytes,

@@ -58,6 +58,17 @@ HRX_API hrx_exec_runtime_t* hrx_model_context_runtime(
 HRX_API hrx_budget_t* hrx_model_context_budget(
     const hrx_model_context_t* context);
 
+typedef struct hrx_model_kernel_stats_t {
+  /* Sources handed to the compiler (whose kernel cache may serve them). */
+  uint64_t compiled;
+  /* The layer's own kernels loaded from the code provider instead. */
+  uint64_t precompiled;
+} hrx_model_kernel_stats_t;
+
+/* How the kernels of the context's sessions were obtained so far. */
+HRX_API hrx_model_kernel_stats_t hrx_model_context_kernel_stats(
+    const hrx_model_context_t* context);
+
 /* A session in |context| (retained by the session), allocating its host
  * structures from the context's allocator. */
 HRX_API HRX_MUST_USE hrx_status_t hrx_model_session_create_in(

@@ -41,6 +41,7 @@
 #include "hrx/exec.h"
 #include "hrx/gpu.h"
 #include "hrx/loom.h"
+#include "hrx/model/code_provider.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -70,6 +71,10 @@ typedef struct hrx_model_session_options_t {
   const hrx_loom_compiler_options_t* compiler;
   /* The runtime's max_submissions (0: its default). */
   uint32_t max_submissions;
+  /* Precompiled code objects for the layer's own kernels (copied; its
+   * user must outlive the context): see hrx/model/code_provider.h. NULL:
+   * they are compiled in process. */
+  const hrx_model_code_provider_t* code_provider;
 } hrx_model_session_options_t;
 
 /* A session in a private context made from |device| (retained) and

@@ -10,6 +10,9 @@
 #include "hrx/gpu.h"
 #include "hrx/loom.h"
 #include "hrx_cli.h"
+#ifdef HRX_CLI_HAVE_NPU
+#include "npu_cli.h"
+#endif
 
 static void hrx_doctor_path(const char* label, hrx_status_t status,
                             char* path, hrx_path_source_t source) {
@@ -167,7 +170,11 @@ int hrx_cmd_doctor(int argc, char** argv) {
                    {"hrx-gpu", hrx_gpu_version()},
                    {"hrx-loom", hrx_loom_version()},
                    {"hrx-exec", hrx_exec_version()},
-                   {"hrx-artifacts", hrx_artifacts_version()}};
+                   {"hrx-artifacts", hrx_artifacts_version()},
+#ifdef HRX_CLI_HAVE_NPU
+                   {"hrx-npu", hrx_npu_version()},
+#endif
+  };
   for (size_t i = 0; i < sizeof(libraries) / sizeof(libraries[0]); ++i) {
     printf("  %-13s %s\n", libraries[i].name, libraries[i].version);
   }
@@ -233,5 +240,12 @@ int hrx_cmd_doctor(int argc, char** argv) {
     hrx_fabric_device_release(device);
   }
   print_amd_gpus();
+#ifdef HRX_CLI_HAVE_NPU
+  hrx_cli_npu_driver_t npu = hrx_cli_npu_native();
+  hrx_cli_npu_doctor(&npu, stdout);
+#else
+  printf("  npu          not built: this hrx was configured with "
+         "-Dnpu=disabled\n");
+#endif
   return HRX_EXIT_OK;
 }

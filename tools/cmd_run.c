@@ -8,6 +8,9 @@
 #include "hrx/fabric.h"
 #include "hrx/gpu.h"
 #include "hrx_cli.h"
+#ifdef HRX_CLI_HAVE_NPU
+#include "npu_cli.h"
+#endif
 
 #define HRX_RUN_MAX 64
 #define HRX_RUN_NS_PER_SECOND 1000000000ull
@@ -449,7 +452,25 @@ static hrx_status_t run(run_args_t* a) {
   return status;
 }
 
+/* Whether |path| names a .xdna NPU image, which runs on the NPU. */
+static bool is_npu_image(const char* path) {
+  size_t length = strlen(path);
+  return length > 5 && !strcmp(path + length - 5, ".xdna");
+}
+
 int hrx_cmd_run(int argc, char** argv) {
+  if (argc > 1 && is_npu_image(argv[1])) {
+#ifdef HRX_CLI_HAVE_NPU
+    hrx_cli_npu_driver_t driver = hrx_cli_npu_native();
+    return hrx_cli_npu_run(&driver, argc, argv, stdout, stderr);
+#else
+    return hrx_cli_fail("run", hrx_make_status(
+                                   HRX_STATUS_UNAVAILABLE,
+                                   "%s is an NPU image, and this hrx was "
+                                   "built without libhrx-npu (-Dnpu)",
+                                   argv[1]));
+#endif
+  }
   run_args_t a = {0};
   int rc = parse_args(argc, argv, &a);
   if (rc == HRX_EXIT_OK) rc = check_device(a.device);

@@ -27,8 +27,12 @@ static const char hrx_compile_usage[] =
 
 static const char hrx_run_usage[] =
     "usage: hrx run ARTIFACT --export=NAME [options]\n"
+    "       hrx run IMAGE.xdna [--entry=NAME] [--count=N] [--node=accelN]\n"
+    "                          [--timeout=S]\n"
     "  ARTIFACT is a code object from 'hrx compile': FILE.hxco for the host\n"
-    "  device, FILE.co (--target=gfx1151) for an AMD GPU\n"
+    "  device, FILE.co (--target=gfx1151) for an AMD GPU; a prebuilt NPU\n"
+    "  image runs an entry on the XDNA NPU with zeroed buffers of each\n"
+    "  binding's smallest size, N times (default 1, timeout 60 s each)\n"
     "  --device=N               0 = the host device (default); 1.. = the\n"
     "                           AMD GPUs 'hrx doctor' lists (a model of one\n"
     "                           with HRX_KFD_MODEL=DIR)\n"

@@ -56,6 +56,22 @@ void hrx_fabric_memory_free(hrx_fabric_device_t* device,
   *memory = (hrx_fabric_memory_t){0};
 }
 
+hrx_status_t hrx_fabric_memory_export_dmabuf(hrx_fabric_device_t* device,
+                                             const hrx_fabric_memory_t* memory,
+                                             int* out_fd) {
+  *out_fd = -1;
+  if (!memory || !memory->device_address) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "no allocation to export as a dma-buf");
+  }
+  if (!device->vtable->memory_export_dmabuf) {
+    return hrx_make_status(HRX_STATUS_UNAVAILABLE,
+                           "%s cannot export memory as a dma-buf",
+                           device->properties.name);
+  }
+  return device->vtable->memory_export_dmabuf(device, memory, out_fd);
+}
+
 hrx_status_t hrx_fabric_executable_load(
     hrx_fabric_device_t* device, const void* bytes, size_t length,
     hrx_fabric_executable_t** out_executable) {

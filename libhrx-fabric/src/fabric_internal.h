@@ -18,6 +18,10 @@ typedef struct hrx_fabric_device_vtable_t {
                                   hrx_fabric_memory_t* out_memory);
   void (*memory_free)(hrx_fabric_device_t* device,
                       hrx_fabric_memory_t* memory);
+  /* Optional: |memory| as a new dma-buf fd (NULL: the device cannot). */
+  hrx_status_t (*memory_export_dmabuf)(hrx_fabric_device_t* device,
+                                       const hrx_fabric_memory_t* memory,
+                                       int* out_fd);
   hrx_status_t (*executable_load)(hrx_fabric_device_t* device,
                                   const void* bytes, size_t length,
                                   hrx_fabric_executable_t** out_executable);

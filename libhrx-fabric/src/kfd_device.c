@@ -60,6 +60,7 @@ static const hrx_fabric_device_vtable_t hrx_kfd_device_vtable = {
     .destroy = hrx_kfd_device_destroy,
     .memory_allocate = hrx_kfd_memory_allocate,
     .memory_free = hrx_kfd_memory_free,
+    .memory_export_dmabuf = hrx_kfd_memory_export_dmabuf,
     .executable_load = hrx_kfd_executable_load,
     .queue_create = hrx_kfd_queue_create,
     .signal_create = hrx_kfd_signal_create_entry,

@@ -104,6 +104,10 @@ hrx_status_t hrx_kfd_memory_allocate(hrx_fabric_device_t* device,
                                      hrx_fabric_visibility_t visibility,
                                      uint32_t flags,
                                      hrx_fabric_memory_t* out_memory);
+/* EXPORT_DMABUF of the buffer object behind |memory|. */
+hrx_status_t hrx_kfd_memory_export_dmabuf(hrx_fabric_device_t* device,
+                                          const hrx_fabric_memory_t* memory,
+                                          int* out_fd);
 void hrx_kfd_memory_free(hrx_fabric_device_t* device,
                          hrx_fabric_memory_t* memory);
 /* Whether [address, address + bytes) lies inside one allocation. With

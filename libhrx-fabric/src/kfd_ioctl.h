@@ -230,6 +230,14 @@ typedef struct hrx_kfd_available_memory_args_t {
   uint32_t pad;
 } hrx_kfd_available_memory_args_t;
 
+/* EXPORT_DMABUF (0x24): a buffer object as a dma-buf fd, for another
+ * device's driver to import (the NPU's amdxdna). */
+typedef struct hrx_kfd_export_dmabuf_args_t {
+  uint64_t handle;
+  uint32_t flags;     /* open flags of the new fd: O_CLOEXEC, O_RDWR */
+  uint32_t dmabuf_fd; /* out */
+} hrx_kfd_export_dmabuf_args_t;
+
 #define HRX_KFD_IOC_GET_VERSION HRX_KFD_IOR(0x01, hrx_kfd_get_version_args_t)
 #define HRX_KFD_IOC_CREATE_QUEUE \
   HRX_KFD_IOWR(0x02, hrx_kfd_create_queue_args_t)
@@ -263,6 +271,8 @@ typedef struct hrx_kfd_available_memory_args_t {
   HRX_KFD_IOWR(0x21, hrx_kfd_set_xnack_mode_args_t)
 #define HRX_KFD_IOC_AVAILABLE_MEMORY \
   HRX_KFD_IOWR(0x23, hrx_kfd_available_memory_args_t)
+#define HRX_KFD_IOC_EXPORT_DMABUF \
+  HRX_KFD_IOWR(0x24, hrx_kfd_export_dmabuf_args_t)
 
 /* Pins: a layout change here breaks the build before it reaches a kernel. */
 #define HRX_KFD_PIN_SIZE(type, size) \
@@ -341,6 +351,9 @@ HRX_KFD_PIN_OFFSET(hrx_kfd_alloc_memory_args_t, mmap_offset, 24);
 HRX_KFD_PIN_OFFSET(hrx_kfd_alloc_memory_args_t, gpu_id, 32);
 HRX_KFD_PIN_OFFSET(hrx_kfd_alloc_memory_args_t, flags, 36);
 
+HRX_KFD_PIN_SIZE(hrx_kfd_export_dmabuf_args_t, 16);
+HRX_KFD_PIN_OFFSET(hrx_kfd_export_dmabuf_args_t, dmabuf_fd, 12);
+_Static_assert(HRX_KFD_IOC_EXPORT_DMABUF == 0xc0104b24u, "EXPORT_DMABUF");
 HRX_KFD_PIN_SIZE(hrx_kfd_free_memory_args_t, 8);
 HRX_KFD_PIN_SIZE(hrx_kfd_map_memory_args_t, 24);
 HRX_KFD_PIN_OFFSET(hrx_kfd_map_memory_args_t, device_ids_array_ptr, 8);

@@ -6,6 +6,7 @@
  * reserved pages). Freeing undoes each step in reverse and turns the pages
  * back into reservation. Strix Halo is an APU: every heap is system memory
  * the CPU can map, so every allocation has a host pointer. */
+#include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -263,6 +264,33 @@ void hrx_kfd_memory_free(hrx_fabric_device_t* base,
   }
   hrx_kfd_rereserve(d, block.va, block.size);
   hrx_kfd_va_release(d, block.va, block.size);
+}
+
+hrx_status_t hrx_kfd_memory_export_dmabuf(hrx_fabric_device_t* base,
+                                          const hrx_fabric_memory_t* memory,
+                                          int* out_fd) {
+  hrx_kfd_device_t* d = hrx_kfd_device_cast(base);
+  uint64_t handle = 0;
+  pthread_mutex_lock(&d->mutex);
+  for (size_t i = 0; i < d->block_count; ++i) {
+    if (d->blocks[i].va == memory->device_address) {
+      handle = d->blocks[i].handle;
+      break;
+    }
+  }
+  pthread_mutex_unlock(&d->mutex);
+  if (handle == 0) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "0x%llx is not an allocation of this GPU",
+                           (unsigned long long)memory->device_address);
+  }
+  hrx_kfd_export_dmabuf_args_t args = {.handle = handle,
+                                       .flags = O_CLOEXEC | O_RDWR};
+  HRX_RETURN_IF_ERROR(hrx_kfd_device_ioctl(d, HRX_KFD_IOC_EXPORT_DMABUF,
+                                           "AMDKFD_IOC_EXPORT_DMABUF",
+                                           &args));
+  *out_fd = (int)args.dmabuf_fd;
+  return HRX_OK;
 }
 
 bool hrx_kfd_memory_contains_locked(hrx_kfd_device_t* d, uint64_t address,

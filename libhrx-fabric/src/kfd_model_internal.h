@@ -143,6 +143,10 @@ int kfd_model_release_reservation(hrx_kfd_model_t* m, uint64_t base,
                                   uint64_t size);
 int kfd_model_alloc(hrx_kfd_model_t* m, hrx_kfd_alloc_memory_args_t* args);
 int kfd_model_free(hrx_kfd_model_t* m, hrx_kfd_free_memory_args_t* args);
+/* A memfd of the allocation's size stands in for the dma-buf: the model's
+ * pages are private to the process, so the fd does not share them. */
+int kfd_model_export_dmabuf(hrx_kfd_model_t* m,
+                            hrx_kfd_export_dmabuf_args_t* args);
 int kfd_model_map(hrx_kfd_model_t* m, hrx_kfd_map_memory_args_t* args,
                   bool map);
 /* The mapped allocation holding [address, address + size), or NULL. */

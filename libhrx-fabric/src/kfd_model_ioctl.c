@@ -75,6 +75,8 @@ static int locked_ioctl(hrx_kfd_model_t* m, unsigned long request,
       return kfd_model_alloc(m, args);
     case HRX_KFD_IOC_FREE_MEMORY_OF_GPU:
       return kfd_model_free(m, args);
+    case HRX_KFD_IOC_EXPORT_DMABUF:
+      return kfd_model_export_dmabuf(m, args);
     case HRX_KFD_IOC_MAP_MEMORY_TO_GPU:
       return m->vm_acquired ? kfd_model_map(m, args, true) : -EINVAL;
     case HRX_KFD_IOC_UNMAP_MEMORY_FROM_GPU:

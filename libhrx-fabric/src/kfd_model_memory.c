@@ -5,7 +5,9 @@
  * EINVAL for bad arguments, EBUSY for freeing mapped memory, ENOMEM when a
  * table is full. All with the model's mutex held. */
 #include <errno.h>
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "kfd_model_internal.h"
 
@@ -161,6 +163,24 @@ int kfd_model_free(hrx_kfd_model_t* m, hrx_kfd_free_memory_args_t* args) {
     if (p == MAP_FAILED) return -ENOMEM;
   }
   *a = (kfd_model_allocation_t){0};
+  return 0;
+}
+
+int kfd_model_export_dmabuf(hrx_kfd_model_t* m,
+                            hrx_kfd_export_dmabuf_args_t* args) {
+  kfd_model_allocation_t* a = by_handle(m, args->handle);
+  if (a == NULL || a->userptr ||
+      (args->flags & ~(uint32_t)(O_CLOEXEC | O_ACCMODE)) != 0) {
+    return -EINVAL;
+  }
+  int fd = memfd_create("hrx-kfd-model-dmabuf", MFD_CLOEXEC);
+  if (fd < 0) return -errno;
+  if (ftruncate(fd, (off_t)a->size) < 0) {
+    int error = errno;
+    close(fd);
+    return -error;
+  }
+  args->dmabuf_fd = (uint32_t)fd;
   return 0;
 }
 

@@ -75,6 +75,12 @@ hrx_gpu_device_t* hrx_gpu_buffer_device(const hrx_gpu_buffer_t* buffer) {
   return buffer->device;
 }
 
+hrx_status_t hrx_gpu_buffer_export_dmabuf(hrx_gpu_buffer_t* buffer,
+                                          int* out_fd) {
+  return hrx_fabric_memory_export_dmabuf(buffer->device->fabric,
+                                         &buffer->memory, out_fd);
+}
+
 hrx_gpu_view_t hrx_gpu_buffer_binding(hrx_gpu_buffer_t* buffer) {
   return (hrx_gpu_view_t){buffer, 0, buffer ? buffer->memory.size : 0};
 }

@@ -42,7 +42,7 @@ static hrx_status_t open_heap(hrx_npu_device_t* device) {
 
 hrx_status_t hrx_npu_device_open_with(const hrx_npu_sys_t* sys, int root_fd,
                                       hrx_allocator_t allocator,
-                                      const char* node,
+                                      const char* node, hrx_budget_t* budget,
                                       hrx_npu_device_t** out_device) {
   *out_device = NULL;
   hrx_npu_candidates_t candidates = {0};
@@ -66,6 +66,9 @@ hrx_status_t hrx_npu_device_open_with(const hrx_npu_sys_t* sys, int root_fd,
   device->sys = *sys;
   device->fd = fd;
   device->candidate = candidates.items[candidates.count - 1];
+  pthread_mutex_init(&device->imports_mutex, NULL);
+  device->budget = budget;
+  hrx_budget_retain(budget);
   status = open_heap(device);
   if (status != HRX_OK) {
     hrx_npu_device_destroy(device);
@@ -78,6 +81,13 @@ hrx_status_t hrx_npu_device_open_with(const hrx_npu_sys_t* sys, int root_fd,
 
 hrx_status_t hrx_npu_device_open(hrx_allocator_t allocator, const char* node,
                                  hrx_npu_device_t** out_device) {
+  return hrx_npu_device_open_budget(allocator, node, NULL, out_device);
+}
+
+hrx_status_t hrx_npu_device_open_budget(hrx_allocator_t allocator,
+                                        const char* node,
+                                        hrx_budget_t* budget,
+                                        hrx_npu_device_t** out_device) {
   hrx_npu_sys_t sys = hrx_sys_native();
   int root = sys.openat(NULL, AT_FDCWD, "/",
                         O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -86,7 +96,8 @@ hrx_status_t hrx_npu_device_open(hrx_allocator_t allocator, const char* node,
     return hrx_status_from_errno(-root, "open /");
   }
   hrx_status_t status =
-      hrx_npu_device_open_with(&sys, root, allocator, node, out_device);
+      hrx_npu_device_open_with(&sys, root, allocator, node, budget,
+                               out_device);
   (void)sys.close(NULL, root);
   return status;
 }
@@ -96,6 +107,8 @@ void hrx_npu_device_destroy(hrx_npu_device_t* device) {
   hrx_npu_bo_release(device, &device->heap);
   /* Closing the node releases whatever the driver still holds for it. */
   (void)device->sys.close(device->sys.context, device->fd);
+  hrx_budget_release(device->budget);
+  pthread_mutex_destroy(&device->imports_mutex);
   hrx_allocator_free(device->allocator, device);
 }
 

@@ -7,13 +7,6 @@
 
 #define CACHE_LINE 64u
 
-struct hrx_npu_buffer_s {
-  atomic_size_t references;
-  hrx_npu_device_t* device;
-  hrx_npu_bo_t bo;
-  uint64_t dma_address;
-};
-
 static hrx_status_t gem_close(hrx_npu_device_t* device, uint32_t handle) {
   hrx_drm_gem_close_t args = {.handle = handle};
   return hrx_sys_ioctl(&device->sys, device->fd, HRX_DRM_IOCTL_GEM_CLOSE,
@@ -46,8 +39,8 @@ static hrx_status_t place_in_heap(const hrx_npu_device_t* device,
   return HRX_OK;
 }
 
-static hrx_status_t map_bo(hrx_npu_device_t* device, hrx_npu_bo_t* bo,
-                           uint32_t type) {
+hrx_status_t hrx_npu_bo_map(hrx_npu_device_t* device, hrx_npu_bo_t* bo,
+                            uint32_t type) {
   hrx_xdna_get_bo_info_t info;
   memset(&info, 0, sizeof(info));
   info.handle = bo->handle;
@@ -70,15 +63,21 @@ hrx_status_t hrx_npu_bo_create(hrx_npu_device_t* device,
                                hrx_xdna_bo_type_t type, uint64_t size,
                                hrx_npu_bo_t* out_bo) {
   memset(out_bo, 0, sizeof(*out_bo));
+  bool charge = device->budget && type != HRX_XDNA_BO_DEV;
+  if (charge) HRX_RETURN_IF_ERROR(hrx_budget_charge(device->budget, size));
   hrx_xdna_create_bo_t args;
   memset(&args, 0, sizeof(args));
   args.size = size;
   args.type = type;
-  HRX_RETURN_IF_ERROR(hrx_sys_ioctl(&device->sys, device->fd,
-                                    HRX_XDNA_IOCTL_CREATE_BO, "CREATE_BO",
-                                    &args));
-  hrx_npu_bo_t bo = {.handle = args.handle, .size = size};
-  hrx_status_t status = map_bo(device, &bo, type);
+  hrx_status_t status = hrx_sys_ioctl(&device->sys, device->fd,
+                                      HRX_XDNA_IOCTL_CREATE_BO, "CREATE_BO",
+                                      &args);
+  if (status != HRX_OK) {
+    if (charge) hrx_status_ignore(hrx_budget_uncharge(device->budget, size));
+    return status;
+  }
+  hrx_npu_bo_t bo = {.handle = args.handle, .size = size, .charged = charge};
+  status = hrx_npu_bo_map(device, &bo, type);
   if (status != HRX_OK) {
     hrx_npu_bo_release(device, &bo);
     return status;
@@ -95,6 +94,11 @@ void hrx_npu_bo_release(hrx_npu_device_t* device, hrx_npu_bo_t* bo) {
   /* A failed close leaves the handle to the driver, which drops it when
    * the node is closed; nothing else can be done about it here. */
   if (bo->handle) hrx_status_ignore(gem_close(device, bo->handle));
+  /* Uncharged even when the close failed: the node's close reclaims the
+   * memory, and a budget that never drops would fail later work. */
+  if (bo->charged) {
+    hrx_status_ignore(hrx_budget_uncharge(device->budget, bo->size));
+  }
   memset(bo, 0, sizeof(*bo));
 }
 
@@ -163,7 +167,9 @@ void hrx_npu_buffer_release(hrx_npu_buffer_t* buffer) {
     return;
   }
   hrx_npu_device_t* device = buffer->device;
+  if (buffer->imported) hrx_npu_import_forget(device, buffer);
   hrx_npu_bo_release(device, &buffer->bo);
+  if (buffer->owner.release) buffer->owner.release(buffer->owner.context);
   hrx_allocator_free(device->allocator, buffer);
 }
 

@@ -763,7 +763,25 @@ static void test_memory(void** state) {
   assert_ok(hrx_fabric_memory_allocate(e.device, 4096,
                                        HRX_FABRIC_VISIBILITY_DEVICE, &second));
   assert_int_equal(second.device_address, address);
+  /* A dma-buf export for another device's driver: an fd of the
+   * allocation's size, which the caller owns. */
+  int fd = -1;
+  assert_ok(hrx_fabric_memory_export_dmabuf(e.device, &second, &fd));
+  assert_true(fd >= 0);
+  assert_int_equal(lseek(fd, 0, SEEK_END), 4096);
+  close(fd);
+  hrx_kfd_model_inject(e.model, HRX_KFD_IOC_EXPORT_DMABUF, 1, ENOMEM);
+  assert_status(hrx_fabric_memory_export_dmabuf(e.device, &second, &fd),
+                HRX_STATUS_RESOURCE_EXHAUSTED, "AMDKFD_IOC_EXPORT_DMABUF");
+  assert_int_equal(fd, -1);
+  hrx_kfd_model_inject(e.model, 0, 0, 0);
+  hrx_fabric_memory_t stranger = second;
+  stranger.device_address += 4096;
+  assert_status(hrx_fabric_memory_export_dmabuf(e.device, &stranger, &fd),
+                HRX_STATUS_INVALID_ARGUMENT, "not an allocation of this GPU");
   hrx_fabric_memory_free(e.device, &second);
+  assert_status(hrx_fabric_memory_export_dmabuf(e.device, &second, &fd),
+                HRX_STATUS_INVALID_ARGUMENT, "no allocation");
   env_close(&e);
 }
 

@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "corpus_kernels.h"
@@ -148,6 +149,18 @@ static void test_buffers_and_views(void** state) {
                      HRX_STATUS_OUT_OF_RANGE);
   assert_status_code(hrx_gpu_view_slice((hrx_gpu_view_t){0}, 0, 0, &inner),
                      HRX_STATUS_INVALID_ARGUMENT);
+  /* A GPU exports a dma-buf for another device; host memory is no
+   * dma-buf, which no other driver could import. */
+  int fd = 0;
+  if (gpu_test_is_host(f->device)) {
+    assert_status(hrx_gpu_buffer_export_dmabuf(b, &fd),
+                  HRX_STATUS_UNAVAILABLE, "cannot export");
+    assert_int_equal(fd, -1);
+  } else {
+    assert_ok(hrx_gpu_buffer_export_dmabuf(b, &fd));
+    assert_true(fd >= 0);
+    close(fd);
+  }
   hrx_gpu_buffer_release(b);
 }
 

@@ -74,18 +74,18 @@ static void test_sysfs_verdicts(void** state) {
   /* Opening picks it; naming a refused node says why. */
   hrx_npu_device_t* device = NULL;
   assert_ok(hrx_npu_device_open_with(&sys, root_fd, hrx_allocator_system(),
-                                     NULL, &device));
+                                     NULL, NULL, &device));
   assert_string_equal(hrx_npu_device_candidate(device)->node, "accel0");
   hrx_npu_device_destroy(device);
   assert_status(hrx_npu_device_open_with(&sys, root_fd,
                                          hrx_allocator_system(), "accel1",
-                                         &device),
+                                         NULL, &device),
                 HRX_STATUS_NOT_FOUND,
                 "accel1: PCI revision 0x10 is not the qualified 0x11");
   assert_null(device);
   assert_status(hrx_npu_device_open_with(&sys, root_fd,
                                          hrx_allocator_system(), "accel15",
-                                         &device),
+                                         NULL, &device),
                 HRX_STATUS_NOT_FOUND, "no accel node accel15");
   assert_int_equal(fake.open_nodes, 0);
   assert_int_equal(fake.mappings, 0);
@@ -127,7 +127,7 @@ static void test_driver_verdicts(void** state) {
     assert_int_equal(candidates.count, 1);
     hrx_npu_device_t* device = NULL;
     hrx_status_t status = hrx_npu_device_open_with(
-        &sys, root_fd, hrx_allocator_system(), NULL, &device);
+        &sys, root_fd, hrx_allocator_system(), NULL, NULL, &device);
     if (!kCases[i].reason) {
       assert_true(candidates.items[0].accepted);
       assert_ok(status);
@@ -156,7 +156,7 @@ static void test_no_nodes(void** state) {
   hrx_npu_device_t* device = NULL;
   assert_status(hrx_npu_device_open_with(&sys, root_fd,
                                          hrx_allocator_system(), NULL,
-                                         &device),
+                                         NULL, &device),
                 HRX_STATUS_NOT_FOUND, "no /dev/accel node");
   xdna_fake_deinit(&fake);
   close(root_fd);
@@ -239,7 +239,7 @@ static void test_every_call_fails_once(void** state) {
     test_allocator_t counted = {0};
     hrx_npu_device_t* device = NULL;
     hrx_status_t status = hrx_npu_device_open_with(
-        &sys, root_fd, test_allocator(&counted), NULL, &device);
+        &sys, root_fd, test_allocator(&counted), NULL, NULL, &device);
     if (status == HRX_OK) hrx_npu_device_destroy(device);
     assert_int_equal(fake.open_nodes, 0);
     assert_int_equal(fake.mappings, 0);

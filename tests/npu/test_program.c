@@ -64,7 +64,7 @@ static int rig_teardown(void** state) {
 static hrx_status_t rig_prepare(rig_t* rig) {
   HRX_RETURN_IF_ERROR(hrx_npu_device_open_with(
       &rig->sys, rig->root_fd, test_allocator(&rig->counted), NULL,
-      &rig->device));
+      NULL, &rig->device));
   HRX_RETURN_IF_ERROR(
       hrx_npu_buffer_allocate(rig->device, 4096, &rig->buffer));
   hrx_npu_binding_t binding = {.buffer = rig->buffer, .offset = 64,

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "xdna_abi.h"
@@ -24,9 +25,13 @@ void xdna_fake_init(xdna_fake_t* fake) {
   fake->fail_errno = EIO;
 }
 
+static uint64_t page_round(uint64_t size) {
+  return (size + PAGE - 1) & ~(PAGE - 1);
+}
+
 static void unmap_bo(xdna_fake_bo_t* bo) {
   if (bo->memory && bo->type != HRX_XDNA_BO_DEV) {
-    munmap(bo->memory, (bo->size + PAGE - 1) & ~(PAGE - 1));
+    munmap(bo->memory, page_round(bo->size));
   }
   bo->memory = NULL;
 }
@@ -114,7 +119,41 @@ static xdna_fake_bo_t* find_bo(xdna_fake_t* fake, uint32_t handle) {
   return &fake->bos[handle];
 }
 
+/* PRIME import of the file |fd|, standing in for a dma-buf. */
+static int prime_import(xdna_fake_t* fake, hrx_drm_prime_handle_t* args) {
+  struct stat st;
+  if (fcntl(args->fd, F_GETFD) < 0) return -EBADF;
+  if (fstat(args->fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
+    return -EINVAL;
+  }
+  for (uint32_t i = 1; i <= fake->bo_count; ++i) {
+    xdna_fake_bo_t* bo = &fake->bos[i];
+    if (bo->live && bo->imported && bo->dmabuf_inode == st.st_ino) {
+      args->handle = i;
+      return 0;
+    }
+  }
+  if (fake->bo_count + 1 >= XDNA_FAKE_MAX_BOS) return -ENOMEM;
+  void* memory = mmap(NULL, page_round((uint64_t)st.st_size),
+                      PROT_READ | PROT_WRITE, MAP_SHARED, args->fd, 0);
+  if (memory == MAP_FAILED) return -ENOMEM;
+  uint32_t handle = ++fake->bo_count;
+  fake->bos[handle] = (xdna_fake_bo_t){
+      .live = true,
+      .type = HRX_XDNA_BO_SHARE,
+      .size = (uint64_t)st.st_size,
+      .xdna_addr = SHARE_BASE + (uint64_t)handle * (1 << 24),
+      .memory = memory,
+      .imported = true,
+      .dmabuf_inode = st.st_ino,
+  };
+  args->handle = handle;
+  ++fake->imports;
+  return 0;
+}
+
 static int create_bo(xdna_fake_t* fake, hrx_xdna_create_bo_t* args) {
+  ++fake->create_bo_calls;
   if (fake->bo_count + 1 >= XDNA_FAKE_MAX_BOS || args->size == 0) {
     return -ENOMEM;
   }
@@ -266,6 +305,8 @@ static int node_ioctl(xdna_fake_t* fake, unsigned long request, void* args) {
       info->xdna_addr = bo->xdna_addr;
       return 0;
     }
+    case HRX_DRM_IOCTL_PRIME_FD_TO_HANDLE:
+      return prime_import(fake, args);
     case HRX_DRM_IOCTL_GEM_CLOSE:
       return gem_close(fake, ((hrx_drm_gem_close_t*)args)->handle);
     case HRX_XDNA_IOCTL_CREATE_HWCTX: {
@@ -363,6 +404,12 @@ static int fake_ioctl(void* context, int fd, unsigned long request,
   return node_ioctl(fake, request, args);
 }
 
+/* A BO maps whole; an import maps as much of its dma-buf as asked. */
+static bool map_fits(const xdna_fake_bo_t* bo, size_t length) {
+  return bo->imported ? length > 0 && length <= bo->size
+                      : length == bo->size;
+}
+
 static int fake_mmap(void* context, void* address, size_t length,
                      int protection, int flags, int fd, off_t offset,
                      void** out_address) {
@@ -374,7 +421,7 @@ static int fake_mmap(void* context, void* address, size_t length,
   if (error) return -error;
   xdna_fake_bo_t* bo = is_node(fd) ? find_bo(fake, (uint32_t)(offset >> 32))
                                    : NULL;
-  if (!bo || bo->size != length || bo->type == HRX_XDNA_BO_DEV) {
+  if (!bo || !map_fits(bo, length) || bo->type == HRX_XDNA_BO_DEV) {
     return -EINVAL;
   }
   ++bo->maps;
@@ -390,7 +437,7 @@ static int fake_munmap(void* context, void* address, size_t length) {
   int error = inject(fake, "munmap", true);
   for (uint32_t i = 1; i <= fake->bo_count; ++i) {
     xdna_fake_bo_t* bo = &fake->bos[i];
-    if (bo->live && bo->memory == address && bo->size == length &&
+    if (bo->live && bo->memory == address && map_fits(bo, length) &&
         bo->maps > 0) {
       --bo->maps;
       --fake->mappings;

@@ -5,7 +5,10 @@
  * On a node the fake answers the ioctls libhrx-npu uses the way the
  * driver documents them, keeps BO memory in anonymous mappings, completes
  * commands at once (or when told, with |hold|), and records what it was
- * asked. Any single call can be failed with an injected errno. */
+ * asked. PRIME_FD_TO_HANDLE takes any regular file (a memfd stands in
+ * for a GPU's dma-buf), answers EBADF for a closed fd and EINVAL for
+ * anything else, and returns the same handle for the same file, as DRM
+ * does. Any single call can be failed with an injected errno. */
 #ifndef HRX_TESTS_NPU_XDNA_FAKE_H_
 #define HRX_TESTS_NPU_XDNA_FAKE_H_
 
@@ -38,6 +41,10 @@ typedef struct xdna_fake_bo_t {
   uint64_t xdna_addr;
   uint8_t* memory;
   int maps;
+  /* PRIME imports: the dma-buf (its inode) the BO stands for; |memory| is
+   * a shared mapping of it, so writes reach the exporter's pages. */
+  bool imported;
+  uint64_t dmabuf_inode;
 } xdna_fake_bo_t;
 
 typedef struct xdna_fake_syncobj_t {
@@ -89,6 +96,8 @@ typedef struct xdna_fake_t {
   uint32_t last_arg_count;
   uint32_t last_cmd_count;
   size_t waits;
+  size_t create_bo_calls; /* CREATE_BO requests that reached the driver */
+  size_t imports;         /* PRIME_FD_TO_HANDLE calls that succeeded */
   bool eventfd_unsupported; /* SYNCOBJ_EVENTFD answers EINVAL */
   uint32_t eventfd_handle;
   uint64_t eventfd_point;

@@ -69,6 +69,13 @@ static void test_doctor_cache_root(void** state) {
   if (access("/dev/kfd", F_OK) != 0) {
     assert_non_null(strstr(amdgpu, "no AMD GPU"));
   }
+  /* The NPU is listed, or why there is none. */
+  const char* npu = strstr(r.output, "  npu          ");
+  if (!npu) fail_msg("doctor lists no NPU line:\n%s", r.output);
+  if (access("/dev/accel", F_OK) != 0) {
+    assert_true(strstr(npu, "no NPU: no /dev/accel node") ||
+                strstr(npu, "not built"));
+  }
   /* Every library, in layer order. */
   const char* at = r.output;
   static const char* const layers[] = {"hrx-core ", "hrx-fabric", "hrx-gpu",
@@ -85,6 +92,11 @@ static void test_doctor_cache_root(void** state) {
       strstr(r.output, "cache root   /home/someone/.cache/hrx (from home)"));
   run_hrx("XDG_RUNTIME_DIR=/run/user/77", "doctor", &r);
   assert_non_null(strstr(r.output, "runtime dir  /run/user/77/hrx"));
+  /* A .xdna image goes to the NPU path, which needs no --export. */
+  run_hrx(NULL, "run /nonexistent/image.xdna", &r);
+  assert_int_equal(r.exit_code, 1);
+  assert_non_null(strstr(r.output, "/nonexistent/image.xdna"));
+  assert_null(strstr(r.output, "--export"));
 }
 
 /* Under HRX_KFD_MODEL, doctor says the model is active and which fixture,

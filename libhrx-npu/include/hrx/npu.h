@@ -11,6 +11,7 @@
 #include "hrx/npu/image.h"        // IWYU pragma: export
 #include "hrx/npu/memory.h"       // IWYU pragma: export
 #include "hrx/npu/program.h"      // IWYU pragma: export
+#include "hrx/npu/resident.h"     // IWYU pragma: export
 #include "hrx/npu/transaction.h"  // IWYU pragma: export
 
 #ifdef __cplusplus

@@ -98,6 +98,16 @@ HRX_API HRX_MUST_USE hrx_status_t hrx_fabric_memory_allocate_flags(
 HRX_API void hrx_fabric_memory_free(hrx_fabric_device_t* device,
                                     hrx_fabric_memory_t* memory);
 
+/* Exports |memory| as a new dma-buf fd (close-on-exec, read-write) that
+ * another device's driver can import (the NPU's, say). The caller owns
+ * the fd; the export keeps the pages alive until every importer lets go,
+ * but |memory| stays charged to whoever allocated it. UNAVAILABLE where
+ * the device cannot export: the host device's memory is plain heap
+ * memory, which no kernel driver can import. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_fabric_memory_export_dmabuf(
+    hrx_fabric_device_t* device, const hrx_fabric_memory_t* memory,
+    int* out_fd);
+
 /* Loads a code object for this device; validates it completely. */
 HRX_API HRX_MUST_USE hrx_status_t hrx_fabric_executable_load(
     hrx_fabric_device_t* device, const void* bytes, size_t length,

@@ -75,6 +75,14 @@ HRX_API void* hrx_gpu_buffer_host_pointer(const hrx_gpu_buffer_t* buffer);
 HRX_API hrx_gpu_device_t* hrx_gpu_buffer_device(
     const hrx_gpu_buffer_t* buffer);
 
+/* Exports |buffer|'s memory as a new dma-buf fd the caller owns, for
+ * another device to import (hrx_npu_buffer_import_dmabuf). The bytes
+ * stay charged to |buffer|'s budget: keep the buffer retained while the
+ * importer uses them. UNAVAILABLE on the host device, whose memory no
+ * kernel driver can import. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_gpu_buffer_export_dmabuf(
+    hrx_gpu_buffer_t* buffer, int* out_fd);
+
 /* The whole buffer. */
 HRX_API hrx_gpu_view_t hrx_gpu_buffer_binding(hrx_gpu_buffer_t* buffer);
 

@@ -68,6 +68,16 @@ HRX_API HRX_MUST_USE hrx_status_t hrx_npu_device_open(
     hrx_allocator_t allocator, const char* node,
     hrx_npu_device_t** out_device);
 
+/* As hrx_npu_device_open, charging the device's memory to |budget| (NULL:
+ * none), which the device retains: the 64 MiB heap at open, then every
+ * buffer, program storage allocation and command slot made from it
+ * (buffers carved from the heap are inside its charge). A charge that
+ * does not fit is RESOURCE_EXHAUSTED before the driver is asked. Imported
+ * dma-bufs are never charged here: their owner holds their bytes. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_npu_device_open_budget(
+    hrx_allocator_t allocator, const char* node, hrx_budget_t* budget,
+    hrx_npu_device_t** out_device);
+
 /* Releases the heap, then closes the node. NULL is accepted. */
 HRX_API void hrx_npu_device_destroy(hrx_npu_device_t* device);
 

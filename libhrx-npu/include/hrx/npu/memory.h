@@ -1,4 +1,5 @@
-/* NPU buffers: host pages the NPU reaches by DMA (amdxdna SHARE BOs).
+/* NPU buffers: host pages the NPU reaches by DMA (amdxdna SHARE BOs),
+ * allocated here or imported from another device as a dma-buf.
  *
  * A buffer is mapped into the process for its whole life. The CPU and the
  * NPU do not snoop each other's caches here: call hrx_npu_buffer_flush
@@ -25,9 +26,37 @@ extern "C" {
 
 typedef struct hrx_npu_buffer_s hrx_npu_buffer_t;
 
-/* Allocates |size| (> 0) bytes, zeroed, with one reference. */
+/* Allocates |size| (> 0) bytes, zeroed, with one reference, charged to
+ * the device's budget (RESOURCE_EXHAUSTED before the driver is asked
+ * when it does not fit) until the last reference is dropped. */
 HRX_API HRX_MUST_USE hrx_status_t hrx_npu_buffer_allocate(
     hrx_npu_device_t* device, uint64_t size, hrx_npu_buffer_t** out_buffer);
+
+/* Keeps the owner of imported memory alive (a GPU buffer, say) for as
+ * long as the NPU may use it: |release| runs once, with |context|, when
+ * the imported buffer's last reference is dropped. */
+typedef struct hrx_npu_buffer_owner_t {
+  void* context;
+  void (*release)(void* context);
+} hrx_npu_buffer_owner_t;
+
+/* Imports |size| (> 0) bytes of the dma-buf |dmabuf_fd| (a GPU
+ * allocation's DRM PRIME export, say) as an NPU buffer with one
+ * reference, mapped for the CPU like any other. The fd stays the
+ * caller's: close it whenever convenient, the driver holds its own
+ * reference. The bytes stay charged to their owner's budget alone, never
+ * to the NPU device's. On success the buffer takes over one reference of
+ * |owner| (may be NULL), released with the buffer; on failure |owner| is
+ * left untouched.
+ *
+ * INVALID_ARGUMENT for a negative fd or a zero size; the driver's error
+ * for an fd that is not a dma-buf (EBADF, EINVAL) or is smaller than
+ * |size|; ALREADY_EXISTS when this device already holds a buffer of the
+ * same dma-buf (the driver would hand out the same handle twice: retain
+ * that buffer instead). */
+HRX_API HRX_MUST_USE hrx_status_t hrx_npu_buffer_import_dmabuf(
+    hrx_npu_device_t* device, int dmabuf_fd, uint64_t size,
+    const hrx_npu_buffer_owner_t* owner, hrx_npu_buffer_t** out_buffer);
 
 HRX_API void hrx_npu_buffer_retain(hrx_npu_buffer_t* buffer);
 /* Drops a reference; the last one unmaps and frees. NULL is accepted. */

@@ -6,9 +6,11 @@
  * the entry's storage (COMMAND allocations carved from the device heap,
  * DMA allocations as host pages), loads and relocates the image with the
  * bindings' DMA addresses, flushes, and makes a queue of 128 command
- * slots. Dispatch writes an ERT_START_NPU_PREEMPT_ELF packet into a free
- * slot and submits it; the driver's sequence number + 1 is the
- * invocation's timeline point. The first submission of a context is also
+ * slots; the DMA storage and the slots are charged to the device's
+ * budget, the COMMAND storage lies inside the heap's charge. Dispatch
+ * writes an ERT_START_NPU_PREEMPT_ELF packet into a free slot and submits
+ * it; the driver's sequence number + 1 is the invocation's timeline
+ * point. The first submission of a context is also
  * captured into a spare syncobj, because a fresh timeline reads as point 0
  * and a wait on its first point cannot tell "not yet submitted" apart.
  *

@@ -8,7 +8,8 @@
  * empty dispatch-to-completion latency are measured too and shown beside
  * the host device's. On the model that is HRX's own path (streams, AQL
  * packets, signals) into a CPU model of the GPU, not hardware, so it runs
- * with fewer iterations.
+ * with fewer iterations. Then the same 4 KiB copy through each of its
+ * queue families (AQL, PM4, SDMA) side by side (gpu_families.h).
  *
  * usage: gpu_stream [SAMPLES]   (default 2000) */
 #include <pthread.h>
@@ -19,6 +20,7 @@
 
 #include "bench_gpu.h"
 #include "bench_util.h"
+#include "gpu_families.h"
 #include "ocl_peer.h"
 #include "hrx/gpu.h"
 
@@ -214,6 +216,7 @@ static void report_gpu(const dispatch_figures_t* host, int host_threads) {
            gpu.empty_p[1], gpu.empty_p[2]);
   printf("dispatch->completion  %-28s %s   (empty dispatch + wait, us "
          "p50/p95/p99)\n", host_p, gpu_p);
+  bench_report_families(samples, per_thread);
 }
 
 /*===------------------------------------------------------------------===*/

@@ -37,7 +37,9 @@ static hrx_status_t hrx_exec_check_engines(
     return hrx_make_status(HRX_STATUS_UNAVAILABLE,
                            host ? "%s takes AQL packets only, not PM4"
                                 : "%s: the runtime's compute lane dispatches "
-                                  "through AQL queues only, not PM4 yet",
+                                  "through AQL queues only, not PM4 yet "
+                                  "(hrx/fabric/pm4.h drives PM4 queues "
+                                  "directly)",
                            props->name);
   }
   return HRX_OK;

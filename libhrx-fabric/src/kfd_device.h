@@ -18,6 +18,9 @@
 #include "kfd_topology.h"
 
 #define HRX_KFD_PAGE 4096u
+/* Bytes of kernarg segment per dispatch (AQL and PM4): HRX kernels need at
+ * most a few hundred (arguments, then 256 bytes of hidden arguments). */
+#define HRX_KFD_KERNARG_SLOT 2048u
 
 typedef struct hrx_kfd_queue_t hrx_kfd_queue_t;
 
@@ -184,6 +187,15 @@ hrx_status_t hrx_kfd_hw_queue_open(hrx_kfd_device_t* device,
 hrx_status_t hrx_kfd_hw_queue_close(hrx_kfd_device_t* device,
                                     uint32_t queue_id);
 void hrx_kfd_doorbell_unmap(hrx_kfd_device_t* device, void* page);
+
+/* Fills the code object v5 hidden arguments |kernel| declares (block
+ * counts, group sizes, remainders, grid dimensions) in the kernarg
+ * segment at |kernarg| from dispatch packet |packet|; the explicit
+ * arguments stay as they are. Shared by AQL and PM4 dispatch. */
+struct hrx_amdgpu_kernel_t;
+void hrx_kfd_hidden_args(const struct hrx_amdgpu_kernel_t* kernel,
+                         const hrx_aql_dispatch_packet_t* packet,
+                         uint8_t* kernarg);
 
 /* kfd_queue.c: AQL queues on the GPU. */
 hrx_status_t hrx_kfd_queue_create(hrx_fabric_device_t* device,

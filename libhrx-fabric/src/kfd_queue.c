@@ -32,9 +32,6 @@
 #include "kfd_device.h"
 #include "kfd_ioctl.h"
 
-/* Bytes of kernarg segment per packet: HRX kernels need at most a few
- * hundred (arguments, then 256 bytes of hidden arguments). */
-#define HRX_KFD_KERNARG_SLOT 2048u
 /* Work-items one blit dispatch launches at most; the kernels loop. */
 #define HRX_KFD_BLIT_MAX_GRID (1u << 20)
 #define HRX_KFD_AMD_QUEUE_WRITE 56u
@@ -81,8 +78,7 @@ static void hrx_kfd_put(uint8_t* kernarg, uint32_t offset, uint32_t size,
   memcpy(kernarg + offset, &value, size < 8 ? size : 8);
 }
 
-/* Fills the code object v5 hidden arguments the kernel declares. */
-static void hrx_kfd_hidden_args(const hrx_amdgpu_kernel_t* k,
+void hrx_kfd_hidden_args(const hrx_amdgpu_kernel_t* k,
                                 const hrx_aql_dispatch_packet_t* p,
                                 uint8_t* kernarg) {
   uint32_t grid[3] = {p->grid_size_x, p->grid_size_y, p->grid_size_z};

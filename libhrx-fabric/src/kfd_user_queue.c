@@ -247,6 +247,10 @@ hrx_status_t hrx_kfd_user_queue_submit(hrx_kfd_user_queue_t* q,
 /* Completion                                                              */
 /*===------------------------------------------------------------------===*/
 
+uint64_t hrx_kfd_user_queue_submitted(const hrx_kfd_user_queue_t* q) {
+  return q->fence;
+}
+
 uint64_t hrx_kfd_user_queue_completed(const hrx_kfd_user_queue_t* q) {
   const void* word = hrx_kfd_user_control(q, HRX_KFD_USER_FENCE);
   if (q->family == HRX_KFD_USER_PM4) {

@@ -60,6 +60,9 @@ uint64_t hrx_kfd_user_queue_room(const hrx_kfd_user_queue_t* queue);
 hrx_status_t hrx_kfd_user_queue_submit(hrx_kfd_user_queue_t* queue,
                                        uint64_t* out_fence);
 
+/* The last fence submit() handed out (0: none yet). */
+uint64_t hrx_kfd_user_queue_submitted(const hrx_kfd_user_queue_t* queue);
+
 /* The highest fence the engine has written. */
 uint64_t hrx_kfd_user_queue_completed(const hrx_kfd_user_queue_t* queue);
 

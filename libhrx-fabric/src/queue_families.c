@@ -41,7 +41,7 @@ void hrx_fabric_device_queue_families(
       .engine = kfd ? "command processor" : "none",
       .queue_count = kfd ? hrx_clamp_count(kfd->node.num_cp_queues) : 0,
       .operations = kfd ? HRX_PM4_OPS : 0,
-      .public_api = false,
+      .public_api = true,
   };
   out[HRX_FABRIC_QUEUE_FAMILY_TRANSFER] = (hrx_fabric_queue_family_info_t){
       .family = HRX_FABRIC_QUEUE_FAMILY_TRANSFER,

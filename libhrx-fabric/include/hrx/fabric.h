@@ -12,6 +12,7 @@
 #include "hrx/fabric/host_isa.h"    // IWYU pragma: export
 #include "hrx/fabric/kfd.h"         // IWYU pragma: export
 #include "hrx/fabric/launch_program.h"  // IWYU pragma: export
+#include "hrx/fabric/pm4.h"         // IWYU pragma: export
 #include "hrx/fabric/queue.h"       // IWYU pragma: export
 #include "hrx/fabric/queue_families.h"  // IWYU pragma: export
 #include "hrx/fabric/signal.h"      // IWYU pragma: export

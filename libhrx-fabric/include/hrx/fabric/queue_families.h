@@ -24,7 +24,7 @@ extern "C" {
 
 typedef enum hrx_fabric_queue_family_e {
   HRX_FABRIC_QUEUE_FAMILY_AQL_COMPUTE = 0, /* hrx_fabric_queue_create */
-  HRX_FABRIC_QUEUE_FAMILY_PM4_COMPUTE = 1, /* no public queue yet */
+  HRX_FABRIC_QUEUE_FAMILY_PM4_COMPUTE = 1, /* hrx/fabric/pm4.h */
   HRX_FABRIC_QUEUE_FAMILY_TRANSFER = 2,    /* hrx/fabric/transfer.h */
   HRX_FABRIC_QUEUE_FAMILY_COUNT = 3,
 } hrx_fabric_queue_family_t;

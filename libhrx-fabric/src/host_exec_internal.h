@@ -52,6 +52,8 @@ typedef struct hrx_group_t {
   uint64_t full;
   uint8_t* local;
   uint32_t local_size;
+  uint8_t* private_memory; /* every work-item's private memory */
+  uint64_t private_size;
   hrx_race_cell_t* race; /* per local granule when race checking, or NULL */
   uint32_t epoch;        /* barrier intervals so far, from 1 */
   bool race_check;       /* HRX_HOST_KERNEL_RACE_CHECK: barriers checked too */
@@ -157,6 +159,11 @@ static inline bool hrx_slot_extent(const hrx_group_t* g, uint64_t slot,
   if (slot == HRX_HOST_SLOT_LOCAL) {
     *base = g->local;
     *size = g->local_size;
+    return true;
+  }
+  if (slot == HRX_HOST_SLOT_PRIVATE) {
+    *base = g->private_memory;
+    *size = g->private_size;
     return true;
   }
   if (slot < g->dispatch->slot_count) {

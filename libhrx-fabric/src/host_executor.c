@@ -84,13 +84,7 @@ uint8_t* hrx_resolve(hrx_group_t* g, uint64_t ptr, uint32_t bytes,
   uint64_t offset = ptr & HRX_HOST_OFFSET_MASK;
   uint8_t* base;
   uint64_t size;
-  if (slot == HRX_HOST_SLOT_LOCAL) {
-    base = g->local;
-    size = g->local_size;
-  } else if (slot < g->dispatch->slot_count) {
-    base = g->dispatch->slots[slot].base;
-    size = g->dispatch->slots[slot].size;
-  } else {
+  if (!hrx_slot_extent(g, slot, &base, &size)) {
     hrx_fabric_fault_t fault =
         hrx_fault_at(g, HRX_FABRIC_FAULT_UNBOUND_POINTER, pc, lane);
     fault.slot = (uint32_t)slot;
@@ -1027,7 +1021,9 @@ void hrx_host_run_workgroup(void* context, uint64_t workgroup,
   size_t race_cells = (k->flags & HRX_HOST_KERNEL_RACE_CHECK)
                           ? ((size_t)d->group_segment_size + 3) / 4
                           : 0;
-  size_t bytes = waves * per_wave + local_bytes +
+  size_t private_bytes =
+      ((size_t)threads * k->private_segment_size + 15) & ~(size_t)15;
+  size_t bytes = waves * per_wave + local_bytes + private_bytes +
                  race_cells * sizeof(hrx_race_cell_t) + 64;
   if (!hrx_scratch_reserve(scratch, bytes)) {
     hrx_fault_here(d, hrx_fault_at(&g, HRX_FABRIC_FAULT_BAD_LAUNCH, 0, 0));
@@ -1053,8 +1049,11 @@ void hrx_host_run_workgroup(void* context, uint64_t workgroup,
   g.local_size = d->group_segment_size;
   /* Local memory starts zeroed so runs are reproducible. */
   memset(g.local, 0, g.local_size);
+  g.private_memory = cursor + local_bytes;
+  g.private_size = (uint64_t)threads * k->private_segment_size;
+  memset(g.private_memory, 0, g.private_size);
   if (race_cells) {
-    g.race = (hrx_race_cell_t*)(cursor + local_bytes);
+    g.race = (hrx_race_cell_t*)(cursor + local_bytes + private_bytes);
     memset(g.race, 0, race_cells * sizeof(hrx_race_cell_t));
     g.epoch = 1;
   }

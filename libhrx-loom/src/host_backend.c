@@ -140,11 +140,15 @@ static bool hb_lane_varying(const loom_op_t* op) {
   static const char* const names[] = {
       "kernel.workitem.id",      "kernel.subgroup.lane.id",
       "kernel.subgroup.shuffle", "kernel.subgroup.reduce",
+      "kernel.workgroup.reduce",
       "view.atomic.load",        "view.atomic.rmw", "func.call"};
   for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); ++i) {
     if (hb_is(op, names[i])) return true;
   }
-  return false;
+  /* Each work-item has its own private memory. */
+  return hb_is(op, "buffer.alloca") &&
+         strcmp(loom_enum_keyword(LOOM_ENUM_MEMORY_SPACE, op->enum_value),
+                "private") == 0;
 }
 
 /* A loop-carried value starts uniform when its initial value is, and only
@@ -589,6 +593,25 @@ static const hb_map_t hb_arith[] = {
     {"vector.minnumf", HRX_HOST_OP_FMIN},
     {"vector.maxnumf", HRX_HOST_OP_FMAX},
     {"vector.fmaf", HRX_HOST_OP_FFMA},
+    {"vector.negf", HRX_HOST_OP_FNEG},
+    {"vector.absf", HRX_HOST_OP_FABS},
+    {"vector.floorf", HRX_HOST_OP_FFLOOR},
+    {"vector.ceilf", HRX_HOST_OP_FCEIL},
+    {"vector.truncf", HRX_HOST_OP_FTRUNC},
+    {"vector.roundevenf", HRX_HOST_OP_FROUNDEVEN},
+    {"vector.addi", HRX_HOST_OP_IADD},
+    {"vector.subi", HRX_HOST_OP_ISUB},
+    {"vector.muli", HRX_HOST_OP_IMUL},
+    {"vector.minsi", HRX_HOST_OP_IMINS},
+    {"vector.maxsi", HRX_HOST_OP_IMAXS},
+    {"vector.minui", HRX_HOST_OP_IMINU},
+    {"vector.maxui", HRX_HOST_OP_IMAXU},
+    {"vector.andi", HRX_HOST_OP_IAND},
+    {"vector.ori", HRX_HOST_OP_IOR},
+    {"vector.xori", HRX_HOST_OP_IXOR},
+    {"vector.shli", HRX_HOST_OP_ISHL},
+    {"vector.shrui", HRX_HOST_OP_ISHRU},
+    {"vector.shrsi", HRX_HOST_OP_ISHRS},
     {"index.cmp", HRX_HOST_OP_ICMP},
     {"scalar.cmpi", HRX_HOST_OP_ICMP},
     {"scalar.cmpf", HRX_HOST_OP_FCMP},
@@ -605,6 +628,10 @@ static const struct {
     {"scalar.sitofp", HRX_HOST_CVT_SITOF},  {"scalar.fptoui", HRX_HOST_CVT_FTOUI},
     {"scalar.fptosi", HRX_HOST_CVT_FTOSI},  {"scalar.bitcast", HRX_HOST_CVT_BITCAST},
     {"vector.extf", HRX_HOST_CVT_FEXT},     {"vector.fptrunc", HRX_HOST_CVT_FTRUNC},
+    {"vector.extui", HRX_HOST_CVT_ZEXT},    {"vector.extsi", HRX_HOST_CVT_SEXT},
+    {"vector.trunci", HRX_HOST_CVT_SEXT},   {"vector.uitofp", HRX_HOST_CVT_UITOF},
+    {"vector.sitofp", HRX_HOST_CVT_SITOF},  {"vector.fptoui", HRX_HOST_CVT_FTOUI},
+    {"vector.fptosi", HRX_HOST_CVT_FTOSI},
 };
 
 /* Folds integer index arithmetic on known operands. */
@@ -892,7 +919,7 @@ static bool hb_lower_store(hb_t* b, const loom_op_t* op) {
 /* Divergent control saves the execution mask on the wave's mask stack,
  * which holds HRX_HOST_MAX_MASK_DEPTH entries: deeper nesting is a compile
  * error here, never a fault at run time. */
-static bool hb_enter_divergent(hb_t* b, const loom_op_t* op) {
+bool hb_enter_divergent(hb_t* b, const loom_op_t* op) {
   if (b->mask_depth == HRX_HOST_MAX_MASK_DEPTH) {
     return hb_error(b, op->span, HRX_LOOM_DIAG_BACKEND_LIMIT,
                     "%s nests more than %u divergent ifs and loops (the "
@@ -1247,7 +1274,8 @@ HB_OUT_OF_LINE static bool hb_lower_flat_op(hb_t* b, const loom_op_t* op) {
       int64_t bytes = 0;
       const char* space =
           loom_enum_keyword(LOOM_ENUM_MEMORY_SPACE, op->enum_value);
-      if (strcmp(space, "workgroup") != 0) {
+      bool private_space = strcmp(space, "private") == 0;
+      if (strcmp(space, "workgroup") != 0 && !private_space) {
         return hb_error(b, op->span, HRX_LOOM_DIAG_BACKEND_UNSUPPORTED,
                         "the host backend does not support %s allocations "
                         "yet", space);
@@ -1255,6 +1283,9 @@ HB_OUT_OF_LINE static bool hb_lower_flat_op(hb_t* b, const loom_op_t* op) {
       if (!hb_known(b, op, 0, &bytes) || bytes < 0) {
         return hb_error(b, op->span, HRX_LOOM_DIAG_LAUNCH_NOT_CONSTANT,
                         "buffer.alloca size must be constant");
+      }
+      if (private_space) {
+        return hb_lower_private_alloca(b, op, (uint64_t)bytes);
       }
       uint64_t align = op->attrs[LOOM_ATTR_ALIGN] > 0
                            ? (uint64_t)op->attrs[LOOM_ATTR_ALIGN] : 16;
@@ -1365,6 +1396,9 @@ HB_OUT_OF_LINE static bool hb_lower_flat_op(hb_t* b, const loom_op_t* op) {
       return true;
     }
     case LOOM_SHAPE_REDUCE: {
+      if (hb_is(op, "kernel.workgroup.reduce")) {
+        return hb_lower_workgroup_reduce(b, op);
+      }
       uint32_t src = 0;
       if (!hb_operand(b, op, 0, &src)) return false;
       uint32_t cluster = op->attrs[LOOM_ATTR_CLUSTER_SIZE] > 0
@@ -1579,6 +1613,7 @@ static bool hb_kernel(hb_t* b, uint32_t kernel_index,
   b->consts.count = 0;
   b->loops.count = 0;
   b->local_size = 0;
+  b->private_size = 0;
   b->mask_depth = 0;
   b->kernel_span = kernel->span;
 
@@ -1655,8 +1690,8 @@ static bool hb_kernel(hb_t* b, uint32_t kernel_index,
   hrx_status_t w = hb_append(out, strlen(name), 4);
   if (w == HRX_OK) w = hrx_string_builder_append(out, name, strlen(name));
   uint32_t header[HRX_HOST_KERNEL_HEADER_WORDS] = {
-      subgroup, sregs, vregs, b->local_size, 0, b->kernel_flags, kernarg,
-      body->arg_count};
+      subgroup, sregs, vregs, b->local_size, b->private_size, b->kernel_flags,
+      kernarg, body->arg_count};
   for (size_t i = 0; i < HRX_HOST_KERNEL_HEADER_WORDS && w == HRX_OK; ++i) {
     w = hb_append(out, header[i], 4);
   }

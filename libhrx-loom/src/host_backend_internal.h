@@ -52,6 +52,7 @@ typedef struct hb_t {
   loom_array_t loops;  /* hb_loop_t */
 
   uint32_t local_size;  /* workgroup memory so far */
+  uint32_t private_size; /* private memory of each work-item so far */
   uint32_t inline_depth;
   uint32_t mask_depth;   /* divergent ifs and loops around the lowering point */
   loom_span_t kernel_span; /* of the kernel being lowered */
@@ -98,6 +99,22 @@ bool hb_all_scalar(const hb_t* b, const uint32_t* regs, int count);
 /* A new register holding |x| <op> |y|, in the file the operands allow. */
 bool hb_binary(hb_t* b, uint8_t op, uint8_t type, uint8_t aux, uint32_t x,
                uint32_t y, uint32_t* out);
+
+/* Counts a divergent region the lowering opens on the wave's mask stack;
+ * false (after a diagnostic naming |op|) when the stack is full. */
+bool hb_enter_divergent(hb_t* b, const loom_op_t* op);
+
+/* A new scalar register holding the geometry value of host op |op| (aux
+ * |dim|): WORKGROUP_SIZE, SUBGROUP_ID, SUBGROUP_SIZE, ... */
+bool hb_geometry(hb_t* b, uint8_t op, uint8_t dim, uint32_t* out);
+/* A new register (scalar or per-lane) holding |value|. */
+bool hb_constant(hb_t* b, bool scalar, uint64_t value, uint32_t* out);
+
+/* kernel.workgroup.reduce (host_collective.c). */
+bool hb_lower_workgroup_reduce(hb_t* b, const loom_op_t* op);
+
+/* buffer.alloca<private> of |bytes| (host_private.c). */
+bool hb_lower_private_alloca(hb_t* b, const loom_op_t* op, uint64_t bytes);
 
 /* Whether host_math lowers |op| (float functions without an instruction). */
 bool hb_is_math(const loom_op_t* op);

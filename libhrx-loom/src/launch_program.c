@@ -365,14 +365,43 @@ static bool loom_lp_body_constant(loom_lp_builder_t* b, uint32_t operand,
   return false;
 }
 
+/* Adds |bytes| at |align| to the |workgroup| or private storage total. */
+static bool loom_lp_reserve(loom_lp_builder_t* b, const loom_op_t* op,
+                            bool workgroup, uint64_t bytes, uint64_t align) {
+  uint64_t* total = workgroup ? &b->program->workgroup_storage
+                              : &b->program->private_storage;
+  uint64_t aligned = (*total + align - 1) & ~(align - 1);
+  if (aligned < *total || aligned + bytes < aligned) {
+    loom_lp_unsupported(b, op->span, HRX_LOOM_DIAG_LAUNCH_NOT_CONSTANT,
+                        "local storage size overflows");
+    return false;
+  }
+  *total = aligned + bytes;
+  return true;
+}
+
 static bool loom_lp_storage(loom_lp_builder_t* b, uint32_t region_id) {
   const loom_module_t* m = b->module;
   const loom_region_t* region = &LOOM_REGION(m, region_id);
   uint32_t alloca = loom_opcode("buffer.alloca");
+  uint32_t reduce = loom_opcode("kernel.workgroup.reduce");
   for (uint32_t i = 0; i < region->op_count; ++i) {
     const loom_op_t* op = &LOOM_OP(m, LOOM_REGION_OP(m, region, i));
     for (uint32_t r = 0; r < op->region_count; ++r) {
       if (!loom_lp_storage(b, op->regions[r])) return false;
+    }
+    if (op->opcode == reduce) {
+      /* The slots the backends pass partial results through. */
+      const loom_type_t* t = &LOOM_TYPE(m, op->type);
+      uint64_t width = t->kind == LOOM_TYPE_VECTOR
+                           ? (uint64_t)LOOM_DIM(m, t->dims_start).size : 1;
+      if (!loom_lp_reserve(b, op, true,
+                           width * LOOM_WORKGROUP_REDUCE_SLOTS *
+                               LOOM_WORKGROUP_REDUCE_SLOT_BYTES,
+                           LOOM_WORKGROUP_REDUCE_SLOT_BYTES)) {
+        return false;
+      }
+      continue;
     }
     if (op->opcode != alloca) continue;
     int64_t bytes = 0;
@@ -388,15 +417,9 @@ static bool loom_lp_storage(loom_lp_builder_t* b, uint32_t region_id) {
     bool workgroup = strcmp(loom_enum_keyword(LOOM_ENUM_MEMORY_SPACE,
                                               op->enum_value),
                             "workgroup") == 0;
-    uint64_t* total = workgroup ? &b->program->workgroup_storage
-                                : &b->program->private_storage;
-    uint64_t aligned = (*total + align - 1) & ~(align - 1);
-    if (aligned < *total || aligned + (uint64_t)bytes < aligned) {
-      loom_lp_unsupported(b, op->span, HRX_LOOM_DIAG_LAUNCH_NOT_CONSTANT,
-                          "local storage size overflows");
+    if (!loom_lp_reserve(b, op, workgroup, (uint64_t)bytes, align)) {
       return false;
     }
-    *total = aligned + (uint64_t)bytes;
   }
   return true;
 }

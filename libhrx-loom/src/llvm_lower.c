@@ -237,6 +237,17 @@ static const ll_arith_map_t ll_arith[] = {
     {"scalar.sinf", LL_SIN},     {"scalar.cosf", LL_COS},
     {"scalar.powf", LL_POW},
     {"scalar.clampf", LL_CLAMP_ORDERED},
+    {"vector.negf", LL_FNEG},    {"vector.absf", LL_FABS},
+    {"vector.floorf", LL_FLOOR}, {"vector.ceilf", LL_CEIL},
+    {"vector.truncf", LL_FTRUNC},
+    {"vector.roundevenf", LL_ROUNDEVEN},
+    {"vector.addi", LL_ADD},     {"vector.subi", LL_SUB},
+    {"vector.muli", LL_MUL},     {"vector.minsi", LL_SMIN},
+    {"vector.maxsi", LL_SMAX},   {"vector.minui", LL_UMIN},
+    {"vector.maxui", LL_UMAX},   {"vector.andi", LL_AND},
+    {"vector.ori", LL_OR},       {"vector.xori", LL_XOR},
+    {"vector.shli", LL_SHL},     {"vector.shrui", LL_LSHR},
+    {"vector.shrsi", LL_ASHR},
 };
 
 static LLVMValueRef ll_float_intrinsic(llvm_lower_t* l, const char* name,
@@ -498,6 +509,12 @@ static bool ll_lower_cast(llvm_lower_t* l, const loom_op_t* op) {
   loom_type_kind_t from_kind = ll_element_kind(l, op->type);
   loom_type_kind_t to_kind = ll_element_kind(l, op->type2);
   const char* name = ll_op_name(op);
+  /* A vector cast converts element by element, as its scalar form does. */
+  char scalar_name[32];
+  if (!strncmp(name, "vector.", 7)) {
+    snprintf(scalar_name, sizeof(scalar_name), "scalar.%s", name + 7);
+    name = scalar_name;
+  }
   LLVMValueRef r = NULL;
   if (!strcmp(name, "index.cast")) {
     /* Entering index sign-extends (i1 is 0 or 1), entering offset
@@ -513,10 +530,9 @@ static bool ll_lower_cast(llvm_lower_t* l, const loom_op_t* op) {
     } else {
       r = LLVMBuildZExt(b, x, to, "");
     }
-  } else if (!strcmp(name, "scalar.extf") || !strcmp(name, "vector.extf")) {
+  } else if (!strcmp(name, "scalar.extf")) {
     r = LLVMBuildFPExt(b, x, to, "");
-  } else if (!strcmp(name, "scalar.fptrunc") ||
-             !strcmp(name, "vector.fptrunc")) {
+  } else if (!strcmp(name, "scalar.fptrunc")) {
     r = LLVMBuildFPTrunc(b, x, to, "");
   } else if (!strcmp(name, "scalar.extui")) {
     r = LLVMBuildZExt(b, x, to, "");
@@ -552,6 +568,18 @@ static bool ll_lower_cast(llvm_lower_t* l, const loom_op_t* op) {
 /* Geometry                                                                */
 /*===------------------------------------------------------------------===*/
 
+/* The work-item's flat id in its workgroup: waves take consecutive ones. */
+static LLVMValueRef ll_flat_workitem_id(llvm_lower_t* l) {
+  const llvm_target_hooks_t* h = l->hooks;
+  LLVMBuilderRef b = l->builder;
+  LLVMValueRef flat = h->workitem_id(l, 2);
+  for (int d = 1; d >= 0; --d) {
+    flat = LLVMBuildAdd(b, LLVMBuildMul(b, flat, h->workgroup_size(l, d), ""),
+                        h->workitem_id(l, (unsigned)d), "");
+  }
+  return flat;
+}
+
 static bool ll_lower_geometry(llvm_lower_t* l, const loom_op_t* op) {
   const llvm_target_hooks_t* h = l->hooks;
   unsigned dim = op->enum_value == LOOM_ENUM_ABSENT ? 0 : op->enum_value;
@@ -571,14 +599,8 @@ static bool ll_lower_geometry(llvm_lower_t* l, const loom_op_t* op) {
              !strcmp(name, "target.subgroup.size")) {
     v = ll_i32(l, h->subgroup_size);
   } else if (!strcmp(name, "kernel.subgroup.id")) {
-    /* Waves take consecutive flat work-item ids. */
-    LLVMBuilderRef b = l->builder;
-    LLVMValueRef flat = h->workitem_id(l, 2);
-    for (int d = 1; d >= 0; --d) {
-      flat = LLVMBuildAdd(b, LLVMBuildMul(b, flat, h->workgroup_size(l, d), ""),
-                          h->workitem_id(l, (unsigned)d), "");
-    }
-    v = LLVMBuildUDiv(b, flat, ll_i32(l, h->subgroup_size), "");
+    v = LLVMBuildUDiv(l->builder, ll_flat_workitem_id(l),
+                      ll_i32(l, h->subgroup_size), "");
   } else {
     return ll_unsupported(l, op, "");
   }
@@ -669,6 +691,29 @@ static bool ll_lower_view(llvm_lower_t* l, const loom_op_t* op) {
   return true;
 }
 
+/* Reserves |bytes| at |align| of the kernel's workgroup memory for |op|;
+ * NULL (diagnosed) past the target's limit. */
+static LLVMValueRef ll_workgroup_memory(llvm_lower_t* l, const loom_op_t* op,
+                                        uint64_t bytes, uint64_t align) {
+  uint64_t start = (l->lds_size + align - 1) & ~(align - 1);
+  if (start + bytes > l->hooks->workgroup_memory_limit) {
+    ll_error(l, op->span, HRX_LOOM_DIAG_BACKEND_LIMIT,
+             "workgroup memory exceeds %" PRIu64 " bytes on %s",
+             l->hooks->workgroup_memory_limit, l->hooks->name);
+    return NULL;
+  }
+  if (!l->lds) {
+    l->lds = LLVMAddGlobalInAddressSpace(l->module, ll_i(l, 8),
+                                         "hrx.lds.placeholder",
+                                         l->hooks->workgroup_space);
+  }
+  if (align > l->lds_align) l->lds_align = align;
+  l->lds_size = start + bytes;
+  LLVMValueRef offset = ll_i64(l, (int64_t)start);
+  return LLVMBuildInBoundsGEP2(l->builder, ll_i(l, 8), l->lds, &offset, 1,
+                               "");
+}
+
 /* Workgroup memory is laid out as the host backend lays it out, in one
  * array per kernel, so the group segment is the size HRX reports. */
 static bool ll_lower_alloca(llvm_lower_t* l, const loom_op_t* op) {
@@ -688,23 +733,9 @@ static bool ll_lower_alloca(llvm_lower_t* l, const loom_op_t* op) {
   uint64_t bytes = (uint64_t)LLVMConstIntGetSExtValue(size);
   uint64_t align = op->attrs[LOOM_ATTR_ALIGN] > 0
                        ? (uint64_t)op->attrs[LOOM_ATTR_ALIGN] : 16;
-  uint64_t start = (l->lds_size + align - 1) & ~(align - 1);
-  if (start + bytes > l->hooks->workgroup_memory_limit) {
-    return ll_error(l, op->span, HRX_LOOM_DIAG_BACKEND_LIMIT,
-                    "workgroup memory exceeds %" PRIu64 " bytes on %s",
-                    l->hooks->workgroup_memory_limit, l->hooks->name);
-  }
-  if (!l->lds) {
-    l->lds = LLVMAddGlobalInAddressSpace(l->module, ll_i(l, 8),
-                                         "hrx.lds.placeholder",
-                                         l->hooks->workgroup_space);
-  }
-  if (align > l->lds_align) l->lds_align = align;
-  l->lds_size = start + bytes;
-  LLVMValueRef offset = ll_i64(l, (int64_t)start);
-  ll_set(l, op, 0, LLVMBuildInBoundsGEP2(l->builder, ll_i(l, 8), l->lds,
-                                         &offset, 1, ""));
-  return true;
+  LLVMValueRef memory = ll_workgroup_memory(l, op, bytes, align);
+  ll_set(l, op, 0, memory);
+  return memory != NULL;
 }
 
 /*===------------------------------------------------------------------===*/
@@ -1128,6 +1159,88 @@ static bool ll_lower_reduce(llvm_lower_t* l, const loom_op_t* op) {
   return true;
 }
 
+/* A workgroup execution barrier whose work-items see each other's
+ * workgroup-memory writes from before it. */
+static bool ll_workgroup_barrier(llvm_lower_t* l, const loom_op_t* op) {
+  ll_scoped_t s = {.what = LL_ATOMIC_FENCE, .ordering = 2 /* release */,
+                   .scope = 2 /* workgroup */};
+  if (!ll_atomic(l, op, &s, LOOM_TYPE_I32, NULL, NULL)) return false;
+  l->hooks->barrier(l, true);
+  s.ordering = 1; /* acquire */
+  return ll_atomic(l, op, &s, LOOM_TYPE_I32, NULL, NULL) != NULL;
+}
+
+/* kernel.workgroup.reduce: each wave reduces its lanes as a subgroup
+ * reduction does, lane 0 of wave w stores that in slot w of workgroup
+ * memory, and every work-item combines the slots in wave order. The
+ * barrier before the stores keeps a loop's next round from overwriting
+ * slots still being read. */
+static bool ll_lower_workgroup_reduce(llvm_lower_t* l, const loom_op_t* op) {
+  if (ll_width(l, op->type) != 1) return ll_unsupported(l, op, " of vectors");
+  if (l->hooks->subgroup_size < LOOM_WORKGROUP_REDUCE_MIN_LANES) {
+    return ll_unsupported(l, op, " with subgroups under 32 lanes");
+  }
+  if (!ll_lower_reduce(l, op)) return false;
+  LLVMBuilderRef b = l->builder;
+  const llvm_target_hooks_t* h = l->hooks;
+  LLVMValueRef partial = l->values[op->results_start];
+  LLVMTypeRef type = LLVMTypeOf(partial), i32 = ll_i(l, 32);
+  uint32_t lanes = h->subgroup_size;
+  LLVMValueRef slots = ll_workgroup_memory(
+      l, op, LOOM_WORKGROUP_REDUCE_SLOTS * LOOM_WORKGROUP_REDUCE_SLOT_BYTES,
+      LOOM_WORKGROUP_REDUCE_SLOT_BYTES);
+  if (!slots || !ll_workgroup_barrier(l, op)) return false;
+  LLVMValueRef items = LLVMBuildMul(
+      b, LLVMBuildMul(b, h->workgroup_size(l, 0), h->workgroup_size(l, 1), ""),
+      h->workgroup_size(l, 2), "");
+  LLVMValueRef waves = LLVMBuildUDiv(
+      b, LLVMBuildAdd(b, items, ll_i32(l, lanes - 1), ""), ll_i32(l, lanes),
+      "");
+  LLVMValueRef wave =
+      LLVMBuildUDiv(b, ll_flat_workitem_id(l), ll_i32(l, lanes), "");
+  LLVMBasicBlockRef store = ll_block(l, "wgreduce.store");
+  LLVMBasicBlockRef stored = ll_block(l, "wgreduce.stored");
+  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, h->lane_id(l),
+                                   ll_i32(l, 0), ""),
+                  store, stored);
+  LLVMPositionBuilderAtEnd(b, store);
+  LLVMValueRef at = LLVMBuildMul(b, LLVMBuildZExt(b, wave, ll_i(l, 64), ""),
+                                 ll_i64(l, LOOM_WORKGROUP_REDUCE_SLOT_BYTES), "");
+  LLVMSetAlignment(
+      LLVMBuildStore(b, partial,
+                     LLVMBuildInBoundsGEP2(b, ll_i(l, 8), slots, &at, 1, "")),
+      LOOM_WORKGROUP_REDUCE_SLOT_BYTES);
+  LLVMBuildBr(b, stored);
+  LLVMPositionBuilderAtEnd(b, stored);
+  if (!ll_workgroup_barrier(l, op)) return false;
+  LLVMBasicBlockRef entry = LLVMGetInsertBlock(b);
+  LLVMBasicBlockRef loop = ll_block(l, "wgreduce.loop");
+  LLVMBasicBlockRef done = ll_block(l, "wgreduce.done");
+  LLVMBuildBr(b, loop);
+  LLVMPositionBuilderAtEnd(b, loop);
+  LLVMValueRef i = LLVMBuildPhi(b, i32, "");
+  LLVMValueRef acc = LLVMBuildPhi(b, type, "");
+  at = LLVMBuildMul(b, LLVMBuildZExt(b, i, ll_i(l, 64), ""), ll_i64(l, LOOM_WORKGROUP_REDUCE_SLOT_BYTES), "");
+  LLVMValueRef x = LLVMBuildLoad2(
+      b, type, LLVMBuildInBoundsGEP2(b, ll_i(l, 8), slots, &at, 1, ""), "");
+  LLVMSetAlignment(x, LOOM_WORKGROUP_REDUCE_SLOT_BYTES);
+  LLVMValueRef next = LLVMBuildSelect(
+      b, LLVMBuildICmp(b, LLVMIntEQ, i, ll_i32(l, 0), ""), x,
+      ll_combine(l, op->enum_value, ll_element_kind(l, op->type), acc, x),
+      "");
+  LLVMValueRef i_next = LLVMBuildAdd(b, i, ll_i32(l, 1), "");
+  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, i_next, waves, ""), loop,
+                  done);
+  LLVMBasicBlockRef from[] = {entry, LLVMGetInsertBlock(b)};
+  LLVMValueRef i_in[] = {ll_i32(l, 0), i_next};
+  LLVMValueRef acc_in[] = {LLVMGetPoison(type), next};
+  LLVMAddIncoming(i, i_in, from, 2);
+  LLVMAddIncoming(acc, acc_in, from, 2);
+  LLVMPositionBuilderAtEnd(b, done);
+  ll_set(l, op, 0, next);
+  return true;
+}
+
 /*===------------------------------------------------------------------===*/
 /* Control flow                                                            */
 /*===------------------------------------------------------------------===*/
@@ -1498,6 +1611,9 @@ static bool ll_lower_op(llvm_lower_t* l, const loom_op_t* op) {
     case LOOM_SHAPE_SHUFFLE:
       return ll_lower_shuffle(l, op);
     case LOOM_SHAPE_REDUCE:
+      if (ll_is(op, "kernel.workgroup.reduce")) {
+        return ll_lower_workgroup_reduce(l, op);
+      }
       return ll_lower_reduce(l, op);
     case LOOM_SHAPE_SYNC:
       return ll_lower_sync(l, op);

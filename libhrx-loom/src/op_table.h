@@ -90,6 +90,14 @@ enum {
 /* scalar.clampf modes (LOOM_ENUM_CLAMP order). */
 enum { LOOM_CLAMP_ORDERED = 0, LOOM_CLAMP_NUMBER, LOOM_CLAMP_IEEE };
 
+/* kernel.workgroup.reduce passes partial results through workgroup
+ * memory: per element, one 8-byte slot for each wave of a workgroup (at
+ * most 1024 work-items in waves of at least 32 lanes), 8-byte aligned.
+ * Backends and launch programs reserve it alike. */
+#define LOOM_WORKGROUP_REDUCE_SLOTS 32u
+#define LOOM_WORKGROUP_REDUCE_SLOT_BYTES 8u
+#define LOOM_WORKGROUP_REDUCE_MIN_LANES 32u
+
 /* Sentinel index values for enum-less entries. */
 #define LOOM_ENUM_ABSENT 0xFF
 

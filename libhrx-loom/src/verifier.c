@@ -381,10 +381,35 @@ static void loom_check_combine_kind(loom_verifier_t* v, const loom_op_t* op,
   const char* kind = loom_combine_kind(op);
   bool float_kind = kind && kind[strlen(kind) - 1] == 'f';
   loom_type_kind_t actual = loom_type_kind(v->module, type);
+  if (actual == LOOM_TYPE_VECTOR) actual = LOOM_TYPE(v->module, type).element;
   if (kind && float_kind != loom_type_is_float(actual)) {
     loom_verror(v, op->span, HRX_LOOM_DIAG_TYPE_MISMATCH, NULL, 0,
                 "reduction %s does not apply to %s", kind,
                 loom_type_kind_name(actual));
+  }
+}
+
+/* What upstream's kernel.workgroup.reduce takes beyond a subgroup
+ * reduction's checks: no cluster, a combine that is a reduction (not
+ * xchg), and only vectors of integers or floats. */
+static void loom_check_workgroup_reduce(loom_verifier_t* v,
+                                        const loom_op_t* op) {
+  if (op->attrs[LOOM_ATTR_CLUSTER_SIZE] >= 0) {
+    loom_verror(v, op->span, HRX_LOOM_DIAG_BAD_ATTRIBUTE, NULL, 0,
+                "kernel.workgroup.reduce takes no cluster_size: it reduces "
+                "the whole workgroup");
+  }
+  const char* kind = loom_combine_kind(op);
+  if (kind && strcmp(kind, "xchg") == 0) {
+    loom_verror(v, op->span, HRX_LOOM_DIAG_UNKNOWN_ENUM, NULL, 0,
+                "xchg is not a reduction");
+  }
+  const loom_type_t* t = &LOOM_TYPE(v->module, op->type);
+  if (t->kind == LOOM_TYPE_VECTOR &&
+      !((LOOM_MASK_INT | LOOM_MASK_FLOAT) & LOOM_KIND_BIT(t->element))) {
+    loom_verror(v, op->span, HRX_LOOM_DIAG_TYPE_MISMATCH, NULL, 0,
+                "kernel.workgroup.reduce of vectors of %s",
+                loom_type_kind_name(t->element));
   }
 }
 
@@ -704,6 +729,9 @@ static void loom_check_op_types(loom_verifier_t* v, const loom_op_t* op) {
       if (!loom_expect_mask(v, op, "value", op->type, def->types)) break;
       loom_expect_operand(v, op, 0, op->type);
       loom_check_combine_kind(v, op, op->type);
+      if (strcmp(def->name, "kernel.workgroup.reduce") == 0) {
+        loom_check_workgroup_reduce(v, op);
+      }
       break;
     }
     case LOOM_SHAPE_SYNC:
@@ -1300,10 +1328,16 @@ static void loom_flow_barrier(loom_flow_t* f, const loom_op_t* op,
   if (need < f->body_need) f->body_need = need;
   if (control < need || !f->report) return;
   hrx_loom_diag_param_t params[] = {{"varies_by", loom_level_name(control)}};
+  const char* name = loom_op_defs[op->opcode].name;
   if (callee) {
     loom_verror(f->v, op->span, HRX_LOOM_DIAG_DIVERGENT_BARRIER, params, 1,
                 "call to @%s reaches a barrier under control flow that "
                 "varies by %s", callee, loom_level_name(control));
+  } else if (strcmp(name, "kernel.barrier") != 0) {
+    loom_verror(f->v, op->span, HRX_LOOM_DIAG_DIVERGENT_BARRIER, params, 1,
+                "%s under control flow that varies by %s: every work-item "
+                "of the workgroup must reach it", name,
+                loom_level_name(control));
   } else {
     loom_verror(f->v, op->span, HRX_LOOM_DIAG_DIVERGENT_BARRIER, params, 1,
                 "barrier under control flow that varies by %s: not every "
@@ -1407,6 +1441,14 @@ static void loom_flow_op(loom_flow_t* f, const loom_op_t* op,
     case LOOM_SHAPE_SYNC:
       if (strcmp(def->name, "kernel.barrier") == 0) {
         loom_flow_barrier(f, op, loom_barrier_need(op), control, NULL);
+      }
+      break;
+    case LOOM_SHAPE_REDUCE:
+      /* A workgroup barrier inside; its result, the same in every
+       * work-item, stays uniform whatever its operand varies by. */
+      if (strcmp(def->name, "kernel.workgroup.reduce") == 0) {
+        loom_flow_barrier(f, op, LOOM_VARIES_BY_SUBGROUP, control, NULL);
+        return;
       }
       break;
     default:

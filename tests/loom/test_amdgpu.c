@@ -401,6 +401,18 @@ static void test_bad_sources(void** state) {
       "}\n",
       "bad.loom:6:3: error[L0801]: buffer.alloca<private> is not supported "
       "by the amdgpu backend");
+  expect_compile_error(
+      "kernel.def export(\"k\") @k() {\n"
+      "  %one = index.constant 1 : index\n"
+      "  kernel.launch.config workgroups(%one, %one, %one) "
+      "workgroup_size(%one, %one, %one) : index\n"
+      "} launch(%out: buffer, %f: f32) {\n"
+      "  %v = vector.splat %f : vector<4xf32>\n"
+      "  %s = kernel.workgroup.reduce<addf> %v : vector<4xf32>\n"
+      "  kernel.return\n"
+      "}\n",
+      "bad.loom:6:3: error[L0801]: kernel.workgroup.reduce of vectors is not "
+      "supported by the amdgpu backend");
   /* Source targets the profile cannot run. */
   expect_compile_error(
       "amdgpu.target<gfx1100> @t {subgroup_size = 32}\n"

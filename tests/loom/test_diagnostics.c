@@ -108,6 +108,25 @@ static const diag_case_t cases[] = {
           "  %c = scalar.constant 1 : i32\n"
           "  %r = vector.reduce<addf> %v, %c : vector<4xf32>, i32\n"),
      HRX_LOOM_DIAG_TYPE_MISMATCH, 7, 3},
+    {"workgroup_reduce_cluster",
+     BODY("  %r = kernel.workgroup.reduce<addf> %f {cluster_size = 8} : f32\n"),
+     HRX_LOOM_DIAG_BAD_ATTRIBUTE, 5, 3},
+    {"workgroup_reduce_xchg",
+     BODY("  %r = kernel.workgroup.reduce<xchg> %i : index\n"),
+     HRX_LOOM_DIAG_UNKNOWN_ENUM, 5, 3},
+    {"workgroup_reduce_kind",
+     BODY("  %v = vector.splat %f : vector<4xf32>\n"
+          "  %r = kernel.workgroup.reduce<maxsi> %v : vector<4xf32>\n"),
+     HRX_LOOM_DIAG_TYPE_MISMATCH, 6, 3},
+    {"workgroup_reduce_view",
+     BODY("  %o = index.constant 0 : offset\n"
+          "  %v = buffer.view %x[%o] : buffer -> view<4xf32>\n"
+          "  %r = kernel.workgroup.reduce<addf> %v : view<4xf32>\n"),
+     HRX_LOOM_DIAG_TYPE_NOT_ALLOWED, 7, 3},
+    {"vector_integer_op_on_floats",
+     BODY("  %v = vector.splat %f : vector<4xf32>\n"
+          "  %w = vector.xori %v, %v : vector<4xf32>\n"),
+     HRX_LOOM_DIAG_TYPE_NOT_ALLOWED, 6, 3},
     {"vector_cast_count",
      BODY("  %v = vector.splat %f : vector<4xf32>\n"
           "  %w = vector.fptrunc %v : vector<4xf32> to vector<8xf16>\n"),
@@ -909,7 +928,19 @@ static void test_divergent_barriers(void** state) {
                  "  %c = index.cmp eq, %t, %i : index\n"
                  "  scf.if %c {\n" BARRIER "  }\n" TAIL,
                  HRX_LOOM_DIAG_DIVERGENT_BARRIER, 12);
+  /* A workgroup reduction is a workgroup barrier too, and its result is
+   * the same in every work-item whatever its operand varies by. */
+  expect_failure(HEAD "  %t = kernel.workitem.id<x> : index\n"
+                 "  %c = index.cmp eq, %t, %i : index\n"
+                 "  scf.if %c {\n"
+                 "    %r = kernel.workgroup.reduce<addi> %t : index\n"
+                 "  }\n" TAIL,
+                 HRX_LOOM_DIAG_DIVERGENT_BARRIER, 8);
   static const char* const uniform[] = {
+      "  %t = kernel.workitem.id<x> : index\n"
+      "  %r = kernel.workgroup.reduce<maxsi> %t : index\n"
+      "  %c = index.cmp eq, %r, %i : index\n"
+      "  scf.if %c {\n" BARRIER "  }\n",
       /* workgroup ids, arguments and constants are uniform */
       "  %w = kernel.workgroup.id<x> : index\n"
       "  %c = index.cmp eq, %w, %i : index\n"

@@ -38,6 +38,11 @@ static void test_check_own_kernels_pass(void** state) {
       {"tile_product.loom",
        {"PASS tile_ones_by_columns\n", "PASS tile_columns_by_halves\n",
         "2 passed, 0 failed, 1 not run\n"}},
+      {"workgroup_reduce_kinds.loom",
+       {"PASS reduce_floats\n", "PASS reduce_integers\n",
+        "2 passed, 0 failed, 0 not run\n"}},
+      {"vector_elementwise.loom",
+       {"PASS vector_chain\n", "1 passed, 0 failed, 0 not run\n"}},
   };
   for (size_t i = 0; i < sizeof(kernels) / sizeof(kernels[0]); ++i) {
     char* args = test_strdup_printf("%s/check/%s --device=0",
@@ -52,6 +57,40 @@ static void test_check_own_kernels_pass(void** state) {
     }
     free(args);
   }
+  test_temp_dir_remove(root);
+}
+
+/* Workgroup reductions of every kind and the elementwise vector ops give
+ * on the modelled gfx1151 (device 1 with HRX_KFD_MODEL) what they give on
+ * the host device. */
+static void test_check_kernels_on_gfx1151(void** state) {
+  (void)state;
+  if (strcmp(getenv("HRX_TEST_HAVE_LLVM"), "1") != 0) skip();
+  char* root = test_temp_dir_create();
+  char* fixture = kfd_model_fixture("gfx1151");
+  char* env = test_strdup_printf("XDG_CACHE_HOME=%s HRX_KFD_MODEL=%s", root,
+                                 fixture);
+  static const struct {
+    const char* file;
+    const char* summary;
+  } kernels[] = {
+      {"workgroup_reduce_kinds.loom", "2 passed, 0 failed, 0 not run\n"},
+      {"vector_elementwise.loom", "1 passed, 0 failed, 0 not run\n"},
+  };
+  for (size_t i = 0; i < sizeof(kernels) / sizeof(kernels[0]); ++i) {
+    char* args = test_strdup_printf("check %s/check/%s --device=1",
+                                    getenv("HRX_TEST_KERNELS"),
+                                    kernels[i].file);
+    run_result_t r;
+    run_hrx(env, args, &r);
+    if (r.exit_code != 0) {
+      fail_msg("%s: exit %d:\n%s", args, r.exit_code, r.output);
+    }
+    expect_line(&r, kernels[i].summary);
+    free(args);
+  }
+  free(env);
+  free(fixture);
   test_temp_dir_remove(root);
 }
 
@@ -133,6 +172,7 @@ static void test_check_errors(void** state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_check_own_kernels_pass),
+      cmocka_unit_test(test_check_kernels_on_gfx1151),
       cmocka_unit_test(test_check_wrong_expectation_fails),
       cmocka_unit_test(test_check_errors),
   };

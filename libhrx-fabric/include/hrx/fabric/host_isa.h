@@ -21,7 +21,9 @@
  *   done in f32 and rounded back to nearest-even.
  *   A pointer is (slot << 48) | byte_offset: slots 0..N-1 are the dispatch's
  *   buffer bindings in kernel-argument order, HRX_HOST_SLOT_LOCAL is the
- *   workgroup's local memory. Every load, store and atomic is checked
+ *   workgroup's local memory, HRX_HOST_SLOT_PRIVATE its work-items'
+ *   private memory (private_segment_size bytes for each, zeroed; the code
+ *   places each work-item's part). Every load, store and atomic is checked
  *   against its slot's extent; a violation ends the dispatch with a fault
  *   report and never touches memory outside the allocation.
  *
@@ -91,6 +93,7 @@
 #define HRX_HOST_MAX_KERNELS 1024u
 #define HRX_HOST_MAX_KERNEL_NAME 256u
 #define HRX_HOST_SLOT_LOCAL 0xFFFFu
+#define HRX_HOST_SLOT_PRIVATE 0xFFFEu
 
 /* The u32 words of a kernel's header after its name, subgroup_size to
  * arg_count. */

@@ -37,9 +37,12 @@ static hrx_status_t direct_alignment(hrx_storage_session_t* session, int fd,
   return HRX_OK;
 }
 
-/* Checks |fd| and puts it in the next table entry (lock held). */
+/* Checks |fd| and puts it in the next table entry (lock held). A
+ * |borrowed| descriptor is duplicated first: the session needs one of its
+ * own for as long as the file is registered (statx at load time), whatever
+ * the caller does with theirs. */
 static hrx_status_t register_fd(hrx_storage_session_t* session, int fd,
-                                bool owned, uint32_t* out_file) {
+                                bool borrowed, uint32_t* out_file) {
   if (session->failure) {
     return hrx_storage_session_failure_copy(session);
   }
@@ -70,14 +73,26 @@ static hrx_status_t register_fd(hrx_storage_session_t* session, int fd,
     }
     HRX_RETURN_IF_ERROR(direct_alignment(session, fd, &alignment));
   }
+  int own = fd;
+  if (borrowed) {
+    own = session->sys.duplicate(session->sys.context, fd);
+    if (own < 0) {
+      return hrx_status_from_errno(-own, "duplicating fd %d", fd);
+    }
+  }
   int rc = session->sys.register_files_update(
-      session->sys.context, &session->ring, session->file_count, &fd, 1);
+      session->sys.context, &session->ring, session->file_count, &own, 1);
   if (rc < 0) {
+    if (borrowed) {
+      (void)session->sys.close(session->sys.context, own);
+    }
     return hrx_status_from_errno(-rc, "registering fd %d as file %u", fd,
                                  session->file_count);
   }
   session->files[session->file_count] = (hrx_storage_file_t){
-      .fd = fd, .owned = owned, .alignment = alignment};
+      .fd = own,
+      .alignment = alignment,
+      .writable = (flags & O_ACCMODE) == O_RDWR};
   *out_file = session->file_count++;
   return HRX_OK;
 }
@@ -86,18 +101,18 @@ hrx_status_t hrx_storage_session_add_fd(hrx_storage_session_t* session,
                                         int fd, uint32_t* out_file) {
   *out_file = 0;
   pthread_mutex_lock(&session->mutex);
-  hrx_status_t status = register_fd(session, fd, false, out_file);
+  hrx_status_t status = register_fd(session, fd, true, out_file);
   pthread_mutex_unlock(&session->mutex);
   return status;
 }
 
-hrx_status_t hrx_storage_session_open_file(hrx_storage_session_t* session,
-                                           const char* path,
-                                           uint32_t* out_file) {
+/* Opens |path| with |access| (O_RDONLY or O_RDWR) and registers it. */
+static hrx_status_t open_path(hrx_storage_session_t* session, const char* path,
+                              int access, uint32_t* out_file) {
   *out_file = 0;
   bool direct = session->options.io_mode == HRX_STORAGE_IO_DIRECT;
   int fd = session->sys.open(session->sys.context, path,
-                             O_RDONLY | O_CLOEXEC | (direct ? O_DIRECT : 0));
+                             access | O_CLOEXEC | (direct ? O_DIRECT : 0));
   if (fd == -EINVAL && direct) {
     return hrx_make_status(HRX_STATUS_UNIMPLEMENTED,
                            "%s: the filesystem refuses O_DIRECT; use "
@@ -108,11 +123,22 @@ hrx_status_t hrx_storage_session_open_file(hrx_storage_session_t* session,
     return hrx_status_from_errno(-fd, "opening %s", path);
   }
   pthread_mutex_lock(&session->mutex);
-  hrx_status_t status = register_fd(session, fd, true, out_file);
+  hrx_status_t status = register_fd(session, fd, false, out_file);
   pthread_mutex_unlock(&session->mutex);
   if (status != HRX_OK) {
     (void)session->sys.close(session->sys.context, fd);
     return hrx_status_annotate(status, "registering %s", path);
   }
   return HRX_OK;
+}
+
+hrx_status_t hrx_storage_session_open_file(hrx_storage_session_t* session,
+                                           const char* path,
+                                           uint32_t* out_file) {
+  return open_path(session, path, O_RDONLY, out_file);
+}
+
+hrx_status_t hrx_storage_session_open_file_for_writing(
+    hrx_storage_session_t* session, const char* path, uint32_t* out_file) {
+  return open_path(session, path, O_RDWR, out_file);
 }

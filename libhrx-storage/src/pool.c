@@ -40,12 +40,24 @@ uint32_t hrx_storage_pool_find_shared(const hrx_storage_pool_t* pool,
   for (uint32_t i = 0; i < pool->slot_count; ++i) {
     const hrx_storage_slot_t* slot = &pool->slots[i];
     if (slot->holders > 0 && slot->state != HRX_STORAGE_SLOT_FAILED &&
+        slot->op == HRX_STORAGE_OP_READ && slot->shareable &&
         slot->file == file && slot->offset == offset &&
         slot->length == length) {
       return i;
     }
   }
   return HRX_STORAGE_NO_SLOT;
+}
+
+void hrx_storage_pool_unshare(hrx_storage_pool_t* pool, uint32_t file,
+                              uint64_t offset, uint64_t length) {
+  for (uint32_t i = 0; i < pool->slot_count; ++i) {
+    hrx_storage_slot_t* slot = &pool->slots[i];
+    if (slot->file == file && slot->offset < offset + length &&
+        offset < slot->offset + slot->length) {
+      slot->shareable = false;
+    }
+  }
 }
 
 uint32_t hrx_storage_pool_find_free(const hrx_storage_pool_t* pool) {

@@ -19,6 +19,13 @@ typedef enum hrx_storage_slot_state_e {
   HRX_STORAGE_SLOT_FAILED,
 } hrx_storage_slot_state_t;
 
+/* What the slot's next (or current) request does with it. */
+typedef enum hrx_storage_slot_op_e {
+  HRX_STORAGE_OP_READ = 0,
+  HRX_STORAGE_OP_WRITE,
+  HRX_STORAGE_OP_SYNC, /* the fsync or fdatasync a write asked for */
+} hrx_storage_slot_op_t;
+
 typedef struct hrx_storage_slot_t {
   uint8_t* memory;
   /* The physical range read into |memory| (direct I/O widens it). */
@@ -28,6 +35,12 @@ typedef struct hrx_storage_slot_t {
   /* Bytes the read must return: up to the end of the logical range. */
   uint64_t required;
   hrx_storage_slot_state_t state;
+  hrx_storage_slot_op_t op;
+  /* HRX_STORAGE_WRITE_* bits a write still owes after its data lands. */
+  uint32_t write_flags;
+  /* Later reads of the same range may use it: a read no write has
+   * overlapped since. */
+  bool shareable;
   /* Tickets plus the read itself while it is queued or in the kernel:
    * the kernel may write the slot until its completion is reaped. */
   uint32_t holders;
@@ -57,6 +70,10 @@ void hrx_storage_pool_deinit(hrx_storage_pool_t* pool,
 uint32_t hrx_storage_pool_find_shared(const hrx_storage_pool_t* pool,
                                       uint32_t file, uint64_t offset,
                                       uint64_t length);
+/* Stops reads from sharing slots that hold bytes of [offset, offset +
+ * length) of |file|: a write there makes them stale. */
+void hrx_storage_pool_unshare(hrx_storage_pool_t* pool, uint32_t file,
+                              uint64_t offset, uint64_t length);
 /* A slot nobody holds, or HRX_STORAGE_NO_SLOT when every slot is
  * retained. */
 uint32_t hrx_storage_pool_find_free(const hrx_storage_pool_t* pool);

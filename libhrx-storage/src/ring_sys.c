@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static int native_queue_init(void* context, unsigned entries,
@@ -85,6 +86,12 @@ static int native_close(void* context, int fd) {
   return close(fd) < 0 ? -errno : 0;
 }
 
+static int native_duplicate(void* context, int fd) {
+  (void)context;
+  int copy = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+  return copy < 0 ? -errno : copy;
+}
+
 static int native_get_flags(void* context, int fd) {
   (void)context;
   int flags = fcntl(fd, F_GETFL);
@@ -95,6 +102,26 @@ static int native_statx(void* context, int fd, unsigned mask,
                         struct statx* out) {
   (void)context;
   return statx(fd, "", AT_EMPTY_PATH, mask, out) < 0 ? -errno : 0;
+}
+
+static int native_uring_setup(void* context, unsigned entries,
+                              void* params) {
+  (void)context;
+  long fd = syscall(__NR_io_uring_setup, entries, params);
+  return fd < 0 ? -errno : (int)fd;
+}
+
+static int native_uring_register(void* context, int fd, unsigned opcode,
+                                 const void* argument, unsigned count) {
+  (void)context;
+  long rc = syscall(__NR_io_uring_register, fd, opcode, argument, count);
+  return rc < 0 ? -errno : (int)rc;
+}
+
+static int native_uring_enter(void* context, int fd, unsigned flags) {
+  (void)context;
+  long rc = syscall(__NR_io_uring_enter, fd, 0, 0, flags, NULL, 0);
+  return rc < 0 ? -errno : (int)rc;
 }
 
 static int native_map_pages(void* context, size_t length,
@@ -130,8 +157,12 @@ hrx_storage_sys_t hrx_storage_sys_native(void) {
       .write = native_write,
       .open = native_open,
       .close = native_close,
+      .duplicate = native_duplicate,
       .get_flags = native_get_flags,
       .statx = native_statx,
+      .uring_setup = native_uring_setup,
+      .uring_register = native_uring_register,
+      .uring_enter = native_uring_enter,
       .map_pages = native_map_pages,
       .unmap_pages = native_unmap_pages,
   };

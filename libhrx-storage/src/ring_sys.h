@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "hrx/storage/fabric_ring.h"
 #include "hrx/storage/session.h"
 
 typedef struct hrx_storage_sys_t {
@@ -42,9 +43,18 @@ typedef struct hrx_storage_sys_t {
   ssize_t (*write)(void* context, int fd, const void* buffer, size_t size);
   int (*open)(void* context, const char* path, int flags);
   int (*close)(void* context, int fd);
+  /* fcntl(fd, F_DUPFD_CLOEXEC, 0); returns the new descriptor. */
+  int (*duplicate)(void* context, int fd);
   /* fcntl(fd, F_GETFL); returns the flags. */
   int (*get_flags)(void* context, int fd);
   int (*statx)(void* context, int fd, unsigned mask, struct statx* out);
+  /* Raw io_uring system calls for the fabric ring, whose caller-owned
+   * queues liburing 2.3 cannot set up. |params| is struct io_uring_params
+   * as the fabric ring declares it. */
+  int (*uring_setup)(void* context, unsigned entries, void* params);
+  int (*uring_register)(void* context, int fd, unsigned opcode,
+                        const void* argument, unsigned count);
+  int (*uring_enter)(void* context, int fd, unsigned flags);
   /* Anonymous private read-write mapping of |length| bytes. */
   int (*map_pages)(void* context, size_t length, void** out_address);
   int (*unmap_pages)(void* context, void* address, size_t length);
@@ -58,5 +68,14 @@ hrx_storage_sys_t hrx_storage_sys_native(void);
 hrx_status_t hrx_storage_session_create_with_sys(
     const hrx_storage_options_t* options, const hrx_storage_sys_t* sys,
     hrx_allocator_t allocator, hrx_storage_session_t** out_session);
+
+/* hrx_storage_fabric_ring_create with |sys| (copied) in place of the
+ * native table. */
+hrx_status_t hrx_storage_fabric_ring_create_with_sys(
+    hrx_gpu_stream_t* stream, const int* fds, uint32_t file_count,
+    hrx_gpu_buffer_t* payload,
+    const hrx_storage_fabric_ring_options_t* options,
+    const hrx_storage_sys_t* sys, hrx_allocator_t allocator,
+    hrx_storage_fabric_ring_t** out_ring);
 
 #endif /* HRX_STORAGE_RING_SYS_H_ */

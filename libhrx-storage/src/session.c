@@ -129,9 +129,7 @@ static void teardown_ring(hrx_storage_session_t* session) {
     session->event_fd = -1;
   }
   for (uint32_t i = 0; i < session->file_count; ++i) {
-    if (session->files[i].owned) {
-      (void)session->sys.close(session->sys.context, session->files[i].fd);
-    }
+    (void)session->sys.close(session->sys.context, session->files[i].fd);
   }
   session->file_count = 0;
 }
@@ -255,18 +253,35 @@ void hrx_storage_session_fail(hrx_storage_session_t* session,
   pthread_cond_broadcast(&session->changed);
 }
 
-/* Queues a physical read into a free slot (lock held). */
-static hrx_status_t queue_read(hrx_storage_session_t* session,
-                               uint32_t file, uint64_t offset,
-                               uint64_t length, uint64_t required,
-                               uint32_t* out_slot) {
+hrx_status_t hrx_storage_session_check_file(hrx_storage_session_t* session,
+                                            uint32_t file) {
+  if (session->failure) {
+    return hrx_storage_session_failure_copy(session);
+  }
+  if (session->stopping) {
+    return hrx_make_status(HRX_STATUS_FAILED_PRECONDITION,
+                           "the storage session is being destroyed");
+  }
+  if (file >= session->file_count) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "file %u is not registered (%u are)", file,
+                           session->file_count);
+  }
+  return HRX_OK;
+}
+
+hrx_status_t hrx_storage_session_claim(hrx_storage_session_t* session,
+                                       uint32_t file, uint64_t offset,
+                                       uint64_t length, uint64_t required,
+                                       hrx_storage_slot_op_t op,
+                                       uint32_t* out_slot) {
   hrx_storage_pool_t* pool = &session->pool;
   uint32_t index = hrx_storage_pool_find_free(pool);
   if (index == HRX_STORAGE_NO_SLOT) {
     session->stats.busy_reads++;
     return hrx_make_status(HRX_STATUS_BUSY,
                            "all %u storage slots are retained; release "
-                           "tickets before reading more",
+                           "tickets before reading or writing more",
                            pool->slot_count);
   }
   hrx_storage_slot_t* slot = &pool->slots[index];
@@ -275,6 +290,17 @@ static hrx_status_t queue_read(hrx_storage_session_t* session,
   slot->length = length;
   slot->required = required;
   slot->state = HRX_STORAGE_SLOT_QUEUED;
+  slot->op = op;
+  slot->write_flags = 0;
+  slot->shareable = op == HRX_STORAGE_OP_READ;
+  hrx_storage_pool_hold(pool, index); /* the request's own hold */
+  *out_slot = index;
+  return HRX_OK;
+}
+
+hrx_status_t hrx_storage_session_enqueue(hrx_storage_session_t* session,
+                                         uint32_t index) {
+  hrx_storage_slot_t* slot = &session->pool.slots[index];
   slot->accepted_ns = hrx_clock_monotonic_ns();
   /* A busy service thread looks at the queue before it sleeps again, so
    * only a sleeping one needs the system call. */
@@ -282,15 +308,18 @@ static hrx_status_t queue_read(hrx_storage_session_t* session,
       session->service_sleeping ? hrx_storage_session_wake(session) : 0;
   if (rc < 0) {
     slot->state = HRX_STORAGE_SLOT_EMPTY;
+    hrx_storage_pool_drop(&session->pool, index);
     return hrx_status_from_errno(-rc, "waking the storage service thread");
   }
   uint32_t tail = (session->queue_head + session->queue_length) %
                   session->options.slot_count;
   session->queue[tail] = index;
   session->queue_length++;
-  hrx_storage_pool_hold(pool, index); /* the read's own hold */
-  session->stats.physical_reads++;
-  *out_slot = index;
+  if (slot->op == HRX_STORAGE_OP_READ) {
+    session->stats.physical_reads++;
+  } else {
+    session->stats.writes++;
+  }
   return HRX_OK;
 }
 
@@ -310,17 +339,7 @@ hrx_status_t hrx_storage_session_read(hrx_storage_session_t* session,
   HRX_RETURN_IF_ERROR(hrx_storage_ticket_allocate(session, &ticket));
 
   pthread_mutex_lock(&session->mutex);
-  hrx_status_t status = HRX_OK;
-  if (session->failure) {
-    status = hrx_storage_session_failure_copy(session);
-  } else if (session->stopping) {
-    status = hrx_make_status(HRX_STATUS_FAILED_PRECONDITION,
-                             "the storage session is being destroyed");
-  } else if (file >= session->file_count) {
-    status = hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
-                             "file %u is not registered (%u are)", file,
-                             session->file_count);
-  }
+  hrx_status_t status = hrx_storage_session_check_file(session, file);
   uint64_t start = 0, end = 0;
   if (status == HRX_OK) {
     uint64_t alignment = session->files[file].alignment;
@@ -343,8 +362,12 @@ hrx_status_t hrx_storage_session_read(hrx_storage_session_t* session,
     if (slot != HRX_STORAGE_NO_SLOT) {
       session->stats.shared_reads++;
     } else {
-      status = queue_read(session, file, start, end - start,
-                          offset + length - start, &slot);
+      status = hrx_storage_session_claim(session, file, start, end - start,
+                                         offset + length - start,
+                                         HRX_STORAGE_OP_READ, &slot);
+      if (status == HRX_OK) {
+        status = hrx_storage_session_enqueue(session, slot);
+      }
     }
   }
   if (status == HRX_OK) {

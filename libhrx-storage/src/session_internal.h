@@ -14,10 +14,10 @@
 #define HRX_STORAGE_PAGE_BYTES 4096u
 
 typedef struct hrx_storage_file_t {
-  int fd;
-  bool owned; /* opened by the session, closed at destroy */
+  int fd; /* the session's own descriptor, closed at destroy */
   /* Direct I/O offset and length alignment; 1 for buffered files. */
   uint32_t alignment;
+  bool writable; /* opened O_RDWR: writes are accepted */
 } hrx_storage_file_t;
 
 struct hrx_storage_session_s {
@@ -68,6 +68,24 @@ void hrx_storage_session_fail(hrx_storage_session_t* session,
 
 /* Drops one reference; the last frees the session (lock not held). */
 void hrx_storage_session_release(hrx_storage_session_t* session);
+
+/* The session's failure, a destroy under way, or an unregistered |file|
+ * as a status (lock held). */
+hrx_status_t hrx_storage_session_check_file(hrx_storage_session_t* session,
+                                            uint32_t file);
+
+/* Takes a free slot for one request and holds it for the request (lock
+ * held); BUSY when every slot is retained. */
+hrx_status_t hrx_storage_session_claim(hrx_storage_session_t* session,
+                                       uint32_t file, uint64_t offset,
+                                       uint64_t length, uint64_t required,
+                                       hrx_storage_slot_op_t op,
+                                       uint32_t* out_slot);
+
+/* Hands a claimed slot to the service thread (lock held); when the wake-up
+ * fails the claim is given back. */
+hrx_status_t hrx_storage_session_enqueue(hrx_storage_session_t* session,
+                                         uint32_t index);
 
 /* Wakes the service thread through the eventfd. */
 int hrx_storage_session_wake(hrx_storage_session_t* session);

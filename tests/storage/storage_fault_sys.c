@@ -109,6 +109,34 @@ static int f_close(void* c, int fd) {
   return f->native.close(NULL, fd);
 }
 
+static int f_duplicate(void* c, int fd) {
+  storage_fault_t* f = c;
+  return strike(f, STORAGE_CALL_DUPLICATE) ? -f->error
+                                           : f->native.duplicate(NULL, fd);
+}
+
+static int f_uring_setup(void* c, unsigned entries, void* params) {
+  storage_fault_t* f = c;
+  return strike(f, STORAGE_CALL_URING_SETUP)
+             ? -f->error
+             : f->native.uring_setup(NULL, entries, params);
+}
+
+static int f_uring_register(void* c, int fd, unsigned opcode,
+                            const void* argument, unsigned count) {
+  storage_fault_t* f = c;
+  return strike(f, STORAGE_CALL_URING_REGISTER)
+             ? -f->error
+             : f->native.uring_register(NULL, fd, opcode, argument, count);
+}
+
+static int f_uring_enter(void* c, int fd, unsigned flags) {
+  storage_fault_t* f = c;
+  return strike(f, STORAGE_CALL_URING_ENTER)
+             ? -f->error
+             : f->native.uring_enter(NULL, fd, flags);
+}
+
 static int f_get_flags(void* c, int fd) {
   storage_fault_t* f = c;
   return strike(f, STORAGE_CALL_GET_FLAGS) ? -f->error
@@ -159,6 +187,10 @@ hrx_storage_sys_t storage_fault_sys(storage_fault_t* fault,
       .write = f_write,
       .open = f_open,
       .close = f_close,
+      .duplicate = f_duplicate,
+      .uring_setup = f_uring_setup,
+      .uring_register = f_uring_register,
+      .uring_enter = f_uring_enter,
       .get_flags = f_get_flags,
       .statx = f_statx,
       .map_pages = f_map_pages,
@@ -182,7 +214,8 @@ const char* storage_call_name(storage_call_t call) {
       "submit",        "peek_cqe",   "eventfd",
       "read",          "write",      "open",
       "get_flags",     "statx",      "map_pages",
-      "cqe",
+      "duplicate",     "uring_setup", "uring_register",
+      "uring_enter",   "cqe",
   };
   return call < STORAGE_CALL_COUNT ? names[call] : "?";
 }

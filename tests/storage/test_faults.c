@@ -227,7 +227,7 @@ static void check_service(const fault_case_t* fault_case,
 static void test_service_faults(void** state) {
   fault_fixture_t* fixture = *state;
   const fault_case_t cases[] = {
-      {STORAGE_CALL_SUBMIT, EIO, HRX_STATUS_DATA_LOSS, "submitting 1 reads"},
+      {STORAGE_CALL_SUBMIT, EIO, HRX_STATUS_DATA_LOSS, "submitting 1 requests"},
       {STORAGE_CALL_PEEK_CQE, ENOMEM, HRX_STATUS_RESOURCE_EXHAUSTED,
        "reaping io_uring completions"},
       {STORAGE_CALL_CQE, EIO, HRX_STATUS_DATA_LOSS,

@@ -3,8 +3,9 @@
 #ifndef HRX_STORAGE_H_
 #define HRX_STORAGE_H_
 
-#include "hrx/storage/ranges.h"   // IWYU pragma: export
-#include "hrx/storage/session.h"  // IWYU pragma: export
+#include "hrx/storage/fabric_ring.h"  // IWYU pragma: export
+#include "hrx/storage/ranges.h"       // IWYU pragma: export
+#include "hrx/storage/session.h"      // IWYU pragma: export
 
 #ifdef __cplusplus
 extern "C" {

@@ -41,9 +41,17 @@
  * hrx_storage_ticket_wait keeps its slot (the kernel may still write it)
  * whether or not the ticket is released.
  *
- * Sessions only read. Where a later write path completes a write, that
- * completion means the kernel accepted the bytes, not that they are on
- * stable storage: durability needs fsync/fdatasync by the caller.
+ * Writes. A write copies the caller's bytes into a slot, so the caller's
+ * buffer is free on return, and the ticket completes when the kernel has
+ * taken them. That completion is not durability: the bytes may sit in the
+ * page cache (or a drive's cache) and a crash can lose them. A write that
+ * asks for HRX_STORAGE_WRITE_DATASYNC or HRX_STORAGE_WRITE_FSYNC completes
+ * only after that call on the file has returned too, which is what makes
+ * data durable as far as the kernel can promise. In DIRECT mode writes
+ * need offsets and lengths aligned to the file's direct-I/O alignment
+ * (unaligned ones are refused, never widened: widening would write bytes
+ * the caller did not give). A write stops reads from sharing slots that
+ * hold bytes it overlaps; tickets already holding them keep the old bytes.
  *
  * Threads. Each session starts one service thread at creation and joins it
  * in hrx_storage_session_destroy. The service thread alone owns the ring's
@@ -124,9 +132,16 @@ HRX_API void hrx_storage_session_destroy(hrx_storage_session_t* session);
 HRX_API HRX_MUST_USE hrx_status_t hrx_storage_session_open_file(
     hrx_storage_session_t* session, const char* path, uint32_t* out_file);
 
+/* Opens the existing file |path| for reading and writing (O_DIRECT in
+ * DIRECT mode) and registers it, as hrx_storage_session_open_file does.
+ * Nothing is created or truncated. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_storage_session_open_file_for_writing(
+    hrx_storage_session_t* session, const char* path, uint32_t* out_file);
+
 /* Registers the caller's open descriptor |fd|, which must be open for
- * reading (and carry O_DIRECT in DIRECT mode). The ring keeps its own
- * reference to the open file, so the caller may close |fd| afterwards. */
+ * reading (and carry O_DIRECT in DIRECT mode); writes are accepted when it
+ * is open for reading and writing. The session keeps a duplicate of |fd|
+ * until it is destroyed, so the caller may close |fd| afterwards. */
 HRX_API HRX_MUST_USE hrx_status_t hrx_storage_session_add_fd(
     hrx_storage_session_t* session, int fd, uint32_t* out_file);
 
@@ -137,6 +152,33 @@ HRX_API HRX_MUST_USE hrx_status_t hrx_storage_session_add_fd(
 HRX_API HRX_MUST_USE hrx_status_t hrx_storage_session_read(
     hrx_storage_session_t* session, uint32_t file, uint64_t offset,
     uint64_t length, hrx_storage_ticket_t** out_ticket);
+
+/* Bits of hrx_storage_write_flags_t. */
+enum hrx_storage_write_flag_bits_e {
+  HRX_STORAGE_WRITE_NONE = 0u,
+  /* fdatasync(2) the file after the write: its data (and the metadata
+   * needed to read it back) is on stable storage when the ticket
+   * completes. */
+  HRX_STORAGE_WRITE_DATASYNC = 1u << 0,
+  /* fsync(2) the file after the write: all of its metadata too. */
+  HRX_STORAGE_WRITE_FSYNC = 1u << 1,
+};
+typedef uint32_t hrx_storage_write_flags_t;
+
+/* Accepts a write of |length| (> 0, at most a slot) bytes of |data| at
+ * |offset| of registered |file|, which must have been opened for writing.
+ * The bytes are copied into a slot before this returns. The ticket
+ * completes when the kernel has taken them (and, with a sync flag, after
+ * the sync); waiting on it yields the bytes written. BUSY when every slot
+ * is retained (nothing is written then); INVALID_ARGUMENT for a file not
+ * open for writing, unknown flags, or, in DIRECT mode, an offset or length
+ * that is not a multiple of the file's alignment; the session's failure
+ * once it has one. A short write (a full device) fails the session with
+ * DATA_LOSS. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_storage_session_write(
+    hrx_storage_session_t* session, uint32_t file, uint64_t offset,
+    const void* data, uint64_t length, hrx_storage_write_flags_t flags,
+    hrx_storage_ticket_t** out_ticket);
 
 /* Waits up to |timeout_ns| for the ticket's read and yields its bytes,
  * borrowed from the slot and valid until the ticket is released.
@@ -168,7 +210,9 @@ typedef struct hrx_storage_statistics_t {
   uint64_t logical_reads;  /* reads accepted (tickets handed out) */
   uint64_t shared_reads;   /* of those, served by a retained slot */
   uint64_t physical_reads; /* reads issued to the kernel */
-  uint64_t busy_reads;     /* reads refused with BUSY */
+  uint64_t busy_reads;     /* reads and writes refused with BUSY */
+  uint64_t writes;         /* writes accepted */
+  uint64_t syncs;          /* fsync/fdatasync requests issued */
   uint32_t retained_slots; /* slots held now */
   uint32_t peak_retained_slots;
   hrx_storage_interval_t queue;      /* accepted -> submitted */

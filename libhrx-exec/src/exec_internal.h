@@ -73,6 +73,10 @@ struct hrx_exec_runtime_s {
   hrx_budget_t* budget;     /* retained */
   hrx_gpu_stream_t* lanes[HRX_EXEC_LANE_COUNT];
   hrx_exec_watcher_t watchers[HRX_EXEC_LANE_COUNT];
+  /* copy_engine = SDMA: copy nodes run here (submit.c), else NULL. */
+  hrx_fabric_transfer_queue_t* transfer;
+  /* compute_engine = PM4: dispatch nodes run here, else NULL. */
+  hrx_fabric_pm4_queue_t* pm4;
   hrx_trace_t* trace; /* borrowed, may be NULL */
   bool observe;       /* watchers run */
   /* A completion wait timed out: destruction cancels what still runs

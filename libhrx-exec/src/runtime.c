@@ -6,7 +6,9 @@
 
 const char* hrx_exec_version(void) { return HRX_EXEC_VERSION; }
 
-/* The host device has compute queues only, fed AQL packets. */
+/* Copies may run on the device's transfer queue (SDMA on a kfd device,
+ * host memory operations on the host device), dispatches on a kfd
+ * device's PM4 queue; the host device's compute queues take AQL only. */
 static hrx_status_t hrx_exec_check_engines(
     const hrx_gpu_device_t* device, const hrx_exec_runtime_options_t* o) {
   if (!o) return HRX_OK;
@@ -18,29 +20,10 @@ static hrx_status_t hrx_exec_check_engines(
   }
   const hrx_fabric_device_properties_t* props =
       hrx_gpu_device_properties(device);
-  /* The host device has neither engine. On a kfd device the provider
-   * drives SDMA and PM4 queues (hrx/fabric/transfer.h), but the lanes do
-   * not run on them yet: their work is ordered by the streams' AQL
-   * signals. */
-  bool host = props->kind == HRX_FABRIC_DEVICE_HOST;
-  if (o->copy_engine == HRX_EXEC_COPY_ENGINE_SDMA) {
+  if (o->compute_engine == HRX_EXEC_COMPUTE_ENGINE_PM4 &&
+      props->kind == HRX_FABRIC_DEVICE_HOST) {
     return hrx_make_status(HRX_STATUS_UNAVAILABLE,
-                           host ? "%s has no SDMA engines; use the compute "
-                                  "copy engine"
-                                : "%s: the runtime's lanes do not run on SDMA "
-                                  "queues yet (hrx/fabric/transfer.h drives "
-                                  "them directly); use the compute copy "
-                                  "engine",
-                           props->name);
-  }
-  if (o->compute_engine == HRX_EXEC_COMPUTE_ENGINE_PM4) {
-    return hrx_make_status(HRX_STATUS_UNAVAILABLE,
-                           host ? "%s takes AQL packets only, not PM4"
-                                : "%s: the runtime's compute lane dispatches "
-                                  "through AQL queues only, not PM4 yet "
-                                  "(hrx/fabric/pm4.h drives PM4 queues "
-                                  "directly)",
-                           props->name);
+                           "%s takes AQL packets only, not PM4", props->name);
   }
   return HRX_OK;
 }
@@ -72,6 +55,16 @@ hrx_status_t hrx_exec_runtime_create(hrx_gpu_device_t* device,
     hrx_budget_retain(rt->budget);
   } else {
     status = hrx_budget_create(HRX_BUDGET_UNLIMITED, allocator, &rt->budget);
+  }
+  if (status == HRX_OK && options &&
+      options->copy_engine == HRX_EXEC_COPY_ENGINE_SDMA) {
+    status = hrx_fabric_transfer_queue_create(hrx_gpu_device_fabric(device),
+                                              &rt->transfer);
+  }
+  if (status == HRX_OK && options &&
+      options->compute_engine == HRX_EXEC_COMPUTE_ENGINE_PM4) {
+    status = hrx_fabric_pm4_queue_create(hrx_gpu_device_fabric(device),
+                                         &rt->pm4);
   }
   for (int lane = 0; lane < HRX_EXEC_LANE_COUNT && status == HRX_OK; ++lane) {
     status = hrx_gpu_stream_create(device, &rt->lanes[lane]);
@@ -147,6 +140,22 @@ void hrx_exec_runtime_destroy(hrx_exec_runtime_t* rt) {
   for (int lane = 0; lane < HRX_EXEC_LANE_COUNT; ++lane) {
     hrx_gpu_stream_destroy(rt->lanes[lane]);
     rt->lanes[lane] = NULL;
+  }
+  /* Each region was waited for when submitted: a queue still holding
+   * work stopped on a fault, and stopping it for good loses nothing. */
+  if (rt->transfer) {
+    hrx_status_t busy = hrx_fabric_transfer_queue_destroy(rt->transfer);
+    if (busy != HRX_OK) {
+      hrx_status_free(busy);
+      hrx_fabric_transfer_queue_abort(rt->transfer);
+    }
+  }
+  if (rt->pm4) {
+    hrx_status_t busy = hrx_fabric_pm4_queue_destroy(rt->pm4);
+    if (busy != HRX_OK) {
+      hrx_status_free(busy);
+      hrx_fabric_pm4_queue_abort(rt->pm4);
+    }
   }
   for (int lane = 0; lane < HRX_EXEC_LANE_COUNT; ++lane) {
     hrx_exec_watcher_stop(&rt->watchers[lane]);

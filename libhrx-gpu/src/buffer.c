@@ -75,6 +75,10 @@ hrx_gpu_device_t* hrx_gpu_buffer_device(const hrx_gpu_buffer_t* buffer) {
   return buffer->device;
 }
 
+uint64_t hrx_gpu_buffer_device_address(const hrx_gpu_buffer_t* buffer) {
+  return buffer->memory.device_address;
+}
+
 hrx_status_t hrx_gpu_buffer_export_dmabuf(hrx_gpu_buffer_t* buffer,
                                           int* out_fd) {
   return hrx_fabric_memory_export_dmabuf(buffer->device->fabric,

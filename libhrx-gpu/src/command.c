@@ -309,6 +309,19 @@ hrx_status_t hrx_gpu_prepare_copy(hrx_gpu_device_t* device,
   return hrx_gpu_prepared_wrap(device, &command, out_prepared);
 }
 
+hrx_status_t hrx_gpu_prepared_dispatch_packet(
+    const hrx_gpu_prepared_t* p, hrx_aql_dispatch_packet_t* out_packet) {
+  if (!p || p->command.type != HRX_AQL_PACKET_KERNEL_DISPATCH) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "the prepared command is not a dispatch");
+  }
+  *out_packet = p->command.packet.dispatch;
+  out_packet->header = 0;
+  out_packet->setup = p->command.setup;
+  out_packet->completion_signal = 0;
+  return HRX_OK;
+}
+
 void hrx_gpu_prepared_destroy(hrx_gpu_prepared_t* p) {
   if (!p) return;
   hrx_gpu_device_t* device = p->device;

@@ -122,6 +122,10 @@ const hrx_fabric_device_properties_t* hrx_gpu_device_properties(
   return hrx_fabric_device_properties(device->fabric);
 }
 
+hrx_fabric_device_t* hrx_gpu_device_fabric(const hrx_gpu_device_t* device) {
+  return device->fabric;
+}
+
 hrx_status_t hrx_gpu_device_set_stream_queue_count(hrx_gpu_device_t* device,
                                                    uint32_t count) {
   if (count == 0 || count > 1024) {

@@ -82,8 +82,14 @@ typedef enum hrx_exec_copy_engine_e {
   /* Copies are packets on compute queues of their own: on the host device
    * its queue processors, on a GPU blit kernels. */
   HRX_EXEC_COPY_ENGINE_COMPUTE,
-  /* The GPU's SDMA engines: UNAVAILABLE for now on every device (the
-   * host device has none; hrx/fabric/transfer.h drives a GPU's directly). */
+  /* The device's transfer queue (hrx/fabric/transfer.h) runs the graphs'
+   * device-to-device copy nodes: an SDMA queue on a kfd device, the host
+   * transfer queue (host memory operations) on the host device. Each copy
+   * is a host-ordered region: submit drains every lane first, runs the
+   * copy and waits for it before queuing what follows, so it blocks the
+   * submitting thread until work queued before the copy has finished.
+   * Uploads and downloads, and copies between overlapping ranges of one
+   * buffer (which transfer queues refuse), stay on their lanes. */
   HRX_EXEC_COPY_ENGINE_SDMA,
 } hrx_exec_copy_engine_t;
 
@@ -91,7 +97,13 @@ typedef enum hrx_exec_copy_engine_e {
 typedef enum hrx_exec_compute_engine_e {
   HRX_EXEC_COMPUTE_ENGINE_AUTO = 0, /* the device's default (AQL) */
   HRX_EXEC_COMPUTE_ENGINE_AQL,      /* AQL packets on a user-mode queue */
-  /* PM4 packets (kfd only): UNAVAILABLE for now on every device. */
+  /* A kfd device's PM4 queue (hrx/fabric/pm4.h) runs the graphs'
+   * dispatches, each a host-ordered region as copies are under
+   * copy_engine = SDMA (submit drains the lanes, runs the dispatch and
+   * waits for it). A kernel the command processor cannot set up (one
+   * asking for the dispatch or queue pointer, or private memory) fails
+   * the submission as UNIMPLEMENTED naming it. UNAVAILABLE on the host
+   * device, whose compute queues take AQL packets only. */
   HRX_EXEC_COMPUTE_ENGINE_PM4,
 } hrx_exec_compute_engine_t;
 
@@ -113,8 +125,11 @@ typedef struct hrx_exec_runtime_options_t {
   hrx_exec_compute_engine_t compute_engine;
 } hrx_exec_runtime_options_t;
 
-/* |device| is retained. |options| may be NULL. An engine the device does
- * not have is UNIMPLEMENTED, naming it; an unknown one INVALID_ARGUMENT. */
+/* |device| is retained. |options| may be NULL. An engine the runtime
+ * cannot drive on |device| is UNAVAILABLE, naming the device; an unknown
+ * one INVALID_ARGUMENT; RESOURCE_EXHAUSTED when the device has no
+ * transfer queue (copy_engine = SDMA) or PM4 queue (compute_engine = PM4)
+ * free. */
 HRX_API HRX_MUST_USE hrx_status_t hrx_exec_runtime_create(
     hrx_gpu_device_t* device, const hrx_exec_runtime_options_t* options,
     hrx_allocator_t allocator, hrx_exec_runtime_t** out_runtime);
@@ -140,6 +155,10 @@ typedef struct hrx_exec_statistics_t {
    * the submissions whose end the watchers have seen; zero when the
    * runtime does not observe. */
   uint64_t lane_busy_ns[HRX_EXEC_LANE_COUNT];
+  /* Bytes copied on the transfer queue (copy_engine = SDMA). */
+  uint64_t sdma_copy_bytes;
+  /* Dispatches run on the PM4 queue (compute_engine = PM4). */
+  uint64_t pm4_dispatches;
 } hrx_exec_statistics_t;
 
 HRX_API void hrx_exec_runtime_statistics(hrx_exec_runtime_t* runtime,

@@ -44,6 +44,13 @@ HRX_API void hrx_gpu_device_release(hrx_gpu_device_t* device);
 HRX_API const hrx_fabric_device_properties_t* hrx_gpu_device_properties(
     const hrx_gpu_device_t* device);
 
+/* The fabric device under |device| (borrowed: it lives as long as
+ * |device|), for components that drive its other queue families
+ * directly (hrx/fabric/transfer.h), as libhrx-exec's SDMA copy engine
+ * does. */
+HRX_API hrx_fabric_device_t* hrx_gpu_device_fabric(
+    const hrx_gpu_device_t* device);
+
 /* Sets how many hardware queues streams are spread over (default 8).
  * Must come before the first stream of this device; later calls fail with
  * FAILED_PRECONDITION. Zero is INVALID_ARGUMENT. Queues are created lazily
@@ -73,6 +80,10 @@ HRX_API uint64_t hrx_gpu_buffer_size(const hrx_gpu_buffer_t* buffer);
 /* The host mapping of a host-visible buffer (always on the host device). */
 HRX_API void* hrx_gpu_buffer_host_pointer(const hrx_gpu_buffer_t* buffer);
 HRX_API hrx_gpu_device_t* hrx_gpu_buffer_device(
+    const hrx_gpu_buffer_t* buffer);
+/* The device address of |buffer|'s first byte: what packets and the
+ * fabric's transfer queues on the buffer's device name it by. */
+HRX_API uint64_t hrx_gpu_buffer_device_address(
     const hrx_gpu_buffer_t* buffer);
 
 /* Exports |buffer|'s memory as a new dma-buf fd the caller owns, for

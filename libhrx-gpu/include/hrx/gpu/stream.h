@@ -131,6 +131,15 @@ HRX_API HRX_MUST_USE hrx_status_t hrx_gpu_prepare_copy(
     hrx_gpu_device_t* device, hrx_gpu_view_t source,
     hrx_gpu_view_t destination, hrx_gpu_prepared_t** out_prepared);
 HRX_API void hrx_gpu_prepared_destroy(hrx_gpu_prepared_t* prepared);
+/* The kernel-dispatch packet body of a prepared dispatch (header zero,
+ * setup and sizes set, kernarg_address pointing at its kernarg segment in
+ * host memory, no completion signal), for another queue family that takes
+ * such bodies (hrx/fabric/pm4.h), as libhrx-exec's PM4 compute engine
+ * does. It stays valid while |prepared| lives. INVALID_ARGUMENT when
+ * |prepared| is not a dispatch. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_gpu_prepared_dispatch_packet(
+    const hrx_gpu_prepared_t* prepared,
+    hrx_aql_dispatch_packet_t* out_packet);
 /* INVALID_ARGUMENT when |prepared| belongs to another device. */
 HRX_API HRX_MUST_USE hrx_status_t hrx_gpu_stream_enqueue(
     hrx_gpu_stream_t* stream, const hrx_gpu_prepared_t* prepared);

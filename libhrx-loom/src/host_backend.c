@@ -599,6 +599,11 @@ static const hb_map_t hb_arith[] = {
     {"vector.ceilf", HRX_HOST_OP_FCEIL},
     {"vector.truncf", HRX_HOST_OP_FTRUNC},
     {"vector.roundevenf", HRX_HOST_OP_FROUNDEVEN},
+    {"vector.sqrtf", HRX_HOST_OP_FSQRT},
+    {"vector.expf", HRX_HOST_OP_FEXP},
+    {"vector.logf", HRX_HOST_OP_FLOG},
+    {"vector.rsqrtf", HRX_HOST_OP_FRSQRT},
+    {"vector.tanhf", HRX_HOST_OP_FTANH},
     {"vector.addi", HRX_HOST_OP_IADD},
     {"vector.subi", HRX_HOST_OP_ISUB},
     {"vector.muli", HRX_HOST_OP_IMUL},
@@ -1206,6 +1211,8 @@ HB_OUT_OF_LINE static bool hb_lower_flat_op(hb_t* b, const loom_op_t* op) {
     if (!strcmp(name, hb_arith[i].name)) return hb_lower_arith(b, op, &hb_arith[i]);
   }
   if (hb_is_math(op)) return hb_lower_math(b, op);
+  if (hb_is_vector_build(op)) return hb_lower_vector_build(b, op);
+  if (hb_is_bits(op)) return hb_lower_bits(b, op);
   for (size_t i = 0; i < sizeof(hb_casts) / sizeof(hb_casts[0]); ++i) {
     if (!strcmp(name, hb_casts[i].name)) {
       return hb_lower_cast(b, op, hb_casts[i].kind);

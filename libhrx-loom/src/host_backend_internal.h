@@ -120,4 +120,13 @@ bool hb_lower_private_alloca(hb_t* b, const loom_op_t* op, uint64_t bytes);
 bool hb_is_math(const loom_op_t* op);
 bool hb_lower_math(hb_t* b, const loom_op_t* op);
 
+/* vector.constant/iota/from_elements/cmpi/cmpf/select/dotf/dot4i
+ * (host_vector.c). */
+bool hb_is_vector_build(const loom_op_t* op);
+bool hb_lower_vector_build(hb_t* b, const loom_op_t* op);
+
+/* vector.bitfield.extract{u,s}, vector.bitunpack{u,s} (host_bits.c). */
+bool hb_is_bits(const loom_op_t* op);
+bool hb_lower_bits(hb_t* b, const loom_op_t* op);
+
 #endif /* HRX_LOOM_HOST_BACKEND_INTERNAL_H_ */

@@ -1,5 +1,6 @@
 /* Float functions the host ISA has no instruction for, composed from the
- * instructions it has: exp2f, siluf, sinf, cosf, powf and clampf.
+ * instructions it has: exp2f, siluf, sinf, cosf, powf and clampf (the
+ * vector forms lane by lane).
  *
  * f16, bf16 and f32 operands are widened to f64 and the function is
  * evaluated there, then rounded once to the operand type. f64 carries 29
@@ -211,9 +212,10 @@ static uint32_t hm_clamp(hm_t* h, const uint32_t* v, uint8_t mode) {
                    raised);
 }
 
-static const char* const hm_ops[] = {"scalar.exp2f", "scalar.siluf",
-                                     "scalar.sinf",  "scalar.cosf",
-                                     "scalar.powf",  "scalar.clampf"};
+static const char* const hm_ops[] = {
+    "scalar.exp2f", "scalar.siluf", "scalar.sinf", "scalar.cosf",
+    "scalar.powf",  "scalar.clampf", "vector.exp2f", "vector.siluf",
+    "vector.sinf",  "vector.cosf",  "vector.powf"};
 
 bool hb_is_math(const loom_op_t* op) {
   for (size_t i = 0; i < sizeof(hm_ops) / sizeof(hm_ops[0]); ++i) {
@@ -222,23 +224,23 @@ bool hb_is_math(const loom_op_t* op) {
   return false;
 }
 
-bool hb_lower_math(hb_t* b, const loom_op_t* op) {
-  uint32_t v[3] = {LOOM_NONE, LOOM_NONE, LOOM_NONE};
-  for (uint32_t i = 0; i < op->operand_count && i < 3; ++i) {
-    if (!hb_operand(b, op, i, &v[i])) return false;
-  }
-  if (hb_width(b, op->type) != 1) {
-    return hb_error(b, op->span, HRX_LOOM_DIAG_BACKEND_UNSUPPORTED,
-                    "%s on vectors is not supported by the host backend",
-                    hb_op_name(op));
-  }
-  uint8_t type = hb_host_type(hb_kind(b, op->type));
+/* Whether |op| is the function |name| ("exp2f") on scalars or vectors. */
+static bool hm_is(const loom_op_t* op, const char* name) {
+  const char* full = hb_op_name(op);
+  const char* dot = strchr(full, '.');
+  return dot && strcmp(dot + 1, name) == 0;
+}
+
+/* The function of one lane: operands |v| of host type |type|. */
+static bool hm_lane(hb_t* b, const loom_op_t* op, uint8_t type,
+                    const uint32_t* operands, uint32_t* out) {
+  uint32_t v[3] = {operands[0], operands[1], operands[2]};
   hm_t h = {.b = b, .type = type, .ok = true};
   uint32_t r = LOOM_NONE;
-  if (hb_is(op, "scalar.clampf")) {
+  if (hm_is(op, "clampf")) {
     r = hm_clamp(&h, v, op->enum_value);
-  } else if (type == HRX_HOST_TYPE_F64 && !hb_is(op, "scalar.exp2f") &&
-             !hb_is(op, "scalar.siluf")) {
+  } else if (type == HRX_HOST_TYPE_F64 && !hm_is(op, "exp2f") &&
+             !hm_is(op, "siluf")) {
     return hb_error(b, op->span, HRX_LOOM_DIAG_BACKEND_UNSUPPORTED,
                     "%s on f64 is not supported by the host backend (its "
                     "ISA has no arithmetic wider than f64 to evaluate it in)",
@@ -248,24 +250,51 @@ bool hb_lower_math(hb_t* b, const loom_op_t* op) {
     for (uint32_t i = 0; i < op->operand_count && i < 2; ++i) {
       v[i] = hm_convert(&h, HRX_HOST_TYPE_F64, type, HRX_HOST_CVT_FEXT, v[i]);
     }
-    if (hb_is(op, "scalar.exp2f")) {
+    if (hm_is(op, "exp2f")) {
       r = hm_1(&h, HRX_HOST_OP_FEXP,
                hm_2(&h, HRX_HOST_OP_FMUL, v[0],
                     hm_k(&h, 0.69314718055994530942)));
-    } else if (hb_is(op, "scalar.siluf")) {
+    } else if (hm_is(op, "siluf")) {
       /* x / (1 + e^-x) */
       uint32_t e = hm_1(&h, HRX_HOST_OP_FEXP,
                         hm_1(&h, HRX_HOST_OP_FNEG, v[0]));
       r = hm_2(&h, HRX_HOST_OP_FDIV, v[0],
                hm_2(&h, HRX_HOST_OP_FADD, e, hm_k(&h, 1.0)));
-    } else if (hb_is(op, "scalar.powf")) {
+    } else if (hm_is(op, "powf")) {
       r = hm_pow(&h, v[0], v[1]);
     } else {
-      r = hm_trig(&h, v[0], hb_is(op, "scalar.cosf"));
+      r = hm_trig(&h, v[0], hm_is(op, "cosf"));
     }
     r = hm_convert(&h, type, HRX_HOST_TYPE_F64, HRX_HOST_CVT_FTRUNC, r);
   }
-  if (!h.ok) return false;
-  b->vreg[op->results_start] = r;
+  *out = r;
+  return h.ok;
+}
+
+bool hb_lower_math(hb_t* b, const loom_op_t* op) {
+  uint32_t v[3] = {LOOM_NONE, LOOM_NONE, LOOM_NONE};
+  for (uint32_t i = 0; i < op->operand_count && i < 3; ++i) {
+    if (!hb_operand(b, op, i, &v[i])) return false;
+  }
+  const loom_type_t* t = &LOOM_TYPE(b->m, op->type);
+  uint8_t type =
+      hb_host_type(t->kind == LOOM_TYPE_VECTOR ? t->element : t->kind);
+  uint32_t width = hb_width(b, op->type);
+  uint32_t result = op->results_start;
+  if (width == 1) return hm_lane(b, op, type, v, &b->vreg[result]);
+  /* Lane by lane into the vector's consecutive registers. */
+  if (!hb_new_vreg(b, b->uniform[result] && hb_all_scalar(b, v, 3), width,
+                   &b->vreg[result])) {
+    return false;
+  }
+  for (uint32_t e = 0; e < width; ++e) {
+    uint32_t lane[3], r = LOOM_NONE;
+    for (int i = 0; i < 3; ++i) lane[i] = v[i] == LOOM_NONE ? v[i] : v[i] + e;
+    if (!hm_lane(b, op, type, lane, &r) ||
+        !hb_emit(b, HRX_HOST_OP_MOV, HRX_HOST_TYPE_I64, 0,
+                 b->vreg[result] + e, r, LOOM_NONE, LOOM_NONE, 0)) {
+      return false;
+    }
+  }
   return true;
 }

@@ -173,6 +173,8 @@ typedef enum loom_attr_key_e {
   LOOM_ATTR_ALIGN,
   LOOM_ATTR_CLUSTER_SIZE,
   LOOM_ATTR_MIN_ALIGN, /* {minimum_alignment = N}: buffer.assume.alignment */
+  LOOM_ATTR_OFFSET,    /* {offset = N, width = M}: vector.bitfield.* */
+  LOOM_ATTR_WIDTH,
   LOOM_ATTR_KEY_COUNT,
 } loom_attr_key_t;
 

@@ -241,6 +241,11 @@ static const ll_arith_map_t ll_arith[] = {
     {"vector.floorf", LL_FLOOR}, {"vector.ceilf", LL_CEIL},
     {"vector.truncf", LL_FTRUNC},
     {"vector.roundevenf", LL_ROUNDEVEN},
+    {"vector.sqrtf", LL_SQRT},   {"vector.expf", LL_EXP},
+    {"vector.logf", LL_LOG},     {"vector.rsqrtf", LL_RSQRT},
+    {"vector.tanhf", LL_TANH},   {"vector.exp2f", LL_EXP2},
+    {"vector.siluf", LL_SILU},   {"vector.sinf", LL_SIN},
+    {"vector.cosf", LL_COS},     {"vector.powf", LL_POW},
     {"vector.addi", LL_ADD},     {"vector.subi", LL_SUB},
     {"vector.muli", LL_MUL},     {"vector.minsi", LL_SMIN},
     {"vector.maxsi", LL_SMAX},   {"vector.minui", LL_UMIN},
@@ -388,6 +393,28 @@ static LLVMValueRef ll_arith_apply(llvm_lower_t* l, ll_arith_t code,
   return NULL;
 }
 
+/* ll_arith_apply on vectors too: the formulas built from scalar
+ * constants (rsqrt, tanh, silu, pow) run lane by lane. */
+static LLVMValueRef ll_arith_lanes(llvm_lower_t* l, ll_arith_t code,
+                                   LLVMValueRef* v, uint32_t count) {
+  LLVMTypeRef type = LLVMTypeOf(v[0]);
+  bool formula = code == LL_RSQRT || code == LL_TANH || code == LL_SILU ||
+                 code == LL_POW;
+  if (!formula || LLVMGetTypeKind(type) != LLVMVectorTypeKind) {
+    return ll_arith_apply(l, code, v);
+  }
+  LLVMValueRef result = LLVMGetPoison(type);
+  for (unsigned e = 0; e < LLVMGetVectorSize(type); ++e) {
+    LLVMValueRef lane[3] = {NULL, NULL, NULL};
+    for (uint32_t i = 0; i < count && i < 3; ++i) {
+      lane[i] = LLVMBuildExtractElement(l->builder, v[i], ll_i32(l, e), "");
+    }
+    result = LLVMBuildInsertElement(
+        l->builder, result, ll_arith_apply(l, code, lane), ll_i32(l, e), "");
+  }
+  return result;
+}
+
 /* Loom's fast-math words as LLVM's flags, so afn may pick a faster
  * approximation and reassoc may reorder. */
 static LLVMFastMathFlags ll_fast_math(uint32_t flags) {
@@ -438,7 +465,7 @@ static bool ll_lower_arith(llvm_lower_t* l, const loom_op_t* op,
       v[i] = LLVMBuildFPExt(l->builder, v[i], ll_widened(l, type), "");
     }
   }
-  LLVMValueRef result = ll_arith_apply(l, code, v);
+  LLVMValueRef result = ll_arith_lanes(l, code, v, op->operand_count);
   if (op->flags && loom_op_defs[op->opcode].flag_set == LOOM_FLAGS_FASTMATH &&
       LLVMCanValueUseFastMathFlags(result)) {
     LLVMSetFastMathFlags(result, ll_fast_math(op->flags));
@@ -458,7 +485,7 @@ static bool ll_lower_compare(llvm_lower_t* l, const loom_op_t* op) {
       LLVMRealULT, LLVMRealULE, LLVMRealUNE, LLVMRealUNO};
   LLVMValueRef x = ll_operand(l, op, 0), y = ll_operand(l, op, 1);
   if (!x || !y) return false;
-  if (ll_is(op, "scalar.cmpf")) {
+  if (ll_is(op, "scalar.cmpf") || ll_is(op, "vector.cmpf")) {
     if (op->enum_value >= sizeof(fcmp) / sizeof(fcmp[0])) {
       return ll_unsupported(l, op, " with this predicate");
     }
@@ -1035,6 +1062,130 @@ static bool ll_lower_splat(llvm_lower_t* l, const loom_op_t* op) {
   return true;
 }
 
+/* vector.constant, vector.iota and vector.from_elements, lane by lane
+ * into a vector register. */
+static bool ll_lower_vector_build(llvm_lower_t* l, const loom_op_t* op) {
+  LLVMTypeRef type = ll_type(l, op->type);
+  loom_type_kind_t element = ll_element_kind(l, op->type);
+  unsigned lanes = LLVMGetVectorSize(type);
+  bool iota = ll_is(op, "vector.iota");
+  LLVMValueRef lane = NULL, step = NULL;
+  if (ll_is(op, "vector.constant")) {
+    lane = ll_const_bits(l, element, ll_literal_bits(&op->literal, element));
+  } else if (iota) {
+    lane = ll_operand(l, op, 0);
+    step = ll_operand(l, op, 1);
+    if (!lane || !step) return false;
+  }
+  LLVMValueRef vector = LLVMGetPoison(type);
+  for (unsigned k = 0; k < lanes; ++k) {
+    if (ll_is(op, "vector.from_elements")) {
+      lane = ll_operand(l, op, k);
+      if (!lane) return false;
+    } else if (iota && k) {
+      lane = LLVMBuildAdd(l->builder, lane, step, "");
+    }
+    vector = LLVMBuildInsertElement(l->builder, vector, lane, ll_i32(l, k),
+                                    "");
+  }
+  ll_set(l, op, 0, vector);
+  return true;
+}
+
+/* vector.dotf: fma lane by lane into the accumulator, narrow floats
+ * through f32 as scalar.fmaf does. vector.dot4i<kind>: each i32 lane
+ * adds its four byte products, extended by the kind's signedness. */
+static bool ll_lower_dot(llvm_lower_t* l, const loom_op_t* op) {
+  LLVMValueRef x = ll_operand(l, op, 0), y = ll_operand(l, op, 1),
+               acc = ll_operand(l, op, 2);
+  if (!x || !y || !acc) return false;
+  LLVMBuilderRef b = l->builder;
+  unsigned lanes = ll_width(l, op->type);
+  if (ll_is(op, "vector.dotf")) {
+    loom_type_kind_t kind = ll_element_kind(l, op->type);
+    LLVMTypeRef type = ll_type(l, op->type2);
+    bool narrow = ll_narrow_float(kind);
+    for (unsigned k = 0; k < lanes; ++k) {
+      LLVMValueRef v[3] = {LLVMBuildExtractElement(b, x, ll_i32(l, k), ""),
+                           LLVMBuildExtractElement(b, y, ll_i32(l, k), ""),
+                           acc};
+      for (int i = 0; narrow && i < 3; ++i) {
+        v[i] = LLVMBuildFPExt(b, v[i], ll_widened(l, type), "");
+      }
+      acc = ll_arith_apply(l, LL_FMA, v);
+      if (narrow) acc = LLVMBuildFPTrunc(b, acc, type, "");
+    }
+    ll_set(l, op, 0, acc);
+    return true;
+  }
+  LLVMTypeRef i32 = ll_i(l, 32);
+  bool lhs_unsigned = op->enum_value & 1, rhs_unsigned = op->enum_value & 2;
+  LLVMValueRef result = acc;
+  for (unsigned r = 0; r < lanes / 4; ++r) {
+    LLVMValueRef sum = LLVMBuildExtractElement(b, acc, ll_i32(l, r), "");
+    for (unsigned k = 4 * r; k < 4 * r + 4; ++k) {
+      LLVMValueRef a = LLVMBuildExtractElement(b, x, ll_i32(l, k), "");
+      LLVMValueRef c = LLVMBuildExtractElement(b, y, ll_i32(l, k), "");
+      a = lhs_unsigned ? LLVMBuildZExt(b, a, i32, "")
+                       : LLVMBuildSExt(b, a, i32, "");
+      c = rhs_unsigned ? LLVMBuildZExt(b, c, i32, "")
+                       : LLVMBuildSExt(b, c, i32, "");
+      sum = LLVMBuildAdd(b, sum, LLVMBuildMul(b, a, c, ""), "");
+    }
+    result = LLVMBuildInsertElement(b, result, sum, ll_i32(l, r), "");
+  }
+  ll_set(l, op, 0, result);
+  return true;
+}
+
+/* vector.bitfield.extract{u,s} and vector.bitunpack{u,s}: each result
+ * lane gathers its field from the source lanes read as one little-endian
+ * bit stream (as host_bits.c does), in i64. */
+static bool ll_lower_bits(llvm_lower_t* l, const loom_op_t* op) {
+  const loom_op_def_t* def = &loom_op_defs[op->opcode];
+  LLVMValueRef src = ll_operand(l, op, 0);
+  if (!src) return false;
+  LLVMBuilderRef b = l->builder;
+  LLVMTypeRef i64 = ll_i(l, 64), type = ll_type(l, op->type2);
+  uint64_t lane_bits = loom_type_bit_width(ll_element_kind(l, op->type));
+  bool is_signed = def->name[strlen(def->name) - 1] == 's';
+  uint64_t width = def->attrs ? (uint64_t)op->attrs[LOOM_ATTR_WIDTH]
+                              : op->enum_value;
+  LLVMValueRef result = LLVMGetPoison(type);
+  for (unsigned j = 0; j < ll_width(l, op->type2); ++j) {
+    uint64_t start = def->attrs ? j * lane_bits +
+                                      (uint64_t)op->attrs[LOOM_ATTR_OFFSET]
+                                : j * width;
+    LLVMValueRef field = LLVMConstInt(i64, 0, 0);
+    for (uint64_t k = start / lane_bits; k <= (start + width - 1) / lane_bits;
+         ++k) {
+      LLVMValueRef part = LLVMBuildZExtOrBitCast(
+          b, LLVMBuildExtractElement(b, src, ll_i32(l, (int64_t)k), ""), i64,
+          "");
+      uint64_t at = k * lane_bits;
+      if (at > start) {
+        part = LLVMBuildShl(b, part, LLVMConstInt(i64, at - start, 0), "");
+      } else if (at < start) {
+        part = LLVMBuildLShr(b, part, LLVMConstInt(i64, start - at, 0), "");
+      }
+      field = LLVMBuildOr(b, field, part, "");
+    }
+    if (width < 64) {
+      field = LLVMBuildAnd(
+          b, field, LLVMConstInt(i64, (UINT64_C(1) << width) - 1, 0), "");
+      if (is_signed) {
+        LLVMValueRef spare = LLVMConstInt(i64, 64 - width, 0);
+        field = LLVMBuildAShr(b, LLVMBuildShl(b, field, spare, ""), spare,
+                              "");
+      }
+    }
+    field = LLVMBuildTruncOrBitCast(b, field, LLVMGetElementType(type), "");
+    result = LLVMBuildInsertElement(b, result, field, ll_i32(l, j), "");
+  }
+  ll_set(l, op, 0, result);
+  return true;
+}
+
 typedef LLVMValueRef (*ll_lane_fn)(llvm_lower_t* l, LLVMValueRef value,
                                    LLVMValueRef lane);
 
@@ -1548,6 +1699,10 @@ static bool ll_lower_op(llvm_lower_t* l, const loom_op_t* op) {
       return ll_lower_arith(l, op, &ll_arith[i]);
     }
   }
+  if (ll_is(op, "vector.constant") || ll_is(op, "vector.iota") ||
+      ll_is(op, "vector.from_elements")) {
+    return ll_lower_vector_build(l, op);
+  }
   switch (def->shape) {
     case LOOM_SHAPE_CONSTANT: {
       loom_type_kind_t kind = LOOM_TYPE(l->m, op->type).kind;
@@ -1606,6 +1761,10 @@ static bool ll_lower_op(llvm_lower_t* l, const loom_op_t* op) {
     }
     case LOOM_SHAPE_SPLAT:
       return ll_lower_splat(l, op);
+    case LOOM_SHAPE_DOT:
+      return ll_lower_dot(l, op);
+    case LOOM_SHAPE_BITS:
+      return ll_lower_bits(l, op);
     case LOOM_SHAPE_VECTOR_REDUCE:
       return ll_lower_vector_reduce(l, op);
     case LOOM_SHAPE_SHUFFLE:

@@ -221,6 +221,16 @@ const loom_op_def_t loom_op_defs[] = {
     VECTOR_NARY("vector.ceilf", 1, LOOM_MASK_FLOAT),
     VECTOR_NARY("vector.truncf", 1, LOOM_MASK_FLOAT),
     VECTOR_NARY("vector.roundevenf", 1, LOOM_MASK_FLOAT),
+    VECTOR_NARY("vector.sqrtf", 1, LOOM_MASK_FLOAT),
+    VECTOR_NARY("vector.expf", 1, LOOM_MASK_FLOAT),
+    VECTOR_NARY("vector.logf", 1, LOOM_MASK_FLOAT),
+    VECTOR_NARY("vector.rsqrtf", 1, LOOM_MASK_FLOAT),
+    VECTOR_NARY("vector.tanhf", 1, LOOM_MASK_FLOAT),
+    VECTOR_NARY("vector.exp2f", 1, LOOM_MASK_FLOAT),
+    VECTOR_NARY("vector.siluf", 1, LOOM_MASK_FLOAT),
+    VECTOR_NARY("vector.sinf", 1, LOOM_MASK_FLOAT),
+    VECTOR_NARY("vector.cosf", 1, LOOM_MASK_FLOAT),
+    VECTOR_NARY("vector.powf", 2, LOOM_MASK_FLOAT),
     VECTOR_NARY("vector.addi", 2, LOOM_MASK_INT),
     VECTOR_NARY("vector.subi", 2, LOOM_MASK_INT),
     VECTOR_NARY("vector.muli", 2, LOOM_MASK_INT),
@@ -252,6 +262,46 @@ const loom_op_def_t loom_op_defs[] = {
          DEVICE),
     CAST("vector.fptosi", LOOM_CAST_FTOI, LOOM_MASK_VECTOR, LOOM_MASK_VECTOR,
          DEVICE),
+    /* Vectors built in place: a splat constant, base + i * step in lane
+     * i, or one operand per lane. */
+    {.name = "vector.constant", .shape = LOOM_SHAPE_CONSTANT,
+     .places = DEVICE, .types = LOOM_MASK_VECTOR},
+    {.name = "vector.iota", .shape = LOOM_SHAPE_IOTA, .places = DEVICE,
+     .types = LOOM_MASK_VECTOR,
+     .types2 = LOOM_MASK_INT & ~LOOM_KIND_BIT(LOOM_TYPE_I1)},
+    {.name = "vector.from_elements", .shape = LOOM_SHAPE_SPLAT,
+     .places = DEVICE, .types = LOOM_MASK_VECTOR},
+    /* Lanewise compares give vector<N x i1> masks (written after "->"),
+     * which vector.select reads lane by lane. */
+    {.name = "vector.cmpi", .shape = LOOM_SHAPE_COMPARE, .arity = 2,
+     .enum_set = LOOM_ENUM_ICMP, .enum_required = true, .places = DEVICE,
+     .types = LOOM_MASK_VECTOR, .types2 = LOOM_MASK_INT},
+    {.name = "vector.cmpf", .shape = LOOM_SHAPE_COMPARE, .arity = 2,
+     .enum_set = LOOM_ENUM_FCMP, .enum_required = true, .places = DEVICE,
+     .types = LOOM_MASK_VECTOR, .types2 = LOOM_MASK_FLOAT},
+    {.name = "vector.select", .shape = LOOM_SHAPE_SELECT, .places = DEVICE,
+     .types = LOOM_MASK_VECTOR},
+    /* Integer fields: a bitfield of each lane, or fixed-width fields of
+     * the lanes read as one little-endian bit stream (the width in
+     * enum_value), zero- or sign-extended into the result lanes. */
+    {.name = "vector.bitfield.extractu", .shape = LOOM_SHAPE_BITS,
+     .places = DEVICE, .types = LOOM_MASK_VECTOR,
+     .attrs = (1u << LOOM_ATTR_OFFSET) | (1u << LOOM_ATTR_WIDTH)},
+    {.name = "vector.bitfield.extracts", .shape = LOOM_SHAPE_BITS,
+     .places = DEVICE, .types = LOOM_MASK_VECTOR,
+     .attrs = (1u << LOOM_ATTR_OFFSET) | (1u << LOOM_ATTR_WIDTH)},
+    {.name = "vector.bitunpacku", .shape = LOOM_SHAPE_BITS, .places = DEVICE,
+     .types = LOOM_MASK_VECTOR},
+    {.name = "vector.bitunpacks", .shape = LOOM_SHAPE_BITS, .places = DEVICE,
+     .types = LOOM_MASK_VECTOR},
+    /* Dot products: dotf fuses lane by lane in lane order into a scalar
+     * accumulator; dot4i adds each group of four byte products to one
+     * i32 accumulator lane, wrapping. */
+    {.name = "vector.dotf", .shape = LOOM_SHAPE_DOT, .places = DEVICE,
+     .types = LOOM_MASK_VECTOR, .types2 = LOOM_MASK_FLOAT},
+    {.name = "vector.dot4i", .shape = LOOM_SHAPE_DOT,
+     .enum_set = LOOM_ENUM_DOT4, .enum_required = true, .places = DEVICE,
+     .types = LOOM_MASK_VECTOR, .types2 = LOOM_MASK_VECTOR},
     {.name = "vector.reduce", .shape = LOOM_SHAPE_VECTOR_REDUCE,
      .enum_set = LOOM_ENUM_COMBINE, .enum_required = true, .places = DEVICE,
      .flag_set = LOOM_FLAGS_FASTMATH,
@@ -335,6 +385,8 @@ static const char* const loom_enum_ordering[] = {
     "relaxed", "acquire", "release", "acq_rel", "seq_cst", NULL};
 static const char* const loom_enum_clamp[] = {"ordered", "number", "ieee",
                                               NULL};
+static const char* const loom_enum_dot4[] = {"s8s8", "u8s8", "s8u8", "u8u8",
+                                             NULL};
 
 static const char* const* const loom_enum_sets[LOOM_ENUM_COUNT] = {
     [LOOM_ENUM_NONE] = NULL,
@@ -347,6 +399,7 @@ static const char* const* const loom_enum_sets[LOOM_ENUM_COUNT] = {
     [LOOM_ENUM_SCOPE] = loom_enum_scope,
     [LOOM_ENUM_ORDERING] = loom_enum_ordering,
     [LOOM_ENUM_CLAMP] = loom_enum_clamp,
+    [LOOM_ENUM_DOT4] = loom_enum_dot4,
 };
 
 static const char* const loom_enum_choice_text[LOOM_ENUM_COUNT] = {
@@ -363,6 +416,7 @@ static const char* const loom_enum_choice_text[LOOM_ENUM_COUNT] = {
     [LOOM_ENUM_SCOPE] = "thread, subgroup, workgroup, device, system",
     [LOOM_ENUM_ORDERING] = "relaxed, acquire, release, acq_rel, seq_cst",
     [LOOM_ENUM_CLAMP] = "ordered, number, ieee",
+    [LOOM_ENUM_DOT4] = "s8s8, u8s8, s8u8, u8u8",
 };
 
 const char* loom_enum_keyword(loom_enum_set_t set, uint32_t index) {

@@ -17,7 +17,8 @@
 typedef enum loom_shape_e {
   LOOM_SHAPE_CONSTANT,      /* %r = op LITERAL : T */
   LOOM_SHAPE_NARY,          /* %r = op %a[, %b[, %c]] : T */
-  LOOM_SHAPE_COMPARE,       /* %r = op PRED, %a, %b : T      (-> i1) */
+  LOOM_SHAPE_COMPARE,       /* %r = op PRED, %a, %b : T      (-> i1);
+                             * vectors: ... : VEC -> vector<N x i1> */
   LOOM_SHAPE_CAST,          /* %r = op %a : T to U */
   LOOM_SHAPE_NULLARY,       /* %r = op[<dim>] : T */
   LOOM_SHAPE_CONFIG_GET,    /* %r = config.get @sym : T */
@@ -30,7 +31,8 @@ typedef enum loom_shape_e {
   LOOM_SHAPE_RMW,           /* %o = op<k> %x, %v[i, ...] {attrs} : T, VIEW */
   LOOM_SHAPE_EXTRACT,       /* %e = vector.extract %v[N] : VEC -> T */
   LOOM_SHAPE_INSERT,        /* %w = vector.insert %s into %v[N] : T, VEC */
-  LOOM_SHAPE_SPLAT,         /* %w = vector.splat %s : VEC */
+  LOOM_SHAPE_SPLAT,         /* %w = vector.splat %s : VEC; also
+                             * vector.from_elements %a, %b, ... : VEC */
   LOOM_SHAPE_VECTOR_REDUCE, /* %r = vector.reduce<k> %v, %init : VEC, T */
   LOOM_SHAPE_SCALE,         /* %r = index.scale %i, %s : index, offset -> offset */
   LOOM_SHAPE_SHUFFLE,       /* %r, %ok = op<mode> %v, %off, %w : T, i32, i32 */
@@ -48,6 +50,11 @@ typedef enum loom_shape_e {
   LOOM_SHAPE_KERNEL_LAUNCH, /* kernel.launch @k[%w, ...](%a, ...) : [T, ...](U, ...) */
   LOOM_SHAPE_CHECK_EXPECT,  /* check.expect.* actual(%a) expected(%b) [tolerances] : T */
   LOOM_SHAPE_CHECK_SOURCE,  /* %t = check.generate.* / check.literal clauses : T */
+  LOOM_SHAPE_IOTA,          /* %r = vector.iota %base step %step : VEC */
+  LOOM_SHAPE_DOT,           /* %r = op[<kind>] %a, %b, %acc : VEC, VEC, T */
+  LOOM_SHAPE_BITS,          /* %r = vector.bitunpack{s,u}<W> %v : VEC -> VEC
+                             * %r = vector.bitfield.extract{s,u} %v
+                             *      {offset = O, width = W} : VEC -> VEC */
 } loom_shape_t;
 
 /* Keyword vocabularies for <param> and predicate positions. */
@@ -62,6 +69,7 @@ typedef enum loom_enum_set_e {
   LOOM_ENUM_SCOPE,        /* thread subgroup workgroup device system */
   LOOM_ENUM_ORDERING,     /* relaxed acquire release acq_rel seq_cst */
   LOOM_ENUM_CLAMP,        /* ordered number ieee */
+  LOOM_ENUM_DOT4,         /* s8s8 u8s8 s8u8 u8u8 (signedness of lhs, rhs) */
   LOOM_ENUM_COUNT,
 } loom_enum_set_t;
 

@@ -654,6 +654,7 @@ static bool loom_parse_flags(loom_parser_t* p, loom_flag_set_t set,
 static bool loom_parse_enum_param(loom_parser_t* p, const loom_op_def_t* def,
                                   loom_op_t* op) {
   op->enum_value = LOOM_ENUM_ABSENT;
+  if (def->shape == LOOM_SHAPE_BITS && !def->attrs) return true;
   bool has_enum =
       def->enum_set != LOOM_ENUM_NONE && def->shape != LOOM_SHAPE_COMPARE;
   if (!loom_is(p, LOOM_TOKEN_LANGLE)) {
@@ -687,7 +688,8 @@ static bool loom_parse_enum_param(loom_parser_t* p, const loom_op_def_t* def,
 static const char* const loom_attr_keys[LOOM_ATTR_KEY_COUNT] = {
     [LOOM_ATTR_SCOPE] = "scope", [LOOM_ATTR_ORDERING] = "ordering",
     [LOOM_ATTR_ALIGN] = "align", [LOOM_ATTR_CLUSTER_SIZE] = "cluster_size",
-    [LOOM_ATTR_MIN_ALIGN] = "minimum_alignment"};
+    [LOOM_ATTR_MIN_ALIGN] = "minimum_alignment",
+    [LOOM_ATTR_OFFSET] = "offset", [LOOM_ATTR_WIDTH] = "width"};
 
 static int loom_attr_key(const loom_parser_t* p) {
   for (int k = 0; k < LOOM_ATTR_KEY_COUNT; ++k) {
@@ -718,6 +720,22 @@ static bool loom_parse_attr_value(loom_parser_t* p, int key, loom_op_t* op) {
       if (!loom_parse_enum_word(p, LOOM_ENUM_ORDERING, &word)) return false;
       op->attrs[key] = word;
       return true;
+    case LOOM_ATTR_OFFSET:
+    case LOOM_ATTR_WIDTH: {
+      /* Bit positions and counts; the verifier checks them against the
+       * types. */
+      loom_token_t at = p->token;
+      if (!loom_parse_int(p, &number)) return false;
+      if (number < (key == LOOM_ATTR_WIDTH) || number > 64) {
+        loom_diag_emit(p->diagnostics, p->source, loom_token_span(at),
+                       HRX_LOOM_SEVERITY_ERROR, HRX_LOOM_DIAG_BAD_ATTRIBUTE,
+                       NULL, 0, "%s must be in [%d, 64]", loom_attr_keys[key],
+                       key == LOOM_ATTR_WIDTH);
+        return false;
+      }
+      op->attrs[key] = number;
+      return true;
+    }
     default: {
       loom_token_t at = p->token;
       if (!loom_parse_int(p, &number)) return false;
@@ -1023,7 +1041,82 @@ static bool loom_shape_compare(loom_parser_t* p, loom_op_ctx_t* c) {
   loom_type_id_t type = 0;
   if (!loom_colon_type(p, &type)) return false;
   LOOM_OP(p->module, c->op).type = type;
-  return loom_set_results(c, 1, LOOM_TYPE_I1);
+  if (!(c->def->types & LOOM_MASK_VECTOR)) {
+    return loom_set_results(c, 1, LOOM_TYPE_I1);
+  }
+  /* Lanewise compares write their mask type. */
+  loom_type_id_t mask = 0;
+  if (!loom_expect(p, LOOM_TOKEN_ARROW) || !loom_parse_type(p, &mask)) {
+    return false;
+  }
+  LOOM_OP(p->module, c->op).type2 = mask;
+  return loom_set_results(c, 1, mask);
+}
+
+/* %r = op[<kind>] %a, %b, %acc : VEC, VEC, T: both sources have one
+ * type (kept in .type), the accumulator's is the result's (.type2). */
+static bool loom_shape_dot(loom_parser_t* p, loom_op_ctx_t* c) {
+  loom_type_id_t lhs = 0, rhs = 0, acc = 0;
+  if (!loom_parse_operand_list(p, c->op) || !loom_colon_type(p, &lhs) ||
+      !loom_expect(p, LOOM_TOKEN_COMMA)) {
+    return false;
+  }
+  loom_token_t at = p->token;
+  if (!loom_parse_type(p, &rhs) || !loom_expect(p, LOOM_TOKEN_COMMA) ||
+      !loom_parse_type(p, &acc)) {
+    return false;
+  }
+  if (rhs != lhs) {
+    loom_diag_emit(p->diagnostics, p->source, loom_token_span(at),
+                   HRX_LOOM_SEVERITY_ERROR, HRX_LOOM_DIAG_TYPE_MISMATCH, NULL,
+                   0, "%s takes two sources of one type", c->def->name);
+    return false;
+  }
+  LOOM_OP(p->module, c->op).type = lhs;
+  LOOM_OP(p->module, c->op).type2 = acc;
+  return loom_set_results(c, 1, acc);
+}
+
+/* vector.bitunpack{s,u}<W> %v : VEC -> VEC (W in enum_value) or
+ * vector.bitfield.extract{s,u} %v {offset = O, width = W} : VEC -> VEC */
+static bool loom_shape_bits(loom_parser_t* p, loom_op_ctx_t* c) {
+  if (!c->def->attrs) {
+    int64_t width = 0;
+    if (!loom_expect(p, LOOM_TOKEN_LANGLE)) return false;
+    loom_token_t at = p->token;
+    if (!loom_parse_int(p, &width) || !loom_expect(p, LOOM_TOKEN_RANGLE)) {
+      return false;
+    }
+    if (width < 1 || width > 64) {
+      loom_diag_emit(p->diagnostics, p->source, loom_token_span(at),
+                     HRX_LOOM_SEVERITY_ERROR, HRX_LOOM_DIAG_BAD_ATTRIBUTE,
+                     NULL, 0, "field width must be in [1, 64]");
+      return false;
+    }
+    LOOM_OP(p->module, c->op).enum_value = (uint8_t)width;
+  }
+  loom_type_id_t from = 0, to = 0;
+  if (!loom_parse_operand_into(p, c->op) ||
+      !loom_parse_attrs(p, c->op, c->def->attrs) ||
+      !loom_colon_type(p, &from) || !loom_expect(p, LOOM_TOKEN_ARROW) ||
+      !loom_parse_type(p, &to)) {
+    return false;
+  }
+  LOOM_OP(p->module, c->op).type = from;
+  LOOM_OP(p->module, c->op).type2 = to;
+  return loom_set_results(c, 1, to);
+}
+
+/* %r = vector.iota %base step %step : VEC */
+static bool loom_shape_iota(loom_parser_t* p, loom_op_ctx_t* c) {
+  if (!loom_parse_operand_into(p, c->op) || !loom_expect_word(p, "step") ||
+      !loom_parse_operand_into(p, c->op)) {
+    return false;
+  }
+  loom_type_id_t type = 0;
+  if (!loom_colon_type(p, &type)) return false;
+  LOOM_OP(p->module, c->op).type = type;
+  return loom_set_results(c, 1, type);
 }
 
 static bool loom_shape_cast(loom_parser_t* p, loom_op_ctx_t* c) {
@@ -1499,6 +1592,9 @@ static const loom_shape_fn loom_shape_parsers[] = {
     [LOOM_SHAPE_KERNEL_LAUNCH] = loom_shape_kernel_launch,
     [LOOM_SHAPE_CHECK_EXPECT] = loom_shape_check_expect,
     [LOOM_SHAPE_CHECK_SOURCE] = loom_shape_check_source,
+    [LOOM_SHAPE_IOTA] = loom_shape_iota,
+    [LOOM_SHAPE_DOT] = loom_shape_dot,
+    [LOOM_SHAPE_BITS] = loom_shape_bits,
 };
 
 static bool loom_parse_op(loom_parser_t* p) {

@@ -124,6 +124,8 @@ static hrx_status_t loom_p_attr_dict(loom_printer_t* p, const loom_op_t* op) {
   } order[] = {{LOOM_ATTR_ALIGN, "align", LOOM_ENUM_NONE},
                {LOOM_ATTR_CLUSTER_SIZE, "cluster_size", LOOM_ENUM_NONE},
                {LOOM_ATTR_MIN_ALIGN, "minimum_alignment", LOOM_ENUM_NONE},
+               {LOOM_ATTR_OFFSET, "offset", LOOM_ENUM_NONE},
+               {LOOM_ATTR_WIDTH, "width", LOOM_ENUM_NONE},
                {LOOM_ATTR_ORDERING, "ordering", LOOM_ENUM_ORDERING},
                {LOOM_ATTR_SCOPE, "scope", LOOM_ENUM_SCOPE}};
   bool any = false;
@@ -237,6 +239,38 @@ static hrx_status_t loom_p_op(loom_printer_t* p, uint32_t op_id,
       P_TRY(loom_pf(p, " %s, ", loom_enum_keyword((loom_enum_set_t)def->enum_set,
                                                   op->enum_value)));
       P_TRY(loom_p_operands(p, op, 0, op->operand_count));
+      P_TRY(loom_p(p, " : "));
+      P_TRY(loom_p_type(p, op->type));
+      if (def->types & LOOM_MASK_VECTOR) {
+        P_TRY(loom_p(p, " -> "));
+        P_TRY(loom_p_type(p, op->type2));
+      }
+      break;
+    case LOOM_SHAPE_BITS:
+      if (!def->attrs) P_TRY(loom_pf(p, "<%u>", (unsigned)op->enum_value));
+      P_TRY(loom_p(p, " "));
+      P_TRY(loom_p_operands(p, op, 0, 1));
+      P_TRY(loom_p_attr_dict(p, op));
+      P_TRY(loom_p(p, " : "));
+      P_TRY(loom_p_type(p, op->type));
+      P_TRY(loom_p(p, " -> "));
+      P_TRY(loom_p_type(p, op->type2));
+      break;
+    case LOOM_SHAPE_DOT:
+      P_TRY(loom_p(p, " "));
+      P_TRY(loom_p_operands(p, op, 0, op->operand_count));
+      P_TRY(loom_p(p, " : "));
+      P_TRY(loom_p_type(p, op->type));
+      P_TRY(loom_p(p, ", "));
+      P_TRY(loom_p_type(p, op->type));
+      P_TRY(loom_p(p, ", "));
+      P_TRY(loom_p_type(p, op->type2));
+      break;
+    case LOOM_SHAPE_IOTA:
+      P_TRY(loom_p(p, " "));
+      P_TRY(loom_p_operands(p, op, 0, 1));
+      P_TRY(loom_p(p, " step "));
+      P_TRY(loom_p_operands(p, op, 1, 2));
       P_TRY(loom_p(p, " : "));
       P_TRY(loom_p_type(p, op->type));
       break;

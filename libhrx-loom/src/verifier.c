@@ -139,6 +139,8 @@ static bool loom_expect_operand_count(loom_verifier_t* v, const loom_op_t* op,
 
 static void loom_check_constant(loom_verifier_t* v, const loom_op_t* op) {
   loom_type_kind_t kind = loom_type_kind(v->module, op->type);
+  /* vector.constant: the literal is every lane's value. */
+  if (kind == LOOM_TYPE_VECTOR) kind = LOOM_TYPE(v->module, op->type).element;
   const loom_literal_t* l = &op->literal;
   if (loom_type_is_float(kind)) {
     if (l->kind != LOOM_LITERAL_FLOAT) {
@@ -544,6 +546,149 @@ static void loom_check_launch(loom_verifier_t* v, const loom_op_t* op) {
   }
 }
 
+static uint32_t loom_lanes(const loom_verifier_t* v, loom_type_id_t type) {
+  const loom_type_t* t = &LOOM_TYPE(v->module, type);
+  return (uint32_t)LOOM_DIM(v->module, t->dims_start).size;
+}
+
+/* A vector<N x i1> mask of as many lanes as vector |of|. */
+static bool loom_expect_mask_of(loom_verifier_t* v, const loom_op_t* op,
+                                loom_type_id_t mask, loom_type_id_t of) {
+  if (loom_type_kind(v->module, mask) == LOOM_TYPE_VECTOR &&
+      loom_element(v, mask) == LOOM_TYPE_I1 &&
+      loom_lanes(v, mask) == loom_lanes(v, of)) {
+    return true;
+  }
+  char text[96];
+  loom_type_text(v, of, text, sizeof(text));
+  loom_verror(v, op->span, HRX_LOOM_DIAG_TYPE_MISMATCH, NULL, 0,
+              "%s needs a vector<%uxi1> mask for %s",
+              loom_op_defs[op->opcode].name, loom_lanes(v, of), text);
+  return false;
+}
+
+/* vector.dotf: float sources, accumulator of their element type.
+ * vector.dot4i: i8 sources, an i32 accumulator lane per four of theirs. */
+static void loom_check_dot(loom_verifier_t* v, const loom_op_t* op,
+                           const loom_op_def_t* def) {
+  if (!loom_expect_operand_count(v, op, 3) ||
+      !loom_expect_mask(v, op, "source", op->type, LOOM_MASK_VECTOR) ||
+      !loom_expect_mask(v, op, "accumulator", op->type2,
+                        def->types2 == LOOM_MASK_VECTOR
+                            ? LOOM_MASK_VECTOR : LOOM_MASK_FLOAT)) {
+    return;
+  }
+  loom_expect_operand(v, op, 0, op->type);
+  loom_expect_operand(v, op, 1, op->type);
+  loom_expect_operand(v, op, 2, op->type2);
+  if (def->types2 != LOOM_MASK_VECTOR) {
+    if (loom_element(v, op->type) != loom_type_kind(v->module, op->type2)) {
+      loom_type_mismatch(v, op, "accumulator", loom_element(v, op->type),
+                         op->type2);
+    }
+    return;
+  }
+  if (loom_element(v, op->type) != LOOM_TYPE_I8 ||
+      loom_element(v, op->type2) != LOOM_TYPE_I32 ||
+      loom_lanes(v, op->type) != 4 * loom_lanes(v, op->type2)) {
+    char from[96], to[96];
+    loom_type_text(v, op->type, from, sizeof(from));
+    loom_type_text(v, op->type2, to, sizeof(to));
+    loom_verror(v, op->span, HRX_LOOM_DIAG_TYPE_MISMATCH, NULL, 0,
+                "%s sums four i8 lanes into each i32 lane: %s does not "
+                "match %s", def->name, from, to);
+  }
+}
+
+/* Integer vectors on both sides; a bitfield lies inside its lane and
+ * fits its result lane; unpacked fields fill the result exactly with the
+ * source's bits. */
+static void loom_check_bits(loom_verifier_t* v, const loom_op_t* op,
+                            const loom_op_def_t* def) {
+  if (!loom_expect_mask(v, op, "source", op->type, LOOM_MASK_VECTOR) ||
+      !loom_expect_mask(v, op, "result", op->type2, LOOM_MASK_VECTOR) ||
+      !loom_expect_operand_count(v, op, 1)) {
+    return;
+  }
+  loom_expect_operand(v, op, 0, op->type);
+  loom_type_kind_t from = loom_element(v, op->type);
+  loom_type_kind_t to = loom_element(v, op->type2);
+  if (!loom_type_is_integer(from) || from == LOOM_TYPE_I1) {
+    loom_type_not_allowed(v, op, "source", op->type);
+    return;
+  }
+  if (!loom_type_is_integer(to) || to == LOOM_TYPE_I1) {
+    loom_type_not_allowed(v, op, "result", op->type2);
+    return;
+  }
+  uint32_t from_bits = loom_type_bit_width(from);
+  uint32_t to_bits = loom_type_bit_width(to);
+  uint32_t lanes = loom_lanes(v, op->type), out = loom_lanes(v, op->type2);
+  if (def->attrs) {
+    int64_t offset = op->attrs[LOOM_ATTR_OFFSET];
+    int64_t width = op->attrs[LOOM_ATTR_WIDTH];
+    if (offset < 0 || width < 0) {
+      loom_verror(v, op->span, HRX_LOOM_DIAG_BAD_ATTRIBUTE, NULL, 0,
+                  "%s needs {offset = N, width = M}", def->name);
+    } else if (lanes != out) {
+      loom_verror(v, op->span, HRX_LOOM_DIAG_BAD_SHAPE, NULL, 0,
+                  "%s keeps the lane count (%u lanes to %u)", def->name,
+                  lanes, out);
+    } else if ((uint64_t)(offset + width) > from_bits ||
+               (uint64_t)width > to_bits) {
+      loom_verror(v, op->span, HRX_LOOM_DIAG_BAD_ATTRIBUTE, NULL, 0,
+                  "bits [%" PRId64 ", %" PRId64 ") do not fit i%u lanes "
+                  "into i%u lanes", offset, offset + width, from_bits,
+                  to_bits);
+    }
+    return;
+  }
+  uint32_t width = op->enum_value;
+  if (width > to_bits || (uint64_t)lanes * from_bits != (uint64_t)out * width) {
+    loom_verror(v, op->span, HRX_LOOM_DIAG_BAD_SHAPE, NULL, 0,
+                "%s<%u> reads %u source bits as %u-bit fields: the result "
+                "needs lanes of at least %u bits whose count times %u is %u, "
+                "not %u x i%u", def->name, width, lanes * from_bits, width,
+                width, width, lanes * from_bits, out, to_bits);
+  }
+}
+
+/* Lanewise compares, vector.select, vector.iota, vector.from_elements. */
+static void loom_check_vector_op(loom_verifier_t* v, const loom_op_t* op,
+                                 const loom_op_def_t* def) {
+  if (!loom_expect_mask(v, op, "vector", op->type, LOOM_MASK_VECTOR)) return;
+  loom_type_kind_t element = loom_element(v, op->type);
+  if (def->types2 && !(def->types2 & LOOM_KIND_BIT(element))) {
+    loom_type_not_allowed(v, op, "vector", op->type);
+    return;
+  }
+  switch (def->shape) {
+    case LOOM_SHAPE_COMPARE:
+      if (!loom_expect_operand_count(v, op, 2)) return;
+      loom_expect_operand(v, op, 0, op->type);
+      loom_expect_operand(v, op, 1, op->type);
+      loom_expect_mask_of(v, op, op->type2, op->type);
+      break;
+    case LOOM_SHAPE_SELECT:
+      if (!loom_expect_operand_count(v, op, 3)) return;
+      loom_expect_mask_of(v, op, loom_operand_type(v, op, 0), op->type);
+      loom_expect_operand(v, op, 1, op->type);
+      loom_expect_operand(v, op, 2, op->type);
+      break;
+    case LOOM_SHAPE_IOTA:
+      if (!loom_expect_operand_count(v, op, 2)) return;
+      loom_expect_operand(v, op, 0, element);
+      loom_expect_operand(v, op, 1, element);
+      break;
+    default: /* vector.from_elements: one scalar per lane */
+      if (!loom_expect_operand_count(v, op, loom_lanes(v, op->type))) return;
+      for (uint32_t i = 0; i < op->operand_count; ++i) {
+        loom_expect_operand(v, op, i, element);
+      }
+      break;
+  }
+}
+
 static void loom_check_op_types(loom_verifier_t* v, const loom_op_t* op) {
   const loom_op_def_t* def = &loom_op_defs[op->opcode];
   const loom_module_t* m = v->module;
@@ -567,6 +712,10 @@ static void loom_check_op_types(loom_verifier_t* v, const loom_op_t* op) {
       }
       break;
     case LOOM_SHAPE_COMPARE:
+      if (def->types & LOOM_MASK_VECTOR) {
+        loom_check_vector_op(v, op, def);
+        break;
+      }
       if (!loom_expect_operand_count(v, op, 2)) break;
       if (!loom_expect_mask(v, op, "operand", op->type, def->types)) break;
       loom_expect_operand(v, op, 0, op->type);
@@ -687,7 +836,20 @@ static void loom_check_op_types(loom_verifier_t* v, const loom_op_t* op) {
       }
       break;
     }
+    case LOOM_SHAPE_IOTA:
+      loom_check_vector_op(v, op, def);
+      break;
+    case LOOM_SHAPE_DOT:
+      loom_check_dot(v, op, def);
+      break;
+    case LOOM_SHAPE_BITS:
+      loom_check_bits(v, op, def);
+      break;
     case LOOM_SHAPE_SPLAT:
+      if (strcmp(def->name, "vector.from_elements") == 0) {
+        loom_check_vector_op(v, op, def);
+        break;
+      }
       if (!loom_expect_mask(v, op, "result", op->type, LOOM_MASK_VECTOR) ||
           !loom_expect_operand_count(v, op, 1)) {
         break;
@@ -766,6 +928,10 @@ static void loom_check_op_types(loom_verifier_t* v, const loom_op_t* op) {
       }
       break;
     case LOOM_SHAPE_SELECT:
+      if (strcmp(def->name, "vector.select") == 0) {
+        loom_check_vector_op(v, op, def);
+        break;
+      }
       if (!loom_expect_operand_count(v, op, 3)) break;
       loom_expect_operand(v, op, 0, LOOM_TYPE_I1);
       loom_expect_operand(v, op, 1, op->type);

@@ -123,6 +123,120 @@ static const diag_case_t cases[] = {
           "  %v = buffer.view %x[%o] : buffer -> view<4xf32>\n"
           "  %r = kernel.workgroup.reduce<addf> %v : view<4xf32>\n"),
      HRX_LOOM_DIAG_TYPE_NOT_ALLOWED, 7, 3},
+    {"vector_constant_float_for_int",
+     BODY("  %v = vector.constant 1.5 : vector<4xi32>\n"),
+     HRX_LOOM_DIAG_TYPE_MISMATCH, 5, 3},
+    {"vector_constant_range",
+     BODY("  %v = vector.constant 300 : vector<4xi8>\n"),
+     HRX_LOOM_DIAG_CONSTANT_RANGE, 5, 3},
+    {"vector_iota_floats",
+     BODY("  %v = vector.iota %f step %f : vector<4xf32>\n"),
+     HRX_LOOM_DIAG_TYPE_NOT_ALLOWED, 5, 3},
+    {"vector_iota_step_type",
+     BODY("  %b = scalar.constant 1 : i32\n"
+          "  %v = vector.iota %b step %i : vector<4xi32>\n"),
+     HRX_LOOM_DIAG_TYPE_MISMATCH, 6, 3},
+    {"vector_iota_needs_step",
+     BODY("  %b = scalar.constant 1 : i32\n"
+          "  %v = vector.iota %b, %b : vector<4xi32>\n"),
+     HRX_LOOM_DIAG_EXPECTED_TOKEN, 6, 22},
+    {"vector_from_elements_count",
+     BODY("  %v = vector.from_elements %f, %f, %f : vector<4xf32>\n"),
+     HRX_LOOM_DIAG_EXPECTED_TOKEN, 5, 3},
+    {"vector_from_elements_type",
+     BODY("  %v = vector.from_elements %f, %i : vector<2xf32>\n"),
+     HRX_LOOM_DIAG_TYPE_MISMATCH, 5, 3},
+    {"vector_cmpi_needs_mask_type",
+     BODY("  %b = scalar.constant 1 : i32\n"
+          "  %v = vector.splat %b : vector<4xi32>\n"
+          "  %m = vector.cmpi eq, %v, %v : vector<4xi32>\n"
+          "  kernel.return\n"),
+     HRX_LOOM_DIAG_EXPECTED_TOKEN, 8, 3},
+    {"vector_cmpi_mask_lanes",
+     BODY("  %b = scalar.constant 1 : i32\n"
+          "  %v = vector.splat %b : vector<4xi32>\n"
+          "  %m = vector.cmpi eq, %v, %v : vector<4xi32> -> vector<8xi1>\n"),
+     HRX_LOOM_DIAG_TYPE_MISMATCH, 7, 3},
+    {"vector_cmpf_on_integers",
+     BODY("  %b = scalar.constant 1 : i32\n"
+          "  %v = vector.splat %b : vector<4xi32>\n"
+          "  %m = vector.cmpf olt, %v, %v : vector<4xi32> -> vector<4xi1>\n"),
+     HRX_LOOM_DIAG_TYPE_NOT_ALLOWED, 7, 3},
+    {"vector_select_scalar_condition",
+     BODY("  %v = vector.splat %f : vector<4xf32>\n"
+          "  %t = scalar.constant true : i1\n"
+          "  %r = vector.select %t, %v, %v : vector<4xf32>\n"),
+     HRX_LOOM_DIAG_TYPE_MISMATCH, 7, 3},
+    {"vector_dotf_accumulator",
+     BODY("  %v = vector.splat %f : vector<4xf32>\n"
+          "  %c = scalar.constant 1 : i32\n"
+          "  %r = vector.dotf %v, %v, %c : vector<4xf32>, vector<4xf32>, "
+          "i32\n"),
+     HRX_LOOM_DIAG_TYPE_NOT_ALLOWED, 7, 3},
+    {"vector_dotf_sources_differ",
+     BODY("  %v = vector.splat %f : vector<4xf32>\n"
+          "  %r = vector.dotf %v, %v, %f : vector<4xf32>, vector<8xf32>, "
+          "f32\n"),
+     HRX_LOOM_DIAG_TYPE_MISMATCH, 6, 48},
+    {"vector_dot4i_lanes",
+     BODY("  %c = scalar.constant 1 : i8\n"
+          "  %v = vector.splat %c : vector<8xi8>\n"
+          "  %z = scalar.constant 0 : i32\n"
+          "  %a = vector.splat %z : vector<4xi32>\n"
+          "  %r = vector.dot4i<s8s8> %v, %v, %a : vector<8xi8>, vector<8xi8>, "
+          "vector<4xi32>\n"),
+     HRX_LOOM_DIAG_TYPE_MISMATCH, 9, 3},
+    {"vector_dot4i_kind",
+     BODY("  %c = scalar.constant 1 : i8\n"
+          "  %v = vector.splat %c : vector<4xi8>\n"
+          "  %z = scalar.constant 0 : i32\n"
+          "  %a = vector.splat %z : vector<1xi32>\n"
+          "  %r = vector.dot4i<s8s16> %v, %v, %a : vector<4xi8>, vector<4xi8>, "
+          "vector<1xi32>\n"),
+     HRX_LOOM_DIAG_UNKNOWN_ENUM, 9, 0},
+    {"bitunpack_bit_count",
+     BODY("  %c = scalar.constant 1 : i8\n"
+          "  %v = vector.splat %c : vector<2xi8>\n"
+          "  %r = vector.bitunpacku<4> %v : vector<2xi8> -> vector<8xi8>\n"),
+     HRX_LOOM_DIAG_BAD_SHAPE, 7, 3},
+    {"bitunpack_width_range",
+     BODY("  %c = scalar.constant 1 : i8\n"
+          "  %v = vector.splat %c : vector<2xi8>\n"
+          "  %r = vector.bitunpacku<0> %v : vector<2xi8> -> vector<8xi8>\n"),
+     HRX_LOOM_DIAG_BAD_ATTRIBUTE, 7, 26},
+    {"bitunpack_needs_width",
+     BODY("  %c = scalar.constant 1 : i8\n"
+          "  %v = vector.splat %c : vector<2xi8>\n"
+          "  %r = vector.bitunpacks %v : vector<2xi8> -> vector<4xi8>\n"),
+     HRX_LOOM_DIAG_EXPECTED_TOKEN, 7, 26},
+    {"bitunpack_floats",
+     BODY("  %v = vector.splat %f : vector<2xf32>\n"
+          "  %r = vector.bitunpacku<8> %v : vector<2xf32> -> vector<8xi8>\n"),
+     HRX_LOOM_DIAG_TYPE_NOT_ALLOWED, 6, 3},
+    {"bitfield_outside_lane",
+     BODY("  %c = scalar.constant 1 : i8\n"
+          "  %v = vector.splat %c : vector<2xi8>\n"
+          "  %r = vector.bitfield.extractu %v {offset = 6, width = 4} : "
+          "vector<2xi8> -> vector<2xi32>\n"),
+     HRX_LOOM_DIAG_BAD_ATTRIBUTE, 7, 3},
+    {"bitfield_needs_width",
+     BODY("  %c = scalar.constant 1 : i8\n"
+          "  %v = vector.splat %c : vector<2xi8>\n"
+          "  %r = vector.bitfield.extracts %v {offset = 2} : "
+          "vector<2xi8> -> vector<2xi32>\n"),
+     HRX_LOOM_DIAG_BAD_ATTRIBUTE, 7, 3},
+    {"bitfield_lanes",
+     BODY("  %c = scalar.constant 1 : i8\n"
+          "  %v = vector.splat %c : vector<2xi8>\n"
+          "  %r = vector.bitfield.extractu %v {offset = 0, width = 4} : "
+          "vector<2xi8> -> vector<4xi32>\n"),
+     HRX_LOOM_DIAG_BAD_SHAPE, 7, 3},
+    {"bitfield_width_zero",
+     BODY("  %c = scalar.constant 1 : i8\n"
+          "  %v = vector.splat %c : vector<2xi8>\n"
+          "  %r = vector.bitfield.extractu %v {offset = 0, width = 0} : "
+          "vector<2xi8> -> vector<2xi32>\n"),
+     HRX_LOOM_DIAG_BAD_ATTRIBUTE, 7, 57},
     {"vector_integer_op_on_floats",
      BODY("  %v = vector.splat %f : vector<4xf32>\n"
           "  %w = vector.xori %v, %v : vector<4xf32>\n"),

@@ -219,7 +219,12 @@ static void test_workgroup_reduce_vectors(void** state) {
 static void test_checked_kernels_round_trip(void** state) {
   (void)state;
   static const char* const files[] = {"check/workgroup_reduce_kinds.loom",
-                                      "check/vector_elementwise.loom"};
+                                      "check/vector_elementwise.loom",
+                                      "check/vector_build.loom",
+                                      "check/vector_dot.loom",
+                                      "check/vector_bits.loom",
+                                      "check/vector_math.loom",
+                                      "check/vector_trig.loom"};
   for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); ++i) {
     size_t length = 0;
     char* text = loom_test_read_test_kernel(files[i], &length);

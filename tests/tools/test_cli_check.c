@@ -43,6 +43,16 @@ static void test_check_own_kernels_pass(void** state) {
         "2 passed, 0 failed, 0 not run\n"}},
       {"vector_elementwise.loom",
        {"PASS vector_chain\n", "1 passed, 0 failed, 0 not run\n"}},
+      {"vector_build.loom",
+       {"PASS vector_masks\n", "1 passed, 0 failed, 0 not run\n"}},
+      {"vector_dot.loom",
+       {"PASS vector_dots\n", "1 passed, 0 failed, 0 not run\n"}},
+      {"vector_bits.loom",
+       {"PASS vector_fields\n", "1 passed, 0 failed, 0 not run\n"}},
+      {"vector_math.loom",
+       {"PASS vector_math_lanes\n", "1 passed, 0 failed, 0 not run\n"}},
+      {"vector_trig.loom",
+       {"PASS vector_trig_lanes\n", "1 passed, 0 failed, 0 not run\n"}},
   };
   for (size_t i = 0; i < sizeof(kernels) / sizeof(kernels[0]); ++i) {
     char* args = test_strdup_printf("%s/check/%s --device=0",
@@ -60,7 +70,7 @@ static void test_check_own_kernels_pass(void** state) {
   test_temp_dir_remove(root);
 }
 
-/* Workgroup reductions of every kind and the elementwise vector ops give
+/* Workgroup reductions of every kind and the vector ops give
  * on the modelled gfx1151 (device 1 with HRX_KFD_MODEL) what they give on
  * the host device. */
 static void test_check_kernels_on_gfx1151(void** state) {
@@ -76,6 +86,10 @@ static void test_check_kernels_on_gfx1151(void** state) {
   } kernels[] = {
       {"workgroup_reduce_kinds.loom", "2 passed, 0 failed, 0 not run\n"},
       {"vector_elementwise.loom", "1 passed, 0 failed, 0 not run\n"},
+      {"vector_build.loom", "1 passed, 0 failed, 0 not run\n"},
+      {"vector_dot.loom", "1 passed, 0 failed, 0 not run\n"},
+      {"vector_bits.loom", "1 passed, 0 failed, 0 not run\n"},
+      {"vector_math.loom", "1 passed, 0 failed, 0 not run\n"},
   };
   for (size_t i = 0; i < sizeof(kernels) / sizeof(kernels[0]); ++i) {
     char* args = test_strdup_printf("check %s/check/%s --device=1",

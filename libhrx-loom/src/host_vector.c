@@ -1,0 +1,168 @@
+/* Vector construction, lanewise compares and selects, and dot products
+ * on the host ISA.
+ *
+ * A vector<N x T> value is N consecutive registers, one per lane, so each
+ * op here is N scalar instructions: a compare gives one i1 register per
+ * lane and vector.select reads them lane by lane. */
+#include <string.h>
+
+#include "host_backend_internal.h"
+#include "op_table.h"
+
+static const char* const hv_ops[] = {
+    "vector.constant", "vector.iota", "vector.from_elements", "vector.cmpi",
+    "vector.cmpf",     "vector.select", "vector.dotf",        "vector.dot4i"};
+
+bool hb_is_vector_build(const loom_op_t* op) {
+  for (size_t i = 0; i < sizeof(hv_ops) / sizeof(hv_ops[0]); ++i) {
+    if (hb_is(op, hv_ops[i])) return true;
+  }
+  return false;
+}
+
+/* The result registers of |op|: uniform when its value is and every
+ * operand register is scalar. */
+static bool hv_define(hb_t* b, const loom_op_t* op, const uint32_t* regs,
+                      uint32_t count) {
+  uint32_t result = op->results_start;
+  bool scalar = b->uniform[result] != 0;
+  for (uint32_t i = 0; i < count && scalar; ++i) {
+    scalar = hb_all_scalar(b, &regs[i], 1);
+  }
+  return hb_new_vreg(b, scalar, hb_width(b, op->type), &b->vreg[result]);
+}
+
+/* vector.constant: every lane holds the literal. */
+static bool hv_constant(hb_t* b, const loom_op_t* op, uint32_t width) {
+  loom_type_kind_t element = LOOM_TYPE(b->m, op->type).element;
+  uint64_t bits = hb_literal_bits(&op->literal, element);
+  if (!hv_define(b, op, NULL, 0)) return false;
+  for (uint32_t k = 0; k < width; ++k) {
+    if (!hb_const(b, bits, b->vreg[op->results_start] + k)) return false;
+  }
+  return true;
+}
+
+/* vector.iota: lane k is lane k-1 + step, i.e. base + k * step wrapping
+ * in the element type as the multiply-add would. */
+static bool hv_iota(hb_t* b, const loom_op_t* op, uint32_t width,
+                    const uint32_t* regs) {
+  uint8_t type = hb_host_type(LOOM_TYPE(b->m, op->type).element);
+  if (!hv_define(b, op, regs, 2)) return false;
+  uint32_t first = b->vreg[op->results_start];
+  if (!hb_emit(b, HRX_HOST_OP_MOV, HRX_HOST_TYPE_I64, 0, first, regs[0],
+               LOOM_NONE, LOOM_NONE, 0)) {
+    return false;
+  }
+  for (uint32_t k = 1; k < width; ++k) {
+    if (!hb_emit(b, HRX_HOST_OP_IADD, type, 0, first + k, first + k - 1,
+                 regs[1], LOOM_NONE, 0)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/* A new register holding one instruction's result, in the file its
+ * operands allow. */
+static bool hv_emit(hb_t* b, uint8_t code, uint8_t type, uint8_t aux,
+                    uint32_t x, uint32_t y, uint32_t z, uint32_t imm,
+                    uint32_t* out) {
+  uint32_t regs[] = {x, y, z};
+  return hb_new_vreg(b, hb_all_scalar(b, regs, 3), 1, out) &&
+         hb_emit(b, code, type, aux, *out, x, y, z, imm);
+}
+
+/* vector.dotf: acc = fma(lhs[k], rhs[k], acc) for k in lane order. */
+static bool hv_dotf(hb_t* b, const loom_op_t* op, uint32_t width,
+                    const uint32_t* regs) {
+  uint8_t type = hb_host_type(LOOM_TYPE(b->m, op->type).element);
+  uint32_t acc = regs[2];
+  for (uint32_t k = 0; k < width; ++k) {
+    if (!hv_emit(b, HRX_HOST_OP_FFMA, type, 0, regs[0] + k, regs[1] + k, acc,
+                 0, &acc)) {
+      return false;
+    }
+  }
+  b->vreg[op->results_start] = acc;
+  return true;
+}
+
+/* Byte lane |reg| as an i32 product operand: registers hold i8 values
+ * sign-extended, so unsigned ones are zero-extended first. */
+static bool hv_byte(hb_t* b, uint32_t reg, bool is_unsigned, uint32_t* out) {
+  if (!is_unsigned) {
+    *out = reg;
+    return true;
+  }
+  return hv_emit(b, HRX_HOST_OP_CVT, HRX_HOST_TYPE_I32, HRX_HOST_TYPE_I8, reg,
+                 LOOM_NONE, LOOM_NONE, HRX_HOST_CVT_ZEXT, out);
+}
+
+/* vector.dot4i<kind>: result lane r = acc[r] + the four products of
+ * lanes 4r..4r+3, wrapping in i32. */
+static bool hv_dot4i(hb_t* b, const loom_op_t* op, const uint32_t* regs) {
+  /* s8s8 u8s8 s8u8 u8u8: bit 0 = lhs unsigned, bit 1 = rhs unsigned. */
+  bool lhs_unsigned = op->enum_value & 1, rhs_unsigned = op->enum_value & 2;
+  uint32_t lanes = hb_width(b, op->type2);
+  uint32_t result = op->results_start;
+  if (!hb_new_vreg(b, b->uniform[result] && hb_all_scalar(b, regs, 3), lanes,
+                   &b->vreg[result])) {
+    return false;
+  }
+  for (uint32_t r = 0; r < lanes; ++r) {
+    uint32_t sum = regs[2] + r;
+    for (uint32_t k = 4 * r; k < 4 * r + 4; ++k) {
+      uint32_t x = 0, y = 0, product = 0;
+      if (!hv_byte(b, regs[0] + k, lhs_unsigned, &x) ||
+          !hv_byte(b, regs[1] + k, rhs_unsigned, &y) ||
+          !hv_emit(b, HRX_HOST_OP_IMUL, HRX_HOST_TYPE_I32, 0, x, y, LOOM_NONE,
+                   0, &product) ||
+          !hv_emit(b, HRX_HOST_OP_IADD, HRX_HOST_TYPE_I32, 0, sum, product,
+                   LOOM_NONE, 0, &sum)) {
+        return false;
+      }
+    }
+    if (!hb_emit(b, HRX_HOST_OP_MOV, HRX_HOST_TYPE_I64, 0,
+                 b->vreg[result] + r, sum, LOOM_NONE, LOOM_NONE, 0)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool hb_lower_vector_build(hb_t* b, const loom_op_t* op) {
+  uint32_t width = hb_width(b, op->type);
+  if (hb_is(op, "vector.constant")) return hv_constant(b, op, width);
+  if (op->operand_count > 64) {
+    return hb_error(b, op->span, HRX_LOOM_DIAG_BACKEND_LIMIT,
+                    "the host backend builds vectors of at most 64 lanes");
+  }
+  uint32_t regs[64];
+  for (uint32_t i = 0; i < op->operand_count; ++i) {
+    if (!hb_operand(b, op, i, &regs[i])) return false;
+  }
+  if (hb_is(op, "vector.iota")) return hv_iota(b, op, width, regs);
+  if (hb_is(op, "vector.dotf")) return hv_dotf(b, op, width, regs);
+  if (hb_is(op, "vector.dot4i")) return hv_dot4i(b, op, regs);
+  if (!hv_define(b, op, regs, op->operand_count)) return false;
+  uint32_t first = b->vreg[op->results_start];
+  uint8_t type = hb_host_type(LOOM_TYPE(b->m, op->type).element);
+  for (uint32_t k = 0; k < width; ++k) {
+    bool ok = true;
+    if (hb_is(op, "vector.from_elements")) {
+      ok = hb_emit(b, HRX_HOST_OP_MOV, HRX_HOST_TYPE_I64, 0, first + k,
+                   regs[k], LOOM_NONE, LOOM_NONE, 0);
+    } else if (hb_is(op, "vector.select")) {
+      ok = hb_emit(b, HRX_HOST_OP_SELECT, type, 0, first + k, regs[0] + k,
+                   regs[1] + k, regs[2] + k, 0);
+    } else {
+      uint8_t code =
+          hb_is(op, "vector.cmpf") ? HRX_HOST_OP_FCMP : HRX_HOST_OP_ICMP;
+      ok = hb_emit(b, code, type, op->enum_value, first + k, regs[0] + k,
+                   regs[1] + k, LOOM_NONE, 0);
+    }
+    if (!ok) return false;
+  }
+  return true;
+}

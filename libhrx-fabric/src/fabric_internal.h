@@ -270,6 +270,9 @@ uint32_t hrx_host_pool_worker_count(const hrx_host_pool_t* pool);
 void hrx_host_pool_run(hrx_host_pool_t* pool, hrx_host_job_t* job,
                        hrx_host_scratch_t* scratch);
 
+/* Grows |scratch| to at least |bytes| (64-byte aligned; the old contents
+ * are not kept); false when memory runs out. */
+bool hrx_host_scratch_reserve(hrx_host_scratch_t* scratch, size_t bytes);
 void hrx_host_scratch_free(hrx_host_scratch_t* scratch);
 
 /*===------------------------------------------------------------------===*/

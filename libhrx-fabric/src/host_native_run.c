@@ -10,14 +10,13 @@
  * come from the native record. */
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #if defined(__x86_64__)
 #include <cpuid.h>
 #endif
 
-#include "fabric_internal.h"
+#include "host_exec_internal.h"
 #include "hrx/core/half.h"
 #include "hrx/fabric/host_native.h"
 
@@ -318,26 +317,6 @@ bool hrx_host_native_cpu_supports(const char* features, size_t length,
 /* Workgroups                                                              */
 /*===------------------------------------------------------------------===*/
 
-static void hrx_native_fault(hrx_host_dispatch_t* d, hrx_fabric_fault_t fault) {
-  int expected = 0;
-  if (atomic_compare_exchange_strong(&d->faulted, &expected, 1)) {
-    snprintf(fault.kernel, sizeof(fault.kernel), "%s", d->kernel->name);
-    d->fault = fault;
-  }
-}
-
-static bool hrx_native_reserve(hrx_host_scratch_t* scratch, size_t bytes) {
-  if (scratch->capacity >= bytes) return true;
-  size_t capacity = scratch->capacity ? scratch->capacity : 4096;
-  while (capacity < bytes) capacity *= 2;
-  void* data = NULL;
-  if (posix_memalign(&data, 64, capacity) != 0) return false;
-  free(scratch->data);
-  scratch->data = data;
-  scratch->capacity = capacity;
-  return true;
-}
-
 static void hrx_host_native_run_workgroup(hrx_host_dispatch_t* d,
                                           uint64_t workgroup,
                                           hrx_host_scratch_t* scratch) {
@@ -360,7 +339,7 @@ static void hrx_host_native_run_workgroup(hrx_host_dispatch_t* d,
                     args.workgroup_id[2]}};
   if (d->cancel && atomic_load_explicit(d->cancel, memory_order_relaxed)) {
     fault.kind = HRX_FABRIC_FAULT_CANCELLED;
-    hrx_native_fault(d, fault);
+    hrx_fault_here(d, fault);
     return;
   }
   for (int i = 0; i < 3; ++i) {
@@ -368,9 +347,9 @@ static void hrx_host_native_run_workgroup(hrx_host_dispatch_t* d,
     args.workgroup_count[i] = d->workgroup_count[i];
   }
   size_t local = ((size_t)d->group_segment_size + 15) & ~(size_t)15;
-  if (!hrx_native_reserve(scratch, local + 64)) {
+  if (!hrx_host_scratch_reserve(scratch, local + 64)) {
     fault.kind = HRX_FABRIC_FAULT_BAD_LAUNCH;
-    hrx_native_fault(d, fault);
+    hrx_fault_here(d, fault);
     return;
   }
   /* Local memory starts zeroed, as the interpreter has it. */
@@ -398,7 +377,7 @@ static void hrx_host_native_run_workgroup(hrx_host_dispatch_t* d,
       fault.address = (uint64_t)(uintptr_t)d->slots[n->slot].base;
     }
   }
-  hrx_native_fault(d, fault);
+  hrx_fault_here(d, fault);
 }
 
 /* Workgroups per job item: one for small grids (balance), up to 64 for

@@ -2652,27 +2652,12 @@ static bool hn_phase_shuffle(hn_t* h, const loom_op_t* op) {
   offset = LLVMBuildSExtOrBitCast(b, offset, h->i64, "");
   width = LLVMBuildSExtOrBitCast(b, width, h->i64, "");
   LLVMValueRef size = LLVMConstInt(h->i64, h->hooks.subgroup_size, 0);
-  LLVMValueRef zero = LLVMConstInt(h->i64, 0, 0);
-  LLVMValueRef in_range =
-      LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntSGT, width, zero, ""),
-                   LLVMBuildICmp(b, LLVMIntSLE, width, size, ""), "");
-  width = LLVMBuildSelect(b, in_range, width, size, "");
   LLVMValueRef l64 = LLVMBuildZExt(b, lane, h->i64, "");
-  LLVMValueRef local = LLVMBuildURem(b, l64, width, "");
-  LLVMValueRef base = LLVMBuildSub(b, l64, local, "");
-  LLVMValueRef source = NULL;
-  switch (op->enum_value) {
-    case 0: source = LLVMBuildXor(b, local, offset, ""); break;
-    case 1: source = LLVMBuildSub(b, local, offset, ""); break;
-    case 2: source = LLVMBuildAdd(b, local, offset, ""); break;
-    default: source = offset; break;
-  }
-  LLVMValueRef ok =
-      LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntSGE, source, zero, ""),
-                   LLVMBuildICmp(b, LLVMIntSLT, source, width, ""), "");
+  LLVMValueRef ok = NULL;
+  LLVMValueRef from = llvm_lower_shuffle_source(
+      b, op->enum_value, l64, offset, width, h->hooks.subgroup_size, &ok);
   /* A source past the wave's array (widths not dividing it) reads the
    * lane's own value: the interpreter reads past its registers there. */
-  LLVMValueRef from = LLVMBuildAdd(b, base, source, "");
   LLVMValueRef inside = LLVMBuildAnd(
       b, ok, LLVMBuildICmp(b, LLVMIntULT, from, size, ""), "");
   from = LLVMBuildSelect(b, inside, from, l64, "");

@@ -14,10 +14,12 @@
  * -march for the running CPU) travels in the code object's native section
  * (hrx/fabric/host_native.h), which libhrx-fabric loads without LLVM.
  *
- * A kernel the lowering cannot take (subgroup operations, barriers, a
- * construct llvm_lower refuses) is declined with a note in the section and
- * runs on the interpreter; so does every kernel of a compilation with a
- * sanitizer on. Declining is never an error.
+ * Subgroup operations split the body into phases that run wave by wave
+ * over lane arrays. A kernel the lowering cannot take (kernel.barrier, a
+ * view of a buffer chosen at run time, a construct llvm_lower refuses) is
+ * declined with a note in the section and runs on the interpreter; so
+ * does every kernel of a compilation with a sanitizer on. Declining is
+ * never an error.
  */
 #ifndef HRX_LOOM_HOST_NATIVE_H_
 #define HRX_LOOM_HOST_NATIVE_H_

@@ -1116,6 +1116,31 @@ static LLVMValueRef ll_lanes(llvm_lower_t* l, ll_lane_fn read,
   return LLVMBuildBitCast(b, result, type, "");
 }
 
+LLVMValueRef llvm_lower_shuffle_source(LLVMBuilderRef b, int64_t mode,
+                                       LLVMValueRef lane, LLVMValueRef offset,
+                                       LLVMValueRef width, uint32_t size,
+                                       LLVMValueRef* out_ok) {
+  LLVMTypeRef type = LLVMTypeOf(lane);
+  LLVMValueRef lanes = LLVMConstInt(type, size, 0);
+  LLVMValueRef zero = LLVMConstInt(type, 0, 0);
+  LLVMValueRef in_range =
+      LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntSGT, width, zero, ""),
+                   LLVMBuildICmp(b, LLVMIntSLE, width, lanes, ""), "");
+  width = LLVMBuildSelect(b, in_range, width, lanes, "");
+  LLVMValueRef local = LLVMBuildURem(b, lane, width, "");
+  LLVMValueRef base = LLVMBuildSub(b, lane, local, "");
+  LLVMValueRef source = NULL;
+  switch (mode) {
+    case 0: source = LLVMBuildXor(b, local, offset, ""); break;
+    case 1: source = LLVMBuildSub(b, local, offset, ""); break;
+    case 2: source = LLVMBuildAdd(b, local, offset, ""); break;
+    default: source = offset; break;
+  }
+  *out_ok = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntSGE, source, zero, ""),
+                         LLVMBuildICmp(b, LLVMIntSLT, source, width, ""), "");
+  return LLVMBuildAdd(b, base, source, "");
+}
+
 /* Shuffles within segments of |width| lanes (the whole subgroup when
  * width is out of range): a source outside the segment leaves the lane's
  * own value and a false |ok|, as on the host device. */
@@ -1127,26 +1152,11 @@ static bool ll_lower_shuffle(llvm_lower_t* l, const loom_op_t* op) {
                width = ll_operand(l, op, 2);
   if (!value || !offset || !width) return false;
   LLVMBuilderRef b = l->builder;
-  LLVMValueRef size = ll_i32(l, l->hooks->subgroup_size);
   LLVMValueRef lane = l->hooks->lane_id(l);
-  LLVMValueRef in_range =
-      LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntSGT, width, ll_i32(l, 0), ""),
-                   LLVMBuildICmp(b, LLVMIntSLE, width, size, ""), "");
-  width = LLVMBuildSelect(b, in_range, width, size, "");
-  LLVMValueRef local = LLVMBuildURem(b, lane, width, "");
-  LLVMValueRef base = LLVMBuildSub(b, lane, local, "");
-  LLVMValueRef source = NULL;
-  switch (op->enum_value) {
-    case 0: source = LLVMBuildXor(b, local, offset, ""); break;
-    case 1: source = LLVMBuildSub(b, local, offset, ""); break;
-    case 2: source = LLVMBuildAdd(b, local, offset, ""); break;
-    default: source = offset; break;
-  }
-  LLVMValueRef ok = LLVMBuildAnd(
-      b, LLVMBuildICmp(b, LLVMIntSGE, source, ll_i32(l, 0), ""),
-      LLVMBuildICmp(b, LLVMIntSLT, source, width, ""), "");
-  LLVMValueRef from = LLVMBuildSelect(
-      b, ok, LLVMBuildAdd(b, base, source, ""), lane, "");
+  LLVMValueRef ok = NULL;
+  LLVMValueRef source = llvm_lower_shuffle_source(
+      b, op->enum_value, lane, offset, width, l->hooks->subgroup_size, &ok);
+  LLVMValueRef from = LLVMBuildSelect(b, ok, source, lane, "");
   LLVMValueRef read = ll_lanes(l, l->hooks->read_lane, value, from);
   ll_set(l, op, 0, LLVMBuildSelect(b, ok, read, value, ""));
   ll_set(l, op, 1, ok);

@@ -216,6 +216,16 @@ LLVMValueRef llvm_lower_combine(llvm_lower_t* l, uint32_t combine,
                                 loom_type_kind_t kind, LLVMValueRef a,
                                 LLVMValueRef b);
 
+/* The lane kernel.subgroup.shuffle <mode> reads for |lane|: within
+ * segments of |width| lanes (the whole subgroup of |size| when width is
+ * out of range), base of the segment + source. |*out_ok| says whether the
+ * source lies in the segment (when not, the lane keeps its own value).
+ * |lane|, |offset| and |width| share one integer type. */
+LLVMValueRef llvm_lower_shuffle_source(LLVMBuilderRef b, int64_t mode,
+                                       LLVMValueRef lane, LLVMValueRef offset,
+                                       LLVMValueRef width, uint32_t size,
+                                       LLVMValueRef* out_ok);
+
 /* Calls intrinsic |name| on |args|; |overloads| are its overloaded types
  * (ignored when it has none). */
 LLVMValueRef llvm_lower_intrinsic(llvm_lower_t* l, const char* name,

@@ -5,6 +5,7 @@
  * the native path declines run on the interpreter and say why, and a
  * native section that is malformed, or whose object is unusable, is
  * refused or falls back with a note. */
+#include <dirent.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -22,6 +23,19 @@
  * run, interpreter against interpreter. */
 static bool have_native;
 
+/* HRX_HOST_NATIVE=0 in the test's own environment (meson test --setup
+ * interpreter) keeps native code off throughout: both runs interpret. */
+static bool forced_off;
+
+/* Back to the environment the test started with. */
+static void native_default(void) {
+  if (forced_off) {
+    setenv("HRX_HOST_NATIVE", "0", 1);
+  } else {
+    unsetenv("HRX_HOST_NATIVE");
+  }
+}
+
 static int setup(void** state) {
   harness_t* h = malloc(sizeof(*h));
   harness_open(h);
@@ -30,7 +44,7 @@ static int setup(void** state) {
 }
 
 static int teardown(void** state) {
-  unsetenv("HRX_HOST_NATIVE");
+  native_default();
   harness_close(*state);
   free(*state);
   return 0;
@@ -61,9 +75,13 @@ typedef struct result_t {
 
 static char* read_source(const char* file, size_t* out_length) {
   bool lib = !strncmp(file, "lib:", 4);
-  const char* dir = getenv(lib ? "HRX_LOOM_KERNELS" : "HRX_TEST_KERNELS");
+  bool model = !strncmp(file, "model:", 6);
+  const char* dir = getenv(lib     ? "HRX_LOOM_KERNELS"
+                           : model ? "HRX_MODEL_KERNELS"
+                                   : "HRX_TEST_KERNELS");
   assert_non_null(dir);
-  char* path = test_strdup_printf("%s/%s", dir, lib ? file + 4 : file);
+  char* path = test_strdup_printf("%s/%s", dir, strchr(file, ':') ?
+                                  strchr(file, ':') + 1 : file);
   void* text = NULL;
   assert_ok(hrx_file_read_all(hrx_allocator_system(), path, 1 << 24, &text,
                               out_length));
@@ -75,7 +93,7 @@ static char* read_source(const char* file, size_t* out_length) {
  * path it is on. */
 static void load_case(harness_t* h, const case_t* c, bool native) {
   if (native) {
-    unsetenv("HRX_HOST_NATIVE");
+    native_default();
   } else {
     setenv("HRX_HOST_NATIVE", "0", 1);
   }
@@ -87,7 +105,7 @@ static void load_case(harness_t* h, const case_t* c, bool native) {
     harness_load_source(h, c->file, text, length, c->config);
     free(text);
   }
-  unsetenv("HRX_HOST_NATIVE");
+  native_default();
   const hrx_fabric_kernel_t* kernel = NULL;
   assert_ok(hrx_fabric_executable_find_kernel(h->executable, c->kernel,
                                               &kernel));
@@ -497,6 +515,118 @@ static void test_exact_semantics(void** state) {
               .fill = fill_exact, .native = true, .nan_words = true};
   compare_case(*state, &c);
   free(text);
+}
+
+static uint64_t f32_bits(float value) {
+  uint32_t bits;
+  memcpy(&bits, &value, 4);
+  return bits;
+}
+
+static void fill_gather_rows(size_t buffer, void* data, size_t bytes) {
+  if (buffer != 1) {
+    fill_bytes(buffer, data, bytes);
+    return;
+  }
+  /* 13 live rows of the 16, indices within the table's 50 rows. */
+  int32_t* v = data;
+  v[0] = 13;
+  rng_state = 5;
+  for (size_t i = 1; i < bytes / 4; ++i) v[i] = (int32_t)(rng() % 50);
+}
+
+/* libhrx-model's TensorOps and image kernels, and the rest of
+ * libhrx-loom's: ring_drain's order-dependent results are left to its own
+ * tests; transpose (a barrier) is declined, so both runs interpret it. */
+static void test_model_kernels(void** state) {
+  harness_t* h = *state;
+  const uint64_t n = 37, k = 50, d = 100;
+  case_t linear = {.file = "model:linear_f32.loom", .kernel = "linear_f32",
+                   .workload = {n, k}, .workload_count = 2, .arg_count = 6,
+                   .buffer = {-1, -1, 0, 1, 2, 3}, .bits = {n, k},
+                   .buffer_count = 4, .bytes = {n * k * 4, k * 4, n * 4, n * 4},
+                   .fill = fill_small, .native = true, .nan_words = true};
+  compare_case(h, &linear);
+  case_t rms = {.file = "model:rms_norm.loom", .kernel = "rms_norm",
+                .workload = {d}, .workload_count = 1, .arg_count = 5,
+                .buffer = {-1, -1, 0, 1, 2}, .bits = {d, f32_bits(1e-5f)},
+                .buffer_count = 3, .bytes = {d * 4, d * 4, d * 4},
+                .fill = fill_small, .native = true, .nan_words = true};
+  compare_case(h, &rms);
+  for (uint64_t wide = 0; wide < 2; ++wide) {
+    const uint64_t capacity = 16, rows = 50, units = 7;
+    uint64_t unit = wide ? 4 : 1;
+    case_t gather = {.file = "model:tensor_gather.loom",
+                     .kernel = "tensor_gather", .workload = {capacity},
+                     .workload_count = 1, .arg_count = 7,
+                     .buffer = {-1, -1, -1, -1, 0, 1, 2},
+                     .bits = {capacity, rows, units, wide}, .buffer_count = 3,
+                     .bytes = {rows * units * unit, (capacity + 1) * 4,
+                               capacity * units * unit},
+                     .fill = fill_gather_rows, .native = true};
+    compare_case(h, &gather);
+  }
+  case_t finite = {.file = "model:image_finite.loom", .kernel = "image_finite",
+                   .workload = {1000}, .workload_count = 1, .arg_count = 3,
+                   .buffer = {-1, 0, 1}, .bits = {1000}, .buffer_count = 2,
+                   .bytes = {4000, 4}, .fill = fill_bytes, .native = true};
+  compare_case(h, &finite);
+  case_t transpose = {.file = "lib:transpose.loom", .kernel = "transpose",
+                      .workload = {19, 33}, .workload_count = 2,
+                      .arg_count = 4, .buffer = {-1, -1, 0, 1},
+                      .bits = {19, 33}, .buffer_count = 2,
+                      .bytes = {19 * 33 * 4, 19 * 33 * 4}, .fill = fill_small};
+  compare_case(h, &transpose);
+}
+
+/* Every kernel of the three corpora (tests/kernels, libhrx-loom/kernels,
+ * libhrx-model/kernels) has native code or a note saying why not. */
+static void test_corpus_is_native_or_says_why(void** state) {
+  harness_t* h = *state;
+  static const char* const dirs[][2] = {{"HRX_TEST_KERNELS", ""},
+                                        {"HRX_LOOM_KERNELS", "lib:"},
+                                        {"HRX_MODEL_KERNELS", "model:"}};
+  const char* bf16_config[] = {"linear.k=256", "linear.n=19", NULL};
+  size_t native = 0, declined = 0;
+  for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); ++i) {
+    const char* dir = getenv(dirs[i][0]);
+    assert_non_null(dir);
+    DIR* listing = opendir(dir);
+    assert_non_null(listing);
+    for (struct dirent* e; (e = readdir(listing)) != NULL;) {
+      size_t length = strlen(e->d_name);
+      if (length < 6 || strcmp(e->d_name + length - 5, ".loom")) continue;
+      char* file = test_strdup_printf("%s%s", dirs[i][1], e->d_name);
+      case_t c = {.file = file,
+                  .config = strstr(file, "linear_bf16") ? bf16_config : NULL};
+      size_t text_length = 0;
+      char* text = read_source(c.file, &text_length);
+      harness_load_source(h, c.file, text, text_length, c.config);
+      free(text);
+      size_t count = hrx_fabric_executable_kernel_count(h->executable);
+      assert_true(count > 0);
+      for (size_t k = 0; k < count; ++k) {
+        hrx_fabric_kernel_info_t info;
+        hrx_fabric_kernel_info(
+            hrx_fabric_executable_kernel_at(h->executable, k), &info);
+        if (info.native) {
+          ++native;
+          continue;
+        }
+        ++declined;
+        if (!info.native_note || !info.native_note[0]) {
+          fail_msg("%s %s: declined without a note", file, info.name);
+        }
+        print_message("%s %s: interpreted: %s\n", file, info.name,
+                      info.native_note);
+      }
+      free(file);
+    }
+    closedir(listing);
+  }
+  print_message("corpus: %zu kernels native, %zu interpreted\n", native,
+                declined);
+  if (have_native) assert_true(native > declined);
 }
 
 /*===------------------------------------------------------------------===*/
@@ -976,7 +1106,7 @@ static void test_malformed_native_sections(void** state) {
   /* And the interpreter is always there. */
   setenv("HRX_HOST_NATIVE", "0", 1);
   expect_note(h, o.code, o.length, "HRX_HOST_NATIVE=0");
-  unsetenv("HRX_HOST_NATIVE");
+  native_default();
   free(copy);
   free(o.code);
 }
@@ -1013,7 +1143,8 @@ static void test_mutated_objects_fail_cleanly(void** state) {
 
 int main(void) {
   const char* forced = getenv("HRX_HOST_NATIVE");
-  if (!forced || strcmp(forced, "0") != 0) {
+  forced_off = forced && strcmp(forced, "0") == 0;
+  if (!forced_off) {
     /* Probe: does this build and machine make native code? */
     object_t o;
     memset(&o, 0, sizeof(o));
@@ -1041,6 +1172,9 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_func_forms_and_strides, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_linear_bf16, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_model_kernels, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_corpus_is_native_or_says_why,
+                                      setup, teardown),
       cmocka_unit_test_setup_teardown(test_generated_kernels, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_exact_semantics, setup, teardown),

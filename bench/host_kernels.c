@@ -1,8 +1,10 @@
 /* bench/host_kernels: corpus kernels on the HRX host device, each timed
- * against (a) a plain C loop in this binary and (b) PoCL's CPU OpenCL
- * device running the equivalent OpenCL C kernel, in the same run. Times
- * are medians of dispatch + wait (HRX), kernel enqueue + clFinish (PoCL)
- * and the loop itself (C). */
+ * on both of its paths (native code when built with LLVM, and the
+ * interpreter, loaded with HRX_HOST_NATIVE=0) against (a) a plain C loop
+ * in this binary and (b) PoCL's CPU OpenCL device running the equivalent
+ * OpenCL C kernel, in the same run. Times are medians of dispatch + wait
+ * (HRX), kernel enqueue + clFinish (PoCL) and the loop itself (C); the two
+ * HRX paths must leave the same bytes. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,13 +83,80 @@ static void hrx_run(void* context) {
   }
 }
 
-static void report(const char* name, uint64_t hrx_ns, uint64_t c_ns,
-                   uint64_t pocl_ns, double work, const char* unit) {
-  printf("%-22s hrx %9.2f ms (%7.2f %s)  C loop %8.2f ms  PoCL %8.2f ms  "
-         "hrx/C %6.1fx  hrx/PoCL %6.1fx\n",
-         name, hrx_ns / 1e6, work / (hrx_ns / 1e9) / 1e9, unit, c_ns / 1e6,
-         pocl_ns / 1e6, (double)hrx_ns / (double)c_ns,
-         pocl_ns ? (double)hrx_ns / (double)pocl_ns : 0.0);
+/* Loads a kernel file for one path: native code (when the build and the
+ * CPU have it) or the interpreter. Returns whether the kernel runs
+ * natively. */
+static bool load_path(harness_t* h, const char* file,
+                      const char* const* config, const char* kernel,
+                      bool native) {
+  if (!native) setenv("HRX_HOST_NATIVE", "0", 1);
+  harness_load(h, file, config);
+  unsetenv("HRX_HOST_NATIVE");
+  const hrx_fabric_kernel_t* k = NULL;
+  bench_check(hrx_fabric_executable_find_kernel(h->executable, kernel, &k),
+              kernel);
+  hrx_fabric_kernel_info_t info;
+  hrx_fabric_kernel_info(k, &info);
+  if (native && !info.native) {
+    printf("  (%s: no native code: %s)\n", kernel,
+           info.native_note ? info.native_note : "?");
+  }
+  return info.native;
+}
+
+typedef struct times_t {
+  uint64_t native_ns, interpreter_ns, c_ns, pocl_ns;
+  bool native;
+} times_t;
+
+static void report(const char* name, const times_t* t, double work,
+                   const char* unit) {
+  double pocl = (double)t->pocl_ns;
+  printf("%-22s native %8.2f ms (%7.2f %s)%s  interpreter %9.2f ms  "
+         "C loop %8.2f ms  PoCL %8.2f ms\n",
+         name, t->native_ns / 1e6, work / (t->native_ns / 1e9) / 1e9, unit,
+         t->native ? "" : " [interpreted]", t->interpreter_ns / 1e6,
+         t->c_ns / 1e6, pocl / 1e6);
+  printf("%-22s native/PoCL %6.2fx  interpreter/PoCL %7.2fx  "
+         "native/C %6.2fx  interpreter/native %6.1fx\n",
+         "", pocl ? (double)t->native_ns / pocl : 0.0,
+         pocl ? (double)t->interpreter_ns / pocl : 0.0,
+         (double)t->native_ns / (double)t->c_ns,
+         (double)t->interpreter_ns / (double)t->native_ns);
+}
+
+/* Times |run| on both paths; the second path's result must equal the
+ * first's (|out| |bytes| long, reset with |reset| before each path). */
+static void time_paths(harness_t* h, const char* file,
+                       const char* const* config, hrx_run_t* run,
+                       void* out, size_t bytes, void (*reset)(void*),
+                       void* reset_context, times_t* t) {
+  uint8_t* first = malloc(bytes);
+  for (int path = 0; path < 2; ++path) {
+    bool native = path == 0;
+    bool is_native = load_path(h, file, config, run->kernel, native);
+    if (native) t->native = is_native;
+    if (reset) reset(reset_context);
+    hrx_run(run);
+    if (native) {
+      memcpy(first, out, bytes);
+    } else if (memcmp(first, out, bytes) != 0) {
+      fprintf(stderr, "%s: native and interpreter results differ\n",
+              run->kernel);
+      exit(1);
+    }
+    uint64_t ns = bench_median_ns(hrx_run, run, repeats);
+    if (native) {
+      t->native_ns = ns;
+    } else {
+      t->interpreter_ns = ns;
+    }
+  }
+  /* Leave the first path's (deterministic) result for the peers. */
+  if (reset) reset(reset_context);
+  load_path(h, file, config, run->kernel, true);
+  hrx_run(run);
+  free(first);
 }
 
 /*===------------------------------------------------------------------===*/
@@ -101,29 +170,68 @@ typedef struct saxpy_c_t {
   size_t n;
 } saxpy_c_t;
 
+/* The C loops compile as -O3 -march=native would on an AVX2 machine
+ * (vectorised, the FMA instruction rather than a libm call) when the CPU
+ * has AVX2 and FMA; the build itself targets baseline x86-64. */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define C_LOOP_NATIVE __attribute__((target("avx2,fma")))
+static bool c_loop_native(void) {
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
+#else
+#define C_LOOP_NATIVE
+static bool c_loop_native(void) { return false; }
+#endif
+
+C_LOOP_NATIVE static void saxpy_c_native(saxpy_c_t* s) {
+  for (size_t i = 0; i < s->n; ++i) s->y[i] = fmaf(s->a, s->x[i], s->y[i]);
+}
+
 static void saxpy_c(void* context) {
   saxpy_c_t* s = context;
+  if (c_loop_native()) {
+    saxpy_c_native(s);
+    return;
+  }
   for (size_t i = 0; i < s->n; ++i) s->y[i] = fmaf(s->a, s->x[i], s->y[i]);
+}
+
+static void zero_y(void* context) {
+  hrx_fabric_memory_t* y = context;
+  memset(y->host_pointer, 0, y->size);
+}
+
+typedef struct copy_t {
+  void* dst;
+  const void* src;
+  size_t bytes;
+} copy_t;
+
+static void copy_run(void* context) {
+  copy_t* c = context;
+  memcpy(c->dst, c->src, c->bytes);
 }
 
 static void bench_saxpy(harness_t* h, ocl_t* o) {
   size_t n = (size_t)16 << 20;
-  harness_load(h, "saxpy.loom", NULL);
   hrx_fabric_memory_t x = harness_buffer(h, n * 4), y = harness_buffer(h, n * 4);
   for (size_t i = 0; i < n; ++i) ((float*)x.host_pointer)[i] = (float)(i & 1023);
   uint64_t workload[] = {n};
   harness_arg_t args[] = {ARG_U64(n), arg_f32(0.5f), ARG_BUF(x), ARG_BUF(y)};
   hrx_run_t hr = {h, "saxpy", workload, 1, args, 4};
-  hrx_run(&hr);
+  times_t t = {0};
+  time_paths(h, "saxpy.loom", NULL, &hr, y.host_pointer, n * 4, zero_y, &y,
+             &t);
   float* first = malloc(n * 4);
   memcpy(first, y.host_pointer, n * 4);
-  uint64_t hrx_ns = bench_median_ns(hrx_run, &hr, repeats);
 
   float* cy = calloc(n, 4);
   saxpy_c_t c = {0.5f, x.host_pointer, cy, n};
-  uint64_t c_ns = bench_median_ns(saxpy_c, &c, repeats);
+  t.c_ns = bench_median_ns(saxpy_c, &c, repeats);
+  /* Memory bandwidth: a copy of the same 64 MiB. */
+  copy_t copy = {cy, x.host_pointer, n * 4};
+  uint64_t memcpy_ns = bench_median_ns(copy_run, &copy, repeats);
 
-  uint64_t pocl_ns = 0;
   if (o->ok) {
     cl_kernel k = ocl_kernel(
         o,
@@ -144,12 +252,22 @@ static void bench_saxpy(harness_t* h, ocl_t* o) {
     ocl_run_t r = {o, k, n, 256};
     ocl_run(&r);
     ocl_check(o, by, first, n * 4, "saxpy");
-    pocl_ns = bench_median_ns(ocl_run, &r, repeats);
+    t.pocl_ns = bench_median_ns(ocl_run, &r, repeats);
     clReleaseMemObject(bx);
     clReleaseMemObject(by);
     clReleaseKernel(k);
   }
-  report("saxpy 16Mi f32", hrx_ns, c_ns, pocl_ns, (double)n * 12, "GB/s");
+  report("saxpy 16Mi f32", &t, (double)n * 12, "GB/s");
+  /* saxpy moves 12 bytes per element, memcpy 8. */
+  double copy_bw = (double)n * 8 / (memcpy_ns / 1e9);
+  double saxpy_bw = (double)n * 12 / (t.native_ns / 1e9);
+  printf("%-22s native saxpy at %.0f%% of the plain C loop's speed "
+         "(one thread, -O3%s: %.2f GB/s), %.0f%% of memcpy bandwidth "
+         "(%.2f GB/s)\n",
+         "", 100.0 * (double)t.c_ns / (double)t.native_ns,
+         c_loop_native() ? " with AVX2+FMA" : "",
+         (double)n * 12 / (t.c_ns / 1e9) / 1e9, 100.0 * saxpy_bw / copy_bw,
+         copy_bw / 1e9);
   free(first);
   free(cy);
   hrx_fabric_memory_free(h->device, &x);
@@ -174,8 +292,21 @@ static float bf16(uint16_t v) {
   return f;
 }
 
+C_LOOP_NATIVE static void linear_c_native(linear_c_t* l) {
+  for (size_t row = 0; row < l->n; ++row) {
+    float sum = 0;
+    const uint16_t* w = l->w + row * l->k;
+    for (size_t i = 0; i < l->k; ++i) sum = fmaf(bf16(l->x[i]), bf16(w[i]), sum);
+    l->out[row] = sum;
+  }
+}
+
 static void linear_c(void* context) {
   linear_c_t* l = context;
+  if (c_loop_native()) {
+    linear_c_native(l);
+    return;
+  }
   for (size_t row = 0; row < l->n; ++row) {
     float sum = 0;
     const uint16_t* w = l->w + row * l->k;
@@ -187,7 +318,6 @@ static void linear_c(void* context) {
 static void bench_linear(harness_t* h, ocl_t* o) {
   const size_t n = 4096, k = 4096;
   const char* config[] = {"linear.k=4096", "linear.n=4096", NULL};
-  harness_load(h, "linear_bf16.loom", config);
   hrx_fabric_memory_t x = harness_buffer(h, k * 2), w = harness_buffer(h, n * k * 2);
   hrx_fabric_memory_t out = harness_buffer(h, n * 4);
   for (size_t i = 0; i < k; ++i) ((uint16_t*)x.host_pointer)[i] = 0x3f80;
@@ -197,14 +327,14 @@ static void bench_linear(harness_t* h, ocl_t* o) {
   uint64_t workload[] = {0};
   harness_arg_t args[] = {ARG_BUF(x), ARG_BUF(w), ARG_BUF(out)};
   hrx_run_t hr = {h, "linear_bf16", workload, 1, args, 3};
-  hrx_run(&hr);
-  uint64_t hrx_ns = bench_median_ns(hrx_run, &hr, repeats);
+  times_t t = {0};
+  time_paths(h, "linear_bf16.loom", config, &hr, out.host_pointer, n * 4,
+             NULL, NULL, &t);
 
   float* c_out = calloc(n, 4);
   linear_c_t c = {x.host_pointer, w.host_pointer, c_out, n, k};
-  uint64_t c_ns = bench_median_ns(linear_c, &c, repeats);
+  t.c_ns = bench_median_ns(linear_c, &c, repeats);
 
-  uint64_t pocl_ns = 0;
   if (o->ok) {
     cl_kernel kernel = ocl_kernel(
         o,
@@ -237,13 +367,13 @@ static void bench_linear(harness_t* h, ocl_t* o) {
       }
     }
     free(pocl);
-    pocl_ns = bench_median_ns(ocl_run, &r, repeats);
+    t.pocl_ns = bench_median_ns(ocl_run, &r, repeats);
     clReleaseMemObject(bx);
     clReleaseMemObject(bw);
     clReleaseMemObject(bo);
     clReleaseKernel(kernel);
   }
-  report("bf16 linear 4096x4096", hrx_ns, c_ns, pocl_ns, 2.0 * n * k, "GFLOP/s");
+  report("bf16 linear 4096x4096", &t, 2.0 * n * k, "GFLOP/s");
   free(c_out);
   hrx_fabric_memory_free(h->device, &x);
   hrx_fabric_memory_free(h->device, &w);
@@ -272,7 +402,6 @@ static void gather_c(void* context) {
 
 static void bench_gather(harness_t* h, ocl_t* o) {
   const size_t rows = 4096, width = 64, count = 65536;
-  harness_load(h, "gather.loom", NULL);
   hrx_fabric_memory_t table = harness_buffer(h, rows * width * 4);
   hrx_fabric_memory_t ids = harness_buffer(h, count * 4);
   hrx_fabric_memory_t out = harness_buffer(h, count * width * 4);
@@ -283,15 +412,15 @@ static void bench_gather(harness_t* h, ocl_t* o) {
   harness_arg_t args[] = {ARG_U64(count), ARG_U64(width), ARG_U64(rows),
                           ARG_BUF(table), ARG_BUF(ids), ARG_BUF(out)};
   hrx_run_t hr = {h, "gather_rows", workload, 2, args, 6};
-  hrx_run(&hr);
-  uint64_t hrx_ns = bench_median_ns(hrx_run, &hr, repeats);
+  times_t t = {0};
+  time_paths(h, "gather.loom", NULL, &hr, out.host_pointer,
+             count * width * 4, NULL, NULL, &t);
 
   float* c_out = calloc(count * width, 4);
   gather_c_t c = {table.host_pointer, ids.host_pointer, c_out, count, width,
                   rows};
-  uint64_t c_ns = bench_median_ns(gather_c, &c, repeats);
+  t.c_ns = bench_median_ns(gather_c, &c, repeats);
 
-  uint64_t pocl_ns = 0;
   if (o->ok) {
     cl_kernel kernel = ocl_kernel(
         o,
@@ -316,14 +445,13 @@ static void bench_gather(harness_t* h, ocl_t* o) {
     ocl_run_t run = {o, kernel, count * width, 64};
     ocl_run(&run);
     ocl_check(o, bo, out.host_pointer, count * width * 4, "gather");
-    pocl_ns = bench_median_ns(ocl_run, &run, repeats);
+    t.pocl_ns = bench_median_ns(ocl_run, &run, repeats);
     clReleaseMemObject(bt);
     clReleaseMemObject(bi);
     clReleaseMemObject(bo);
     clReleaseKernel(kernel);
   }
-  report("gather 65536x64 f32", hrx_ns, c_ns, pocl_ns,
-         (double)count * width * 8, "GB/s");
+  report("gather 65536x64 f32", &t, (double)count * width * 8, "GB/s");
   free(c_out);
   hrx_fabric_memory_free(h->device, &table);
   hrx_fabric_memory_free(h->device, &ids);
@@ -332,6 +460,7 @@ static void bench_gather(harness_t* h, ocl_t* o) {
 
 int main(int argc, char** argv) {
   if (argc > 1) repeats = atoi(argv[1]);
+  if (repeats < 5) repeats = 5;
   harness_t h;
   harness_open(&h);
   ocl_t o = ocl_open();

@@ -1,11 +1,13 @@
 /* Host code objects: parsing, complete validation, and kernel lookup.
  * Nothing in a code object is trusted: every count, offset, register,
  * jump target and enumeration is checked before the executor sees it. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fabric_internal.h"
 #include "hrx/core/bytes.h"
+#include "hrx/fabric/host_native.h"
 
 uint32_t hrx_host_op_usage(uint8_t op) {
   switch ((hrx_host_op_t)op) {
@@ -350,6 +352,137 @@ static hrx_status_t hrx_parse_kernel(hrx_fabric_executable_t* exe,
   return HRX_OK;
 }
 
+/*===------------------------------------------------------------------===*/
+/* The native section (hrx/fabric/host_native.h)                           */
+/*===------------------------------------------------------------------===*/
+
+static hrx_status_t hrx_native_note(hrx_fabric_executable_t* exe,
+                                    hrx_fabric_kernel_t* k, const char* text,
+                                    size_t length) {
+  hrx_allocator_free(exe->allocator, k->native_note);
+  k->native_note = NULL;
+  HRX_RETURN_IF_ERROR(hrx_allocator_malloc_uninitialized(
+      exe->allocator, length + 1, (void**)&k->native_note));
+  memcpy(k->native_note, text, length);
+  k->native_note[length] = '\0';
+  return HRX_OK;
+}
+
+static hrx_status_t hrx_native_note_all(hrx_fabric_executable_t* exe,
+                                        const char* text) {
+  for (uint32_t k = 0; k < exe->kernel_count; ++k) {
+    if (exe->kernels[k].native_note) continue;
+    HRX_RETURN_IF_ERROR(
+        hrx_native_note(exe, &exe->kernels[k], text, strlen(text)));
+  }
+  return HRX_OK;
+}
+
+static hrx_status_t hrx_native_malformed(const char* what) {
+  return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                         "code object native section: %s", what);
+}
+
+/* Reads the native section and loads its code when this device can run
+ * it. A section that does not frame is an error; code the device cannot
+ * run leaves its kernels to the interpreter, with a note saying why. */
+static hrx_status_t hrx_native_parse(hrx_fabric_executable_t* exe,
+                                     hrx_reader_t* r) {
+  const uint8_t* magic = hrx_read_span(r, 4);
+  uint32_t abi = (uint32_t)hrx_read(r, 4);
+  if (r->overrun) return hrx_truncated();
+  if (memcmp(magic, HRX_HOST_NATIVE_MAGIC, 4) != 0) {
+    return hrx_native_malformed("bad magic");
+  }
+  if (abi != HRX_HOST_NATIVE_ABI) {
+    return hrx_make_status(HRX_STATUS_UNIMPLEMENTED,
+                           "code object native section ABI %u; this build "
+                           "reads %u", abi, HRX_HOST_NATIVE_ABI);
+  }
+  uint64_t cpu_length = hrx_read(r, 4);
+  const uint8_t* cpu = hrx_read_span(r, cpu_length);
+  uint64_t features_length = hrx_read(r, 4);
+  const uint8_t* features = hrx_read_span(r, features_length);
+  uint32_t count = (uint32_t)hrx_read(r, 4);
+  if (r->overrun) return hrx_truncated();
+  if (cpu_length > HRX_HOST_NATIVE_MAX_CPU ||
+      features_length > HRX_HOST_NATIVE_MAX_FEATURES ||
+      memchr(cpu, 0, cpu_length) || memchr(features, 0, features_length)) {
+    return hrx_native_malformed("bad target");
+  }
+  if (count != exe->kernel_count) {
+    return hrx_native_malformed("kernel count differs from the code "
+                                "object's");
+  }
+  uint32_t with_code = 0;
+  for (uint32_t k = 0; k < count; ++k) {
+    uint32_t has_code = (uint32_t)hrx_read(r, 4);
+    uint64_t note_length = hrx_read(r, 4);
+    const uint8_t* note = hrx_read_span(r, note_length);
+    if (r->overrun) return hrx_truncated();
+    if (has_code > 1 || note_length > HRX_HOST_NATIVE_MAX_NOTE ||
+        memchr(note, 0, note_length)) {
+      return hrx_native_malformed("bad kernel entry");
+    }
+    hrx_fabric_kernel_t* kernel = &exe->kernels[k];
+    if (has_code) {
+      ++with_code;
+    } else {
+      HRX_RETURN_IF_ERROR(hrx_native_note(
+          exe, kernel, note_length ? (const char*)note : "declined",
+          note_length ? note_length : 8));
+    }
+  }
+  uint64_t object_length = hrx_read(r, 4);
+  const uint8_t* object = hrx_read_span(r, object_length);
+  if (r->overrun) return hrx_truncated();
+  if (object_length > HRX_HOST_NATIVE_MAX_OBJECT ||
+      (with_code && object_length == 0)) {
+    return hrx_native_malformed("bad object length");
+  }
+  if (!with_code) return HRX_OK;
+  const char* disabled = getenv("HRX_HOST_NATIVE");
+  if (disabled && !strcmp(disabled, "0")) {
+    return hrx_native_note_all(exe, "HRX_HOST_NATIVE=0: the interpreter "
+                                    "runs every kernel");
+  }
+  char why[256];
+  if (!hrx_host_native_cpu_supports((const char*)features, features_length,
+                                    why, sizeof(why))) {
+    char text[384];
+    snprintf(text, sizeof(text), "native code for %.*s refused: %s",
+             (int)cpu_length, (const char*)cpu, why);
+    return hrx_native_note_all(exe, text);
+  }
+  size_t symbol_count = 0;
+  const hrx_host_native_symbol_t* symbols =
+      hrx_host_native_symbols(&symbol_count);
+  hrx_status_t loaded = hrx_host_native_image_load(
+      object, object_length, symbols, symbol_count, exe->allocator,
+      &exe->native_image);
+  if (loaded != HRX_OK) {
+    char text[384];
+    hrx_status_format(loaded, text, sizeof(text));
+    hrx_status_free(loaded);
+    return hrx_native_note_all(exe, text);
+  }
+  for (uint32_t k = 0; k < count; ++k) {
+    hrx_fabric_kernel_t* kernel = &exe->kernels[k];
+    if (kernel->native_note) continue;
+    char name[64];
+    snprintf(name, sizeof(name), HRX_HOST_NATIVE_SYMBOL_PREFIX "%u", k);
+    void* entry = hrx_host_native_image_find(exe->native_image, name);
+    if (!entry) {
+      char text[96];
+      snprintf(text, sizeof(text), "native object has no %s", name);
+      HRX_RETURN_IF_ERROR(hrx_native_note(exe, kernel, text, strlen(text)));
+      continue;
+    }
+    kernel->native = (int32_t (*)(struct hrx_host_native_args_t*))entry;
+  }
+  return HRX_OK;
+}
+
 hrx_status_t hrx_host_code_object_parse(hrx_fabric_executable_t* exe,
                                         const uint8_t* bytes, size_t length) {
   if (length < 12 + HRX_SHA256_DIGEST_SIZE) return hrx_truncated();
@@ -371,10 +504,11 @@ hrx_status_t hrx_host_code_object_parse(hrx_fabric_executable_t* exe,
   exe->storage_length = length;
   hrx_reader_t r = {exe->storage + 4, exe->storage + body, false};
   uint32_t version = (uint32_t)hrx_read(&r, 4);
-  if (version != HRX_HOST_CODE_VERSION) {
+  if (version < HRX_HOST_CODE_VERSION_MIN || version > HRX_HOST_CODE_VERSION) {
     return hrx_make_status(HRX_STATUS_UNIMPLEMENTED,
-                           "code object version %u; this build reads %u",
-                           version, HRX_HOST_CODE_VERSION);
+                           "code object version %u; this build reads %u "
+                           "to %u", version, HRX_HOST_CODE_VERSION_MIN,
+                           HRX_HOST_CODE_VERSION);
   }
   uint32_t count = (uint32_t)hrx_read(&r, 4);
   if (count == 0 || count > HRX_HOST_MAX_KERNELS) {
@@ -387,6 +521,14 @@ hrx_status_t hrx_host_code_object_parse(hrx_fabric_executable_t* exe,
   exe->kernel_count = count;
   for (uint32_t k = 0; k < count; ++k) {
     HRX_RETURN_IF_ERROR(hrx_parse_kernel(exe, &r, &exe->kernels[k]));
+  }
+  if (version >= 4 && r.end - r.cursor >= 4 &&
+      !memcmp(r.cursor, HRX_HOST_NATIVE_MAGIC, 4)) {
+    HRX_RETURN_IF_ERROR(hrx_native_parse(exe, &r));
+  } else {
+    HRX_RETURN_IF_ERROR(hrx_native_note_all(
+        exe, "no native code in this code object (compiled without LLVM, "
+             "or for another device)"));
   }
   if (r.cursor != r.end) {
     return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
@@ -403,7 +545,10 @@ void hrx_host_code_object_free(hrx_fabric_executable_t* exe) {
     hrx_allocator_free(exe->allocator, kernel->args);
     hrx_allocator_free(exe->allocator, kernel->constants);
     hrx_allocator_free(exe->allocator, kernel->insns);
+    hrx_allocator_free(exe->allocator, kernel->native_note);
   }
+  hrx_host_native_image_free(exe->native_image);
+  exe->native_image = NULL;
   hrx_allocator_free(exe->allocator, exe->kernels);
   hrx_allocator_free(exe->allocator, exe->storage);
   exe->kernels = NULL;
@@ -474,6 +619,8 @@ void hrx_fabric_kernel_info(const hrx_fabric_kernel_t* k,
       .args = k->args,
       .launch_program = k->launch_program,
       .launch_program_length = k->launch_program_length,
+      .native = k->native != NULL,
+      .native_note = k->native ? NULL : k->native_note,
   };
 }
 

@@ -115,6 +115,7 @@ void hrx_fabric_signal_init_device(hrx_fabric_signal_t* signal,
                                    uint32_t event_id);
 
 struct hrx_amdgpu_kernel_t;
+struct hrx_host_native_args_t;
 
 struct hrx_fabric_kernel_s {
   const hrx_fabric_executable_t* executable;
@@ -140,6 +141,10 @@ struct hrx_fabric_kernel_s {
   hrx_host_insn_t* insns;
   const uint8_t* launch_program;
   size_t launch_program_length;
+  /* Native code (hrx/fabric/host_native.h) that runs a workgroup, or NULL:
+   * the interpreter runs the kernel, and |native_note| says why. */
+  int32_t (*native)(struct hrx_host_native_args_t* args);
+  char* native_note;
 };
 
 struct hrx_fabric_executable_s {
@@ -150,6 +155,8 @@ struct hrx_fabric_executable_s {
   hrx_fabric_kernel_t* kernels;
   uint8_t* storage;            /* owned copy of the code object */
   size_t storage_length;
+  /* The native section's code, mapped (host_native_elf.c), or NULL. */
+  struct hrx_host_native_image_s* native_image;
   /* Providers other than the host free their executables through this
    * (NULL: the host device's). */
   void (*destroy)(hrx_fabric_executable_t* executable);
@@ -267,6 +274,9 @@ uint32_t hrx_host_pool_worker_count(const hrx_host_pool_t* pool);
 void hrx_host_pool_run(hrx_host_pool_t* pool, hrx_host_job_t* job,
                        hrx_host_scratch_t* scratch);
 
+/* Grows |scratch| to at least |bytes| (64-byte aligned; the old contents
+ * are not kept); false when memory runs out. */
+bool hrx_host_scratch_reserve(hrx_host_scratch_t* scratch, size_t bytes);
 void hrx_host_scratch_free(hrx_host_scratch_t* scratch);
 
 /*===------------------------------------------------------------------===*/
@@ -352,5 +362,44 @@ bool hrx_host_dispatch_prepare(hrx_host_device_t* device,
 /* Runs one workgroup (linear index); a job function for the pool. */
 void hrx_host_run_workgroup(void* dispatch, uint64_t workgroup,
                             hrx_host_scratch_t* scratch);
+
+/*===------------------------------------------------------------------===*/
+/* Native host code (host_native_elf.c, host_native_run.c)                 */
+/*===------------------------------------------------------------------===*/
+
+typedef struct hrx_host_native_image_s hrx_host_native_image_t;
+
+/* An external function native code may call. */
+typedef struct hrx_host_native_symbol_t {
+  const char* name;
+  void* address;
+} hrx_host_native_symbol_t;
+
+/* The functions of hrx_host_native_symbol_names, implemented. */
+const hrx_host_native_symbol_t* hrx_host_native_symbols(size_t* out_count);
+
+/* Loads an ELF64 x86-64 relocatable object, resolving undefined symbols
+ * from |externals| only; errors name what the loader refused. */
+hrx_status_t hrx_host_native_image_load(
+    const uint8_t* object, size_t length,
+    const hrx_host_native_symbol_t* externals, size_t external_count,
+    hrx_allocator_t allocator, hrx_host_native_image_t** out_image);
+/* The address of global symbol |name| of the image, or NULL. */
+void* hrx_host_native_image_find(const hrx_host_native_image_t* image,
+                                 const char* name);
+void hrx_host_native_image_free(hrx_host_native_image_t* image);
+
+/* Whether the running CPU has every "+feature" of LLVM feature list
+ * |features|; when not, |why| says which it lacks. */
+bool hrx_host_native_cpu_supports(const char* features, size_t length,
+                                  char* why, size_t why_capacity);
+
+/* Runs workgroups with the kernel's native code, a run of consecutive
+ * ones per job item (hrx_host_native_job_items of the dispatch's groups
+ * in all); a job function for the pool. Faults are reported as the
+ * interpreter reports them. */
+void hrx_host_native_run_workgroups(void* dispatch, uint64_t item,
+                                    hrx_host_scratch_t* scratch);
+uint64_t hrx_host_native_job_items(uint64_t workgroups);
 
 #endif /* HRX_FABRIC_INTERNAL_H_ */

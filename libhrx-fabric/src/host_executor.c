@@ -977,18 +977,6 @@ uint32_t hrx_host_step(hrx_group_t* g, hrx_wave_t* w, uint32_t wave_index) {
 /* Workgroups                                                              */
 /*===------------------------------------------------------------------===*/
 
-static bool hrx_scratch_reserve(hrx_host_scratch_t* scratch, size_t bytes) {
-  if (scratch->capacity >= bytes) return true;
-  size_t capacity = scratch->capacity ? scratch->capacity : 4096;
-  while (capacity < bytes) capacity *= 2;
-  void* data = NULL;
-  if (posix_memalign(&data, 64, capacity) != 0) return false;
-  free(scratch->data);
-  scratch->data = data;
-  scratch->capacity = capacity;
-  return true;
-}
-
 /* The reference interpreter over a whole wave. */
 static uint32_t hrx_run_wave(hrx_group_t* g, hrx_wave_t* w,
                              uint32_t wave_index) {
@@ -1025,7 +1013,7 @@ void hrx_host_run_workgroup(void* context, uint64_t workgroup,
       ((size_t)threads * k->private_segment_size + 15) & ~(size_t)15;
   size_t bytes = waves * per_wave + local_bytes + private_bytes +
                  race_cells * sizeof(hrx_race_cell_t) + 64;
-  if (!hrx_scratch_reserve(scratch, bytes)) {
+  if (!hrx_host_scratch_reserve(scratch, bytes)) {
     hrx_fault_here(d, hrx_fault_at(&g, HRX_FABRIC_FAULT_BAD_LAUNCH, 0, 0));
     return;
   }

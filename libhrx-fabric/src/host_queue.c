@@ -89,9 +89,15 @@ static void hrx_queue_dispatch(hrx_host_queue_t* q,
     uint64_t groups = (uint64_t)dispatch->workgroup_count[0] *
                       dispatch->workgroup_count[1] *
                       dispatch->workgroup_count[2];
+    /* Native code when the kernel has it loaded (host_native_run.c), a
+     * run of consecutive workgroups per job item. */
     hrx_host_job_t job = {.fn = hrx_host_run_workgroup,
                           .context = dispatch,
                           .total = groups};
+    if (kernel->native) {
+      job.fn = hrx_host_native_run_workgroups;
+      job.total = hrx_host_native_job_items(groups);
+    }
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     hrx_host_pool_run(q->device->pool, &job, &q->scratch);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);

@@ -22,6 +22,18 @@ typedef struct hrx_host_worker_arg_t {
   uint32_t index;
 } hrx_host_worker_arg_t;
 
+bool hrx_host_scratch_reserve(hrx_host_scratch_t* scratch, size_t bytes) {
+  if (scratch->capacity >= bytes) return true;
+  size_t capacity = scratch->capacity ? scratch->capacity : 4096;
+  while (capacity < bytes) capacity *= 2;
+  void* data = NULL;
+  if (posix_memalign(&data, 64, capacity) != 0) return false;
+  free(scratch->data);
+  scratch->data = data;
+  scratch->capacity = capacity;
+  return true;
+}
+
 void hrx_host_scratch_free(hrx_host_scratch_t* scratch) {
   free(scratch->data);
   scratch->data = NULL;

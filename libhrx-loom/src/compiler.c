@@ -14,7 +14,9 @@
 #include "hrx/core/bytes.h"
 #include "hrx/loom.h"
 #include "hrx/fabric/host_isa.h"
+#include "hrx/fabric/host_native.h"
 #include "hrx/loom/compiler.h"
+#include "host_native.h"
 #include "ir.h"
 #include "loom_identity.h"
 #if HRX_LOOM_HAVE_LLVM
@@ -316,6 +318,9 @@ static hrx_status_t hrx_loom_index_host(hrx_loom_artifact_t* a) {
     e->launch_offset = (size_t)(at - a->code);
     e->launch_length = launch;
     at += launch;
+  }
+  if (at != end && end - at >= 4 && !memcmp(at, HRX_HOST_NATIVE_MAGIC, 4)) {
+    HRX_RETURN_IF_ERROR(loom_host_native_skip(at, end, count, &at));
   }
   if (at != end) {
     return hrx_make_status(HRX_STATUS_DATA_LOSS,
@@ -744,9 +749,14 @@ static void hrx_loom_key(const hrx_loom_compiler_t* c, const char* source_hex,
   for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); ++i) {
     hrx_sha256_update(&h, parts[i], strlen(parts[i]) + 1);
   }
-  /* An LLVM update changes the code without changing HRX's binary. Host
-   * keys stay as they were. */
+  /* An LLVM update changes the code without changing HRX's binary. */
   if (c->codegen) hrx_sha256_update(&h, c->codegen, strlen(c->codegen) + 1);
+  /* Host code carries native code for this CPU and its features (and
+   * LLVM's version) when built with LLVM: a cache shared between machines
+   * must not hand it to another. Without native code, host keys stay as
+   * they were. */
+  const char* native = c->codegen ? NULL : loom_host_native_target();
+  if (native) hrx_sha256_update(&h, native, strlen(native) + 1);
   uint8_t sanitizers[4];
   uint8_t* at = sanitizers;
   hrx_put_le(&at, c->options.sanitizers, 4);

@@ -1811,6 +1811,16 @@ hrx_status_t hrx_loom_compile_host(
     }
   }
   if (status == HRX_OK) {
+    /* Native code beside the bytecode (host_native.c); nothing without
+     * LLVM. */
+    extern hrx_status_t loom_host_native_append(
+        const loom_module_t*, const hrx_loom_specialization_t*,
+        const hrx_loom_profile_t*, const hrx_loom_host_options_t*,
+        hrx_allocator_t, hrx_string_builder_t*);
+    status = loom_host_native_append(module, specialization, profile, options,
+                                     allocator, &out);
+  }
+  if (status == HRX_OK) {
     hrx_sha256_digest_t digest;
     hrx_sha256(out.data, out.length, &digest);
     status = hrx_string_builder_append(&out, digest.bytes,

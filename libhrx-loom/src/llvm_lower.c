@@ -189,15 +189,6 @@ static const loom_op_t* ll_terminator(const llvm_lower_t* l,
 /* Arithmetic                                                              */
 /*===------------------------------------------------------------------===*/
 
-typedef enum ll_arith_e {
-  LL_ADD, LL_SUB, LL_MUL, LL_SDIV, LL_UDIV, LL_SREM, LL_UREM, LL_SMIN,
-  LL_SMAX, LL_UMIN, LL_UMAX, LL_MADD, LL_AND, LL_OR, LL_XOR, LL_SHL, LL_LSHR,
-  LL_ASHR, LL_FADD, LL_FSUB, LL_FMUL, LL_FDIV, LL_FMIN, LL_FMAX, LL_FMA,
-  LL_FNEG, LL_FABS, LL_FLOOR, LL_CEIL, LL_FTRUNC, LL_ROUNDEVEN, LL_SQRT,
-  LL_RSQRT, LL_EXP, LL_LOG, LL_TANH, LL_EXP2, LL_SILU, LL_SIN, LL_COS,
-  LL_POW, LL_CLAMP_ORDERED, LL_CLAMP_NUMBER,
-} ll_arith_t;
-
 typedef struct ll_arith_map_t {
   const char* name;
   ll_arith_t code;
@@ -393,15 +384,33 @@ static LLVMValueRef ll_arith_apply(llvm_lower_t* l, ll_arith_t code,
   return NULL;
 }
 
+/* |code| on |v|, by the target when it computes it itself. */
+static LLVMValueRef ll_apply(llvm_lower_t* l, const loom_op_t* op,
+                             ll_arith_t code, LLVMValueRef* v) {
+  LLVMValueRef r = l->hooks->arith ? l->hooks->arith(l, op, code, v) : NULL;
+  return r ? r : ll_arith_apply(l, code, v);
+}
+
+/* A float extension or truncation of |x| to |type|. */
+static LLVMValueRef ll_convert(llvm_lower_t* l, LLVMValueRef x,
+                               LLVMTypeRef type) {
+  if (l->hooks->convert) return l->hooks->convert(l, x, type);
+  unsigned from = (unsigned)LLVMSizeOfTypeInBits(l->layout, LLVMTypeOf(x));
+  unsigned to = (unsigned)LLVMSizeOfTypeInBits(l->layout, type);
+  return to > from ? LLVMBuildFPExt(l->builder, x, type, "")
+                   : LLVMBuildFPTrunc(l->builder, x, type, "");
+}
+
 /* ll_arith_apply on vectors too: the formulas built from scalar
  * constants (rsqrt, tanh, silu, pow) run lane by lane. */
-static LLVMValueRef ll_arith_lanes(llvm_lower_t* l, ll_arith_t code,
-                                   LLVMValueRef* v, uint32_t count) {
+static LLVMValueRef ll_arith_lanes(llvm_lower_t* l, const loom_op_t* op,
+                                   ll_arith_t code, LLVMValueRef* v,
+                                   uint32_t count) {
   LLVMTypeRef type = LLVMTypeOf(v[0]);
   bool formula = code == LL_RSQRT || code == LL_TANH || code == LL_SILU ||
                  code == LL_POW;
   if (!formula || LLVMGetTypeKind(type) != LLVMVectorTypeKind) {
-    return ll_arith_apply(l, code, v);
+    return ll_apply(l, op, code, v);
   }
   LLVMValueRef result = LLVMGetPoison(type);
   for (unsigned e = 0; e < LLVMGetVectorSize(type); ++e) {
@@ -410,7 +419,7 @@ static LLVMValueRef ll_arith_lanes(llvm_lower_t* l, ll_arith_t code,
       lane[i] = LLVMBuildExtractElement(l->builder, v[i], ll_i32(l, e), "");
     }
     result = LLVMBuildInsertElement(
-        l->builder, result, ll_arith_apply(l, code, lane), ll_i32(l, e), "");
+        l->builder, result, ll_apply(l, op, code, lane), ll_i32(l, e), "");
   }
   return result;
 }
@@ -462,15 +471,15 @@ static bool ll_lower_arith(llvm_lower_t* l, const loom_op_t* op,
   LLVMTypeRef type = ll_type(l, op->type);
   if (narrow) {
     for (uint32_t i = 0; i < op->operand_count && i < 3; ++i) {
-      v[i] = LLVMBuildFPExt(l->builder, v[i], ll_widened(l, type), "");
+      v[i] = ll_convert(l, v[i], ll_widened(l, type));
     }
   }
-  LLVMValueRef result = ll_arith_lanes(l, code, v, op->operand_count);
+  LLVMValueRef result = ll_arith_lanes(l, op, code, v, op->operand_count);
   if (op->flags && loom_op_defs[op->opcode].flag_set == LOOM_FLAGS_FASTMATH &&
-      LLVMCanValueUseFastMathFlags(result)) {
+      !l->hooks->host_semantics && LLVMCanValueUseFastMathFlags(result)) {
     LLVMSetFastMathFlags(result, ll_fast_math(op->flags));
   }
-  if (narrow) result = LLVMBuildFPTrunc(l->builder, result, type, "");
+  if (narrow) result = ll_convert(l, result, type);
   ll_set(l, op, 0, result);
   return true;
 }
@@ -491,8 +500,8 @@ static bool ll_lower_compare(llvm_lower_t* l, const loom_op_t* op) {
     }
     if (ll_narrow_float(ll_element_kind(l, op->type))) {
       LLVMTypeRef wide = ll_widened(l, LLVMTypeOf(x));
-      x = LLVMBuildFPExt(l->builder, x, wide, "");
-      y = LLVMBuildFPExt(l->builder, y, wide, "");
+      x = ll_convert(l, x, wide);
+      y = ll_convert(l, y, wide);
     }
     ll_set(l, op, 0, LLVMBuildFCmp(l->builder, fcmp[op->enum_value], x, y,
                                    ""));
@@ -557,10 +566,11 @@ static bool ll_lower_cast(llvm_lower_t* l, const loom_op_t* op) {
     } else {
       r = LLVMBuildZExt(b, x, to, "");
     }
-  } else if (!strcmp(name, "scalar.extf")) {
-    r = LLVMBuildFPExt(b, x, to, "");
-  } else if (!strcmp(name, "scalar.fptrunc")) {
-    r = LLVMBuildFPTrunc(b, x, to, "");
+  } else if (!strcmp(name, "scalar.extf") || !strcmp(name, "vector.extf")) {
+    r = ll_convert(l, x, to);
+  } else if (!strcmp(name, "scalar.fptrunc") ||
+             !strcmp(name, "vector.fptrunc")) {
+    r = ll_convert(l, x, to);
   } else if (!strcmp(name, "scalar.extui")) {
     r = LLVMBuildZExt(b, x, to, "");
   } else if (!strcmp(name, "scalar.extsi")) {
@@ -573,14 +583,14 @@ static bool ll_lower_cast(llvm_lower_t* l, const loom_op_t* op) {
     LLVMTypeRef via = ll_narrow_float(to_kind) ? ll_widened(l, to) : to;
     r = is_signed ? LLVMBuildSIToFP(b, x, via, "")
                   : LLVMBuildUIToFP(b, x, via, "");
-    if (via != to) r = LLVMBuildFPTrunc(b, r, to, "");
+    if (via != to) r = ll_convert(l, r, to);
   } else if (!strcmp(name, "scalar.fptoui") || !strcmp(name, "scalar.fptosi")) {
     /* Saturating, NaN to 0: the host's conversion. */
     if (ll_narrow_float(from_kind)) {
-      x = LLVMBuildFPExt(b, x, ll_widened(l, LLVMTypeOf(x)), "");
+      x = ll_convert(l, x, ll_widened(l, LLVMTypeOf(x)));
     }
     LLVMTypeRef types[] = {to, LLVMTypeOf(x)};
-    r = llvm_lower_intrinsic(l, name[10] == 's' ? "llvm.fptosi.sat" : "llvm.fptoui.sat",
+    r = llvm_lower_intrinsic(l, name[11] == 's' ? "llvm.fptosi.sat" : "llvm.fptoui.sat",
                      types, 2, &x, 1);
   } else if (!strcmp(name, "scalar.bitcast")) {
     r = LLVMBuildBitCast(b, x, to, "");
@@ -625,6 +635,8 @@ static bool ll_lower_geometry(llvm_lower_t* l, const loom_op_t* op) {
   } else if (!strcmp(name, "kernel.subgroup.size") ||
              !strcmp(name, "target.subgroup.size")) {
     v = ll_i32(l, h->subgroup_size);
+  } else if (!strcmp(name, "kernel.subgroup.id") && h->subgroup_id) {
+    v = h->subgroup_id(l);
   } else if (!strcmp(name, "kernel.subgroup.id")) {
     v = LLVMBuildUDiv(l->builder, ll_flat_workitem_id(l),
                       ll_i32(l, h->subgroup_size), "");
@@ -638,6 +650,11 @@ static bool ll_lower_geometry(llvm_lower_t* l, const loom_op_t* op) {
 /*===------------------------------------------------------------------===*/
 /* Memory                                                                  */
 /*===------------------------------------------------------------------===*/
+
+static unsigned ll_bytes(loom_type_kind_t kind) {
+  unsigned bits = loom_type_bit_width(kind);
+  return bits <= 8 ? 1 : bits / 8;
+}
 
 /* The encoding.layout.strided op giving |view|'s strides, or NULL for a
  * dense view; false (diagnosed) when the layout cannot be read here or a
@@ -662,11 +679,57 @@ static bool ll_layout(llvm_lower_t* l, const loom_op_t* op,
   return true;
 }
 
+/* The target's address of the element of |op| (the view in operand
+ * |view_operand|) for an access of |access_bytes|: the steps the host
+ * device linearises indices by (host backend: hb_address). */
+static LLVMValueRef ll_target_address(llvm_lower_t* l, const loom_op_t* op,
+                                      uint32_t view_operand,
+                                      const loom_type_t* view,
+                                      const loom_op_t* layout,
+                                      LLVMValueRef base, llvm_access_t access,
+                                      uint32_t access_bytes) {
+  llvm_address_t a = {.base = base,
+                      .element = ll_scalar_type(l, view->element),
+                      .element_bytes = ll_bytes(view->element),
+                      .access_bytes = access_bytes,
+                      .access = access};
+  if (view->rank + 1 > LLVM_MAX_INDEX_STEPS) {
+    ll_unsupported(l, op, " of a view of this rank");
+    return NULL;
+  }
+  for (uint32_t d = 0; d < view->rank; ++d) {
+    LLVMValueRef at = ll_operand(l, op, view_operand + 1 + d);
+    if (!at) return NULL;
+    if (layout) {
+      /* index = at * stride + index, from 0 */
+      LLVMValueRef stride = ll_operand(l, layout, d);
+      if (!stride) return NULL;
+      if (!a.first) a.first = ll_i64(l, 0);
+      a.steps[a.step_count++] = (llvm_index_step_t){at, stride, NULL};
+    } else if (!a.first) {
+      a.first = at;
+    } else {
+      const loom_dim_t* dim = &LOOM_DIM(l->m, view->dims_start + d);
+      LLVMValueRef extent =
+          dim->size >= 0 ? ll_i64(l, dim->size) : l->values[dim->value];
+      if (!extent) {
+        ll_error(l, op->span, HRX_LOOM_DIAG_BACKEND_UNSUPPORTED,
+                 "view extent is not available here");
+        return NULL;
+      }
+      a.steps[a.step_count++] = (llvm_index_step_t){NULL, extent, at};
+    }
+  }
+  return l->hooks->address(l, op, &a);
+}
+
 /* Pointer to element (indices of |op| from |first|) + |extra| of the view
- * in operand |view_operand|, row-major over the view's extents. */
+ * in operand |view_operand|, row-major over the view's extents, for an
+ * access of |access_bytes| bytes. */
 static LLVMValueRef ll_address(llvm_lower_t* l, const loom_op_t* op,
                                uint32_t view_operand, loom_type_id_t view_type,
-                               uint32_t extra) {
+                               uint32_t extra, llvm_access_t access,
+                               uint32_t access_bytes) {
   const loom_type_t* view = &LOOM_TYPE(l->m, view_type);
   LLVMValueRef base = ll_operand(l, op, view_operand);
   if (!base) return NULL;
@@ -674,6 +737,10 @@ static LLVMValueRef ll_address(llvm_lower_t* l, const loom_op_t* op,
   LLVMValueRef index = NULL;
   const loom_op_t* layout = NULL;
   if (!ll_layout(l, op, view, &layout)) return NULL;
+  if (l->hooks->address && !extra) {
+    return ll_target_address(l, op, view_operand, view, layout, base, access,
+                             access_bytes);
+  }
   for (uint32_t d = 0; layout && d < view->rank; ++d) {
     /* Strided: the sum of index * stride. */
     LLVMValueRef at = ll_operand(l, op, view_operand + 1 + d);
@@ -705,14 +772,14 @@ static LLVMValueRef ll_address(llvm_lower_t* l, const loom_op_t* op,
   return LLVMBuildInBoundsGEP2(b, element, base, &index, 1, "");
 }
 
-static unsigned ll_bytes(loom_type_kind_t kind) {
-  unsigned bits = loom_type_bit_width(kind);
-  return bits <= 8 ? 1 : bits / 8;
-}
-
 static bool ll_lower_view(llvm_lower_t* l, const loom_op_t* op) {
   LLVMValueRef base = ll_operand(l, op, 0), offset = ll_operand(l, op, 1);
   if (!base || !offset) return false;
+  if (l->hooks->view) {
+    LLVMValueRef view = l->hooks->view(l, op, base, offset);
+    ll_set(l, op, 0, view);
+    return view != NULL;
+  }
   ll_set(l, op, 0, LLVMBuildInBoundsGEP2(l->builder, ll_i(l, 8), base,
                                          &offset, 1, ""));
   return true;
@@ -729,14 +796,20 @@ static LLVMValueRef ll_workgroup_memory(llvm_lower_t* l, const loom_op_t* op,
              l->hooks->workgroup_memory_limit, l->hooks->name);
     return NULL;
   }
+  if (align > l->lds_align) l->lds_align = align;
+  l->lds_size = start + bytes;
+  LLVMValueRef offset = ll_i64(l, (int64_t)start);
+  if (l->hooks->workgroup_memory) {
+    LLVMValueRef base = l->hooks->workgroup_memory(l);
+    return l->hooks->view ? l->hooks->view(l, op, base, offset)
+                          : LLVMBuildGEP2(l->builder, ll_i(l, 8), base,
+                                          &offset, 1, "");
+  }
   if (!l->lds) {
     l->lds = LLVMAddGlobalInAddressSpace(l->module, ll_i(l, 8),
                                          "hrx.lds.placeholder",
                                          l->hooks->workgroup_space);
   }
-  if (align > l->lds_align) l->lds_align = align;
-  l->lds_size = start + bytes;
-  LLVMValueRef offset = ll_i64(l, (int64_t)start);
   return LLVMBuildInBoundsGEP2(l->builder, ll_i(l, 8), l->lds, &offset, 1,
                                "");
 }
@@ -976,15 +1049,20 @@ static bool ll_lower_load(llvm_lower_t* l, const loom_op_t* op) {
   if (kind == LOOM_TYPE_I1 && ll_width(l, op->type2) > 1) {
     return ll_unsupported(l, op, " of i1 vectors");
   }
-  LLVMValueRef ptr = ll_address(l, op, 0, op->type, 0);
+  bool atomic = ll_is(op, "view.atomic.load");
+  LLVMValueRef ptr = ll_address(
+      l, op, 0, op->type, 0,
+      atomic ? LLVM_ACCESS_ATOMIC_LOAD : LLVM_ACCESS_LOAD,
+      ll_bytes(kind) * ll_width(l, op->type2));
   if (!ptr) return false;
   LLVMValueRef value = NULL;
-  if (ll_is(op, "view.atomic.load")) {
+  if (atomic) {
     ll_scoped_t s = ll_scoped(op, LL_ATOMIC_LOAD);
     if (!(value = ll_atomic(l, op, &s, kind, ptr, NULL))) return false;
   } else {
     value = LLVMBuildLoad2(l->builder, ll_type(l, op->type2), ptr, "");
-    LLVMSetAlignment(value, ll_bytes(kind));
+    /* The host device allows any alignment for plain accesses. */
+    LLVMSetAlignment(value, l->hooks->host_semantics ? 1 : ll_bytes(kind));
   }
   ll_set(l, op, 0, value);
   return true;
@@ -996,7 +1074,13 @@ static bool ll_lower_store(llvm_lower_t* l, const loom_op_t* op) {
     return ll_unsupported(l, op, " of i1 vectors");
   }
   LLVMValueRef value = ll_operand(l, op, 0);
-  LLVMValueRef ptr = value ? ll_address(l, op, 1, op->type2, 0) : NULL;
+  llvm_access_t access = ll_is(op, "view.atomic.rmw") ? LLVM_ACCESS_ATOMIC_RMW
+                         : ll_is(op, "view.atomic.store")
+                             ? LLVM_ACCESS_ATOMIC_STORE
+                             : LLVM_ACCESS_STORE;
+  LLVMValueRef ptr = value ? ll_address(l, op, 1, op->type2, 0, access,
+                                        ll_bytes(kind) * ll_width(l, op->type))
+                           : NULL;
   if (!ptr) return false;
   if (ll_is(op, "view.atomic.rmw")) {
     ll_scoped_t s = ll_scoped(op, LL_ATOMIC_RMW);
@@ -1008,7 +1092,8 @@ static bool ll_lower_store(llvm_lower_t* l, const loom_op_t* op) {
     ll_scoped_t s = ll_scoped(op, LL_ATOMIC_STORE);
     return ll_atomic(l, op, &s, kind, ptr, value) != NULL;
   }
-  LLVMSetAlignment(LLVMBuildStore(l->builder, value, ptr), ll_bytes(kind));
+  LLVMSetAlignment(LLVMBuildStore(l->builder, value, ptr),
+                   l->hooks->host_semantics ? 1 : ll_bytes(kind));
   return true;
 }
 
@@ -1028,12 +1113,10 @@ static LLVMValueRef ll_combine(llvm_lower_t* l, uint32_t combine,
   LLVMTypeRef type = LLVMTypeOf(a);
   bool narrow = ll_narrow_float(kind);
   if (narrow) {
-    for (int i = 0; i < 2; ++i) {
-      v[i] = LLVMBuildFPExt(l->builder, v[i], ll_widened(l, type), "");
-    }
+    for (int i = 0; i < 2; ++i) v[i] = ll_convert(l, v[i], ll_widened(l, type));
   }
-  LLVMValueRef r = ll_arith_apply(l, codes[combine], v);
-  return narrow ? LLVMBuildFPTrunc(l->builder, r, type, "") : r;
+  LLVMValueRef r = ll_apply(l, NULL, codes[combine], v);
+  return narrow ? ll_convert(l, r, type) : r;
 }
 
 static bool ll_lower_vector_reduce(llvm_lower_t* l, const loom_op_t* op) {
@@ -1215,6 +1298,31 @@ static LLVMValueRef ll_lanes(llvm_lower_t* l, ll_lane_fn read,
   return LLVMBuildBitCast(b, result, type, "");
 }
 
+LLVMValueRef llvm_lower_shuffle_source(LLVMBuilderRef b, int64_t mode,
+                                       LLVMValueRef lane, LLVMValueRef offset,
+                                       LLVMValueRef width, uint32_t size,
+                                       LLVMValueRef* out_ok) {
+  LLVMTypeRef type = LLVMTypeOf(lane);
+  LLVMValueRef lanes = LLVMConstInt(type, size, 0);
+  LLVMValueRef zero = LLVMConstInt(type, 0, 0);
+  LLVMValueRef in_range =
+      LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntSGT, width, zero, ""),
+                   LLVMBuildICmp(b, LLVMIntSLE, width, lanes, ""), "");
+  width = LLVMBuildSelect(b, in_range, width, lanes, "");
+  LLVMValueRef local = LLVMBuildURem(b, lane, width, "");
+  LLVMValueRef base = LLVMBuildSub(b, lane, local, "");
+  LLVMValueRef source = NULL;
+  switch (mode) {
+    case 0: source = LLVMBuildXor(b, local, offset, ""); break;
+    case 1: source = LLVMBuildSub(b, local, offset, ""); break;
+    case 2: source = LLVMBuildAdd(b, local, offset, ""); break;
+    default: source = offset; break;
+  }
+  *out_ok = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntSGE, source, zero, ""),
+                         LLVMBuildICmp(b, LLVMIntSLT, source, width, ""), "");
+  return LLVMBuildAdd(b, base, source, "");
+}
+
 /* Shuffles within segments of |width| lanes (the whole subgroup when
  * width is out of range): a source outside the segment leaves the lane's
  * own value and a false |ok|, as on the host device. */
@@ -1226,26 +1334,11 @@ static bool ll_lower_shuffle(llvm_lower_t* l, const loom_op_t* op) {
                width = ll_operand(l, op, 2);
   if (!value || !offset || !width) return false;
   LLVMBuilderRef b = l->builder;
-  LLVMValueRef size = ll_i32(l, l->hooks->subgroup_size);
   LLVMValueRef lane = l->hooks->lane_id(l);
-  LLVMValueRef in_range =
-      LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntSGT, width, ll_i32(l, 0), ""),
-                   LLVMBuildICmp(b, LLVMIntSLE, width, size, ""), "");
-  width = LLVMBuildSelect(b, in_range, width, size, "");
-  LLVMValueRef local = LLVMBuildURem(b, lane, width, "");
-  LLVMValueRef base = LLVMBuildSub(b, lane, local, "");
-  LLVMValueRef source = NULL;
-  switch (op->enum_value) {
-    case 0: source = LLVMBuildXor(b, local, offset, ""); break;
-    case 1: source = LLVMBuildSub(b, local, offset, ""); break;
-    case 2: source = LLVMBuildAdd(b, local, offset, ""); break;
-    default: source = offset; break;
-  }
-  LLVMValueRef ok = LLVMBuildAnd(
-      b, LLVMBuildICmp(b, LLVMIntSGE, source, ll_i32(l, 0), ""),
-      LLVMBuildICmp(b, LLVMIntSLT, source, width, ""), "");
-  LLVMValueRef from = LLVMBuildSelect(
-      b, ok, LLVMBuildAdd(b, base, source, ""), lane, "");
+  LLVMValueRef ok = NULL;
+  LLVMValueRef source = llvm_lower_shuffle_source(
+      b, op->enum_value, lane, offset, width, l->hooks->subgroup_size, &ok);
+  LLVMValueRef from = LLVMBuildSelect(b, ok, source, lane, "");
   LLVMValueRef read = ll_lanes(l, l->hooks->read_lane, value, from);
   ll_set(l, op, 0, LLVMBuildSelect(b, ok, read, value, ""));
   ll_set(l, op, 1, ok);
@@ -1433,6 +1526,7 @@ static bool ll_lower_if(llvm_lower_t* l, const loom_op_t* op) {
   LLVMBasicBlockRef then_block = ll_block(l, "if.then");
   LLVMBasicBlockRef else_block = ll_block(l, "if.else");
   LLVMBasicBlockRef merge = ll_block(l, "if.end");
+  if (l->hooks->condition) cond = l->hooks->condition(l, op, cond);
   LLVMBuildCondBr(b, cond, then_block, else_block);
   LLVMValueRef* values = NULL;
   if (!ll_try(l, hrx_allocator_malloc_array(
@@ -1533,6 +1627,9 @@ static bool ll_lower_for(llvm_lower_t* l, const loom_op_t* op) {
   phis[0] = LLVMBuildPhi(b, LLVMTypeOf(lo), "");
   LLVMAddIncoming(phis[0], &lo, &entry, 1);
   l->values[body->args_start] = phis[0];
+  if (l->hooks->loop_induction) {
+    l->hooks->loop_induction(l, op, phis[0], lo, hi, step);
+  }
   bool ok = ll_carry(l, op, 3, body->args_start + 1, count - 1, entry,
                      phis + 1);
   if (ok) {
@@ -1542,6 +1639,7 @@ static bool ll_lower_for(llvm_lower_t* l, const loom_op_t* op) {
     ok = ll_lower_region(l, op->regions[0]);
   }
   if (ok && !ll_terminated(l)) {
+    if (l->hooks->back_edge) l->hooks->back_edge(l, op);
     LLVMValueRef next = LLVMBuildAdd(b, phis[0], step, "");
     LLVMBasicBlockRef from = LLVMGetInsertBlock(b);
     LLVMAddIncoming(phis[0], &next, &from, 1);
@@ -1596,6 +1694,7 @@ static bool ll_lower_while(llvm_lower_t* l, const loom_op_t* op) {
     ok = ll_lower_region(l, op->regions[1]);
   }
   if (ok && !ll_terminated(l)) {
+    if (l->hooks->back_edge) l->hooks->back_edge(l, op);
     ok = ll_back_edge(l, op, ll_terminator(l, op->regions[1]), 0, phis,
                       before->arg_count);
     if (ok) LLVMBuildBr(b, head);
@@ -1658,7 +1757,11 @@ static bool ll_lower_call(llvm_lower_t* l, const loom_op_t* op) {
 
 static bool ll_lower_return(llvm_lower_t* l, const loom_op_t* op) {
   if (loom_op_defs[op->opcode].terminator == LOOM_TERM_KERNEL_RETURN) {
-    LLVMBuildRetVoid(l->builder);
+    if (l->hooks->kernel_return) {
+      l->hooks->kernel_return(l);
+    } else {
+      LLVMBuildRetVoid(l->builder);
+    }
     return true;
   }
   if (loom_op_defs[op->opcode].terminator != LOOM_TERM_FUNC_RETURN) {
@@ -1802,6 +1905,24 @@ static bool ll_lower_region(llvm_lower_t* l, uint32_t region_id) {
     }
   }
   return true;
+}
+
+bool llvm_lower_region(llvm_lower_t* l, uint32_t region) {
+  return ll_lower_region(l, region);
+}
+
+bool llvm_lower_op(llvm_lower_t* l, const loom_op_t* op) {
+  return ll_lower_op(l, op);
+}
+
+LLVMTypeRef llvm_lower_type(llvm_lower_t* l, loom_type_id_t type) {
+  return ll_type(l, type);
+}
+
+LLVMValueRef llvm_lower_combine(llvm_lower_t* l, uint32_t combine,
+                                loom_type_kind_t kind, LLVMValueRef a,
+                                LLVMValueRef b) {
+  return ll_combine(l, combine, kind, a, b);
 }
 
 /*===------------------------------------------------------------------===*/

@@ -30,7 +30,52 @@
 
 typedef struct llvm_lower_s llvm_lower_t;
 
-/* What a target supplies. Geometry hooks return i32 values. */
+/* The arithmetic the lowering knows, for targets that compute some of it
+ * themselves (llvm_target_hooks_t.arith). */
+typedef enum llvm_arith_e {
+  LL_ADD, LL_SUB, LL_MUL, LL_SDIV, LL_UDIV, LL_SREM, LL_UREM, LL_SMIN,
+  LL_SMAX, LL_UMIN, LL_UMAX, LL_MADD, LL_AND, LL_OR, LL_XOR, LL_SHL, LL_LSHR,
+  LL_ASHR, LL_FADD, LL_FSUB, LL_FMUL, LL_FDIV, LL_FMIN, LL_FMAX, LL_FMA,
+  LL_FNEG, LL_FABS, LL_FLOOR, LL_CEIL, LL_FTRUNC, LL_ROUNDEVEN, LL_SQRT,
+  LL_RSQRT, LL_EXP, LL_LOG, LL_TANH, LL_EXP2, LL_SILU, LL_SIN, LL_COS,
+  LL_POW, LL_CLAMP_ORDERED, LL_CLAMP_NUMBER,
+} ll_arith_t;
+
+/* How an access uses its address (llvm_target_hooks_t.address). */
+typedef enum llvm_access_e {
+  LLVM_ACCESS_LOAD,
+  LLVM_ACCESS_STORE,
+  LLVM_ACCESS_ATOMIC_LOAD,
+  LLVM_ACCESS_ATOMIC_STORE,
+  LLVM_ACCESS_ATOMIC_RMW,
+} llvm_access_t;
+
+/* One step of view-index linearisation, index = a * b + c; a NULL
+ * operand stands for the index so far. */
+typedef struct llvm_index_step_t {
+  LLVMValueRef a, b, c;
+} llvm_index_step_t;
+
+#define LLVM_MAX_INDEX_STEPS 20
+
+/* The address of an access: element |first| (then |steps|) of |element|s
+ * from the view pointer |base|. The steps are the host device's checked
+ * linearisation (host_isa.h, Address arithmetic); |first| is NULL when the
+ * index starts at 0. */
+typedef struct llvm_address_t {
+  LLVMValueRef base;
+  LLVMValueRef first;
+  llvm_index_step_t steps[LLVM_MAX_INDEX_STEPS];
+  uint32_t step_count;
+  LLVMTypeRef element;
+  uint32_t element_bytes;
+  uint32_t access_bytes; /* from the element's address */
+  llvm_access_t access;
+} llvm_address_t;
+
+/* What a target supplies. Geometry hooks return i32 values. The hooks
+ * after kernel_attributes are optional (NULL: the GPU lowering); the host's
+ * native target uses them for its work-item loops and exact checks. */
 typedef struct llvm_target_hooks_t {
   const char* name;          /* in diagnostics: "... for amdgpu" */
   unsigned global_space;     /* address space of buffer arguments */
@@ -60,6 +105,40 @@ typedef struct llvm_target_hooks_t {
   /* Attributes of a kernel whose workgroups hold at most |max_threads|. */
   void (*kernel_attributes)(llvm_lower_t* l, LLVMValueRef function,
                             uint32_t max_threads);
+  /* Compute as the host device's executor does where LLVM's defaults
+   * differ: no fast-math flags (the executor ignores them). */
+  bool host_semantics;
+  /* The pointer of an access, after whatever checks the target makes. */
+  LLVMValueRef (*address)(llvm_lower_t* l, const loom_op_t* op,
+                          const llvm_address_t* address);
+  /* buffer.view: |base| advanced by |offset| (i64) bytes. */
+  LLVMValueRef (*view)(llvm_lower_t* l, const loom_op_t* op,
+                       LLVMValueRef base, LLVMValueRef offset);
+  /* The base of the workgroup's memory, instead of a module global. */
+  LLVMValueRef (*workgroup_memory)(llvm_lower_t* l);
+  /* |code| on |v| computed by the target, or NULL for the lowering's own
+   * (|op| is NULL inside reductions). Narrow floats arrive widened. */
+  LLVMValueRef (*arith)(llvm_lower_t* l, const loom_op_t* op,
+                        ll_arith_t code, LLVMValueRef* v);
+  /* A float conversion (extension or truncation) of |value| to |type|. */
+  LLVMValueRef (*convert)(llvm_lower_t* l, LLVMValueRef value,
+                          LLVMTypeRef type);
+  /* kernel.subgroup.id (i32), when the target knows it better than the
+   * flat work-item id over the subgroup size. */
+  LLVMValueRef (*subgroup_id)(llvm_lower_t* l);
+  /* The condition an scf.if branches on (may add what the target knows
+   * about it). */
+  LLVMValueRef (*condition)(llvm_lower_t* l, const loom_op_t* op,
+                            LLVMValueRef cond);
+  /* kernel.return ends the work-item (NULL: ret void). */
+  void (*kernel_return)(llvm_lower_t* l);
+  /* Before each loop back-edge; may leave the builder in a new block. */
+  void (*back_edge)(llvm_lower_t* l, const loom_op_t* op);
+  /* scf.for's induction variable |phi| starts at |lo| and steps by |step|
+   * while below |hi| (signed). */
+  void (*loop_induction)(llvm_lower_t* l, const loom_op_t* op,
+                         LLVMValueRef phi, LLVMValueRef lo, LLVMValueRef hi,
+                         LLVMValueRef step);
 } llvm_target_hooks_t;
 
 /* One kernel argument as laid out in the kernarg segment. */
@@ -121,6 +200,31 @@ void llvm_lower_deinit(llvm_lower_t* l);
  * the caller's to free with the lowering's allocator. */
 bool llvm_lower_kernel(llvm_lower_t* l, uint32_t kernel, uint32_t max_threads,
                        llvm_kernel_info_t* out_info);
+
+/* For targets that build the kernel function themselves (the host's
+ * work-item loops): lowers |region| at the builder's position into
+ * l->function, which the target has set, with the kernel's arguments in
+ * l->values. Returns false as llvm_lower_kernel does. */
+bool llvm_lower_region(llvm_lower_t* l, uint32_t region);
+
+/* Pieces of the lowering for targets that drive it op by op (the host's
+ * phases between subgroup operations): one op, the LLVM type of a Loom
+ * type, and a <combine> b as reductions and atomics combine. */
+bool llvm_lower_op(llvm_lower_t* l, const loom_op_t* op);
+LLVMTypeRef llvm_lower_type(llvm_lower_t* l, loom_type_id_t type);
+LLVMValueRef llvm_lower_combine(llvm_lower_t* l, uint32_t combine,
+                                loom_type_kind_t kind, LLVMValueRef a,
+                                LLVMValueRef b);
+
+/* The lane kernel.subgroup.shuffle <mode> reads for |lane|: within
+ * segments of |width| lanes (the whole subgroup of |size| when width is
+ * out of range), base of the segment + source. |*out_ok| says whether the
+ * source lies in the segment (when not, the lane keeps its own value).
+ * |lane|, |offset| and |width| share one integer type. */
+LLVMValueRef llvm_lower_shuffle_source(LLVMBuilderRef b, int64_t mode,
+                                       LLVMValueRef lane, LLVMValueRef offset,
+                                       LLVMValueRef width, uint32_t size,
+                                       LLVMValueRef* out_ok);
 
 /* Calls intrinsic |name| on |args|; |overloads| are its overloaded types
  * (ignored when it has none). */

@@ -39,6 +39,11 @@ typedef struct hrx_fabric_kernel_info_t {
   const uint8_t* launch_program; /* serialised launch program, may be empty */
   size_t launch_program_length;
   bool race_checked; /* workgroup-local accesses are checked for races */
+  /* Host device: the kernel runs as native code (hrx/fabric/host_native.h)
+   * rather than on the interpreter; when not, |native_note| says why (set
+   * HRX_HOST_NATIVE=0 before loading to force the interpreter). */
+  bool native;
+  const char* native_note;
 } hrx_fabric_kernel_info_t;
 
 HRX_API void hrx_fabric_executable_retain(hrx_fabric_executable_t* exe);

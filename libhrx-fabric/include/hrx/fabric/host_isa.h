@@ -72,7 +72,10 @@
  *            u32 const_count, const_count x u64
  *            u32 insn_count,  insn_count x 16-byte instruction
  *            u32 launch_program_length, launch program bytes
+ *   native   optional (version 4): native x86-64 code for the kernels,
+ *            "HXNT" ..., laid out in hrx/fabric/host_native.h
  *   trailer  32-byte SHA-256 of everything before it
+ *   Version 3 objects (no native section) still load.
  */
 #ifndef HRX_FABRIC_HOST_ISA_H_
 #define HRX_FABRIC_HOST_ISA_H_
@@ -82,7 +85,9 @@
 #include "hrx/core/api.h"
 
 #define HRX_HOST_CODE_MAGIC "HXCO"
-#define HRX_HOST_CODE_VERSION 3u
+#define HRX_HOST_CODE_VERSION 4u
+/* The oldest version loaders still read. */
+#define HRX_HOST_CODE_VERSION_MIN 3u
 #define HRX_HOST_ISA_VERSION 2u
 
 #define HRX_HOST_MAX_LANES 64u

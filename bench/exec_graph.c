@@ -15,6 +15,9 @@
  *    host time of the submit call alone.
  * 3. The cost of a cross-lane dependency edge: 16 copy+download pairs with
  *    and without the edges between them.
+ * 4. With a GPU (HRX_KFD_MODEL for the modelled gfx1151): the same 32
+ *    empty kernels under compute_engine = PM4, one host-ordered region
+ *    under one fence, against AQL.
  * Anchors (gfx1151, HRX's Rust predecessor): coordinated vs direct
  * 1.007-1.015x, 0.533 us per declared dependency edge, 815 ns host time to
  * replay 32 kernels. */
@@ -329,7 +332,73 @@ static void edges(hrx_exec_runtime_t* runtime) {
   hrx_gpu_buffer_release(buffer);
 }
 
-/* With arguments, only the named parts run: inference, replay, edges. */
+/* With arguments, only the named parts run: inference, replay, edges,
+ * regions. */
+/*===------------------------------------------------------------------===*/
+/* Host-ordered regions (a GPU: the modelled gfx1151 under HRX_KFD_MODEL)  */
+/*===------------------------------------------------------------------===*/
+
+/* 32 empty kernels replayed under compute_engine = PM4, one region under
+ * one fence, against the same graph under AQL (the peer), submit to
+ * completion, interleaved. */
+static void regions(void) {
+  if (hrx_gpu_device_count() < 2) {
+    printf("4. regions: skipped, no GPU device (set HRX_KFD_MODEL)\n");
+    return;
+  }
+  hrx_gpu_device_t* gpu = NULL;
+  bench_check(hrx_gpu_device_open(1, hrx_allocator_system(), &gpu), "gpu");
+  hrx_gpu_kernel_t* empty = bench_compile(gpu, bench_empty_kernel, "empty");
+  hrx_exec_compute_engine_t engines[2] = {HRX_EXEC_COMPUTE_ENGINE_AQL,
+                                          HRX_EXEC_COMPUTE_ENGINE_PM4};
+  hrx_exec_runtime_t* runtimes[2] = {NULL, NULL};
+  hrx_exec_kernel_t* kernels[2] = {NULL, NULL};
+  replay_ctx_t c[2] = {{.kernel = empty}, {.kernel = empty}};
+  hrx_exec_kernel_contract_t contract = {NULL, 0, 0};
+  hrx_gpu_launch_t launch = {NULL, 0, NULL, 0};
+  for (int e = 0; e < 2; ++e) {
+    hrx_exec_runtime_options_t o = {.compute_engine = engines[e]};
+    bench_check(hrx_exec_runtime_create(gpu, &o, hrx_allocator_system(),
+                                        &runtimes[e]),
+                "runtime");
+    bench_check(hrx_exec_kernel_create(runtimes[e], empty, &contract,
+                                       &kernels[e]),
+                "contract");
+    bench_check(hrx_exec_graph_create(runtimes[e], &c[e].graph), "graph");
+    for (int k = 0; k < REPLAY_KERNELS; ++k) {
+      bench_check(hrx_exec_graph_dispatch(c[e].graph, kernels[e], &launch,
+                                          NULL),
+                  "record");
+    }
+  }
+  enum { SAMPLES = 31 };
+  uint64_t ns[2][SAMPLES];
+  for (int i = 0; i < SAMPLES; ++i) {
+    for (int e = 0; e < 2; ++e) {
+      ns[e][i] = bench_median_ns(run_replay, &c[e], 1);
+    }
+  }
+  for (int e = 0; e < 2; ++e) {
+    qsort(ns[e], SAMPLES, sizeof(uint64_t), compare_u64);
+  }
+  hrx_exec_statistics_t stats;
+  hrx_exec_runtime_statistics(runtimes[1], &stats);
+  double aql = ns[0][SAMPLES / 2] / 1e3, pm4 = ns[1][SAMPLES / 2] / 1e3;
+  printf("4. %d empty kernels on %s, submit to completion (median of %d): "
+         "AQL %.1f us, PM4 region %.1f us, PM4/AQL %.3fx; %.2f fences "
+         "waited per PM4 replay\n",
+         REPLAY_KERNELS, hrx_gpu_device_properties(gpu)->name, SAMPLES, aql,
+         pm4, pm4 / aql,
+         (double)stats.region_fences / (double)stats.submissions);
+  for (int e = 0; e < 2; ++e) {
+    hrx_exec_graph_destroy(c[e].graph);
+    hrx_exec_kernel_destroy(kernels[e]);
+    hrx_exec_runtime_destroy(runtimes[e]);
+  }
+  hrx_gpu_kernel_release(empty);
+  hrx_gpu_device_release(gpu);
+}
+
 static bool wanted(int argc, char** argv, const char* part) {
   if (argc < 2) return true;
   for (int i = 1; i < argc; ++i) {
@@ -351,6 +420,7 @@ int main(int argc, char** argv) {
   if (wanted(argc, argv, "inference")) inference(device, runtime);
   if (wanted(argc, argv, "replay")) replay(device, runtime);
   if (wanted(argc, argv, "edges")) edges(runtime);
+  if (wanted(argc, argv, "regions")) regions();
   hrx_exec_runtime_destroy(runtime);
   hrx_gpu_device_release(device);
   return 0;

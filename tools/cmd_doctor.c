@@ -73,6 +73,75 @@ static void print_queue_families(const hrx_fabric_device_t* device) {
   }
 }
 
+/* "write-back+queue acquire": the actions of |bits|, "none" without. */
+static void action_text(uint32_t bits, char* out, size_t capacity) {
+  static const char* const names[] = {"host write-back", "host invalidate",
+                                      "queue release", "queue acquire"};
+  size_t used = 0;
+  out[0] = '\0';
+  for (int b = 0; b < 4; ++b) {
+    if (!(bits & (1u << b)) || used >= capacity) continue;
+    used += (size_t)snprintf(out + used, capacity - used, "%s%s",
+                             used ? "+" : "", names[b]);
+  }
+  if (!used) snprintf(out, capacity, "none");
+}
+
+/* One line per allocation profile |device| offers: what it is, and
+ * either that it is coherent or, per producer, the release and acquire
+ * each consumer needs; then the atomic scopes of each pair by width
+ * (1/2/4/8 bytes: '-' none, 'D' device, 'S' system). */
+static void print_allocation_profiles(const hrx_fabric_device_t* device) {
+  static const char scope_letter[] = {'-', 'D', 'S'};
+  for (int v = 0; v < HRX_FABRIC_VISIBILITY_COUNT; ++v) {
+    hrx_fabric_allocation_profile_t p = {.struct_size = sizeof(p)};
+    hrx_status_t status = hrx_fabric_device_allocation_profile(
+        device, (hrx_fabric_visibility_t)v, &p);
+    if (status != HRX_OK) {
+      hrx_status_free(status);
+      continue;
+    }
+    printf("  %-12s memory: %s (%s)%s\n", "", p.name, p.memory_kind,
+           p.coherent ? ": coherent, no release or acquire actions" : "");
+    char atomics[256] = "";
+    size_t used = 0;
+    for (int a = 0; a < HRX_FABRIC_AGENT_COUNT; ++a) {
+      for (int b = a; b < HRX_FABRIC_AGENT_COUNT; ++b) {
+        const hrx_fabric_visibility_pair_t* pair = &p.pairs[a][b];
+        if (!pair->reachable || used >= sizeof(atomics)) continue;
+        char w[HRX_FABRIC_ATOMIC_WIDTHS + 1];
+        for (int i = 0; i < HRX_FABRIC_ATOMIC_WIDTHS; ++i) {
+          w[i] = scope_letter[pair->atomics[i]];
+        }
+        w[HRX_FABRIC_ATOMIC_WIDTHS] = '\0';
+        used += (size_t)snprintf(
+            atomics + used, sizeof(atomics) - used, "%s%s-%s %s",
+            used ? ", " : "", hrx_fabric_agent_name((hrx_fabric_agent_t)a),
+            hrx_fabric_agent_name((hrx_fabric_agent_t)b), w);
+      }
+    }
+    for (int a = 0; a < HRX_FABRIC_AGENT_COUNT && !p.coherent; ++a) {
+      if (!p.agents[a]) continue;
+      printf("  %-12s   from %s:", "",
+             hrx_fabric_agent_name((hrx_fabric_agent_t)a));
+      const char* separator = " ";
+      for (int b = 0; b < HRX_FABRIC_AGENT_COUNT; ++b) {
+        const hrx_fabric_visibility_pair_t* pair = &p.pairs[a][b];
+        if (!pair->reachable) continue;
+        char release[64], acquire[64];
+        action_text(pair->release, release, sizeof(release));
+        action_text(pair->acquire, acquire, sizeof(acquire));
+        printf("%sto %s release %s, acquire %s", separator,
+               hrx_fabric_agent_name((hrx_fabric_agent_t)b), release,
+               acquire);
+        separator = "; ";
+      }
+      printf("\n");
+    }
+    printf("  %-12s   atomics (1/2/4/8 bytes): %s\n", "", atomics);
+  }
+}
+
 /* Opens the supported GPU that is device |index| and says what it is; a
  * GPU that does not open says why on its line. */
 static void print_amd_device(size_t index) {
@@ -106,6 +175,7 @@ static void print_amd_device(size_t index) {
     return;
   }
   print_queue_families(fabric);
+  print_allocation_profiles(fabric);
   hrx_fabric_device_release(fabric);
 }
 
@@ -237,6 +307,7 @@ int hrx_cmd_doctor(int argc, char** argv) {
            p->name, p->profile_target, p->compute_units, p->subgroup_size,
            (double)p->memory_bytes / (1024.0 * 1024.0 * 1024.0));
     print_queue_families(device);
+    print_allocation_profiles(device);
     hrx_fabric_device_release(device);
   }
   print_amd_gpus();

@@ -67,6 +67,14 @@ typedef struct hrx_exec_watcher_t {
   uint64_t busy_ns;
 } hrx_exec_watcher_t;
 
+/* Where a prepared node runs: a host-ordered region on the transfer or
+ * PM4 queue (region.c), or its lane. */
+typedef enum hrx_exec_engine_e {
+  HRX_EXEC_ENGINE_TRANSFER = 0,
+  HRX_EXEC_ENGINE_PM4 = 1,
+  HRX_EXEC_ENGINE_LANE = 2,
+} hrx_exec_engine_t;
+
 struct hrx_exec_runtime_s {
   hrx_allocator_t allocator;
   hrx_gpu_device_t* device; /* retained */
@@ -77,6 +85,13 @@ struct hrx_exec_runtime_s {
   hrx_fabric_transfer_queue_t* transfer;
   /* compute_engine = PM4: dispatch nodes run here, else NULL. */
   hrx_fabric_pm4_queue_t* pm4;
+  /* Per hrx_exec_engine_t: the fence a region timed out on (0: none);
+   * the runtime runs nothing more on a queue presumed hung. */
+  uint64_t hung_fence[HRX_EXEC_ENGINE_LANE];
+  /* The plans whose work the hung queues may still touch, retained until
+   * the queue is stopped (runtime destroy). */
+  hrx_exec_plan_t* hung_plan[HRX_EXEC_ENGINE_LANE];
+  uint64_t region_timeout_ns; /* each region's bound (region.c) */
   hrx_trace_t* trace; /* borrowed, may be NULL */
   bool observe;       /* watchers run */
   /* A completion wait timed out: destruction cancels what still runs
@@ -188,6 +203,20 @@ void hrx_exec_plan_release(hrx_exec_plan_t* plan);
 /* Whether two plans touch a common byte and one of them writes it. */
 bool hrx_exec_plans_conflict(const hrx_exec_plan_t* a,
                              const hrx_exec_plan_t* b);
+
+uint64_t hrx_exec_region_timeout(const hrx_exec_runtime_options_t* options);
+hrx_exec_engine_t hrx_exec_node_engine(const hrx_exec_runtime_t* runtime,
+                                       const hrx_exec_node_rec_t* node);
+/* "SDMA queue 2", "PM4 queue 3": the engine's queue as statuses name it. */
+const char* hrx_exec_engine_name(const hrx_exec_runtime_t* runtime,
+                                 hrx_exec_engine_t engine);
+/* Runs the |count| prepared nodes of |graph| from |first| on, all of
+ * |engine| (not the lane), as one host-ordered region; |used| names the
+ * lanes batching this submission. Mutex held. */
+hrx_status_t hrx_exec_region_run(hrx_exec_runtime_t* runtime,
+                                 const hrx_exec_graph_t* graph, size_t first,
+                                 size_t count, hrx_exec_engine_t engine,
+                                 const bool* used);
 
 /* Drops finished flights and quarantined completions; mutex held. */
 void hrx_exec_runtime_prune(hrx_exec_runtime_t* runtime);

@@ -37,6 +37,18 @@ hrx_status_t hrx_exec_runtime_create(hrx_gpu_device_t* device,
     return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT, "no device");
   }
   HRX_RETURN_IF_ERROR(hrx_exec_check_engines(device, options));
+  if (options && options->maximum_private_bytes >
+                     hrx_gpu_device_maximum_private_bytes(device)) {
+    hrx_status_t status = hrx_gpu_device_set_maximum_private_bytes(
+        device, options->maximum_private_bytes);
+    if (status != HRX_OK) {
+      return hrx_status_annotate(
+          status, "the runtime asks for %llu private bytes per work-item, "
+                  "the device's queues provide %llu",
+          (unsigned long long)options->maximum_private_bytes,
+          (unsigned long long)hrx_gpu_device_maximum_private_bytes(device));
+    }
+  }
   hrx_exec_runtime_t* rt = NULL;
   HRX_RETURN_IF_ERROR(
       hrx_allocator_malloc(allocator, sizeof(*rt), (void**)&rt));
@@ -47,6 +59,7 @@ hrx_status_t hrx_exec_runtime_create(hrx_gpu_device_t* device,
       options && options->max_submissions ? options->max_submissions : 64;
   rt->trace = options ? options->trace : NULL;
   rt->observe = rt->trace || (options && options->observe);
+  rt->region_timeout_ns = hrx_exec_region_timeout(options);
   atomic_init(&rt->abandoned, false);
   pthread_mutex_init(&rt->mutex, NULL);
   hrx_status_t status = HRX_OK;
@@ -135,6 +148,17 @@ void hrx_exec_runtime_destroy(hrx_exec_runtime_t* rt) {
       if (rt->lanes[lane]) hrx_gpu_stream_cancel(rt->lanes[lane]);
     }
   }
+  /* A queue presumed hung is stopped first: whatever it runs may hold the
+   * engine the lanes need too (the KFD model runs every queue on one
+   * processor thread), and nothing of it is waited for anyway. */
+  if (rt->hung_fence[HRX_EXEC_ENGINE_TRANSFER]) {
+    hrx_fabric_transfer_queue_abort(rt->transfer);
+    rt->transfer = NULL;
+  }
+  if (rt->hung_fence[HRX_EXEC_ENGINE_PM4]) {
+    hrx_fabric_pm4_queue_abort(rt->pm4);
+    rt->pm4 = NULL;
+  }
   /* Streams wait for their work when destroyed; after that every flight
    * and quarantined completion has ended. */
   for (int lane = 0; lane < HRX_EXEC_LANE_COUNT; ++lane) {
@@ -142,7 +166,8 @@ void hrx_exec_runtime_destroy(hrx_exec_runtime_t* rt) {
     rt->lanes[lane] = NULL;
   }
   /* Each region was waited for when submitted: a queue still holding
-   * work stopped on a fault, and stopping it for good loses nothing. */
+   * work stopped on a fault or is presumed hung (its region timed out),
+   * and stopping it for good loses nothing. */
   if (rt->transfer) {
     hrx_status_t busy = hrx_fabric_transfer_queue_destroy(rt->transfer);
     if (busy != HRX_OK) {
@@ -156,6 +181,9 @@ void hrx_exec_runtime_destroy(hrx_exec_runtime_t* rt) {
       hrx_status_free(busy);
       hrx_fabric_pm4_queue_abort(rt->pm4);
     }
+  }
+  for (int engine = 0; engine < HRX_EXEC_ENGINE_LANE; ++engine) {
+    hrx_exec_plan_release(rt->hung_plan[engine]);
   }
   for (int lane = 0; lane < HRX_EXEC_LANE_COUNT; ++lane) {
     hrx_exec_watcher_stop(&rt->watchers[lane]);

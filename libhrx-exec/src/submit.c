@@ -19,71 +19,10 @@ void hrx_exec_completion_free(hrx_exec_completion_t* c) {
   hrx_allocator_free(allocator, c);
 }
 
-/* Drains every lane before a host-ordered region, which covers the
- * region's dependencies and conflicting submissions (all queued on the
- * lanes before it). |used| names the lanes batching this submission. */
-static hrx_status_t hrx_exec_drain_lanes(hrx_exec_runtime_t* rt,
-                                         const bool* used) {
-  for (int lane = 0; lane < HRX_EXEC_LANE_COUNT; ++lane) {
-    if (!used[lane]) continue;
-    /* Ring what the batch holds so far and keep batching the rest. */
-    hrx_gpu_stream_end_batch(rt->lanes[lane]);
-    hrx_gpu_stream_begin_batch(rt->lanes[lane]);
-  }
-  for (int lane = 0; lane < HRX_EXEC_LANE_COUNT; ++lane) {
-    HRX_RETURN_IF_ERROR(
-        hrx_gpu_stream_synchronize(rt->lanes[lane], HRX_TIMEOUT_INFINITE));
-  }
-  return HRX_OK;
-}
-
-/* copy_engine = SDMA: the copy is a host-ordered region, started once the
- * lanes drained and waited for before anything after it is queued, so
- * later nodes see its bytes. */
-static hrx_status_t hrx_exec_transfer_copy(hrx_exec_runtime_t* rt,
-                                           const hrx_exec_node_rec_t* n,
-                                           const bool* used) {
-  HRX_RETURN_IF_ERROR(hrx_exec_drain_lanes(rt, used));
-  uint64_t fence = 0;
-  HRX_RETURN_IF_ERROR(hrx_fabric_transfer_copy(
-      rt->transfer,
-      hrx_gpu_buffer_device_address(n->view.buffer) + n->view.offset,
-      hrx_gpu_buffer_device_address(n->source.buffer) + n->source.offset,
-      n->view.length));
-  HRX_RETURN_IF_ERROR(hrx_fabric_transfer_submit(rt->transfer, &fence));
-  HRX_RETURN_IF_ERROR(
-      hrx_fabric_transfer_wait(rt->transfer, fence, HRX_TIMEOUT_INFINITE));
-  rt->stats.sdma_copy_bytes += n->view.length;
-  return HRX_OK;
-}
-
-/* compute_engine = PM4: the dispatch is a host-ordered region, as a copy
- * on the transfer queue is. */
-static hrx_status_t hrx_exec_pm4_dispatch(hrx_exec_runtime_t* rt,
-                                          const hrx_gpu_prepared_t* prepared,
-                                          const bool* used) {
-  hrx_aql_dispatch_packet_t packet;
-  HRX_RETURN_IF_ERROR(hrx_gpu_prepared_dispatch_packet(prepared, &packet));
-  HRX_RETURN_IF_ERROR(hrx_exec_drain_lanes(rt, used));
-  uint64_t fence = 0;
-  HRX_RETURN_IF_ERROR(hrx_fabric_pm4_dispatch(rt->pm4, &packet));
-  HRX_RETURN_IF_ERROR(hrx_fabric_pm4_submit(rt->pm4, &fence));
-  HRX_RETURN_IF_ERROR(
-      hrx_fabric_pm4_wait(rt->pm4, fence, HRX_TIMEOUT_INFINITE));
-  rt->stats.pm4_dispatches++;
-  return HRX_OK;
-}
-
-/* Transfer queues refuse copies between overlapping ranges; those stay on
- * the lane, whose copies define what overlap means on the device. */
-static bool hrx_exec_copy_overlaps(const hrx_exec_node_rec_t* n) {
-  return n->source.buffer == n->view.buffer &&
-         n->source.offset < n->view.offset + n->view.length &&
-         n->view.offset < n->source.offset + n->source.length;
-}
-
-/* Queues the |run| prepared nodes from |i| on: copies on the transfer
- * queue and dispatches on the PM4 queue when the runtime has them. */
+/* Queues the |run| prepared nodes from |i| on: consecutive copies for the
+ * transfer queue and dispatches for the PM4 queue, when the runtime has
+ * them, each as one host-ordered region (region.c); the rest on the
+ * lane. */
 static hrx_status_t hrx_exec_queue_prepared(hrx_exec_runtime_t* rt,
                                             const hrx_exec_graph_t* g,
                                             size_t i, size_t run,
@@ -95,17 +34,21 @@ static hrx_status_t hrx_exec_queue_prepared(hrx_exec_runtime_t* rt,
     return hrx_gpu_stream_enqueue_all(
         stream, (const hrx_gpu_prepared_t* const*)&commands[i], run);
   }
-  for (size_t k = i; k < i + run; ++k) {
-    const hrx_exec_node_rec_t* n = &g->nodes[k];
-    if (rt->transfer && n->op == HRX_EXEC_OP_COPY &&
-        !hrx_exec_copy_overlaps(n)) {
-      HRX_RETURN_IF_ERROR(hrx_exec_transfer_copy(rt, n, used));
-    } else if (rt->pm4 && n->op == HRX_EXEC_OP_DISPATCH) {
-      HRX_RETURN_IF_ERROR(hrx_exec_pm4_dispatch(rt, commands[k], used));
-    } else {
-      HRX_RETURN_IF_ERROR(hrx_gpu_stream_enqueue_all(
-          stream, (const hrx_gpu_prepared_t* const*)&commands[k], 1));
+  for (size_t k = i; k < i + run;) {
+    hrx_exec_engine_t engine = hrx_exec_node_engine(rt, &g->nodes[k]);
+    size_t end = k + 1;
+    while (end < i + run &&
+           hrx_exec_node_engine(rt, &g->nodes[end]) == engine) {
+      ++end;
     }
+    if (engine == HRX_EXEC_ENGINE_LANE) {
+      HRX_RETURN_IF_ERROR(hrx_gpu_stream_enqueue_all(
+          stream, (const hrx_gpu_prepared_t* const*)&commands[k], end - k));
+    } else {
+      HRX_RETURN_IF_ERROR(hrx_exec_region_run(rt, g, k, end - k, engine,
+                                              used));
+    }
+    k = end;
   }
   return HRX_OK;
 }

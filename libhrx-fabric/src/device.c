@@ -87,14 +87,40 @@ hrx_status_t hrx_fabric_executable_load(
 hrx_status_t hrx_fabric_queue_create(hrx_fabric_device_t* device,
                                      uint32_t packet_count,
                                      hrx_fabric_queue_t** out_queue) {
+  hrx_fabric_queue_options_t options = {
+      .struct_size = sizeof(options), .packet_count = packet_count};
+  return hrx_fabric_queue_create_with_options(device, &options, out_queue);
+}
+
+hrx_status_t hrx_fabric_queue_create_with_options(
+    hrx_fabric_device_t* device, const hrx_fabric_queue_options_t* options,
+    hrx_fabric_queue_t** out_queue) {
   *out_queue = NULL;
+  if (!options || options->struct_size != sizeof(*options)) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "queue options struct_size %u is not %zu (this "
+                           "library's hrx_fabric_queue_options_t)",
+                           options ? options->struct_size : 0,
+                           sizeof(*options));
+  }
+  uint32_t packet_count = options->packet_count;
   if (packet_count < 2 || packet_count > 65536 ||
       (packet_count & (packet_count - 1)) != 0) {
     return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
                            "queue size %u is not a power of two in [2, 65536]",
                            packet_count);
   }
-  return device->vtable->queue_create(device, packet_count, out_queue);
+  if (options->maximum_private_bytes > HRX_FABRIC_MAX_PRIVATE_BYTES) {
+    return hrx_make_status(HRX_STATUS_OUT_OF_RANGE,
+                           "maximum_private_bytes %llu is above %u per "
+                           "work-item (the wave size field of "
+                           "COMPUTE_TMPRING_SIZE)",
+                           (unsigned long long)options->maximum_private_bytes,
+                           HRX_FABRIC_MAX_PRIVATE_BYTES);
+  }
+  return device->vtable->queue_create(device, packet_count,
+                                      options->maximum_private_bytes,
+                                      out_queue);
 }
 
 const char* hrx_fabric_version(void) { return HRX_FABRIC_VERSION; }

@@ -27,6 +27,7 @@ typedef struct hrx_fabric_device_vtable_t {
                                   hrx_fabric_executable_t** out_executable);
   hrx_status_t (*queue_create)(hrx_fabric_device_t* device,
                                uint32_t packet_count,
+                               uint64_t maximum_private_bytes,
                                hrx_fabric_queue_t** out_queue);
   /* Optional: signals this device's packet processor can complete (NULL:
    * any hrx_fabric_signal_create signal will do). */
@@ -211,6 +212,7 @@ struct hrx_fabric_queue_s {
   hrx_fabric_device_t* device; /* retained */
   hrx_aql_packet_t* ring;
   uint32_t size;
+  uint64_t private_bytes; /* hrx_fabric_queue_private_bytes, set by the provider */
   _Atomic uint64_t write_index;
   /* Advanced by the packet processor as packets retire (the provider's
    * own field, or the hardware's read_dispatch_id). A provider may point
@@ -320,6 +322,7 @@ hrx_fabric_executable_t* hrx_host_device_find_kernel(
 /* host_queue.c: a queue drained by its own packet-processor thread. */
 hrx_status_t hrx_host_queue_create(hrx_fabric_device_t* device,
                                    uint32_t packet_count,
+                                   uint64_t maximum_private_bytes,
                                    hrx_fabric_queue_t** out_queue);
 
 void hrx_host_device_forget_executable(hrx_host_device_t* device,

@@ -344,6 +344,7 @@ static const hrx_fabric_queue_vtable_t hrx_host_queue_vtable = {
 
 hrx_status_t hrx_host_queue_create(hrx_fabric_device_t* base,
                                    uint32_t packet_count,
+                                   uint64_t maximum_private_bytes,
                                    hrx_fabric_queue_t** out_queue) {
   hrx_allocator_t a = base->allocator;
   hrx_host_queue_t* q = NULL;
@@ -361,6 +362,10 @@ hrx_status_t hrx_host_queue_create(hrx_fabric_device_t* base,
   atomic_init(&q->read_index, 0);
   hrx_fabric_queue_init(&q->base, &hrx_host_queue_vtable, base, ring,
                         packet_count, &q->read_index);
+  /* Workers carry their own private memory (hrx_host_scratch_t): any
+   * amount is served, whatever was asked for. */
+  (void)maximum_private_bytes;
+  q->base.private_bytes = HRX_FABRIC_PRIVATE_UNLIMITED;
   hrx_status_t status = hrx_fabric_signal_create(0, a, &q->doorbell);
   if (status == HRX_OK) {
     int error = pthread_create(&q->processor, NULL, hrx_queue_main, q);

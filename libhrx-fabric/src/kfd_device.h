@@ -200,6 +200,7 @@ void hrx_kfd_hidden_args(const struct hrx_amdgpu_kernel_t* kernel,
 /* kfd_queue.c: AQL queues on the GPU. */
 hrx_status_t hrx_kfd_queue_create(hrx_fabric_device_t* device,
                                   uint32_t packet_count,
+                                  uint64_t maximum_private_bytes,
                                   hrx_fabric_queue_t** out_queue);
 /* Turns a stopped queue's outstanding packets into faults; called by the
  * event thread after a memory event or a queue error. */

@@ -192,6 +192,48 @@ bool kfd_model_run_dispatch(hrx_kfd_model_t* m, kfd_model_queue_t* q,
   return false;
 }
 
+/* Private memory as the CP sets it up: a dispatch's private segment (the
+ * packet's, at least the descriptor's fixed size) must fit the scratch its
+ * queue's amd_queue_t describes (backing size and wave64 lane size at
+ * 160..176, read_pointer being its read_dispatch_id at 128), else the
+ * queue stops with a fault naming both; the CP would program each wave's
+ * scratch base as backing + slot x roundup(bytes x 64, 1024). */
+static bool scratch_suffices(hrx_kfd_model_t* m, kfd_model_queue_t* q,
+                             const hrx_aql_dispatch_packet_t* p) {
+  const uint8_t* kd = (const uint8_t*)(uintptr_t)p->kernel_object;
+  uint32_t fixed = 0;
+  memcpy(&fixed, kd + 4, 4); /* private_segment_fixed_size */
+  uint64_t bytes = p->private_segment_size > fixed ? p->private_segment_size
+                                                   : fixed;
+  if (bytes == 0) return true;
+  uint64_t amd_queue = q->read_pointer - 128;
+  if (kfd_model_find_mapped(m, amd_queue, 256) == NULL) {
+    kfd_model_set_fault(q, HRX_GFX11_FAULT_OUT_OF_BOUNDS, amd_queue,
+                        "amd_queue_t outside GPU-mapped memory");
+    return false;
+  }
+  const uint8_t* c = (const uint8_t*)(uintptr_t)amd_queue;
+  uint64_t backing = 0, size = 0;
+  uint32_t lane_bytes = 0;
+  memcpy(&backing, c + 160, 8);
+  memcpy(&size, c + 168, 8);
+  memcpy(&lane_bytes, c + 176, 4);
+  uint64_t wave_bytes = (bytes * 64 + 1023) & ~UINT64_C(1023);
+  if (backing == 0 || (uint64_t)lane_bytes * 64 < wave_bytes ||
+      size < wave_bytes ||
+      kfd_model_find_mapped(m, backing, size) == NULL) {
+    kfd_model_set_fault(q, HRX_GFX11_FAULT_OUT_OF_BOUNDS, backing,
+                        "dispatch needs %llu private bytes per work-item "
+                        "(%llu per wave); the queue's scratch holds %llu "
+                        "bytes, %u per wave64 lane",
+                        (unsigned long long)bytes,
+                        (unsigned long long)wave_bytes,
+                        (unsigned long long)size, lane_bytes);
+    return false;
+  }
+  return true;
+}
+
 static bool dispatch(hrx_kfd_model_t* m, kfd_model_queue_t* q,
                      const hrx_aql_dispatch_packet_t* p) {
   if (kfd_model_find_mapped(m, p->kernel_object, 64) == NULL) {
@@ -199,6 +241,7 @@ static bool dispatch(hrx_kfd_model_t* m, kfd_model_queue_t* q,
                         "kernel descriptor outside GPU-mapped memory");
     return false;
   }
+  if (!scratch_suffices(m, q, p)) return false;
   hrx_gfx11_dispatch_t d = {
       .kernel_descriptor = p->kernel_object,
       .kernarg = p->kernarg_address,

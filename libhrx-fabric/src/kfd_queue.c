@@ -37,12 +37,18 @@
 #define HRX_KFD_AMD_QUEUE_WRITE 56u
 #define HRX_KFD_AMD_QUEUE_READ 128u
 #define HRX_KFD_AMD_QUEUE_INACTIVE 192u
+/* compute_tmpring_size, then scratch_backing_memory_location (160),
+ * _byte_size (168) and scratch_wave64_lane_byte_size (176). */
+#define HRX_KFD_AMD_QUEUE_TMPRING 140u
+#define HRX_KFD_AMD_QUEUE_SCRATCH 160u
 #define HRX_KFD_DRAIN_POLL_US 200u
 
 struct hrx_kfd_queue_t {
   hrx_fabric_queue_t base; /* first */
   hrx_kfd_device_t* device;
-  hrx_fabric_memory_t ring, control, eop, cwsr, kernargs;
+  /* scratch: device memory for private segments, allocated at creation
+   * (size 0 without maximum_private_bytes). */
+  hrx_fabric_memory_t ring, control, eop, cwsr, kernargs, scratch;
   hrx_fabric_signal_t* inactive;
   uint32_t queue_id;
   bool created;
@@ -360,6 +366,41 @@ void hrx_kfd_queue_check(hrx_kfd_queue_t* q) {
   hrx_kfd_fail_held(q, read, write, false);
 }
 
+/* Scratch for |private_bytes| per work-item on every wave slot of the GPU,
+ * described in the amd_queue_t as ROCr describes it (hardware.md §3;
+ * libamdf docs/gpu.md gives the size): the command processor programs
+ * each wave's scratch base from it. */
+static hrx_status_t hrx_kfd_queue_scratch(hrx_kfd_queue_t* q,
+                                          uint64_t private_bytes) {
+  if (private_bytes == 0) return HRX_OK;
+  const hrx_kfd_node_t* node = &q->device->node;
+  uint64_t engines = node->simd_arrays_per_engine
+                         ? node->array_count / node->simd_arrays_per_engine
+                         : 1;
+  if (engines == 0) engines = 1;
+  uint64_t slots = node->max_slots_scratch_cu ? node->max_slots_scratch_cu
+                                              : node->max_waves_per_simd *
+                                                    node->simd_per_cu;
+  uint64_t waves = (node->cu_count + engines - 1) / engines * engines * slots;
+  uint64_t wave_bytes = (private_bytes * 64 + 1023) & ~UINT64_C(1023);
+  HRX_RETURN_IF_ERROR(hrx_kfd_memory_allocate_flags(
+      q->device, waves * wave_bytes, 0, false, &q->scratch));
+  uint8_t* c = hrx_kfd_control(q, 0);
+  /* COMPUTE_TMPRING_SIZE: WAVES [11:0] per shader engine, WAVESIZE
+   * [24:12] in 256-byte units. */
+  uint32_t tmpring =
+      (uint32_t)((wave_bytes / 256) << 12) | (uint32_t)(waves / engines);
+  uint64_t location = q->scratch.device_address;
+  uint64_t size = q->scratch.size;
+  uint32_t lane_bytes = (uint32_t)(wave_bytes / 64);
+  memcpy(c + HRX_KFD_AMD_QUEUE_TMPRING, &tmpring, 4);
+  memcpy(c + HRX_KFD_AMD_QUEUE_SCRATCH, &location, 8);
+  memcpy(c + HRX_KFD_AMD_QUEUE_SCRATCH + 8, &size, 8);
+  memcpy(c + HRX_KFD_AMD_QUEUE_SCRATCH + 16, &lane_bytes, 4);
+  q->base.private_bytes = private_bytes;
+  return HRX_OK;
+}
+
 static hrx_status_t hrx_kfd_queue_open(hrx_kfd_queue_t* q,
                                        uint32_t packet_count);
 
@@ -512,8 +553,8 @@ static void hrx_kfd_queue_free(hrx_kfd_queue_t* q) {
   }
   hrx_allocator_free(d->base.allocator, q->old_doorbells);
   if (q->created) hrx_status_free(hrx_kfd_hw_queue_close(d, q->queue_id));
-  hrx_fabric_memory_t* buffers[] = {&q->kernargs, &q->cwsr, &q->eop,
-                                    &q->control, &q->ring};
+  hrx_fabric_memory_t* buffers[] = {&q->scratch, &q->kernargs, &q->cwsr,
+                                    &q->eop, &q->control, &q->ring};
   for (size_t i = 0; i < sizeof(buffers) / sizeof(buffers[0]); ++i) {
     if (buffers[i]->device_address) hrx_kfd_memory_free(&d->base, buffers[i]);
   }
@@ -599,6 +640,7 @@ static hrx_status_t hrx_kfd_queue_open(hrx_kfd_queue_t* q,
 
 hrx_status_t hrx_kfd_queue_create(hrx_fabric_device_t* base,
                                   uint32_t packet_count,
+                                  uint64_t maximum_private_bytes,
                                   hrx_fabric_queue_t** out_queue) {
   hrx_kfd_device_t* d = hrx_kfd_device_cast(base);
   /* The ring is a buffer object of its own, and the driver wants the BO
@@ -618,6 +660,9 @@ hrx_status_t hrx_kfd_queue_create(hrx_fabric_device_t* base,
         packet_count,
         (_Atomic uint64_t*)hrx_kfd_control(q, HRX_KFD_AMD_QUEUE_READ));
     hrx_kfd_queue_describe(q, packet_count);
+    status = hrx_kfd_queue_scratch(q, maximum_private_bytes);
+  }
+  if (status == HRX_OK) {
     status = hrx_kfd_queue_open(q, packet_count);
   }
   if (status == HRX_OK) {

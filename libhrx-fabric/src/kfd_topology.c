@@ -40,6 +40,7 @@ static const property_t kProperties[] = {
     PROPERTY(simd_arrays_per_engine, 4096, true),
     PROPERTY(cu_per_simd_array, 4096, true),
     PROPERTY(max_waves_per_simd, 1024, true),
+    PROPERTY(max_slots_scratch_cu, 4096, false),
     PROPERTY(wave_front_size, 64, true),
     PROPERTY(lds_size_in_kb, 1u << 20, true),
     PROPERTY(num_xcc, 64, false),

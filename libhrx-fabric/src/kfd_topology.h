@@ -39,6 +39,7 @@ typedef struct hrx_kfd_node_t {
   uint64_t simd_arrays_per_engine;
   uint64_t cu_per_simd_array;
   uint64_t max_waves_per_simd;
+  uint64_t max_slots_scratch_cu; /* 0 when the kernel predates the key */
   uint64_t wave_front_size;
   uint64_t lds_size_in_kb;
   uint64_t num_xcc; /* 1 when the kernel predates the key */

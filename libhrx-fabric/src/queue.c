@@ -15,6 +15,7 @@ void hrx_fabric_queue_init(hrx_fabric_queue_t* q,
   hrx_fabric_device_retain(device);
   q->ring = ring;
   q->size = size;
+  q->private_bytes = 0;
   atomic_init(&q->write_index, 0);
   q->read_index = read_index;
   for (uint32_t i = 0; i < size; ++i) {
@@ -45,6 +46,10 @@ void hrx_fabric_queue_destroy(hrx_fabric_queue_t* q) {
 }
 
 uint32_t hrx_fabric_queue_size(const hrx_fabric_queue_t* q) { return q->size; }
+
+uint64_t hrx_fabric_queue_private_bytes(const hrx_fabric_queue_t* q) {
+  return q->private_bytes;
+}
 
 /* The pointer itself may be switched once (a dead kfd queue), hence the
  * atomic load of it. */

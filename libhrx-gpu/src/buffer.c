@@ -79,6 +79,13 @@ uint64_t hrx_gpu_buffer_device_address(const hrx_gpu_buffer_t* buffer) {
   return buffer->memory.device_address;
 }
 
+hrx_status_t hrx_gpu_buffer_visibility(
+    const hrx_gpu_buffer_t* buffer,
+    hrx_fabric_allocation_profile_t* out_profile) {
+  return hrx_fabric_device_allocation_profile(
+      buffer->device->fabric, buffer->memory.visibility, out_profile);
+}
+
 hrx_status_t hrx_gpu_buffer_export_dmabuf(hrx_gpu_buffer_t* buffer,
                                           int* out_fd) {
   return hrx_fabric_memory_export_dmabuf(buffer->device->fabric,

@@ -221,6 +221,22 @@ hrx_status_t hrx_gpu_command_dispatch(hrx_gpu_device_t* device,
   hrx_fabric_launch_config_t config;
   hrx_status_t status = hrx_gpu_launch_evaluate(kernel, launch, memo, &config);
   if (status != HRX_OK) return status;
+  atomic_store(&device->private_fixed, true);
+  /* A dispatch's private segment: its launch configuration's, at least
+   * the code object's fixed size. */
+  uint64_t private_bytes = info->private_segment_size;
+  if (config.private_storage_bytes > private_bytes) {
+    private_bytes = config.private_storage_bytes;
+  }
+  uint64_t provided = hrx_gpu_device_maximum_private_bytes(device);
+  if (private_bytes > provided) {
+    return hrx_make_status(
+        HRX_STATUS_FAILED_PRECONDITION,
+        "kernel '%s' needs %llu private bytes per work-item; the device's "
+        "queues provide %llu (hrx_gpu_device_set_maximum_private_bytes)",
+        info->name, (unsigned long long)private_bytes,
+        (unsigned long long)provided);
+  }
   uint64_t grid[3];
   for (int d = 0; d < 3; ++d) {
     grid[d] = (uint64_t)config.workgroup_count[d] * config.workgroup_size[d];
@@ -263,7 +279,7 @@ hrx_status_t hrx_gpu_command_dispatch(hrx_gpu_device_t* device,
                        ? config.workgroup_storage_bytes
                        : info->group_segment_size;
   p->group_segment_size = (uint32_t)group;
-  p->private_segment_size = (uint32_t)config.private_storage_bytes;
+  p->private_segment_size = (uint32_t)private_bytes;
   p->kernel_object = hrx_fabric_kernel_object(kernel->kernel);
   p->kernarg_address = (uint64_t)(uintptr_t)out->kernarg;
   return HRX_OK;

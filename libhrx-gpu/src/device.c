@@ -74,6 +74,8 @@ static hrx_status_t hrx_gpu_device_create(size_t index,
   device->index = index;
   device->allocator = allocator;
   atomic_init(&device->queue_count, 8);
+  atomic_init(&device->maximum_private_bytes, 0);
+  atomic_init(&device->private_fixed, false);
   atomic_init(&device->next_kernel_serial, 0);
   pthread_mutex_init(&device->mutex, NULL);
   hrx_gpu_staging_cache_init(&device->staging);
@@ -148,6 +150,34 @@ uint32_t hrx_gpu_device_stream_queue_count(const hrx_gpu_device_t* device) {
   return (uint32_t)atomic_load(&device->queue_count);
 }
 
+hrx_status_t hrx_gpu_device_set_maximum_private_bytes(hrx_gpu_device_t* device,
+                                                     uint64_t bytes) {
+  if (bytes > HRX_FABRIC_MAX_PRIVATE_BYTES) {
+    return hrx_make_status(HRX_STATUS_OUT_OF_RANGE,
+                           "maximum_private_bytes %llu is above %u per "
+                           "work-item", (unsigned long long)bytes,
+                           HRX_FABRIC_MAX_PRIVATE_BYTES);
+  }
+  pthread_mutex_lock(&device->mutex);
+  bool fixed = device->streams_started || atomic_load(&device->private_fixed);
+  if (!fixed) atomic_store(&device->maximum_private_bytes, bytes);
+  pthread_mutex_unlock(&device->mutex);
+  if (fixed) {
+    return hrx_make_status(HRX_STATUS_FAILED_PRECONDITION,
+                           "the queues' private memory is fixed once a "
+                           "stream or a dispatch exists");
+  }
+  return HRX_OK;
+}
+
+uint64_t hrx_gpu_device_maximum_private_bytes(const hrx_gpu_device_t* device) {
+  if (hrx_fabric_device_properties(device->fabric)->kind ==
+      HRX_FABRIC_DEVICE_HOST) {
+    return HRX_FABRIC_PRIVATE_UNLIMITED;
+  }
+  return atomic_load(&device->maximum_private_bytes);
+}
+
 hrx_status_t hrx_gpu_device_next_queue(hrx_gpu_device_t* device,
                                        hrx_fabric_queue_t** out_queue) {
   hrx_status_t status = HRX_OK;
@@ -160,8 +190,12 @@ hrx_status_t hrx_gpu_device_next_queue(hrx_gpu_device_t* device,
   }
   uint32_t index = device->next_queue;
   if (status == HRX_OK && !device->queues[index]) {
-    status = hrx_fabric_queue_create(device->fabric, 1024,
-                                     &device->queues[index]);
+    hrx_fabric_queue_options_t options = {
+        .struct_size = sizeof(options),
+        .packet_count = 1024,
+        .maximum_private_bytes = atomic_load(&device->maximum_private_bytes)};
+    status = hrx_fabric_queue_create_with_options(device->fabric, &options,
+                                                  &device->queues[index]);
   }
   if (status == HRX_OK) {
     device->streams_started = true;

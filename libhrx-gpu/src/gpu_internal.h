@@ -18,6 +18,11 @@ struct hrx_gpu_device_s {
   /* Written under the mutex; atomic so that the getter needs no lock. */
   atomic_uint_fast32_t queue_count;
   bool streams_started;
+  /* Private bytes per work-item the stream queues' scratch serves (see
+   * hrx_gpu_device_set_maximum_private_bytes); fixed, like queue_count,
+   * once a stream or a dispatch was made. */
+  _Atomic uint64_t maximum_private_bytes;
+  atomic_bool private_fixed;
   uint32_t next_queue;
   hrx_fabric_queue_t** queues; /* created lazily */
   hrx_gpu_staging_cache_t staging;

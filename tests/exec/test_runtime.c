@@ -666,6 +666,18 @@ static void test_engine_options(void** state) {
   assert_status_code(
       hrx_exec_runtime_create(f->device, &o, hrx_allocator_system(), &rt),
       HRX_STATUS_INVALID_ARGUMENT);
+  /* Private memory the device's queues lack once streams exist (the
+   * fixture's): refused on a GPU; the host device serves any amount. */
+  o = (hrx_exec_runtime_options_t){.maximum_private_bytes = 64};
+  rt = NULL;
+  status = hrx_exec_runtime_create(f->device, &o, hrx_allocator_system(), &rt);
+  if (gpu_test_is_host(f->device)) {
+    assert_ok(status);
+    hrx_exec_runtime_destroy(rt);
+  } else {
+    assert_status(status, HRX_STATUS_FAILED_PRECONDITION, "fixed");
+    assert_null(rt);
+  }
 }
 
 /* Engines mixed over shared buffers: one runtime copies on the transfer
@@ -748,8 +760,8 @@ static void test_timed_out_wait_tears_down(void** state) {
   fixture_t* f = *state;
   hrx_exec_runtime_options_t engines = {0};
   if (test_engines(&engines)->compute_engine == HRX_EXEC_COMPUTE_ENGINE_PM4) {
-    printf("skipped: under compute_engine = PM4 each dispatch is waited for "
-           "at submit, so an endless kernel never returns from it\n");
+    printf("skipped: under compute_engine = PM4 the submit itself gives up "
+           "on an endless kernel (test_hung_region_reports_queue_dead)\n");
     skip();
   }
   hrx_exec_runtime_options_t options = {.observe = true};
@@ -796,6 +808,172 @@ static void test_timed_out_wait_tears_down(void** state) {
   assert_int_equal(out[0], -1);
 }
 
+/* Consecutive nodes of one engine form one region: three chained
+ * dispatches (PM4 on a GPU) and three chained copies (the transfer queue)
+ * each wait on one fence, and the bytes are the host's. */
+static void test_regions_share_one_fence(void** state) {
+  fixture_t* f = *state;
+  enum { N = 300 };
+  bool pm4 = !gpu_test_is_host(f->device);
+  hrx_exec_runtime_options_t options = {
+      .copy_engine = HRX_EXEC_COPY_ENGINE_SDMA,
+      .compute_engine = pm4 ? HRX_EXEC_COMPUTE_ENGINE_PM4
+                            : HRX_EXEC_COMPUTE_ENGINE_AQL};
+  hrx_exec_runtime_t* rt = NULL;
+  assert_ok(hrx_exec_runtime_create(f->device, &options,
+                                    hrx_allocator_system(), &rt));
+  hrx_exec_kernel_contract_t contract = {saxpy_bindings, 2, 2};
+  hrx_exec_kernel_t* saxpy = NULL;
+  assert_ok(hrx_exec_kernel_create(rt, f->saxpy, &contract, &saxpy));
+  hrx_gpu_buffer_t *x = NULL, *y = NULL, *z[3] = {NULL, NULL, NULL};
+  assert_ok(hrx_exec_buffer_allocate(rt, N * 4, &x));
+  assert_ok(hrx_exec_buffer_allocate(rt, N * 4, &y));
+  for (int i = 0; i < 3; ++i) {
+    assert_ok(hrx_exec_buffer_allocate(rt, N * 4 + 8, &z[i]));
+  }
+  float xs[N], ys[N], out[N];
+  for (int i = 0; i < N; ++i) {
+    xs[i] = (float)(i % 13);
+    ys[i] = (float)i;
+  }
+  hrx_exec_graph_t* g = NULL;
+  assert_ok(hrx_exec_graph_create(rt, &g));
+  assert_ok(hrx_exec_graph_upload(g, hrx_gpu_buffer_binding(x), xs, NULL));
+  assert_ok(hrx_exec_graph_upload(g, hrx_gpu_buffer_binding(y), ys, NULL));
+  saxpy_launch_t l[3];
+  for (int i = 0; i < 3; ++i) {
+    saxpy_launch(&l[i], N, (float)(i + 1), hrx_gpu_buffer_binding(x),
+                 hrx_gpu_buffer_binding(y));
+    assert_ok(hrx_exec_graph_dispatch(g, saxpy, &l[i].launch, NULL));
+  }
+  /* y to z0 at offset 1, z0 to z1 at 5, z1 to z2 at 2: a chain only the
+   * download at its end waits for. */
+  hrx_gpu_view_t v0 = {z[0], 1, N * 4}, v1 = {z[1], 5, N * 4},
+                 v2 = {z[2], 2, N * 4};
+  assert_ok(hrx_exec_graph_copy(g, hrx_gpu_buffer_binding(y), v0, NULL));
+  assert_ok(hrx_exec_graph_copy(g, v0, v1, NULL));
+  assert_ok(hrx_exec_graph_copy(g, v1, v2, NULL));
+  assert_ok(hrx_exec_graph_download(g, v2, out, NULL));
+  for (int replay = 0; replay < 2; ++replay) {
+    hrx_exec_completion_t* c = NULL;
+    assert_ok(hrx_exec_graph_submit(g, &c));
+    assert_ok(hrx_exec_completion_wait(c, 60 * SECOND));
+    hrx_exec_completion_release(c);
+    for (int i = 0; i < N; ++i) assert_true(out[i] == ys[i] + 6.0f * xs[i]);
+  }
+  hrx_exec_statistics_t stats;
+  hrx_exec_runtime_statistics(rt, &stats);
+  assert_int_equal(stats.pm4_dispatches, pm4 ? 6 : 0);
+  assert_int_equal(stats.sdma_copy_bytes, 2 * 3 * N * 4);
+  assert_int_equal(stats.region_fences, pm4 ? 4 : 2);
+  if (pm4) {
+    /* More dispatches than the PM4 ring holds (about 300): one region,
+     * fenced in parts, with every dispatch run once and in order. */
+    enum { MANY = 400 };
+    hrx_exec_graph_t* many = NULL;
+    assert_ok(hrx_exec_graph_create(rt, &many));
+    assert_ok(hrx_exec_graph_upload(many, hrx_gpu_buffer_binding(y), ys,
+                                    NULL));
+    saxpy_launch_t one;
+    saxpy_launch(&one, N, 1.0f, hrx_gpu_buffer_binding(x),
+                 hrx_gpu_buffer_binding(y));
+    for (int i = 0; i < MANY; ++i) {
+      assert_ok(hrx_exec_graph_dispatch(many, saxpy, &one.launch, NULL));
+    }
+    assert_ok(hrx_exec_graph_download(many, hrx_gpu_buffer_binding(y), out,
+                                      NULL));
+    hrx_exec_completion_t* c = NULL;
+    assert_ok(hrx_exec_graph_submit(many, &c));
+    assert_ok(hrx_exec_completion_wait(c, 60 * SECOND));
+    hrx_exec_completion_release(c);
+    for (int i = 0; i < N; ++i) {
+      assert_true(out[i] == ys[i] + (float)MANY * xs[i]);
+    }
+    hrx_exec_statistics_t after;
+    hrx_exec_runtime_statistics(rt, &after);
+    assert_int_equal(after.pm4_dispatches, 6 + MANY);
+    assert_true(after.region_fences > stats.region_fences + 1);
+    hrx_exec_graph_destroy(many);
+  }
+  hrx_exec_graph_destroy(g);
+  hrx_gpu_buffer_release(x);
+  hrx_gpu_buffer_release(y);
+  for (int i = 0; i < 3; ++i) hrx_gpu_buffer_release(z[i]);
+  hrx_exec_kernel_destroy(saxpy);
+  hrx_exec_runtime_destroy(rt);
+}
+
+/* A region whose fence never arrives: an endless kernel on the PM4 queue
+ * (compute_engine = PM4), or before a transfer-queue copy an endless
+ * kernel on the compute lane the region drains (copy_engine = SDMA). The
+ * submission gives up after the region timeout naming the queue and the
+ * fence (or the lane); under PM4 the queue is then dead for the runtime,
+ * whose destruction stops it (the fabric answered BUSY) and returns. */
+static void test_hung_region_reports_queue_dead(void** state) {
+  fixture_t* f = *state;
+  hrx_exec_runtime_options_t options = {.region_timeout_ns = SECOND / 10};
+  test_engines(&options);
+  bool pm4 = options.compute_engine == HRX_EXEC_COMPUTE_ENGINE_PM4;
+  if (!pm4 && options.copy_engine != HRX_EXEC_COPY_ENGINE_SDMA) {
+    printf("skipped: without a transfer or PM4 engine nothing is "
+           "host-ordered (test_timed_out_wait_tears_down covers it)\n");
+    skip();
+  }
+  hrx_exec_runtime_t* rt = NULL;
+  assert_ok(hrx_exec_runtime_create(f->device, &options,
+                                    hrx_allocator_system(), &rt));
+  hrx_gpu_kernel_t* spin = gpu_test_spin_kernel(f->device);
+  static const hrx_exec_binding_contract_t spin_bindings[] = {
+      {HRX_GPU_ACCESS_READ_WRITE, 8, 4}};
+  hrx_exec_kernel_contract_t contract = {spin_bindings, 1, 0};
+  hrx_exec_kernel_t* k = NULL;
+  assert_ok(hrx_exec_kernel_create(rt, spin, &contract, &k));
+  hrx_gpu_buffer_t *data = NULL, *copy = NULL;
+  assert_ok(hrx_exec_buffer_allocate(rt, 8, &data));
+  assert_ok(hrx_exec_buffer_allocate(rt, 8, &copy));
+  hrx_exec_graph_t* g = NULL;
+  assert_ok(hrx_exec_graph_create(rt, &g));
+  static const int32_t endless[2] = {0, 1};
+  assert_ok(hrx_exec_graph_upload(g, hrx_gpu_buffer_binding(data), endless,
+                                  NULL));
+  hrx_gpu_arg_t arg = hrx_gpu_arg_binding(hrx_gpu_buffer_binding(data),
+                                          HRX_GPU_ACCESS_READ_WRITE);
+  hrx_gpu_launch_t launch = {NULL, 0, &arg, 1};
+  assert_ok(hrx_exec_graph_dispatch(g, k, &launch, NULL));
+  assert_ok(hrx_exec_graph_copy(g, hrx_gpu_buffer_binding(data),
+                                hrx_gpu_buffer_binding(copy), NULL));
+  hrx_exec_completion_t* c = NULL;
+  hrx_status_t status = hrx_exec_graph_submit(g, &c);
+  assert_null(c);
+  char text[1024];
+  hrx_status_format(status, text, sizeof(text));
+  print_message("hung region: %s\n", text);
+  if (pm4) {
+    assert_non_null(strstr(text, "PM4 queue"));
+    assert_status(status, HRX_STATUS_DEADLINE_EXCEEDED, "fence 1");
+    /* Dead for the runtime: the next region fails at once, naming it. */
+    status = hrx_exec_graph_submit(g, &c);
+    assert_null(c);
+    hrx_status_format(status, text, sizeof(text));
+    assert_non_null(strstr(text, "PM4 queue"));
+    assert_non_null(strstr(text, "fence 1 "));
+    assert_status(status, HRX_STATUS_ABORTED, "presumed hung");
+  } else {
+    assert_status(status, HRX_STATUS_DEADLINE_EXCEEDED,
+                  "the compute lane did not drain");
+  }
+  hrx_exec_statistics_t stats;
+  hrx_exec_runtime_statistics(rt, &stats);
+  assert_int_equal(stats.sdma_copy_bytes, 0);
+  hrx_exec_graph_destroy(g);
+  hrx_exec_kernel_destroy(k);
+  hrx_gpu_kernel_release(spin);
+  hrx_gpu_buffer_release(data);
+  hrx_gpu_buffer_release(copy);
+  /* Returns: the dead queue is stopped, not waited for. */
+  hrx_exec_runtime_destroy(rt);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_pipeline_replays, setup, teardown),
@@ -815,6 +993,10 @@ int main(void) {
                                       teardown),
       cmocka_unit_test_setup_teardown(test_timed_out_wait_tears_down, setup,
                                       teardown),
+      cmocka_unit_test_setup_teardown(test_regions_share_one_fence, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_hung_region_reports_queue_dead,
+                                      setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -822,6 +822,80 @@ static void test_saxpy(void** state) {
   env_close(&e);
 }
 
+static void settle(env_t* e);
+
+/* Publishes saxpy with a private segment of |private_bytes| per
+ * work-item in its packet. */
+static void saxpy_publish_private(hrx_fabric_queue_t* q,
+                                  const hrx_fabric_kernel_t* kernel,
+                                  saxpy_t* s, uint32_t private_bytes) {
+  uint64_t index = 0;
+  assert_ok(hrx_fabric_queue_reserve(q, 1, &index));
+  hrx_aql_dispatch_packet_t* p = &hrx_fabric_queue_slot(q, index)->dispatch;
+  memset((uint8_t*)p + 4, 0, sizeof(*p) - 4);
+  p->workgroup_size_x = SAXPY_THREADS;
+  p->workgroup_size_y = p->workgroup_size_z = 1;
+  p->grid_size_x = (s->n + SAXPY_THREADS - 1) / SAXPY_THREADS * SAXPY_THREADS;
+  p->grid_size_y = p->grid_size_z = 1;
+  p->private_segment_size = private_bytes;
+  p->kernel_object = hrx_fabric_kernel_object(kernel);
+  p->kernarg_address = s->kernarg.device_address;
+  p->completion_signal = hrx_fabric_signal_handle(s->done);
+  hrx_fabric_queue_publish(q, index, header_of(HRX_AQL_PACKET_KERNEL_DISPATCH),
+                           1);
+}
+
+/* A queue's scratch (maximum_private_bytes): allocated at creation, one
+ * more GPU allocation than a queue without, and what the model's CP reads
+ * from the amd_queue_t: a dispatch whose private segment fits runs, one
+ * needing more stops the queue with a fault naming both sizes. Loom's
+ * amdgpu backend cannot emit private memory yet (buffer.alloca<private>
+ * is host-only), so the kernel is saxpy with a private segment size in its
+ * packet. */
+static void test_queue_scratch(void** state) {
+  (void)state;
+  env_t e;
+  env_open(&e);
+  const hrx_fabric_kernel_t* kernel = NULL;
+  hrx_fabric_executable_t* exe = load_saxpy(&e, &kernel);
+  hrx_fabric_queue_options_t o = {.packet_count = QUEUE_PACKETS,
+                                  .maximum_private_bytes = 256};
+  hrx_fabric_queue_t* q = NULL;
+  assert_status(hrx_fabric_queue_create_with_options(e.device, &o, &q),
+                HRX_STATUS_INVALID_ARGUMENT, "struct_size 0");
+  o.struct_size = sizeof(o);
+  o.maximum_private_bytes = HRX_FABRIC_MAX_PRIVATE_BYTES + 1;
+  assert_status_code(hrx_fabric_queue_create_with_options(e.device, &o, &q),
+                     HRX_STATUS_OUT_OF_RANGE);
+  assert_ok(hrx_fabric_queue_create(e.device, QUEUE_PACKETS, &q));
+  assert_int_equal(hrx_fabric_queue_private_bytes(q), 0);
+  size_t plain = model_allocations(e.model);
+  hrx_fabric_queue_destroy(q);
+  o.maximum_private_bytes = 256;
+  assert_ok(hrx_fabric_queue_create_with_options(e.device, &o, &q));
+  assert_int_equal(model_allocations(e.model), plain + 1);
+  assert_int_equal(hrx_fabric_queue_private_bytes(q), 256);
+  saxpy_t fits, over;
+  saxpy_prepare(&e, kernel, 64, 0, &fits);
+  saxpy_publish_private(q, kernel, &fits, 256);
+  saxpy_check(&fits);
+  saxpy_prepare(&e, kernel, 64, 0, &over);
+  saxpy_publish_private(q, kernel, &over, 257);
+  assert_int_equal(wait_signal(over.done), HRX_FABRIC_SIGNAL_FAULTED);
+  settle(&e);
+  hrx_fabric_fault_t fault;
+  assert_ok(hrx_fabric_queue_take_fault_for(
+      q, hrx_fabric_signal_handle(over.done), &fault));
+  print_message("fault: %s\n", fault.detail);
+  assert_non_null(strstr(fault.detail, "257 private bytes"));
+  assert_non_null(strstr(fault.detail, "256 per wave64 lane"));
+  hrx_fabric_queue_destroy(q);
+  saxpy_release(&e, &fits);
+  saxpy_release(&e, &over);
+  hrx_fabric_executable_release(exe);
+  env_close(&e);
+}
+
 /* More packets than the ring holds, so the ring wraps: each wait frees
  * the slot the next one needs. */
 static void test_ring_wraps(void** state) {
@@ -1704,6 +1778,7 @@ int main(void) {
       cmocka_unit_test(test_teardown_failures),
       cmocka_unit_test(test_memory),
       cmocka_unit_test(test_saxpy),
+      cmocka_unit_test(test_queue_scratch),
       cmocka_unit_test(test_ring_wraps),
       cmocka_unit_test(test_copy_fill),
       cmocka_unit_test(test_fault_isolation),

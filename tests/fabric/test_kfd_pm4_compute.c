@@ -447,8 +447,22 @@ static void test_arena_copy_fill(void** state) {
   assert_ok(hrx_kfd_pm4_compute_submit(e->pm4, &fence));
   assert_status(hrx_kfd_pm4_compute_destroy(e->pm4), HRX_STATUS_BUSY,
                 "in flight");
+  /* The value never arrives (yet): the wait times out naming the queue
+   * and the fence, and the queue stays usable. */
+  char awaited[32];
+  snprintf(awaited, sizeof(awaited), "fence %llu", (unsigned long long)fence);
+  hrx_status_t timed_out =
+      hrx_kfd_user_queue_wait(q, fence, UINT64_C(50) * 1000000u);
+  char text[512];
+  hrx_status_format(timed_out, text, sizeof(text));
+  assert_non_null(strstr(text, hrx_kfd_user_queue_name(q)));
+  assert_status(timed_out, HRX_STATUS_DEADLINE_EXCEEDED, awaited);
   __atomic_store_n((uint64_t*)(bytes + 4088), 1, __ATOMIC_RELEASE);
   assert_ok(hrx_kfd_user_queue_wait(q, fence, WAIT_NS));
+  assert_ok(hrx_kfd_pm4_compute_fill(e->pm4, m.device_address + 3072, 5u, 4));
+  assert_ok(hrx_kfd_pm4_compute_submit(e->pm4, &fence));
+  assert_ok(hrx_kfd_user_queue_wait(q, fence, WAIT_NS));
+  assert_int_equal(((uint32_t*)(bytes + 3072))[0], 5u);
   free(kernarg);
   hrx_fabric_memory_free(e->device, &m);
   hrx_fabric_executable_release(exe);

@@ -45,6 +45,124 @@ static hrx_status_t saxpy(fixture_t* f, hrx_gpu_stream_t* stream, uint64_t n,
   return hrx_gpu_stream_dispatch(stream, f->saxpy, &launch);
 }
 
+/* saxpy compiled for |device| with its code object claiming |bytes|
+ * (< 128) of private memory per work-item: the metadata's
+ * .private_segment_fixed_size (a msgpack fixint) and the kernel
+ * descriptor's private_segment_fixed_size, which must agree. Loom's amdgpu
+ * backend cannot emit private memory yet, so this stands in for a kernel
+ * that uses it (saxpy itself never touches scratch). */
+static hrx_gpu_kernel_t* saxpy_claiming_private(hrx_gpu_device_t* device,
+                                                uint8_t bytes) {
+  char* path = test_strdup_printf("%s/saxpy.loom", getenv("HRX_LOOM_KERNELS"));
+  char* text = test_read_text(path);
+  hrx_loom_compiler_options_t options = {.disable_cache = true};
+  hrx_loom_compiler_t* compiler = NULL;
+  assert_ok(hrx_loom_compiler_create(
+      hrx_gpu_device_properties(device)->profile_target, &options,
+      hrx_allocator_system(), &compiler));
+  hrx_loom_compile_request_t request = {
+      .source = text, .length = strlen(text), .source_name = "saxpy.loom"};
+  hrx_loom_artifact_t* artifact = NULL;
+  assert_ok(hrx_loom_compile(compiler, &request, NULL, &artifact));
+  size_t length = 0;
+  const uint8_t* code = hrx_loom_artifact_code(artifact, &length);
+  uint8_t* patched = malloc(length);
+  assert_non_null(patched);
+  memcpy(patched, code, length);
+  static const char key[] = ".private_segment_fixed_size";
+  uint8_t* at = memmem(patched, length, key, sizeof(key) - 1);
+  assert_non_null(at);
+  assert_int_equal(at[sizeof(key) - 1], 0); /* fixint 0 */
+  at[sizeof(key) - 1] = bytes;
+  /* The descriptor: 64-byte aligned, group and private segments 0, then
+   * the kernarg size, with WAVEFRONT_SIZE32 and KERNARG_SEGMENT_PTR. */
+  hrx_gpu_kernel_t* plain = NULL;
+  assert_ok(hrx_gpu_kernel_load(device, code, length, "saxpy", &plain));
+  hrx_fabric_kernel_info_t info;
+  hrx_gpu_kernel_info(plain, &info);
+  hrx_gpu_kernel_release(plain);
+  size_t found = 0;
+  for (size_t o = 0; o + 64 <= length; o += 64) {
+    uint32_t words[3];
+    memcpy(words, patched + o, sizeof(words));
+    uint16_t properties;
+    memcpy(&properties, patched + o + 56, 2);
+    if (words[0] == info.group_segment_size && words[1] == 0 &&
+        words[2] == info.kernarg_size && (properties & 0x408u) == 0x408u) {
+      patched[o + 4] = bytes;
+      found++;
+    }
+  }
+  assert_int_equal(found, 1);
+  hrx_gpu_kernel_t* kernel = NULL;
+  assert_ok(hrx_gpu_kernel_load(device, patched, length, "saxpy", &kernel));
+  hrx_gpu_kernel_info(kernel, &info);
+  assert_int_equal(info.private_segment_size, bytes);
+  free(patched);
+  hrx_loom_artifact_destroy(artifact);
+  hrx_loom_compiler_destroy(compiler);
+  free(text);
+  free(path);
+  return kernel;
+}
+
+/* Private memory of the stream queues (aql_queue(maximum_private_bytes)):
+ * set before the first stream, the queues are created with that scratch;
+ * a kernel needing no more runs (and, prepared, keeps the device and its
+ * queues alive), one needing more is refused naming both sizes; later the
+ * setting is fixed. The host device serves any amount. */
+static void test_device_private_bytes(void** state) {
+  (void)state;
+  hrx_gpu_device_t* device = gpu_test_device_open();
+  bool host = gpu_test_is_host(device);
+  assert_int_equal(hrx_gpu_device_maximum_private_bytes(device),
+                   host ? HRX_FABRIC_PRIVATE_UNLIMITED : 0);
+  assert_status_code(hrx_gpu_device_set_maximum_private_bytes(
+                         device, HRX_FABRIC_MAX_PRIVATE_BYTES + 1),
+                     HRX_STATUS_OUT_OF_RANGE);
+  assert_ok(hrx_gpu_device_set_maximum_private_bytes(device, 32));
+  assert_int_equal(hrx_gpu_device_maximum_private_bytes(device),
+                   host ? HRX_FABRIC_PRIVATE_UNLIMITED : 32);
+  hrx_gpu_stream_t* s = NULL;
+  assert_ok(hrx_gpu_stream_create(device, &s));
+  hrx_gpu_buffer_t* b = NULL;
+  assert_ok(hrx_gpu_stream_allocate(s, 64, &b));
+  assert_ok(hrx_gpu_stream_fill(s, hrx_gpu_buffer_binding(b), 9));
+  assert_ok(hrx_gpu_stream_synchronize(s, 10 * SECOND));
+  assert_int_equal(((uint32_t*)hrx_gpu_buffer_host_pointer(b))[15], 9);
+  assert_status(hrx_gpu_device_set_maximum_private_bytes(device, 512),
+                HRX_STATUS_FAILED_PRECONDITION, "fixed");
+  if (!host) {
+    uint64_t n = 16;
+    float one = 1.0f;
+    uint32_t bits;
+    memcpy(&bits, &one, 4);
+    hrx_gpu_arg_t args[] = {
+        hrx_gpu_arg_scalar(n), hrx_gpu_arg_scalar(bits),
+        hrx_gpu_arg_binding(hrx_gpu_buffer_binding(b), HRX_GPU_ACCESS_READ),
+        hrx_gpu_arg_binding(hrx_gpu_buffer_binding(b),
+                            HRX_GPU_ACCESS_READ_WRITE)};
+    hrx_gpu_launch_t launch = {&n, 1, args, 4};
+    hrx_gpu_kernel_t* fits = saxpy_claiming_private(device, 32);
+    hrx_gpu_prepared_t* prepared = NULL;
+    assert_ok(hrx_gpu_prepare_dispatch(device, fits, &launch, &prepared));
+    const hrx_gpu_prepared_t* const list[] = {prepared};
+    assert_ok(hrx_gpu_stream_enqueue_all(s, list, 1));
+    assert_ok(hrx_gpu_stream_synchronize(s, 10 * SECOND));
+    hrx_gpu_prepared_destroy(prepared);
+    hrx_gpu_kernel_t* over = saxpy_claiming_private(device, 33);
+    assert_status(hrx_gpu_stream_dispatch(s, over, &launch),
+                  HRX_STATUS_FAILED_PRECONDITION,
+                  "kernel 'saxpy' needs 33 private bytes per work-item; the "
+                  "device's queues provide 32");
+    hrx_gpu_kernel_release(over);
+    hrx_gpu_kernel_release(fits);
+  }
+  hrx_gpu_buffer_release(b);
+  hrx_gpu_stream_destroy(s);
+  hrx_gpu_device_release(device);
+}
+
 static void test_device_queue_count(void** state) {
   (void)state;
   hrx_gpu_device_t* device = NULL;
@@ -865,6 +983,7 @@ static void test_model_watchdog(void** state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_device_private_bytes),
       cmocka_unit_test(test_device_queue_count),
       cmocka_unit_test(test_concurrent_opens_share_one_device),
       cmocka_unit_test_setup_teardown(test_buffers_and_views, setup, teardown),

@@ -122,7 +122,17 @@ static void test_doctor_kfd_model(void** state) {
       "queues: transfer on host CPU: unlimited, copy, fill",
       "queues: AQL compute on command processor: 8, dispatch, barriers",
       "queues: PM4 compute on command processor: 8, dispatch",
-      "queues: transfer on SDMA: 12, copy, fill, memory waits, fences"};
+      "queues: transfer on SDMA: 12, copy, fill, memory waits, fences",
+      "memory: coherent (host memory): coherent, no release or acquire "
+      "actions",
+      "atomics (1/2/4/8 bytes): host-host SSSS, host-AQL SSSS",
+      "memory: device (GTT)\n",
+      "from host: to host release none, acquire none; to AQL release host "
+      "write-back, acquire queue acquire",
+      "from AQL: to host release queue release, acquire host invalidate",
+      "AQL-AQL --DD, AQL-PM4 --DD, AQL-transfer ----",
+      "memory: coherent (GTT coherent uncached): coherent",
+      "host-AQL --SS"};
   if (!strstr(r.output, active)) fail_msg("no '%s' in:\n%s", active,
                                           r.output);
   for (size_t i = 0; i < sizeof(wanted) / sizeof(wanted[0]); ++i) {

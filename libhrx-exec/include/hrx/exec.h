@@ -41,6 +41,23 @@
  * one thread at a time. The runtime owns its watcher threads (when
  * observing); the device owns the queue threads that run the work.
  *
+ * Regions. Under copy_engine = SDMA or compute_engine = PM4 the copies or
+ * dispatches that engine runs are host-ordered regions: a maximal stretch
+ * of consecutive such nodes of one lane, with no other lane waiting on a
+ * node before its last one, runs on the engine's queue under one fence
+ * the submitting thread waits for once (in order, each node after the one
+ * before it has ended). A region larger than its queue holds is fenced in
+ * as many parts as it needs.
+ *
+ * Hung regions. Submit waits for a region (and for the lanes to drain
+ * before it) at most region_timeout_ns. A region that does not end in
+ * time fails the submission with DEADLINE_EXCEEDED naming the queue and
+ * the fence it waited for (or the lane that did not drain); the work
+ * already queued stays queued, and the queue is reported dead: every
+ * later region for it fails at once with ABORTED naming the queue and
+ * that fence, and destroying the runtime stops the queue instead of
+ * waiting for it. Only a new runtime gets a new queue.
+ *
  * Timeouts. A completion wait that times out leaves the work running with
  * everything it uses; the runtime remembers that it did. Destroying the
  * runtime afterwards cancels whatever still runs (hrx_gpu_stream_cancel on
@@ -84,10 +101,11 @@ typedef enum hrx_exec_copy_engine_e {
   HRX_EXEC_COPY_ENGINE_COMPUTE,
   /* The device's transfer queue (hrx/fabric/transfer.h) runs the graphs'
    * device-to-device copy nodes: an SDMA queue on a kfd device, the host
-   * transfer queue (host memory operations) on the host device. Each copy
-   * is a host-ordered region: submit drains every lane first, runs the
-   * copy and waits for it before queuing what follows, so it blocks the
-   * submitting thread until work queued before the copy has finished.
+   * transfer queue (host memory operations) on the host device.
+   * Consecutive copies form one host-ordered region (see Regions): submit
+   * drains every lane first, queues the copies under one fence and waits
+   * for it once before queuing what follows, so it blocks the submitting
+   * thread until work queued before the region has finished.
    * Uploads and downloads, and copies between overlapping ranges of one
    * buffer (which transfer queues refuse), stay on their lanes. */
   HRX_EXEC_COPY_ENGINE_SDMA,
@@ -98,9 +116,9 @@ typedef enum hrx_exec_compute_engine_e {
   HRX_EXEC_COMPUTE_ENGINE_AUTO = 0, /* the device's default (AQL) */
   HRX_EXEC_COMPUTE_ENGINE_AQL,      /* AQL packets on a user-mode queue */
   /* A kfd device's PM4 queue (hrx/fabric/pm4.h) runs the graphs'
-   * dispatches, each a host-ordered region as copies are under
-   * copy_engine = SDMA (submit drains the lanes, runs the dispatch and
-   * waits for it). A kernel the command processor cannot set up (one
+   * dispatches, consecutive ones as one host-ordered region as copies are
+   * under copy_engine = SDMA (submit drains the lanes, queues the
+   * dispatches under one fence and waits for it once). A kernel the command processor cannot set up (one
    * asking for the dispatch or queue pointer, or private memory) fails
    * the submission as UNIMPLEMENTED naming it. UNAVAILABLE on the host
    * device, whose compute queues take AQL packets only. */
@@ -123,6 +141,16 @@ typedef struct hrx_exec_runtime_options_t {
   hrx_trace_t* trace;
   hrx_exec_copy_engine_t copy_engine;
   hrx_exec_compute_engine_t compute_engine;
+  /* How long submit waits for one host-ordered region (see Regions),
+   * lane draining included; 0 selects 60 s, HRX_TIMEOUT_INFINITE never
+   * gives up. */
+  uint64_t region_timeout_ns;
+  /* Private memory per work-item the compute lane's AQL queues must give
+   * a dispatch (hrx-rs ComputeEngine::Aql { maximum_private_bytes }): set
+   * on the device (hrx_gpu_device_set_maximum_private_bytes) when it has
+   * no stream yet; otherwise the device's setting must already cover it,
+   * else creation fails with FAILED_PRECONDITION. 0 asks for nothing. */
+  uint64_t maximum_private_bytes;
 } hrx_exec_runtime_options_t;
 
 /* |device| is retained. |options| may be NULL. An engine the runtime
@@ -159,6 +187,9 @@ typedef struct hrx_exec_statistics_t {
   uint64_t sdma_copy_bytes;
   /* Dispatches run on the PM4 queue (compute_engine = PM4). */
   uint64_t pm4_dispatches;
+  /* Fences the host waited on for host-ordered regions (one per region,
+   * more only when a region outgrew its queue). */
+  uint64_t region_fences;
 } hrx_exec_statistics_t;
 
 HRX_API void hrx_exec_runtime_statistics(hrx_exec_runtime_t* runtime,

@@ -17,6 +17,7 @@
 #include "hrx/fabric/queue_families.h"  // IWYU pragma: export
 #include "hrx/fabric/signal.h"      // IWYU pragma: export
 #include "hrx/fabric/transfer.h"    // IWYU pragma: export
+#include "hrx/fabric/visibility.h"  // IWYU pragma: export
 
 #ifdef __cplusplus
 extern "C" {

@@ -113,9 +113,40 @@ HRX_API HRX_MUST_USE hrx_status_t hrx_fabric_executable_load(
     hrx_fabric_device_t* device, const void* bytes, size_t length,
     hrx_fabric_executable_t** out_executable);
 
-/* Creates a queue of |packet_count| packets (a power of two, 2..65536). */
+/* Creates a queue of |packet_count| packets (a power of two, 2..65536),
+ * with no scratch (maximum_private_bytes 0). */
 HRX_API HRX_MUST_USE hrx_status_t hrx_fabric_queue_create(
     hrx_fabric_device_t* device, uint32_t packet_count,
+    hrx_fabric_queue_t** out_queue);
+
+/* hrx_fabric_queue_private_bytes of a queue whose dispatches may use any
+ * amount of private memory (the host device's: its workers carry their
+ * own). */
+#define HRX_FABRIC_PRIVATE_UNLIMITED UINT64_MAX
+
+/* The most private (scratch) memory per work-item a queue's scratch may
+ * serve. */
+#define HRX_FABRIC_MAX_PRIVATE_BYTES 32752u
+
+typedef struct hrx_fabric_queue_options_t {
+  uint32_t struct_size; /* sizeof(hrx_fabric_queue_options_t) */
+  uint32_t packet_count; /* as hrx_fabric_queue_create */
+  /* Private memory per work-item the queue's dispatches may use, at most
+   * HRX_FABRIC_MAX_PRIVATE_BYTES. On the kfd provider the queue's scratch
+   * is allocated at creation for every wave slot of the GPU
+   * (ceil(CUs / shader engines) x shader engines x max_slots_scratch_cu
+   * waves of roundup(bytes x 64, 1024) bytes, as ROCr sizes it) and
+   * described in its amd_queue_t (compute_tmpring_size, scratch backing
+   * location and size, wave64 lane size); it lives as long as the queue.
+   * The host device's queues need none and serve any amount. */
+  uint64_t maximum_private_bytes;
+} hrx_fabric_queue_options_t;
+
+/* hrx_fabric_queue_create with |options|: INVALID_ARGUMENT for a
+ * struct_size of 0 or one this library does not know, OUT_OF_RANGE for
+ * maximum_private_bytes above HRX_FABRIC_MAX_PRIVATE_BYTES. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_fabric_queue_create_with_options(
+    hrx_fabric_device_t* device, const hrx_fabric_queue_options_t* options,
     hrx_fabric_queue_t** out_queue);
 
 /* Creates a signal that packets on |device|'s queues may name as

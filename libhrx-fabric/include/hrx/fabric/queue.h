@@ -40,6 +40,12 @@ extern "C" {
 HRX_API void hrx_fabric_queue_destroy(hrx_fabric_queue_t* queue);
 
 HRX_API uint32_t hrx_fabric_queue_size(const hrx_fabric_queue_t* queue);
+/* Private memory per work-item a dispatch on |queue| may use: its
+ * maximum_private_bytes on a GPU (0 without scratch),
+ * HRX_FABRIC_PRIVATE_UNLIMITED on the host device. A dispatch needing
+ * more faults on a GPU queue; check before publishing. */
+HRX_API uint64_t hrx_fabric_queue_private_bytes(
+    const hrx_fabric_queue_t* queue);
 HRX_API uint64_t hrx_fabric_queue_read_index(const hrx_fabric_queue_t* queue);
 HRX_API uint64_t hrx_fabric_queue_write_index(
     const hrx_fabric_queue_t* queue);

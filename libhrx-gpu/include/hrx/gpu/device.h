@@ -60,6 +60,24 @@ HRX_API HRX_MUST_USE hrx_status_t hrx_gpu_device_set_stream_queue_count(
 HRX_API uint32_t hrx_gpu_device_stream_queue_count(
     const hrx_gpu_device_t* device);
 
+/* Sets the private (scratch) memory per work-item, at most
+ * HRX_FABRIC_MAX_PRIVATE_BYTES, that the stream queues' dispatches may use
+ * (default 0): each AQL queue allocates its scratch for that much when it
+ * is created (hrx_fabric_queue_options_t) and keeps it while the device
+ * lives, so prepared dispatches, which retain the device, always find it.
+ * A dispatch of a kernel needing more (its code object's private segment
+ * or its launch configuration's private storage) is refused at recording
+ * or preparation with FAILED_PRECONDITION naming the kernel, what it
+ * needs and what the queues provide. Must come before the first stream
+ * or dispatch of this device; later calls fail with FAILED_PRECONDITION.
+ * The host device's queues serve any amount whatever is set. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_gpu_device_set_maximum_private_bytes(
+    hrx_gpu_device_t* device, uint64_t bytes);
+/* What a dispatch may use: the value set, or HRX_FABRIC_PRIVATE_UNLIMITED
+ * on the host device. */
+HRX_API uint64_t hrx_gpu_device_maximum_private_bytes(
+    const hrx_gpu_device_t* device);
+
 /*===------------------------------------------------------------------===*/
 /* Buffers and views                                                       */
 /*===------------------------------------------------------------------===*/
@@ -85,6 +103,14 @@ HRX_API hrx_gpu_device_t* hrx_gpu_buffer_device(
  * fabric's transfer queues on the buffer's device name it by. */
 HRX_API uint64_t hrx_gpu_buffer_device_address(
     const hrx_gpu_buffer_t* buffer);
+/* Buffer::visibility: the allocation profile of |buffer|'s memory (who
+ * reaches it, which releases and acquires each producer/consumer pair
+ * needs, atomic scopes; hrx/fabric/visibility.h) into |*out_profile|,
+ * whose struct_size the caller sets. Buffers are HOST_COHERENT (shared)
+ * allocations, so every pair answers without actions. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_gpu_buffer_visibility(
+    const hrx_gpu_buffer_t* buffer,
+    hrx_fabric_allocation_profile_t* out_profile);
 
 /* Exports |buffer|'s memory as a new dma-buf fd the caller owns, for
  * another device to import (hrx_npu_buffer_import_dmabuf). The bytes

@@ -328,7 +328,9 @@ hrx_status_t hrx_exec_graph_dispatch(hrx_exec_graph_t* g,
     hrx_allocator_free(g->allocator, n.args);
     return status;
   }
-  memcpy(n.args, launch->args, launch->arg_count * sizeof(*n.args));
+  if (launch->arg_count) {
+    memcpy(n.args, launch->args, launch->arg_count * sizeof(*n.args));
+  }
   if (launch->workload_count) {
     memcpy(n.workload, launch->workload,
            launch->workload_count * sizeof(uint64_t));

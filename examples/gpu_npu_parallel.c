@@ -1,20 +1,26 @@
-/* examples/gpu_npu_parallel: the GPU and the NPU working at once.
+/* examples/gpu_npu_parallel: the GPU and the NPU working at once, in one
+ * prepared libhrx-exec graph.
  *
- *   GPU: y = a*x + y over a vector, ROUNDS times (a Loom saxpy kernel)
- *   NPU: BATCH invocations of an entry of a prebuilt .xdna image
+ *   GPU lanes: upload y -> y = a*x + y, ROUNDS times -> download y
+ *   NPU lane:  upload each binding -> BATCH invocations of an entry of a
+ *              prebuilt .xdna image -> download each binding
  *
- * Both halves run one after the other, then side by side (the NPU batch is
- * submitted, the GPU work queued, and both awaited), and the two times are
- * printed. Each half is checked against a CPU reference: the vector
- * against fmaf on the CPU; the NPU's bound buffers against what the CPU
- * expects the entry to leave there. For the NOOP program (one transaction
- * record that does nothing) that is what was written before: the NPU must
- * not touch them.
+ * The two halves share no buffer, so the runtime infers no edge between
+ * them: submitted as one graph, the NPU regions run while the GPU lanes
+ * work. The example times the halves submitted one after the other (two
+ * graphs, each awaited) against the one graph, and checks each half
+ * against a CPU reference: the vector against fmaf on the CPU; the NPU's
+ * bound buffers against what the CPU expects the entry to leave there.
+ * For the NOOP program (one transaction record that does nothing) that is
+ * what was uploaded: the NPU must not touch them.
  *
  * Without an NPU (no /dev/accel node, or none HRX admits) or without an
- * image, it says so and runs the GPU half alone.
+ * image, it says so and runs the GPU half alone. With --trace=PATH the
+ * lanes' host-observed activity of the whole run, the NPU lane's regions
+ * included, is written there as Chrome trace JSON (load it in Perfetto).
  *
- * usage: gpu_npu_parallel [--device=N] [SAXPY.loom [IMAGE.xdna [BATCH]]]
+ * usage: gpu_npu_parallel [--device=N] [--trace=PATH]
+ *                         [SAXPY.loom [IMAGE.xdna [BATCH]]]
  *        (defaults: device 0, examples/saxpy.loom, no image, 64)
  */
 #include <math.h>
@@ -22,14 +28,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hrx/gpu.h"
+#include "hrx/exec.h"
+#include "hrx/exec/npu.h"
 #include "hrx/loom.h"
-#include "hrx/npu.h"
 
 #define ELEMENTS (1 << 14)
 #define ROUNDS 8
 #define ALPHA 0.75f
-#define WAIT_NS (60ull * 1000 * 1000 * 1000)
 #define MAX_BINDINGS 16
 
 static int fail(const char* what, hrx_status_t status) {
@@ -47,11 +52,13 @@ static int fail(const char* what, hrx_status_t status) {
   } while (0)
 
 typedef struct gpu_half_t {
-  hrx_gpu_device_t* device;
   hrx_gpu_kernel_t* kernel;
-  hrx_gpu_stream_t* stream;
+  hrx_exec_kernel_t* saxpy;
   hrx_gpu_buffer_t* x;
   hrx_gpu_buffer_t* y;
+  uint64_t n;
+  hrx_gpu_arg_t args[4];
+  hrx_gpu_launch_t launch;
   float xs[ELEMENTS];
   float ys[ELEMENTS];
   float out[ELEMENTS];
@@ -60,21 +67,32 @@ typedef struct gpu_half_t {
 typedef struct npu_half_t {
   hrx_npu_device_t* device;
   hrx_npu_image_t* image;
-  hrx_npu_program_t* program;
-  hrx_npu_binding_t bindings[MAX_BINDINGS];
+  hrx_exec_npu_program_t* program;
+  hrx_gpu_buffer_t* bound[MAX_BINDINGS];
+  uint8_t* pattern[MAX_BINDINGS];
+  uint8_t* readback[MAX_BINDINGS];
+  uint64_t size[MAX_BINDINGS];
   size_t binding_count;
   uint64_t batch;
 } npu_half_t;
 
+typedef struct demo_t {
+  hrx_gpu_device_t* device;
+  hrx_trace_t* trace;
+  hrx_exec_runtime_t* runtime;
+  gpu_half_t gpu;
+  npu_half_t npu;
+} demo_t;
+
 /* The saxpy export of |path|, compiled for the device's profile. */
-static int gpu_load(gpu_half_t* g, const char* path) {
+static int gpu_load(demo_t* d, const char* path) {
   void* source = NULL;
   size_t length = 0;
   TRY("read", hrx_file_read_all(hrx_allocator_system(), path, 1 << 20,
                                 &source, &length));
   hrx_loom_compiler_t* compiler = NULL;
   hrx_status_t status = hrx_loom_compiler_create(
-      hrx_gpu_device_properties(g->device)->profile_target, NULL,
+      hrx_gpu_device_properties(d->device)->profile_target, NULL,
       hrx_allocator_system(), &compiler);
   hrx_loom_artifact_t* artifact = NULL;
   if (status == HRX_OK) {
@@ -87,8 +105,8 @@ static int gpu_load(gpu_half_t* g, const char* path) {
   if (status == HRX_OK) {
     size_t code_length = 0;
     const uint8_t* code = hrx_loom_artifact_code(artifact, &code_length);
-    status = hrx_gpu_kernel_load(g->device, code, code_length, "saxpy",
-                                 &g->kernel);
+    status = hrx_gpu_kernel_load(d->device, code, code_length, "saxpy",
+                                 &d->gpu.kernel);
   }
   hrx_loom_artifact_destroy(artifact);
   hrx_loom_compiler_destroy(compiler);
@@ -96,49 +114,65 @@ static int gpu_load(gpu_half_t* g, const char* path) {
   return status == HRX_OK ? 0 : fail("compile saxpy", status);
 }
 
-static int gpu_open(gpu_half_t* g, size_t index, const char* path) {
+static int gpu_open(demo_t* d, size_t index, const char* path) {
+  gpu_half_t* g = &d->gpu;
   TRY("open GPU", hrx_gpu_device_open(index, hrx_allocator_system(),
-                                      &g->device));
+                                      &d->device));
   printf("gpu: device %zu, %s (profile %s)\n", index,
-         hrx_gpu_device_properties(g->device)->name,
-         hrx_gpu_device_properties(g->device)->profile_target);
-  if (gpu_load(g, path)) return 1;
-  TRY("stream", hrx_gpu_stream_create(g->device, &g->stream));
+         hrx_gpu_device_properties(d->device)->name,
+         hrx_gpu_device_properties(d->device)->profile_target);
+  hrx_trace_options_t trace_options = {0};
+  TRY("trace", hrx_trace_create(&trace_options, hrx_allocator_system(),
+                                &d->trace));
+  hrx_exec_runtime_options_t options = {.trace = d->trace};
+  TRY("runtime", hrx_exec_runtime_create(d->device, &options,
+                                         hrx_allocator_system(),
+                                         &d->runtime));
+  if (gpu_load(d, path)) return 1;
+  static const hrx_exec_binding_contract_t bindings[] = {
+      {HRX_GPU_ACCESS_READ, 4 * ELEMENTS, 4},
+      {HRX_GPU_ACCESS_READ_WRITE, 4 * ELEMENTS, 4}};
+  hrx_exec_kernel_contract_t contract = {bindings, 2, 2};
+  TRY("contract", hrx_exec_kernel_create(d->runtime, g->kernel, &contract,
+                                         &g->saxpy));
   for (size_t i = 0; i < ELEMENTS; ++i) {
     g->xs[i] = (float)(i % 97) * 0.25f;
     g->ys[i] = 1.0f - (float)(i % 13);
   }
-  TRY("allocate", hrx_gpu_stream_allocate_from(g->stream, g->xs,
-                                               sizeof(g->xs), &g->x));
-  TRY("allocate", hrx_gpu_stream_allocate(g->stream, sizeof(g->ys), &g->y));
-  return 0;
-}
-
-/* Queues y = ys, then ROUNDS saxpy dispatches; does not wait. */
-static int gpu_queue(gpu_half_t* g) {
-  TRY("upload", hrx_gpu_stream_upload(g->stream, hrx_gpu_buffer_binding(g->y),
-                                      g->ys, sizeof(g->ys)));
+  TRY("allocate", hrx_exec_buffer_allocate(d->runtime, sizeof(g->xs), &g->x));
+  TRY("allocate", hrx_exec_buffer_allocate(d->runtime, sizeof(g->ys), &g->y));
   uint32_t alpha_bits;
   float alpha = ALPHA;
   memcpy(&alpha_bits, &alpha, sizeof(alpha_bits));
-  uint64_t n = ELEMENTS;
-  hrx_gpu_arg_t args[4] = {
-      hrx_gpu_arg_scalar(ELEMENTS), hrx_gpu_arg_scalar(alpha_bits),
-      hrx_gpu_arg_binding(hrx_gpu_buffer_binding(g->x), HRX_GPU_ACCESS_READ),
-      hrx_gpu_arg_binding(hrx_gpu_buffer_binding(g->y),
-                          HRX_GPU_ACCESS_READ_WRITE)};
-  hrx_gpu_launch_t launch = {&n, 1, args, 4};
-  for (int r = 0; r < ROUNDS; ++r) {
-    TRY("dispatch", hrx_gpu_stream_dispatch(g->stream, g->kernel, &launch));
-  }
+  g->n = ELEMENTS;
+  g->args[0] = hrx_gpu_arg_scalar(ELEMENTS);
+  g->args[1] = hrx_gpu_arg_scalar(alpha_bits);
+  g->args[2] = hrx_gpu_arg_binding(hrx_gpu_buffer_binding(g->x),
+                                   HRX_GPU_ACCESS_READ);
+  g->args[3] = hrx_gpu_arg_binding(hrx_gpu_buffer_binding(g->y),
+                                   HRX_GPU_ACCESS_READ_WRITE);
+  g->launch = (hrx_gpu_launch_t){&g->n, 1, g->args, 4};
   return 0;
 }
 
-/* Waits for the GPU and compares y with fmaf on the CPU, bit for bit. */
-static int gpu_finish(gpu_half_t* g) {
-  TRY("download", hrx_gpu_stream_download_blocking(
-                      g->stream, hrx_gpu_buffer_binding(g->y), g->out,
-                      sizeof(g->out)));
+/* upload x, upload y -> ROUNDS saxpy dispatches -> download y. */
+static int gpu_record(demo_t* d, hrx_exec_graph_t* graph) {
+  gpu_half_t* g = &d->gpu;
+  TRY("record", hrx_exec_graph_upload(graph, hrx_gpu_buffer_binding(g->x),
+                                      g->xs, NULL));
+  TRY("record", hrx_exec_graph_upload(graph, hrx_gpu_buffer_binding(g->y),
+                                      g->ys, NULL));
+  for (int r = 0; r < ROUNDS; ++r) {
+    TRY("record", hrx_exec_graph_dispatch(graph, g->saxpy, &g->launch,
+                                          NULL));
+  }
+  TRY("record", hrx_exec_graph_download(graph, hrx_gpu_buffer_binding(g->y),
+                                        g->out, NULL));
+  return 0;
+}
+
+/* Compares y with fmaf on the CPU, bit for bit. */
+static int gpu_check(const gpu_half_t* g) {
   for (size_t i = 0; i < ELEMENTS; ++i) {
     float want = g->ys[i];
     for (int r = 0; r < ROUNDS; ++r) want = fmaf(ALPHA, g->xs[i], want);
@@ -151,12 +185,12 @@ static int gpu_finish(gpu_half_t* g) {
   return 0;
 }
 
-static void gpu_close(gpu_half_t* g) {
+static void gpu_close(demo_t* d) {
+  gpu_half_t* g = &d->gpu;
   hrx_gpu_buffer_release(g->x);
   hrx_gpu_buffer_release(g->y);
-  hrx_gpu_stream_destroy(g->stream);
+  hrx_exec_kernel_destroy(g->saxpy);
   hrx_gpu_kernel_release(g->kernel);
-  hrx_gpu_device_release(g->device);
 }
 
 /* Whether this machine has an NPU HRX admits; says why not otherwise. */
@@ -179,9 +213,10 @@ static bool npu_present(void) {
   return false;
 }
 
-/* Opens the NPU and prepares the image's first entry with a patterned
- * buffer of each binding's smallest size. */
-static int npu_open(npu_half_t* h, const char* path) {
+/* Opens the NPU and prepares the image's first entry on runtime buffers
+ * of each binding's smallest size, which the graph fills with a pattern. */
+static int npu_open(demo_t* d, const char* path) {
+  npu_half_t* h = &d->npu;
   void* bytes = NULL;
   size_t length = 0;
   TRY("read image", hrx_file_read_all(hrx_allocator_system(), path,
@@ -199,129 +234,179 @@ static int npu_open(npu_half_t* h, const char* path) {
   }
   TRY("open NPU", hrx_npu_device_open(hrx_allocator_system(), NULL,
                                       &h->device));
+  hrx_gpu_view_t views[MAX_BINDINGS];
   for (size_t i = 0; i < entry.binding_count; ++i) {
     hrx_npu_image_binding_t b;
     hrx_npu_image_binding(h->image, 0, i, &b);
     uint64_t size = b.size_min ? b.size_min : 1;
-    TRY("NPU buffer", hrx_npu_buffer_allocate(h->device, size,
-                                              &h->bindings[i].buffer));
-    h->bindings[i].size = size;
+    TRY("NPU binding", hrx_exec_buffer_allocate(d->runtime, size,
+                                                &h->bound[i]));
+    h->size[i] = size;
     ++h->binding_count;
-    uint8_t* host = hrx_npu_buffer_host(h->bindings[i].buffer);
-    for (uint64_t k = 0; k < size; ++k) host[k] = (uint8_t)(k * 7 + i);
-    hrx_npu_buffer_flush(h->bindings[i].buffer, 0, size);
+    h->pattern[i] = malloc(size);
+    h->readback[i] = calloc(1, size);
+    if (!h->pattern[i] || !h->readback[i]) {
+      fprintf(stderr, "gpu_npu_parallel: out of memory\n");
+      return 1;
+    }
+    for (uint64_t k = 0; k < size; ++k) h->pattern[i][k] = (uint8_t)(k * 7 + i);
+    views[i] = hrx_gpu_buffer_binding(h->bound[i]);
   }
-  TRY("prepare", hrx_npu_program_prepare(h->device, h->image, entry.name,
-                                         h->bindings, h->binding_count,
-                                         &h->program));
+  TRY("prepare", hrx_exec_npu_program_prepare(d->runtime, h->device,
+                                              h->image, entry.name, views,
+                                              h->binding_count,
+                                              &h->program));
   printf("npu: %s, entry '%s' of %s, batches of %llu\n",
          hrx_npu_device_candidate(h->device)->node, entry.name, path,
          (unsigned long long)h->batch);
   return 0;
 }
 
-/* Submits the batch (at most HRX_NPU_PROGRAM_SLOTS pending at once). */
-static int npu_submit(npu_half_t* h, hrx_npu_invocation_t* out_last) {
+/* upload each binding -> BATCH invocations -> download each binding. */
+static int npu_record(demo_t* d, hrx_exec_graph_t* graph) {
+  npu_half_t* h = &d->npu;
+  for (size_t i = 0; i < h->binding_count; ++i) {
+    TRY("record", hrx_exec_graph_upload(
+                      graph, hrx_gpu_buffer_binding(h->bound[i]),
+                      h->pattern[i], NULL));
+  }
   for (uint64_t i = 0; i < h->batch; ++i) {
-    if (hrx_npu_program_pending(h->program) == HRX_NPU_PROGRAM_SLOTS) {
-      TRY("NPU wait", hrx_npu_program_wait(h->program, *out_last, WAIT_NS));
-    }
-    TRY("NPU dispatch", hrx_npu_program_dispatch(h->program, out_last));
+    TRY("record", hrx_exec_npu_graph_invoke(graph, h->program, NULL));
+  }
+  for (size_t i = 0; i < h->binding_count; ++i) {
+    TRY("record", hrx_exec_graph_download(
+                      graph, hrx_gpu_buffer_binding(h->bound[i]),
+                      h->readback[i], NULL));
   }
   return 0;
 }
 
-/* Waits for the batch and checks the NOOP reference: the bound buffers
- * still hold what the CPU wrote. */
-static int npu_finish(npu_half_t* h, hrx_npu_invocation_t last) {
-  TRY("NPU wait", hrx_npu_program_wait(h->program, last, WAIT_NS));
+/* The NOOP reference: the bound buffers still hold what was uploaded. */
+static int npu_check(const npu_half_t* h) {
   for (size_t i = 0; i < h->binding_count; ++i) {
-    hrx_npu_buffer_t* buffer = h->bindings[i].buffer;
-    hrx_npu_buffer_invalidate(buffer, 0, h->bindings[i].size);
-    const uint8_t* host = hrx_npu_buffer_host(buffer);
-    for (uint64_t k = 0; k < h->bindings[i].size; ++k) {
-      if (host[k] != (uint8_t)(k * 7 + i)) {
-        fprintf(stderr, "gpu_npu_parallel: binding %zu byte %llu changed\n",
-                i, (unsigned long long)k);
-        return 1;
-      }
+    if (memcmp(h->readback[i], h->pattern[i], h->size[i])) {
+      fprintf(stderr, "gpu_npu_parallel: NPU binding %zu changed\n", i);
+      return 1;
     }
   }
   return 0;
 }
 
 static void npu_close(npu_half_t* h) {
-  hrx_npu_program_destroy(h->program);
+  hrx_exec_npu_program_release(h->program);
   for (size_t i = 0; i < h->binding_count; ++i) {
-    hrx_npu_buffer_release(h->bindings[i].buffer);
+    hrx_gpu_buffer_release(h->bound[i]);
+    free(h->pattern[i]);
+    free(h->readback[i]);
   }
   hrx_npu_device_destroy(h->device);
   hrx_npu_image_destroy(h->image);
 }
 
-/* One run of the halves, in turn or side by side; its time in ns. */
-static int run(gpu_half_t* g, npu_half_t* h, bool together,
-               uint64_t* out_ns) {
+static int submit_and_wait(hrx_exec_graph_t* graph) {
+  hrx_exec_completion_t* done = NULL;
+  TRY("submit", hrx_exec_graph_submit(graph, &done));
+  hrx_status_t status = hrx_exec_completion_wait(done, HRX_TIMEOUT_INFINITE);
+  hrx_exec_completion_release(done);
+  TRY("wait", status);
+  return 0;
+}
+
+/* The halves as two graphs, one after the other, then as one graph; the
+ * times in ns. */
+static int run(demo_t* d, hrx_exec_graph_t* const* graphs,
+               uint64_t* out_sequential_ns, uint64_t* out_concurrent_ns) {
   uint64_t start = hrx_clock_monotonic_ns();
-  hrx_npu_invocation_t last = {0};
-  if (together) {
-    if (h->program && npu_submit(h, &last)) return 1;
-    if (gpu_queue(g)) return 1;
-    if (h->program && npu_finish(h, last)) return 1;
-    if (gpu_finish(g)) return 1;
-  } else {
-    if (gpu_queue(g) || gpu_finish(g)) return 1;
-    if (h->program && (npu_submit(h, &last) || npu_finish(h, last))) {
-      return 1;
-    }
+  if (submit_and_wait(graphs[0])) return 1;
+  if (d->npu.program && submit_and_wait(graphs[1])) return 1;
+  uint64_t middle = hrx_clock_monotonic_ns();
+  if (gpu_check(&d->gpu) || (d->npu.program && npu_check(&d->npu))) return 1;
+  memset(d->gpu.out, 0, sizeof(d->gpu.out));
+  for (size_t i = 0; i < d->npu.binding_count; ++i) {
+    memset(d->npu.readback[i], 0, d->npu.size[i]);
   }
-  *out_ns = hrx_clock_monotonic_ns() - start;
+  uint64_t again = hrx_clock_monotonic_ns();
+  if (submit_and_wait(graphs[2])) return 1;
+  *out_concurrent_ns = hrx_clock_monotonic_ns() - again;
+  *out_sequential_ns = middle - start;
+  if (gpu_check(&d->gpu) || (d->npu.program && npu_check(&d->npu))) return 1;
+  return 0;
+}
+
+static int demo(demo_t* d, const char* trace_path) {
+  /* 0: the GPU half, 1: the NPU half, 2: both in one graph. */
+  hrx_exec_graph_t* graphs[3] = {NULL, NULL, NULL};
+  int rc = 0;
+  for (int i = 0; i < 3 && rc == 0; ++i) {
+    hrx_status_t status = hrx_exec_graph_create(d->runtime, &graphs[i]);
+    if (status != HRX_OK) rc = fail("graph", status);
+  }
+  if (rc == 0) rc = gpu_record(d, graphs[0]) || gpu_record(d, graphs[2]);
+  if (rc == 0 && d->npu.program) {
+    rc = npu_record(d, graphs[1]) || npu_record(d, graphs[2]);
+  }
+  /* The first run prepares each graph's plan; the second is timed. */
+  uint64_t sequential_ns = 0, concurrent_ns = 0;
+  if (rc == 0) rc = run(d, graphs, &sequential_ns, &concurrent_ns);
+  if (rc == 0) rc = run(d, graphs, &sequential_ns, &concurrent_ns);
+  for (int i = 0; i < 3; ++i) hrx_exec_graph_destroy(graphs[i]);
+  if (rc) return rc;
+  hrx_exec_statistics_t stats;
+  hrx_exec_runtime_statistics(d->runtime, &stats);
+  printf("checked against the CPU: gpu %d rounds over %d floats%s\n", ROUNDS,
+         ELEMENTS, d->npu.program ? ", npu bindings intact" : "");
+  printf("npu lane: %llu regions, %.3f ms busy\n",
+         (unsigned long long)stats.npu_regions,
+         (double)stats.npu_busy_ns / 1e6);
+  printf("two graphs one after the other %.3f ms, one graph %.3f ms "
+         "(%.2fx)\n",
+         (double)sequential_ns / 1e6, (double)concurrent_ns / 1e6,
+         (double)sequential_ns / (double)(concurrent_ns ? concurrent_ns : 1));
+  if (trace_path) {
+    TRY(trace_path, hrx_trace_write_file(d->trace, trace_path));
+    printf("trace: %s\n", trace_path);
+  }
   return 0;
 }
 
 int main(int argc, char** argv) {
   size_t device_index = 0;
+  const char* trace_path = NULL;
   const char* positional[3] = {NULL, NULL, NULL};
   int positional_count = 0;
   for (int i = 1; i < argc; ++i) {
     if (!strncmp(argv[i], "--device=", 9)) {
       device_index = (size_t)strtoul(argv[i] + 9, NULL, 10);
+    } else if (!strncmp(argv[i], "--trace=", 8)) {
+      trace_path = argv[i] + 8;
     } else if (positional_count < 3) {
       positional[positional_count++] = argv[i];
     } else {
-      fprintf(stderr, "usage: gpu_npu_parallel [--device=N] [SAXPY.loom "
-                      "[IMAGE.xdna [BATCH]]]\n");
+      fprintf(stderr, "usage: gpu_npu_parallel [--device=N] [--trace=PATH] "
+                      "[SAXPY.loom [IMAGE.xdna [BATCH]]]\n");
       return 2;
     }
   }
   const char* saxpy = positional[0] ? positional[0] : "examples/saxpy.loom";
   const char* image = positional[1];
-  static npu_half_t npu;
-  npu.batch = positional[2] ? strtoull(positional[2], NULL, 10) : 64;
-  if (npu.batch == 0) npu.batch = 1;
+  static demo_t d;
+  d.npu.batch = positional[2] ? strtoull(positional[2], NULL, 10) : 64;
+  if (d.npu.batch == 0) d.npu.batch = 1;
 
-  static gpu_half_t gpu;
-  int rc = gpu_open(&gpu, device_index, saxpy);
+  int rc = gpu_open(&d, device_index, saxpy);
   if (rc == 0 && npu_present()) {
     if (image) {
-      rc = npu_open(&npu, image);
+      rc = npu_open(&d, image);
     } else {
       printf("npu: present, but no IMAGE.xdna was given; running the GPU "
              "half alone\n");
     }
   }
-  uint64_t sequential_ns = 0, concurrent_ns = 0;
-  if (rc == 0) rc = run(&gpu, &npu, false, &sequential_ns);
-  if (rc == 0) rc = run(&gpu, &npu, true, &concurrent_ns);
-  if (rc == 0) {
-    printf("checked against the CPU: gpu %d rounds over %d floats%s\n",
-           ROUNDS, ELEMENTS, npu.program ? ", npu bindings intact" : "");
-    printf("one after the other %.3f ms, side by side %.3f ms (%.2fx)\n",
-           (double)sequential_ns / 1e6, (double)concurrent_ns / 1e6,
-           (double)sequential_ns / (double)(concurrent_ns ? concurrent_ns
-                                                          : 1));
-  }
-  npu_close(&npu);
-  gpu_close(&gpu);
+  if (rc == 0) rc = demo(&d, trace_path);
+  npu_close(&d.npu);
+  gpu_close(&d);
+  hrx_exec_runtime_destroy(d.runtime);
+  hrx_trace_destroy(d.trace);
+  hrx_gpu_device_release(d.device);
   return rc;
 }

@@ -6,6 +6,9 @@
 #include "hrx/fabric.h"
 #include "hrx/fabric/bundle.h"
 #include "hrx_cli.h"
+#ifdef HRX_CLI_HAVE_NPU
+#include "npu_cli.h"
+#endif
 
 int hrx_cmd_pack(int argc, char** argv) {
   const char *dir = NULL, *output = NULL, *bundle_json = NULL;
@@ -41,6 +44,12 @@ int hrx_cmd_pack(int argc, char** argv) {
   if (bundle_json && !strcmp(bundle_json, output)) {
     return hrx_cli_usage_error("pack", "--bundle-json names the --output");
   }
+#ifdef HRX_CLI_HAVE_NPU
+  /* NPU images are pinned for the NPU's profile: npu/PROFILE/NAME.xdna.
+   * Without libhrx-npu the tool cannot read them and packs their bytes. */
+  hrx_status_t images = hrx_cli_npu_check_bundle(dir);
+  if (images != HRX_OK) return hrx_cli_fail("pack", images);
+#endif
   hrx_allocator_t allocator = hrx_allocator_system();
   char* json_path = NULL;
   if (!bundle_json) {

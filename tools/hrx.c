@@ -74,7 +74,10 @@ static const char hrx_pack_usage[] =
     "ARCHIVE.json)\n"
     "  outputs: a regular file is replaced only once the archive is whole;\n"
     "  a symbolic link is followed; /dev/null or a FIFO is written in place;\n"
-    "  a directory is refused. The outputs are never packed, even inside DIR\n";
+    "  a directory is refused. The outputs are never packed, even inside DIR\n"
+    "  NPU images are pinned as npu/amd.xdna.strix_halo.17f0_11/NAME.xdna;\n"
+    "  each must be a valid image for that profile (checked by an hrx built\n"
+    "  with libhrx-npu)\n";
 
 static const char hrx_prepare_usage[] =
     "usage: hrx prepare [ARCHIVE] [options]\n"

@@ -1,7 +1,8 @@
-/* The NPU half of the hrx tool: `hrx doctor`'s NPU lines and `hrx run` of
- * a `.xdna` image. Both reach the driver through an hrx_cli_npu_driver_t,
- * so the tools suite drives them against the npu suite's scripted driver
- * and sysfs fixtures; the tool itself uses hrx_cli_npu_native(). */
+/* The NPU half of the hrx tool: `hrx doctor`'s NPU lines, `hrx run` of
+ * a `.xdna` image and `hrx pack`'s check of pinned NPU images. The first
+ * two reach the driver through an hrx_cli_npu_driver_t, so the tools
+ * suite drives them against the npu suite's scripted driver and sysfs
+ * fixtures; the tool itself uses hrx_cli_npu_native(). */
 #ifndef HRX_TOOLS_NPU_CLI_H_
 #define HRX_TOOLS_NPU_CLI_H_
 
@@ -32,5 +33,12 @@ int hrx_cli_npu_run(const hrx_cli_npu_driver_t* driver, int argc,
                     char** argv, FILE* out, FILE* err);
 
 extern const char hrx_cli_npu_run_usage[];
+
+/* `hrx pack`'s check of the NPU images bundle folder |dir| pins: each
+ * entry of DIR/npu/ must be a folder named after the qualified profile
+ * (npu/amd.xdna.strix_halo.17f0_11/) holding only `.xdna` images that
+ * parse and validate for it; INVALID_ARGUMENT or the image's DATA_LOSS
+ * naming the entry otherwise. A folder without npu/ passes. */
+hrx_status_t hrx_cli_npu_check_bundle(const char* dir);
 
 #endif /* HRX_TOOLS_NPU_CLI_H_ */

@@ -93,6 +93,8 @@ struct hrx_exec_runtime_s {
   hrx_exec_plan_t* hung_plan[HRX_EXEC_ENGINE_LANE];
   uint64_t region_timeout_ns; /* each region's bound (region.c) */
   hrx_trace_t* trace; /* borrowed, may be NULL */
+  /* NPU imports of runtime buffers (npu_lane.c); NULL until the first. */
+  struct hrx_exec_npu_imports_s* npu_imports;
   bool observe;       /* watchers run */
   /* A completion wait timed out: destruction cancels what still runs
    * rather than wait for it forever. Set by any waiting thread. */
@@ -125,7 +127,10 @@ typedef enum hrx_exec_op_e {
   HRX_EXEC_OP_DISPATCH,
   HRX_EXEC_OP_COPY,
   HRX_EXEC_OP_DOWNLOAD,
+  HRX_EXEC_OP_NPU, /* npu_lane.c, built with -Dnpu */
 } hrx_exec_op_t;
+
+typedef struct hrx_exec_npu_program_s hrx_exec_npu_program_t;
 
 typedef struct hrx_exec_node_rec_t {
   hrx_exec_op_t op;
@@ -138,9 +143,25 @@ typedef struct hrx_exec_node_rec_t {
   size_t workload_count;
   hrx_gpu_arg_t* args;
   size_t arg_count;
+  hrx_exec_npu_program_t* npu; /* retained; HRX_EXEC_OP_NPU only */
   uint32_t deps_start, dep_count;
   bool signals; /* a node of another lane waits for it */
 } hrx_exec_node_rec_t;
+
+typedef struct hrx_exec_access_t {
+  hrx_gpu_view_t view;
+  hrx_gpu_access_t access;
+} hrx_exec_access_t;
+
+/* A view of a live buffer that lies inside it (graph.c). */
+hrx_status_t hrx_exec_check_view(hrx_gpu_view_t view, const char* what);
+/* Appends node |n| (taking its references) with the dependencies its
+ * accesses imply. On failure |n|'s references are dropped. */
+hrx_status_t hrx_exec_graph_add(hrx_exec_graph_t* graph,
+                                hrx_exec_node_rec_t* n,
+                                const hrx_exec_access_t* accesses,
+                                size_t access_count,
+                                hrx_exec_node_t* out_node);
 
 struct hrx_exec_graph_s {
   hrx_exec_runtime_t* runtime;
@@ -217,6 +238,17 @@ hrx_status_t hrx_exec_region_run(hrx_exec_runtime_t* runtime,
                                  const hrx_exec_graph_t* graph, size_t first,
                                  size_t count, hrx_exec_engine_t engine,
                                  const bool* used);
+#if HRX_EXEC_NPU
+/* Drops the runtime's reference to its NPU import cache (npu_lane.c). */
+void hrx_exec_npu_imports_release(struct hrx_exec_npu_imports_s* imports);
+/* Runs node |i| of |graph|, an NPU node, as a host-ordered region
+ * (npu_lane.c) while submitting: |node_events| as hrx_exec_queue_node
+ * has them, |used| the lanes batching the submission; mutex held. */
+hrx_status_t hrx_exec_npu_region(hrx_exec_runtime_t* runtime,
+                                 const hrx_exec_graph_t* graph, size_t i,
+                                 hrx_gpu_event_t* const* node_events,
+                                 const bool* used);
+#endif
 
 /* Drops finished flights and quarantined completions; mutex held. */
 void hrx_exec_runtime_prune(hrx_exec_runtime_t* runtime);

@@ -5,6 +5,9 @@
 #include <string.h>
 
 #include "exec_internal.h"
+#if HRX_EXEC_NPU
+#include "hrx/exec/npu.h"
+#endif
 
 hrx_status_t hrx_exec_graph_create(hrx_exec_runtime_t* rt,
                                    hrx_exec_graph_t** out_graph) {
@@ -34,6 +37,9 @@ static void hrx_exec_node_release(hrx_exec_graph_t* g,
     }
   }
   hrx_gpu_kernel_release(n->kernel);
+#if HRX_EXEC_NPU
+  hrx_exec_npu_program_release(n->npu);
+#endif
   hrx_allocator_free(g->allocator, n->args);
   hrx_allocator_free(g->allocator, n->workload);
 }
@@ -71,9 +77,7 @@ hrx_exec_lane_t hrx_exec_graph_node_lane(const hrx_exec_graph_t* g,
   return node < g->node_count ? g->nodes[node].lane : HRX_EXEC_LANE_COUNT;
 }
 
-/* A view of a live buffer that lies inside it. */
-static hrx_status_t hrx_exec_check_view(hrx_gpu_view_t view,
-                                        const char* what) {
+hrx_status_t hrx_exec_check_view(hrx_gpu_view_t view, const char* what) {
   if (!view.buffer) {
     return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT, "%s has no buffer",
                            what);
@@ -90,10 +94,6 @@ static hrx_status_t hrx_exec_check_view(hrx_gpu_view_t view,
   return HRX_OK;
 }
 
-typedef struct hrx_exec_access_t {
-  hrx_gpu_view_t view;
-  hrx_gpu_access_t access;
-} hrx_exec_access_t;
 
 /* Reachability checks visit at most this many nodes, so recording stays
  * O(k * budget) per node; an edge whose redundancy is not proven within
@@ -129,13 +129,10 @@ static bool hrx_exec_dep_implied(const hrx_exec_graph_t* g,
   return false;
 }
 
-/* Appends node |n| (taking its references) with the dependencies its
- * accesses imply. On failure |n|'s references are dropped. */
-static hrx_status_t hrx_exec_graph_add(hrx_exec_graph_t* g,
-                                       hrx_exec_node_rec_t* n,
-                                       const hrx_exec_access_t* accesses,
-                                       size_t access_count,
-                                       hrx_exec_node_t* out_node) {
+hrx_status_t hrx_exec_graph_add(hrx_exec_graph_t* g, hrx_exec_node_rec_t* n,
+                                const hrx_exec_access_t* accesses,
+                                size_t access_count,
+                                hrx_exec_node_t* out_node) {
   hrx_status_t status = HRX_OK;
   if (g->broken) {
     status = hrx_make_status(HRX_STATUS_FAILED_PRECONDITION,
@@ -183,7 +180,12 @@ static hrx_status_t hrx_exec_graph_add(hrx_exec_graph_t* g,
   for (size_t d = 0; d < count; ++d) {
     if (hrx_exec_dep_implied(g, deps, count, d)) continue;
     g->deps[g->dep_count++] = deps[d];
-    if (g->nodes[deps[d]].lane != n->lane) g->nodes[deps[d]].signals = true;
+    /* An NPU region signals nothing: it has ended before anything after
+     * it is queued. */
+    if (g->nodes[deps[d]].lane != n->lane &&
+        g->nodes[deps[d]].lane != HRX_EXEC_LANE_NPU) {
+      g->nodes[deps[d]].signals = true;
+    }
   }
   n->dep_count = (uint32_t)(g->dep_count - n->deps_start);
   for (size_t a = 0; a < access_count; ++a) {

@@ -198,6 +198,9 @@ void hrx_exec_runtime_destroy(hrx_exec_runtime_t* rt) {
   hrx_allocator_free(rt->allocator, rt->flights);
   hrx_allocator_free(rt->allocator, rt->quarantine);
   hrx_allocator_free(rt->allocator, rt->node_events);
+#if HRX_EXEC_NPU
+  hrx_exec_npu_imports_release(rt->npu_imports);
+#endif
   pthread_mutex_destroy(&rt->mutex);
   hrx_budget_release(rt->budget);
   hrx_gpu_device_t* device = rt->device;

@@ -65,10 +65,26 @@ static hrx_status_t hrx_exec_queue_node(hrx_exec_runtime_t* rt,
                                         uint8_t* lane_state, const bool* used,
                                         hrx_exec_completion_t* c) {
   const hrx_exec_node_rec_t* n = &g->nodes[i];
+#if HRX_EXEC_NPU
+  if (n->op == HRX_EXEC_OP_NPU) {
+    hrx_status_t status = hrx_exec_npu_region(rt, g, i, node_events, used);
+    /* A lane whose work is queued after the region starts no earlier,
+     * which only the device sees. */
+    for (int lane = 0; lane < HRX_EXEC_LANE_COUNT; ++lane) {
+      if (!lane_state[lane]) lane_state[lane] = 1;
+    }
+    return status;
+  }
+#endif
   hrx_gpu_stream_t* stream = rt->lanes[n->lane];
   for (uint32_t d = 0; d < n->dep_count; ++d) {
     uint32_t dep = g->deps[n->deps_start + d];
-    if (g->nodes[dep].lane == n->lane) continue; /* stream order */
+    /* Stream order; an NPU region ended before anything after it was
+     * queued. */
+    if (g->nodes[dep].lane == n->lane ||
+        g->nodes[dep].lane == HRX_EXEC_LANE_NPU) {
+      continue;
+    }
     HRX_RETURN_IF_ERROR(hrx_gpu_stream_wait_event(stream, node_events[dep]));
     rt->stats.cross_lane_waits++;
     if (!lane_state[n->lane]) lane_state[n->lane] = 1;
@@ -92,6 +108,8 @@ static hrx_status_t hrx_exec_queue_node(hrx_exec_runtime_t* rt,
     case HRX_EXEC_OP_COPY:
     case HRX_EXEC_OP_DISPATCH:
       HRX_RETURN_IF_ERROR(hrx_exec_queue_prepared(rt, g, i, run, used));
+      break;
+    case HRX_EXEC_OP_NPU: /* a region, run above */
       break;
     case HRX_EXEC_OP_DOWNLOAD: {
       hrx_exec_delivery_t* d = &c->deliveries[c->delivery_count];
@@ -171,6 +189,7 @@ hrx_status_t hrx_exec_graph_submit(hrx_exec_graph_t* g,
   size_t downloads = 0;
   int lanes = 0;
   for (size_t i = 0; i < g->node_count; ++i) {
+    if (g->nodes[i].lane == HRX_EXEC_LANE_NPU) continue; /* no stream */
     if (!used[g->nodes[i].lane]) lanes++;
     used[g->nodes[i].lane] = true;
     if (g->nodes[i].op == HRX_EXEC_OP_DOWNLOAD) downloads++;

@@ -58,6 +58,8 @@ def main():
         expect("amdgpu_backend.c" not in sources,
                "-Dllvm=disabled leaves the amdgpu backend out")
         expect("hrx-npu" not in names, "-Dnpu=disabled leaves libhrx-npu out")
+        expect("npu_lane.c" not in sources,
+               "-Dnpu=disabled leaves libhrx-exec's NPU lane out")
         expect("hrx-storage" not in names,
                "-Dstorage=disabled leaves libhrx-storage out")
         expect(not benchmarks, "-Dbench=disabled builds no benchmark")
@@ -77,6 +79,8 @@ def main():
             expect("amdgpu_backend.c" in sources,
                    "-Dllvm=enabled builds the amdgpu backend")
         expect("hrx-npu" in names, "-Dnpu=enabled builds libhrx-npu")
+        expect("npu_lane.c" in sources,
+               "-Dnpu=enabled builds libhrx-exec's NPU lane")
         expect(any(b["name"] == "loom_parse" for b in benchmarks),
                "-Dbench=enabled builds the benchmarks")
         expect(not any(b["name"] == "gpu_stream" for b in benchmarks),

@@ -249,6 +249,7 @@ static int exec_cmd(xdna_fake_t* fake, hrx_xdna_exec_cmd_t* args) {
   fake->submitted_cmd[fake->submitted % XDNA_FAKE_MAX_BOS] =
       (uint32_t)args->cmd_handles;
   args->seq = fake->submitted++;
+  if (fake->on_exec) fake->on_exec(fake->on_exec_context);
   if (!fake->hold) complete_one(fake);
   return 0;
 }

@@ -65,6 +65,10 @@ typedef struct xdna_fake_t {
   uint64_t dev_misplace;     /* added to every DEV BO's xdna_addr */
   int wait_eintr;            /* TIMELINE_WAITs that answer EINTR first */
   int wait_early_etime;      /* ... then ETIME although time is left */
+  /* Stands in for the NPU's work: called with |on_exec_context| for
+   * every command EXEC_CMD accepts, before it completes. */
+  void (*on_exec)(void* context);
+  void* on_exec_context;
 
   /* Injection: call |fail_at| (1-based, all kinds counted) fails. */
   size_t fail_at;

@@ -180,11 +180,73 @@ static void test_pack_outputs_and_prepare_limits(void** state) {
   test_temp_dir_remove(root);
 }
 
+/* NPU images are pinned for the NPU profile: pack takes a valid image
+ * under npu/amd.xdna.strix_halo.17f0_11/ and refuses other folders, other
+ * files and images that do not validate, naming them. */
+static void test_pack_checks_npu_images(void** state) {
+  (void)state;
+  if (strcmp(getenv("HRX_TEST_HAVE_NPU"), "1") != 0) skip();
+  void* noop = NULL;
+  size_t noop_length = 0;
+  assert_ok(hrx_file_read_all(hrx_allocator_system(),
+                              getenv("HRX_NPU_NOOP_IMAGE"), 1 << 20, &noop,
+                              &noop_length));
+  char* root = test_temp_dir_create();
+  char* folder = test_strdup_printf("%s/src/npu/amd.xdna.strix_halo.17f0_11",
+                                    root);
+  assert_ok(hrx_dir_create_all(folder, 0755));
+  char* image = test_strdup_printf("%s/noop.xdna", folder);
+  test_write_file(image, noop, noop_length);
+  run_result_t r;
+  char* args = test_strdup_printf(
+      "pack %s/src --target=host --url=u --output=%s/b.tar.zst "
+      "--bundle-json=%s/b.json",
+      root, root, root);
+  run_hrx(NULL, args, &r);
+  if (r.exit_code != 0) fail_msg("pack: %s", r.output);
+  char* json_path = test_strdup_printf("%s/b.json", root);
+  char* json = test_read_text(json_path);
+  assert_non_null(
+      strstr(json, "\"npu/amd.xdna.strix_halo.17f0_11/noop.xdna\""));
+  free(json);
+
+  /* An image that does not validate. */
+  test_write_file(image, noop, noop_length / 2);
+  run_hrx(NULL, args, &r);
+  assert_int_equal(r.exit_code, 1);
+  assert_non_null(
+      strstr(r.output, "npu/amd.xdna.strix_halo.17f0_11/noop.xdna"));
+  /* A file that is no image. */
+  test_write_file(image, noop, noop_length);
+  char* other = test_strdup_printf("%s/notes.txt", folder);
+  test_write_file(other, "x", 1);
+  run_hrx(NULL, args, &r);
+  assert_int_equal(r.exit_code, 1);
+  assert_non_null(strstr(r.output, "notes.txt: only .xdna images"));
+  assert_int_equal(unlink(other), 0);
+  /* Another profile. */
+  char* wrong = test_strdup_printf("%s/src/npu/amd.xdna.phoenix", root);
+  assert_ok(hrx_dir_create_all(wrong, 0755));
+  run_hrx(NULL, args, &r);
+  assert_int_equal(r.exit_code, 1);
+  assert_non_null(strstr(r.output, "npu/amd.xdna.phoenix: NPU images are "
+                                   "pinned for the qualified profile"));
+  free(wrong);
+  free(other);
+  free(json_path);
+  free(args);
+  free(image);
+  free(folder);
+  free(noop);
+  test_temp_dir_remove(root);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_pack_prepare_gc),
       cmocka_unit_test(test_prepare_refuses_devices_and_escapes),
       cmocka_unit_test(test_pack_outputs_and_prepare_limits),
+      cmocka_unit_test(test_pack_checks_npu_images),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,7 +4,8 @@
  * graph with only the synchronisation those hazards need.
  *
  * Lanes. A runtime owns one stream per lane (upload, compute, download),
- * each on its own device queue. A lane runs one operation at a time, in
+ * each on its own device queue (built with -Dnpu, an NPU lane beside
+ * them: hrx/exec/npu.h). A lane runs one operation at a time, in
  * submission order, across every graph of the runtime; different lanes
  * overlap. A dependency between nodes of different lanes becomes an event
  * the later lane waits for; within a lane, order is free.
@@ -90,7 +91,10 @@ typedef enum hrx_exec_lane_e {
   HRX_EXEC_LANE_UPLOAD = 0,
   HRX_EXEC_LANE_COMPUTE = 1,
   HRX_EXEC_LANE_DOWNLOAD = 2,
-  HRX_EXEC_LANE_COUNT = 3,
+  HRX_EXEC_LANE_COUNT = 3, /* the stream lanes above; also "no such node" */
+  /* NPU programs (hrx/exec/npu.h, built with -Dnpu): host-ordered regions,
+   * one at a time, on no stream of the runtime. */
+  HRX_EXEC_LANE_NPU = 4,
 } hrx_exec_lane_t;
 
 /* What runs the upload and download lanes' copies. */
@@ -190,6 +194,13 @@ typedef struct hrx_exec_statistics_t {
   /* Fences the host waited on for host-ordered regions (one per region,
    * more only when a region outgrew its queue). */
   uint64_t region_fences;
+  /* NPU regions run (hrx/exec/npu.h; failed ones included), their
+   * host-observed time in ns (staging, dispatch and retirement, always
+   * measured) and the bytes staged between runtime buffers and NPU
+   * staging buffers. */
+  uint64_t npu_regions;
+  uint64_t npu_busy_ns;
+  uint64_t npu_staged_bytes;
 } hrx_exec_statistics_t;
 
 HRX_API void hrx_exec_runtime_statistics(hrx_exec_runtime_t* runtime,

@@ -268,6 +268,10 @@ static void vop3p_lane(gfx11_wave_t* wave, const gfx11_inst_t* inst,
 }
 
 bool gfx11_exec_vop3p(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
+  if (inst->op == GFX11_V_WMMA_F32_16X16X16_F16 ||
+      inst->op == GFX11_V_WMMA_F32_16X16X16_BF16) {
+    return gfx11_exec_wmma(wave, inst);
+  }
   if (!vop3p_supported(inst)) return unsupported(wave, "VOP3P", inst->op);
   uint32_t exec = wave->sgpr[GFX11_EXEC_LO];
   for (uint32_t lane = 0; lane < GFX11_LANES && !wave->faulted; ++lane) {

@@ -208,5 +208,7 @@ uint16_t gfx11_read_f16_source(gfx11_wave_t* wave, const gfx11_inst_t* inst,
                                int index, uint32_t lane);
 bool gfx11_exec_half(gfx11_wave_t* wave, const gfx11_inst_t* inst);
 bool gfx11_exec_vop3p(gfx11_wave_t* wave, const gfx11_inst_t* inst);
+/* v_wmma_f32_16x16x16_{f16,bf16} (gfx11_wmma.c). */
+bool gfx11_exec_wmma(gfx11_wave_t* wave, const gfx11_inst_t* inst);
 
 #endif  // HRX_FABRIC_GFX11_INTERNAL_H_

@@ -15,7 +15,8 @@ typedef struct global_op_t {
   bool store;
   bool sign_extend;
   bool atomic;
-  bool high_half;  /* d16_hi stores: the source VGPR's bits 16-31 */
+  bool high_half;  /* d16_hi: the VGPR's bits 16-31 (stored or loaded) */
+  bool d16;        /* loads of 16 bits into one half, keeping the other */
 } global_op_t;
 
 /* GLOBAL opcodes 16..29: load u8 i8 u16 i16 b32 b64 b96 b128, then store
@@ -40,6 +41,17 @@ static bool global_op(uint32_t op, global_op_t* out) {
     case GFX11_GLOBAL_STORE_D16_HI_B16:
       *out = (global_op_t){.bytes = 2, .store = true, .high_half = true};
       return true;
+    case GFX11_GLOBAL_LOAD_D16_U8: case GFX11_GLOBAL_LOAD_D16_I8:
+    case GFX11_GLOBAL_LOAD_D16_B16: case GFX11_GLOBAL_LOAD_D16_HI_U8:
+    case GFX11_GLOBAL_LOAD_D16_HI_I8: case GFX11_GLOBAL_LOAD_D16_HI_B16: {
+      /* u8, i8, b16 into the low half, then the same into the high. */
+      uint32_t form = (op - GFX11_GLOBAL_LOAD_D16_U8) % 3;
+      *out = (global_op_t){.bytes = form == 2 ? 2 : 1,
+                           .sign_extend = form == 1,
+                           .high_half = op >= GFX11_GLOBAL_LOAD_D16_HI_U8,
+                           .d16 = true};
+      return true;
+    }
     default:
       break;
   }
@@ -117,6 +129,11 @@ static void load_lane(gfx11_wave_t* wave, const gfx11_inst_t* inst,
     if (g->sign_extend) {
       uint32_t sign = 1u << (8 * g->bytes - 1);
       v = (v ^ sign) - sign;
+    }
+    if (g->d16) {
+      uint32_t old = gfx11_read32(wave, inst, inst->dst, lane);
+      v = g->high_half ? (old & 0xFFFFu) | v << 16
+                       : (old & 0xFFFF0000u) | (v & 0xFFFFu);
     }
     gfx11_write_vgpr(wave, inst->dst, lane, v);
     return;
@@ -216,6 +233,9 @@ typedef struct ds_op_t {
   bool sign_extend;
   bool atomic;
   bool returns;  /* atomics: the old value goes to vdst */
+  /* 1: loads into the low 16 bits of vdst, 2: into the high 16 bits,
+   * keeping the other half */
+  uint8_t d16;
 } ds_op_t;
 
 static bool ds_op(uint32_t op, ds_op_t* out) {
@@ -242,6 +262,15 @@ static bool ds_op(uint32_t op, ds_op_t* out) {
     case GFX11_DS_LOAD_B64: out->bytes = 8; break;
     case GFX11_DS_LOAD_B96: out->bytes = 12; break;
     case GFX11_DS_LOAD_B128: out->bytes = 16; break;
+    case GFX11_DS_LOAD_U8_D16: case GFX11_DS_LOAD_U8_D16_HI:
+    case GFX11_DS_LOAD_I8_D16: case GFX11_DS_LOAD_I8_D16_HI:
+    case GFX11_DS_LOAD_U16_D16: case GFX11_DS_LOAD_U16_D16_HI: {
+      /* u8, i8, u16 in pairs of low and high half. */
+      uint32_t form = (op - GFX11_DS_LOAD_U8_D16) / 2;
+      *out = (ds_op_t){.bytes = form == 2 ? 2 : 1, .sign_extend = form == 1,
+                       .d16 = (op - GFX11_DS_LOAD_U8_D16) % 2 ? 2 : 1};
+      break;
+    }
     default:
       if (ds_atomic_base(op) < 0) return false;
       out->atomic = true;
@@ -303,6 +332,11 @@ static void ds_lane_access(gfx11_wave_t* wave, const gfx11_inst_t* inst,
     if (d->sign_extend) {
       uint32_t sign = 1u << (8 * part - 1);
       v = (v ^ sign) - sign;
+    }
+    if (d->d16) {
+      uint32_t old = gfx11_read32(wave, inst, inst->dst, lane);
+      v = d->d16 == 2 ? (old & 0xFFFFu) | v << 16
+                      : (old & 0xFFFF0000u) | (v & 0xFFFFu);
     }
     gfx11_write_vgpr(wave, inst->dst + i, lane, v);
   }

@@ -169,6 +169,7 @@
   X(V_BFREV_B32, 0x1B8, "v_bfrev_b32")                     \
   X(V_CLZ_I32_U32, 0x1B9, "v_clz_i32_u32")                 \
   X(V_CTZ_I32_B32, 0x1BA, "v_ctz_i32_b32")                 \
+  X(V_MAD_I32_I24, 0x20A, "v_mad_i32_i24")                 \
   X(V_MAD_U32_U24, 0x20B, "v_mad_u32_u24")                 \
   X(V_BFE_U32, 0x210, "v_bfe_u32")                         \
   X(V_BFE_I32, 0x211, "v_bfe_i32")                         \
@@ -233,7 +234,9 @@
   X(V_PK_ADD_F16, 15, "v_pk_add_f16")          \
   X(V_PK_MUL_F16, 16, "v_pk_mul_f16")          \
   X(V_PK_MIN_F16, 17, "v_pk_min_f16")          \
-  X(V_PK_MAX_F16, 18, "v_pk_max_f16")
+  X(V_PK_MAX_F16, 18, "v_pk_max_f16")          \
+  X(V_WMMA_F32_16X16X16_F16, 64, "v_wmma_f32_16x16x16_f16") \
+  X(V_WMMA_F32_16X16X16_BF16, 65, "v_wmma_f32_16x16x16_bf16")
 
 #define GFX11_GLOBAL_OPS(X)                                  \
   X(GLOBAL_LOAD_U8, 16, "global_load_u8")                    \
@@ -250,6 +253,12 @@
   X(GLOBAL_STORE_B64, 27, "global_store_b64")                \
   X(GLOBAL_STORE_B96, 28, "global_store_b96")                \
   X(GLOBAL_STORE_B128, 29, "global_store_b128")              \
+  X(GLOBAL_LOAD_D16_U8, 30, "global_load_d16_u8")            \
+  X(GLOBAL_LOAD_D16_I8, 31, "global_load_d16_i8")            \
+  X(GLOBAL_LOAD_D16_B16, 32, "global_load_d16_b16")          \
+  X(GLOBAL_LOAD_D16_HI_U8, 33, "global_load_d16_hi_u8")      \
+  X(GLOBAL_LOAD_D16_HI_I8, 34, "global_load_d16_hi_i8")      \
+  X(GLOBAL_LOAD_D16_HI_B16, 35, "global_load_d16_hi_b16")    \
   X(GLOBAL_STORE_D16_HI_B16, 37, "global_store_d16_hi_b16")  \
   X(GLOBAL_ATOMIC_SWAP_B32, 51, "global_atomic_swap_b32")    \
   X(GLOBAL_ATOMIC_CMPSWAP_B32, 52, "global_atomic_cmpswap_b32") \
@@ -311,6 +320,12 @@
   X(DS_STORE_B64, 77, "ds_store_b64")                  \
   X(DS_LOAD_B64, 118, "ds_load_b64")                   \
   X(DS_ADD_RTN_F32, 121, "ds_add_rtn_f32")            \
+  X(DS_LOAD_U8_D16, 162, "ds_load_u8_d16")             \
+  X(DS_LOAD_U8_D16_HI, 163, "ds_load_u8_d16_hi")       \
+  X(DS_LOAD_I8_D16, 164, "ds_load_i8_d16")             \
+  X(DS_LOAD_I8_D16_HI, 165, "ds_load_i8_d16_hi")       \
+  X(DS_LOAD_U16_D16, 166, "ds_load_u16_d16")           \
+  X(DS_LOAD_U16_D16_HI, 167, "ds_load_u16_d16_hi")     \
   X(DS_BPERMUTE_B32, 179, "ds_bpermute_b32")           \
   X(DS_STORE_B96, 222, "ds_store_b96")                 \
   X(DS_STORE_B128, 223, "ds_store_b128")               \

@@ -67,7 +67,7 @@ static bool uses_src2(uint32_t op) {
     case GFX11_V_CNDMASK_B32: case GFX11_V_FMA_F32: case GFX11_V_ADD3_U32:
     case GFX11_V_ADD_CO_CI_U32:
     case GFX11_V_SUB_CO_CI_U32: case GFX11_V_SUBREV_CO_CI_U32:
-    case GFX11_V_MAD_U32_U24:
+    case GFX11_V_MAD_U32_U24: case GFX11_V_MAD_I32_I24:
     case GFX11_V_BFE_U32: case GFX11_V_MED3_F32: case GFX11_V_LSHL_ADD_U32:
     case GFX11_V_MAXMIN_F32: case GFX11_V_MINMAX_F32: case GFX11_V_MAX3_I32:
     case GFX11_V_MIN3_F32: case GFX11_V_MAX3_F32: case GFX11_V_MIN3_I32:
@@ -220,6 +220,12 @@ static bool alu32(uint32_t op, uint32_t a, uint32_t b, uint32_t c,
     case GFX11_V_MAD_U32_U24:
       *out = (a & 0xFFFFFF) * (b & 0xFFFFFF) + c;
       return true;
+    case GFX11_V_MAD_I32_I24: {
+      /* Signed 24-bit operands; the low 32 bits of the sum. */
+      int64_t x = (int32_t)(a << 8) >> 8, y = (int32_t)(b << 8) >> 8;
+      *out = (uint32_t)(x * y) + c;
+      return true;
+    }
     case GFX11_V_BFE_U32:
       *out = (a >> (b & 31)) & (uint32_t)((1ull << (c & 31)) - 1);
       return true;

@@ -136,6 +136,7 @@ static const llvm_target_hooks_t amdgpu_hooks = {
     .kernel_call_conv = LLVMAMDGPUKERNELCallConv,
     .subgroup_size = 32,
     .workgroup_memory_limit = 64u << 10,
+    .wmma = true,
     .workgroup_id = amdgpu_workgroup_id,
     .workitem_id = amdgpu_workitem_id,
     .workgroup_size = amdgpu_workgroup_size,

@@ -141,7 +141,8 @@ static bool hb_lane_varying(const loom_op_t* op) {
       "kernel.workitem.id",      "kernel.subgroup.lane.id",
       "kernel.subgroup.shuffle", "kernel.subgroup.reduce",
       "kernel.workgroup.reduce",
-      "view.atomic.load",        "view.atomic.rmw", "func.call"};
+      "view.atomic.load",        "view.atomic.rmw", "func.call",
+      "vector.fragment.load",    "vector.mma"};
   for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); ++i) {
     if (hb_is(op, names[i])) return true;
   }
@@ -275,7 +276,7 @@ static bool hb_scalar(const hb_t* b, uint32_t vreg) {
   return vreg != LOOM_NONE && LOOM_AT(b->vregs, hb_vreg_t, vreg).scalar;
 }
 
-static uint32_t hb_pos(const hb_t* b) { return b->insns.count; }
+uint32_t hb_pos(const hb_t* b) { return b->insns.count; }
 
 bool hb_emit(hb_t* b, uint8_t op, uint8_t type, uint8_t aux,
                     uint32_t dst, uint32_t a, uint32_t bb, uint32_t c,
@@ -372,7 +373,7 @@ static bool hb_pointer(hb_t* b, uint32_t base, uint32_t index, uint32_t scale,
                  index, LOOM_NONE, scale);
 }
 
-static void hb_patch(hb_t* b, uint32_t at, uint32_t target) {
+void hb_patch(hb_t* b, uint32_t at, uint32_t target) {
   LOOM_AT(b->insns, hb_insn_t, at).insn.imm = target;
 }
 
@@ -517,6 +518,46 @@ static bool hb_address(hb_t* b, const loom_op_t* op, uint32_t view_operand,
     }
   }
   return hb_pointer(b, base, index, elem, out_ptr);
+}
+
+bool hb_element_address(hb_t* b, const loom_op_t* op, uint32_t view_operand,
+                        loom_type_id_t view_type, const uint32_t* indices,
+                        uint32_t* out_ptr) {
+  const loom_module_t* m = b->m;
+  const loom_type_t* view = &LOOM_TYPE(m, view_type);
+  bool unresolved = false;
+  const loom_op_t* layout = loom_view_strides(m, view, &unresolved);
+  if (unresolved) {
+    return hb_error(b, op->span, HRX_LOOM_DIAG_BACKEND_UNSUPPORTED,
+                    "a view layout must come from an encoding.layout op in "
+                    "the same body");
+  }
+  uint32_t base = 0, index = LOOM_NONE;
+  if (!hb_operand(b, op, view_operand, &base)) return false;
+  for (uint32_t d = 0; d < view->rank; ++d) {
+    uint32_t scale = 0;
+    if (layout) {
+      if (!hb_operand(b, layout, d, &scale)) return false;
+      if (index == LOOM_NONE && !hb_const_reg(b, 0, &index)) return false;
+      if (!hb_index_step(b, indices[d], scale, index, &index)) return false;
+      continue;
+    }
+    if (index == LOOM_NONE) {
+      index = indices[d];
+      continue;
+    }
+    const loom_dim_t* dim = &LOOM_DIM(m, view->dims_start + d);
+    if (dim->size >= 0) {
+      if (!hb_const_reg(b, dim->size, &scale)) return false;
+    } else if (b->vreg[dim->value] != LOOM_NONE) {
+      scale = b->vreg[dim->value];
+    } else {
+      return hb_error(b, op->span, HRX_LOOM_DIAG_BACKEND_UNSUPPORTED,
+                      "view extent is not available here");
+    }
+    if (!hb_index_step(b, index, scale, indices[d], &index)) return false;
+  }
+  return hb_pointer(b, base, index, hb_kind_bytes(view->element), out_ptr);
 }
 
 static uint32_t hb_ordering(const loom_op_t* op) {
@@ -1213,6 +1254,7 @@ HB_OUT_OF_LINE static bool hb_lower_flat_op(hb_t* b, const loom_op_t* op) {
   if (hb_is_math(op)) return hb_lower_math(b, op);
   if (hb_is_vector_build(op)) return hb_lower_vector_build(b, op);
   if (hb_is_bits(op)) return hb_lower_bits(b, op);
+  if (hb_is_fragment(op)) return hb_lower_fragment(b, op);
   for (size_t i = 0; i < sizeof(hb_casts) / sizeof(hb_casts[0]); ++i) {
     if (!strcmp(name, hb_casts[i].name)) {
       return hb_lower_cast(b, op, hb_casts[i].kind);
@@ -1623,6 +1665,10 @@ static bool hb_kernel(hb_t* b, uint32_t kernel_index,
   b->private_size = 0;
   b->mask_depth = 0;
   b->kernel_span = kernel->span;
+  b->subgroup_size =
+      kernel->target != LOOM_NONE && LOOM_TARGET(m, kernel->target).subgroup_size
+          ? (uint32_t)LOOM_TARGET(m, kernel->target).subgroup_size
+          : profile->subgroup_size;
 
   /* Launch arguments: scalars and buffer bindings, uniform by nature. */
   uint32_t kernarg = 0, buffers = 0;
@@ -1690,10 +1736,7 @@ static bool hb_kernel(hb_t* b, uint32_t kernel_index,
   const char* name = loom_module_string(
       m, kernel->export_name != LOOM_NONE ? kernel->export_name
                                           : kernel->symbol);
-  uint32_t subgroup =
-      kernel->target != LOOM_NONE && LOOM_TARGET(m, kernel->target).subgroup_size
-          ? (uint32_t)LOOM_TARGET(m, kernel->target).subgroup_size
-          : profile->subgroup_size;
+  uint32_t subgroup = b->subgroup_size;
   hrx_status_t w = hb_append(out, strlen(name), 4);
   if (w == HRX_OK) w = hrx_string_builder_append(out, name, strlen(name));
   uint32_t header[HRX_HOST_KERNEL_HEADER_WORDS] = {

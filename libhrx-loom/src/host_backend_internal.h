@@ -56,6 +56,7 @@ typedef struct hb_t {
   uint32_t inline_depth;
   uint32_t mask_depth;   /* divergent ifs and loops around the lowering point */
   loom_span_t kernel_span; /* of the kernel being lowered */
+  uint32_t subgroup_size;  /* lanes of a wave of that kernel */
   /* func.return of the function being inlined */
   uint32_t return_values; /* first vreg per result, in a type list */
   loom_array_t return_jumps; /* insn positions to patch */
@@ -89,6 +90,10 @@ uint32_t hb_width(const hb_t* b, loom_type_id_t type);
 uint64_t hb_literal_bits(const loom_literal_t* l, loom_type_kind_t kind);
 
 bool hb_new_vreg(hb_t* b, bool scalar, uint32_t width, uint32_t* out);
+/* The position of the next instruction, and the branch target of the
+ * instruction at |at|. */
+uint32_t hb_pos(const hb_t* b);
+void hb_patch(hb_t* b, uint32_t at, uint32_t target);
 bool hb_emit(hb_t* b, uint8_t op, uint8_t type, uint8_t aux, uint32_t dst,
              uint32_t a, uint32_t bb, uint32_t c, uint32_t imm);
 /* Loads constant |bits| into |dst|. */
@@ -124,6 +129,18 @@ bool hb_lower_math(hb_t* b, const loom_op_t* op);
  * (host_vector.c). */
 bool hb_is_vector_build(const loom_op_t* op);
 bool hb_lower_vector_build(hb_t* b, const loom_op_t* op);
+
+/* The pointer to the element at |indices| (registers, one per dimension)
+ * of the view that operand |view_operand| of |op| holds, linearised and
+ * checked as view accesses are. */
+bool hb_element_address(hb_t* b, const loom_op_t* op, uint32_t view_operand,
+                        loom_type_id_t view_type, const uint32_t* indices,
+                        uint32_t* out_ptr);
+
+/* vector.fragment, .fragment.load, .fragment.store and vector.mma
+ * (host_fragment.c). */
+bool hb_is_fragment(const loom_op_t* op);
+bool hb_lower_fragment(hb_t* b, const loom_op_t* op);
 
 /* vector.bitfield.extract{u,s}, vector.bitunpack{u,s} (host_bits.c). */
 bool hb_is_bits(const loom_op_t* op);

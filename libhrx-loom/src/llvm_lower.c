@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fragment.h"
 #include "op_table.h"
 
 #define LL_MAX_INLINE_DEPTH 16
@@ -687,7 +688,8 @@ static LLVMValueRef ll_target_address(llvm_lower_t* l, const loom_op_t* op,
                                       const loom_type_t* view,
                                       const loom_op_t* layout,
                                       LLVMValueRef base, llvm_access_t access,
-                                      uint32_t access_bytes) {
+                                      uint32_t access_bytes,
+                                      const LLVMValueRef* indices) {
   llvm_address_t a = {.base = base,
                       .element = ll_scalar_type(l, view->element),
                       .element_bytes = ll_bytes(view->element),
@@ -698,7 +700,8 @@ static LLVMValueRef ll_target_address(llvm_lower_t* l, const loom_op_t* op,
     return NULL;
   }
   for (uint32_t d = 0; d < view->rank; ++d) {
-    LLVMValueRef at = ll_operand(l, op, view_operand + 1 + d);
+    LLVMValueRef at =
+        indices ? indices[d] : ll_operand(l, op, view_operand + 1 + d);
     if (!at) return NULL;
     if (layout) {
       /* index = at * stride + index, from 0 */
@@ -723,13 +726,15 @@ static LLVMValueRef ll_target_address(llvm_lower_t* l, const loom_op_t* op,
   return l->hooks->address(l, op, &a);
 }
 
-/* Pointer to element (indices of |op| from |first|) + |extra| of the view
- * in operand |view_operand|, row-major over the view's extents, for an
- * access of |access_bytes| bytes. */
+/* Pointer to element (|indices|, or with NULL the indices of |op| after
+ * |view_operand|) + |extra| of the view in operand |view_operand|,
+ * row-major over the view's extents, for an access of |access_bytes|
+ * bytes. */
 static LLVMValueRef ll_address(llvm_lower_t* l, const loom_op_t* op,
                                uint32_t view_operand, loom_type_id_t view_type,
                                uint32_t extra, llvm_access_t access,
-                               uint32_t access_bytes) {
+                               uint32_t access_bytes,
+                               const LLVMValueRef* indices) {
   const loom_type_t* view = &LOOM_TYPE(l->m, view_type);
   LLVMValueRef base = ll_operand(l, op, view_operand);
   if (!base) return NULL;
@@ -739,18 +744,20 @@ static LLVMValueRef ll_address(llvm_lower_t* l, const loom_op_t* op,
   if (!ll_layout(l, op, view, &layout)) return NULL;
   if (l->hooks->address && !extra) {
     return ll_target_address(l, op, view_operand, view, layout, base, access,
-                             access_bytes);
+                             access_bytes, indices);
   }
   for (uint32_t d = 0; layout && d < view->rank; ++d) {
     /* Strided: the sum of index * stride. */
-    LLVMValueRef at = ll_operand(l, op, view_operand + 1 + d);
+    LLVMValueRef at =
+        indices ? indices[d] : ll_operand(l, op, view_operand + 1 + d);
     LLVMValueRef stride = ll_operand(l, layout, d);
     if (!at || !stride) return NULL;
     LLVMValueRef term = LLVMBuildMul(b, at, stride, "");
     index = index ? LLVMBuildAdd(b, index, term, "") : term;
   }
   for (uint32_t d = 0; !layout && d < view->rank; ++d) {
-    LLVMValueRef next = ll_operand(l, op, view_operand + 1 + d);
+    LLVMValueRef next =
+        indices ? indices[d] : ll_operand(l, op, view_operand + 1 + d);
     if (!next) return NULL;
     if (!index) {
       index = next;
@@ -1053,7 +1060,7 @@ static bool ll_lower_load(llvm_lower_t* l, const loom_op_t* op) {
   LLVMValueRef ptr = ll_address(
       l, op, 0, op->type, 0,
       atomic ? LLVM_ACCESS_ATOMIC_LOAD : LLVM_ACCESS_LOAD,
-      ll_bytes(kind) * ll_width(l, op->type2));
+      ll_bytes(kind) * ll_width(l, op->type2), NULL);
   if (!ptr) return false;
   LLVMValueRef value = NULL;
   if (atomic) {
@@ -1079,7 +1086,8 @@ static bool ll_lower_store(llvm_lower_t* l, const loom_op_t* op) {
                              ? LLVM_ACCESS_ATOMIC_STORE
                              : LLVM_ACCESS_STORE;
   LLVMValueRef ptr = value ? ll_address(l, op, 1, op->type2, 0, access,
-                                        ll_bytes(kind) * ll_width(l, op->type))
+                                        ll_bytes(kind) * ll_width(l, op->type),
+                                        NULL)
                            : NULL;
   if (!ptr) return false;
   if (ll_is(op, "view.atomic.rmw")) {
@@ -1219,6 +1227,148 @@ static bool ll_lower_dot(llvm_lower_t* l, const loom_op_t* op) {
   }
   ll_set(l, op, 0, result);
   return true;
+}
+
+/*===------------------------------------------------------------------===*/
+/* Matrix fragments (fragment.h has the layout)                            */
+/*===------------------------------------------------------------------===*/
+
+/* Fragments are the target's matrix registers: only targets that hold
+ * them (hooks->wmma) lower them, with 16 x 16 shapes known by now. */
+static bool ll_fragment_check(llvm_lower_t* l, const loom_op_t* op) {
+  if (!l->hooks->wmma) {
+    return ll_error(l, op->span, HRX_LOOM_DIAG_BACKEND_UNSUPPORTED,
+                    "%s needs the interpreter or a matrix-core target, not "
+                    "%s", ll_op_name(op), l->hooks->name);
+  }
+  if (ll_is(op, "vector.mma")) return true;
+  for (uint32_t i = op->operand_count - 2; i < op->operand_count; ++i) {
+    LLVMValueRef extent = ll_operand(l, op, i);
+    if (!extent) return false;
+    if (!LLVMIsAConstantInt(extent) ||
+        LLVMConstIntGetSExtValue(extent) != LOOM_FRAGMENT_DIM) {
+      return ll_error(l, op->span, HRX_LOOM_DIAG_BACKEND_UNSUPPORTED,
+                      "%s: the fragment shape must be the constants 16 x 16 "
+                      "when the kernel is compiled", ll_op_name(op));
+    }
+  }
+  return true;
+}
+
+/* Pointer to element |e| of this lane's share of |role|'s tile, whose
+ * origin is in the operands after |view_operand|. */
+static LLVMValueRef ll_fragment_pointer(llvm_lower_t* l, const loom_op_t* op,
+                                        uint32_t view_operand,
+                                        loom_type_id_t view, uint32_t role,
+                                        uint32_t e, llvm_access_t access) {
+  LLVMBuilderRef b = l->builder;
+  LLVMValueRef lane = LLVMBuildZExt(b, l->hooks->lane_id(l), ll_i(l, 64), "");
+  LLVMValueRef terms[3] = {
+      [LOOM_FRAGMENT_LANE_LOW] =
+          LLVMBuildAnd(b, lane, ll_i64(l, LOOM_FRAGMENT_DIM - 1), ""),
+      [LOOM_FRAGMENT_LANE_HIGH] = LLVMBuildLShr(b, lane, ll_i64(l, 4), "")};
+  loom_fragment_layout_t layout = loom_fragment_layout(role);
+  const uint8_t lanes[2] = {layout.row_lane, layout.column_lane};
+  const uint8_t steps[2] = {layout.row_step, layout.column_step};
+  LLVMValueRef at[2];
+  for (uint32_t d = 0; d < 2; ++d) {
+    at[d] = ll_operand(l, op, view_operand + 1 + d);
+    if (!at[d]) return NULL;
+    if (terms[lanes[d]]) at[d] = LLVMBuildAdd(b, at[d], terms[lanes[d]], "");
+    if (steps[d] != 0 && e != 0) {
+      at[d] = LLVMBuildAdd(b, at[d], ll_i64(l, steps[d] * e), "");
+    }
+  }
+  loom_type_kind_t element = LOOM_TYPE(l->m, view).element;
+  return ll_address(l, op, view_operand, view, 0, access, ll_bytes(element),
+                    at);
+}
+
+/* vector.fragment.load: one element load per fragment element. */
+static bool ll_lower_fragment_load(llvm_lower_t* l, const loom_op_t* op) {
+  LLVMBuilderRef b = l->builder;
+  loom_type_kind_t element = LOOM_TYPE(l->m, op->type).element;
+  LLVMValueRef value = LLVMGetUndef(ll_type(l, op->type2));
+  for (uint32_t e = 0; e < ll_width(l, op->type2); ++e) {
+    LLVMValueRef ptr = ll_fragment_pointer(l, op, 0, op->type, op->enum_value,
+                                           e, LLVM_ACCESS_LOAD);
+    if (!ptr) return false;
+    LLVMValueRef x = LLVMBuildLoad2(b, ll_scalar_type(l, element), ptr, "");
+    LLVMSetAlignment(x, ll_bytes(element));
+    value = LLVMBuildInsertElement(b, value, x, ll_i32(l, e), "");
+  }
+  ll_set(l, op, 0, value);
+  return true;
+}
+
+/* vector.fragment.store: in lhs and rhs fragments lanes 16..31 repeat
+ * lanes 0..15, so only lanes 0..15 store them and each element is written
+ * once. */
+static bool ll_lower_fragment_store(llvm_lower_t* l, const loom_op_t* op) {
+  LLVMBuilderRef b = l->builder;
+  loom_type_kind_t element = LOOM_TYPE(l->m, op->type2).element;
+  LLVMValueRef value = ll_operand(l, op, 0);
+  if (!value) return false;
+  LLVMBasicBlockRef done = NULL;
+  if (loom_fragment_repeats(op->enum_value)) {
+    LLVMValueRef low =
+        LLVMBuildICmp(b, LLVMIntULT, l->hooks->lane_id(l),
+                      LLVMConstInt(ll_i(l, 32), LOOM_FRAGMENT_DIM, 0), "");
+    LLVMBasicBlockRef store = ll_block(l, "fragment.store");
+    done = ll_block(l, "fragment.stored");
+    LLVMBuildCondBr(b, low, store, done);
+    LLVMPositionBuilderAtEnd(b, store);
+  }
+  for (uint32_t e = 0; e < ll_width(l, op->type); ++e) {
+    LLVMValueRef ptr = ll_fragment_pointer(l, op, 1, op->type2,
+                                           op->enum_value, e,
+                                           LLVM_ACCESS_STORE);
+    if (!ptr) return false;
+    LLVMValueRef x = LLVMBuildExtractElement(b, value, ll_i32(l, e), "");
+    LLVMSetAlignment(LLVMBuildStore(b, x, ptr), ll_bytes(element));
+  }
+  if (done) {
+    LLVMBuildBr(b, done);
+    LLVMPositionBuilderAtEnd(b, done);
+  }
+  return true;
+}
+
+/* vector.mma: one WMMA; its bf16 form takes the sources as i16 lanes. */
+static bool ll_lower_mma(llvm_lower_t* l, const loom_op_t* op) {
+  LLVMBuilderRef b = l->builder;
+  LLVMValueRef args[3];
+  for (uint32_t i = 0; i < 3; ++i) {
+    if (!(args[i] = ll_operand(l, op, i))) return false;
+  }
+  bool bf16 = ll_element_kind(l, op->type) == LOOM_TYPE_BF16;
+  LLVMTypeRef sources = bf16 ? LLVMVectorType(ll_i(l, 16), LOOM_FRAGMENT_DIM)
+                             : ll_type(l, op->type);
+  for (uint32_t i = 0; bf16 && i < 2; ++i) {
+    args[i] = LLVMBuildBitCast(b, args[i], sources, "");
+  }
+  LLVMTypeRef overloads[] = {ll_type(l, op->type2), sources};
+  ll_set(l, op, 0,
+         llvm_lower_intrinsic(l,
+                              bf16 ? "llvm.amdgcn.wmma.f32.16x16x16.bf16"
+                                   : "llvm.amdgcn.wmma.f32.16x16x16.f16",
+                              overloads, 2, args, 3));
+  return true;
+}
+
+static bool ll_lower_fragment(llvm_lower_t* l, const loom_op_t* op) {
+  if (!ll_fragment_check(l, op)) return false;
+  if (ll_is(op, "vector.fragment")) {
+    /* Fragment facts change nothing in the registers. */
+    LLVMValueRef value = ll_operand(l, op, 0);
+    ll_set(l, op, 0, value);
+    return value != NULL;
+  }
+  if (ll_is(op, "vector.fragment.load")) return ll_lower_fragment_load(l, op);
+  if (ll_is(op, "vector.fragment.store")) {
+    return ll_lower_fragment_store(l, op);
+  }
+  return ll_lower_mma(l, op);
 }
 
 /* vector.bitfield.extract{u,s} and vector.bitunpack{u,s}: each result
@@ -1805,6 +1955,11 @@ static bool ll_lower_op(llvm_lower_t* l, const loom_op_t* op) {
   if (ll_is(op, "vector.constant") || ll_is(op, "vector.iota") ||
       ll_is(op, "vector.from_elements")) {
     return ll_lower_vector_build(l, op);
+  }
+  if (def->shape == LOOM_SHAPE_FRAGMENT ||
+      def->shape == LOOM_SHAPE_FRAGMENT_LOAD ||
+      def->shape == LOOM_SHAPE_FRAGMENT_STORE || ll_is(op, "vector.mma")) {
+    return ll_lower_fragment(l, op);
   }
   switch (def->shape) {
     case LOOM_SHAPE_CONSTANT: {

@@ -84,6 +84,9 @@ typedef struct llvm_target_hooks_t {
   uint32_t subgroup_size;
   uint64_t workgroup_memory_limit; /* bytes per workgroup */
   bool f64_exp_log;          /* exp and log of f64 (no GPU library) */
+  /* Matrix fragments and vector.mma as gfx11 WMMA (fragment.h); targets
+   * without them reject those ops (the host's native path declines). */
+  bool wmma;
   LLVMValueRef (*workgroup_id)(llvm_lower_t* l, unsigned dim);
   LLVMValueRef (*workitem_id)(llvm_lower_t* l, unsigned dim);
   LLVMValueRef (*workgroup_size)(llvm_lower_t* l, unsigned dim);

@@ -302,6 +302,22 @@ const loom_op_def_t loom_op_defs[] = {
     {.name = "vector.dot4i", .shape = LOOM_SHAPE_DOT,
      .enum_set = LOOM_ENUM_DOT4, .enum_required = true, .places = DEVICE,
      .types = LOOM_MASK_VECTOR, .types2 = LOOM_MASK_VECTOR},
+    /* Matrix fragments: a vector that is one lane's share of a matrix
+     * tile spread over a subgroup (see fragment.h for the layouts), and
+     * their product-accumulate, written as a dot of two sources and an
+     * accumulator. Operands of the memory forms: view (or value, view),
+     * the origin indices, then rows and columns. */
+    {.name = "vector.fragment", .shape = LOOM_SHAPE_FRAGMENT,
+     .enum_set = LOOM_ENUM_FRAGMENT, .enum_required = true, .places = DEVICE,
+     .types = LOOM_MASK_VECTOR},
+    {.name = "vector.fragment.load", .shape = LOOM_SHAPE_FRAGMENT_LOAD,
+     .enum_set = LOOM_ENUM_FRAGMENT, .enum_required = true, .places = DEVICE,
+     .types = LOOM_MASK_VIEW, .types2 = LOOM_MASK_VECTOR},
+    {.name = "vector.fragment.store", .shape = LOOM_SHAPE_FRAGMENT_STORE,
+     .enum_set = LOOM_ENUM_FRAGMENT, .enum_required = true, .places = DEVICE,
+     .types = LOOM_MASK_VECTOR, .types2 = LOOM_MASK_VIEW},
+    {.name = "vector.mma", .shape = LOOM_SHAPE_DOT, .places = DEVICE,
+     .types = LOOM_MASK_VECTOR, .types2 = LOOM_MASK_VECTOR},
     {.name = "vector.reduce", .shape = LOOM_SHAPE_VECTOR_REDUCE,
      .enum_set = LOOM_ENUM_COMBINE, .enum_required = true, .places = DEVICE,
      .flag_set = LOOM_FLAGS_FASTMATH,
@@ -387,6 +403,8 @@ static const char* const loom_enum_clamp[] = {"ordered", "number", "ieee",
                                               NULL};
 static const char* const loom_enum_dot4[] = {"s8s8", "u8s8", "s8u8", "u8u8",
                                              NULL};
+static const char* const loom_enum_fragment[] = {"lhs", "rhs", "init",
+                                                 "result", NULL};
 
 static const char* const* const loom_enum_sets[LOOM_ENUM_COUNT] = {
     [LOOM_ENUM_NONE] = NULL,
@@ -400,6 +418,7 @@ static const char* const* const loom_enum_sets[LOOM_ENUM_COUNT] = {
     [LOOM_ENUM_ORDERING] = loom_enum_ordering,
     [LOOM_ENUM_CLAMP] = loom_enum_clamp,
     [LOOM_ENUM_DOT4] = loom_enum_dot4,
+    [LOOM_ENUM_FRAGMENT] = loom_enum_fragment,
 };
 
 static const char* const loom_enum_choice_text[LOOM_ENUM_COUNT] = {
@@ -417,6 +436,7 @@ static const char* const loom_enum_choice_text[LOOM_ENUM_COUNT] = {
     [LOOM_ENUM_ORDERING] = "relaxed, acquire, release, acq_rel, seq_cst",
     [LOOM_ENUM_CLAMP] = "ordered, number, ieee",
     [LOOM_ENUM_DOT4] = "s8s8, u8s8, s8u8, u8u8",
+    [LOOM_ENUM_FRAGMENT] = "lhs, rhs, init, result",
 };
 
 const char* loom_enum_keyword(loom_enum_set_t set, uint32_t index) {

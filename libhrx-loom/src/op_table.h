@@ -55,6 +55,11 @@ typedef enum loom_shape_e {
   LOOM_SHAPE_BITS,          /* %r = vector.bitunpack{s,u}<W> %v : VEC -> VEC
                              * %r = vector.bitfield.extract{s,u} %v
                              *      {offset = O, width = W} : VEC -> VEC */
+  LOOM_SHAPE_FRAGMENT,      /* %f = vector.fragment<role> %v shape [%r, %c] : VEC */
+  LOOM_SHAPE_FRAGMENT_LOAD, /* %f = vector.fragment.load<role> %v[i, j]
+                             *      shape [%r, %c] : VIEW -> VEC */
+  LOOM_SHAPE_FRAGMENT_STORE,/* vector.fragment.store<role> %f, %v[i, j]
+                             *      shape [%r, %c] : VEC, VIEW */
 } loom_shape_t;
 
 /* Keyword vocabularies for <param> and predicate positions. */
@@ -70,6 +75,7 @@ typedef enum loom_enum_set_e {
   LOOM_ENUM_ORDERING,     /* relaxed acquire release acq_rel seq_cst */
   LOOM_ENUM_CLAMP,        /* ordered number ieee */
   LOOM_ENUM_DOT4,         /* s8s8 u8s8 s8u8 u8u8 (signedness of lhs, rhs) */
+  LOOM_ENUM_FRAGMENT,     /* lhs rhs init result (matrix fragment roles) */
   LOOM_ENUM_COUNT,
 } loom_enum_set_t;
 
@@ -93,6 +99,14 @@ enum {
   LOOM_FLAG_AFN = 1u << 5,
   LOOM_FLAG_REASSOC = 1u << 6,
   LOOM_FLAG_FAST = 1u << 7,
+};
+
+/* Matrix fragment roles (LOOM_ENUM_FRAGMENT order). */
+enum {
+  LOOM_FRAGMENT_LHS = 0,
+  LOOM_FRAGMENT_RHS,
+  LOOM_FRAGMENT_INIT,
+  LOOM_FRAGMENT_RESULT,
 };
 
 /* scalar.clampf modes (LOOM_ENUM_CLAMP order). */

@@ -1233,6 +1233,67 @@ static bool loom_shape_store(loom_parser_t* p, loom_op_ctx_t* c) {
   return loom_set_results(c, 0, 0);
 }
 
+/* shape [%rows, %columns], appended as the op's last two operands.
+ * Encoded fragments (using {...}) and local facts (where [...]) follow it
+ * upstream; HRX has no layout for them and says so here. */
+static bool loom_parse_fragment_shape(loom_parser_t* p, loom_op_ctx_t* c) {
+  if (!loom_expect_word(p, "shape") || !loom_expect(p, LOOM_TOKEN_LBRACKET) ||
+      !loom_parse_operand_into(p, c->op) ||
+      !loom_expect(p, LOOM_TOKEN_COMMA) ||
+      !loom_parse_operand_into(p, c->op) ||
+      !loom_expect(p, LOOM_TOKEN_RBRACKET)) {
+    return false;
+  }
+  if (loom_is_word(p, "using") || loom_is_word(p, "where")) {
+    loom_diag_emit(p->diagnostics, p->source, loom_token_span(p->token),
+                   HRX_LOOM_SEVERITY_ERROR, HRX_LOOM_DIAG_BAD_ATTRIBUTE, NULL,
+                   0, "%s: encoded fragments and fragment facts ('%.*s') are "
+                   "not supported: only dense f16/bf16/f32 fragments are",
+                   c->def->name, (int)p->token.length, loom_text(p, p->token));
+    return false;
+  }
+  return true;
+}
+
+/* %f = vector.fragment<role> %v shape [%r, %c] : VEC */
+static bool loom_shape_fragment(loom_parser_t* p, loom_op_ctx_t* c) {
+  loom_type_id_t type = 0;
+  if (!loom_parse_operand_into(p, c->op) || !loom_parse_fragment_shape(p, c) ||
+      !loom_colon_type(p, &type)) {
+    return false;
+  }
+  LOOM_OP(p->module, c->op).type = type;
+  return loom_set_results(c, 1, type);
+}
+
+/* %f = vector.fragment.load<role> %v[i, j] shape [%r, %c] : VIEW -> VEC */
+static bool loom_shape_fragment_load(loom_parser_t* p, loom_op_ctx_t* c) {
+  loom_type_id_t view = 0, result = 0;
+  if (!loom_parse_operand_into(p, c->op) || !loom_parse_indices(p, c->op) ||
+      !loom_parse_fragment_shape(p, c) || !loom_colon_type(p, &view) || !loom_expect(p, LOOM_TOKEN_ARROW) ||
+      !loom_parse_type(p, &result)) {
+    return false;
+  }
+  LOOM_OP(p->module, c->op).type = view;
+  LOOM_OP(p->module, c->op).type2 = result;
+  return loom_set_results(c, 1, result);
+}
+
+/* vector.fragment.store<role> %f, %v[i, j] shape [%r, %c] : VEC, VIEW */
+static bool loom_shape_fragment_store(loom_parser_t* p, loom_op_ctx_t* c) {
+  loom_type_id_t value = 0, view = 0;
+  if (!loom_parse_operand_into(p, c->op) ||
+      !loom_expect(p, LOOM_TOKEN_COMMA) ||
+      !loom_parse_operand_into(p, c->op) || !loom_parse_indices(p, c->op) ||
+      !loom_parse_fragment_shape(p, c) || !loom_colon_type(p, &value) || !loom_expect(p, LOOM_TOKEN_COMMA) ||
+      !loom_parse_type(p, &view)) {
+    return false;
+  }
+  LOOM_OP(p->module, c->op).type = value;
+  LOOM_OP(p->module, c->op).type2 = view;
+  return loom_set_results(c, 0, 0);
+}
+
 static bool loom_shape_extract(loom_parser_t* p, loom_op_ctx_t* c) {
   loom_type_id_t vector = 0, element = 0;
   if (!loom_parse_operand_into(p, c->op) || !loom_parse_indices(p, c->op) ||
@@ -1595,6 +1656,9 @@ static const loom_shape_fn loom_shape_parsers[] = {
     [LOOM_SHAPE_IOTA] = loom_shape_iota,
     [LOOM_SHAPE_DOT] = loom_shape_dot,
     [LOOM_SHAPE_BITS] = loom_shape_bits,
+    [LOOM_SHAPE_FRAGMENT] = loom_shape_fragment,
+    [LOOM_SHAPE_FRAGMENT_LOAD] = loom_shape_fragment_load,
+    [LOOM_SHAPE_FRAGMENT_STORE] = loom_shape_fragment_store,
 };
 
 static bool loom_parse_op(loom_parser_t* p) {

@@ -317,6 +317,30 @@ static hrx_status_t loom_p_op(loom_printer_t* p, uint32_t op_id,
     case LOOM_SHAPE_RMW:
       P_TRY(loom_p_access(p, op, 2, ", "));
       break;
+    case LOOM_SHAPE_FRAGMENT:
+    case LOOM_SHAPE_FRAGMENT_LOAD:
+    case LOOM_SHAPE_FRAGMENT_STORE: {
+      /* value and/or view, [origin], then shape [rows, columns] */
+      uint32_t direct = def->shape == LOOM_SHAPE_FRAGMENT_STORE ? 2 : 1;
+      uint32_t shape = op->operand_count - 2;
+      P_TRY(loom_p(p, " "));
+      P_TRY(loom_p_operands(p, op, 0, direct));
+      if (def->shape != LOOM_SHAPE_FRAGMENT) {
+        P_TRY(loom_p(p, "["));
+        P_TRY(loom_p_operands(p, op, direct, shape));
+        P_TRY(loom_p(p, "]"));
+      }
+      P_TRY(loom_p(p, " shape ["));
+      P_TRY(loom_p_operands(p, op, shape, op->operand_count));
+      P_TRY(loom_p(p, "] : "));
+      P_TRY(loom_p_type(p, op->type));
+      if (def->shape != LOOM_SHAPE_FRAGMENT) {
+        P_TRY(loom_p(p, def->shape == LOOM_SHAPE_FRAGMENT_LOAD ? " -> "
+                                                              : ", "));
+        P_TRY(loom_p_type(p, op->type2));
+      }
+      break;
+    }
     case LOOM_SHAPE_INSERT:
       P_TRY(loom_p(p, " "));
       P_TRY(loom_p_operands(p, op, 0, 1));

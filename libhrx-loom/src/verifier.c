@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "config_internal.h"
+#include "fragment.h"
 #include "hrx/loom/module.h"
 #include "op_table.h"
 
@@ -567,10 +568,177 @@ static bool loom_expect_mask_of(loom_verifier_t* v, const loom_op_t* op,
   return false;
 }
 
+/*===------------------------------------------------------------------===*/
+/* Matrix fragments                                                        */
+/*===------------------------------------------------------------------===*/
+
+static const char* loom_role_name(uint32_t role) {
+  return loom_enum_keyword(LOOM_ENUM_FRAGMENT, role);
+}
+
+/* A |role| fragment is the vector fragment.h lays out: 16 x f16 or bf16
+ * for the sources, 8 x f32 for accumulators. */
+static bool loom_check_fragment_type(loom_verifier_t* v, const loom_op_t* op,
+                                     uint32_t role, loom_type_id_t type) {
+  const loom_type_t* t = &LOOM_TYPE(v->module, type);
+  loom_fragment_layout_t layout = loom_fragment_layout(role);
+  bool source = loom_fragment_repeats(role);
+  bool ok = t->kind == LOOM_TYPE_VECTOR && t->rank == 1 &&
+            LOOM_DIM(v->module, t->dims_start).size == layout.elements &&
+            (source ? t->element == LOOM_TYPE_F16 ||
+                          t->element == LOOM_TYPE_BF16
+                    : t->element == LOOM_TYPE_F32);
+  if (ok) return true;
+  char text[96];
+  loom_type_text(v, type, text, sizeof(text));
+  hrx_loom_diag_param_t params[] = {{"actual", text}};
+  loom_verror(v, op->span, HRX_LOOM_DIAG_BAD_SHAPE, params, 1,
+              "%s: %s %s fragment is %s (one lane's share of a 16x16 tile "
+              "over 32 lanes), not %s", loom_op_defs[op->opcode].name,
+              role == LOOM_FRAGMENT_INIT ? "an" : "a", loom_role_name(role),
+              source ? "vector<16xf16> or vector<16xbf16>" : "vector<8xf32>",
+              text);
+  return false;
+}
+
+/* The constant value of |value| when an index.constant defines it. */
+static bool loom_index_constant(const loom_module_t* m, uint32_t value,
+                                int64_t* out) {
+  uint32_t def = LOOM_VALUE(m, value).def_op;
+  if (def == LOOM_NONE) return false;
+  const loom_op_t* op = &LOOM_OP(m, def);
+  if (strcmp(loom_op_defs[op->opcode].name, "index.constant") != 0) {
+    return false;
+  }
+  *out = op->literal.i;
+  return true;
+}
+
+/* shape [%rows, %columns]: index values, 16 x 16 where they are known
+ * here (the backends check the others once specialised). */
+static void loom_check_fragment_shape(loom_verifier_t* v,
+                                      const loom_op_t* op) {
+  static const char* const names[] = {"rows", "columns"};
+  for (uint32_t i = 0; i < 2; ++i) {
+    uint32_t at = op->operand_count - 2 + i;
+    if (!loom_expect_operand(v, op, at, LOOM_TYPE_INDEX)) continue;
+    int64_t extent = 0;
+    if (loom_index_constant(v->module, LOOM_OPERAND(v->module, op, at),
+                            &extent) &&
+        extent != LOOM_FRAGMENT_DIM) {
+      loom_verror(v, op->span, HRX_LOOM_DIAG_BAD_SHAPE, NULL, 0,
+                  "%s: fragment %s is %" PRId64 ": the only fragment shape "
+                  "is 16 x 16 (16x16x16 products)",
+                  loom_op_defs[op->opcode].name, names[i], extent);
+    }
+  }
+}
+
+/* vector.fragment, .fragment.load, .fragment.store: a fragment type of
+ * the role, the shape, and for the memory forms a rank-2 view of the
+ * fragment's element addressed by two origin indices. */
+static void loom_check_fragment(loom_verifier_t* v, const loom_op_t* op,
+                                const loom_op_def_t* def) {
+  const loom_module_t* m = v->module;
+  bool load = def->shape == LOOM_SHAPE_FRAGMENT_LOAD;
+  bool store = def->shape == LOOM_SHAPE_FRAGMENT_STORE;
+  loom_type_id_t fragment = load ? op->type2 : op->type;
+  uint32_t direct = store ? 2 : 1;
+  uint32_t minimum = def->shape == LOOM_SHAPE_FRAGMENT ? 3 : direct + 2;
+  if (op->operand_count < minimum) {
+    loom_expect_operand_count(v, op, minimum);
+    return;
+  }
+  if (!loom_check_fragment_type(v, op, op->enum_value, fragment)) return;
+  loom_check_fragment_shape(v, op);
+  if (def->shape == LOOM_SHAPE_FRAGMENT) {
+    loom_expect_operand_count(v, op, 3);
+    loom_expect_operand(v, op, 0, fragment);
+    return;
+  }
+  loom_type_id_t view = load ? op->type : op->type2;
+  if (!loom_expect_mask(v, op, "view", view, LOOM_MASK_VIEW)) return;
+  if (store) loom_expect_operand(v, op, 0, fragment);
+  loom_expect_operand(v, op, direct - 1, view);
+  const loom_type_t* t = &LOOM_TYPE(m, view);
+  uint32_t indices = op->operand_count - 2 - direct;
+  if (t->rank != 2 || indices != 2) {
+    loom_verror(v, op->span, HRX_LOOM_DIAG_BAD_SHAPE, NULL, 0,
+                "%s: a fragment is a 2-D tile: it needs a rank-2 view and "
+                "a [row, column] origin, got a rank-%u view and %u indices",
+                def->name, t->rank, indices);
+    return;
+  }
+  for (uint32_t i = direct; i < direct + 2; ++i) {
+    if (!loom_operand_is_static(LOOM_OPERAND(m, op, i))) {
+      loom_expect_operand(v, op, i, LOOM_TYPE_INDEX);
+    }
+  }
+  if (t->element != loom_element(v, fragment)) {
+    loom_verror(v, op->span, HRX_LOOM_DIAG_TYPE_MISMATCH, NULL, 0,
+                "%s: fragment element %s differs from view element %s",
+                def->name, loom_type_kind_name(loom_element(v, fragment)),
+                loom_type_kind_name(t->element));
+  }
+}
+
+/* The role a fragment value was given where that is visible: by
+ * vector.fragment or .fragment.load, or result for vector.mma. */
+static bool loom_fragment_role_of(const loom_module_t* m, uint32_t value,
+                                  uint32_t* out_role) {
+  if (loom_operand_is_static(value)) return false;
+  uint32_t def = LOOM_VALUE(m, value).def_op;
+  if (def == LOOM_NONE) return false;
+  const loom_op_t* op = &LOOM_OP(m, def);
+  const loom_op_def_t* d = &loom_op_defs[op->opcode];
+  if (d->shape == LOOM_SHAPE_FRAGMENT || d->shape == LOOM_SHAPE_FRAGMENT_LOAD) {
+    *out_role = op->enum_value;
+    return true;
+  }
+  if (strcmp(d->name, "vector.mma") == 0) {
+    *out_role = LOOM_FRAGMENT_RESULT;
+    return true;
+  }
+  return false;
+}
+
+/* vector.mma %lhs, %rhs, %init: fragments of the roles in that order
+ * (an accumulator may be an init or a result fragment), sources of one
+ * element type, an f32 accumulator. */
+static void loom_check_mma(loom_verifier_t* v, const loom_op_t* op) {
+  if (!loom_expect_operand_count(v, op, 3) ||
+      !loom_check_fragment_type(v, op, LOOM_FRAGMENT_LHS, op->type) ||
+      !loom_check_fragment_type(v, op, LOOM_FRAGMENT_INIT, op->type2)) {
+    return;
+  }
+  loom_expect_operand(v, op, 0, op->type);
+  loom_expect_operand(v, op, 1, op->type);
+  loom_expect_operand(v, op, 2, op->type2);
+  static const uint32_t wanted[] = {LOOM_FRAGMENT_LHS, LOOM_FRAGMENT_RHS,
+                                    LOOM_FRAGMENT_INIT};
+  for (uint32_t i = 0; i < 3; ++i) {
+    uint32_t role = 0;
+    if (!loom_fragment_role_of(v->module, LOOM_OPERAND(v->module, op, i),
+                               &role) ||
+        role == wanted[i] || (i == 2 && role == LOOM_FRAGMENT_RESULT)) {
+      continue;
+    }
+    loom_verror(v, op->span, HRX_LOOM_DIAG_TYPE_MISMATCH, NULL, 0,
+                "vector.mma: operand %u is a %s fragment, expected %s", i,
+                loom_role_name(role),
+                i == 2 ? "an init or result fragment"
+                       : loom_role_name(wanted[i]));
+  }
+}
+
 /* vector.dotf: float sources, accumulator of their element type.
  * vector.dot4i: i8 sources, an i32 accumulator lane per four of theirs. */
 static void loom_check_dot(loom_verifier_t* v, const loom_op_t* op,
                            const loom_op_def_t* def) {
+  if (strcmp(def->name, "vector.mma") == 0) {
+    loom_check_mma(v, op);
+    return;
+  }
   if (!loom_expect_operand_count(v, op, 3) ||
       !loom_expect_mask(v, op, "source", op->type, LOOM_MASK_VECTOR) ||
       !loom_expect_mask(v, op, "accumulator", op->type2,
@@ -844,6 +1012,11 @@ static void loom_check_op_types(loom_verifier_t* v, const loom_op_t* op) {
       break;
     case LOOM_SHAPE_BITS:
       loom_check_bits(v, op, def);
+      break;
+    case LOOM_SHAPE_FRAGMENT:
+    case LOOM_SHAPE_FRAGMENT_LOAD:
+    case LOOM_SHAPE_FRAGMENT_STORE:
+      loom_check_fragment(v, op, def);
       break;
     case LOOM_SHAPE_SPLAT:
       if (strcmp(def->name, "vector.from_elements") == 0) {

@@ -12,7 +12,7 @@
  * remainders) follow the explicit ones at an 8-byte boundary when the
  * descriptor's kernarg size has room for them.
  *
- * Kernels covered (39 kernel sources, 100 runs):
+ * Kernels covered (40 kernel sources, 106 runs):
  *   libhrx-loom/kernels/ and examples/ (10 sources, 31 runs), at sizes
  *   that are not multiples of the workgroup: saxpy (both copies),
  *   gather_rows (2-D workload), histogram, reduce_sum, row_dot, transpose
@@ -36,6 +36,12 @@
  *     order-dependent atomic results left out.
  *   - tests/gpu/test_stream.c: overflow (its store, in bounds here).
  *   - tests/kernels/spin.loom, with data that ends its loop at once.
+ *   - tests/kernels/check/wmma_gemm.loom (6 runs): matrix fragments and
+ *     vector.mma (V_WMMA_F32_16X16X16_F16 / _BF16 on the model, lane
+ *     shuffles and f32 fmas on the host) on noise, f16 and bf16, one tile
+ *     and a 48x32 grid of tiles over k = 64; one tile staged through LDS
+ *     (ds_load_u16_d16_hi, v_mad_i32_i24); lhs and rhs fragments stored
+ *     back by lanes 0..15.
  *   Written here (5 sources, 24 runs): grid2d (2-D grid of 8x4 groups,
  *   6 sizes), grid3d (3-D grid of 4x3x3 groups, 36 work-items so the
  *   second wave is partial, 5 sizes), both at sizes that are not multiples
@@ -1070,6 +1076,56 @@ static void test_grid2d(void** state) {
   }
 }
 
+/* f16 (or bf16) noise: products and sums of these round in f32. */
+static void fill_half(uint8_t* buffer, size_t count, uint32_t seed,
+                      bool bf16) {
+  for (size_t i = 0; i < count; ++i) {
+    float v = noise((uint32_t)i + seed);
+    uint32_t bits;
+    memcpy(&bits, &v, 4);
+    uint16_t h = bf16 ? hrx_f32_bits_to_bf16(bits) : hrx_f32_bits_to_f16(bits);
+    memcpy(buffer + 2 * i, &h, 2);
+  }
+}
+
+/* C = A x B + C through fragments: both devices add the exact products
+ * to C in k order with one rounding each, so they agree bit for bit. */
+static void wmma_case(bool bf16, uint64_t m, uint64_t n, uint64_t k) {
+  diff_case_t c = {.file = "../../tests/kernels/check/wmma_gemm.loom",
+                   .kernel = bf16 ? "wmma_gemm_bf16" : "wmma_gemm_f16",
+                   .workload = {m, n, k}, .workload_count = 3};
+  add_scalar(&c, m);
+  add_scalar(&c, n);
+  add_scalar(&c, k);
+  fill_half(add_buffer(&c, m * k * 2), m * k, 41, bf16);
+  fill_half(add_buffer(&c, k * n * 2), k * n, 42, bf16);
+  fill_f32(add_buffer(&c, m * n * 4), m * n, 43);
+  run_case(&c);
+}
+
+static void test_wmma(void** state) {
+  (void)state;
+  wmma_case(false, 16, 16, 16);
+  wmma_case(true, 16, 16, 16);
+  wmma_case(false, 48, 32, 64);
+  wmma_case(true, 48, 32, 64);
+  diff_case_t c = {.file = "../../tests/kernels/check/wmma_gemm.loom",
+                   .kernel = "wmma_lds_tile", .workload = {1},
+                   .workload_count = 1};
+  fill_half(add_buffer(&c, 256 * 2), 256, 44, false);
+  fill_half(add_buffer(&c, 256 * 2), 256, 45, false);
+  fill_f32(add_buffer(&c, 256 * 4), 256, 46);
+  run_case(&c);
+  diff_case_t copy = {.file = "../../tests/kernels/check/wmma_gemm.loom",
+                      .kernel = "wmma_operand_copy", .workload = {1},
+                      .workload_count = 1};
+  fill_half(add_buffer(&copy, 256 * 2), 256, 47, true);
+  fill_half(add_buffer(&copy, 256 * 2), 256, 48, true);
+  memset(add_buffer(&copy, 256 * 2), 0xa5, 256 * 2);
+  memset(add_buffer(&copy, 256 * 2), 0x5a, 256 * 2);
+  run_case(&copy);
+}
+
 /* A 3-D grid of 4x3x3 workgroups (36 work-items: the second wave runs 4
  * of 32 lanes) over a w x h x d volume: out[z][y][x] =
  * fma(in[z][y][x], k, in[min(z + 1, d - 1)][y][x]) - in[z][min(y + 1,
@@ -1463,6 +1519,7 @@ int main(void) {
       cmocka_unit_test(test_grid3d),
       cmocka_unit_test(test_transcendentals),
       cmocka_unit_test(test_lds_mirror),
+      cmocka_unit_test(test_wmma),
       cmocka_unit_test(test_ulp_distance),
       cmocka_unit_test(test_skip_table),
   };

@@ -53,6 +53,9 @@ static void test_check_own_kernels_pass(void** state) {
        {"PASS vector_math_lanes\n", "1 passed, 0 failed, 0 not run\n"}},
       {"vector_trig.loom",
        {"PASS vector_trig_lanes\n", "1 passed, 0 failed, 0 not run\n"}},
+      {"wmma_gemm.loom",
+       {"PASS wmma_16x16x16\n", "PASS wmma_16x16x16_bf16\n",
+        "PASS wmma_operand_copies\n", "6 passed, 0 failed, 0 not run\n"}},
   };
   for (size_t i = 0; i < sizeof(kernels) / sizeof(kernels[0]); ++i) {
     char* args = test_strdup_printf("%s/check/%s --device=0",
@@ -70,8 +73,8 @@ static void test_check_own_kernels_pass(void** state) {
   test_temp_dir_remove(root);
 }
 
-/* Workgroup reductions of every kind and the vector ops give
- * on the modelled gfx1151 (device 1 with HRX_KFD_MODEL) what they give on
+/* Workgroup reductions of every kind, the vector ops and the fragment
+ * GEMM give on the modelled gfx1151 (device 1 with HRX_KFD_MODEL) what they give on
  * the host device. */
 static void test_check_kernels_on_gfx1151(void** state) {
   (void)state;
@@ -90,6 +93,7 @@ static void test_check_kernels_on_gfx1151(void** state) {
       {"vector_dot.loom", "1 passed, 0 failed, 0 not run\n"},
       {"vector_bits.loom", "1 passed, 0 failed, 0 not run\n"},
       {"vector_math.loom", "1 passed, 0 failed, 0 not run\n"},
+      {"wmma_gemm.loom", "6 passed, 0 failed, 0 not run\n"},
   };
   for (size_t i = 0; i < sizeof(kernels) / sizeof(kernels[0]); ++i) {
     char* args = test_strdup_printf("check %s/check/%s --device=1",

@@ -77,7 +77,7 @@ struct hrx_exec_runtime_s {
   hrx_fabric_transfer_queue_t* transfer;
   /* compute_engine = PM4: dispatch nodes run here, else NULL. */
   hrx_fabric_pm4_queue_t* pm4;
-  hrx_trace_t* trace; /* borrowed, may be NULL */
+  hrx_trace_t* trace; /* retained, may be NULL */
   bool observe;       /* watchers run */
   /* A completion wait timed out: destruction cancels what still runs
    * rather than wait for it forever. Set by any waiting thread. */
@@ -147,6 +147,7 @@ typedef struct hrx_exec_delivery_t {
 } hrx_exec_delivery_t;
 
 struct hrx_exec_completion_s {
+  atomic_uint_fast32_t references;
   hrx_exec_runtime_t* runtime;
   hrx_exec_notice_t* notice; /* retained; NULL when not observing */
   hrx_gpu_event_t* events[HRX_EXEC_LANE_COUNT];

@@ -23,12 +23,14 @@ typedef struct open_ctx_t {
 
 static void run_open(void* context) {
   open_ctx_t* c = context;
-  hrx_safetensors_options_t options = {.mode = c->mode};
+  hrx_safetensors_options_t options =
+      HRX_STRUCT_INIT(hrx_safetensors_options_t);
+  options.mode = c->mode;
   hrx_safetensors_t* v = NULL;
   bench_check(hrx_safetensors_open(c->path, &options, hrx_allocator_system(),
                                    &v),
               "open");
-  hrx_safetensors_close(v);
+  hrx_safetensors_destroy(v);
 }
 
 static void run_jansson(void* context) {
@@ -47,7 +49,7 @@ static void run_onnx(void* context) {
   onnx_ctx_t* c = context;
   hrx_onnx_model_t* m = NULL;
   bench_check(hrx_onnx_open(c->path, hrx_allocator_system(), &m), "onnx");
-  hrx_onnx_close(m);
+  hrx_onnx_destroy(m);
 }
 
 static void run_read(void* context) {
@@ -66,7 +68,7 @@ static void bench_onnx(const char* path) {
   bench_check(hrx_onnx_open(path, hrx_allocator_system(), &m), "onnx");
   const hrx_onnx_model_info_t* info = hrx_onnx_info(m);
   size_t nodes = info->node_count, inits = info->initializer_count;
-  hrx_onnx_close(m);
+  hrx_onnx_destroy(m);
   FILE* file = fopen(path, "rb");
   fseek(file, 0, SEEK_END);
   double size = (double)ftell(file);
@@ -104,7 +106,7 @@ int main(int argc, char** argv) {
   bench_check(hrx_safetensors_open(c.path, NULL, hrx_allocator_system(), &v),
               "open");
   size_t tensors = hrx_safetensors_count(v);
-  hrx_safetensors_close(v);
+  hrx_safetensors_destroy(v);
   double jansson = (double)bench_median_ns(run_jansson, &c, 51);
   printf("artifacts: %s, %zu tensors, header %zu bytes, file %zu bytes "
          "(median of 51)\n", c.path, tensors, c.header_length, size);

@@ -19,7 +19,9 @@ static hrx_status_t bench_compile_target(hrx_gpu_device_t* device,
                                          const char* target, const char* text,
                                          const char* name,
                                          hrx_gpu_kernel_t** out) {
-  hrx_loom_compiler_options_t options = {.disable_cache = true};
+  hrx_loom_compiler_options_t options =
+      HRX_STRUCT_INIT(hrx_loom_compiler_options_t);
+  options.disable_cache = true;
   hrx_loom_compiler_t* compiler = NULL;
   HRX_RETURN_IF_ERROR(hrx_loom_compiler_create(
       target, &options, hrx_allocator_system(), &compiler));

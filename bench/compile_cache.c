@@ -54,8 +54,10 @@ static void compile_sources(void* context) {
 static hrx_loom_compiler_t* make_compiler(const char* profile,
                                           const char* cache_root,
                                           bool disable_cache) {
-  hrx_loom_compiler_options_t options = {.cache_root = cache_root,
-                                         .disable_cache = disable_cache};
+  hrx_loom_compiler_options_t options =
+      HRX_STRUCT_INIT(hrx_loom_compiler_options_t);
+  options.cache_root = cache_root;
+  options.disable_cache = disable_cache;
   hrx_loom_compiler_t* compiler = NULL;
   bench_check(hrx_loom_compiler_create(profile, &options,
                                        hrx_allocator_system(), &compiler),

@@ -357,7 +357,9 @@ static void regions(void) {
   hrx_exec_kernel_contract_t contract = {NULL, 0, 0};
   hrx_gpu_launch_t launch = {NULL, 0, NULL, 0};
   for (int e = 0; e < 2; ++e) {
-    hrx_exec_runtime_options_t o = {.compute_engine = engines[e]};
+    hrx_exec_runtime_options_t o =
+        HRX_STRUCT_INIT(hrx_exec_runtime_options_t);
+    o.compute_engine = engines[e];
     bench_check(hrx_exec_runtime_create(gpu, &o, hrx_allocator_system(),
                                         &runtimes[e]),
                 "runtime");
@@ -381,8 +383,8 @@ static void regions(void) {
   for (int e = 0; e < 2; ++e) {
     qsort(ns[e], SAMPLES, sizeof(uint64_t), compare_u64);
   }
-  hrx_exec_statistics_t stats;
-  hrx_exec_runtime_statistics(runtimes[1], &stats);
+  hrx_exec_statistics_t stats = HRX_STRUCT_INIT(hrx_exec_statistics_t);
+  bench_check(hrx_exec_runtime_statistics(runtimes[1], &stats), "statistics");
   double aql = ns[0][SAMPLES / 2] / 1e3, pm4 = ns[1][SAMPLES / 2] / 1e3;
   printf("4. %d empty kernels on %s, submit to completion (median of %d): "
          "AQL %.1f us, PM4 region %.1f us, PM4/AQL %.3fx; %.2f fences "

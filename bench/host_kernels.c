@@ -95,8 +95,8 @@ static bool load_path(harness_t* h, const char* file,
   const hrx_fabric_kernel_t* k = NULL;
   bench_check(hrx_fabric_executable_find_kernel(h->executable, kernel, &k),
               kernel);
-  hrx_fabric_kernel_info_t info;
-  hrx_fabric_kernel_info(k, &info);
+  hrx_fabric_kernel_info_t info = HRX_STRUCT_INIT(hrx_fabric_kernel_info_t);
+  bench_check(hrx_fabric_kernel_info(k, &info), kernel);
   if (native && !info.native) {
     printf("  (%s: no native code: %s)\n", kernel,
            info.native_note ? info.native_note : "?");

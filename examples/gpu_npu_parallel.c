@@ -121,10 +121,12 @@ static int gpu_open(demo_t* d, size_t index, const char* path) {
   printf("gpu: device %zu, %s (profile %s)\n", index,
          hrx_gpu_device_properties(d->device)->name,
          hrx_gpu_device_properties(d->device)->profile_target);
-  hrx_trace_options_t trace_options = {0};
+  hrx_trace_options_t trace_options = HRX_STRUCT_INIT(hrx_trace_options_t);
   TRY("trace", hrx_trace_create(&trace_options, hrx_allocator_system(),
                                 &d->trace));
-  hrx_exec_runtime_options_t options = {.trace = d->trace};
+  hrx_exec_runtime_options_t options =
+      HRX_STRUCT_INIT(hrx_exec_runtime_options_t);
+  options.trace = d->trace;
   TRY("runtime", hrx_exec_runtime_create(d->device, &options,
                                          hrx_allocator_system(),
                                          &d->runtime));
@@ -351,8 +353,8 @@ static int demo(demo_t* d, const char* trace_path) {
   if (rc == 0) rc = run(d, graphs, &sequential_ns, &concurrent_ns);
   for (int i = 0; i < 3; ++i) hrx_exec_graph_destroy(graphs[i]);
   if (rc) return rc;
-  hrx_exec_statistics_t stats;
-  hrx_exec_runtime_statistics(d->runtime, &stats);
+  hrx_exec_statistics_t stats = HRX_STRUCT_INIT(hrx_exec_statistics_t);
+  TRY("statistics", hrx_exec_runtime_statistics(d->runtime, &stats));
   printf("checked against the CPU: gpu %d rounds over %d floats%s\n", ROUNDS,
          ELEMENTS, d->npu.program ? ", npu bindings intact" : "");
   printf("npu lane: %llu regions, %.3f ms busy\n",
@@ -406,7 +408,7 @@ int main(int argc, char** argv) {
   npu_close(&d.npu);
   gpu_close(&d);
   hrx_exec_runtime_destroy(d.runtime);
-  hrx_trace_destroy(d.trace);
+  hrx_trace_release(d.trace);
   hrx_gpu_device_release(d.device);
   return rc;
 }

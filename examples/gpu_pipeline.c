@@ -150,8 +150,8 @@ int main(int argc, char** argv) {
   }
   hrx_trace_t* trace = NULL;
   if (trace_path) {
-    hrx_trace_options_t trace_options = {.format =
-                                             HRX_TRACE_FORMAT_CHROME_JSON};
+    hrx_trace_options_t trace_options = HRX_STRUCT_INIT(hrx_trace_options_t);
+    trace_options.format = HRX_TRACE_FORMAT_CHROME_JSON;
     TRY("trace", hrx_trace_create(&trace_options, hrx_allocator_system(),
                                   &trace));
   }
@@ -165,7 +165,10 @@ int main(int argc, char** argv) {
   hrx_gpu_kernel_t* kernel = NULL;
   if (load_saxpy(device, path, &kernel)) return 1;
   hrx_exec_runtime_t* runtime = NULL;
-  hrx_exec_runtime_options_t options = {.observe = true, .trace = trace};
+  hrx_exec_runtime_options_t options =
+      HRX_STRUCT_INIT(hrx_exec_runtime_options_t);
+  options.observe = true;
+  options.trace = trace;
   TRY("runtime", hrx_exec_runtime_create(device, &options,
                                          hrx_allocator_system(), &runtime));
   static const hrx_exec_binding_contract_t bindings[] = {
@@ -274,8 +277,8 @@ int main(int argc, char** argv) {
     sequential += hrx_clock_monotonic_ns() - start;
   }
 
-  hrx_exec_statistics_t stats;
-  hrx_exec_runtime_statistics(runtime, &stats);
+  hrx_exec_statistics_t stats = HRX_STRUCT_INIT(hrx_exec_statistics_t);
+  TRY("statistics", hrx_exec_runtime_statistics(runtime, &stats));
   printf("%d replays checked against the CPU reference\n", replays);
   printf("checksums: y %016llx z %016llx\n", (unsigned long long)sum_y,
          (unsigned long long)sum_z);
@@ -308,9 +311,11 @@ int main(int argc, char** argv) {
   if (trace) {
     /* After the runtime: its watchers have recorded every lane end. */
     TRY("write trace", hrx_trace_write_file(trace, trace_path));
+    hrx_trace_stats_t trace_stats = HRX_STRUCT_INIT(hrx_trace_stats_t);
+    TRY("trace statistics", hrx_trace_stats(trace, &trace_stats));
     printf("trace: %s (%llu events)\n", trace_path,
-           (unsigned long long)hrx_trace_stats(trace).recorded_events);
-    hrx_trace_destroy(trace);
+           (unsigned long long)trace_stats.recorded_events);
+    hrx_trace_release(trace);
   }
   return 0;
 }

@@ -169,7 +169,7 @@ static hrx_status_t run(hrx_gpu_device_t* device, const char* kernels_dir,
   }
   double worst = 0.0;
   if (status == HRX_OK) status = serve(prepared, m, requests, &worst);
-  hrx_model_timing_t timing;
+  hrx_model_timing_t timing = HRX_STRUCT_INIT(hrx_model_timing_t);
   if (status == HRX_OK) {
     status = hrx_model_session_time(session, 0, 20, &timing);
   }

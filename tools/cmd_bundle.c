@@ -12,7 +12,8 @@
 
 int hrx_cmd_pack(int argc, char** argv) {
   const char *dir = NULL, *output = NULL, *bundle_json = NULL;
-  hrx_fabric_bundle_pack_options_t options = {0};
+  hrx_fabric_bundle_pack_options_t options =
+      HRX_STRUCT_INIT(hrx_fabric_bundle_pack_options_t);
   for (int i = 1; i < argc; ++i) {
     const char* v = NULL;
     if (hrx_cli_option(argv[i], "--target", &v)) {
@@ -105,12 +106,12 @@ int hrx_cmd_prepare(int argc, char** argv) {
     if (archive) return hrx_cli_usage_error("prepare", "more than one ARCHIVE");
     archive = argv[i];
   }
-  hrx_fabric_bundle_fetch_options_t options = {
-      .deadline_ms = limits.timeout_s * 1000,
-      .stall_timeout_ms = (uint32_t)(limits.stall_window_s * 1000),
-      .min_bytes_per_second = (uint32_t)limits.min_rate,
-      .max_bytes = limits.max_size,
-  };
+  hrx_fabric_bundle_fetch_options_t options =
+      HRX_STRUCT_INIT(hrx_fabric_bundle_fetch_options_t);
+  options.deadline_ms = limits.timeout_s * 1000;
+  options.stall_timeout_ms = (uint32_t)(limits.stall_window_s * 1000);
+  options.min_bytes_per_second = (uint32_t)limits.min_rate;
+  options.max_bytes = limits.max_size;
   hrx_allocator_t allocator = hrx_allocator_system();
   hrx_fabric_bundle_manifest_t* manifest = NULL;
   hrx_status_t status =

@@ -298,13 +298,15 @@ static bool compile_file(const check_args_t* a, const char* source,
   hrx_loom_compiler_t* compiler = NULL;
   hrx_status_t status = hrx_loom_diagnostics_create(0, allocator,
                                                     &diagnostics);
-  hrx_loom_parse_options_t options = {.source_name = a->input};
+  hrx_loom_parse_options_t options = HRX_STRUCT_INIT(hrx_loom_parse_options_t);
+  options.source_name = a->input;
   if (status == HRX_OK) {
     status = hrx_loom_module_parse(source, length, &options, diagnostics,
                                    allocator, out_module);
   }
   if (status == HRX_OK && hrx_loom_module_kernel_count(*out_module)) {
-    hrx_loom_compiler_options_t compiler_options = {0};
+    hrx_loom_compiler_options_t compiler_options =
+        HRX_STRUCT_INIT(hrx_loom_compiler_options_t);
     status = hrx_loom_compiler_create(profile, &compiler_options, allocator,
                                       &compiler);
     hrx_loom_compile_request_t request = {
@@ -327,7 +329,7 @@ static int run_checks(const check_run_t* run,
   size_t passed = 0, failed = 0, listed = 0;
   size_t count = hrx_loom_module_check_count(module);
   for (size_t i = 0; i < count; ++i) {
-    hrx_loom_check_info_t info;
+    hrx_loom_check_info_t info = HRX_STRUCT_INIT(hrx_loom_check_info_t);
     hrx_status_t status = hrx_loom_module_check_info(module, i, &info);
     if (status != HRX_OK) return hrx_cli_fail("check", status);
     if (info.kind == HRX_LOOM_CHECK_CASE) {

@@ -142,20 +142,22 @@ int hrx_cmd_compile(int argc, char** argv) {
   status = hrx_file_read_all(allocator, a.input, 64u << 20, &source, &length);
   hrx_trace_t* trace = NULL;
   if (status == HRX_OK && a.trace_output) {
-    hrx_trace_options_t options = {
-        .format = strcmp(a.trace_format, "chrome") ? HRX_TRACE_FORMAT_JSONL
-                                                   : HRX_TRACE_FORMAT_CHROME_JSON,
-        .max_bytes = a.trace_max_bytes};
+    hrx_trace_options_t options = HRX_STRUCT_INIT(hrx_trace_options_t);
+    options.format = strcmp(a.trace_format, "chrome")
+                         ? HRX_TRACE_FORMAT_JSONL
+                         : HRX_TRACE_FORMAT_CHROME_JSON;
+    options.max_bytes = a.trace_max_bytes;
     status = hrx_trace_create(&options, allocator, &trace);
   }
-  hrx_loom_compiler_options_t options = {
-      .sanitizers = a.sanitizers,
-      .disable_cache = a.no_cache,
-      .trace = trace,
-      .trace_before = a.trace_before,
-      .trace_before_count = a.trace_before_count,
-      .trace_after = a.trace_after,
-      .trace_after_count = a.trace_after_count};
+  hrx_loom_compiler_options_t options =
+      HRX_STRUCT_INIT(hrx_loom_compiler_options_t);
+  options.sanitizers = a.sanitizers;
+  options.disable_cache = a.no_cache;
+  options.trace = trace;
+  options.trace_before = a.trace_before;
+  options.trace_before_count = a.trace_before_count;
+  options.trace_after = a.trace_after;
+  options.trace_after_count = a.trace_after_count;
   hrx_loom_compiler_t* compiler = NULL;
   if (status == HRX_OK) {
     status = hrx_loom_compiler_create(a.target, &options, allocator, &compiler);
@@ -207,7 +209,7 @@ int hrx_cmd_compile(int argc, char** argv) {
   hrx_loom_artifact_destroy(artifact);
   hrx_loom_diagnostics_destroy(diagnostics);
   hrx_loom_compiler_destroy(compiler);
-  hrx_trace_destroy(trace);
+  hrx_trace_release(trace);
   hrx_loom_config_destroy(config);
   hrx_allocator_free(allocator, source);
   return status == HRX_OK ? HRX_EXIT_OK : hrx_cli_fail("compile", status);

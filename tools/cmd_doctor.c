@@ -46,22 +46,29 @@ static void kfd_version(const char* name, char* out, size_t capacity) {
 /* One line per queue family |device| offers: how many queues and what
  * they run. */
 static void print_queue_families(const hrx_fabric_device_t* device) {
-  hrx_fabric_queue_family_info_t f[HRX_FABRIC_QUEUE_FAMILY_COUNT];
-  hrx_fabric_device_queue_families(device, f);
   for (int i = 0; i < HRX_FABRIC_QUEUE_FAMILY_COUNT; ++i) {
-    char count[16];
-    if (f[i].queue_count == HRX_FABRIC_QUEUE_COUNT_UNLIMITED) {
-      snprintf(count, sizeof(count), "unlimited");
-    } else {
-      snprintf(count, sizeof(count), "%u", f[i].queue_count);
-    }
-    if (f[i].queue_count == 0) {
-      printf("  %-12s queues: %s: not offered\n", "", f[i].name);
+    hrx_fabric_queue_family_info_t f =
+        HRX_STRUCT_INIT(hrx_fabric_queue_family_info_t);
+    hrx_status_t status = hrx_fabric_device_queue_family_info(
+        device, (hrx_fabric_queue_family_t)i, &f);
+    if (status != HRX_OK) {
+      printf("  %-12s queues: %s\n", "", hrx_status_message(status));
+      hrx_status_free(status);
       continue;
     }
-    uint32_t ops = f[i].operations;
-    printf("  %-12s queues: %s on %s: %s%s%s%s%s%s%s%s%s\n", "", f[i].name,
-           f[i].engine, count,
+    char count[16];
+    if (f.queue_count == HRX_FABRIC_QUEUE_COUNT_UNLIMITED) {
+      snprintf(count, sizeof(count), "unlimited");
+    } else {
+      snprintf(count, sizeof(count), "%u", f.queue_count);
+    }
+    if (f.queue_count == 0) {
+      printf("  %-12s queues: %s: not offered\n", "", f.name);
+      continue;
+    }
+    uint32_t ops = f.operations;
+    printf("  %-12s queues: %s on %s: %s%s%s%s%s%s%s%s%s\n", "", f.name,
+           f.engine, count,
            ops & HRX_FABRIC_QUEUE_OP_DISPATCH ? ", dispatch" : "",
            ops & HRX_FABRIC_QUEUE_OP_BARRIER ? ", barriers" : "",
            ops & HRX_FABRIC_QUEUE_OP_COPY ? ", copy" : "",
@@ -69,7 +76,7 @@ static void print_queue_families(const hrx_fabric_device_t* device) {
            ops & HRX_FABRIC_QUEUE_OP_WAIT_MEMORY ? ", memory waits" : "",
            ops & HRX_FABRIC_QUEUE_OP_SIGNAL ? ", signals" : "",
            ops & HRX_FABRIC_QUEUE_OP_FENCE ? ", fences" : "",
-           f[i].public_api ? "" : " (no HRX API yet)");
+           f.public_api ? "" : " (no HRX API yet)");
   }
 }
 

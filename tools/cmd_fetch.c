@@ -17,7 +17,7 @@ static bool hrx_fetch_repo_type(const char* text, hrx_hf_repo_type_t* out) {
 }
 
 int hrx_cmd_fetch(int argc, char** argv) {
-  hrx_hf_options_t options = {0};
+  hrx_hf_options_t options = HRX_STRUCT_INIT(hrx_hf_options_t);
   hrx_cli_transfer_limits_t limits = {0};
   hrx_hf_file_t file = {0};
   hrx_sha256_digest_t digest;

@@ -152,7 +152,9 @@ static int inspect_code_object(const char* path) {
   size_t length = 0;
   hrx_fabric_device_t* device = NULL;
   hrx_fabric_executable_t* exe = NULL;
-  hrx_fabric_host_options_t options = {.worker_count = 1};
+  hrx_fabric_host_options_t options =
+      HRX_STRUCT_INIT(hrx_fabric_host_options_t);
+  options.worker_count = 1;
   hrx_status_t status =
       hrx_file_read_all(allocator, path, (size_t)1 << 30, &code, &length);
   if (status == HRX_OK) {
@@ -168,8 +170,10 @@ static int inspect_code_object(const char* path) {
            count, count == 1 ? "" : "s");
   }
   for (size_t k = 0; status == HRX_OK && k < count; ++k) {
-    hrx_fabric_kernel_info_t info;
-    hrx_fabric_kernel_info(hrx_fabric_executable_kernel_at(exe, k), &info);
+    hrx_fabric_kernel_info_t info = HRX_STRUCT_INIT(hrx_fabric_kernel_info_t);
+    status = hrx_fabric_kernel_info(hrx_fabric_executable_kernel_at(exe, k),
+                                    &info);
+    if (status != HRX_OK) break;
     hrx_fabric_launch_program_t* launch = NULL;
     if (info.launch_program_length) {
       status = hrx_fabric_launch_program_load(
@@ -268,7 +272,9 @@ static hrx_status_t read_head(const char* path, uint8_t head[9],
 }
 
 static int inspect_safetensors(const char* path) {
-  hrx_safetensors_options_t options = {.mode = HRX_SAFETENSORS_READ};
+  hrx_safetensors_options_t options =
+      HRX_STRUCT_INIT(hrx_safetensors_options_t);
+  options.mode = HRX_SAFETENSORS_READ;
   hrx_safetensors_t* view = NULL;
   hrx_status_t status =
       hrx_safetensors_open(path, &options, hrx_allocator_system(), &view);
@@ -291,7 +297,7 @@ static int inspect_safetensors(const char* path) {
     printf("\n");
   }
   for (size_t i = 0; i < count; ++i) print_tensor(hrx_safetensors_at(view, i));
-  hrx_safetensors_close(view);
+  hrx_safetensors_destroy(view);
   return HRX_EXIT_OK;
 }
 
@@ -309,7 +315,7 @@ static int inspect_onnx_file(const char* path, bool guessed) {
   }
   if (status != HRX_OK) return hrx_cli_fail("inspect", status);
   int rc = inspect_onnx(path, model);
-  hrx_onnx_close(model);
+  hrx_onnx_destroy(model);
   return rc;
 }
 

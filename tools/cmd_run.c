@@ -367,11 +367,11 @@ static hrx_status_t run(run_args_t* a) {
           p->profile_target);
     }
   }
-  hrx_fabric_kernel_info_t info;
+  hrx_fabric_kernel_info_t info = HRX_STRUCT_INIT(hrx_fabric_kernel_info_t);
   hrx_gpu_arg_t args[HRX_RUN_MAX];
   size_t scalar = 0;
+  if (status == HRX_OK) status = hrx_gpu_kernel_info(kernel, &info);
   if (status == HRX_OK) {
-    hrx_gpu_kernel_info(kernel, &info);
     if (info.arg_count > HRX_RUN_MAX) {
       status = hrx_make_status(HRX_STATUS_UNIMPLEMENTED, "too many arguments");
     }

@@ -118,7 +118,8 @@ static hrx_storage_session_t* open_session(const char* path,
                                            hrx_storage_io_mode_t mode,
                                            hrx_storage_progress_t progress,
                                            uint32_t depth, uint32_t* out_id) {
-  hrx_storage_options_t options = hrx_storage_options_default();
+  hrx_storage_options_t options = HRX_STRUCT_INIT(hrx_storage_options_t);
+  bench_check(hrx_storage_options_default(&options), "options");
   options.io_mode = mode;
   options.progress = progress;
   options.slot_count = depth;
@@ -169,8 +170,8 @@ static double mean_us(const hrx_storage_interval_t* now,
 static void print_intervals(hrx_storage_session_t* session,
                             const hrx_storage_statistics_t* before) {
   if (!session) return;
-  hrx_storage_statistics_t now;
-  hrx_storage_session_statistics(session, &now);
+  hrx_storage_statistics_t now = HRX_STRUCT_INIT(hrx_storage_statistics_t);
+  bench_check(hrx_storage_session_statistics(session, &now), "statistics");
   printf("           hrx buffered per read: queue %.1f us, completion %.1f "
          "us, service %.1f us\n",
          mean_us(&now.queue, &before->queue),
@@ -229,9 +230,12 @@ int main(int argc, char** argv) {
     }
     for (int warm = 0; warm < 2; ++warm) {
       double rate[METHODS] = {0};
-      hrx_storage_statistics_t before = {0};
+      hrx_storage_statistics_t before =
+          HRX_STRUCT_INIT(hrx_storage_statistics_t);
       if (sessions[HRX_BUFFERED]) {
-        hrx_storage_session_statistics(sessions[HRX_BUFFERED], &before);
+        bench_check(
+            hrx_storage_session_statistics(sessions[HRX_BUFFERED], &before),
+            "statistics");
       }
       uint64_t reference = 0;
       if (warm) {

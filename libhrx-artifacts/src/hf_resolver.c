@@ -110,8 +110,10 @@ hrx_status_t hrx_hf_resolver_create(const hrx_hf_options_t* options,
                                     hrx_allocator_t allocator,
                                     hrx_hf_resolver_t** out_resolver) {
   *out_resolver = NULL;
-  static const hrx_hf_options_t defaults = {0};
-  const hrx_hf_options_t* o = options ? options : &defaults;
+  hrx_hf_options_t local_options;
+  HRX_RETURN_IF_ERROR(
+      HRX_STRUCT_READ(hrx_hf_options_t, max_bytes, options, &local_options));
+  const hrx_hf_options_t* o = &local_options;
   if ((unsigned)o->progress > HRX_HF_PROGRESS_CALLBACK ||
       (o->progress == HRX_HF_PROGRESS_CALLBACK && !o->progress_fn)) {
     return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,

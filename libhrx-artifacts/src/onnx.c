@@ -905,7 +905,7 @@ static hrx_status_t hrx_onnx_model(hrx_onnx_model_t* m) {
   return hrx_onnx_graph(m, graph, graph_length);
 }
 
-void hrx_onnx_close(hrx_onnx_model_t* m) {
+void hrx_onnx_destroy(hrx_onnx_model_t* m) {
   if (!m) return;
   for (hrx_onnx_block_t* b = m->blocks; b;) {
     hrx_onnx_block_t* next = b->next;
@@ -919,6 +919,7 @@ void hrx_onnx_close(hrx_onnx_model_t* m) {
 
 static hrx_status_t hrx_onnx_index(hrx_onnx_model_t* m, const char* label,
                                    hrx_onnx_model_t** out_model) {
+  m->info.struct_size = sizeof(m->info);
   hrx_status_t status = hrx_onnx_model(m);
   if (status != HRX_OK) {
     char shown[HRX_ESCAPED_NAME_CAPACITY];
@@ -927,7 +928,7 @@ static hrx_status_t hrx_onnx_index(hrx_onnx_model_t* m, const char* label,
                         hrx_artifacts_show(label, shown),
                         hrx_status_message(status));
     hrx_status_free(status);
-    hrx_onnx_close(m);
+    hrx_onnx_destroy(m);
     return named;
   }
   *out_model = m;
@@ -967,7 +968,7 @@ hrx_status_t hrx_onnx_open(const char* path, hrx_allocator_t allocator,
     status = hrx_path_parent(allocator, path, &m->base_dir);
   }
   if (status != HRX_OK) {
-    hrx_onnx_close(m);
+    hrx_onnx_destroy(m);
     return status;
   }
   return hrx_onnx_index(m, path, out_model);

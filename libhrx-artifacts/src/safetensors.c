@@ -31,7 +31,7 @@ struct hrx_safetensors_s {
   char* label;          /* the path escaped, for messages */
 };
 
-void hrx_safetensors_close(hrx_safetensors_t* v) {
+void hrx_safetensors_destroy(hrx_safetensors_t* v) {
   if (!v) return;
   for (size_t i = 0; i < v->count; ++i) {
     hrx_allocator_free(v->allocator, (void*)v->tensors[i].name);
@@ -339,7 +339,7 @@ hrx_status_t hrx_safetensors_open_memory(const void* data, size_t length,
     status = hrx_st_index(v, (const char*)data + 8, (size_t)n);
   }
   if (status != HRX_OK) {
-    hrx_safetensors_close(v);
+    hrx_safetensors_destroy(v);
     return status;
   }
   hrx_st_sort_names(v);
@@ -347,17 +347,21 @@ hrx_status_t hrx_safetensors_open_memory(const void* data, size_t length,
   return HRX_OK;
 }
 
-hrx_status_t hrx_safetensors_open(const char* path,
-                                  const hrx_safetensors_options_t* options,
-                                  hrx_allocator_t allocator,
-                                  hrx_safetensors_t** out_view) {
+hrx_status_t hrx_safetensors_open(
+    const char* path, const hrx_safetensors_options_t* caller_options,
+    hrx_allocator_t allocator, hrx_safetensors_t** out_view) {
   *out_view = NULL;
+  hrx_safetensors_options_t local_options;
+  HRX_RETURN_IF_ERROR(HRX_STRUCT_READ(hrx_safetensors_options_t,
+                                      max_header_bytes, caller_options,
+                                      &local_options));
+  const hrx_safetensors_options_t* options = &local_options;
   hrx_safetensors_t* v = NULL;
   HRX_RETURN_IF_ERROR(hrx_st_new(allocator, path, &v));
-  uint64_t cap = options && options->max_header_bytes
+  uint64_t cap = options->max_header_bytes
                      ? options->max_header_bytes
                      : HRX_SAFETENSORS_DEFAULT_HEADER_CAP;
-  bool map = !options || options->mode == HRX_SAFETENSORS_MAP;
+  bool map = options->mode == HRX_SAFETENSORS_MAP;
   struct stat info;
   /* A FIFO or a device would block the open or the reads for ever. */
   hrx_status_t status = hrx_file_open_regular(path, true, &v->fd, &info);
@@ -389,7 +393,7 @@ hrx_status_t hrx_safetensors_open(const char* path,
   if (status == HRX_OK) status = hrx_st_index(v, header, (size_t)n);
   if (!map) hrx_allocator_free(allocator, header);
   if (status != HRX_OK) {
-    hrx_safetensors_close(v);
+    hrx_safetensors_destroy(v);
     return status;
   }
   hrx_st_sort_names(v);

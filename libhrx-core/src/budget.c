@@ -99,12 +99,15 @@ uint64_t hrx_budget_limit_bytes(const hrx_budget_t* budget) {
   return budget->limit_bytes;
 }
 
-hrx_budget_stats_t hrx_budget_stats(const hrx_budget_t* budget) {
-  return (hrx_budget_stats_t){
+hrx_status_t hrx_budget_stats(const hrx_budget_t* budget,
+                             hrx_budget_stats_t* out_stats) {
+  hrx_budget_stats_t stats = {
       .live_bytes = hrx_budget_live_bytes(budget),
       .peak_bytes = hrx_budget_peak_bytes(budget),
       .limit_bytes = budget->limit_bytes,
       .failed_charges = atomic_load_explicit(
           &((hrx_budget_t*)budget)->failed_charges, memory_order_relaxed),
   };
+  return HRX_STRUCT_WRITE(hrx_budget_stats_t, failed_charges, &stats,
+                          out_stats);
 }

@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -15,6 +16,7 @@
 #define HRX_TRACE_DEFAULT_MAX_BYTES (64u << 20)
 
 struct hrx_trace_s {
+  atomic_uint_fast32_t ref_count;
   hrx_allocator_t allocator;
   hrx_trace_format_t format;
   size_t max_bytes;
@@ -27,10 +29,14 @@ struct hrx_trace_s {
   hrx_trace_stats_t stats;
 };
 
-hrx_status_t hrx_trace_create(const hrx_trace_options_t* options,
+hrx_status_t hrx_trace_create(const hrx_trace_options_t* caller_options,
                               hrx_allocator_t allocator,
                               hrx_trace_t** out_trace) {
   *out_trace = NULL;
+  hrx_trace_options_t local;
+  HRX_RETURN_IF_ERROR(
+      HRX_STRUCT_READ(hrx_trace_options_t, pid, caller_options, &local));
+  const hrx_trace_options_t* options = &local;
   if (options->format != HRX_TRACE_FORMAT_CHROME_JSON &&
       options->format != HRX_TRACE_FORMAT_JSONL) {
     return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
@@ -39,6 +45,7 @@ hrx_status_t hrx_trace_create(const hrx_trace_options_t* options,
   hrx_trace_t* trace = NULL;
   HRX_RETURN_IF_ERROR(
       hrx_allocator_malloc(allocator, sizeof(*trace), (void**)&trace));
+  atomic_init(&trace->ref_count, 1);
   trace->allocator = allocator;
   trace->format = options->format;
   trace->max_bytes =
@@ -51,8 +58,17 @@ hrx_status_t hrx_trace_create(const hrx_trace_options_t* options,
   return HRX_OK;
 }
 
-void hrx_trace_destroy(hrx_trace_t* trace) {
+void hrx_trace_retain(hrx_trace_t* trace) {
+  if (trace) atomic_fetch_add_explicit(&trace->ref_count, 1,
+                                       memory_order_relaxed);
+}
+
+void hrx_trace_release(hrx_trace_t* trace) {
   if (!trace) return;
+  if (atomic_fetch_sub_explicit(&trace->ref_count, 1,
+                                memory_order_acq_rel) != 1) {
+    return;
+  }
   hrx_string_builder_deinit(&trace->events);
   pthread_mutex_destroy(&trace->mutex);
   hrx_allocator_free(trace->allocator, trace);
@@ -169,11 +185,13 @@ hrx_status_t hrx_trace_record(hrx_trace_t* trace,
   return status;
 }
 
-hrx_trace_stats_t hrx_trace_stats(hrx_trace_t* trace) {
+hrx_status_t hrx_trace_stats(hrx_trace_t* trace,
+                             hrx_trace_stats_t* out_stats) {
   pthread_mutex_lock(&trace->mutex);
   hrx_trace_stats_t stats = trace->stats;
   pthread_mutex_unlock(&trace->mutex);
-  return stats;
+  return HRX_STRUCT_WRITE(hrx_trace_stats_t, dropped_bytes, &stats,
+                          out_stats);
 }
 
 static hrx_status_t hrx_trace_serialize_locked(hrx_trace_t* trace,

@@ -14,8 +14,8 @@ hrx_status_t hrx_exec_kernel_create(hrx_exec_runtime_t* rt,
     return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
                            "kernel contract needs a kernel and its bindings");
   }
-  hrx_fabric_kernel_info_t info;
-  hrx_gpu_kernel_info(kernel, &info);
+  hrx_fabric_kernel_info_t info = HRX_STRUCT_INIT(hrx_fabric_kernel_info_t);
+  HRX_RETURN_IF_ERROR(hrx_gpu_kernel_info(kernel, &info));
   size_t buffers = 0, scalars = 0;
   for (uint32_t a = 0; a < info.arg_count; ++a) {
     if (info.args[a].kind == HRX_FABRIC_ARG_BUFFER) {

@@ -92,7 +92,7 @@ struct hrx_exec_runtime_s {
    * the queue is stopped (runtime destroy). */
   hrx_exec_plan_t* hung_plan[HRX_EXEC_ENGINE_LANE];
   uint64_t region_timeout_ns; /* each region's bound (region.c) */
-  hrx_trace_t* trace; /* borrowed, may be NULL */
+  hrx_trace_t* trace; /* retained, may be NULL */
   /* NPU imports of runtime buffers (npu_lane.c); NULL until the first. */
   struct hrx_exec_npu_imports_s* npu_imports;
   bool observe;       /* watchers run */
@@ -183,6 +183,7 @@ typedef struct hrx_exec_delivery_t {
 } hrx_exec_delivery_t;
 
 struct hrx_exec_completion_s {
+  atomic_uint_fast32_t references;
   hrx_exec_runtime_t* runtime;
   hrx_exec_notice_t* notice; /* retained; NULL when not observing */
   hrx_gpu_event_t* events[HRX_EXEC_LANE_COUNT];

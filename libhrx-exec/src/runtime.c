@@ -11,7 +11,6 @@ const char* hrx_exec_version(void) { return HRX_EXEC_VERSION; }
  * device's PM4 queue; the host device's compute queues take AQL only. */
 static hrx_status_t hrx_exec_check_engines(
     const hrx_gpu_device_t* device, const hrx_exec_runtime_options_t* o) {
-  if (!o) return HRX_OK;
   if ((unsigned)o->copy_engine > HRX_EXEC_COPY_ENGINE_SDMA ||
       (unsigned)o->compute_engine > HRX_EXEC_COMPUTE_ENGINE_PM4) {
     return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
@@ -28,16 +27,20 @@ static hrx_status_t hrx_exec_check_engines(
   return HRX_OK;
 }
 
-hrx_status_t hrx_exec_runtime_create(hrx_gpu_device_t* device,
-                                     const hrx_exec_runtime_options_t* options,
-                                     hrx_allocator_t allocator,
-                                     hrx_exec_runtime_t** out_runtime) {
+hrx_status_t hrx_exec_runtime_create(
+    hrx_gpu_device_t* device, const hrx_exec_runtime_options_t* caller_options,
+    hrx_allocator_t allocator, hrx_exec_runtime_t** out_runtime) {
   *out_runtime = NULL;
   if (!device) {
     return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT, "no device");
   }
+  hrx_exec_runtime_options_t local;
+  HRX_RETURN_IF_ERROR(HRX_STRUCT_READ(hrx_exec_runtime_options_t,
+                                      maximum_private_bytes, caller_options,
+                                      &local));
+  const hrx_exec_runtime_options_t* options = &local;
   HRX_RETURN_IF_ERROR(hrx_exec_check_engines(device, options));
-  if (options && options->maximum_private_bytes >
+  if (options->maximum_private_bytes >
                      hrx_gpu_device_maximum_private_bytes(device)) {
     hrx_status_t status = hrx_gpu_device_set_maximum_private_bytes(
         device, options->maximum_private_bytes);
@@ -56,25 +59,26 @@ hrx_status_t hrx_exec_runtime_create(hrx_gpu_device_t* device,
   rt->device = device;
   hrx_gpu_device_retain(device);
   rt->max_submissions =
-      options && options->max_submissions ? options->max_submissions : 64;
-  rt->trace = options ? options->trace : NULL;
-  rt->observe = rt->trace || (options && options->observe);
+      options->max_submissions ? options->max_submissions : 64;
+  rt->trace = options->trace;
+  hrx_trace_retain(rt->trace);
+  rt->observe = rt->trace || options->observe;
   rt->region_timeout_ns = hrx_exec_region_timeout(options);
   atomic_init(&rt->abandoned, false);
   pthread_mutex_init(&rt->mutex, NULL);
   hrx_status_t status = HRX_OK;
-  if (options && options->memory_budget) {
+  if (options->memory_budget) {
     rt->budget = options->memory_budget;
     hrx_budget_retain(rt->budget);
   } else {
     status = hrx_budget_create(HRX_BUDGET_UNLIMITED, allocator, &rt->budget);
   }
-  if (status == HRX_OK && options &&
+  if (status == HRX_OK &&
       options->copy_engine == HRX_EXEC_COPY_ENGINE_SDMA) {
     status = hrx_fabric_transfer_queue_create(hrx_gpu_device_fabric(device),
                                               &rt->transfer);
   }
-  if (status == HRX_OK && options &&
+  if (status == HRX_OK &&
       options->compute_engine == HRX_EXEC_COMPUTE_ENGINE_PM4) {
     status = hrx_fabric_pm4_queue_create(hrx_gpu_device_fabric(device),
                                          &rt->pm4);
@@ -188,6 +192,7 @@ void hrx_exec_runtime_destroy(hrx_exec_runtime_t* rt) {
   for (int lane = 0; lane < HRX_EXEC_LANE_COUNT; ++lane) {
     hrx_exec_watcher_stop(&rt->watchers[lane]);
   }
+  hrx_trace_release(rt->trace);
   hrx_exec_runtime_prune(rt);
   for (size_t i = 0; i < rt->flight_count; ++i) {
     hrx_exec_flight_free(&rt->flights[i]);
@@ -218,16 +223,17 @@ hrx_status_t hrx_exec_buffer_allocate(hrx_exec_runtime_t* rt, uint64_t bytes,
   return status;
 }
 
-void hrx_exec_runtime_statistics(hrx_exec_runtime_t* rt,
-                                 hrx_exec_statistics_t* out_stats) {
+hrx_status_t hrx_exec_runtime_statistics(hrx_exec_runtime_t* rt,
+                                         hrx_exec_statistics_t* out_stats) {
   pthread_mutex_lock(&rt->mutex);
   hrx_exec_runtime_prune(rt);
-  *out_stats = rt->stats;
+  hrx_exec_statistics_t stats = rt->stats;
   pthread_mutex_unlock(&rt->mutex);
   for (int lane = 0; lane < HRX_EXEC_LANE_COUNT; ++lane) {
-    out_stats->lane_busy_ns[lane] =
-        hrx_exec_watcher_busy_ns(&rt->watchers[lane]);
+    stats.lane_busy_ns[lane] = hrx_exec_watcher_busy_ns(&rt->watchers[lane]);
   }
-  out_stats->live_bytes = hrx_budget_live_bytes(rt->budget);
-  out_stats->peak_bytes = hrx_budget_peak_bytes(rt->budget);
+  stats.live_bytes = hrx_budget_live_bytes(rt->budget);
+  stats.peak_bytes = hrx_budget_peak_bytes(rt->budget);
+  return HRX_STRUCT_WRITE(hrx_exec_statistics_t, npu_staged_bytes, &stats,
+                          out_stats);
 }

@@ -214,6 +214,7 @@ hrx_status_t hrx_exec_graph_submit(hrx_exec_graph_t* g,
     status = hrx_allocator_malloc(rt->allocator, sizeof(*c), (void**)&c);
   }
   if (status == HRX_OK) {
+    atomic_init(&c->references, 1);
     c->runtime = rt;
     if (rt->observe) {
       status = hrx_exec_notice_create(rt->allocator, lanes,
@@ -336,8 +337,16 @@ hrx_status_t hrx_exec_completion_poll(hrx_exec_completion_t* c) {
   return hrx_exec_completion_wait(c, 0);
 }
 
+void hrx_exec_completion_retain(hrx_exec_completion_t* c) {
+  if (c) atomic_fetch_add_explicit(&c->references, 1, memory_order_relaxed);
+}
+
 void hrx_exec_completion_release(hrx_exec_completion_t* c) {
   if (!c) return;
+  if (atomic_fetch_sub_explicit(&c->references, 1, memory_order_acq_rel) !=
+      1) {
+    return;
+  }
   hrx_exec_runtime_t* rt = c->runtime;
   pthread_mutex_lock(&rt->mutex);
   bool done = true;

@@ -442,9 +442,14 @@ static hrx_status_t hrx_bundle_download(
 
 hrx_status_t hrx_fabric_bundle_provision(
     const hrx_fabric_bundle_manifest_t* m, const char* cache_root,
-    const hrx_fabric_bundle_fetch_options_t* options,
+    const hrx_fabric_bundle_fetch_options_t* caller_options,
     hrx_allocator_t allocator, char** out_dir) {
   *out_dir = NULL;
+  hrx_fabric_bundle_fetch_options_t local_options;
+  HRX_RETURN_IF_ERROR(HRX_STRUCT_READ(hrx_fabric_bundle_fetch_options_t,
+                                      attempts, caller_options,
+                                      &local_options));
+  const hrx_fabric_bundle_fetch_options_t* options = &local_options;
   hrx_status_t status =
       hrx_fabric_bundle_locate(m, cache_root, allocator, out_dir);
   if (status == HRX_OK) return HRX_OK;

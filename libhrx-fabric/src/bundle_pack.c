@@ -234,11 +234,16 @@ static hrx_status_t hrx_bundle_fill_manifest(
 }
 
 hrx_status_t hrx_fabric_bundle_pack(
-    const char* dir, const hrx_fabric_bundle_pack_options_t* options,
+    const char* dir, const hrx_fabric_bundle_pack_options_t* caller_options,
     const char* archive_path, hrx_allocator_t allocator,
     hrx_fabric_bundle_manifest_t** out_manifest) {
   *out_manifest = NULL;
-  if (!dir || !archive_path || !options || !options->target ||
+  hrx_fabric_bundle_pack_options_t local_options;
+  HRX_RETURN_IF_ERROR(HRX_STRUCT_READ(hrx_fabric_bundle_pack_options_t,
+                                      manifest_path, caller_options,
+                                      &local_options));
+  const hrx_fabric_bundle_pack_options_t* options = &local_options;
+  if (!dir || !archive_path || !options->target ||
       !options->target[0] || !options->url || !options->url[0]) {
     return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
                            "packing needs a directory, an output, a target "

@@ -93,16 +93,15 @@ hrx_status_t hrx_fabric_queue_create(hrx_fabric_device_t* device,
 }
 
 hrx_status_t hrx_fabric_queue_create_with_options(
-    hrx_fabric_device_t* device, const hrx_fabric_queue_options_t* options,
+    hrx_fabric_device_t* device,
+    const hrx_fabric_queue_options_t* caller_options,
     hrx_fabric_queue_t** out_queue) {
   *out_queue = NULL;
-  if (!options || options->struct_size != sizeof(*options)) {
-    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
-                           "queue options struct_size %u is not %zu (this "
-                           "library's hrx_fabric_queue_options_t)",
-                           options ? options->struct_size : 0,
-                           sizeof(*options));
-  }
+  hrx_fabric_queue_options_t local;
+  HRX_RETURN_IF_ERROR(HRX_STRUCT_READ(hrx_fabric_queue_options_t,
+                                      maximum_private_bytes, caller_options,
+                                      &local));
+  const hrx_fabric_queue_options_t* options = &local;
   uint32_t packet_count = options->packet_count;
   if (packet_count < 2 || packet_count > 65536 ||
       (packet_count & (packet_count - 1)) != 0) {

@@ -606,9 +606,9 @@ hrx_status_t hrx_fabric_executable_find_kernel(
                          "no kernel '%s' in this executable", name);
 }
 
-void hrx_fabric_kernel_info(const hrx_fabric_kernel_t* k,
-                            hrx_fabric_kernel_info_t* out) {
-  *out = (hrx_fabric_kernel_info_t){
+hrx_status_t hrx_fabric_kernel_info(const hrx_fabric_kernel_t* k,
+                                    hrx_fabric_kernel_info_t* out) {
+  hrx_fabric_kernel_info_t info = {
       .name = k->name,
       .kernarg_size = k->kernarg_size,
       .group_segment_size = k->group_segment_size,
@@ -622,6 +622,7 @@ void hrx_fabric_kernel_info(const hrx_fabric_kernel_t* k,
       .native = k->native != NULL,
       .native_note = k->native ? NULL : k->native_note,
   };
+  return HRX_STRUCT_WRITE(hrx_fabric_kernel_info_t, native_note, &info, out);
 }
 
 uint64_t hrx_fabric_kernel_object(const hrx_fabric_kernel_t* kernel) {

@@ -24,9 +24,19 @@ const char* hrx_fabric_fault_kind_string(hrx_fabric_fault_kind_t kind) {
   return "unknown fault";
 }
 
-size_t hrx_fabric_fault_format(const hrx_fabric_fault_t* f, char* buffer,
-                               size_t capacity) {
+size_t hrx_fabric_fault_format(const hrx_fabric_fault_t* caller_fault,
+                               char* buffer, size_t capacity) {
+  hrx_fabric_fault_t fault;
+  hrx_status_t bad =
+      HRX_STRUCT_READ(hrx_fabric_fault_t, detail, caller_fault, &fault);
   int n;
+  if (bad != HRX_OK) {
+    n = snprintf(buffer, capacity, "unreadable fault report: %s",
+                 hrx_status_message(bad));
+    hrx_status_free(bad);
+    return n < 0 ? 0 : (size_t)n;
+  }
+  const hrx_fabric_fault_t* f = &fault;
   if (f->detail[0]) {
     /* A GPU reports in its own terms, not the host executor's. */
     n = snprintf(buffer, capacity, "%s in kernel '%s': %s",

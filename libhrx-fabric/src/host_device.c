@@ -52,10 +52,13 @@ static hrx_status_t hrx_host_default_workers(uint32_t* out_workers) {
 }
 
 hrx_status_t hrx_fabric_host_device_create(
-    const hrx_fabric_host_options_t* options, hrx_allocator_t allocator,
+    const hrx_fabric_host_options_t* caller_options, hrx_allocator_t allocator,
     hrx_fabric_device_t** out_device) {
   *out_device = NULL;
-  uint32_t workers = options ? options->worker_count : 0;
+  hrx_fabric_host_options_t options;
+  HRX_RETURN_IF_ERROR(HRX_STRUCT_READ(hrx_fabric_host_options_t, worker_count,
+                                      caller_options, &options));
+  uint32_t workers = options.worker_count;
   if (!workers) HRX_RETURN_IF_ERROR(hrx_host_default_workers(&workers));
   if (workers > HRX_HOST_MAX_WORKERS) {
     return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
@@ -85,6 +88,7 @@ hrx_status_t hrx_fabric_host_device_create(
   long pages = sysconf(_SC_PHYS_PAGES);
   long page_size = sysconf(_SC_PAGESIZE);
   device->base.properties = (hrx_fabric_device_properties_t){
+      .struct_size = sizeof(hrx_fabric_device_properties_t),
       .kind = HRX_FABRIC_DEVICE_HOST,
       .name = "HRX host device",
       .profile_target = "host",

@@ -122,6 +122,7 @@ static void hrx_kfd_describe_device(hrx_kfd_device_t* d) {
   snprintf(d->name, sizeof(d->name), "AMD %s (KFD %u.%u%s)", d->node.arch,
            d->version_major, d->version_minor, d->model ? ", model" : "");
   d->base.properties = (hrx_fabric_device_properties_t){
+      .struct_size = sizeof(hrx_fabric_device_properties_t),
       .kind = HRX_FABRIC_DEVICE_GPU,
       .name = d->name,
       .profile_target = d->node.target,

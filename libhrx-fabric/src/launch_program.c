@@ -101,8 +101,14 @@ static hrx_status_t hrx_launch_overflow(const hrx_fabric_launch_program_t* p,
 
 hrx_status_t hrx_fabric_launch_program_evaluate(
     const hrx_fabric_launch_program_t* p, const uint64_t* workload,
-    size_t workload_count, hrx_fabric_launch_config_t* out) {
-  memset(out, 0, sizeof(*out));
+    size_t workload_count, hrx_fabric_launch_config_t* out_config) {
+  /* Checks the caller's struct and zeroes it, as every failure leaves it. */
+  hrx_fabric_launch_config_t config;
+  memset(&config, 0, sizeof(config));
+  HRX_RETURN_IF_ERROR(HRX_STRUCT_WRITE(hrx_fabric_launch_config_t,
+                                       private_storage_bytes, &config,
+                                       out_config));
+  hrx_fabric_launch_config_t* out = &config;
   if (workload_count != p->workload_count) {
     return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
                            "@%s takes %u workload values, got %zu", p->symbol,
@@ -257,7 +263,8 @@ hrx_status_t hrx_fabric_launch_program_evaluate(
   out->subgroup_size = p->subgroup_size;
   out->workgroup_storage_bytes = p->workgroup_storage;
   out->private_storage_bytes = p->private_storage;
-  return HRX_OK;
+  return HRX_STRUCT_WRITE(hrx_fabric_launch_config_t, private_storage_bytes,
+                          &config, out_config);
 }
 
 /*===------------------------------------------------------------------===*/

@@ -125,12 +125,17 @@ void hrx_fabric_queue_publish(hrx_fabric_queue_t* q, uint64_t index,
 static hrx_status_t hrx_queue_take(hrx_fabric_queue_t* q, bool any_signal,
                                    uint64_t signal,
                                    hrx_fabric_fault_t* out_fault) {
+  /* Check the caller's struct before a report leaves the list: a bad
+   * struct_size must not lose it. */
+  hrx_fabric_fault_t fault = {0};
+  HRX_RETURN_IF_ERROR(
+      HRX_STRUCT_WRITE(hrx_fabric_fault_t, detail, &fault, out_fault));
   pthread_mutex_lock(&q->fault_mutex);
   bool found = false;
   for (uint32_t i = 0; i < q->fault_count && !found; ++i) {
     uint32_t at = (q->fault_head + i) % HRX_QUEUE_FAULTS;
     if (!any_signal && q->faults[at].completion_signal != signal) continue;
-    *out_fault = q->faults[at];
+    fault = q->faults[at];
     /* Close the gap, keeping the others in order. */
     for (uint32_t j = i; j + 1 < q->fault_count; ++j) {
       q->faults[(q->fault_head + j) % HRX_QUEUE_FAULTS] =
@@ -140,8 +145,10 @@ static hrx_status_t hrx_queue_take(hrx_fabric_queue_t* q, bool any_signal,
     found = true;
   }
   pthread_mutex_unlock(&q->fault_mutex);
-  return found ? HRX_OK
-               : hrx_make_status(HRX_STATUS_NOT_FOUND, "no fault recorded");
+  if (!found) {
+    return hrx_make_status(HRX_STATUS_NOT_FOUND, "no fault recorded");
+  }
+  return HRX_STRUCT_WRITE(hrx_fabric_fault_t, detail, &fault, out_fault);
 }
 
 hrx_status_t hrx_fabric_queue_take_fault(hrx_fabric_queue_t* q,

@@ -21,7 +21,7 @@ static uint32_t hrx_clamp_count(uint64_t count) {
              : (uint32_t)count;
 }
 
-void hrx_fabric_device_queue_families(
+static void hrx_queue_families(
     const hrx_fabric_device_t* device,
     hrx_fabric_queue_family_info_t out[HRX_FABRIC_QUEUE_FAMILY_COUNT]) {
   /* The casts only compare the vtable. */
@@ -53,4 +53,17 @@ void hrx_fabric_device_queue_families(
       .operations = HRX_TRANSFER_OPS,
       .public_api = true,
   };
+}
+
+hrx_status_t hrx_fabric_device_queue_family_info(
+    const hrx_fabric_device_t* device, hrx_fabric_queue_family_t family,
+    hrx_fabric_queue_family_info_t* out_info) {
+  if ((unsigned)family >= HRX_FABRIC_QUEUE_FAMILY_COUNT) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "unknown queue family %d", (int)family);
+  }
+  hrx_fabric_queue_family_info_t families[HRX_FABRIC_QUEUE_FAMILY_COUNT];
+  hrx_queue_families(device, families);
+  return HRX_STRUCT_WRITE(hrx_fabric_queue_family_info_t, public_api,
+                          &families[family], out_info);
 }

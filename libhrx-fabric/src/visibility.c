@@ -61,13 +61,7 @@ static void hrx_kfd_pair(hrx_fabric_agent_t producer,
 
 hrx_status_t hrx_fabric_device_allocation_profile(
     const hrx_fabric_device_t* device, hrx_fabric_visibility_t visibility,
-    hrx_fabric_allocation_profile_t* out) {
-  if (!out || out->struct_size != sizeof(*out)) {
-    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
-                           "allocation profile struct_size %u is not %zu "
-                           "(this library's hrx_fabric_allocation_profile_t)",
-                           out ? out->struct_size : 0, sizeof(*out));
-  }
+    hrx_fabric_allocation_profile_t* out_profile) {
   if ((unsigned)visibility >= HRX_FABRIC_VISIBILITY_COUNT) {
     return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
                            "unknown visibility %d", (int)visibility);
@@ -76,8 +70,9 @@ hrx_status_t hrx_fabric_device_allocation_profile(
       "device", "host-visible", "coherent"};
   bool kfd = hrx_kfd_device_cast((hrx_fabric_device_t*)device) != NULL;
   bool coherent = !kfd || visibility == HRX_FABRIC_VISIBILITY_HOST_COHERENT;
-  memset(out, 0, sizeof(*out));
-  out->struct_size = sizeof(*out);
+  hrx_fabric_allocation_profile_t profile;
+  memset(&profile, 0, sizeof(profile));
+  hrx_fabric_allocation_profile_t* out = &profile;
   out->visibility = visibility;
   out->name = names[visibility];
   out->memory_kind = !kfd       ? "host memory"
@@ -86,15 +81,23 @@ hrx_status_t hrx_fabric_device_allocation_profile(
   /* Strix Halo is an APU: every kfd heap is host-mapped too. */
   out->host_mapped = true;
   out->coherent = coherent;
-  hrx_fabric_queue_family_info_t families[HRX_FABRIC_QUEUE_FAMILY_COUNT];
-  hrx_fabric_device_queue_families(device, families);
+  static const struct {
+    hrx_fabric_agent_t agent;
+    hrx_fabric_queue_family_t family;
+  } kQueueAgents[] = {
+      {HRX_FABRIC_AGENT_AQL, HRX_FABRIC_QUEUE_FAMILY_AQL_COMPUTE},
+      {HRX_FABRIC_AGENT_PM4, HRX_FABRIC_QUEUE_FAMILY_PM4_COMPUTE},
+      {HRX_FABRIC_AGENT_TRANSFER, HRX_FABRIC_QUEUE_FAMILY_TRANSFER},
+  };
   out->agents[HRX_FABRIC_AGENT_HOST] = true;
-  out->agents[HRX_FABRIC_AGENT_AQL] =
-      families[HRX_FABRIC_QUEUE_FAMILY_AQL_COMPUTE].queue_count != 0;
-  out->agents[HRX_FABRIC_AGENT_PM4] =
-      families[HRX_FABRIC_QUEUE_FAMILY_PM4_COMPUTE].queue_count != 0;
-  out->agents[HRX_FABRIC_AGENT_TRANSFER] =
-      families[HRX_FABRIC_QUEUE_FAMILY_TRANSFER].queue_count != 0;
+  for (size_t i = 0; i < sizeof(kQueueAgents) / sizeof(kQueueAgents[0]);
+       ++i) {
+    hrx_fabric_queue_family_info_t info =
+        HRX_STRUCT_INIT(hrx_fabric_queue_family_info_t);
+    HRX_RETURN_IF_ERROR(hrx_fabric_device_queue_family_info(
+        device, kQueueAgents[i].family, &info));
+    out->agents[kQueueAgents[i].agent] = info.queue_count != 0;
+  }
   for (int p = 0; p < HRX_FABRIC_AGENT_COUNT; ++p) {
     for (int c = 0; c < HRX_FABRIC_AGENT_COUNT; ++c) {
       hrx_fabric_visibility_pair_t* pair = &out->pairs[p][c];
@@ -111,7 +114,8 @@ hrx_status_t hrx_fabric_device_allocation_profile(
       }
     }
   }
-  return HRX_OK;
+  return HRX_STRUCT_WRITE(hrx_fabric_allocation_profile_t, pairs, &profile,
+                          out_profile);
 }
 
 hrx_status_t hrx_fabric_memory_allocate_shared(hrx_fabric_device_t* device,

@@ -48,6 +48,12 @@ static void hrx_gpu_pool_unref(hrx_gpu_buffer_pool_t* pool) {
   hrx_gpu_device_release(device);
 }
 
+void hrx_gpu_buffer_pool_retain(hrx_gpu_buffer_pool_t* pool) {
+  if (pool) {
+    atomic_fetch_add_explicit(&pool->ref_count, 1, memory_order_relaxed);
+  }
+}
+
 void hrx_gpu_buffer_pool_release(hrx_gpu_buffer_pool_t* pool) {
   if (pool) hrx_gpu_pool_unref(pool);
 }
@@ -153,10 +159,11 @@ void hrx_gpu_buffer_pool_return(hrx_gpu_buffer_pool_t* pool,
   hrx_gpu_pool_unref(pool); /* the returned buffer's reference */
 }
 
-hrx_gpu_buffer_pool_stats_t hrx_gpu_buffer_pool_stats(
-    hrx_gpu_buffer_pool_t* pool) {
+hrx_status_t hrx_gpu_buffer_pool_stats(hrx_gpu_buffer_pool_t* pool,
+                                       hrx_gpu_buffer_pool_stats_t* out_stats) {
   pthread_mutex_lock(&pool->mutex);
   hrx_gpu_buffer_pool_stats_t stats = pool->stats;
   pthread_mutex_unlock(&pool->mutex);
-  return stats;
+  return HRX_STRUCT_WRITE(hrx_gpu_buffer_pool_stats_t, evictions, &stats,
+                          out_stats);
 }

@@ -218,7 +218,8 @@ hrx_status_t hrx_gpu_command_dispatch(hrx_gpu_device_t* device,
       buffers[buffer_count++] = arg->view.buffer;
     }
   }
-  hrx_fabric_launch_config_t config;
+  hrx_fabric_launch_config_t config =
+      HRX_STRUCT_INIT(hrx_fabric_launch_config_t);
   hrx_status_t status = hrx_gpu_launch_evaluate(kernel, launch, memo, &config);
   if (status != HRX_OK) return status;
   atomic_store(&device->private_fixed, true);

@@ -16,7 +16,10 @@ hrx_status_t hrx_gpu_kernel_load(hrx_gpu_device_t* device,
                                                &kernel->kernel);
   }
   if (status == HRX_OK) {
-    hrx_fabric_kernel_info(kernel->kernel, &kernel->info);
+    kernel->info.struct_size = sizeof(kernel->info);
+    status = hrx_fabric_kernel_info(kernel->kernel, &kernel->info);
+  }
+  if (status == HRX_OK) {
     status = hrx_fabric_launch_program_load(
         kernel->info.launch_program, kernel->info.launch_program_length,
         device->allocator, &kernel->program);
@@ -52,7 +55,8 @@ void hrx_gpu_kernel_release(hrx_gpu_kernel_t* kernel) {
   hrx_gpu_device_release(device);
 }
 
-void hrx_gpu_kernel_info(const hrx_gpu_kernel_t* kernel,
-                         hrx_fabric_kernel_info_t* out_info) {
-  *out_info = kernel->info;
+hrx_status_t hrx_gpu_kernel_info(const hrx_gpu_kernel_t* kernel,
+                                 hrx_fabric_kernel_info_t* out_info) {
+  return HRX_STRUCT_WRITE(hrx_fabric_kernel_info_t, native_note, &kernel->info,
+                          out_info);
 }

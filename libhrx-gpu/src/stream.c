@@ -69,11 +69,13 @@ static bool hrx_gpu_point_done(const hrx_fabric_signal_t* timeline,
 static hrx_status_t hrx_gpu_stream_failure(hrx_gpu_stream_t* s) {
   if (!s->failed && hrx_fabric_signal_load(s->timeline) < 0) {
     s->failed = true;
+    s->fault.struct_size = sizeof(s->fault);
     hrx_status_t taken = hrx_fabric_queue_take_fault_for(
         s->queue, hrx_fabric_signal_handle(s->timeline), &s->fault);
     if (taken != HRX_OK) {
       hrx_status_free(taken);
       memset(&s->fault, 0, sizeof(s->fault));
+      s->fault.struct_size = sizeof(s->fault);
       s->fault.kind = HRX_FABRIC_FAULT_BAD_PACKET;
     }
   }
@@ -359,7 +361,7 @@ void hrx_gpu_stream_destroy(hrx_gpu_stream_t* s) {
   hrx_gpu_stream_drain(s);
   hrx_gpu_stream_retire(s, true);
   /* Fault reports nobody took would crowd the shared queue's list. */
-  hrx_fabric_fault_t fault;
+  hrx_fabric_fault_t fault = HRX_STRUCT_INIT(hrx_fabric_fault_t);
   for (hrx_status_t taken = HRX_OK; taken == HRX_OK;) {
     taken = hrx_fabric_queue_take_fault_for(
         s->queue, hrx_fabric_signal_handle(s->timeline), &fault);

@@ -52,8 +52,10 @@ static hrx_status_t loom_check_lookup(const loom_module_t* module,
 
 hrx_status_t hrx_loom_module_check_info(const hrx_loom_module_t* module,
                                         size_t index,
-                                        hrx_loom_check_info_t* out_info) {
-  memset(out_info, 0, sizeof(*out_info));
+                                        hrx_loom_check_info_t* caller_info) {
+  hrx_loom_check_info_t local;
+  memset(&local, 0, sizeof(local));
+  hrx_loom_check_info_t* out_info = &local;
   const loom_record_t* record = NULL;
   HRX_RETURN_IF_ERROR(loom_check_lookup(module, index, &record));
   out_info->kind = record->kind == LOOM_RECORD_CASE ? HRX_LOOM_CHECK_CASE
@@ -65,7 +67,8 @@ hrx_status_t hrx_loom_module_check_info(const hrx_loom_module_t* module,
     out_info->subject = loom_module_string(module, record->ref);
   }
   out_info->is_public = record->is_public;
-  return HRX_OK;
+  return HRX_STRUCT_WRITE(hrx_loom_check_info_t, is_public, &local,
+                          caller_info);
 }
 
 /* What describing one case needs as it walks the body. */

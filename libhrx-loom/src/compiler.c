@@ -134,16 +134,19 @@ static hrx_status_t hrx_loom_profile_select(const char* name,
                          "(available: " HRX_LOOM_PROFILES ")", name);
 }
 
-hrx_status_t hrx_loom_compiler_create(const char* profile_target,
-                                      const hrx_loom_compiler_options_t* opts,
-                                      hrx_allocator_t allocator,
-                                      hrx_loom_compiler_t** out_compiler) {
+hrx_status_t hrx_loom_compiler_create(
+    const char* profile_target, const hrx_loom_compiler_options_t* caller_opts,
+    hrx_allocator_t allocator, hrx_loom_compiler_t** out_compiler) {
   *out_compiler = NULL;
+  hrx_loom_compiler_options_t local_opts;
+  HRX_RETURN_IF_ERROR(HRX_STRUCT_READ(hrx_loom_compiler_options_t, logger,
+                                      caller_opts, &local_opts));
+  const hrx_loom_compiler_options_t* opts = &local_opts;
   hrx_loom_profile_t profile;
   const char* codegen = NULL;
   HRX_RETURN_IF_ERROR(
       hrx_loom_profile_select(profile_target, &profile, &codegen));
-  if (codegen && opts && opts->sanitizers) {
+  if (codegen && opts->sanitizers) {
     return hrx_make_status(HRX_STATUS_UNIMPLEMENTED,
                            "sanitizers run on the host device only; '%s' "
                            "code is compiled without them", profile_target);
@@ -153,7 +156,8 @@ hrx_status_t hrx_loom_compiler_create(const char* profile_target,
   c->allocator = allocator;
   c->profile = profile;
   c->codegen = codegen;
-  if (opts) c->options = *opts;
+  c->options = *opts;
+  hrx_trace_retain(c->options.trace);
   if (!c->options.logger.sink) c->options.logger = hrx_logger_from_env();
   if (!c->options.workers) {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -186,6 +190,7 @@ hrx_status_t hrx_loom_compiler_create(const char* profile_target,
 
 void hrx_loom_compiler_destroy(hrx_loom_compiler_t* compiler) {
   if (!compiler) return;
+  hrx_trace_release(compiler->options.trace);
   hrx_allocator_free(compiler->allocator, compiler->kernels_dir);
   hrx_allocator_free(compiler->allocator, compiler);
 }
@@ -382,7 +387,7 @@ static hrx_status_t hrx_loom_manifest_args(hrx_string_builder_t* b,
                                            size_t count) {
   HRX_RETURN_IF_ERROR(hrx_string_builder_append_cstr(b, "["));
   for (size_t a = 0; a < count; ++a) {
-    hrx_loom_arg_info_t arg;
+    hrx_loom_arg_info_t arg = HRX_STRUCT_INIT(hrx_loom_arg_info_t);
     HRX_RETURN_IF_ERROR(
         hrx_loom_module_kernel_arg(module, kernel, launch, a, &arg));
     HRX_RETURN_IF_ERROR(hrx_string_builder_appendf(
@@ -457,7 +462,7 @@ static hrx_status_t hrx_loom_manifest(const hrx_loom_compiler_t* c,
   HRX_RETURN_IF_ERROR(hrx_string_builder_appendf(
       b, ",\"sanitizers\":%u,\"kernels\":[", c->options.sanitizers));
   for (size_t k = 0; k < hrx_loom_module_kernel_count(module); ++k) {
-    hrx_loom_kernel_info_t info;
+    hrx_loom_kernel_info_t info = HRX_STRUCT_INIT(hrx_loom_kernel_info_t);
     HRX_RETURN_IF_ERROR(hrx_loom_module_kernel_info(module, k, &info));
     const char* exported = info.export_name ? info.export_name : info.symbol;
     HRX_RETURN_IF_ERROR(hrx_string_builder_appendf(b, "%s{\"symbol\":",
@@ -790,7 +795,8 @@ static hrx_status_t hrx_loom_generate(hrx_loom_compiler_t* c,
 #else
   (void)code;
 #endif
-  hrx_loom_host_options_t host = {.sanitizers = c->options.sanitizers};
+  hrx_loom_host_options_t host = HRX_STRUCT_INIT(hrx_loom_host_options_t);
+  host.sanitizers = c->options.sanitizers;
   return hrx_loom_compile_host(module, spec, &c->profile, &host, diagnostics,
                                c->allocator, &a->code, &a->code_length);
 }
@@ -867,7 +873,8 @@ hrx_status_t hrx_loom_compile(hrx_loom_compiler_t* c,
   hrx_sha256_digest_format(&digest, source_hex);
 
   uint64_t start = hrx_clock_monotonic_ns();
-  hrx_loom_parse_options_t parse = {.source_name = r->source_name};
+  hrx_loom_parse_options_t parse = HRX_STRUCT_INIT(hrx_loom_parse_options_t);
+  parse.source_name = r->source_name;
   hrx_loom_module_t* module = NULL;
   hrx_status_t status =
       hrx_loom_module_parse(r->source ? r->source : "", r->length, &parse,

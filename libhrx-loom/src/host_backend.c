@@ -1784,11 +1784,16 @@ static bool hb_kernel(hb_t* b, uint32_t kernel_index,
 hrx_status_t hrx_loom_compile_host(
     const hrx_loom_module_t* module,
     const hrx_loom_specialization_t* specialization,
-    const hrx_loom_profile_t* profile, const hrx_loom_host_options_t* options,
+    const hrx_loom_profile_t* profile,
+    const hrx_loom_host_options_t* caller_options,
     hrx_loom_diagnostics_t* diagnostics, hrx_allocator_t allocator,
     uint8_t** out_code_object, size_t* out_length) {
   *out_code_object = NULL;
   *out_length = 0;
+  hrx_loom_host_options_t local_options;
+  HRX_RETURN_IF_ERROR(HRX_STRUCT_READ(hrx_loom_host_options_t, sanitizers,
+                                      caller_options, &local_options));
+  const hrx_loom_host_options_t* options = &local_options;
   if (!profile) {
     return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
                            "host compilation needs a profile");

@@ -7,12 +7,16 @@
 hrx_status_t loom_parse_module(loom_module_t* module,
                                hrx_loom_diagnostics_t* diagnostics);
 
-hrx_status_t hrx_loom_module_parse(const char* text, size_t length,
-                                   const hrx_loom_parse_options_t* options,
-                                   hrx_loom_diagnostics_t* diagnostics,
-                                   hrx_allocator_t allocator,
-                                   hrx_loom_module_t** out_module) {
+hrx_status_t hrx_loom_module_parse(
+    const char* text, size_t length,
+    const hrx_loom_parse_options_t* caller_options,
+    hrx_loom_diagnostics_t* diagnostics, hrx_allocator_t allocator,
+    hrx_loom_module_t** out_module) {
   *out_module = NULL;
+  hrx_loom_parse_options_t local_options;
+  HRX_RETURN_IF_ERROR(HRX_STRUCT_READ(hrx_loom_parse_options_t, skip_verify,
+                                      caller_options, &local_options));
+  const hrx_loom_parse_options_t* options = &local_options;
   if (!text && length) {
     return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
                            "source text is NULL but length is %zu", length);
@@ -74,8 +78,10 @@ static hrx_status_t loom_kernel_index(const hrx_loom_module_t* module,
 
 hrx_status_t hrx_loom_module_kernel_info(const hrx_loom_module_t* module,
                                          size_t kernel,
-                                         hrx_loom_kernel_info_t* out_info) {
-  memset(out_info, 0, sizeof(*out_info));
+                                         hrx_loom_kernel_info_t* caller_info) {
+  hrx_loom_kernel_info_t local;
+  memset(&local, 0, sizeof(local));
+  hrx_loom_kernel_info_t* out_info = &local;
   HRX_RETURN_IF_ERROR(loom_kernel_index(module, kernel));
   const loom_kernel_t* k = &LOOM_KERNEL(module, kernel);
   out_info->symbol = loom_module_string(module, k->symbol);
@@ -90,14 +96,17 @@ hrx_status_t hrx_loom_module_kernel_info(const hrx_loom_module_t* module,
   }
   out_info->workload_arg_count = LOOM_REGION(module, k->config_region).arg_count;
   out_info->launch_arg_count = LOOM_REGION(module, k->body_region).arg_count;
-  return HRX_OK;
+  return HRX_STRUCT_WRITE(hrx_loom_kernel_info_t, launch_arg_count, &local,
+                          caller_info);
 }
 
 hrx_status_t hrx_loom_module_kernel_arg(const hrx_loom_module_t* module,
                                         size_t kernel, bool launch,
                                         size_t index,
-                                        hrx_loom_arg_info_t* out_info) {
-  memset(out_info, 0, sizeof(*out_info));
+                                        hrx_loom_arg_info_t* caller_info) {
+  hrx_loom_arg_info_t local;
+  memset(&local, 0, sizeof(local));
+  hrx_loom_arg_info_t* out_info = &local;
   HRX_RETURN_IF_ERROR(loom_kernel_index(module, kernel));
   const loom_kernel_t* k = &LOOM_KERNEL(module, kernel);
   const loom_region_t* region =
@@ -114,7 +123,8 @@ hrx_status_t hrx_loom_module_kernel_arg(const hrx_loom_module_t* module,
                            "argument %zu has a shaped type", index);
   }
   out_info->type = (hrx_loom_arg_type_t)(kind - LOOM_TYPE_INDEX);
-  return HRX_OK;
+  return HRX_STRUCT_WRITE(hrx_loom_arg_info_t, type, &local,
+                          caller_info);
 }
 
 hrx_status_t hrx_loom_module_find_export(const hrx_loom_module_t* module,

@@ -2,13 +2,21 @@
 #include "model_internal.h"
 
 hrx_status_t hrx_model_context_create(
-    hrx_gpu_device_t* device, const hrx_model_session_options_t* options,
+    hrx_gpu_device_t* device, const hrx_model_session_options_t* caller_options,
     hrx_allocator_t allocator, hrx_model_context_t** out_context) {
   *out_context = NULL;
   if (!device) {
     return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT, "no device");
   }
-  if (options && options->code_provider && !options->code_provider->find) {
+  hrx_model_session_options_t local_options;
+  HRX_RETURN_IF_ERROR(HRX_STRUCT_READ(hrx_model_session_options_t,
+                                      code_provider, caller_options,
+                                      &local_options));
+  const hrx_model_session_options_t* options = &local_options;
+  hrx_loom_compiler_options_t compiler_options;
+  HRX_RETURN_IF_ERROR(HRX_STRUCT_READ(hrx_loom_compiler_options_t, logger,
+                                      options->compiler, &compiler_options));
+  if (options->code_provider && !options->code_provider->find) {
     return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
                            "a code provider needs a find callback");
   }
@@ -19,25 +27,26 @@ hrx_status_t hrx_model_context_create(
   c->device = device;
   hrx_gpu_device_retain(device);
   pthread_mutex_init(&c->mutex, NULL);
-  if (options && options->compiler) c->compiler_options = *options->compiler;
+  c->compiler_options = compiler_options;
+  hrx_trace_retain(c->compiler_options.trace);
   atomic_init(&c->compiled, 0);
   atomic_init(&c->precompiled, 0);
-  if (options && options->code_provider) {
+  if (options->code_provider) {
     c->code_provider = *options->code_provider;
     c->has_code_provider = true;
   }
   hrx_status_t status = HRX_OK;
-  if (options && options->memory_budget) {
+  if (options->memory_budget) {
     c->budget = options->memory_budget;
     hrx_budget_retain(c->budget);
   } else {
     status = hrx_budget_create(HRX_BUDGET_UNLIMITED, allocator, &c->budget);
   }
   if (status == HRX_OK) {
-    hrx_exec_runtime_options_t runtime_options = {
-        .max_submissions = options ? options->max_submissions : 0,
-        .memory_budget = c->budget,
-    };
+    hrx_exec_runtime_options_t runtime_options =
+        HRX_STRUCT_INIT(hrx_exec_runtime_options_t);
+    runtime_options.max_submissions = options->max_submissions;
+    runtime_options.memory_budget = c->budget;
     status = hrx_exec_runtime_create(device, &runtime_options, allocator,
                                      &c->runtime);
   }
@@ -60,6 +69,7 @@ void hrx_model_context_release(hrx_model_context_t* c) {
   }
   hrx_exec_runtime_destroy(c->runtime);
   hrx_loom_compiler_destroy(c->compiler);
+  hrx_trace_release(c->compiler_options.trace);
   hrx_budget_release(c->budget);
   pthread_mutex_destroy(&c->mutex);
   hrx_gpu_device_t* device = c->device;
@@ -77,12 +87,14 @@ hrx_budget_t* hrx_model_context_budget(const hrx_model_context_t* c) {
   return c->budget;
 }
 
-hrx_model_kernel_stats_t hrx_model_context_kernel_stats(
-    const hrx_model_context_t* c) {
-  return (hrx_model_kernel_stats_t){
+hrx_status_t hrx_model_context_kernel_stats(
+    const hrx_model_context_t* c, hrx_model_kernel_stats_t* out_stats) {
+  hrx_model_kernel_stats_t stats = {
       .compiled = atomic_load_explicit(&c->compiled, memory_order_relaxed),
       .precompiled =
           atomic_load_explicit(&c->precompiled, memory_order_relaxed)};
+  return HRX_STRUCT_WRITE(hrx_model_kernel_stats_t, precompiled, &stats,
+                          out_stats);
 }
 
 hrx_status_t hrx_model_context_compiler(hrx_model_context_t* c,

@@ -24,9 +24,9 @@ void hrx_model_image_ops_destroy(hrx_model_image_ops_t* ops) {
   hrx_model_ops_destroy(ops ? &ops->base : NULL);
 }
 
-void hrx_model_image_ops_stats(hrx_model_image_ops_t* ops,
+hrx_status_t hrx_model_image_ops_stats(hrx_model_image_ops_t* ops,
                                hrx_model_image_ops_stats_t* out_stats) {
-  hrx_model_ops_stats(&ops->base, out_stats);
+  return hrx_model_ops_stats(&ops->base, out_stats);
 }
 
 /*===------------------------------------------------------------------===*/
@@ -148,8 +148,9 @@ hrx_status_t hrx_model_image_affine(hrx_model_image_ops_t* ops,
   }
   hrx_model_image_request_t r;
   hrx_model_image_request_init(&r, HRX_MODEL_IMAGE_OP_AFFINE, image);
-  r.spec.affine = (hrx_model_image_affine_desc_t){image->width, image->height,
-                                                  crops, width, height};
+  r.spec.affine = (hrx_model_image_affine_desc_t){
+      sizeof(hrx_model_image_affine_desc_t), image->width, image->height,
+      crops, width, height};
   HRX_RETURN_IF_ERROR(hrx_model_image_affine_output(&r.spec.affine, &r.output));
   for (uint32_t i = 0; i < crops * 6; ++i) {
     if (!isfinite(inverse[i])) {
@@ -174,6 +175,7 @@ hrx_status_t hrx_model_image_normalize(hrx_model_image_ops_t* ops,
   HRX_RETURN_IF_ERROR(hrx_model_image_normalize_params(mean, std, params));
   hrx_model_image_request_t r;
   hrx_model_image_request_init(&r, HRX_MODEL_IMAGE_OP_NORMALIZE, image);
+  r.spec.normalize.struct_size = sizeof(r.spec.normalize);
   r.spec.normalize.src_width = image->width;
   r.spec.normalize.src_height = image->height;
   HRX_RETURN_IF_ERROR(hrx_model_image_rect_resolve(
@@ -193,6 +195,7 @@ hrx_status_t hrx_model_image_resize(hrx_model_image_ops_t* ops,
   HRX_RETURN_IF_ERROR(hrx_model_image_call_check(ops, image, out_tensor));
   hrx_model_image_request_t r;
   hrx_model_image_request_init(&r, HRX_MODEL_IMAGE_OP_RESIZE, image);
+  r.spec.resize.struct_size = sizeof(r.spec.resize);
   r.spec.resize.src_width = image->width;
   r.spec.resize.src_height = image->height;
   HRX_RETURN_IF_ERROR(hrx_model_image_rect_resolve(
@@ -216,7 +219,8 @@ hrx_status_t hrx_model_image_composite(hrx_model_image_ops_t* ops,
   r.images[1] = overlay;
   r.image_count = 2;
   r.spec.composite = (hrx_model_image_composite_desc_t){
-      base->width, base->height, overlay->width, overlay->height, x, y, alpha};
+      sizeof(hrx_model_image_composite_desc_t), base->width, base->height,
+      overlay->width, overlay->height, x, y, alpha};
   HRX_RETURN_IF_ERROR(
       hrx_model_image_composite_output(&r.spec.composite, &r.output));
   return hrx_model_image_call(ops, &r, NULL, out_tensor);

@@ -53,8 +53,12 @@ static hrx_status_t hrx_model_image_record_one(
 
 hrx_status_t hrx_model_image_record_affine(
     hrx_model_session_t* session, uint64_t key,
-    const hrx_model_image_affine_desc_t* desc, hrx_model_binding_t image,
+    const hrx_model_image_affine_desc_t* caller_desc, hrx_model_binding_t image,
     hrx_model_binding_t inverse, hrx_model_binding_t output) {
+  hrx_model_image_affine_desc_t local_desc;
+  HRX_RETURN_IF_ERROR(HRX_STRUCT_READ(hrx_model_image_affine_desc_t, height,
+                                      caller_desc, &local_desc));
+  const hrx_model_image_affine_desc_t* desc = &local_desc;
   hrx_model_tensor_desc_t out;
   HRX_RETURN_IF_ERROR(hrx_model_image_affine_output(desc, &out));
   uint64_t pixels = (uint64_t)desc->width * desc->height;
@@ -107,8 +111,13 @@ hrx_status_t hrx_model_image_normalize_params(const float mean[3],
 
 hrx_status_t hrx_model_image_record_normalize(
     hrx_model_session_t* session, uint64_t key,
-    const hrx_model_image_normalize_desc_t* desc, hrx_model_binding_t image,
+    const hrx_model_image_normalize_desc_t* caller_desc,
+    hrx_model_binding_t image,
     hrx_model_binding_t params, hrx_model_binding_t output) {
+  hrx_model_image_normalize_desc_t local_desc;
+  HRX_RETURN_IF_ERROR(HRX_STRUCT_READ(hrx_model_image_normalize_desc_t, patch,
+                                      caller_desc, &local_desc));
+  const hrx_model_image_normalize_desc_t* desc = &local_desc;
   hrx_model_tensor_desc_t out;
   HRX_RETURN_IF_ERROR(hrx_model_image_normalize_output(desc, &out));
   hrx_model_image_rect_t v;
@@ -138,8 +147,12 @@ hrx_status_t hrx_model_image_record_normalize(
 
 hrx_status_t hrx_model_image_record_resize(
     hrx_model_session_t* session, uint64_t key,
-    const hrx_model_image_resize_desc_t* desc, hrx_model_binding_t image,
+    const hrx_model_image_resize_desc_t* caller_desc, hrx_model_binding_t image,
     hrx_model_binding_t output) {
+  hrx_model_image_resize_desc_t local_desc;
+  HRX_RETURN_IF_ERROR(HRX_STRUCT_READ(hrx_model_image_resize_desc_t, height,
+                                      caller_desc, &local_desc));
+  const hrx_model_image_resize_desc_t* desc = &local_desc;
   hrx_model_tensor_desc_t out;
   HRX_RETURN_IF_ERROR(hrx_model_image_resize_output(desc, &out));
   hrx_model_image_rect_t v;
@@ -184,8 +197,13 @@ static void hrx_model_image_cover(int32_t at, uint32_t size, uint32_t axis,
 
 hrx_status_t hrx_model_image_record_composite(
     hrx_model_session_t* session, uint64_t key,
-    const hrx_model_image_composite_desc_t* desc, hrx_model_binding_t base,
+    const hrx_model_image_composite_desc_t* caller_desc,
+    hrx_model_binding_t base,
     hrx_model_binding_t overlay, hrx_model_binding_t output) {
+  hrx_model_image_composite_desc_t local_desc;
+  HRX_RETURN_IF_ERROR(HRX_STRUCT_READ(hrx_model_image_composite_desc_t, alpha,
+                                      caller_desc, &local_desc));
+  const hrx_model_image_composite_desc_t* desc = &local_desc;
   hrx_model_tensor_desc_t out;
   HRX_RETURN_IF_ERROR(hrx_model_image_composite_output(desc, &out));
   uint32_t cx0, cx1, ux0, cy0, cy1, uy0;

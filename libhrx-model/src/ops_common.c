@@ -220,8 +220,10 @@ hrx_status_t hrx_model_ops_create(const hrx_model_ops_kind_t* kind,
                                   const hrx_model_plan_ops_options_t* options,
                                   hrx_model_ops_t** out_ops) {
   *out_ops = NULL;
-  hrx_model_plan_ops_options_t o =
-      options ? *options : (hrx_model_plan_ops_options_t){0};
+  hrx_model_plan_ops_options_t o;
+  HRX_RETURN_IF_ERROR(
+      HRX_STRUCT_READ(hrx_model_plan_ops_options_t, slots_per_plan, options,
+                      &o));
   if (!session || o.slots_per_plan > HRX_MODEL_OPS_MAX_SLOTS) {
     return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
                            "%s ops need a session and 1..%d slots per plan "
@@ -239,13 +241,13 @@ hrx_status_t hrx_model_ops_create(const hrx_model_ops_kind_t* kind,
   hrx_model_context_retain(context);
   ops->slots =
       o.slots_per_plan ? o.slots_per_plan : HRX_MODEL_OPS_DEFAULT_SLOTS;
-  hrx_model_plan_cache_options_t cache = {
-      .capacity = o.plan_capacity ? o.plan_capacity : kind->default_plans,
-      .prepare = hrx_model_ops_plan_prepare,
-      .destroy = hrx_model_ops_plan_destroy,
-      .idle = hrx_model_ops_plan_idle,
-      .user = ops,
-  };
+  hrx_model_plan_cache_options_t cache =
+      HRX_STRUCT_INIT(hrx_model_plan_cache_options_t);
+  cache.capacity = o.plan_capacity ? o.plan_capacity : kind->default_plans;
+  cache.prepare = hrx_model_ops_plan_prepare;
+  cache.destroy = hrx_model_ops_plan_destroy;
+  cache.idle = hrx_model_ops_plan_idle;
+  cache.user = ops;
   hrx_status_t status =
       hrx_model_plan_cache_create(&cache, ops->allocator, &ops->plans);
   if (status == HRX_OK) status = hrx_model_ops_kernels(ops);
@@ -266,9 +268,13 @@ void hrx_model_ops_destroy(hrx_model_ops_t* ops) {
   hrx_model_context_release(context);
 }
 
-void hrx_model_ops_stats(hrx_model_ops_t* ops,
-                         hrx_model_plan_ops_stats_t* out_stats) {
-  memset(out_stats, 0, sizeof(*out_stats));
-  hrx_model_plan_cache_stats(ops->plans, &out_stats->plans);
-  out_stats->retired = out_stats->plans.retired;
+hrx_status_t hrx_model_ops_stats(hrx_model_ops_t* ops,
+                                 hrx_model_plan_ops_stats_t* out_stats) {
+  hrx_model_plan_ops_stats_t stats =
+      HRX_STRUCT_INIT(hrx_model_plan_ops_stats_t);
+  stats.plans.struct_size = sizeof(stats.plans);
+  HRX_RETURN_IF_ERROR(hrx_model_plan_cache_stats(ops->plans, &stats.plans));
+  stats.retired = stats.plans.retired;
+  return HRX_STRUCT_WRITE(hrx_model_plan_ops_stats_t, retired, &stats,
+                          out_stats);
 }

@@ -86,8 +86,8 @@ hrx_status_t hrx_model_ops_create(const hrx_model_ops_kind_t* kind,
  * have been released. NULL is accepted. */
 void hrx_model_ops_destroy(hrx_model_ops_t* ops);
 /* The plan cache's counters, retired plans found idle destroyed first. */
-void hrx_model_ops_stats(hrx_model_ops_t* ops,
-                         hrx_model_plan_ops_stats_t* out_stats);
+hrx_status_t hrx_model_ops_stats(hrx_model_ops_t* ops,
+                                 hrx_model_plan_ops_stats_t* out_stats);
 
 /* Pins the plan of |request| (preparing it if needed), takes a free slot
  * of it (BUSY when every slot holds unreleased tensors), submits it with

@@ -41,10 +41,14 @@ struct hrx_model_plan_cache_s {
 };
 
 hrx_status_t hrx_model_plan_cache_create(
-    const hrx_model_plan_cache_options_t* options, hrx_allocator_t allocator,
-    hrx_model_plan_cache_t** out_cache) {
+    const hrx_model_plan_cache_options_t* caller_options,
+    hrx_allocator_t allocator, hrx_model_plan_cache_t** out_cache) {
   *out_cache = NULL;
-  if (!options || options->capacity == 0 || !options->prepare) {
+  hrx_model_plan_cache_options_t local_options;
+  HRX_RETURN_IF_ERROR(HRX_STRUCT_READ(hrx_model_plan_cache_options_t, user,
+                                      caller_options, &local_options));
+  const hrx_model_plan_cache_options_t* options = &local_options;
+  if (options->capacity == 0 || !options->prepare) {
     return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
                            "a plan cache needs a capacity and a prepare "
                            "callback");
@@ -273,10 +277,12 @@ hrx_status_t hrx_model_plan_cache_unpin(hrx_model_plan_cache_t* c,
   return HRX_OK;
 }
 
-void hrx_model_plan_cache_stats(hrx_model_plan_cache_t* c,
-                                hrx_model_plan_cache_stats_t* out_stats) {
+hrx_status_t hrx_model_plan_cache_stats(
+    hrx_model_plan_cache_t* c, hrx_model_plan_cache_stats_t* out_stats) {
   hrx_model_plan_reap(c);
   pthread_mutex_lock(&c->mutex);
-  *out_stats = c->stats;
+  hrx_model_plan_cache_stats_t stats = c->stats;
   pthread_mutex_unlock(&c->mutex);
+  return HRX_STRUCT_WRITE(hrx_model_plan_cache_stats_t, retired, &stats,
+                          out_stats);
 }

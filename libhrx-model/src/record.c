@@ -242,7 +242,11 @@ static hrx_status_t hrx_model_graph_direct(hrx_model_session_t* s,
 hrx_status_t hrx_model_session_time(hrx_model_session_t* s, uint64_t key,
                                     uint32_t iterations,
                                     hrx_model_timing_t* out_timing) {
-  *out_timing = (hrx_model_timing_t){.iterations = iterations};
+  hrx_model_timing_t timing = HRX_STRUCT_INIT(hrx_model_timing_t);
+  timing.iterations = iterations;
+  /* Checks the caller's struct before the runs it would report. */
+  HRX_RETURN_IF_ERROR(
+      HRX_STRUCT_WRITE(hrx_model_timing_t, direct_ns, &timing, out_timing));
   if (iterations == 0) {
     return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
                            "timing needs at least one iteration");
@@ -257,7 +261,7 @@ hrx_status_t hrx_model_session_time(hrx_model_session_t* s, uint64_t key,
     HRX_RETURN_IF_ERROR(hrx_model_graph_direct(s, key));
   }
   uint64_t end = hrx_clock_monotonic_ns();
-  out_timing->replay_ns = (middle - start) / iterations;
-  out_timing->direct_ns = (end - middle) / iterations;
-  return HRX_OK;
+  timing.replay_ns = (middle - start) / iterations;
+  timing.direct_ns = (end - middle) / iterations;
+  return HRX_STRUCT_WRITE(hrx_model_timing_t, direct_ns, &timing, out_timing);
 }

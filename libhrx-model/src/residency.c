@@ -371,10 +371,12 @@ hrx_status_t hrx_model_residency_evict(hrx_model_residency_t* r, uint64_t key,
   return HRX_OK;
 }
 
-void hrx_model_residency_stats(hrx_model_residency_t* r,
-                               hrx_model_residency_stats_t* out_stats) {
+hrx_status_t hrx_model_residency_stats(
+    hrx_model_residency_t* r, hrx_model_residency_stats_t* out_stats) {
   pthread_mutex_lock(&r->mutex);
-  *out_stats = r->stats;
+  hrx_model_residency_stats_t stats = r->stats;
   pthread_mutex_unlock(&r->mutex);
-  out_stats->live_bytes = hrx_budget_live_bytes(r->budget);
+  stats.live_bytes = hrx_budget_live_bytes(r->budget);
+  return HRX_STRUCT_WRITE(hrx_model_residency_stats_t, evictions, &stats,
+                          out_stats);
 }

@@ -25,9 +25,9 @@ void hrx_model_tensor_ops_destroy(hrx_model_tensor_ops_t* ops) {
   hrx_model_ops_destroy(ops ? &ops->base : NULL);
 }
 
-void hrx_model_tensor_ops_stats(hrx_model_tensor_ops_t* ops,
+hrx_status_t hrx_model_tensor_ops_stats(hrx_model_tensor_ops_t* ops,
                                 hrx_model_tensor_ops_stats_t* out_stats) {
-  hrx_model_ops_stats(&ops->base, out_stats);
+  return hrx_model_ops_stats(&ops->base, out_stats);
 }
 
 /* Copies |io| into a spec operand field by field (the spec's padding

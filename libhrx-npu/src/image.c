@@ -420,7 +420,7 @@ static void copy_loaded(const hrx_npu_image_t* image, uint32_t allocation,
 /* Checks an entry's transaction |stream| (its invocation's range). */
 static hrx_status_t check_command(const image_entry_t* e,
                                   const uint8_t* stream) {
-  hrx_npu_txn_info_t info;
+  hrx_npu_txn_info_t info = HRX_STRUCT_INIT(hrx_npu_txn_info_t);
   HRX_RETURN_IF_ERROR(hrx_status_annotate(
       hrx_npu_txn_check(stream, e->command_length, &info),
       "entry '%s'", e->name));

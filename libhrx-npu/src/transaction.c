@@ -213,11 +213,10 @@ hrx_status_t hrx_npu_txn_check(const void* data, size_t size,
                            "transaction has %zu bytes after its %u ops",
                            size - offset, op_count);
   }
-  if (out_info) {
-    *out_info = (hrx_npu_txn_info_t){
-        .columns = p[4], .op_count = op_count, .size = txn_size};
-  }
-  return HRX_OK;
+  if (!out_info) return HRX_OK;
+  hrx_npu_txn_info_t info = {
+      .columns = p[4], .op_count = op_count, .size = txn_size};
+  return HRX_STRUCT_WRITE(hrx_npu_txn_info_t, size, &info, out_info);
 }
 
 /* Adds |part|'s ops and record bytes to the running totals. */
@@ -242,7 +241,7 @@ hrx_status_t hrx_npu_txn_compose(const void* body, size_t body_size,
                                  uint8_t** out_data, size_t* out_size) {
   *out_data = NULL;
   *out_size = 0;
-  hrx_npu_txn_info_t info;
+  hrx_npu_txn_info_t info = HRX_STRUCT_INIT(hrx_npu_txn_info_t);
   HRX_RETURN_IF_ERROR(hrx_status_annotate(
       hrx_npu_txn_check(body, body_size, &info), "composing a transaction"));
   uint64_t ops = info.op_count;

@@ -243,10 +243,18 @@ static hrx_status_t set_up(hrx_storage_fabric_ring_t* ring,
 hrx_status_t hrx_storage_fabric_ring_create_with_sys(
     hrx_gpu_stream_t* stream, const int* fds, uint32_t file_count,
     hrx_gpu_buffer_t* payload,
-    const hrx_storage_fabric_ring_options_t* options,
+    const hrx_storage_fabric_ring_options_t* caller_options,
     const hrx_storage_sys_t* sys, hrx_allocator_t allocator,
     hrx_storage_fabric_ring_t** out_ring) {
   *out_ring = NULL;
+  hrx_storage_fabric_ring_options_t local_options;
+  const hrx_storage_fabric_ring_options_t* options = NULL;
+  if (caller_options) {
+    HRX_RETURN_IF_ERROR(HRX_STRUCT_READ(hrx_storage_fabric_ring_options_t,
+                                        sqpoll_idle_ms, caller_options,
+                                        &local_options));
+    options = &local_options;
+  }
   HRX_RETURN_IF_ERROR(check_options(options, file_count, payload));
   if (!fds) {
     return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,

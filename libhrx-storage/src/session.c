@@ -5,7 +5,7 @@
 #include "session_internal.h"
 #include "ticket.h"
 
-hrx_storage_options_t hrx_storage_options_default(void) {
+hrx_status_t hrx_storage_options_default(hrx_storage_options_t* out_options) {
   hrx_storage_options_t options = {
       .file_capacity = 64,
       .slot_count = 4,
@@ -15,7 +15,8 @@ hrx_storage_options_t hrx_storage_options_default(void) {
       .progress = HRX_STORAGE_PROGRESS_WAIT,
       .sqpoll_idle_ms = 50,
   };
-  return options;
+  return HRX_STRUCT_WRITE(hrx_storage_options_t, sqpoll_idle_ms, &options,
+                          out_options);
 }
 
 static hrx_status_t validate_options(const hrx_storage_options_t* options) {
@@ -135,9 +136,18 @@ static void teardown_ring(hrx_storage_session_t* session) {
 }
 
 hrx_status_t hrx_storage_session_create_with_sys(
-    const hrx_storage_options_t* options, const hrx_storage_sys_t* sys,
+    const hrx_storage_options_t* caller_options, const hrx_storage_sys_t* sys,
     hrx_allocator_t allocator, hrx_storage_session_t** out_session) {
   *out_session = NULL;
+  if (!caller_options) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "a storage session needs options "
+                           "(hrx_storage_options_default)");
+  }
+  hrx_storage_options_t local_options;
+  HRX_RETURN_IF_ERROR(HRX_STRUCT_READ(hrx_storage_options_t, sqpoll_idle_ms,
+                                      caller_options, &local_options));
+  const hrx_storage_options_t* options = &local_options;
   HRX_RETURN_IF_ERROR(validate_options(options));
   hrx_storage_session_t* session = NULL;
   HRX_RETURN_IF_ERROR(
@@ -388,12 +398,14 @@ hrx_status_t hrx_storage_session_read(hrx_storage_session_t* session,
   return HRX_OK;
 }
 
-void hrx_storage_session_statistics(hrx_storage_session_t* session,
-                                    hrx_storage_statistics_t* out_stats) {
+hrx_status_t hrx_storage_session_statistics(
+    hrx_storage_session_t* session, hrx_storage_statistics_t* out_stats) {
   pthread_mutex_lock(&session->mutex);
-  *out_stats = session->stats;
-  out_stats->retained_slots = session->pool.retained;
+  hrx_storage_statistics_t stats = session->stats;
+  stats.retained_slots = session->pool.retained;
   pthread_mutex_unlock(&session->mutex);
+  return HRX_STRUCT_WRITE(hrx_storage_statistics_t, service, &stats,
+                          out_stats);
 }
 
 const char* hrx_storage_version(void) { return HRX_STORAGE_VERSION; }

@@ -283,7 +283,10 @@ static int teardown(void** state) {
   return 0;
 }
 
+/* |o| is a compound literal whose struct_size the helper fills in, like
+ * the defaults below. */
 static hrx_hf_resolver_t* resolver(fixture_t* f, hrx_hf_options_t o) {
+  if (!o.struct_size) o.struct_size = sizeof(o);
   if (!o.cache_dir) o.cache_dir = f->cache;
   if (!o.endpoint) o.endpoint = f->endpoint;
   if (!o.progress) o.progress = HRX_HF_PROGRESS_SILENT;
@@ -554,8 +557,9 @@ static void test_interrupted_download_resumes(void** state) {
   hrx_hf_resolver_destroy(r);
 
   /* A callback policy without a callback is refused. */
-  hrx_hf_options_t bad = {.cache_dir = f->cache,
-                          .progress = HRX_HF_PROGRESS_CALLBACK};
+  hrx_hf_options_t bad = HRX_STRUCT_INIT(hrx_hf_options_t);
+  bad.cache_dir = f->cache;
+  bad.progress = HRX_HF_PROGRESS_CALLBACK;
   assert_status_code(hrx_hf_resolver_create(&bad, hrx_allocator_system(), &r),
                      HRX_STATUS_INVALID_ARGUMENT);
   free(partial);
@@ -812,7 +816,8 @@ static void test_tokens(void** state) {
   hrx_hf_resolver_destroy(r);
   /* A token that would break the header is refused up front. */
   test_write_file(token, "hf_a\r\nX-Evil: 1", 15);
-  hrx_hf_options_t o = {.cache_dir = f->cache};
+  hrx_hf_options_t o = HRX_STRUCT_INIT(hrx_hf_options_t);
+  o.cache_dir = f->cache;
   assert_status_code(hrx_hf_resolver_create(&o, hrx_allocator_system(), &r),
                      HRX_STATUS_INVALID_ARGUMENT);
   free(token);
@@ -921,7 +926,8 @@ static void test_names_and_environment(void** state) {
                       "/opt/xdg/huggingface/hub");
   hrx_hf_resolver_destroy(r);
   unsetenv("XDG_CACHE_HOME");
-  hrx_hf_options_t o = {.endpoint = "ftp://hub"};
+  hrx_hf_options_t o = HRX_STRUCT_INIT(hrx_hf_options_t);
+  o.endpoint = "ftp://hub";
   assert_status_code(hrx_hf_resolver_create(&o, hrx_allocator_system(), &r),
                      HRX_STATUS_INVALID_ARGUMENT);
 }

@@ -31,6 +31,7 @@ static hrx_onnx_model_t* open_model(const char* dir, const char* name) {
 static void test_model_index(void** state) {
   hrx_onnx_model_t* m = open_model(*state, "model.onnx");
   const hrx_onnx_model_info_t* info = hrx_onnx_info(m);
+  assert_int_equal(info->struct_size, sizeof(*info));
   assert_true(info->ir_version >= 7);
   assert_string_equal(info->producer_name, "hrx-test");
   assert_string_equal(info->producer_version, "1.0");
@@ -94,7 +95,7 @@ static void test_model_index(void** state) {
   assert_string_equal(producer->name, "attrs");
   assert_status_code(hrx_onnx_find_producer(m, "X", &producer),
                      HRX_STATUS_NOT_FOUND);
-  hrx_onnx_close(m);
+  hrx_onnx_destroy(m);
 }
 
 static void test_attributes_of_every_type(void** state) {
@@ -142,7 +143,7 @@ static void test_attributes_of_every_type(void** state) {
                                HRX_ONNX_ATTR_INTS, &a));
   assert_int_equal(a->count, 2);
   assert_int_equal(a->ints[0], 3);
-  hrx_onnx_close(m);
+  hrx_onnx_destroy(m);
 }
 
 static void test_external_data(void** state) {
@@ -160,7 +161,7 @@ static void test_external_data(void** state) {
   hrx_status_t status = hrx_onnx_tensor_read(e, values, sizeof(values));
   assert_non_null(strstr(hrx_status_message(status), "ends before tensor"));
   assert_status_code(status, HRX_STATUS_DATA_LOSS);
-  hrx_onnx_close(m);
+  hrx_onnx_destroy(m);
 }
 
 static void expect_refusal(const char* dir, const char* name,
@@ -199,7 +200,7 @@ static void test_special_files_are_refused(void** state) {
   status = hrx_onnx_tensor_read(e, values, sizeof(values));
   assert_non_null(strstr(hrx_status_message(status), "FIFO"));
   assert_status_code(status, HRX_STATUS_INVALID_ARGUMENT);
-  hrx_onnx_close(m);
+  hrx_onnx_destroy(m);
   free(data);
   free(weights);
   free(to);
@@ -315,7 +316,7 @@ static void test_many_attributes(void** state) {
   const hrx_onnx_node_t* node = &hrx_onnx_info(m)->nodes[0];
   assert_int_equal(node->attribute_count, count);
   assert_string_equal(node->attributes[count - 1].name, "a199999");
-  hrx_onnx_close(m);
+  hrx_onnx_destroy(m);
   free(model.data);
 
   model = big_node_model("big", count, "a123456");
@@ -450,7 +451,7 @@ static void test_sparse_initializers(void** state) {
                      HRX_STATUS_NOT_FOUND);
   assert_status_code(hrx_onnx_find_sparse_initializer(m, "nope", &linear),
                      HRX_STATUS_NOT_FOUND);
-  hrx_onnx_close(m);
+  hrx_onnx_destroy(m);
 
   static const struct {
     const char* file;
@@ -468,7 +469,7 @@ static void test_sparse_initializers(void** state) {
                status ? hrx_status_message(status) : "OK");
     }
     assert_status_code(status, HRX_STATUS_DATA_LOSS);
-    hrx_onnx_close(m);
+    hrx_onnx_destroy(m);
   }
   expect_refusal(*state, "sparse_int32.onnx", "indices must be INT64");
 }
@@ -487,14 +488,14 @@ static void test_unpacked_typed_values(void** state) {
   int64_t value = 0;
   assert_ok(hrx_onnx_tensor_read(v, &value, sizeof(value)));
   assert_int_equal(value, 5);
-  hrx_onnx_close(m);
+  hrx_onnx_destroy(m);
 }
 
 static hrx_status_t open_model_with(hrx_allocator_t allocator,
                                     void* context) {
   hrx_onnx_model_t* m = NULL;
   HRX_RETURN_IF_ERROR(hrx_onnx_open(context, allocator, &m));
-  hrx_onnx_close(m);
+  hrx_onnx_destroy(m);
   return HRX_OK;
 }
 

@@ -88,7 +88,9 @@ static void check_good(hrx_safetensors_t* v, bool mapped) {
 static void test_numpy_file_both_modes(void** state) {
   char* path = test_strdup_printf("%s/good.safetensors", (char*)*state);
   for (int mode = 0; mode < 2; ++mode) {
-    hrx_safetensors_options_t options = {.mode = (hrx_safetensors_mode_t)mode};
+    hrx_safetensors_options_t options =
+        HRX_STRUCT_INIT(hrx_safetensors_options_t);
+    options.mode = (hrx_safetensors_mode_t)mode;
     hrx_safetensors_t* v = NULL;
     assert_ok(hrx_safetensors_open(path, &options, hrx_allocator_system(), &v));
     check_good(v, mode == HRX_SAFETENSORS_MAP);
@@ -100,7 +102,7 @@ static void test_numpy_file_both_modes(void** state) {
     assert_int_equal(pread(fd, weight, length, (off_t)offset), 24);
     assert_true(weight[5] == 5.0f);
     close(fd);
-    hrx_safetensors_close(v);
+    hrx_safetensors_destroy(v);
   }
   hrx_safetensors_t* v = NULL;
   char* many = test_strdup_printf("%s/many.safetensors", (char*)*state);
@@ -109,11 +111,40 @@ static void test_numpy_file_both_modes(void** state) {
   const hrx_safetensors_tensor_t* t = NULL;
   assert_ok(hrx_safetensors_find(v, "layers.49.w", &t));
   assert_int_equal(t->length, 16 * 16 * 4);
-  hrx_safetensors_close(v);
+  hrx_safetensors_destroy(v);
   assert_status_code(hrx_safetensors_open("/nonexistent.safetensors", NULL,
                                           hrx_allocator_system(), &v),
                      HRX_STATUS_NOT_FOUND);
   free(many);
+  free(path);
+}
+
+/* Options from a newer caller open the file while the members this
+ * library does not know are zero; a set one, or a size 0, is refused. */
+static void test_options_struct_size(void** state) {
+  char* path = test_strdup_printf("%s/good.safetensors", (char*)*state);
+  struct {
+    hrx_safetensors_options_t known;
+    uint64_t future;
+  } newer;
+  memset(&newer, 0, sizeof(newer));
+  newer.known.struct_size = sizeof(newer);
+  hrx_safetensors_t* v = NULL;
+  assert_ok(hrx_safetensors_open(path, &newer.known, hrx_allocator_system(),
+                                 &v));
+  hrx_safetensors_destroy(v);
+  v = NULL;
+  newer.future = 1;
+  assert_status(hrx_safetensors_open(path, &newer.known,
+                                     hrx_allocator_system(), &v),
+                HRX_STATUS_INVALID_ARGUMENT, "hrx_safetensors_options_t is");
+  assert_null(v);
+  hrx_safetensors_options_t zero = {0};
+  assert_status(
+      hrx_safetensors_open(path, &zero, hrx_allocator_system(), &v),
+      HRX_STATUS_INVALID_ARGUMENT,
+      "HRX_STRUCT_INIT(hrx_safetensors_options_t)");
+  assert_null(v);
   free(path);
 }
 
@@ -218,7 +249,7 @@ static void test_every_rule_has_a_failing_case(void** state) {
   uint64_t offset = 0;
   assert_status_code(hrx_safetensors_file_range(v, "x", &fd, &offset, &offset),
                      HRX_STATUS_NOT_FOUND);
-  hrx_safetensors_close(v);
+  hrx_safetensors_destroy(v);
   free(bytes);
 }
 
@@ -228,7 +259,9 @@ static void test_special_files_are_refused(void** state) {
   char* fifo = test_strdup_printf("%s/fifo.safetensors", (char*)*state);
   assert_int_equal(mkfifo(fifo, 0600), 0);
   for (int mode = HRX_SAFETENSORS_MAP; mode <= HRX_SAFETENSORS_READ; ++mode) {
-    hrx_safetensors_options_t options = {.mode = mode};
+    hrx_safetensors_options_t options =
+        HRX_STRUCT_INIT(hrx_safetensors_options_t);
+    options.mode = mode;
     hrx_safetensors_t* v = NULL;
     hrx_status_t status =
         hrx_safetensors_open(fifo, &options, hrx_allocator_system(), &v);
@@ -314,7 +347,7 @@ static void test_many_tensors(void** state) {
   const hrx_safetensors_tensor_t* t = NULL;
   assert_ok(hrx_safetensors_find(v, "t99999", &t));
   assert_int_equal(t->length, 1);
-  hrx_safetensors_close(v);
+  hrx_safetensors_destroy(v);
   free(bytes);
   hrx_string_builder_deinit(&header);
 }
@@ -323,7 +356,7 @@ static void test_many_tensors(void** state) {
 static hrx_status_t open_many(hrx_allocator_t allocator, void* context) {
   hrx_safetensors_t* v = NULL;
   HRX_RETURN_IF_ERROR(hrx_safetensors_open(context, NULL, allocator, &v));
-  hrx_safetensors_close(v);
+  hrx_safetensors_destroy(v);
   return HRX_OK;
 }
 
@@ -336,6 +369,7 @@ static void test_allocation_failures(void** state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_numpy_file_both_modes),
+      cmocka_unit_test(test_options_struct_size),
       cmocka_unit_test(test_every_rule_has_a_failing_case),
       cmocka_unit_test(test_allocation_failures),
       cmocka_unit_test(test_special_files_are_refused),

@@ -19,7 +19,8 @@ static void test_charge_and_uncharge(void** state) {
   assert_ok(hrx_budget_uncharge(budget, 700));
   assert_int_equal(hrx_budget_live_bytes(budget), 300);
   assert_int_equal(hrx_budget_peak_bytes(budget), 1000);
-  hrx_budget_stats_t stats = hrx_budget_stats(budget);
+  hrx_budget_stats_t stats = HRX_STRUCT_INIT(hrx_budget_stats_t);
+  assert_ok(hrx_budget_stats(budget, &stats));
   assert_int_equal(stats.failed_charges, 1);
   assert_int_equal(stats.limit_bytes, 1000);
   hrx_budget_release(budget);

@@ -7,8 +7,10 @@
 #include "test_support.h"
 
 static hrx_trace_t* make_trace(hrx_trace_format_t format, size_t max_bytes) {
-  hrx_trace_options_t options = {.format = format, .max_bytes = max_bytes,
-                                 .pid = 42};
+  hrx_trace_options_t options = HRX_STRUCT_INIT(hrx_trace_options_t);
+  options.format = format;
+  options.max_bytes = max_bytes;
+  options.pid = 42;
   hrx_trace_t* trace = NULL;
   assert_ok(hrx_trace_create(&options, hrx_allocator_system(), &trace));
   return trace;
@@ -75,7 +77,7 @@ static void test_chrome_json_fields(void** state) {
                                                       "dropped_events")), 0);
   assert_true(json_is_false(json_object_get(other, "truncated")));
   json_decref(root);
-  hrx_trace_destroy(trace);
+  hrx_trace_release(trace);
 }
 
 static void test_cap_stops_cleanly(void** state) {
@@ -86,7 +88,8 @@ static void test_cap_stops_cleanly(void** state) {
     event.start_ns = hrx_clock_monotonic_ns();
     assert_ok(hrx_trace_record(trace, &event));
   }
-  hrx_trace_stats_t stats = hrx_trace_stats(trace);
+  hrx_trace_stats_t stats = HRX_STRUCT_INIT(hrx_trace_stats_t);
+  assert_ok(hrx_trace_stats(trace, &stats));
   assert_true(stats.recorded_events > 0);
   assert_true(stats.recorded_bytes <= 600);
   assert_int_equal(stats.recorded_events + stats.dropped_events, 50);
@@ -94,8 +97,9 @@ static void test_cap_stops_cleanly(void** state) {
   /* A tiny event after the cap is still dropped: the output is a prefix. */
   hrx_trace_event_t tiny = {.name = "", .tid = 1};
   assert_ok(hrx_trace_record(trace, &tiny));
-  assert_int_equal(hrx_trace_stats(trace).dropped_events,
-                   stats.dropped_events + 1);
+  hrx_trace_stats_t after = HRX_STRUCT_INIT(hrx_trace_stats_t);
+  assert_ok(hrx_trace_stats(trace, &after));
+  assert_int_equal(after.dropped_events, stats.dropped_events + 1);
   json_t* root = serialize_json(trace);
   assert_int_equal(json_array_size(json_object_get(root, "traceEvents")),
                    stats.recorded_events);
@@ -105,7 +109,7 @@ static void test_cap_stops_cleanly(void** state) {
                    stats.dropped_events + 1);
   assert_true(json_is_true(json_object_get(other, "truncated")));
   json_decref(root);
-  hrx_trace_destroy(trace);
+  hrx_trace_release(trace);
 }
 
 static void test_jsonl_lines(void** state) {
@@ -132,7 +136,7 @@ static void test_jsonl_lines(void** state) {
   }
   assert_int_equal(lines, 4);
   free(text);
-  hrx_trace_destroy(trace);
+  hrx_trace_release(trace);
 }
 
 static void test_bad_events(void** state) {
@@ -154,13 +158,14 @@ static void test_bad_events(void** state) {
   hrx_trace_event_t typed = {.name = "x", .args = &bad_type, .arg_count = 1};
   assert_status_code(hrx_trace_record(trace, &typed),
                      HRX_STATUS_INVALID_ARGUMENT);
-  hrx_trace_options_t options = {.format = (hrx_trace_format_t)5};
+  hrx_trace_options_t options = HRX_STRUCT_INIT(hrx_trace_options_t);
+  options.format = (hrx_trace_format_t)5;
   hrx_trace_t* other = NULL;
   assert_status_code(
       hrx_trace_create(&options, hrx_allocator_system(), &other),
       HRX_STATUS_INVALID_ARGUMENT);
   assert_null(other);
-  hrx_trace_destroy(trace);
+  hrx_trace_release(trace);
 }
 
 #define THREADS 4
@@ -187,7 +192,7 @@ static void test_threads(void** state) {
   assert_int_equal(json_array_size(json_object_get(root, "traceEvents")),
                    THREADS * EVENTS);
   json_decref(root);
-  hrx_trace_destroy(trace);
+  hrx_trace_release(trace);
 }
 
 typedef struct record_ctx_t {
@@ -198,7 +203,8 @@ typedef struct record_ctx_t {
 static hrx_status_t record_and_serialize(hrx_allocator_t allocator,
                                          void* context) {
   record_ctx_t* ctx = context;
-  hrx_trace_options_t options = {.format = HRX_TRACE_FORMAT_CHROME_JSON};
+  hrx_trace_options_t options = HRX_STRUCT_INIT(hrx_trace_options_t);
+  options.format = HRX_TRACE_FORMAT_CHROME_JSON;
   HRX_RETURN_IF_ERROR(hrx_trace_create(&options, allocator, &ctx->trace));
   hrx_trace_event_t event = {.name = "e"};
   hrx_status_t status = hrx_trace_record(ctx->trace, &event);
@@ -206,7 +212,7 @@ static hrx_status_t record_and_serialize(hrx_allocator_t allocator,
     status = hrx_trace_serialize(ctx->trace, allocator, &ctx->text, NULL);
   }
   if (status != HRX_OK) {
-    hrx_trace_destroy(ctx->trace);
+    hrx_trace_release(ctx->trace);
     ctx->trace = NULL;
   }
   return status;
@@ -215,7 +221,7 @@ static hrx_status_t record_and_serialize(hrx_allocator_t allocator,
 static void release_trace(hrx_allocator_t allocator, void* context) {
   record_ctx_t* ctx = context;
   hrx_allocator_free(allocator, ctx->text);
-  hrx_trace_destroy(ctx->trace);
+  hrx_trace_release(ctx->trace);
 }
 
 static void test_allocation_failures(void** state) {
@@ -240,7 +246,7 @@ static void test_trace_to_file(void** state) {
   char* bad = test_strdup_printf("%s/missing/trace.json", dir);
   assert_status_code(hrx_trace_write_file(trace, bad), HRX_STATUS_NOT_FOUND);
   free(bad);
-  hrx_trace_destroy(trace);
+  hrx_trace_release(trace);
   free(path);
   test_temp_dir_remove(dir);
 }

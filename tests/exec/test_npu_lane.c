@@ -47,11 +47,13 @@ static int setup_limit(void** state, uint64_t limit) {
   fixture_t* f = calloc(1, sizeof(*f));
   f->device = gpu_test_device_open();
   assert_ok(hrx_budget_create(limit, hrx_allocator_system(), &f->budget));
-  hrx_trace_options_t trace_options = {0};
+  hrx_trace_options_t trace_options = HRX_STRUCT_INIT(hrx_trace_options_t);
   assert_ok(hrx_trace_create(&trace_options, hrx_allocator_system(),
                              &f->trace));
-  hrx_exec_runtime_options_t options = {.memory_budget = f->budget,
-                                        .trace = f->trace};
+  hrx_exec_runtime_options_t options =
+      HRX_STRUCT_INIT(hrx_exec_runtime_options_t);
+  options.memory_budget = f->budget;
+  options.trace = f->trace;
   assert_ok(hrx_exec_runtime_create(f->device, &options,
                                     hrx_allocator_system(), &f->runtime));
   f->saxpy = gpu_test_kernel(f->device, "saxpy.loom", NULL, "saxpy");
@@ -93,7 +95,7 @@ static int teardown(void** state) {
   xdna_fake_deinit(&f->fake);
   close(f->root_fd);
   test_temp_dir_remove(f->root);
-  hrx_trace_destroy(f->trace);
+  hrx_trace_release(f->trace);
   hrx_budget_release(f->budget);
   hrx_gpu_device_release(f->device);
   free(f);
@@ -220,8 +222,8 @@ static void test_gpu_and_npu_nodes_share_a_buffer(void** state) {
       }
     }
   }
-  hrx_exec_statistics_t stats;
-  hrx_exec_runtime_statistics(f->runtime, &stats);
+  hrx_exec_statistics_t stats = HRX_STRUCT_INIT(hrx_exec_statistics_t);
+  assert_ok(hrx_exec_runtime_statistics(f->runtime, &stats));
   assert_int_equal(stats.npu_regions, 2);
   assert_int_equal(stats.npu_staged_bytes, 2 * 2 * N * 4); /* in and out */
   assert_int_equal(stats.nodes, 10);
@@ -271,8 +273,8 @@ static void test_firmware_error_does_not_wedge(void** state) {
     float gpu = fmaf(ALPHA, c.xs[i], ALPHA * c.xs[i]);
     assert_true(c.out[i] == fmaf(ALPHA, c.xs[i], 2.0f * gpu));
   }
-  hrx_exec_statistics_t stats;
-  hrx_exec_runtime_statistics(f->runtime, &stats);
+  hrx_exec_statistics_t stats = HRX_STRUCT_INIT(hrx_exec_statistics_t);
+  assert_ok(hrx_exec_runtime_statistics(f->runtime, &stats));
   assert_int_equal(stats.npu_regions, 2);
   chain_release(f, &c);
 }
@@ -468,13 +470,13 @@ static void test_resident_pre_start_abort(void** state) {
   assert_ok(hrx_exec_npu_resident_abort(r.session));
   assert_int_equal(gpu_word(&r), HRX_NPU_RESIDENT_ABORT);
   assert_int_equal(npu_word(&r), HRX_NPU_RESIDENT_ABORT);
-  hrx_exec_statistics_t before;
-  hrx_exec_runtime_statistics(f->runtime, &before);
+  hrx_exec_statistics_t before = HRX_STRUCT_INIT(hrx_exec_statistics_t);
+  assert_ok(hrx_exec_runtime_statistics(f->runtime, &before));
   assert_status(hrx_exec_npu_resident_submit(r.session, r.contract,
                                              &r.launch, r.program),
                 HRX_STATUS_FAILED_PRECONDITION, "already published ABORT");
-  hrx_exec_statistics_t after;
-  hrx_exec_runtime_statistics(f->runtime, &after);
+  hrx_exec_statistics_t after = HRX_STRUCT_INIT(hrx_exec_statistics_t);
+  assert_ok(hrx_exec_runtime_statistics(f->runtime, &after));
   assert_int_equal(after.submissions, before.submissions);
   assert_int_equal(f->fake.submitted, 0);
   assert_status(hrx_exec_npu_resident_run(r.session),
@@ -631,8 +633,8 @@ static void test_imports_are_shared(void** state) {
     hrx_exec_npu_program_release(p);
     assert_int_equal(live_imports(&f->fake), 0);
   }
-  hrx_exec_statistics_t stats;
-  hrx_exec_runtime_statistics(f->runtime, &stats);
+  hrx_exec_statistics_t stats = HRX_STRUCT_INIT(hrx_exec_statistics_t);
+  assert_ok(hrx_exec_runtime_statistics(f->runtime, &stats));
   assert_int_equal(stats.npu_regions, 2);
   assert_int_equal(stats.npu_staged_bytes, 0);
   hrx_gpu_buffer_release(y);

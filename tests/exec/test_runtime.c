@@ -36,7 +36,8 @@ static hrx_exec_runtime_options_t* test_engines(hrx_exec_runtime_options_t* o) {
 static int setup(void** state) {
   fixture_t* f = calloc(1, sizeof(*f));
   f->device = gpu_test_device_open();
-  hrx_exec_runtime_options_t options = {0};
+  hrx_exec_runtime_options_t options =
+      HRX_STRUCT_INIT(hrx_exec_runtime_options_t);
   assert_ok(hrx_exec_runtime_create(f->device, test_engines(&options),
                                     hrx_allocator_system(), &f->runtime));
   f->saxpy = gpu_test_kernel(f->device, "saxpy.loom", NULL, "saxpy");
@@ -131,14 +132,15 @@ static void test_pipeline_replays(void** state) {
       assert_true(out[i] == want);
     }
   }
-  hrx_exec_statistics_t stats;
-  hrx_exec_runtime_statistics(f->runtime, &stats);
+  hrx_exec_statistics_t stats = HRX_STRUCT_INIT(hrx_exec_statistics_t);
+  assert_ok(hrx_exec_runtime_statistics(f->runtime, &stats));
   assert_int_equal(stats.submissions, 3);
   assert_int_equal(stats.nodes, 15);
   assert_int_equal(stats.upload_bytes, 3 * 2 * N * 4);
   assert_int_equal(stats.download_bytes, 3 * N * 4);
   assert_true(stats.cross_lane_waits >= 3 * 3);
-  hrx_exec_runtime_options_t engines = {0};
+  hrx_exec_runtime_options_t engines =
+      HRX_STRUCT_INIT(hrx_exec_runtime_options_t);
   bool pm4 = test_engines(&engines)->compute_engine ==
              HRX_EXEC_COMPUTE_ENGINE_PM4;
   assert_int_equal(stats.pm4_dispatches, pm4 ? 3 * 2 : 0);
@@ -148,7 +150,7 @@ static void test_pipeline_replays(void** state) {
   /* Both buffers are still held by the graph. */
   assert_int_equal(stats.live_bytes, 2 * N * 4);
   hrx_exec_graph_destroy(g);
-  hrx_exec_runtime_statistics(f->runtime, &stats);
+  assert_ok(hrx_exec_runtime_statistics(f->runtime, &stats));
   assert_int_equal(stats.live_bytes, 0);
   assert_true(stats.peak_bytes >= 2 * N * 4);
 }
@@ -216,7 +218,9 @@ static void test_budget_exhaustion_allocates_nothing(void** state) {
   fixture_t* f = *state;
   hrx_budget_t* budget = NULL;
   assert_ok(hrx_budget_create(4096, hrx_allocator_system(), &budget));
-  hrx_exec_runtime_options_t options = {.memory_budget = budget};
+  hrx_exec_runtime_options_t options =
+      HRX_STRUCT_INIT(hrx_exec_runtime_options_t);
+  options.memory_budget = budget;
   hrx_exec_runtime_t* rt = NULL;
   assert_ok(hrx_exec_runtime_create(f->device, test_engines(&options),
                                     hrx_allocator_system(), &rt));
@@ -250,7 +254,9 @@ static void test_budget_exhaustion_allocates_nothing(void** state) {
 
 static void test_busy_and_quarantine(void** state) {
   fixture_t* f = *state;
-  hrx_exec_runtime_options_t options = {.max_submissions = 2};
+  hrx_exec_runtime_options_t options =
+      HRX_STRUCT_INIT(hrx_exec_runtime_options_t);
+  options.max_submissions = 2;
   hrx_exec_runtime_t* rt = NULL;
   assert_ok(hrx_exec_runtime_create(f->device, test_engines(&options),
                                     hrx_allocator_system(), &rt));
@@ -336,10 +342,13 @@ typedef struct traced_t {
 
 static traced_t traced_open(fixture_t* f) {
   traced_t t = {0};
-  hrx_trace_options_t trace_options = {.format = HRX_TRACE_FORMAT_JSONL};
+  hrx_trace_options_t trace_options = HRX_STRUCT_INIT(hrx_trace_options_t);
+  trace_options.format = HRX_TRACE_FORMAT_JSONL;
   assert_ok(hrx_trace_create(&trace_options, hrx_allocator_system(),
                              &t.trace));
-  hrx_exec_runtime_options_t options = {.trace = t.trace};
+  hrx_exec_runtime_options_t options =
+      HRX_STRUCT_INIT(hrx_exec_runtime_options_t);
+  options.trace = t.trace;
   assert_ok(hrx_exec_runtime_create(f->device, test_engines(&options),
                                     hrx_allocator_system(), &t.runtime));
   hrx_exec_kernel_contract_t contract = {saxpy_bindings, 2, 2};
@@ -351,7 +360,7 @@ static traced_t traced_open(fixture_t* f) {
 static void traced_close(traced_t* t) {
   hrx_exec_kernel_destroy(t->saxpy);
   hrx_exec_runtime_destroy(t->runtime);
-  hrx_trace_destroy(t->trace);
+  hrx_trace_release(t->trace);
 }
 
 /* Valgrind runs one thread at a time, so what threads observe of each
@@ -437,8 +446,8 @@ static void test_lanes_overlap_in_trace(void** state) {
     }
     /* Half a nanosecond absorbs the sum of the printed microseconds. */
     if (look_at + 0.0005 < compute_end) assert_true(compute_was_pending);
-    hrx_exec_statistics_t stats;
-    hrx_exec_runtime_statistics(rt, &stats);
+    hrx_exec_statistics_t stats = HRX_STRUCT_INIT(hrx_exec_statistics_t);
+    assert_ok(hrx_exec_runtime_statistics(rt, &stats));
     assert_true(stats.lane_busy_ns[HRX_EXEC_LANE_COMPUTE] >=
                 (uint64_t)((compute_end - compute_begin) * 1000.0) - 1000);
     assert_true(stats.lane_busy_ns[HRX_EXEC_LANE_UPLOAD] > 0);
@@ -623,9 +632,10 @@ static void test_random_graphs_match_oracle(void** state) {
   random_check(&slots[1], 39);
   for (int b = 0; b < RANDOM_BUFFERS; ++b) hrx_gpu_buffer_release(buffers[b]);
   /* Under copy_engine = SDMA the copies above went to the transfer queue. */
-  hrx_exec_runtime_options_t engines = {0};
-  hrx_exec_statistics_t stats;
-  hrx_exec_runtime_statistics(f->runtime, &stats);
+  hrx_exec_runtime_options_t engines =
+      HRX_STRUCT_INIT(hrx_exec_runtime_options_t);
+  hrx_exec_statistics_t stats = HRX_STRUCT_INIT(hrx_exec_statistics_t);
+  assert_ok(hrx_exec_runtime_statistics(f->runtime, &stats));
   if (test_engines(&engines)->copy_engine == HRX_EXEC_COPY_ENGINE_SDMA) {
     assert_true(stats.sdma_copy_bytes > 0);
   } else {
@@ -640,8 +650,9 @@ static void test_random_graphs_match_oracle(void** state) {
 static void test_engine_options(void** state) {
   fixture_t* f = *state;
   hrx_exec_runtime_t* rt = NULL;
-  hrx_exec_runtime_options_t o = {.copy_engine = HRX_EXEC_COPY_ENGINE_COMPUTE,
-                                  .compute_engine = HRX_EXEC_COMPUTE_ENGINE_AQL};
+  hrx_exec_runtime_options_t o = HRX_STRUCT_INIT(hrx_exec_runtime_options_t);
+  o.copy_engine = HRX_EXEC_COPY_ENGINE_COMPUTE;
+  o.compute_engine = HRX_EXEC_COMPUTE_ENGINE_AQL;
   assert_ok(hrx_exec_runtime_create(f->device, &o, hrx_allocator_system(), &rt));
   hrx_exec_runtime_destroy(rt);
   o.copy_engine = HRX_EXEC_COPY_ENGINE_SDMA;
@@ -690,10 +701,11 @@ static void test_mixed_engines(void** state) {
   fixture_t* f = *state;
   enum { N = 777 };
   bool pm4 = !gpu_test_is_host(f->device);
-  hrx_exec_runtime_options_t options = {
-      .copy_engine = HRX_EXEC_COPY_ENGINE_SDMA,
-      .compute_engine = pm4 ? HRX_EXEC_COMPUTE_ENGINE_PM4
-                            : HRX_EXEC_COMPUTE_ENGINE_AQL};
+  hrx_exec_runtime_options_t options =
+      HRX_STRUCT_INIT(hrx_exec_runtime_options_t);
+  options.copy_engine = HRX_EXEC_COPY_ENGINE_SDMA;
+  options.compute_engine =
+      pm4 ? HRX_EXEC_COMPUTE_ENGINE_PM4 : HRX_EXEC_COMPUTE_ENGINE_AQL;
   hrx_exec_runtime_t* rt = NULL;
   assert_ok(hrx_exec_runtime_create(f->device, &options,
                                     hrx_allocator_system(), &rt));
@@ -739,8 +751,8 @@ static void test_mixed_engines(void** state) {
     float first = 2.0f * xs[i] + ys[i];
     assert_true(out[i] == 0.5f * first + first);
   }
-  hrx_exec_statistics_t stats;
-  hrx_exec_runtime_statistics(rt, &stats);
+  hrx_exec_statistics_t stats = HRX_STRUCT_INIT(hrx_exec_statistics_t);
+  assert_ok(hrx_exec_runtime_statistics(rt, &stats));
   assert_int_equal(stats.sdma_copy_bytes, 2 * N * 4);
   assert_int_equal(stats.pm4_dispatches, pm4 ? 1 : 0);
   hrx_exec_graph_destroy(g2);
@@ -758,13 +770,16 @@ static void test_mixed_engines(void** state) {
  * nothing leaked or freed under the device. */
 static void test_timed_out_wait_tears_down(void** state) {
   fixture_t* f = *state;
-  hrx_exec_runtime_options_t engines = {0};
+  hrx_exec_runtime_options_t engines =
+      HRX_STRUCT_INIT(hrx_exec_runtime_options_t);
   if (test_engines(&engines)->compute_engine == HRX_EXEC_COMPUTE_ENGINE_PM4) {
     printf("skipped: under compute_engine = PM4 the submit itself gives up "
            "on an endless kernel (test_hung_region_reports_queue_dead)\n");
     skip();
   }
-  hrx_exec_runtime_options_t options = {.observe = true};
+  hrx_exec_runtime_options_t options =
+      HRX_STRUCT_INIT(hrx_exec_runtime_options_t);
+  options.observe = true;
   hrx_exec_runtime_t* rt = NULL;
   assert_ok(hrx_exec_runtime_create(f->device, test_engines(&options),
                                     hrx_allocator_system(), &rt));
@@ -816,6 +831,7 @@ static void test_regions_share_one_fence(void** state) {
   enum { N = 300 };
   bool pm4 = !gpu_test_is_host(f->device);
   hrx_exec_runtime_options_t options = {
+      .struct_size = sizeof(hrx_exec_runtime_options_t),
       .copy_engine = HRX_EXEC_COPY_ENGINE_SDMA,
       .compute_engine = pm4 ? HRX_EXEC_COMPUTE_ENGINE_PM4
                             : HRX_EXEC_COMPUTE_ENGINE_AQL};
@@ -861,8 +877,8 @@ static void test_regions_share_one_fence(void** state) {
     hrx_exec_completion_release(c);
     for (int i = 0; i < N; ++i) assert_true(out[i] == ys[i] + 6.0f * xs[i]);
   }
-  hrx_exec_statistics_t stats;
-  hrx_exec_runtime_statistics(rt, &stats);
+  hrx_exec_statistics_t stats = HRX_STRUCT_INIT(hrx_exec_statistics_t);
+  assert_ok(hrx_exec_runtime_statistics(rt, &stats));
   assert_int_equal(stats.pm4_dispatches, pm4 ? 6 : 0);
   assert_int_equal(stats.sdma_copy_bytes, 2 * 3 * N * 4);
   assert_int_equal(stats.region_fences, pm4 ? 4 : 2);
@@ -889,8 +905,8 @@ static void test_regions_share_one_fence(void** state) {
     for (int i = 0; i < N; ++i) {
       assert_true(out[i] == ys[i] + (float)MANY * xs[i]);
     }
-    hrx_exec_statistics_t after;
-    hrx_exec_runtime_statistics(rt, &after);
+    hrx_exec_statistics_t after = HRX_STRUCT_INIT(hrx_exec_statistics_t);
+    assert_ok(hrx_exec_runtime_statistics(rt, &after));
     assert_int_equal(after.pm4_dispatches, 6 + MANY);
     assert_true(after.region_fences > stats.region_fences + 1);
     hrx_exec_graph_destroy(many);
@@ -911,7 +927,9 @@ static void test_regions_share_one_fence(void** state) {
  * whose destruction stops it (the fabric answered BUSY) and returns. */
 static void test_hung_region_reports_queue_dead(void** state) {
   fixture_t* f = *state;
-  hrx_exec_runtime_options_t options = {.region_timeout_ns = SECOND / 10};
+  hrx_exec_runtime_options_t options =
+      HRX_STRUCT_INIT(hrx_exec_runtime_options_t);
+  options.region_timeout_ns = SECOND / 10;
   test_engines(&options);
   bool pm4 = options.compute_engine == HRX_EXEC_COMPUTE_ENGINE_PM4;
   if (!pm4 && options.copy_engine != HRX_EXEC_COPY_ENGINE_SDMA) {
@@ -962,8 +980,8 @@ static void test_hung_region_reports_queue_dead(void** state) {
     assert_status(status, HRX_STATUS_DEADLINE_EXCEEDED,
                   "the compute lane did not drain");
   }
-  hrx_exec_statistics_t stats;
-  hrx_exec_runtime_statistics(rt, &stats);
+  hrx_exec_statistics_t stats = HRX_STRUCT_INIT(hrx_exec_statistics_t);
+  assert_ok(hrx_exec_runtime_statistics(rt, &stats));
   assert_int_equal(stats.sdma_copy_bytes, 0);
   hrx_exec_graph_destroy(g);
   hrx_exec_kernel_destroy(k);
@@ -974,8 +992,134 @@ static void test_hung_region_reports_queue_dead(void** state) {
   hrx_exec_runtime_destroy(rt);
 }
 
+/* Runtime options and statistics across struct sizes: 0 or smaller than
+ * the first release is refused naming the type, a newer caller's unknown
+ * members must be zero, and statistics stop at the caller's size. */
+static void test_struct_sizes(void** state) {
+  fixture_t* f = *state;
+  hrx_exec_runtime_t* rt = NULL;
+  hrx_exec_runtime_options_t zero = {0};
+  assert_status(hrx_exec_runtime_create(f->device, &zero,
+                                        hrx_allocator_system(), &rt),
+                HRX_STATUS_INVALID_ARGUMENT,
+                "hrx_exec_runtime_options_t.struct_size is 0");
+  assert_null(rt);
+
+  hrx_exec_runtime_options_t older =
+      HRX_STRUCT_INIT(hrx_exec_runtime_options_t);
+  older.struct_size =
+      HRX_STRUCT_SIZE_THROUGH(hrx_exec_runtime_options_t, trace);
+  assert_status(hrx_exec_runtime_create(f->device, &older,
+                                        hrx_allocator_system(), &rt),
+                HRX_STATUS_INVALID_ARGUMENT, "smaller than any release");
+  assert_null(rt);
+
+  struct {
+    hrx_exec_runtime_options_t known;
+    uint64_t future;
+  } newer;
+  memset(&newer, 0, sizeof(newer));
+  newer.known.struct_size = sizeof(newer);
+  assert_ok(hrx_exec_runtime_create(f->device, &newer.known,
+                                    hrx_allocator_system(), &rt));
+  hrx_exec_runtime_destroy(rt);
+  rt = NULL;
+  newer.future = 1;
+  assert_status(hrx_exec_runtime_create(f->device, &newer.known,
+                                        hrx_allocator_system(), &rt),
+                HRX_STATUS_INVALID_ARGUMENT, "hrx_exec_runtime_options_t is");
+  assert_null(rt);
+
+  /* Statistics into a newer caller's larger struct: the member this
+   * library lacks reads zero and the bytes past the struct stay. */
+  struct newer_stats {
+    hrx_exec_statistics_t known;
+    uint64_t future;
+    unsigned char guard[16];
+  } out;
+  memset(&out, 0x5A, sizeof(out));
+  out.known.struct_size = offsetof(struct newer_stats, guard);
+  assert_ok(hrx_exec_runtime_statistics(f->runtime, &out.known));
+  assert_int_equal(out.known.struct_size, offsetof(struct newer_stats, guard));
+  assert_int_equal(out.known.submissions, 0);
+  assert_int_equal(out.future, 0);
+  for (size_t i = 0; i < sizeof(out.guard); ++i) {
+    assert_int_equal(out.guard[i], 0x5A);
+  }
+  /* A smaller struct than any release is refused, its bytes untouched. */
+  memset(&out, 0x5A, sizeof(out));
+  out.known.struct_size =
+      HRX_STRUCT_SIZE_THROUGH(hrx_exec_statistics_t, submissions);
+  assert_status(hrx_exec_runtime_statistics(f->runtime, &out.known),
+                HRX_STATUS_INVALID_ARGUMENT, "hrx_exec_statistics_t");
+  assert_int_equal(out.known.upload_bytes, 0x5A5A5A5A5A5A5A5Aull);
+}
+
+/* The runtime retains its trace: the caller may release it at once. */
+static void test_runtime_retains_trace(void** state) {
+  fixture_t* f = *state;
+  hrx_trace_options_t trace_options = HRX_STRUCT_INIT(hrx_trace_options_t);
+  trace_options.format = HRX_TRACE_FORMAT_JSONL;
+  hrx_trace_t* trace = NULL;
+  assert_ok(hrx_trace_create(&trace_options, hrx_allocator_system(), &trace));
+  hrx_exec_runtime_options_t options =
+      HRX_STRUCT_INIT(hrx_exec_runtime_options_t);
+  options.trace = trace;
+  hrx_exec_runtime_t* rt = NULL;
+  assert_ok(hrx_exec_runtime_create(f->device, test_engines(&options),
+                                    hrx_allocator_system(), &rt));
+  hrx_trace_release(trace);
+  /* The lane watchers record into it for every submission. */
+  hrx_gpu_buffer_t* x = NULL;
+  assert_ok(hrx_exec_buffer_allocate(rt, 64, &x));
+  uint8_t data[64] = {1};
+  hrx_exec_graph_t* g = NULL;
+  assert_ok(hrx_exec_graph_create(rt, &g));
+  assert_ok(hrx_exec_graph_upload(g, hrx_gpu_buffer_binding(x), data, NULL));
+  hrx_exec_completion_t* c = NULL;
+  assert_ok(hrx_exec_graph_submit(g, &c));
+  assert_ok(hrx_exec_completion_wait(c, 10 * SECOND));
+  hrx_exec_completion_release(c);
+  hrx_exec_graph_destroy(g);
+  hrx_gpu_buffer_release(x);
+  hrx_exec_runtime_destroy(rt);
+}
+
+/* Two holders of a completion release it in either order; the one left
+ * can still wait on it. */
+static void test_completion_holders(void** state) {
+  fixture_t* f = *state;
+  hrx_gpu_buffer_t* x = NULL;
+  assert_ok(hrx_exec_buffer_allocate(f->runtime, 64, &x));
+  uint8_t data[64] = {7}, back[64] = {0};
+  hrx_exec_graph_t* g = NULL;
+  assert_ok(hrx_exec_graph_create(f->runtime, &g));
+  assert_ok(hrx_exec_graph_upload(g, hrx_gpu_buffer_binding(x), data, NULL));
+  assert_ok(hrx_exec_graph_download(g, hrx_gpu_buffer_binding(x), back, NULL));
+  for (int order = 0; order < 2; ++order) {
+    memset(back, 0, sizeof(back));
+    hrx_exec_completion_t* first = NULL;
+    assert_ok(hrx_exec_graph_submit(g, &first));
+    hrx_exec_completion_t* second = first;
+    hrx_exec_completion_retain(second);
+    hrx_exec_completion_t* early = order ? second : first;
+    hrx_exec_completion_t* late = order ? first : second;
+    hrx_exec_completion_release(early);
+    assert_ok(hrx_exec_completion_wait(late, 10 * SECOND));
+    assert_int_equal(back[0], 7);
+    hrx_exec_completion_release(late);
+  }
+  hrx_exec_graph_destroy(g);
+  hrx_gpu_buffer_release(x);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_struct_sizes, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_runtime_retains_trace, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_completion_holders, setup,
+                                      teardown),
       cmocka_unit_test_setup_teardown(test_pipeline_replays, setup, teardown),
       cmocka_unit_test_setup_teardown(test_engine_options, setup, teardown),
       cmocka_unit_test_setup_teardown(test_mixed_engines, setup, teardown),

@@ -17,7 +17,9 @@ hrx_loom_artifact_t* gfx11_test_compile(const char* file,
   for (const char* const* v = config; v && *v; ++v) {
     assert_ok(hrx_loom_config_set_assignment(values, *v));
   }
-  hrx_loom_compiler_options_t options = {.disable_cache = true};
+  hrx_loom_compiler_options_t options =
+      HRX_STRUCT_INIT(hrx_loom_compiler_options_t);
+  options.disable_cache = true;
   hrx_loom_compiler_t* compiler = NULL;
   assert_ok(hrx_loom_compiler_create("gfx1151", &options,
                                      hrx_allocator_system(), &compiler));

@@ -143,8 +143,11 @@ static hrx_fabric_bundle_manifest_t* pack_fixture(const char* root,
   test_write_file(b, "hello", 5);
   char* dir = test_strdup_printf("%s/src", root);
   *out_archive = test_strdup_printf("%s/bundle.tar.zst", root);
-  hrx_fabric_bundle_pack_options_t options = {
-      .target = "gfx1151", .url = "https://x/b", .revision = "r7"};
+  hrx_fabric_bundle_pack_options_t options =
+      HRX_STRUCT_INIT(hrx_fabric_bundle_pack_options_t);
+  options.target = "gfx1151";
+  options.url = "https://x/b";
+  options.revision = "r7";
   hrx_fabric_bundle_manifest_t* m = NULL;
   assert_ok(hrx_fabric_bundle_pack(dir, &options, *out_archive,
                                    hrx_allocator_system(), &m));
@@ -173,8 +176,11 @@ static void test_pack_install_locate(void** state) {
   /* Packing is reproducible. */
   char* second = test_strdup_printf("%s/again.tar.zst", root);
   char* src = test_strdup_printf("%s/src", root);
-  hrx_fabric_bundle_pack_options_t options = {
-      .target = "gfx1151", .url = "https://x/b", .revision = "r7"};
+  hrx_fabric_bundle_pack_options_t options =
+      HRX_STRUCT_INIT(hrx_fabric_bundle_pack_options_t);
+  options.target = "gfx1151";
+  options.url = "https://x/b";
+  options.revision = "r7";
   hrx_fabric_bundle_manifest_t* m2 = NULL;
   sleep(1); /* different mtimes would show */
   assert_ok(hrx_fabric_bundle_pack(src, &options, second,
@@ -242,7 +248,9 @@ static void test_local_archive_url(void** state) {
   assert_ok(hrx_fabric_bundle_manifest_load(json, hrx_allocator_system(), &m));
   assert_string_equal(m->source_dir, share);
   char* cache = test_strdup_printf("%s/cache", root);
-  hrx_fabric_bundle_fetch_options_t offline = {.offline = true};
+  hrx_fabric_bundle_fetch_options_t offline =
+      HRX_STRUCT_INIT(hrx_fabric_bundle_fetch_options_t);
+  offline.offline = true;
   char* dir = NULL;
   assert_ok(hrx_fabric_bundle_provision(m, cache, &offline,
                                         hrx_allocator_system(), &dir));
@@ -370,7 +378,10 @@ static void test_empty_bundle(void** state) {
   char* src = test_strdup_printf("%s/empty", root);
   assert_ok(hrx_dir_create_all(src, 0755));
   char* archive = test_strdup_printf("%s/empty.tar.zst", root);
-  hrx_fabric_bundle_pack_options_t options = {.target = "t", .url = "u"};
+  hrx_fabric_bundle_pack_options_t options =
+      HRX_STRUCT_INIT(hrx_fabric_bundle_pack_options_t);
+  options.target = "t";
+  options.url = "u";
   hrx_fabric_bundle_manifest_t* m = NULL;
   assert_ok(hrx_fabric_bundle_pack(src, &options, archive,
                                    hrx_allocator_system(), &m));
@@ -676,7 +687,9 @@ static void test_archive_must_be_a_regular_file(void** state) {
                 HRX_STATUS_INVALID_ARGUMENT, "is a directory");
   free(m->url);
   m->url = test_strdup_printf("file:///dev/zero");
-  hrx_fabric_bundle_fetch_options_t offline = {.offline = true};
+  hrx_fabric_bundle_fetch_options_t offline =
+      HRX_STRUCT_INIT(hrx_fabric_bundle_fetch_options_t);
+  offline.offline = true;
   char* dir = NULL;
   assert_status(hrx_fabric_bundle_provision(m, cache, &offline, a, &dir),
                 HRX_STATUS_INVALID_ARGUMENT, "is a character device");
@@ -715,7 +728,10 @@ static void test_short_write_names_its_cause(void** state) {
   for (size_t i = 0; i < sizeof(data); ++i) data[i] = (char)(i * 7919 >> 3);
   test_write_file(big, data, sizeof(data));
   char* archive = test_strdup_printf("%s/big.tar.zst", root);
-  hrx_fabric_bundle_pack_options_t options = {.target = "t", .url = "u"};
+  hrx_fabric_bundle_pack_options_t options =
+      HRX_STRUCT_INIT(hrx_fabric_bundle_pack_options_t);
+  options.target = "t";
+  options.url = "u";
   hrx_fabric_bundle_manifest_t* m = NULL;
   assert_ok(hrx_fabric_bundle_pack(src, &options, archive,
                                    hrx_allocator_system(), &m));
@@ -765,10 +781,16 @@ static void test_failed_pack_keeps_the_output(void** state) {
   assert_ok(hrx_dir_create_all(src, 0755));
   char* output = test_strdup_printf("%s/out.tar.zst", root);
   test_write_file(output, "precious", 8);
-  hrx_fabric_bundle_pack_options_t options = {.target = "t", .url = "u"};
+  hrx_fabric_bundle_pack_options_t options =
+      HRX_STRUCT_INIT(hrx_fabric_bundle_pack_options_t);
+  options.target = "t";
+  options.url = "u";
   hrx_fabric_bundle_manifest_t* m = NULL;
   /* Fails before the walk: a bad url. */
-  hrx_fabric_bundle_pack_options_t bad = {.target = "t", .url = "ftp://x"};
+  hrx_fabric_bundle_pack_options_t bad =
+      HRX_STRUCT_INIT(hrx_fabric_bundle_pack_options_t);
+  bad.target = "t";
+  bad.url = "ftp://x";
   assert_status(hrx_fabric_bundle_pack(src, &bad, output,
                                        hrx_allocator_system(), &m),
                 HRX_STATUS_INVALID_ARGUMENT, "scheme");
@@ -800,8 +822,11 @@ static void test_pack_leaves_out_its_outputs(void** state) {
   char* link = test_strdup_printf("%s/b-link.tar.zst", root);
   assert_int_equal(symlink(output, link), 0);
   test_write_file(json, "{}", 2);
-  hrx_fabric_bundle_pack_options_t options = {
-      .target = "t", .url = "u", .manifest_path = json};
+  hrx_fabric_bundle_pack_options_t options =
+      HRX_STRUCT_INIT(hrx_fabric_bundle_pack_options_t);
+  options.target = "t";
+  options.url = "u";
+  options.manifest_path = json;
   hrx_fabric_bundle_manifest_t *first = NULL, *second = NULL;
   assert_ok(hrx_fabric_bundle_pack(src, &options, output,
                                    hrx_allocator_system(), &first));
@@ -831,7 +856,10 @@ static void test_pack_output_paths(void** state) {
   const char* root = *state;
   char* src = test_strdup_printf("%s/src", root);
   assert_ok(hrx_dir_create_all(src, 0755));
-  hrx_fabric_bundle_pack_options_t options = {.target = "t", .url = "u"};
+  hrx_fabric_bundle_pack_options_t options =
+      HRX_STRUCT_INIT(hrx_fabric_bundle_pack_options_t);
+  options.target = "t";
+  options.url = "u";
   hrx_fabric_bundle_manifest_t* m = NULL;
   assert_ok(hrx_fabric_bundle_pack(src, &options, "/dev/null",
                                    hrx_allocator_system(), &m));

@@ -192,8 +192,11 @@ static int setup(void** state) {
   test_write_file(file, data, sizeof(data));
   char* dir = test_strdup_printf("%s/src", f->root);
   char* archive = test_strdup_printf("%s/b.tar.zst", f->root);
-  hrx_fabric_bundle_pack_options_t options = {
-      .target = "gfx1151", .url = "http://x/", .revision = "r1"};
+  hrx_fabric_bundle_pack_options_t options =
+      HRX_STRUCT_INIT(hrx_fabric_bundle_pack_options_t);
+  options.target = "gfx1151";
+  options.url = "http://x/";
+  options.revision = "r1";
   assert_ok(hrx_fabric_bundle_pack(dir, &options, archive,
                                    hrx_allocator_system(), &f->manifest));
   void* body = NULL;
@@ -265,6 +268,7 @@ static long file_size(const char* path) {
 
 /* A second without a byte is a stall (the throughput tests ask for more). */
 static const hrx_fabric_bundle_fetch_options_t quick = {
+    .struct_size = sizeof(hrx_fabric_bundle_fetch_options_t),
     .progress = HRX_FABRIC_BUNDLE_PROGRESS_QUIET,
     .stall_timeout_ms = 1000,
     .min_bytes_per_second = 1,
@@ -486,10 +490,11 @@ static uint64_t elapsed_ms(uint64_t start_ns) {
 static void test_trickle_fails_the_throughput_window(void** state) {
   fixture_t* f = *state;
   use_route(f, "/trickle");
-  hrx_fabric_bundle_fetch_options_t options = {
-      .progress = HRX_FABRIC_BUNDLE_PROGRESS_QUIET,
-      .stall_timeout_ms = 300,
-      .attempts = 1};
+  hrx_fabric_bundle_fetch_options_t options =
+      HRX_STRUCT_INIT(hrx_fabric_bundle_fetch_options_t);
+  options.progress = HRX_FABRIC_BUNDLE_PROGRESS_QUIET;
+  options.stall_timeout_ms = 300;
+  options.attempts = 1;
   uint64_t start = hrx_clock_monotonic_ns();
   char* dir = NULL;
   assert_status(hrx_fabric_bundle_provision(f->manifest, f->cache, &options,
@@ -507,12 +512,13 @@ static void test_trickle_fails_the_throughput_window(void** state) {
 static void test_deadline_bounds_every_try(void** state) {
   fixture_t* f = *state;
   use_route(f, "/trickle");
-  hrx_fabric_bundle_fetch_options_t options = {
-      .progress = HRX_FABRIC_BUNDLE_PROGRESS_QUIET,
-      .stall_timeout_ms = 60000,
-      .min_bytes_per_second = 1,
-      .deadline_ms = 700,
-      .attempts = 3};
+  hrx_fabric_bundle_fetch_options_t options =
+      HRX_STRUCT_INIT(hrx_fabric_bundle_fetch_options_t);
+  options.progress = HRX_FABRIC_BUNDLE_PROGRESS_QUIET;
+  options.stall_timeout_ms = 60000;
+  options.min_bytes_per_second = 1;
+  options.deadline_ms = 700;
+  options.attempts = 3;
   uint64_t start = hrx_clock_monotonic_ns();
   char* dir = NULL;
   assert_status(hrx_fabric_bundle_provision(f->manifest, f->cache, &options,

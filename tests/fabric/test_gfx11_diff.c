@@ -226,7 +226,9 @@ static hrx_status_t compile_gfx11(const char* name, const char* text,
   hrx_loom_diagnostics_t* diagnostics = NULL;
   assert_ok(hrx_loom_diagnostics_create(0, hrx_allocator_system(),
                                         &diagnostics));
-  hrx_loom_compiler_options_t options = {.disable_cache = true};
+  hrx_loom_compiler_options_t options =
+      HRX_STRUCT_INIT(hrx_loom_compiler_options_t);
+  options.disable_cache = true;
   hrx_loom_compiler_t* compiler = NULL;
   assert_ok(hrx_loom_compiler_create("gfx1151", &options,
                                      hrx_allocator_system(), &compiler));
@@ -363,7 +365,8 @@ static void run_gfx11(const diff_case_t* c, uint8_t** out) {
   hrx_fabric_launch_program_t* program = NULL;
   assert_ok(hrx_fabric_launch_program_load(bytes, bytes_length,
                                            hrx_allocator_system(), &program));
-  hrx_fabric_launch_config_t launch;
+  hrx_fabric_launch_config_t launch =
+      HRX_STRUCT_INIT(hrx_fabric_launch_config_t);
   assert_ok(hrx_fabric_launch_program_evaluate(program, c->workload,
                                                c->workload_count, &launch));
   hrx_fabric_launch_program_destroy(program);

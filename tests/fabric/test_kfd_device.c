@@ -301,8 +301,8 @@ static void saxpy_prepare(env_t* e, const hrx_fabric_kernel_t* kernel,
                           uint32_t n, uint64_t y_override, saxpy_t* s) {
   memset(s, 0, sizeof(*s));
   s->n = n;
-  hrx_fabric_kernel_info_t info;
-  hrx_fabric_kernel_info(kernel, &info);
+  hrx_fabric_kernel_info_t info = HRX_STRUCT_INIT(hrx_fabric_kernel_info_t);
+  assert_ok(hrx_fabric_kernel_info(kernel, &info));
   assert_string_equal(info.name, "saxpy");
   assert_int_equal(info.subgroup_size, 32);
   assert_int_equal(info.arg_count, 4);
@@ -813,7 +813,7 @@ static void test_saxpy(void** state) {
   }
   assert_int_equal(hrx_fabric_queue_read_index(q), 8);
   assert_int_equal(hrx_fabric_queue_write_index(q), 8);
-  hrx_fabric_fault_t fault;
+  hrx_fabric_fault_t fault = HRX_STRUCT_INIT(hrx_fabric_fault_t);
   assert_status_code(hrx_fabric_queue_take_fault(q, &fault),
                      HRX_STATUS_NOT_FOUND);
   hrx_fabric_queue_destroy(q);
@@ -862,7 +862,7 @@ static void test_queue_scratch(void** state) {
                                   .maximum_private_bytes = 256};
   hrx_fabric_queue_t* q = NULL;
   assert_status(hrx_fabric_queue_create_with_options(e.device, &o, &q),
-                HRX_STATUS_INVALID_ARGUMENT, "struct_size 0");
+                HRX_STATUS_INVALID_ARGUMENT, "struct_size is 0");
   o.struct_size = sizeof(o);
   o.maximum_private_bytes = HRX_FABRIC_MAX_PRIVATE_BYTES + 1;
   assert_status_code(hrx_fabric_queue_create_with_options(e.device, &o, &q),
@@ -883,7 +883,7 @@ static void test_queue_scratch(void** state) {
   saxpy_publish_private(q, kernel, &over, 257);
   assert_int_equal(wait_signal(over.done), HRX_FABRIC_SIGNAL_FAULTED);
   settle(&e);
-  hrx_fabric_fault_t fault;
+  hrx_fabric_fault_t fault = HRX_STRUCT_INIT(hrx_fabric_fault_t);
   assert_ok(hrx_fabric_queue_take_fault_for(
       q, hrx_fabric_signal_handle(over.done), &fault));
   print_message("fault: %s\n", fault.detail);
@@ -1070,7 +1070,7 @@ static void test_fault_isolation(void** state) {
   assert_true(now_seconds() - start < 10.0);
   assert_int_equal(wait_signal(behind.done), HRX_FABRIC_SIGNAL_FAULTED);
   settle(&e);
-  hrx_fabric_fault_t fault;
+  hrx_fabric_fault_t fault = HRX_STRUCT_INIT(hrx_fabric_fault_t);
   assert_ok(hrx_fabric_queue_take_fault_for(
       a, hrx_fabric_signal_handle(bad.done), &fault));
   check_fault_text(&fault);
@@ -1127,7 +1127,7 @@ static void test_fault_isolation(void** state) {
   hrx_fabric_queue_destroy(a);
   assert_true(now_seconds() - start < 5.0);
   saxpy_run(&e, b, kernel, 1000);
-  hrx_fabric_fault_t none;
+  hrx_fabric_fault_t none = HRX_STRUCT_INIT(hrx_fabric_fault_t);
   assert_status_code(hrx_fabric_queue_take_fault(b, &none),
                      HRX_STATUS_NOT_FOUND);
   /* A new queue on the same device runs too. */
@@ -1660,7 +1660,7 @@ static void test_unreachable_completion_signal(void** state) {
   assert_ok(hrx_fabric_signal_wait(host, HRX_FABRIC_SIGNAL_LT, 1,
                                    UINT64_C(5000000000), &value));
   assert_int_equal(value, HRX_FABRIC_SIGNAL_FAULTED);
-  hrx_fabric_fault_t fault;
+  hrx_fabric_fault_t fault = HRX_STRUCT_INIT(hrx_fabric_fault_t);
   assert_ok(hrx_fabric_queue_take_fault_for(
       q, hrx_fabric_signal_handle(host), &fault));
   hrx_fabric_queue_destroy(q);
@@ -1743,7 +1743,7 @@ static void test_fault_detail_bytes(void** state) {
   saxpy_publish(q, kernel, &bad);
   assert_int_equal(wait_signal(bad.done), HRX_FABRIC_SIGNAL_FAULTED);
   settle(&e);
-  hrx_fabric_fault_t fault;
+  hrx_fabric_fault_t fault = HRX_STRUCT_INIT(hrx_fabric_fault_t);
   assert_ok(hrx_fabric_queue_take_fault(q, &fault));
   hrx_gfx11_fault_t model = {0};
   for (uint32_t id = 0; id < KFD_MODEL_MAX_QUEUES; ++id) {

@@ -204,7 +204,9 @@ static hrx_fabric_executable_t* load(env_t* e, const char* file,
   if (file) {
     artifact = gfx11_test_compile(file, NULL);
   } else {
-    hrx_loom_compiler_options_t options = {.disable_cache = true};
+    hrx_loom_compiler_options_t options =
+        HRX_STRUCT_INIT(hrx_loom_compiler_options_t);
+    options.disable_cache = true;
     hrx_loom_compiler_t* compiler = NULL;
     assert_ok(hrx_loom_compiler_create("gfx1151", &options,
                                        hrx_allocator_system(), &compiler));
@@ -271,8 +273,8 @@ static void put_arg(uint8_t* kernarg, const hrx_fabric_kernel_info_t* info,
  * y = alpha x + y through AQL and through PM4 from the same inputs. */
 static void saxpy_case(env_t* e, const hrx_fabric_kernel_t* kernel,
                        uint32_t n, uint32_t grid) {
-  hrx_fabric_kernel_info_t info;
-  hrx_fabric_kernel_info(kernel, &info);
+  hrx_fabric_kernel_info_t info = HRX_STRUCT_INIT(hrx_fabric_kernel_info_t);
+  assert_ok(hrx_fabric_kernel_info(kernel, &info));
   hrx_fabric_memory_t m = gpu_memory(e, 3 * 4 * (uint64_t)n);
   float* x = m.host_pointer;
   float* y_aql = x + n;
@@ -327,8 +329,8 @@ static void test_corpus(void** state) {
   const hrx_fabric_kernel_t* kernel = NULL;
   hrx_fabric_executable_t* exe =
       load(e, NULL, corpus_ids_kernel, "ids", &kernel);
-  hrx_fabric_kernel_info_t info;
-  hrx_fabric_kernel_info(kernel, &info);
+  hrx_fabric_kernel_info_t info = HRX_STRUCT_INIT(hrx_fabric_kernel_info_t);
+  assert_ok(hrx_fabric_kernel_info(kernel, &info));
   const uint64_t bytes = 2 * 60 * 3 * 4;
   hrx_fabric_memory_t m = gpu_memory(e, 2 * bytes);
   uint8_t* kernarg = calloc(1, info.kernarg_size);
@@ -358,7 +360,7 @@ static void test_corpus(void** state) {
   char* text = corpus_neighbour_kernel(true);
   exe = load(e, NULL, text, "neighbour", &kernel);
   free(text);
-  hrx_fabric_kernel_info(kernel, &info);
+  assert_ok(hrx_fabric_kernel_info(kernel, &info));
   assert_true(info.group_segment_size >= 256);
   m = gpu_memory(e, 2 * 256);
   kernarg = calloc(1, info.kernarg_size);
@@ -386,8 +388,8 @@ static void test_arena_copy_fill(void** state) {
   const hrx_fabric_kernel_t* kernel = NULL;
   hrx_fabric_executable_t* exe =
       load(e, "saxpy.loom", NULL, "saxpy", &kernel);
-  hrx_fabric_kernel_info_t info;
-  hrx_fabric_kernel_info(kernel, &info);
+  hrx_fabric_kernel_info_t info = HRX_STRUCT_INIT(hrx_fabric_kernel_info_t);
+  assert_ok(hrx_fabric_kernel_info(kernel, &info));
   hrx_fabric_memory_t m = gpu_memory(e, 4096);
   uint8_t* kernarg = calloc(1, info.kernarg_size);
   assert_non_null(kernarg);
@@ -482,7 +484,13 @@ static void test_public_host_unavailable(void** state) {
                 "has no PM4 command processor");
   assert_null(q);
   hrx_fabric_queue_family_info_t f[HRX_FABRIC_QUEUE_FAMILY_COUNT];
-  hrx_fabric_device_queue_families(host, f);
+  for (int i = 0; i < HRX_FABRIC_QUEUE_FAMILY_COUNT; ++i) {
+    const hrx_fabric_queue_family_info_t init =
+        HRX_STRUCT_INIT(hrx_fabric_queue_family_info_t);
+    f[i] = init;
+    assert_ok(hrx_fabric_device_queue_family_info(
+        host, (hrx_fabric_queue_family_t)i, &f[i]));
+  }
   assert_int_equal(f[HRX_FABRIC_QUEUE_FAMILY_PM4_COMPUTE].queue_count, 0);
   hrx_fabric_device_release(host);
 }
@@ -495,8 +503,8 @@ static void test_public_dispatch_and_fault(void** state) {
   const hrx_fabric_kernel_t* kernel = NULL;
   hrx_fabric_executable_t* exe =
       load(e, "saxpy.loom", NULL, "saxpy", &kernel);
-  hrx_fabric_kernel_info_t info;
-  hrx_fabric_kernel_info(kernel, &info);
+  hrx_fabric_kernel_info_t info = HRX_STRUCT_INIT(hrx_fabric_kernel_info_t);
+  assert_ok(hrx_fabric_kernel_info(kernel, &info));
   hrx_fabric_pm4_queue_t* q = NULL;
   assert_ok(hrx_fabric_pm4_queue_create(e->device, &q));
   assert_non_null(strstr(hrx_fabric_pm4_queue_name(q), "PM4 queue"));

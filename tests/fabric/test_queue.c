@@ -13,7 +13,9 @@ typedef struct fixture_t {
 
 static int setup(void** state) {
   fixture_t* f = calloc(1, sizeof(*f));
-  hrx_fabric_host_options_t options = {.worker_count = 2};
+  hrx_fabric_host_options_t options =
+      HRX_STRUCT_INIT(hrx_fabric_host_options_t);
+  options.worker_count = 2;
   assert_ok(hrx_fabric_host_device_create(&options, hrx_allocator_system(),
                                           &f->device));
   assert_ok(hrx_fabric_queue_create(f->device, 4, &f->queue));
@@ -48,6 +50,8 @@ static void test_properties(void** state) {
   fixture_t* f = *state;
   const hrx_fabric_device_properties_t* p =
       hrx_fabric_device_properties(f->device);
+  /* A borrowed report carries the library's size. */
+  assert_int_equal(p->struct_size, sizeof(*p));
   assert_int_equal(p->kind, HRX_FABRIC_DEVICE_HOST);
   assert_string_equal(p->profile_target, "host");
   assert_int_equal(p->subgroup_size, 32);
@@ -131,7 +135,13 @@ static void test_bad_packets_fault(void** state) {
   assert_ok(hrx_fabric_signal_wait(done, HRX_FABRIC_SIGNAL_LT, 1,
                                    5000000000ull, &value));
   assert_int_equal(value, HRX_FABRIC_SIGNAL_FAULTED);
-  hrx_fabric_fault_t fault;
+  /* A struct the library cannot fill is refused before the report leaves
+   * the queue: it is not lost. */
+  hrx_fabric_fault_t fault = {0};
+  assert_status(hrx_fabric_queue_take_fault(f->queue, &fault),
+                HRX_STATUS_INVALID_ARGUMENT,
+                "hrx_fabric_fault_t.struct_size is 0");
+  fault.struct_size = sizeof(fault);
   assert_ok(hrx_fabric_queue_take_fault(f->queue, &fault));
   assert_int_equal(fault.kind, HRX_FABRIC_FAULT_BAD_PACKET);
   char text[256];
@@ -177,7 +187,7 @@ static void test_cancel_abandons_waiting_barrier(void** state) {
   }
   /* Skipped, not run: a run barrier would have subtracted one more. */
   assert_int_equal(hrx_fabric_signal_load(done), HRX_FABRIC_SIGNAL_FAULTED);
-  hrx_fabric_fault_t fault;
+  hrx_fabric_fault_t fault = HRX_STRUCT_INIT(hrx_fabric_fault_t);
   assert_ok(hrx_fabric_queue_take_fault_for(
       f->queue, hrx_fabric_signal_handle(done), &fault));
   assert_int_equal(fault.kind, HRX_FABRIC_FAULT_CANCELLED);
@@ -206,7 +216,7 @@ static void test_packets_after_a_fault_are_skipped(void** state) {
   while (hrx_fabric_queue_read_index(f->queue) < index + 1) {
   }
   assert_int_equal(hrx_fabric_signal_load(done), HRX_FABRIC_SIGNAL_FAULTED);
-  hrx_fabric_fault_t fault;
+  hrx_fabric_fault_t fault = HRX_STRUCT_INIT(hrx_fabric_fault_t);
   assert_status_code(hrx_fabric_queue_take_fault(f->queue, &fault),
                      HRX_STATUS_NOT_FOUND);
   hrx_fabric_signal_release(gate);
@@ -239,11 +249,38 @@ static void test_host_threads_variable(void** state) {
   hrx_fabric_device_release(device);
   /* An explicit count wins over the variable. */
   setenv("HRX_HOST_THREADS", "abc", 1);
-  hrx_fabric_host_options_t options = {.worker_count = 2};
+  hrx_fabric_host_options_t options =
+      HRX_STRUCT_INIT(hrx_fabric_host_options_t);
+  options.worker_count = 2;
   assert_ok(hrx_fabric_host_device_create(&options, hrx_allocator_system(),
                                           &device));
   hrx_fabric_device_release(device);
   unsetenv("HRX_HOST_THREADS");
+}
+
+/* Host options from a newer caller: accepted while the members this
+ * library does not know are zero, refused naming the type otherwise. */
+static void test_host_options_struct_size(void** state) {
+  (void)state;
+  struct {
+    hrx_fabric_host_options_t known;
+    uint32_t future;
+  } newer;
+  memset(&newer, 0, sizeof(newer));
+  newer.known.struct_size = sizeof(newer);
+  newer.known.worker_count = 1;
+  hrx_fabric_device_t* device = NULL;
+  assert_ok(hrx_fabric_host_device_create(&newer.known,
+                                          hrx_allocator_system(), &device));
+  assert_int_equal(hrx_fabric_device_properties(device)->compute_units, 1);
+  hrx_fabric_device_release(device);
+  device = NULL;
+  newer.future = 1;
+  assert_status(hrx_fabric_host_device_create(&newer.known,
+                                              hrx_allocator_system(), &device),
+                HRX_STATUS_INVALID_ARGUMENT,
+                "hrx_fabric_host_options_t is 12 bytes and this library knows 8");
+  assert_null(device);
 }
 
 static void test_memory(void** state) {
@@ -298,6 +335,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_packets_after_a_fault_are_skipped,
                                       setup, teardown),
       cmocka_unit_test(test_host_threads_variable),
+      cmocka_unit_test(test_host_options_struct_size),
       cmocka_unit_test_setup_teardown(test_memory, setup, teardown),
       cmocka_unit_test_setup_teardown(test_bad_queue_sizes, setup, teardown),
   };

@@ -36,7 +36,9 @@ static int env_setup(void** state, device_kind_t kind) {
   assert_non_null(e);
   e->kind = kind;
   if (kind == HOST) {
-    hrx_fabric_host_options_t options = {.worker_count = 1};
+    hrx_fabric_host_options_t options =
+        HRX_STRUCT_INIT(hrx_fabric_host_options_t);
+    options.worker_count = 1;
     assert_ok(hrx_fabric_host_device_create(&options, hrx_allocator_system(),
                                             &e->device));
   } else {
@@ -242,7 +244,13 @@ static void test_bad_arguments(void** state) {
 static void test_queue_families(void** state) {
   env_t* e = *state;
   hrx_fabric_queue_family_info_t f[HRX_FABRIC_QUEUE_FAMILY_COUNT];
-  hrx_fabric_device_queue_families(e->device, f);
+  for (int i = 0; i < HRX_FABRIC_QUEUE_FAMILY_COUNT; ++i) {
+    const hrx_fabric_queue_family_info_t init =
+        HRX_STRUCT_INIT(hrx_fabric_queue_family_info_t);
+    f[i] = init;
+    assert_ok(hrx_fabric_device_queue_family_info(
+        e->device, (hrx_fabric_queue_family_t)i, &f[i]));
+  }
   assert_int_equal(f[0].family, HRX_FABRIC_QUEUE_FAMILY_AQL_COMPUTE);
   assert_true(f[0].operations & HRX_FABRIC_QUEUE_OP_DISPATCH);
   assert_true(f[2].operations & HRX_FABRIC_QUEUE_OP_COPY);

@@ -21,7 +21,9 @@ static int env_setup(void** state, device_kind_t kind) {
   assert_non_null(e);
   e->kind = kind;
   if (kind == HOST) {
-    hrx_fabric_host_options_t options = {.worker_count = 1};
+    hrx_fabric_host_options_t options =
+        HRX_STRUCT_INIT(hrx_fabric_host_options_t);
+    options.worker_count = 1;
     assert_ok(hrx_fabric_host_device_create(&options, hrx_allocator_system(),
                                             &e->device));
   } else {
@@ -57,8 +59,8 @@ static void test_bad_queries(void** state) {
   hrx_fabric_allocation_profile_t p = {0};
   assert_status(hrx_fabric_device_allocation_profile(
                     e->device, HRX_FABRIC_VISIBILITY_DEVICE, &p),
-                HRX_STATUS_INVALID_ARGUMENT, "struct_size 0");
-  p.struct_size = sizeof(p) + 8;
+                HRX_STATUS_INVALID_ARGUMENT, "struct_size is 0");
+  p.struct_size = sizeof(p) - 8;
   assert_status_code(hrx_fabric_device_allocation_profile(
                          e->device, HRX_FABRIC_VISIBILITY_DEVICE, &p),
                      HRX_STATUS_INVALID_ARGUMENT);

@@ -57,7 +57,8 @@ static void exercise(const hrx_loom_module_t* module) {
           HRX_OK);
     uint64_t workload[8] = {1, 7, 64, 1000, 3, 0, 5, 2};
     size_t count = hrx_fabric_launch_program_workload_count(loaded);
-    hrx_fabric_launch_config_t config;
+    hrx_fabric_launch_config_t config =
+        HRX_STRUCT_INIT(hrx_fabric_launch_config_t);
     if (count <= 8) {
       hrx_status_free(hrx_fabric_launch_program_evaluate(loaded, workload,
                                                          count, &config));

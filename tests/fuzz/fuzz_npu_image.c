@@ -82,7 +82,7 @@ static void fuzz_image(const uint8_t* data, size_t size) {
 }
 
 static void fuzz_transaction(const uint8_t* data, size_t size) {
-  hrx_npu_txn_info_t info;
+  hrx_npu_txn_info_t info = HRX_STRUCT_INIT(hrx_npu_txn_info_t);
   hrx_status_t status = hrx_npu_txn_check(data, size, &info);
   if (status != HRX_OK) {
     hrx_status_free(status);
@@ -97,7 +97,7 @@ static void fuzz_transaction(const uint8_t* data, size_t size) {
   size_t out_size = 0;
   check(hrx_npu_txn_compose(data, size, &prefix, &prefix, allocator, &out,
                             &out_size) == HRX_OK);
-  hrx_npu_txn_info_t composed;
+  hrx_npu_txn_info_t composed = HRX_STRUCT_INIT(hrx_npu_txn_info_t);
   check(hrx_npu_txn_check(out, out_size, &composed) == HRX_OK);
   check(composed.op_count == info.op_count + 2);
   hrx_allocator_free(allocator, out);

@@ -59,6 +59,6 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
   }
   (void)sink;
-  hrx_onnx_close(m);
+  hrx_onnx_destroy(m);
   return 0;
 }

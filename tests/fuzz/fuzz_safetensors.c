@@ -32,6 +32,6 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (t->length) sink ^= ((const uint8_t*)bytes)[t->length - 1];
     (void)sink;
   }
-  hrx_safetensors_close(v);
+  hrx_safetensors_destroy(v);
   return 0;
 }

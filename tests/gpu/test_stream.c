@@ -55,7 +55,9 @@ static hrx_gpu_kernel_t* saxpy_claiming_private(hrx_gpu_device_t* device,
                                                 uint8_t bytes) {
   char* path = test_strdup_printf("%s/saxpy.loom", getenv("HRX_LOOM_KERNELS"));
   char* text = test_read_text(path);
-  hrx_loom_compiler_options_t options = {.disable_cache = true};
+  hrx_loom_compiler_options_t options =
+      HRX_STRUCT_INIT(hrx_loom_compiler_options_t);
+  options.disable_cache = true;
   hrx_loom_compiler_t* compiler = NULL;
   assert_ok(hrx_loom_compiler_create(
       hrx_gpu_device_properties(device)->profile_target, &options,
@@ -78,8 +80,8 @@ static hrx_gpu_kernel_t* saxpy_claiming_private(hrx_gpu_device_t* device,
    * the kernarg size, with WAVEFRONT_SIZE32 and KERNARG_SEGMENT_PTR. */
   hrx_gpu_kernel_t* plain = NULL;
   assert_ok(hrx_gpu_kernel_load(device, code, length, "saxpy", &plain));
-  hrx_fabric_kernel_info_t info;
-  hrx_gpu_kernel_info(plain, &info);
+  hrx_fabric_kernel_info_t info = HRX_STRUCT_INIT(hrx_fabric_kernel_info_t);
+  assert_ok(hrx_gpu_kernel_info(plain, &info));
   hrx_gpu_kernel_release(plain);
   size_t found = 0;
   for (size_t o = 0; o + 64 <= length; o += 64) {
@@ -96,7 +98,7 @@ static hrx_gpu_kernel_t* saxpy_claiming_private(hrx_gpu_device_t* device,
   assert_int_equal(found, 1);
   hrx_gpu_kernel_t* kernel = NULL;
   assert_ok(hrx_gpu_kernel_load(device, patched, length, "saxpy", &kernel));
-  hrx_gpu_kernel_info(kernel, &info);
+  assert_ok(hrx_gpu_kernel_info(kernel, &info));
   assert_int_equal(info.private_segment_size, bytes);
   free(patched);
   hrx_loom_artifact_destroy(artifact);

@@ -46,7 +46,8 @@ static hrx_status_t harness_compile(const harness_t* h, const char* path,
   assert_ok(hrx_loom_diagnostics_create(0, hrx_allocator_system(),
                                         &diagnostics));
   hrx_loom_module_t* module = NULL;
-  hrx_loom_parse_options_t options = {.source_name = path};
+  hrx_loom_parse_options_t options = HRX_STRUCT_INIT(hrx_loom_parse_options_t);
+  options.source_name = path;
   hrx_status_t status = hrx_loom_module_parse(
       text, length, &options, diagnostics, hrx_allocator_system(), &module);
   hrx_loom_config_t* values = NULL;
@@ -62,7 +63,8 @@ static hrx_status_t harness_compile(const harness_t* h, const char* path,
                                         hrx_allocator_system(), &spec);
   }
   hrx_loom_profile_t profile = hrx_loom_profile_host();
-  hrx_loom_host_options_t host = {.sanitizers = h->sanitizers};
+  hrx_loom_host_options_t host = HRX_STRUCT_INIT(hrx_loom_host_options_t);
+  host.sanitizers = h->sanitizers;
   if (status == HRX_OK) {
     status = hrx_loom_compile_host(module, spec, &profile, &host,
                                    diagnostics, hrx_allocator_system(),
@@ -127,8 +129,8 @@ hrx_status_t harness_run(harness_t* h, const char* kernel_name,
   const hrx_fabric_kernel_t* kernel = NULL;
   HRX_RETURN_IF_ERROR(
       hrx_fabric_executable_find_kernel(h->executable, kernel_name, &kernel));
-  hrx_fabric_kernel_info_t info;
-  hrx_fabric_kernel_info(kernel, &info);
+  hrx_fabric_kernel_info_t info = HRX_STRUCT_INIT(hrx_fabric_kernel_info_t);
+  assert_ok(hrx_fabric_kernel_info(kernel, &info));
   if (arg_count != info.arg_count) {
     return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
                            "%s takes %u arguments, got %zu", kernel_name,
@@ -138,7 +140,8 @@ hrx_status_t harness_run(harness_t* h, const char* kernel_name,
   HRX_RETURN_IF_ERROR(hrx_fabric_launch_program_load(
       info.launch_program, info.launch_program_length, hrx_allocator_system(),
       &program));
-  hrx_fabric_launch_config_t launch;
+  hrx_fabric_launch_config_t launch =
+      HRX_STRUCT_INIT(hrx_fabric_launch_config_t);
   hrx_status_t status = hrx_fabric_launch_program_evaluate(
       program, workload, workload_count, &launch);
   hrx_fabric_launch_program_destroy(program);
@@ -178,7 +181,7 @@ hrx_status_t harness_run(harness_t* h, const char* kernel_name,
     status = hrx_fabric_signal_wait(done, HRX_FABRIC_SIGNAL_LT, 1,
                                     60ull * 1000000000ull, &value);
     if (status == HRX_OK && value == HRX_FABRIC_SIGNAL_FAULTED) {
-      hrx_fabric_fault_t fault;
+      hrx_fabric_fault_t fault = HRX_STRUCT_INIT(hrx_fabric_fault_t);
       status = hrx_fabric_queue_take_fault(h->queue, &fault);
       if (status == HRX_OK) {
         char text[512];

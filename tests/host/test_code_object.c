@@ -42,8 +42,9 @@ static void test_loads_and_describes(void** state) {
   assert_ok(hrx_fabric_executable_find_kernel(exe, "saxpy", &kernel));
   assert_status_code(hrx_fabric_executable_find_kernel(exe, "nope", &kernel),
                      HRX_STATUS_NOT_FOUND);
-  hrx_fabric_kernel_info_t info;
-  hrx_fabric_kernel_info(hrx_fabric_executable_kernel_at(exe, 0), &info);
+  hrx_fabric_kernel_info_t info = HRX_STRUCT_INIT(hrx_fabric_kernel_info_t);
+  assert_ok(
+      hrx_fabric_kernel_info(hrx_fabric_executable_kernel_at(exe, 0), &info));
   assert_string_equal(info.name, "saxpy");
   assert_int_equal(info.arg_count, 4);
   assert_int_equal(info.args[0].offset, 0);   /* %n: index */

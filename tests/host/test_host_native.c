@@ -109,8 +109,8 @@ static void load_case(harness_t* h, const case_t* c, bool native) {
   const hrx_fabric_kernel_t* kernel = NULL;
   assert_ok(hrx_fabric_executable_find_kernel(h->executable, c->kernel,
                                               &kernel));
-  hrx_fabric_kernel_info_t info;
-  hrx_fabric_kernel_info(kernel, &info);
+  hrx_fabric_kernel_info_t info = HRX_STRUCT_INIT(hrx_fabric_kernel_info_t);
+  assert_ok(hrx_fabric_kernel_info(kernel, &info));
   bool expected = native && c->native && have_native;
   if (info.native != expected) {
     fail_msg("%s: native %d, expected %d (%s)", c->kernel, info.native,
@@ -606,9 +606,10 @@ static void test_corpus_is_native_or_says_why(void** state) {
       size_t count = hrx_fabric_executable_kernel_count(h->executable);
       assert_true(count > 0);
       for (size_t k = 0; k < count; ++k) {
-        hrx_fabric_kernel_info_t info;
-        hrx_fabric_kernel_info(
-            hrx_fabric_executable_kernel_at(h->executable, k), &info);
+        hrx_fabric_kernel_info_t info =
+            HRX_STRUCT_INIT(hrx_fabric_kernel_info_t);
+        assert_ok(hrx_fabric_kernel_info(
+            hrx_fabric_executable_kernel_at(h->executable, k), &info));
         if (info.native) {
           ++native;
           continue;
@@ -779,8 +780,8 @@ static void test_phases_around_control_flow(void** state) {
   const hrx_fabric_kernel_t* kernel = NULL;
   assert_ok(hrx_fabric_executable_find_kernel(h->executable, "divergent",
                                               &kernel));
-  hrx_fabric_kernel_info_t info;
-  hrx_fabric_kernel_info(kernel, &info);
+  hrx_fabric_kernel_info_t info = HRX_STRUCT_INIT(hrx_fabric_kernel_info_t);
+  assert_ok(hrx_fabric_kernel_info(kernel, &info));
   if (have_native && !strstr(info.native_note, "may differ between lanes")) {
     fail_msg("note: %s", info.native_note);
   }
@@ -876,7 +877,7 @@ static void test_cancel_stops_native_loops(void** state) {
   assert_ok(hrx_fabric_signal_wait(done, HRX_FABRIC_SIGNAL_LT, 1,
                                    60ull * 1000000000ull, &value));
   assert_int_equal(value, HRX_FABRIC_SIGNAL_FAULTED);
-  hrx_fabric_fault_t fault;
+  hrx_fabric_fault_t fault = HRX_STRUCT_INIT(hrx_fabric_fault_t);
   assert_ok(hrx_fabric_queue_take_fault(h->queue, &fault));
   assert_int_equal(fault.kind, HRX_FABRIC_FAULT_CANCELLED);
   assert_string_equal(fault.kernel, "spin");
@@ -898,8 +899,8 @@ static void test_declined_kernel_runs_on_the_interpreter(void** state) {
   const hrx_fabric_kernel_t* kernel = NULL;
   assert_ok(hrx_fabric_executable_find_kernel(h->executable, "neighbour",
                                               &kernel));
-  hrx_fabric_kernel_info_t info;
-  hrx_fabric_kernel_info(kernel, &info);
+  hrx_fabric_kernel_info_t info = HRX_STRUCT_INIT(hrx_fabric_kernel_info_t);
+  assert_ok(hrx_fabric_kernel_info(kernel, &info));
   assert_false(info.native);
   if (have_native && !strstr(info.native_note, "kernel.barrier")) {
     fail_msg("note: %s", info.native_note);
@@ -910,7 +911,7 @@ static void test_declined_kernel_runs_on_the_interpreter(void** state) {
   h->sanitizers = 0;
   assert_ok(hrx_fabric_executable_find_kernel(h->executable, "saxpy",
                                               &kernel));
-  hrx_fabric_kernel_info(kernel, &info);
+  assert_ok(hrx_fabric_kernel_info(kernel, &info));
   assert_false(info.native);
   if (have_native && !strstr(info.native_note, "sanitizers")) {
     fail_msg("note: %s", info.native_note);
@@ -978,8 +979,8 @@ static char* load_note(harness_t* h, const uint8_t* code, size_t length) {
                                        &h->executable));
   const hrx_fabric_kernel_t* kernel =
       hrx_fabric_executable_kernel_at(h->executable, 0);
-  hrx_fabric_kernel_info_t info;
-  hrx_fabric_kernel_info(kernel, &info);
+  hrx_fabric_kernel_info_t info = HRX_STRUCT_INIT(hrx_fabric_kernel_info_t);
+  assert_ok(hrx_fabric_kernel_info(kernel, &info));
   return info.native ? NULL : strdup(info.native_note);
 }
 

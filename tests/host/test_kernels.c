@@ -288,7 +288,7 @@ static void test_out_of_bounds_is_reported(void** state) {
   }
   /* Lanes inside the buffer may or may not have stored; the device and the
    * queue keep working either way. */
-  hrx_fabric_fault_t none;
+  hrx_fabric_fault_t none = HRX_STRUCT_INIT(hrx_fabric_fault_t);
   assert_status_code(hrx_fabric_queue_take_fault(h->queue, &none),
                      HRX_STATUS_NOT_FOUND);
   harness_load(h, "saxpy.loom", NULL);

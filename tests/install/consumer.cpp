@@ -20,8 +20,11 @@ int main() {
   }
   std::size_t count = hrx_gpu_device_count();
   hrx_gpu_device_release(device);
+  // Extensible option structs start from HRX_STRUCT_INIT in C++ too.
+  hrx_loom_compiler_options_t options =
+      HRX_STRUCT_INIT(hrx_loom_compiler_options_t);
   hrx_loom_compiler_t* compiler = nullptr;
-  status = hrx_loom_compiler_create("host", nullptr, hrx_allocator_system(),
+  status = hrx_loom_compiler_create("host", &options, hrx_allocator_system(),
                                     &compiler);
   if (!hrx_status_is_ok(status)) {
     hrx_status_free(status);

@@ -37,7 +37,8 @@ static hrx_status_t parse(const char* text,
   assert_ok(hrx_loom_diagnostics_create(0, hrx_allocator_system(),
                                         out_diagnostics));
   *out_module = NULL;
-  hrx_loom_parse_options_t options = {.source_name = "test.loom"};
+  hrx_loom_parse_options_t options = HRX_STRUCT_INIT(hrx_loom_parse_options_t);
+  options.source_name = "test.loom";
   return hrx_loom_module_parse(text, strlen(text), &options,
                                *out_diagnostics, hrx_allocator_system(),
                                out_module);

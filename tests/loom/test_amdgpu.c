@@ -18,8 +18,10 @@
 #include "inspect_elf.h"
 
 static hrx_loom_compiler_t* make_compiler(const char* cache_root) {
-  hrx_loom_compiler_options_t options = {.cache_root = cache_root,
-                                         .disable_cache = !cache_root};
+  hrx_loom_compiler_options_t options =
+      HRX_STRUCT_INIT(hrx_loom_compiler_options_t);
+  options.cache_root = cache_root;
+  options.disable_cache = !cache_root;
   hrx_loom_compiler_t* c = NULL;
   assert_ok(hrx_loom_compiler_create("gfx1151", &options,
                                      hrx_allocator_system(), &c));
@@ -349,7 +351,9 @@ static void test_compile_all_and_cache(void** state) {
   }
   hrx_loom_compiler_destroy(c);
   /* The same source for the host has another key. */
-  hrx_loom_compiler_options_t options = {.cache_root = root};
+  hrx_loom_compiler_options_t options =
+      HRX_STRUCT_INIT(hrx_loom_compiler_options_t);
+  options.cache_root = root;
   hrx_loom_compiler_t* host = NULL;
   assert_ok(hrx_loom_compiler_create("host", &options, hrx_allocator_system(),
                                      &host));
@@ -445,8 +449,9 @@ static void test_profiles(void** state) {
   assert_status_code(hrx_loom_compiler_create("gfx9999", NULL,
                                               hrx_allocator_system(), &c),
                      HRX_STATUS_UNIMPLEMENTED);
-  hrx_loom_compiler_options_t sanitized = {.sanitizers =
-                                               HRX_LOOM_SANITIZE_ACCESS};
+  hrx_loom_compiler_options_t sanitized =
+      HRX_STRUCT_INIT(hrx_loom_compiler_options_t);
+  sanitized.sanitizers = HRX_LOOM_SANITIZE_ACCESS;
   assert_status_code(hrx_loom_compiler_create("gfx1151", &sanitized,
                                               hrx_allocator_system(), &c),
                      HRX_STATUS_UNIMPLEMENTED);

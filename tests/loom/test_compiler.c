@@ -34,8 +34,10 @@ static int teardown(void** state) {
 
 static hrx_loom_compiler_t* make_compiler(const fixture_t* f,
                                           uint32_t sanitizers) {
-  hrx_loom_compiler_options_t options = {.cache_root = f->root,
-                                         .sanitizers = sanitizers};
+  hrx_loom_compiler_options_t options =
+      HRX_STRUCT_INIT(hrx_loom_compiler_options_t);
+  options.cache_root = f->root;
+  options.sanitizers = sanitizers;
   hrx_loom_compiler_t* c = NULL;
   assert_ok(hrx_loom_compiler_create("host", &options,
                                      hrx_allocator_system(), &c));
@@ -314,10 +316,11 @@ static void test_unwritable_cache_still_compiles(void** state) {
   size_t count = geteuid() == 0 ? 1 : 2;
   for (size_t i = 0; i < count; ++i) {
     log_capture_t capture = {0};
-    hrx_loom_compiler_options_t options = {
-        .cache_root = roots[i],
-        .logger = {.level = HRX_LOG_WARN, .sink = capture_log,
-                   .self = &capture}};
+    hrx_loom_compiler_options_t options =
+        HRX_STRUCT_INIT(hrx_loom_compiler_options_t);
+    options.cache_root = roots[i];
+    options.logger = (hrx_logger_t){
+        .level = HRX_LOG_WARN, .sink = capture_log, .self = &capture};
     hrx_loom_compiler_t* c = NULL;
     assert_ok(hrx_loom_compiler_create("host", &options,
                                        hrx_allocator_system(), &c));
@@ -348,7 +351,9 @@ static void test_concurrent_processes(void** state) {
     children[i] = fork();
     assert_true(children[i] >= 0);
     if (children[i] == 0) {
-      hrx_loom_compiler_options_t options = {.cache_root = f->root};
+      hrx_loom_compiler_options_t options =
+          HRX_STRUCT_INIT(hrx_loom_compiler_options_t);
+      options.cache_root = f->root;
       hrx_loom_compiler_t* c = NULL;
       hrx_loom_artifact_t* a = NULL;
       hrx_loom_compile_request_t r = {.source = f->saxpy,
@@ -387,7 +392,10 @@ static void test_concurrent_processes(void** state) {
 
 static void test_compile_all_in_order(void** state) {
   fixture_t* f = *state;
-  hrx_loom_compiler_options_t options = {.cache_root = f->root, .workers = 3};
+  hrx_loom_compiler_options_t options =
+      HRX_STRUCT_INIT(hrx_loom_compiler_options_t);
+  options.cache_root = f->root;
+  options.workers = 3;
   hrx_loom_compiler_t* c = NULL;
   assert_ok(hrx_loom_compiler_create("host", &options, hrx_allocator_system(),
                                      &c));
@@ -425,15 +433,20 @@ static void test_compile_all_in_order(void** state) {
 
 static void test_trace_and_errors(void** state) {
   fixture_t* f = *state;
-  hrx_trace_options_t trace_options = {.format = HRX_TRACE_FORMAT_JSONL};
+  hrx_trace_options_t trace_options = HRX_STRUCT_INIT(hrx_trace_options_t);
+  trace_options.format = HRX_TRACE_FORMAT_JSONL;
   hrx_trace_t* trace = NULL;
   assert_ok(hrx_trace_create(&trace_options, hrx_allocator_system(), &trace));
   const char* after[] = {"parse"};
   const char* before[] = {"lower"};
-  hrx_loom_compiler_options_t options = {
-      .cache_root = f->root, .trace = trace, .trace_after = after,
-      .trace_after_count = 1, .trace_before = before,
-      .trace_before_count = 1};
+  hrx_loom_compiler_options_t options =
+      HRX_STRUCT_INIT(hrx_loom_compiler_options_t);
+  options.cache_root = f->root;
+  options.trace = trace;
+  options.trace_after = after;
+  options.trace_after_count = 1;
+  options.trace_before = before;
+  options.trace_before_count = 1;
   hrx_loom_compiler_t* c = NULL;
   assert_ok(hrx_loom_compiler_create("host", &options, hrx_allocator_system(),
                                      &c));
@@ -451,7 +464,7 @@ static void test_trace_and_errors(void** state) {
   hrx_loom_artifact_destroy(a);
   hrx_loom_artifact_destroy(b);
   hrx_loom_compiler_destroy(c);
-  hrx_trace_destroy(trace);
+  hrx_trace_release(trace);
   /* Bad targets, sanitizers and requests. */
   assert_status_code(hrx_loom_compiler_create("gfx9999", NULL,
                                               hrx_allocator_system(), &c),
@@ -478,8 +491,68 @@ static void test_trace_and_errors(void** state) {
   hrx_loom_compiler_destroy(c);
 }
 
+/* Compiler options across struct sizes: smaller than the first release
+ * is refused, naming the type; a newer caller's larger struct is accepted
+ * when the members this library does not know are zero. */
+static void test_options_struct_size(void** state) {
+  (void)state;
+  hrx_loom_compiler_t* c = NULL;
+  hrx_loom_compiler_options_t older =
+      HRX_STRUCT_INIT(hrx_loom_compiler_options_t);
+  older.struct_size =
+      HRX_STRUCT_SIZE_THROUGH(hrx_loom_compiler_options_t, cache_root);
+  assert_status(hrx_loom_compiler_create("host", &older,
+                                         hrx_allocator_system(), &c),
+                HRX_STATUS_INVALID_ARGUMENT,
+                "hrx_loom_compiler_options_t.struct_size is");
+  assert_null(c);
+
+  struct {
+    hrx_loom_compiler_options_t known;
+    uint32_t future;
+  } newer;
+  memset(&newer, 0, sizeof(newer));
+  newer.known.struct_size = sizeof(newer);
+  newer.known.disable_cache = true;
+  assert_ok(hrx_loom_compiler_create("host", &newer.known,
+                                     hrx_allocator_system(), &c));
+  hrx_loom_compiler_destroy(c);
+  c = NULL;
+  newer.future = 3;
+  assert_status(hrx_loom_compiler_create("host", &newer.known,
+                                         hrx_allocator_system(), &c),
+                HRX_STATUS_INVALID_ARGUMENT, "hrx_loom_compiler_options_t");
+  assert_null(c);
+}
+
+/* The compiler retains its trace: the caller may release it at once. */
+static void test_compiler_retains_trace(void** state) {
+  fixture_t* f = *state;
+  hrx_trace_options_t trace_options = HRX_STRUCT_INIT(hrx_trace_options_t);
+  trace_options.format = HRX_TRACE_FORMAT_JSONL;
+  hrx_trace_t* trace = NULL;
+  assert_ok(hrx_trace_create(&trace_options, hrx_allocator_system(), &trace));
+  hrx_loom_compiler_options_t options =
+      HRX_STRUCT_INIT(hrx_loom_compiler_options_t);
+  options.disable_cache = true;
+  options.trace = trace;
+  hrx_loom_compiler_t* c = NULL;
+  assert_ok(hrx_loom_compiler_create("host", &options, hrx_allocator_system(),
+                                     &c));
+  hrx_trace_release(trace);
+  /* Every pass records into it. */
+  hrx_loom_artifact_t* a =
+      compile_text(c, f->saxpy, f->saxpy_length, "saxpy", NULL);
+  hrx_loom_artifact_destroy(a);
+  hrx_loom_compiler_destroy(c);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_compiler_retains_trace, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_options_struct_size, setup,
+                                      teardown),
       cmocka_unit_test_setup_teardown(test_hit_and_miss, setup, teardown),
       cmocka_unit_test_setup_teardown(test_key_components, setup, teardown),
       cmocka_unit_test_setup_teardown(test_corrupt_entry_is_replaced, setup,

@@ -38,7 +38,7 @@ static void test_kernel_info(void** state) {
   assert_int_equal(kernel, 0);
   assert_status_code(hrx_loom_module_find_export(module, "nope", &kernel),
                      HRX_STATUS_NOT_FOUND);
-  hrx_loom_kernel_info_t info;
+  hrx_loom_kernel_info_t info = HRX_STRUCT_INIT(hrx_loom_kernel_info_t);
   assert_ok(hrx_loom_module_kernel_info(module, 0, &info));
   assert_string_equal(info.symbol, "saxpy");
   assert_string_equal(info.export_name, "saxpy");
@@ -46,7 +46,7 @@ static void test_kernel_info(void** state) {
   assert_int_equal(info.subgroup_size, 32);
   assert_int_equal(info.workload_arg_count, 1);
   assert_int_equal(info.launch_arg_count, 4);
-  hrx_loom_arg_info_t arg;
+  hrx_loom_arg_info_t arg = HRX_STRUCT_INIT(hrx_loom_arg_info_t);
   assert_ok(hrx_loom_module_kernel_arg(module, 0, true, 1, &arg));
   assert_string_equal(arg.name, "alpha");
   assert_int_equal(arg.type, HRX_LOOM_ARG_F32);

@@ -947,7 +947,8 @@ static void test_untrusted_text_is_escaped(void** state) {
   hrx_loom_diagnostics_t* diagnostics = NULL;
   assert_ok(hrx_loom_diagnostics_create(0, hrx_allocator_system(),
                                         &diagnostics));
-  hrx_loom_parse_options_t options = {.source_name = "evil\x1b[2J.loom"};
+  hrx_loom_parse_options_t options = HRX_STRUCT_INIT(hrx_loom_parse_options_t);
+  options.source_name = "evil\x1b[2J.loom";
   hrx_loom_module_t* module = NULL;
   hrx_status_t status =
       hrx_loom_module_parse(source, strlen(source), &options, diagnostics,

@@ -175,9 +175,9 @@ static void test_native_path_declines(void** state) {
   size_t count = hrx_fabric_executable_kernel_count(h.executable);
   assert_int_equal(count, 4);
   for (size_t k = 0; k < count; ++k) {
-    hrx_fabric_kernel_info_t info;
-    hrx_fabric_kernel_info(hrx_fabric_executable_kernel_at(h.executable, k),
-                           &info);
+    hrx_fabric_kernel_info_t info = HRX_STRUCT_INIT(hrx_fabric_kernel_info_t);
+    assert_ok(hrx_fabric_kernel_info(
+        hrx_fabric_executable_kernel_at(h.executable, k), &info));
     assert_false(info.native);
     assert_non_null(info.native_note);
     print_message("%s: %s\n", info.name, info.native_note);

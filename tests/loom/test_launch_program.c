@@ -69,7 +69,7 @@ static void test_saxpy_grid(void** state) {
   const uint64_t sizes[][2] = {{1, 1}, {256, 1}, {257, 2}, {1000, 4},
                                {65536, 256}};
   for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); ++i) {
-    hrx_fabric_launch_config_t c;
+    hrx_fabric_launch_config_t c = HRX_STRUCT_INIT(hrx_fabric_launch_config_t);
     assert_ok(hrx_fabric_launch_program_evaluate(p, &sizes[i][0], 1, &c));
     assert_int_equal(c.workgroup_count[0], sizes[i][1]);
     assert_int_equal(c.workgroup_count[1], 1);
@@ -78,7 +78,7 @@ static void test_saxpy_grid(void** state) {
     assert_int_equal(c.subgroup_size, 32);
     assert_int_equal(c.workgroup_storage_bytes, 0);
   }
-  hrx_fabric_launch_config_t c;
+  hrx_fabric_launch_config_t c = HRX_STRUCT_INIT(hrx_fabric_launch_config_t);
   uint64_t zero = 0;
   assert_status_code(hrx_fabric_launch_program_evaluate(p, &zero, 1, &c),
                      HRX_STATUS_INVALID_ARGUMENT);
@@ -110,7 +110,7 @@ static void test_config_folded(void** state) {
   hrx_loom_module_t* module = NULL;
   hrx_fabric_launch_program_t* p =
       build_kernel("linear_bf16.loom", config, &module);
-  hrx_fabric_launch_config_t c;
+  hrx_fabric_launch_config_t c = HRX_STRUCT_INIT(hrx_fabric_launch_config_t);
   uint64_t unused = 0;
   assert_ok(hrx_fabric_launch_program_evaluate(p, &unused, 1, &c));
   assert_int_equal(c.workgroup_count[0], 125); /* ceil(1000 / 8) */
@@ -123,7 +123,7 @@ static void test_storage_from_body(void** state) {
   (void)state;
   hrx_loom_module_t* module = NULL;
   hrx_fabric_launch_program_t* p = build_kernel("transpose.loom", NULL, &module);
-  hrx_fabric_launch_config_t c;
+  hrx_fabric_launch_config_t c = HRX_STRUCT_INIT(hrx_fabric_launch_config_t);
   uint64_t workload[2] = {100, 33};
   assert_ok(hrx_fabric_launch_program_evaluate(p, workload, 2, &c));
   assert_int_equal(c.workgroup_count[0], 3);
@@ -146,7 +146,7 @@ static void test_limits(void** state) {
       SIMPLE("  kernel.launch.config workgroups(%one, %one, %one) "
              "workgroup_size(%n, %n, %one) : index\n", ""),
       NULL, &module);
-  hrx_fabric_launch_config_t c;
+  hrx_fabric_launch_config_t c = HRX_STRUCT_INIT(hrx_fabric_launch_config_t);
   uint64_t ok[2] = {32, 0};
   assert_ok(hrx_fabric_launch_program_evaluate(p, ok, 2, &c));
   uint64_t too_many[2] = {33, 0}; /* 33 * 33 > 1024 threads */
@@ -198,7 +198,7 @@ static void test_overflow_names_expression(void** state) {
              cases[i].expression);
     hrx_loom_module_t* module = NULL;
     hrx_fabric_launch_program_t* p = build(source, NULL, &module);
-    hrx_fabric_launch_config_t c;
+    hrx_fabric_launch_config_t c = HRX_STRUCT_INIT(hrx_fabric_launch_config_t);
     hrx_status_t status =
         hrx_fabric_launch_program_evaluate(p, &cases[i].n, 1, &c);
     if (!strstr(hrx_status_message(status), cases[i].message)) {
@@ -222,7 +222,7 @@ static void test_facts_and_casts(void** state) {
              "  kernel.launch.config workgroups(%g, %one, %one) "
              "workgroup_size(%one, %one, %one) : index\n", ""),
       NULL, &module);
-  hrx_fabric_launch_config_t c;
+  hrx_fabric_launch_config_t c = HRX_STRUCT_INIT(hrx_fabric_launch_config_t);
   uint64_t good[2] = {8, 5};
   assert_ok(hrx_fabric_launch_program_evaluate(p, good, 2, &c));
   assert_int_equal(c.workgroup_count[0], 8);
@@ -307,7 +307,7 @@ static void test_serialize_round_trip(void** state) {
                                            hrx_allocator_system(), &loaded));
   assert_string_equal(hrx_fabric_launch_program_symbol(loaded), "saxpy");
   for (uint64_t n = 1; n < 5000; n += 97) {
-    hrx_fabric_launch_config_t c;
+    hrx_fabric_launch_config_t c = HRX_STRUCT_INIT(hrx_fabric_launch_config_t);
     assert_ok(hrx_fabric_launch_program_evaluate(loaded, &n, 1, &c));
     assert_int_equal(c.workgroup_count[0], (n + 255) / 256);
   }

@@ -58,9 +58,13 @@ pipe_t* pipe_create(hrx_budget_t* budget) {
   pipe_t* pipe = calloc(1, sizeof(*pipe));
   pipe->device = gpu_test_device_open();
   pipe->cache = test_temp_dir_create();
-  hrx_loom_compiler_options_t compiler = {.cache_root = pipe->cache};
-  hrx_model_session_options_t options = {.memory_budget = budget,
-                                         .compiler = &compiler};
+  hrx_loom_compiler_options_t compiler =
+      HRX_STRUCT_INIT(hrx_loom_compiler_options_t);
+  compiler.cache_root = pipe->cache;
+  hrx_model_session_options_t options =
+      HRX_STRUCT_INIT(hrx_model_session_options_t);
+  options.memory_budget = budget;
+  options.compiler = &compiler;
   assert_ok(hrx_model_session_create(pipe->device, &options,
                                      hrx_allocator_system(), &pipe->session));
   pipe_load(pipe);

@@ -24,8 +24,10 @@ static hrx_status_t bundle_find(void* user, const char* name,
   bundle_provider_t* p = user;
   ++p->finds;
   if (!p->dir) {
-    hrx_fabric_bundle_fetch_options_t options = {
-        .offline = true, .progress = HRX_FABRIC_BUNDLE_PROGRESS_QUIET};
+    hrx_fabric_bundle_fetch_options_t options =
+        HRX_STRUCT_INIT(hrx_fabric_bundle_fetch_options_t);
+    options.offline = true;
+    options.progress = HRX_FABRIC_BUNDLE_PROGRESS_QUIET;
     HRX_RETURN_IF_ERROR(hrx_fabric_bundle_provision(
         p->manifest, p->cache, &options, hrx_allocator_system(), &p->dir));
     ++p->provisions;
@@ -88,9 +90,13 @@ static int teardown(void** state) {
 /* A context on the fixture's device, with |provider| (may be NULL). */
 static hrx_model_context_t* context_create(
     fixture_t* f, const hrx_model_code_provider_t* provider) {
-  hrx_loom_compiler_options_t compiler = {.cache_root = f->compiler_cache};
-  hrx_model_session_options_t options = {.compiler = &compiler,
-                                         .code_provider = provider};
+  hrx_loom_compiler_options_t compiler =
+      HRX_STRUCT_INIT(hrx_loom_compiler_options_t);
+  compiler.cache_root = f->compiler_cache;
+  hrx_model_session_options_t options =
+      HRX_STRUCT_INIT(hrx_model_session_options_t);
+  options.compiler = &compiler;
+  options.code_provider = provider;
   hrx_model_context_t* context = NULL;
   assert_ok(hrx_model_context_create(f->device, &options,
                                      hrx_allocator_system(), &context));
@@ -121,7 +127,9 @@ static hrx_model_kernel_stats_t run_tensor_ops(hrx_model_context_t* context) {
   hrx_model_tensor_release(out);
   hrx_model_tensor_ops_destroy(ops);
   hrx_model_session_destroy(session);
-  return hrx_model_context_kernel_stats(context);
+  hrx_model_kernel_stats_t stats = HRX_STRUCT_INIT(hrx_model_kernel_stats_t);
+  assert_ok(hrx_model_context_kernel_stats(context, &stats));
+  return stats;
 }
 
 static void test_bundle_kernels_load_without_compiling(void** state) {
@@ -152,9 +160,13 @@ static void test_without_a_provider_kernels_compile(void** state) {
   assert_int_equal(stats.precompiled, 0);
   hrx_model_context_release(context);
   hrx_model_code_provider_t no_find = {NULL, NULL, NULL};
-  hrx_loom_compiler_options_t compiler = {.cache_root = f->compiler_cache};
-  hrx_model_session_options_t options = {.compiler = &compiler,
-                                         .code_provider = &no_find};
+  hrx_loom_compiler_options_t compiler =
+      HRX_STRUCT_INIT(hrx_loom_compiler_options_t);
+  compiler.cache_root = f->compiler_cache;
+  hrx_model_session_options_t options =
+      HRX_STRUCT_INIT(hrx_model_session_options_t);
+  options.compiler = &compiler;
+  options.code_provider = &no_find;
   assert_status(hrx_model_context_create(f->device, &options,
                                          hrx_allocator_system(), &context),
                 HRX_STATUS_INVALID_ARGUMENT, "find callback");
@@ -167,11 +179,14 @@ static void test_sanitizing_context_compiles(void** state) {
   if (!f->host) skip(); /* sanitizers run on the host device only */
   hrx_model_code_provider_t provider = {bundle_find, bundle_release,
                                         &f->provider};
-  hrx_loom_compiler_options_t compiler = {
-      .cache_root = f->compiler_cache,
-      .sanitizers = HRX_LOOM_SANITIZE_ACCESS};
-  hrx_model_session_options_t options = {.compiler = &compiler,
-                                         .code_provider = &provider};
+  hrx_loom_compiler_options_t compiler =
+      HRX_STRUCT_INIT(hrx_loom_compiler_options_t);
+  compiler.cache_root = f->compiler_cache;
+  compiler.sanitizers = HRX_LOOM_SANITIZE_ACCESS;
+  hrx_model_session_options_t options =
+      HRX_STRUCT_INIT(hrx_model_session_options_t);
+  options.compiler = &compiler;
+  options.code_provider = &provider;
   hrx_model_context_t* context = NULL;
   assert_ok(hrx_model_context_create(f->device, &options,
                                      hrx_allocator_system(), &context));
@@ -191,8 +206,10 @@ static void test_damaged_bundle_kernel_is_refused(void** state) {
   if (!f->host) skip();
   bundle_provider_t* p = &f->provider;
   if (!p->dir) {
-    hrx_fabric_bundle_fetch_options_t options = {
-        .offline = true, .progress = HRX_FABRIC_BUNDLE_PROGRESS_QUIET};
+    hrx_fabric_bundle_fetch_options_t options =
+        HRX_STRUCT_INIT(hrx_fabric_bundle_fetch_options_t);
+    options.offline = true;
+    options.progress = HRX_FABRIC_BUNDLE_PROGRESS_QUIET;
     assert_ok(hrx_fabric_bundle_provision(p->manifest, p->cache, &options,
                                           hrx_allocator_system(), &p->dir));
   }
@@ -224,7 +241,8 @@ static void test_damaged_bundle_kernel_is_refused(void** state) {
   assert_status(hrx_model_tensor_ops_create(session, NULL, &ops),
                 HRX_STATUS_DATA_LOSS, "the installed bundle is damaged");
   assert_null(ops);
-  hrx_model_kernel_stats_t stats = hrx_model_context_kernel_stats(context);
+  hrx_model_kernel_stats_t stats = HRX_STRUCT_INIT(hrx_model_kernel_stats_t);
+  assert_ok(hrx_model_context_kernel_stats(context, &stats));
   assert_int_equal(stats.compiled, 0);
   hrx_model_session_destroy(session);
   hrx_model_context_release(context);

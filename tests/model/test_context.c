@@ -20,9 +20,13 @@ static fixture_t* fixture_create(uint64_t limit) {
   f->device = gpu_test_device_open();
   f->cache = test_temp_dir_create();
   assert_ok(hrx_budget_create(limit, hrx_allocator_system(), &f->budget));
-  hrx_loom_compiler_options_t compiler = {.cache_root = f->cache};
-  hrx_model_session_options_t options = {.memory_budget = f->budget,
-                                         .compiler = &compiler};
+  hrx_loom_compiler_options_t compiler =
+      HRX_STRUCT_INIT(hrx_loom_compiler_options_t);
+  compiler.cache_root = f->cache;
+  hrx_model_session_options_t options =
+      HRX_STRUCT_INIT(hrx_model_session_options_t);
+  options.memory_budget = f->budget;
+  options.compiler = &compiler;
   assert_ok(hrx_model_context_create(f->device, &options,
                                      hrx_allocator_system(), &f->context));
   return f;
@@ -252,8 +256,53 @@ static void test_adopt_rejects_another_context(void** state) {
   fixture_destroy(f);
 }
 
+/* Session options and the compiler options they point to are checked
+ * like any extensible struct, each naming its type; kernel statistics
+ * stop at the caller's struct_size. */
+static void test_options_struct_size(void** state) {
+  (void)state;
+  hrx_gpu_device_t* device = gpu_test_device_open();
+  hrx_model_context_t* context = NULL;
+  hrx_model_session_options_t zero = {0};
+  assert_status(hrx_model_context_create(device, &zero,
+                                         hrx_allocator_system(), &context),
+                HRX_STATUS_INVALID_ARGUMENT,
+                "hrx_model_session_options_t.struct_size is 0");
+  hrx_loom_compiler_options_t compiler = {0};
+  hrx_model_session_options_t options =
+      HRX_STRUCT_INIT(hrx_model_session_options_t);
+  options.compiler = &compiler;
+  assert_status(hrx_model_context_create(device, &options,
+                                         hrx_allocator_system(), &context),
+                HRX_STATUS_INVALID_ARGUMENT,
+                "hrx_loom_compiler_options_t.struct_size is 0");
+  assert_null(context);
+  struct {
+    hrx_model_session_options_t known;
+    uint64_t future;
+  } newer;
+  memset(&newer, 0, sizeof(newer));
+  newer.known.struct_size = sizeof(newer);
+  assert_ok(hrx_model_context_create(device, &newer.known,
+                                     hrx_allocator_system(), &context));
+  struct newer_stats {
+    hrx_model_kernel_stats_t known;
+    uint64_t future;
+    uint8_t guard;
+  } stats;
+  memset(&stats, 0x5A, sizeof(stats));
+  stats.known.struct_size = offsetof(struct newer_stats, guard);
+  assert_ok(hrx_model_context_kernel_stats(context, &stats.known));
+  assert_int_equal(stats.known.compiled, 0);
+  assert_int_equal(stats.future, 0);
+  assert_int_equal(stats.guard, 0x5A);
+  hrx_model_context_release(context);
+  hrx_gpu_device_release(device);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_options_struct_size),
       cmocka_unit_test(test_sessions_share_the_domain),
       cmocka_unit_test(test_freeze_is_shared_and_charged_once),
       cmocka_unit_test(test_adopt_fits_a_budget_that_holds_one_copy),

@@ -26,8 +26,12 @@ static int fixture_setup(void** state) {
   f->device = gpu_test_device_open();
   f->host = gpu_test_is_host(f->device);
   f->cache = test_temp_dir_create();
-  hrx_loom_compiler_options_t compiler = {.cache_root = f->cache};
-  hrx_model_session_options_t options = {.compiler = &compiler};
+  hrx_loom_compiler_options_t compiler =
+      HRX_STRUCT_INIT(hrx_loom_compiler_options_t);
+  compiler.cache_root = f->cache;
+  hrx_model_session_options_t options =
+      HRX_STRUCT_INIT(hrx_model_session_options_t);
+  options.compiler = &compiler;
   assert_ok(hrx_model_session_create(f->device, &options,
                                      hrx_allocator_system(), &f->session));
   assert_ok(hrx_model_image_ops_create(f->session, NULL, &f->ops));
@@ -143,8 +147,11 @@ static void affine_case(fixture_t* f, uint32_t sw, uint32_t sh, uint32_t w,
   size_t bytes = (size_t)crops * w * h * 3;
   uint8_t* want = malloc(bytes);
   float maps[6 * 6];
-  hrx_model_image_ops_stats_t before, after;
-  hrx_model_image_ops_stats(f->ops, &before);
+  hrx_model_image_ops_stats_t before =
+      HRX_STRUCT_INIT(hrx_model_image_ops_stats_t);
+  hrx_model_image_ops_stats_t after =
+      HRX_STRUCT_INIT(hrx_model_image_ops_stats_t);
+  assert_ok(hrx_model_image_ops_stats(f->ops, &before));
   /* Two rounds of different matrices through one plan. */
   for (int round = 0; round < 2; ++round) {
     affine_maps(maps, crops, w, h, 0.37f * (float)round);
@@ -168,7 +175,7 @@ static void affine_case(fixture_t* f, uint32_t sw, uint32_t sh, uint32_t w,
     assert_true(lit > bytes / crops / 2);
     free(got);
   }
-  hrx_model_image_ops_stats(f->ops, &after);
+  assert_ok(hrx_model_image_ops_stats(f->ops, &after));
   assert_int_equal(after.plans.prepares, before.plans.prepares + 1);
   assert_true(after.plans.hits >= before.plans.hits + 1);
   hrx_model_image_release(image);
@@ -200,7 +207,13 @@ static void test_affine_fragment(void** state) {
   assert_ok(hrx_model_session_weight(s, maps, sizeof(maps), &inverse));
   assert_ok(hrx_model_session_allocate(s, crops * w * h * 3,
                                        HRX_MODEL_PLACEMENT_DEVICE, &out));
-  hrx_model_image_affine_desc_t desc = {sw, sh, crops, w, h};
+  hrx_model_image_affine_desc_t desc =
+      HRX_STRUCT_INIT(hrx_model_image_affine_desc_t);
+  desc.src_width = sw;
+  desc.src_height = sh;
+  desc.crops = crops;
+  desc.width = w;
+  desc.height = h;
   hrx_model_binding_t bi = {image, 0, 0, 0}, bm = {inverse, 0, 0, 0},
                       bo = {out, 0, 0, 0};
   assert_ok(hrx_model_image_record_affine(s, 7001, &desc, bi, bm, bo));
@@ -469,8 +482,10 @@ static void test_fit_similarity(void** state) {
  * evicted while its tensors live is freed once they are released. */
 static void test_slots_and_eviction(void** state) {
   fixture_t* f = *state;
-  hrx_model_image_ops_options_t options = {.plan_capacity = 1,
-                                           .slots_per_plan = 2};
+  hrx_model_image_ops_options_t options =
+      HRX_STRUCT_INIT(hrx_model_image_ops_options_t);
+  options.plan_capacity = 1;
+  options.slots_per_plan = 2;
   hrx_model_image_ops_t* ops = NULL;
   assert_ok(hrx_model_image_ops_create(f->session, &options, &ops));
   uint8_t* rgb = image_fill(13, 9, 29);
@@ -490,13 +505,14 @@ static void test_slots_and_eviction(void** state) {
   /* A resize plan evicts the affine plan while |b| lives. */
   hrx_model_tensor_t* r = NULL;
   assert_ok(hrx_model_image_resize(ops, image, NULL, 6, 6, &r));
-  hrx_model_image_ops_stats_t stats;
-  hrx_model_image_ops_stats(ops, &stats);
+  hrx_model_image_ops_stats_t stats =
+      HRX_STRUCT_INIT(hrx_model_image_ops_stats_t);
+  assert_ok(hrx_model_image_ops_stats(ops, &stats));
   assert_int_equal(stats.retired, 1);
   assert_int_equal(stats.plans.evictions, 1);
   uint8_t* second = tensor_take(b, 5 * 4 * 3);
   assert_bytes_equal(second, first, 5 * 4 * 3, "a retired plan's tensor");
-  hrx_model_image_ops_stats(ops, &stats);
+  assert_ok(hrx_model_image_ops_stats(ops, &stats));
   assert_int_equal(stats.retired, 0);
   /* Images outlive their ops; tensors must go first. */
   hrx_model_tensor_release(r);
@@ -585,7 +601,13 @@ static void test_errors(void** state) {
       hrx_model_session_allocate(s, 24, HRX_MODEL_PLACEMENT_DEVICE, &inverse));
   assert_ok(
       hrx_model_session_allocate(s, 300, HRX_MODEL_PLACEMENT_DEVICE, &out));
-  hrx_model_image_affine_desc_t desc = {13, 9, 1, 10, 10};
+  hrx_model_image_affine_desc_t desc =
+      HRX_STRUCT_INIT(hrx_model_image_affine_desc_t);
+  desc.src_width = 13;
+  desc.src_height = 9;
+  desc.crops = 1;
+  desc.width = 10;
+  desc.height = 10;
   hrx_model_binding_t short_image = {small, 0, 32, 0};
   hrx_model_binding_t bm = {inverse, 0, 0, 0}, bo = {out, 0, 0, 0};
   assert_status(

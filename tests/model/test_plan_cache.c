@@ -66,11 +66,13 @@ static bool plan_idle(void* user, void* opaque) {
 static hrx_model_plan_cache_t* cache_create_with(counts_t* counts,
                                                  size_t capacity,
                                                  hrx_model_plan_idle_fn idle) {
-  hrx_model_plan_cache_options_t options = {.capacity = capacity,
-                                            .prepare = prepare,
-                                            .destroy = destroy,
-                                            .idle = idle,
-                                            .user = counts};
+  hrx_model_plan_cache_options_t options =
+      HRX_STRUCT_INIT(hrx_model_plan_cache_options_t);
+  options.capacity = capacity;
+  options.prepare = prepare;
+  options.destroy = destroy;
+  options.idle = idle;
+  options.user = counts;
   hrx_model_plan_cache_t* cache = NULL;
   assert_ok(
       hrx_model_plan_cache_create(&options, hrx_allocator_system(), &cache));
@@ -127,8 +129,9 @@ static void test_lru_eviction_and_busy(void** state) {
   pin(cache, 1);
   assert_int_equal(atomic_load(&counts.prepares[1]), 2);
   assert_int_equal(atomic_load(&counts.destroys), 2);
-  hrx_model_plan_cache_stats_t stats;
-  hrx_model_plan_cache_stats(cache, &stats);
+  hrx_model_plan_cache_stats_t stats =
+      HRX_STRUCT_INIT(hrx_model_plan_cache_stats_t);
+  assert_ok(hrx_model_plan_cache_stats(cache, &stats));
   assert_int_equal(stats.entries, 2);
   assert_int_equal(stats.pinned, 2);
   assert_int_equal(stats.prepares, 4);
@@ -155,13 +158,17 @@ static void test_failed_prepare_is_not_cached(void** state) {
   assert_status_code(hrx_model_plan_cache_unpin(cache, 3),
                      HRX_STATUS_FAILED_PRECONDITION);
   assert_ok(hrx_model_plan_cache_unpin(cache, 4));
-  hrx_model_plan_cache_stats_t stats;
-  hrx_model_plan_cache_stats(cache, &stats);
+  hrx_model_plan_cache_stats_t stats =
+      HRX_STRUCT_INIT(hrx_model_plan_cache_stats_t);
+  assert_ok(hrx_model_plan_cache_stats(cache, &stats));
   assert_int_equal(stats.entries, 1);
   assert_int_equal(stats.pinned, 0);
   hrx_model_plan_cache_destroy(cache);
 
-  hrx_model_plan_cache_options_t bad = {.capacity = 0, .prepare = prepare};
+  hrx_model_plan_cache_options_t bad =
+      HRX_STRUCT_INIT(hrx_model_plan_cache_options_t);
+  bad.capacity = 0;
+  bad.prepare = prepare;
   assert_status_code(
       hrx_model_plan_cache_create(&bad, hrx_allocator_system(), &cache),
       HRX_STATUS_INVALID_ARGUMENT);
@@ -172,7 +179,8 @@ static void test_busy_evicted_plans_retire(void** state) {
   (void)state;
   counts_t counts = {.fail_key = KEYS};
   hrx_model_plan_cache_t* cache = cache_create_with(&counts, 1, plan_idle);
-  hrx_model_plan_cache_stats_t stats;
+  hrx_model_plan_cache_stats_t stats =
+      HRX_STRUCT_INIT(hrx_model_plan_cache_stats_t);
   /* Evicted while idle: destroyed at once, as without the callback. */
   pin(cache, 0);
   assert_ok(hrx_model_plan_cache_unpin(cache, 0));
@@ -182,19 +190,19 @@ static void test_busy_evicted_plans_retire(void** state) {
   atomic_store(&one->busy, true);
   assert_ok(hrx_model_plan_cache_unpin(cache, 1));
   pin(cache, 2);
-  hrx_model_plan_cache_stats(cache, &stats);
+  assert_ok(hrx_model_plan_cache_stats(cache, &stats));
   assert_int_equal(stats.entries, 1);
   assert_int_equal(stats.evictions, 2);
   assert_int_equal(stats.retired, 1);
   assert_int_equal(atomic_load(&counts.destroys), 1);
   assert_int_equal(atomic_load(&counts.live), 2);
   /* Still busy: unpin and stats keep it; once idle, unpin destroys it. */
-  hrx_model_plan_cache_stats(cache, &stats);
+  assert_ok(hrx_model_plan_cache_stats(cache, &stats));
   assert_int_equal(stats.retired, 1);
   atomic_store(&one->busy, false);
   assert_ok(hrx_model_plan_cache_unpin(cache, 2));
   assert_int_equal(atomic_load(&counts.destroys), 2);
-  hrx_model_plan_cache_stats(cache, &stats);
+  assert_ok(hrx_model_plan_cache_stats(cache, &stats));
   assert_int_equal(stats.retired, 0);
   /* Found idle by a stats call. */
   plan_t* two = pin(cache, 2);
@@ -203,7 +211,7 @@ static void test_busy_evicted_plans_retire(void** state) {
   pin(cache, 3);
   assert_ok(hrx_model_plan_cache_unpin(cache, 3));
   atomic_store(&two->busy, false);
-  hrx_model_plan_cache_stats(cache, &stats);
+  assert_ok(hrx_model_plan_cache_stats(cache, &stats));
   assert_int_equal(stats.retired, 0);
   assert_int_equal(atomic_load(&counts.destroys), 3);
   /* Found idle by a pin. */
@@ -222,7 +230,7 @@ static void test_busy_evicted_plans_retire(void** state) {
   assert_ok(hrx_model_plan_cache_unpin(cache, 4));
   pin(cache, 5);
   assert_ok(hrx_model_plan_cache_unpin(cache, 5));
-  hrx_model_plan_cache_stats(cache, &stats);
+  assert_ok(hrx_model_plan_cache_stats(cache, &stats));
   assert_int_equal(stats.retired, 1);
   atomic_store(&four->busy, false);
   hrx_model_plan_cache_destroy(cache);
@@ -286,8 +294,9 @@ static void test_threads_prepare_each_key_once(void** state) {
     assert_true(atomic_load(&counts.prepares[k]) <= 1);
   }
   assert_int_equal(atomic_load(&counts.destroys), 0);
-  hrx_model_plan_cache_stats_t stats;
-  hrx_model_plan_cache_stats(cache, &stats);
+  hrx_model_plan_cache_stats_t stats =
+      HRX_STRUCT_INIT(hrx_model_plan_cache_stats_t);
+  assert_ok(hrx_model_plan_cache_stats(cache, &stats));
   assert_int_equal(stats.busy, 0);
   assert_int_equal(stats.pinned, 0);
   hrx_model_plan_cache_destroy(cache);
@@ -306,8 +315,9 @@ static void threads_under_eviction(hrx_model_plan_idle_fn idle) {
     pins += workers[t].pins;
     busy += workers[t].busy;
   }
-  hrx_model_plan_cache_stats_t stats;
-  hrx_model_plan_cache_stats(cache, &stats);
+  hrx_model_plan_cache_stats_t stats =
+      HRX_STRUCT_INIT(hrx_model_plan_cache_stats_t);
+  assert_ok(hrx_model_plan_cache_stats(cache, &stats));
   assert_int_equal(stats.busy, (uint64_t)busy);
   assert_int_equal(stats.prepares + stats.hits, (uint64_t)pins);
   assert_int_equal(stats.pinned, 0);

@@ -30,7 +30,9 @@ static hrx_status_t unit_load(void* user, uint64_t key, hrx_budget_t* budget,
   (void)out_bytes;
   loader_t* l = user;
   unit_t* u = calloc(1, sizeof(*u));
-  hrx_model_session_options_t options = {.memory_budget = budget};
+  hrx_model_session_options_t options =
+      HRX_STRUCT_INIT(hrx_model_session_options_t);
+  options.memory_budget = budget;
   hrx_status_t status = hrx_model_session_create(
       l->device, &options, hrx_allocator_system(), &u->session);
   if (status == HRX_OK) {
@@ -65,8 +67,9 @@ static hrx_model_resident_loader_t loader_of(loader_t* l) {
 }
 
 static hrx_model_residency_stats_t stats_of(hrx_model_residency_t* r) {
-  hrx_model_residency_stats_t stats;
-  hrx_model_residency_stats(r, &stats);
+  hrx_model_residency_stats_t stats =
+      HRX_STRUCT_INIT(hrx_model_residency_stats_t);
+  assert_ok(hrx_model_residency_stats(r, &stats));
   return stats;
 }
 

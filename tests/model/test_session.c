@@ -67,7 +67,7 @@ static void test_replay_matches_reference(void** state) {
   hrx_exec_graph_destroy(graph);
   pipe_assert_output(&pipe->weights, xs, out);
 
-  hrx_model_timing_t timing;
+  hrx_model_timing_t timing = HRX_STRUCT_INIT(hrx_model_timing_t);
   assert_ok(hrx_model_session_time(pipe->session, 1, 5, &timing));
   assert_int_equal(timing.iterations, 5);
   assert_true(timing.replay_ns > 0 && timing.direct_ns > 0);
@@ -177,7 +177,9 @@ static void test_budget_refuses_weights(void** state) {
   assert_ok(hrx_budget_create(4000, hrx_allocator_system(), &budget));
   hrx_gpu_device_t* device = gpu_test_device_open();
   hrx_model_session_t* s = NULL;
-  hrx_model_session_options_t options = {.memory_budget = budget};
+  hrx_model_session_options_t options =
+      HRX_STRUCT_INIT(hrx_model_session_options_t);
+  options.memory_budget = budget;
   assert_ok(hrx_model_session_create(device, &options, hrx_allocator_system(),
                                      &s));
   static uint8_t bytes[3000];
@@ -243,7 +245,7 @@ static void test_bad_arguments(void** state) {
                      HRX_STATUS_INVALID_ARGUMENT);
   assert_status_code(hrx_model_session_record_into(s, 1, NULL),
                      HRX_STATUS_INVALID_ARGUMENT);
-  hrx_model_timing_t timing;
+  hrx_model_timing_t timing = HRX_STRUCT_INIT(hrx_model_timing_t);
   assert_status_code(hrx_model_session_time(s, 1, 0, &timing),
                      HRX_STATUS_INVALID_ARGUMENT);
 }

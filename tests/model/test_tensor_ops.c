@@ -30,8 +30,12 @@ static int setup(void** state) {
   f->host = gpu_test_is_host(f->device);
   f->cache = test_temp_dir_create();
   f->seed = 11;
-  hrx_loom_compiler_options_t compiler = {.cache_root = f->cache};
-  hrx_model_session_options_t options = {.compiler = &compiler};
+  hrx_loom_compiler_options_t compiler =
+      HRX_STRUCT_INIT(hrx_loom_compiler_options_t);
+  compiler.cache_root = f->cache;
+  hrx_model_session_options_t options =
+      HRX_STRUCT_INIT(hrx_model_session_options_t);
+  options.compiler = &compiler;
   assert_ok(hrx_model_session_create(f->device, &options,
                                      hrx_allocator_system(), &f->session));
   assert_ok(hrx_model_tensor_ops_create(f->session, NULL, &f->ops));
@@ -220,10 +224,13 @@ static void test_linear_many_one_dispatch(void** state) {
   uint64_t n[3] = {5, 17, 9};
   linear_case_t c;
   linear_case_init(f, &c, f->host ? 512 : 256, n, 3);
-  hrx_model_tensor_ops_stats_t before, after;
-  hrx_model_tensor_ops_stats(f->ops, &before);
+  hrx_model_tensor_ops_stats_t before =
+      HRX_STRUCT_INIT(hrx_model_tensor_ops_stats_t);
+  hrx_model_tensor_ops_stats_t after =
+      HRX_STRUCT_INIT(hrx_model_tensor_ops_stats_t);
+  assert_ok(hrx_model_tensor_ops_stats(f->ops, &before));
   run_linear_case(f, &c);
-  hrx_model_tensor_ops_stats(f->ops, &after);
+  assert_ok(hrx_model_tensor_ops_stats(f->ops, &after));
   /* Two output dtypes: two plans, each a single dispatch (checked through
    * the fragment test's node count). */
   assert_int_equal(after.plans.prepares - before.plans.prepares, 2);
@@ -253,11 +260,11 @@ static void test_linear_many_one_dispatch(void** state) {
   hrx_model_tensor_release(two[1]);
 
   /* The same shape again reuses its plan. */
-  hrx_model_tensor_ops_stats(f->ops, &before);
+  assert_ok(hrx_model_tensor_ops_stats(f->ops, &before));
   assert_ok(hrx_model_tensor_ops_linear(f->ops, &input, c.x, &w[0],
                                         HRX_MODEL_DTYPE_F32, &one));
   hrx_model_tensor_release(one);
-  hrx_model_tensor_ops_stats(f->ops, &after);
+  assert_ok(hrx_model_tensor_ops_stats(f->ops, &after));
   assert_int_equal(after.plans.prepares, before.plans.prepares);
   assert_int_equal(after.plans.hits, before.plans.hits + 1);
   linear_case_free(&c);
@@ -338,8 +345,11 @@ static void test_gather_rows(void** state) {
   hrx_model_io_t io = {
       {load(f, table, sizeof(table)), 0, 0, HRX_GPU_ACCESS_READ},
       desc2(HRX_MODEL_DTYPE_BF16, 8, 4)};
-  hrx_model_tensor_ops_stats_t before, after;
-  hrx_model_tensor_ops_stats(f->ops, &before);
+  hrx_model_tensor_ops_stats_t before =
+      HRX_STRUCT_INIT(hrx_model_tensor_ops_stats_t);
+  hrx_model_tensor_ops_stats_t after =
+      HRX_STRUCT_INIT(hrx_model_tensor_ops_stats_t);
+  assert_ok(hrx_model_tensor_ops_stats(f->ops, &before));
   for (size_t n = 5; n <= 7; ++n) {
     hrx_model_tensor_t* out = NULL;
     assert_ok(hrx_model_tensor_ops_gather_rows(f->ops, &io, rows, n, &out));
@@ -348,7 +358,7 @@ static void test_gather_rows(void** state) {
     assert_memory_equal(got, table + 4, n * 8);
     hrx_model_tensor_release(out);
   }
-  hrx_model_tensor_ops_stats(f->ops, &after);
+  assert_ok(hrx_model_tensor_ops_stats(f->ops, &after));
   assert_int_equal(after.plans.prepares - before.plans.prepares, 1);
 }
 
@@ -456,8 +466,11 @@ static void test_linear_rules(void** state) {
   hrx_model_tensor_desc_t input = desc2(HRX_MODEL_DTYPE_BF16, 1, 256);
   hrx_model_tensor_t* out = (hrx_model_tensor_t*)&out;
   hrx_model_dtype_t f32 = HRX_MODEL_DTYPE_F32;
-  hrx_model_tensor_ops_stats_t before, after;
-  hrx_model_tensor_ops_stats(f->ops, &before);
+  hrx_model_tensor_ops_stats_t before =
+      HRX_STRUCT_INIT(hrx_model_tensor_ops_stats_t);
+  hrx_model_tensor_ops_stats_t after =
+      HRX_STRUCT_INIT(hrx_model_tensor_ops_stats_t);
+  assert_ok(hrx_model_tensor_ops_stats(f->ops, &before));
 
   hrx_model_tensor_desc_t bad = desc2(HRX_MODEL_DTYPE_BF16, 1, 200);
   hrx_model_io_t bad_w = weights;
@@ -527,7 +540,7 @@ static void test_linear_rules(void** state) {
       HRX_STATUS_INVALID_ARGUMENT, "does not belong");
   assert_null(out);
   /* A failed prepare is not cached. */
-  hrx_model_tensor_ops_stats(f->ops, &after);
+  assert_ok(hrx_model_tensor_ops_stats(f->ops, &after));
   assert_int_equal(after.plans.prepares, before.plans.prepares);
 }
 
@@ -577,8 +590,10 @@ static void test_gather_rules(void** state) {
 static void test_bounded_slots_and_plans(void** state) {
   fixture_t* f = *state;
   hrx_model_tensor_ops_t* ops = NULL;
-  hrx_model_tensor_ops_options_t options = {.plan_capacity = 1,
-                                            .slots_per_plan = 1};
+  hrx_model_tensor_ops_options_t options =
+      HRX_STRUCT_INIT(hrx_model_tensor_ops_options_t);
+  options.plan_capacity = 1;
+  options.slots_per_plan = 1;
   assert_ok(hrx_model_tensor_ops_create(f->session, &options, &ops));
   options.slots_per_plan = 65;
   hrx_model_tensor_ops_t* none = NULL;
@@ -597,8 +612,9 @@ static void test_bounded_slots_and_plans(void** state) {
                 HRX_STATUS_BUSY, "unreleased tensors");
   /* Another bucket evicts the plan, which waits for |a| retired. */
   assert_ok(hrx_model_tensor_ops_gather_rows(ops, &io, indices, 1, &b));
-  hrx_model_tensor_ops_stats_t stats;
-  hrx_model_tensor_ops_stats(ops, &stats);
+  hrx_model_tensor_ops_stats_t stats =
+      HRX_STRUCT_INIT(hrx_model_tensor_ops_stats_t);
+  assert_ok(hrx_model_tensor_ops_stats(ops, &stats));
   assert_int_equal(stats.plans.entries, 1);
   assert_int_equal(stats.plans.evictions, 1);
   assert_int_equal(stats.retired, 1);
@@ -609,7 +625,7 @@ static void test_bounded_slots_and_plans(void** state) {
   assert_ok(hrx_model_tensor_read(b, got, 8, 60 * SECOND));
   assert_memory_equal(got, want, 8);
   hrx_model_tensor_release(a);
-  hrx_model_tensor_ops_stats(ops, &stats);
+  assert_ok(hrx_model_tensor_ops_stats(ops, &stats));
   assert_int_equal(stats.retired, 0);
   hrx_model_tensor_release(b);
   assert_ok(hrx_model_tensor_ops_gather_rows(ops, &io, indices, 1, &b));

@@ -254,7 +254,9 @@ static void test_budget_refuses_the_heap(void** state) {
                 "device heap");
   assert_null(rig->device);
   assert_int_equal(rig->fake.create_bo_calls, 0);
-  assert_int_equal(hrx_budget_stats(rig->budget).failed_charges, 1);
+  hrx_budget_stats_t stats = HRX_STRUCT_INIT(hrx_budget_stats_t);
+  assert_ok(hrx_budget_stats(rig->budget, &stats));
+  assert_int_equal(stats.failed_charges, 1);
 }
 
 /* SHARE buffers and a program's storage and command slots are charged

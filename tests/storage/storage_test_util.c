@@ -64,7 +64,8 @@ void storage_test_assert_matches_pread(const char* path, uint64_t offset,
 
 hrx_storage_options_t storage_test_options(uint32_t slots,
                                            uint64_t slot_bytes) {
-  hrx_storage_options_t options = hrx_storage_options_default();
+  hrx_storage_options_t options = HRX_STRUCT_INIT(hrx_storage_options_t);
+  assert_ok(hrx_storage_options_default(&options));
   options.slot_count = slots;
   options.slot_bytes = slot_bytes;
   options.file_capacity = 8;

@@ -110,7 +110,9 @@ static char* write_safetensors(const char* name, uint64_t lie) {
 }
 
 static hrx_safetensors_t* open_view(const char* path) {
-  hrx_safetensors_options_t options = {.mode = HRX_SAFETENSORS_READ};
+  hrx_safetensors_options_t options =
+      HRX_STRUCT_INIT(hrx_safetensors_options_t);
+  options.mode = HRX_SAFETENSORS_READ;
   hrx_safetensors_t* view = NULL;
   assert_ok(
       hrx_safetensors_open(path, &options, hrx_allocator_system(), &view));
@@ -198,14 +200,14 @@ static void test_safetensors_into_one_arena(void** state) {
   assert_int_equal(length, end);
   hrx_gpu_readback_release(readback);
   hrx_gpu_buffer_release(arena);
-  hrx_storage_statistics_t stats;
-  hrx_storage_session_statistics(session, &stats);
+  hrx_storage_statistics_t stats = HRX_STRUCT_INIT(hrx_storage_statistics_t);
+  assert_ok(hrx_storage_session_statistics(session, &stats));
   assert_true(stats.logical_reads > TENSOR_COUNT - 1); /* the long one split */
   assert_true(stats.peak_retained_slots <= 2);
   assert_int_equal(stats.retained_slots, 0);
   hrx_storage_session_destroy(session);
   assert_int_equal(counts.live, 0);
-  hrx_safetensors_close(view);
+  hrx_safetensors_destroy(view);
   unlink(path);
   free(path);
 }
@@ -263,7 +265,7 @@ static void test_lies_and_truncation_allocate_nothing(void** state) {
   hrx_storage_ticket_release(ticket);
   hrx_storage_session_destroy(session);
   assert_int_equal(counts.live, 0);
-  hrx_safetensors_close(view);
+  hrx_safetensors_destroy(view);
   unlink(path);
   free(path);
 
@@ -271,7 +273,9 @@ static void test_lies_and_truncation_allocate_nothing(void** state) {
    * loader refuses the same lie when the offsets reach it another way. */
   char* liar = write_safetensors("liar", 100);
   hrx_safetensors_t* refused = NULL;
-  hrx_safetensors_options_t options = {.mode = HRX_SAFETENSORS_READ};
+  hrx_safetensors_options_t options =
+      HRX_STRUCT_INIT(hrx_safetensors_options_t);
+  options.mode = HRX_SAFETENSORS_READ;
   hrx_status_t status =
       hrx_safetensors_open(liar, &options, hrx_allocator_system(), &refused);
   assert_null(refused);
@@ -288,7 +292,7 @@ static void test_lies_and_truncation_allocate_nothing(void** state) {
                     HRX_STATUS_DATA_LOSS, "ends past the end of file 0");
   hrx_storage_session_destroy(session);
   assert_int_equal(liar_counts.live, 0);
-  hrx_safetensors_close(view);
+  hrx_safetensors_destroy(view);
   unlink(honest);
   free(honest);
   unlink(liar);
@@ -320,7 +324,7 @@ static void test_size_check_fault(void** state) {
   hrx_gpu_buffer_release(arena);
   hrx_storage_session_destroy(session);
   assert_int_equal(counts.live, 0);
-  hrx_safetensors_close(view);
+  hrx_safetensors_destroy(view);
   unlink(path);
   free(path);
 }

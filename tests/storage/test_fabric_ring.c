@@ -35,7 +35,9 @@ static hrx_gpu_kernel_t* compile_kernel(hrx_gpu_device_t* device) {
                               "/fabric_ring_read.loom",
                               1 << 20, &text, &length));
   const char* target = hrx_gpu_device_properties(device)->profile_target;
-  hrx_loom_compiler_options_t options = {.disable_cache = true};
+  hrx_loom_compiler_options_t options =
+      HRX_STRUCT_INIT(hrx_loom_compiler_options_t);
+  options.disable_cache = true;
   hrx_loom_compiler_t* compiler = NULL;
   assert_ok(hrx_loom_compiler_create(target, &options, hrx_allocator_system(),
                                      &compiler));
@@ -137,8 +139,10 @@ static void test_device_authored_reads(void** state) {
   assert_ok(hrx_gpu_stream_allocate(f->stream, COUNT * CHUNK, &payload));
   hrx_gpu_buffer_t* results = NULL;
   assert_ok(hrx_gpu_stream_allocate(f->stream, COUNT * 8, &results));
-  hrx_storage_fabric_ring_options_t options = {.entries = ENTRIES,
-                                               .sqpoll_idle_ms = 1000};
+  hrx_storage_fabric_ring_options_t options =
+      HRX_STRUCT_INIT(hrx_storage_fabric_ring_options_t);
+  options.entries = ENTRIES;
+  options.sqpoll_idle_ms = 1000;
   test_allocator_t counts = {0};
   hrx_storage_fabric_ring_t* ring = NULL;
   hrx_status_t status = hrx_storage_fabric_ring_create(
@@ -181,8 +185,10 @@ static void test_restrictions_refuse_other_requests(void** state) {
   if (!kernel_has_caller_queues()) return;
   hrx_gpu_buffer_t* payload = NULL;
   assert_ok(hrx_gpu_stream_allocate(f->stream, CHUNK, &payload));
-  hrx_storage_fabric_ring_options_t options = {.entries = 4,
-                                               .sqpoll_idle_ms = 1000};
+  hrx_storage_fabric_ring_options_t options =
+      HRX_STRUCT_INIT(hrx_storage_fabric_ring_options_t);
+  options.entries = 4;
+  options.sqpoll_idle_ms = 1000;
   hrx_storage_fabric_ring_t* ring = NULL;
   assert_ok(hrx_storage_fabric_ring_create(f->stream, &f->fd, 1, payload,
                                            &options, hrx_allocator_system(),
@@ -222,7 +228,9 @@ static void test_bad_arguments(void** state) {
   ring_fixture_t* f = *state;
   hrx_gpu_buffer_t* payload = NULL;
   assert_ok(hrx_gpu_stream_allocate(f->stream, CHUNK, &payload));
-  hrx_storage_fabric_ring_options_t options = {.entries = 3};
+  hrx_storage_fabric_ring_options_t options =
+      HRX_STRUCT_INIT(hrx_storage_fabric_ring_options_t);
+  options.entries = 3;
   hrx_storage_fabric_ring_t* ring = NULL;
   assert_status(hrx_storage_fabric_ring_create(f->stream, &f->fd, 1, payload,
                                                &options,
@@ -283,8 +291,10 @@ static void test_faults(void** state) {
   };
   hrx_gpu_buffer_t* payload = NULL;
   assert_ok(hrx_gpu_stream_allocate(f->stream, CHUNK, &payload));
-  hrx_storage_fabric_ring_options_t options = {.entries = 4,
-                                               .sqpoll_idle_ms = 1};
+  hrx_storage_fabric_ring_options_t options =
+      HRX_STRUCT_INIT(hrx_storage_fabric_ring_options_t);
+  options.entries = 4;
+  options.sqpoll_idle_ms = 1;
   bool real = kernel_has_caller_queues();
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
     if (cases[i].call != STORAGE_CALL_URING_SETUP && !real) continue;

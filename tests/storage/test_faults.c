@@ -182,8 +182,8 @@ static void check_wake(const fault_case_t* fault_case,
   storage_test_read_wait(session, file, 0, 100, &ticket, &data);
   storage_test_assert_matches_pread(path, 0, data, 100);
   hrx_storage_ticket_release(ticket);
-  hrx_storage_statistics_t stats;
-  hrx_storage_session_statistics(session, &stats);
+  hrx_storage_statistics_t stats = HRX_STRUCT_INIT(hrx_storage_statistics_t);
+  assert_ok(hrx_storage_session_statistics(session, &stats));
   assert_int_equal(stats.physical_reads, accepted + 1);
   assert_int_equal(stats.logical_reads, accepted + 1);
 }
@@ -264,8 +264,8 @@ static void test_timed_out_read_keeps_its_slot(void** state) {
   hrx_storage_ticket_t* other = NULL;
   assert_status(hrx_storage_session_read(session, file, 8192, 4096, &other),
                 HRX_STATUS_BUSY, "retained");
-  hrx_storage_statistics_t stats;
-  hrx_storage_session_statistics(session, &stats);
+  hrx_storage_statistics_t stats = HRX_STRUCT_INIT(hrx_storage_statistics_t);
+  assert_ok(hrx_storage_session_statistics(session, &stats));
   assert_int_equal(stats.retained_slots, 1);
 
   storage_fault_disarm(&fault);

@@ -73,8 +73,8 @@ static void load_and_check(ranges_fixture_t* fixture,
   }
   hrx_gpu_readback_release(readback);
   hrx_gpu_buffer_release(arena);
-  hrx_storage_statistics_t stats;
-  hrx_storage_session_statistics(session, &stats);
+  hrx_storage_statistics_t stats = HRX_STRUCT_INIT(hrx_storage_statistics_t);
+  assert_ok(hrx_storage_session_statistics(session, &stats));
   assert_true(stats.logical_reads > RANGE_COUNT); /* the long range split */
   assert_int_equal(stats.retained_slots, 0);
   assert_true(stats.peak_retained_slots <= 2);

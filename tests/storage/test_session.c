@@ -4,6 +4,7 @@
  * buffers on the host device. */
 #include <fcntl.h>
 #include <pthread.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "storage_test_util.h"
@@ -20,7 +21,9 @@ static void test_options_are_validated(void** state) {
     const char* field;
   } cases[8];
   for (int i = 0; i < 8; ++i) {
-    cases[i].options = hrx_storage_options_default();
+    const hrx_storage_options_t init = HRX_STRUCT_INIT(hrx_storage_options_t);
+    cases[i].options = init;
+    assert_ok(hrx_storage_options_default(&cases[i].options));
   }
   cases[0].options.file_capacity = 0, cases[0].field = "file_capacity";
   cases[1].options.file_capacity = 1025, cases[1].field = "file_capacity";
@@ -36,8 +39,25 @@ static void test_options_are_validated(void** state) {
                   HRX_STATUS_INVALID_ARGUMENT, cases[i].field);
     assert_null(session);
   }
-  hrx_storage_options_t options = hrx_storage_options_default();
+  hrx_storage_options_t options = HRX_STRUCT_INIT(hrx_storage_options_t);
+  assert_ok(hrx_storage_options_default(&options));
   assert_int_equal(options.slot_count, 4);
+  /* Defaults into a newer caller's larger struct: what this library does
+   * not know reads zero, and bytes past the struct stay. */
+  struct newer_options {
+    hrx_storage_options_t known;
+    uint64_t future;
+    uint8_t guard;
+  } newer;
+  memset(&newer, 0x5A, sizeof(newer));
+  newer.known.struct_size = offsetof(struct newer_options, guard);
+  assert_ok(hrx_storage_options_default(&newer.known));
+  assert_int_equal(newer.known.slot_count, 4);
+  assert_int_equal(newer.future, 0);
+  assert_int_equal(newer.guard, 0x5A);
+  newer.known.struct_size = 4;
+  assert_status(hrx_storage_options_default(&newer.known),
+                HRX_STATUS_INVALID_ARGUMENT, "hrx_storage_options_t");
   assert_int_equal(options.slot_bytes, 16 * MIB);
   assert_int_equal(options.sq_entries, 64);
 }
@@ -64,8 +84,8 @@ static void random_reads(hrx_storage_io_mode_t mode, const char* dir) {
     storage_test_assert_matches_pread(path, offset, data, length);
     hrx_storage_ticket_release(ticket);
   }
-  hrx_storage_statistics_t stats;
-  hrx_storage_session_statistics(session, &stats);
+  hrx_storage_statistics_t stats = HRX_STRUCT_INIT(hrx_storage_statistics_t);
+  assert_ok(hrx_storage_session_statistics(session, &stats));
   assert_int_equal(stats.logical_reads, 200);
   assert_int_equal(stats.physical_reads, 200);
   assert_int_equal(stats.completion.count, 200);
@@ -144,8 +164,8 @@ static void test_identical_reads_share_a_slot(void** state) {
     storage_test_assert_matches_pread(t.path, 1000, data_c, 5000);
     hrx_storage_ticket_release(b);
     hrx_storage_ticket_release(c);
-    hrx_storage_statistics_t stats;
-    hrx_storage_session_statistics(t.session, &stats);
+    hrx_storage_statistics_t stats = HRX_STRUCT_INIT(hrx_storage_statistics_t);
+    assert_ok(hrx_storage_session_statistics(t.session, &stats));
     assert_int_equal(stats.logical_reads, 3);
     assert_int_equal(stats.shared_reads, 2);
     assert_int_equal(stats.physical_reads, 1);
@@ -153,7 +173,7 @@ static void test_identical_reads_share_a_slot(void** state) {
     hrx_storage_ticket_t* d2 = NULL;
     storage_test_read_wait(t.session, t.file, 1000, 5000, &d2, &data_a);
     hrx_storage_ticket_release(d2);
-    hrx_storage_session_statistics(t.session, &stats);
+    assert_ok(hrx_storage_session_statistics(t.session, &stats));
     assert_int_equal(stats.physical_reads, 2);
     storage_test_close(&t);
   }
@@ -181,8 +201,8 @@ static void test_full_pool_is_busy(void** state) {
   hrx_storage_ticket_release(a);
   storage_test_read_wait(t.session, t.file, 8192, 4096, &c, &data);
   storage_test_assert_matches_pread(t.path, 8192, data, 4096);
-  hrx_storage_statistics_t stats;
-  hrx_storage_session_statistics(t.session, &stats);
+  hrx_storage_statistics_t stats = HRX_STRUCT_INIT(hrx_storage_statistics_t);
+  assert_ok(hrx_storage_session_statistics(t.session, &stats));
   assert_int_equal(stats.busy_reads, 1);
   assert_int_equal(stats.peak_retained_slots, 2);
   assert_int_equal(stats.retained_slots, 2);
@@ -356,8 +376,8 @@ static void test_concurrent_readers(void** state) {
     pthread_join(threads[i], NULL);
     busy += (uint64_t)readers[i].busy;
   }
-  hrx_storage_statistics_t stats;
-  hrx_storage_session_statistics(t.session, &stats);
+  hrx_storage_statistics_t stats = HRX_STRUCT_INIT(hrx_storage_statistics_t);
+  assert_ok(hrx_storage_session_statistics(t.session, &stats));
   assert_int_equal(stats.logical_reads, 400);
   assert_int_equal(stats.busy_reads, busy);
   assert_int_equal(stats.physical_reads + stats.shared_reads, 400);

@@ -90,8 +90,8 @@ static void test_buffered_writes(void** state) {
                            &data);
     storage_test_assert_matches_pread(path, FILE_BYTES - 100, data, 1090);
     hrx_storage_ticket_release(ticket);
-    hrx_storage_statistics_t stats;
-    hrx_storage_session_statistics(session, &stats);
+    hrx_storage_statistics_t stats = HRX_STRUCT_INIT(hrx_storage_statistics_t);
+    assert_ok(hrx_storage_session_statistics(session, &stats));
     assert_int_equal(stats.writes, 5);
     assert_int_equal(stats.syncs, 3);
     assert_int_equal(stats.retained_slots, 0);
@@ -127,8 +127,8 @@ static void test_write_stops_stale_sharing(void** state) {
   storage_test_assert_matches_pread(path, 1000, new_data, 500);
   assert_memory_equal((const uint8_t*)new_data + 200, bytes, 10);
   assert_memory_equal(old_data, old_bytes, 500);
-  hrx_storage_statistics_t stats;
-  hrx_storage_session_statistics(session, &stats);
+  hrx_storage_statistics_t stats = HRX_STRUCT_INIT(hrx_storage_statistics_t);
+  assert_ok(hrx_storage_session_statistics(session, &stats));
   assert_int_equal(stats.shared_reads, 0);
   assert_int_equal(stats.physical_reads, 2);
   hrx_storage_ticket_release(before);
@@ -182,8 +182,8 @@ static void test_write_refusals(void** state) {
   hrx_storage_ticket_release(held[0]);
   write_wait(session, file, 0, bytes, 10, HRX_STORAGE_WRITE_NONE);
   hrx_storage_ticket_release(held[1]);
-  hrx_storage_statistics_t stats;
-  hrx_storage_session_statistics(session, &stats);
+  hrx_storage_statistics_t stats = HRX_STRUCT_INIT(hrx_storage_statistics_t);
+  assert_ok(hrx_storage_session_statistics(session, &stats));
   assert_int_equal(stats.writes, 1);
   assert_int_equal(stats.busy_reads, 1);
   free(bytes);
@@ -309,8 +309,8 @@ static void test_write_faults(void** state) {
   }
   assert_status(status, HRX_STATUS_BUSY, "waking the storage service thread");
   write_wait(session, file, 0, bytes, 100, HRX_STORAGE_WRITE_NONE);
-  hrx_storage_statistics_t stats;
-  hrx_storage_session_statistics(session, &stats);
+  hrx_storage_statistics_t stats = HRX_STRUCT_INIT(hrx_storage_statistics_t);
+  assert_ok(hrx_storage_session_statistics(session, &stats));
   assert_int_equal(stats.writes, accepted + 1);
   assert_int_equal(stats.retained_slots, 0);
   hrx_storage_session_destroy(session);

@@ -22,6 +22,7 @@
 #include "hrx/core/sha256.h"     // IWYU pragma: export
 #include "hrx/core/status.h"     // IWYU pragma: export
 #include "hrx/core/string_builder.h"  // IWYU pragma: export
+#include "hrx/core/struct.h"     // IWYU pragma: export
 #include "hrx/core/sys.h"        // IWYU pragma: export
 #include "hrx/core/target.h"     // IWYU pragma: export
 #include "hrx/core/trace.h"      // IWYU pragma: export

@@ -130,6 +130,7 @@ typedef enum hrx_exec_compute_engine_e {
 } hrx_exec_compute_engine_t;
 
 typedef struct hrx_exec_runtime_options_t {
+  uint32_t struct_size; /* HRX_STRUCT_INIT: see hrx/core/struct.h */
   /* Submissions in flight at once (the queue capacity, nothing more); a
    * submit beyond it is BUSY. 0 selects 64. */
   uint32_t max_submissions;
@@ -139,9 +140,9 @@ typedef struct hrx_exec_runtime_options_t {
   /* Start the lane watchers (see Observation): lane statistics and
    * completion file descriptors need them. */
   bool observe;
-  /* Host-observed lane activity is recorded here when set (borrowed; it
-   * must outlive the runtime): one event per lane and submission, named
-   * after the lane, on track (tid) lane + 1. Implies observe. */
+  /* Host-observed lane activity is recorded here when set (retained
+   * until the runtime is destroyed): one event per lane and submission,
+   * named after the lane, on track (tid) lane + 1. Implies observe. */
   hrx_trace_t* trace;
   hrx_exec_copy_engine_t copy_engine;
   hrx_exec_compute_engine_t compute_engine;
@@ -177,6 +178,7 @@ HRX_API HRX_MUST_USE hrx_status_t hrx_exec_buffer_allocate(
     hrx_gpu_buffer_t** out_buffer);
 
 typedef struct hrx_exec_statistics_t {
+  uint32_t struct_size; /* HRX_STRUCT_INIT: see hrx/core/struct.h */
   uint64_t upload_bytes;   /* host -> device, per submitted upload */
   uint64_t download_bytes; /* device -> host */
   uint64_t submissions;
@@ -185,7 +187,8 @@ typedef struct hrx_exec_statistics_t {
   uint64_t live_bytes, peak_bytes; /* tracked memory (the budget's) */
   /* Host-observed occupancy of each lane (see Observation), in ns, over
    * the submissions whose end the watchers have seen; zero when the
-   * runtime does not observe. */
+   * runtime does not observe. Its length is fixed once released: a lane
+   * added later reports in a member appended at the end. */
   uint64_t lane_busy_ns[HRX_EXEC_LANE_COUNT];
   /* Bytes copied on the transfer queue (copy_engine = SDMA). */
   uint64_t sdma_copy_bytes;
@@ -203,8 +206,9 @@ typedef struct hrx_exec_statistics_t {
   uint64_t npu_staged_bytes;
 } hrx_exec_statistics_t;
 
-HRX_API void hrx_exec_runtime_statistics(hrx_exec_runtime_t* runtime,
-                                         hrx_exec_statistics_t* out_stats);
+/* Fills |out_stats| up to its struct_size (hrx/core/struct.h). */
+HRX_API HRX_MUST_USE hrx_status_t hrx_exec_runtime_statistics(
+    hrx_exec_runtime_t* runtime, hrx_exec_statistics_t* out_stats);
 
 /*===------------------------------------------------------------------===*/
 /* Kernel contracts                                                        */
@@ -307,8 +311,11 @@ HRX_API HRX_MUST_USE hrx_status_t hrx_exec_completion_poll(
  * runtime does not observe (RuntimeOptions.observe). */
 HRX_API HRX_MUST_USE hrx_status_t hrx_exec_completion_fd(
     hrx_exec_completion_t* completion, int* out_fd);
-/* Releases the handle. If the work is still running, what it uses stays
- * alive until it ends; its downloads are then not delivered. */
+/* Completions are reference counted: submit returns one reference, each
+ * retain adds one, and holders release theirs in any order. When the last
+ * is released while the work still runs, what it uses stays alive until it
+ * ends; its downloads are then not delivered. */
+HRX_API void hrx_exec_completion_retain(hrx_exec_completion_t* completion);
 HRX_API void hrx_exec_completion_release(hrx_exec_completion_t* completion);
 
 #ifdef __cplusplus

@@ -69,6 +69,7 @@ typedef void (*hrx_hf_progress_fn_t)(void* user_data, const char* filename,
                                      uint64_t done, uint64_t total);
 
 typedef struct hrx_hf_options_t {
+  uint32_t struct_size; /* HRX_STRUCT_INIT: see hrx/core/struct.h */
   const char* cache_dir; /* NULL: the environment, see above */
   const char* endpoint;  /* NULL: $HF_ENDPOINT, else https://huggingface.co */
   const char* token;     /* NULL: the environment, see above */

@@ -135,6 +135,8 @@ typedef struct hrx_onnx_opset_t {
 } hrx_onnx_opset_t;
 
 typedef struct hrx_onnx_model_info_t {
+  /* Set by the library (borrowed report): see hrx/core/struct.h. */
+  uint32_t struct_size;
   int64_t ir_version;
   const char* producer_name;
   const char* producer_version;
@@ -160,7 +162,7 @@ HRX_API HRX_MUST_USE hrx_status_t hrx_onnx_open(
 HRX_API HRX_MUST_USE hrx_status_t hrx_onnx_parse(
     const void* data, size_t length, hrx_allocator_t allocator,
     hrx_onnx_model_t** out_model);
-HRX_API void hrx_onnx_close(hrx_onnx_model_t* model);
+HRX_API void hrx_onnx_destroy(hrx_onnx_model_t* model);
 
 /* Borrowed views, valid while the model lives. */
 HRX_API const hrx_onnx_model_info_t* hrx_onnx_info(

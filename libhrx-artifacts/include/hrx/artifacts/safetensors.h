@@ -41,6 +41,7 @@ typedef enum hrx_safetensors_mode_e {
 } hrx_safetensors_mode_t;
 
 typedef struct hrx_safetensors_options_t {
+  uint32_t struct_size; /* HRX_STRUCT_INIT: see hrx/core/struct.h */
   hrx_safetensors_mode_t mode;
   /* Largest accepted header; 0 selects 100 MiB (as the reference
    * implementation does). */
@@ -73,7 +74,7 @@ HRX_API HRX_MUST_USE hrx_status_t hrx_safetensors_open_memory(
     const void* data, size_t length, uint64_t max_header_bytes,
     hrx_allocator_t allocator, hrx_safetensors_t** out_view);
 
-HRX_API void hrx_safetensors_close(hrx_safetensors_t* view);
+HRX_API void hrx_safetensors_destroy(hrx_safetensors_t* view);
 
 /* Tensors in data order (ascending file offset). */
 HRX_API size_t hrx_safetensors_count(const hrx_safetensors_t* view);

@@ -14,6 +14,7 @@
 #include "hrx/core/allocator.h"
 #include "hrx/core/api.h"
 #include "hrx/core/status.h"
+#include "hrx/core/struct.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -24,6 +25,7 @@ extern "C" {
 typedef struct hrx_budget_s hrx_budget_t;
 
 typedef struct hrx_budget_stats_t {
+  uint32_t struct_size; /* HRX_STRUCT_INIT: see hrx/core/struct.h */
   uint64_t live_bytes;
   uint64_t peak_bytes;
   uint64_t limit_bytes;
@@ -55,7 +57,8 @@ HRX_API HRX_MUST_USE hrx_status_t hrx_budget_uncharge(hrx_budget_t* budget,
 HRX_API uint64_t hrx_budget_live_bytes(const hrx_budget_t* budget);
 HRX_API uint64_t hrx_budget_peak_bytes(const hrx_budget_t* budget);
 HRX_API uint64_t hrx_budget_limit_bytes(const hrx_budget_t* budget);
-HRX_API hrx_budget_stats_t hrx_budget_stats(const hrx_budget_t* budget);
+HRX_API HRX_MUST_USE hrx_status_t hrx_budget_stats(
+    const hrx_budget_t* budget, hrx_budget_stats_t* out_stats);
 
 #ifdef __cplusplus
 }

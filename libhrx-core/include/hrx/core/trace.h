@@ -19,6 +19,7 @@
 #include "hrx/core/allocator.h"
 #include "hrx/core/api.h"
 #include "hrx/core/status.h"
+#include "hrx/core/struct.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -32,6 +33,7 @@ typedef enum hrx_trace_format_e {
 } hrx_trace_format_t;
 
 typedef struct hrx_trace_options_t {
+  uint32_t struct_size; /* HRX_STRUCT_INIT: see hrx/core/struct.h */
   hrx_trace_format_t format;
   /* Ceiling for recorded event bytes; 0 selects 64 MiB. */
   size_t max_bytes;
@@ -68,6 +70,7 @@ typedef struct hrx_trace_event_t {
 } hrx_trace_event_t;
 
 typedef struct hrx_trace_stats_t {
+  uint32_t struct_size; /* HRX_STRUCT_INIT: see hrx/core/struct.h */
   uint64_t recorded_events;
   uint64_t recorded_bytes;
   uint64_t dropped_events;
@@ -76,11 +79,14 @@ typedef struct hrx_trace_stats_t {
 
 typedef struct hrx_trace_s hrx_trace_t;
 
-/* Timestamps in the output are relative to the creation time. */
+/* Timestamps in the output are relative to the creation time. |options|
+ * NULL selects the defaults. The recorder is reference counted: whoever
+ * keeps it beyond a call (an exec runtime) retains it. */
 HRX_API HRX_MUST_USE hrx_status_t hrx_trace_create(
     const hrx_trace_options_t* options, hrx_allocator_t allocator,
     hrx_trace_t** out_trace);
-HRX_API void hrx_trace_destroy(hrx_trace_t* trace);
+HRX_API void hrx_trace_retain(hrx_trace_t* trace);
+HRX_API void hrx_trace_release(hrx_trace_t* trace);
 
 /* Records one complete event. A dropped event is not an error: it is
  * counted. INVALID_ARGUMENT for a missing name or an arg without key;
@@ -88,7 +94,8 @@ HRX_API void hrx_trace_destroy(hrx_trace_t* trace);
 HRX_API HRX_MUST_USE hrx_status_t hrx_trace_record(
     hrx_trace_t* trace, const hrx_trace_event_t* event);
 
-HRX_API hrx_trace_stats_t hrx_trace_stats(hrx_trace_t* trace);
+HRX_API HRX_MUST_USE hrx_status_t hrx_trace_stats(hrx_trace_t* trace,
+                                                  hrx_trace_stats_t* out_stats);
 
 /* The whole document in the recorder's format, owned by the caller (free
  * with |allocator|). */

@@ -134,6 +134,7 @@ typedef enum hrx_fabric_bundle_progress_e {
 } hrx_fabric_bundle_progress_t;
 
 typedef struct hrx_fabric_bundle_fetch_options_t {
+  uint32_t struct_size; /* HRX_STRUCT_INIT: see hrx/core/struct.h */
   /* Never touch the network (also when HRX_OFFLINE is set). */
   bool offline;
   hrx_fabric_bundle_progress_t progress;
@@ -178,6 +179,7 @@ HRX_API HRX_MUST_USE hrx_status_t hrx_fabric_bundle_provision(
     hrx_allocator_t allocator, char** out_dir);
 
 typedef struct hrx_fabric_bundle_pack_options_t {
+  uint32_t struct_size; /* HRX_STRUCT_INIT: see hrx/core/struct.h */
   const char* target;
   const char* url;
   const char* revision; /* NULL: "unversioned" */

@@ -28,6 +28,8 @@ typedef enum hrx_fabric_device_kind_e {
 } hrx_fabric_device_kind_t;
 
 typedef struct hrx_fabric_device_properties_t {
+  /* Set by the library (borrowed report): see hrx/core/struct.h. */
+  uint32_t struct_size;
   hrx_fabric_device_kind_t kind;
   const char* name;            /* "HRX host device" */
   const char* profile_target;  /* "host", "gfx1151" */
@@ -58,6 +60,7 @@ typedef struct hrx_fabric_memory_t {
 #define HRX_HOST_MAX_WORKERS 1024u
 
 typedef struct hrx_fabric_host_options_t {
+  uint32_t struct_size; /* HRX_STRUCT_INIT: see hrx/core/struct.h */
   /* Worker threads, 1..HRX_HOST_MAX_WORKERS; 0 reads the environment
    * variable HRX_HOST_THREADS (a decimal number in the same range), else
    * uses the online CPUs (at most HRX_HOST_MAX_WORKERS). */

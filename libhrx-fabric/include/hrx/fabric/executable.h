@@ -29,6 +29,7 @@ typedef struct hrx_fabric_kernel_arg_t {
 } hrx_fabric_kernel_arg_t;
 
 typedef struct hrx_fabric_kernel_info_t {
+  uint32_t struct_size; /* HRX_STRUCT_INIT: see hrx/core/struct.h */
   const char* name;
   uint32_t kernarg_size;
   uint32_t group_segment_size;
@@ -58,8 +59,8 @@ HRX_API HRX_MUST_USE hrx_status_t hrx_fabric_executable_find_kernel(
 HRX_API const hrx_fabric_kernel_t* hrx_fabric_executable_kernel_at(
     const hrx_fabric_executable_t* exe, size_t index);
 
-HRX_API void hrx_fabric_kernel_info(const hrx_fabric_kernel_t* kernel,
-                                    hrx_fabric_kernel_info_t* out_info);
+HRX_API HRX_MUST_USE hrx_status_t hrx_fabric_kernel_info(
+    const hrx_fabric_kernel_t* kernel, hrx_fabric_kernel_info_t* out_info);
 /* The value for hrx_aql_dispatch_packet_t.kernel_object. */
 HRX_API uint64_t hrx_fabric_kernel_object(const hrx_fabric_kernel_t* kernel);
 

@@ -41,6 +41,7 @@ typedef enum hrx_fabric_fault_kind_e {
 } hrx_fabric_fault_kind_t;
 
 typedef struct hrx_fabric_fault_t {
+  uint32_t struct_size; /* HRX_STRUCT_INIT: see hrx/core/struct.h */
   hrx_fabric_fault_kind_t kind;
   char kernel[64];
   uint32_t pc;            /* instruction index */

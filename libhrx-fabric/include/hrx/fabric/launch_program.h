@@ -80,6 +80,7 @@ typedef enum hrx_launch_fact_e {
 } hrx_launch_fact_t;
 
 typedef struct hrx_fabric_launch_config_t {
+  uint32_t struct_size; /* HRX_STRUCT_INIT: see hrx/core/struct.h */
   uint32_t workgroup_count[3];
   uint32_t workgroup_size[3];
   uint32_t cluster_size[3];

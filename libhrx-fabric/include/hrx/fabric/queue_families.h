@@ -44,6 +44,7 @@ typedef enum hrx_fabric_queue_operation_e {
 #define HRX_FABRIC_QUEUE_COUNT_UNLIMITED UINT32_MAX
 
 typedef struct hrx_fabric_queue_family_info_t {
+  uint32_t struct_size; /* HRX_STRUCT_INIT: see hrx/core/struct.h */
   hrx_fabric_queue_family_t family;
   const char* name;   /* "AQL compute", "PM4 compute", "transfer" */
   const char* engine; /* "SDMA", "command processor", "host CPU" */
@@ -52,10 +53,11 @@ typedef struct hrx_fabric_queue_family_info_t {
   bool public_api;      /* whether HRX exposes these queues */
 } hrx_fabric_queue_family_info_t;
 
-/* Fills |out_families| with one entry per family, in enum order. */
-HRX_API void hrx_fabric_device_queue_families(
-    const hrx_fabric_device_t* device,
-    hrx_fabric_queue_family_info_t out_families[HRX_FABRIC_QUEUE_FAMILY_COUNT]);
+/* Describes |family| (one query per family: the struct may grow, so it is
+ * never an array element). INVALID_ARGUMENT for an unknown family. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_fabric_device_queue_family_info(
+    const hrx_fabric_device_t* device, hrx_fabric_queue_family_t family,
+    hrx_fabric_queue_family_info_t* out_info);
 
 #ifdef __cplusplus
 }

@@ -141,8 +141,8 @@ HRX_API HRX_MUST_USE hrx_status_t hrx_gpu_kernel_load(
     const char* name, hrx_gpu_kernel_t** out_kernel);
 HRX_API void hrx_gpu_kernel_retain(hrx_gpu_kernel_t* kernel);
 HRX_API void hrx_gpu_kernel_release(hrx_gpu_kernel_t* kernel);
-HRX_API void hrx_gpu_kernel_info(const hrx_gpu_kernel_t* kernel,
-                                 hrx_fabric_kernel_info_t* out_info);
+HRX_API HRX_MUST_USE hrx_status_t hrx_gpu_kernel_info(
+    const hrx_gpu_kernel_t* kernel, hrx_fabric_kernel_info_t* out_info);
 
 /* Declared access of a binding. A stream runs its work in order whatever
  * the access says; graphs with HRX_GPU_GRAPH_INFER_ACCESS and the exec

@@ -30,6 +30,7 @@ typedef enum hrx_loom_check_kind_e {
 } hrx_loom_check_kind_t;
 
 typedef struct hrx_loom_check_info_t {
+  uint32_t struct_size; /* HRX_STRUCT_INIT: see hrx/core/struct.h */
   hrx_loom_check_kind_t kind;
   const char* name;     /* without '@', borrowed from the module */
   const char* subject;  /* BENCHMARK: the case it measures; else NULL */

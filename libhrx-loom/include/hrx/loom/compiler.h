@@ -80,13 +80,15 @@ HRX_API HRX_MUST_USE hrx_status_t hrx_loom_sanitizers_parse(
     const char* text, uint32_t* out_bits);
 
 typedef struct hrx_loom_compiler_options_t {
+  uint32_t struct_size; /* HRX_STRUCT_INIT: see hrx/core/struct.h */
   uint32_t workers;       /* compile_all parallelism; 0 = min(CPUs, 4) */
   uint32_t sanitizers;    /* HRX_LOOM_SANITIZE_* */
   /* Cache root; NULL selects the XDG cache root (hrx_path_cache_root). */
   const char* cache_root;
   bool disable_cache;
   /* Compiler passes are recorded here when set (name, duration, and the
-   * module text before/after passes whose names contain a pattern). */
+   * module text before/after passes whose names contain a pattern);
+   * retained until the compiler is destroyed. */
   hrx_trace_t* trace;
   const char* const* trace_before;
   size_t trace_before_count;

@@ -25,6 +25,7 @@ extern "C" {
 #endif
 
 typedef struct hrx_loom_host_options_t {
+  uint32_t struct_size; /* HRX_STRUCT_INIT: see hrx/core/struct.h */
   /* HRX_LOOM_SANITIZE_* (hrx/loom/compiler.h). RACE flags every kernel
    * for race checking of workgroup-local memory by the executor; VALUE
    * emits an ASSERT per index.assume fact; OPERATION marks index

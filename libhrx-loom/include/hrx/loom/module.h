@@ -34,6 +34,7 @@ typedef struct hrx_loom_module_s hrx_loom_module_t;
 #define HRX_LOOM_MAX_KERNEL_NAME 256
 
 typedef struct hrx_loom_parse_options_t {
+  uint32_t struct_size; /* HRX_STRUCT_INIT: see hrx/core/struct.h */
   /* Name used in diagnostics ("<input>" when NULL). */
   const char* source_name;
   /* Parse only; hrx_loom_module_verify() can run later. */
@@ -82,11 +83,13 @@ typedef enum hrx_loom_arg_type_e {
 HRX_API const char* hrx_loom_arg_type_name(hrx_loom_arg_type_t type);
 
 typedef struct hrx_loom_arg_info_t {
+  uint32_t struct_size; /* HRX_STRUCT_INIT: see hrx/core/struct.h */
   const char* name;  /* without '%', borrowed from the module */
   hrx_loom_arg_type_t type;
 } hrx_loom_arg_info_t;
 
 typedef struct hrx_loom_kernel_info_t {
+  uint32_t struct_size; /* HRX_STRUCT_INIT: see hrx/core/struct.h */
   const char* symbol;       /* without '@' */
   const char* export_name;  /* NULL when not exported */
   const char* target_symbol; /* NULL for targetless kernels */

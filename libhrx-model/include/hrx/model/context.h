@@ -30,6 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hrx/core/struct.h"
 #include "hrx/model/session.h"
 
 #ifdef __cplusplus
@@ -59,6 +60,7 @@ HRX_API hrx_budget_t* hrx_model_context_budget(
     const hrx_model_context_t* context);
 
 typedef struct hrx_model_kernel_stats_t {
+  uint32_t struct_size; /* HRX_STRUCT_INIT: see hrx/core/struct.h */
   /* Sources handed to the compiler (whose kernel cache may serve them). */
   uint64_t compiled;
   /* The layer's own kernels loaded from the code provider instead. */
@@ -66,8 +68,8 @@ typedef struct hrx_model_kernel_stats_t {
 } hrx_model_kernel_stats_t;
 
 /* How the kernels of the context's sessions were obtained so far. */
-HRX_API hrx_model_kernel_stats_t hrx_model_context_kernel_stats(
-    const hrx_model_context_t* context);
+HRX_API HRX_MUST_USE hrx_status_t hrx_model_context_kernel_stats(
+    const hrx_model_context_t* context, hrx_model_kernel_stats_t* out_stats);
 
 /* A session in |context| (retained by the session), allocating its host
  * structures from the context's allocator. */

@@ -73,6 +73,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hrx/core/struct.h"
 #include "hrx/model/plan_cache.h"
 #include "hrx/model/session.h"
 #include "hrx/model/tensor.h"
@@ -104,6 +105,7 @@ typedef struct hrx_model_image_rect_t {
  * INVALID_ARGUMENT. */
 
 typedef struct hrx_model_image_affine_desc_t {
+  uint32_t struct_size; /* HRX_STRUCT_INIT: see hrx/core/struct.h */
   uint32_t src_width, src_height; /* the source image */
   uint32_t crops, width, height;  /* output: u8 [crops, height, width, 3] */
 } hrx_model_image_affine_desc_t;
@@ -116,6 +118,7 @@ HRX_API HRX_MUST_USE hrx_status_t hrx_model_image_record_affine(
     hrx_model_binding_t inverse, hrx_model_binding_t output);
 
 typedef struct hrx_model_image_normalize_desc_t {
+  uint32_t struct_size; /* HRX_STRUCT_INIT: see hrx/core/struct.h */
   uint32_t src_width, src_height;
   hrx_model_image_rect_t view;
   /* 0: planar f32 [3, h, w]; p > 0: patchified f32 [(h/p)*(w/p), 3*p*p],
@@ -136,6 +139,7 @@ HRX_API HRX_MUST_USE hrx_status_t hrx_model_image_record_normalize(
     hrx_model_binding_t params, hrx_model_binding_t output);
 
 typedef struct hrx_model_image_resize_desc_t {
+  uint32_t struct_size; /* HRX_STRUCT_INIT: see hrx/core/struct.h */
   uint32_t src_width, src_height;
   hrx_model_image_rect_t view;
   uint32_t width, height; /* output: u8 [height, width, 3] */
@@ -147,6 +151,7 @@ HRX_API HRX_MUST_USE hrx_status_t hrx_model_image_record_resize(
     hrx_model_binding_t output);
 
 typedef struct hrx_model_image_composite_desc_t {
+  uint32_t struct_size; /* HRX_STRUCT_INIT: see hrx/core/struct.h */
   uint32_t width, height;           /* the base, and the output */
   uint32_t over_width, over_height; /* the overlay */
   /* The overlay's top-left pixel in base coordinates; it may lie partly
@@ -209,8 +214,8 @@ HRX_API HRX_MUST_USE hrx_status_t hrx_model_image_ops_create(
 HRX_API void hrx_model_image_ops_destroy(hrx_model_image_ops_t* ops);
 
 typedef hrx_model_plan_ops_stats_t hrx_model_image_ops_stats_t;
-HRX_API void hrx_model_image_ops_stats(hrx_model_image_ops_t* ops,
-                                       hrx_model_image_ops_stats_t* out_stats);
+HRX_API HRX_MUST_USE hrx_status_t hrx_model_image_ops_stats(
+    hrx_model_image_ops_t* ops, hrx_model_image_ops_stats_t* out_stats);
 
 /* Uploads |width| x |height| packed RGB8 pixels once; the image is
  * immutable and resident until its last user is gone. */

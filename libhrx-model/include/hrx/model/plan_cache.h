@@ -48,6 +48,7 @@ typedef void (*hrx_model_plan_destroy_fn)(void* user, void* plan);
 typedef bool (*hrx_model_plan_idle_fn)(void* user, void* plan);
 
 typedef struct hrx_model_plan_cache_options_t {
+  uint32_t struct_size; /* HRX_STRUCT_INIT: see hrx/core/struct.h */
   size_t capacity; /* plans kept at once, pinned or idle (> 0) */
   hrx_model_plan_prepare_fn prepare; /* required */
   hrx_model_plan_destroy_fn destroy; /* NULL: plans need no freeing */
@@ -58,6 +59,7 @@ typedef struct hrx_model_plan_cache_options_t {
 } hrx_model_plan_cache_options_t;
 
 typedef struct hrx_model_plan_cache_stats_t {
+  uint32_t struct_size; /* HRX_STRUCT_INIT: see hrx/core/struct.h */
   size_t entries;     /* plans held (or being prepared) now */
   size_t pinned;      /* of those, pinned now */
   uint64_t prepares;  /* successful prepare calls */
@@ -70,11 +72,13 @@ typedef struct hrx_model_plan_cache_stats_t {
 /* The options and stats shared by the layer's plan-backed ops (TensorOps,
  * ImageOps): a PlanCache of per-shape plans, each with private slots. */
 typedef struct hrx_model_plan_ops_options_t {
+  uint32_t struct_size; /* HRX_STRUCT_INIT: see hrx/core/struct.h */
   size_t plan_capacity;    /* plans kept (0: the ops' default) */
   uint32_t slots_per_plan; /* private slots per plan, 1..64 (0: 3) */
 } hrx_model_plan_ops_options_t;
 
 typedef struct hrx_model_plan_ops_stats_t {
+  uint32_t struct_size; /* HRX_STRUCT_INIT: see hrx/core/struct.h */
   hrx_model_plan_cache_stats_t plans;
   size_t retired; /* evicted plans waiting for their tensors (plans.retired) */
 } hrx_model_plan_ops_stats_t;
@@ -101,8 +105,8 @@ HRX_API HRX_MUST_USE hrx_status_t hrx_model_plan_cache_unpin(
     hrx_model_plan_cache_t* cache, uint64_t key);
 
 /* The counters now; retired plans found idle are destroyed first. */
-HRX_API void hrx_model_plan_cache_stats(hrx_model_plan_cache_t* cache,
-                                        hrx_model_plan_cache_stats_t* out_stats);
+HRX_API HRX_MUST_USE hrx_status_t hrx_model_plan_cache_stats(
+    hrx_model_plan_cache_t* cache, hrx_model_plan_cache_stats_t* out_stats);
 
 #ifdef __cplusplus
 }

@@ -78,6 +78,7 @@ typedef struct hrx_model_resident_loader_t {
 } hrx_model_resident_loader_t;
 
 typedef struct hrx_model_residency_stats_t {
+  uint32_t struct_size; /* HRX_STRUCT_INIT: see hrx/core/struct.h */
   uint64_t ceiling_bytes; /* the declared ceiling */
   uint64_t live_bytes;    /* charged to the budget now, by anyone */
   /* Declared residents' bytes plus peaks reserved by declared loads
@@ -136,8 +137,8 @@ HRX_API HRX_MUST_USE hrx_status_t hrx_model_residency_unpin(
 HRX_API HRX_MUST_USE hrx_status_t hrx_model_residency_evict(
     hrx_model_residency_t* residency, uint64_t key, bool* out_evicted);
 
-HRX_API void hrx_model_residency_stats(hrx_model_residency_t* residency,
-                                       hrx_model_residency_stats_t* out_stats);
+HRX_API HRX_MUST_USE hrx_status_t hrx_model_residency_stats(
+    hrx_model_residency_t* residency, hrx_model_residency_stats_t* out_stats);
 
 #ifdef __cplusplus
 }

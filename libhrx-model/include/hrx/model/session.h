@@ -63,6 +63,7 @@ typedef enum hrx_model_placement_e {
 } hrx_model_placement_t;
 
 typedef struct hrx_model_session_options_t {
+  uint32_t struct_size; /* HRX_STRUCT_INIT: see hrx/core/struct.h */
   /* Charged with everything the session allocates (retained). NULL: an
    * unlimited budget of the session's own. */
   hrx_budget_t* memory_budget;
@@ -241,6 +242,7 @@ HRX_API HRX_MUST_USE hrx_status_t hrx_model_session_read(
     size_t count, const void** out_data);
 
 typedef struct hrx_model_timing_t {
+  uint32_t struct_size; /* HRX_STRUCT_INIT: see hrx/core/struct.h */
   uint32_t iterations;
   uint64_t replay_ns; /* per iteration: submit the graph, wait */
   uint64_t direct_ns; /* per iteration: each dispatch on a stream, sync */

@@ -143,7 +143,7 @@ HRX_API HRX_MUST_USE hrx_status_t hrx_model_tensor_ops_create(
 HRX_API void hrx_model_tensor_ops_destroy(hrx_model_tensor_ops_t* ops);
 
 typedef hrx_model_plan_ops_stats_t hrx_model_tensor_ops_stats_t;
-HRX_API void hrx_model_tensor_ops_stats(
+HRX_API HRX_MUST_USE hrx_status_t hrx_model_tensor_ops_stats(
     hrx_model_tensor_ops_t* ops, hrx_model_tensor_ops_stats_t* out_stats);
 
 /* y = W x for |input| (|input_desc|: BF16 [1, K] or [K], host data) and

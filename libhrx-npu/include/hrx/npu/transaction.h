@@ -72,6 +72,7 @@ HRX_API HRX_MUST_USE hrx_status_t hrx_npu_txn_noop(
     hrx_npu_txn_builder_t* builder);
 
 typedef struct hrx_npu_txn_info_t {
+  uint32_t struct_size; /* HRX_STRUCT_INIT: see hrx/core/struct.h */
   uint8_t columns;
   uint32_t op_count;
   uint32_t size;

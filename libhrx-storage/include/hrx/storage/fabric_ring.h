@@ -70,6 +70,7 @@ typedef struct hrx_storage_fabric_ring_s hrx_storage_fabric_ring_t;
 #define HRX_STORAGE_FABRIC_RING_MAX_FILES 64u
 
 typedef struct hrx_storage_fabric_ring_options_t {
+  uint32_t struct_size; /* HRX_STRUCT_INIT: see hrx/core/struct.h */
   uint32_t entries;        /* SQ entries, a power of two, 1..256 */
   uint32_t sqpoll_idle_ms; /* poller idle time before it sleeps */
 } hrx_storage_fabric_ring_options_t;

@@ -95,6 +95,7 @@ typedef enum hrx_storage_progress_e {
 #define HRX_STORAGE_MAX_SQ_ENTRIES 4096u
 
 typedef struct hrx_storage_options_t {
+  uint32_t struct_size; /* HRX_STRUCT_INIT: see hrx/core/struct.h */
   uint32_t file_capacity; /* registered file table, 1..1024 */
   uint32_t slot_count;    /* pool slots, 1..64 */
   /* Bytes per slot: a multiple of the page size, at most 64 MiB; also the
@@ -110,7 +111,8 @@ typedef struct hrx_storage_options_t {
 /* 64 files, 4 slots x 16 MiB, 64 SQ entries, BUFFERED, WAIT (SQPOLL costs a
  * kernel thread spinning per session, so it is asked for, not assumed),
  * sqpoll_idle_ms 50. */
-HRX_API hrx_storage_options_t hrx_storage_options_default(void);
+HRX_API HRX_MUST_USE hrx_status_t hrx_storage_options_default(
+    hrx_storage_options_t* out_options);
 
 /* Validates |options| (INVALID_ARGUMENT naming the field), maps and
  * registers the slot pages, sets up the ring and starts the service
@@ -207,6 +209,7 @@ typedef struct hrx_storage_interval_t {
 } hrx_storage_interval_t;
 
 typedef struct hrx_storage_statistics_t {
+  uint32_t struct_size; /* HRX_STRUCT_INIT: see hrx/core/struct.h */
   uint64_t logical_reads;  /* reads accepted (tickets handed out) */
   uint64_t shared_reads;   /* of those, served by a retained slot */
   uint64_t physical_reads; /* reads issued to the kernel */
@@ -220,7 +223,7 @@ typedef struct hrx_storage_statistics_t {
   hrx_storage_interval_t service;    /* accepted -> completion reaped */
 } hrx_storage_statistics_t;
 
-HRX_API void hrx_storage_session_statistics(
+HRX_API HRX_MUST_USE hrx_status_t hrx_storage_session_statistics(
     hrx_storage_session_t* session, hrx_storage_statistics_t* out_stats);
 
 #ifdef __cplusplus

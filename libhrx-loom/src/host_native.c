@@ -8,7 +8,9 @@
  *              of the workgroup (filled while the fast copy is lowered)
  *   fast       loops z, y, x over the work-items around the kernel body;
  *              accesses whose offsets are affine in the work-item ids and
- *              loop counters go unchecked, the others are checked
+ *              loop counters go unchecked, the others are checked; when
+ *              the bindings it stores to overlap no other, its accesses
+ *              carry one alias scope per binding
  *   checked    the same loops with every access checked (only emitted
  *              when the fast copy hoisted something)
  *   fault      records the first fault of the workgroup and returns it
@@ -132,6 +134,8 @@ const char* loom_host_native_target(void) { return NULL; }
 #define HN_ROOT_NONE (-3)    /* only undefined or cyclic inputs */
 #define HN_ROOT_UNKNOWN (-1)
 #define HN_CLONE_DEPTH 48
+#define HN_MAX_WORKGROUP 1024u /* work-items, as the executor allows */
+#define HN_MAX_LANE_ARRAY_BYTES (4u << 20)
 
 /*===------------------------------------------------------------------===*/
 /* Target                                                                  */
@@ -279,6 +283,12 @@ typedef struct hn_t {
   loom_array_t array_loads; /* hn_array_load_t: pointers loaded from one */
   LLVMBuilderRef entry; /* where lane arrays are allocated */
   LLVMValueRef lane, wave_base, wave_lanes, one_dimensional, wave_index;
+  /* Kernels with workgroup barriers run their phases over the whole
+   * workgroup (loop fission): one "wave" of up to |lanes| work-items. */
+  bool workgroup_phases;
+  uint32_t lanes; /* the length of a lane array */
+  uint64_t array_bytes; /* of the lane arrays so far, both copies */
+  uint32_t kernel_region; /* the kernel's body */
   /* Loop phis standing for affine variables (per phase: work-item ids,
    * the lane; the wave): phi, variable. */
   LLVMValueRef phi_keys[256];
@@ -399,8 +409,9 @@ static LLVMValueRef hn_call_external(hn_t* h, const char* name,
 
 /* Branches to the fault block when |bad| holds (kind, slot, bytes, offset
  * recorded) and continues in a new block otherwise. */
-static void hn_fault_if(hn_t* h, LLVMValueRef bad, hrx_fabric_fault_kind_t kind,
-                        uint32_t slot, uint32_t bytes, LLVMValueRef offset) {
+static void hn_fault_if_slot(hn_t* h, LLVMValueRef bad,
+                             hrx_fabric_fault_kind_t kind, LLVMValueRef slot,
+                             uint32_t bytes, LLVMValueRef offset) {
   LLVMBuilderRef b = hn_b(h);
   LLVMBasicBlockRef here = LLVMGetInsertBlock(b);
   LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(h->context, h->fn,
@@ -408,13 +419,18 @@ static void hn_fault_if(hn_t* h, LLVMValueRef bad, hrx_fabric_fault_kind_t kind,
   LLVMValueRef br = LLVMBuildCondBr(b, bad, h->fault, next);
   LLVMSetMetadata(br, h->prof_kind, h->cold_weights);
   LLVMValueRef incoming[5] = {
-      LLVMConstInt(h->i32, kind, 0), h->flat, LLVMConstInt(h->i32, slot, 0),
+      LLVMConstInt(h->i32, kind, 0), h->flat, slot,
       LLVMConstInt(h->i32, bytes, 0),
       offset ? offset : LLVMConstInt(h->i64, 0, 0)};
   for (int i = 0; i < 5; ++i) {
     LLVMAddIncoming(h->fault_phi[i], &incoming[i], &here, 1);
   }
   LLVMPositionBuilderAtEnd(b, next);
+}
+
+static void hn_fault_if(hn_t* h, LLVMValueRef bad, hrx_fabric_fault_kind_t kind,
+                        uint32_t slot, uint32_t bytes, LLVMValueRef offset) {
+  hn_fault_if_slot(h, bad, kind, LLVMConstInt(h->i32, slot, 0), bytes, offset);
 }
 
 /* The fault block: stores the record into args->fault and returns the
@@ -522,13 +538,48 @@ static int hn_claim(hn_t* h, LLVMValueRef p) {
   return root;
 }
 
-/* |p|'s byte offset from its root (i64). */
-static LLVMValueRef hn_offset_of(hn_t* h, LLVMValueRef p, int root) {
+/* |p|'s byte offset from |base| (i64). */
+static LLVMValueRef hn_offset_from(hn_t* h, LLVMValueRef p, LLVMValueRef base) {
   LLVMBuilderRef b = hn_b(h);
   return LLVMBuildSub(b, LLVMBuildPtrToInt(b, p, h->i64, ""),
-                      LLVMBuildPtrToInt(b, hn_root_pointer(h, root), h->i64,
-                                        ""),
-                      "");
+                      LLVMBuildPtrToInt(b, base, h->i64, ""), "");
+}
+
+/* A buffer chosen at run time (scf.select between buffer arguments): the
+ * chosen binding's base, size and slot, as selects on the same conditions
+ * built where the builder is. False when |p| is not a tree of selects and
+ * offsets over the bindings (a phi, a lane array, workgroup memory). */
+typedef struct hn_dynamic_t {
+  LLVMValueRef base, size, slot;
+} hn_dynamic_t;
+
+static bool hn_dynamic_root(hn_t* h, LLVMValueRef p, hn_dynamic_t* out,
+                            int depth) {
+  for (uint32_t i = 0; i < h->binding_count; ++i) {
+    if (p == h->binding_base[i]) {
+      *out = (hn_dynamic_t){p, h->binding_size[i],
+                            LLVMConstInt(h->i32, i, 0)};
+      return true;
+    }
+  }
+  if (depth > 16) return false;
+  if (LLVMIsAGetElementPtrInst(p) || LLVMIsAAddrSpaceCastInst(p) ||
+      LLVMIsABitCastInst(p)) {
+    return hn_dynamic_root(h, LLVMGetOperand(p, 0), out, depth + 1);
+  }
+  if (!LLVMIsASelectInst(p)) return false;
+  LLVMValueRef cond = LLVMGetOperand(p, 0);
+  hn_dynamic_t x, y;
+  if (LLVMTypeOf(cond) != h->i1 ||
+      !hn_dynamic_root(h, LLVMGetOperand(p, 1), &x, depth + 1) ||
+      !hn_dynamic_root(h, LLVMGetOperand(p, 2), &y, depth + 1)) {
+    return false;
+  }
+  LLVMBuilderRef b = hn_b(h);
+  out->base = LLVMBuildSelect(b, cond, x.base, y.base, "");
+  out->size = LLVMBuildSelect(b, cond, x.size, y.size, "");
+  out->slot = LLVMBuildSelect(b, cond, x.slot, y.slot, "");
+  return true;
 }
 
 /*===------------------------------------------------------------------===*/
@@ -1291,14 +1342,29 @@ static LLVMValueRef hn_address(llvm_lower_t* l, const loom_op_t* op,
   (void)op;
   hn_t* h = hn_of(l);
   LLVMBuilderRef b = hn_b(h);
-  int root = hn_claim(h, a->base);
-  if (root == HN_ROOT_UNKNOWN) return NULL;
-  LLVMValueRef base_off = hn_offset_of(h, a->base, root);
-  LLVMValueRef size = hn_root_size(h, root);
-  uint32_t slot = root == HN_ROOT_LOCAL ? HRX_HOST_SLOT_LOCAL : (uint32_t)root;
+  /* A buffer chosen at run time is checked at every access against the
+   * binding chosen; the others have their root. */
+  hn_dynamic_t dynamic = {0};
+  int root = hn_root(h, a->base);
+  if (root != HN_ROOT_UNKNOWN) {
+    root = hn_claim(h, a->base);
+    if (root == HN_ROOT_UNKNOWN) return NULL;
+    dynamic = (hn_dynamic_t){
+        hn_root_pointer(h, root), hn_root_size(h, root),
+        LLVMConstInt(h->i32,
+                     root == HN_ROOT_LOCAL ? HRX_HOST_SLOT_LOCAL
+                                           : (uint32_t)root,
+                     0)};
+  } else if (!hn_dynamic_root(h, a->base, &dynamic, 0)) {
+    hn_decline(h, "an access through a buffer chosen at run time");
+    return NULL;
+  }
+  LLVMValueRef base_off = hn_offset_from(h, a->base, dynamic.base);
+  LLVMValueRef size = dynamic.size;
+  LLVMValueRef slot = dynamic.slot;
   LLVMValueRef elem = LLVMConstInt(h->i64, a->element_bytes, 0);
   LLVMValueRef total = NULL;
-  if (h->fast && hn_hoist(h, a, base_off, size)) {
+  if (h->fast && root != HN_ROOT_UNKNOWN && hn_hoist(h, a, base_off, size)) {
     LLVMValueRef index = a->first ? a->first : LLVMConstInt(h->i64, 0, 0);
     for (uint32_t s = 0; s < a->step_count; ++s) {
       LLVMValueRef x = a->steps[s].a ? a->steps[s].a : index;
@@ -1332,11 +1398,11 @@ static LLVMValueRef hn_address(llvm_lower_t* l, const loom_op_t* op,
         LLVMBuildICmp(b, LLVMIntUGT, total, LLVMBuildSub(b, size, bytes, ""),
                       ""),
         "");
-    hn_fault_if(h, bad, HRX_FABRIC_FAULT_OUT_OF_BOUNDS, slot, a->access_bytes,
-                total);
+    hn_fault_if_slot(h, bad, HRX_FABRIC_FAULT_OUT_OF_BOUNDS, slot,
+                     a->access_bytes, total);
   }
   LLVMValueRef ptr =
-      LLVMBuildInBoundsGEP2(b, h->i8, hn_root_pointer(h, root), &total, 1, "");
+      LLVMBuildInBoundsGEP2(b, h->i8, dynamic.base, &total, 1, "");
   if (a->access != LLVM_ACCESS_LOAD && a->access != LLVM_ACCESS_STORE) {
     /* Atomics: naturally aligned, and loads and read-modify-writes of 4 or
      * 8 bytes only, as the executor has them. */
@@ -1349,7 +1415,8 @@ static LLVMValueRef hn_address(llvm_lower_t* l, const loom_op_t* op,
     if (a->access != LLVM_ACCESS_ATOMIC_STORE && bytes != 4 && bytes != 8) {
       misaligned = LLVMConstInt(h->i1, 1, 0);
     }
-    hn_fault_if(h, misaligned, HRX_FABRIC_FAULT_MISALIGNED, slot, bytes, total);
+    hn_fault_if_slot(h, misaligned, HRX_FABRIC_FAULT_MISALIGNED, slot, bytes,
+                     total);
   }
   return ptr;
 }
@@ -1361,11 +1428,14 @@ static LLVMValueRef hn_view(llvm_lower_t* l, const loom_op_t* op,
   hn_t* h = hn_of(l);
   LLVMBuilderRef b = hn_b(h);
   int root = hn_root(h, base);
-  if (root == HN_ROOT_UNKNOWN) {
+  hn_dynamic_t dynamic = {0};
+  if (root != HN_ROOT_UNKNOWN) {
+    dynamic.base = hn_root_pointer(h, root);
+  } else if (!hn_dynamic_root(h, base, &dynamic, 0)) {
     hn_decline(h, "a view of a buffer chosen at run time");
     return NULL;
   }
-  LLVMValueRef from = hn_offset_of(h, base, root);
+  LLVMValueRef from = hn_offset_from(h, base, dynamic.base);
   LLVMValueRef mask = hn_int(h->i64, (int64_t)HRX_HOST_OFFSET_MASK);
   LLVMValueRef bad = LLVMBuildICmp(b, LLVMIntEQ, from, mask, "");
   LLVMValueRef next = hn_overflow(h, b, "llvm.sadd.with.overflow", from, offset,
@@ -1373,7 +1443,7 @@ static LLVMValueRef hn_view(llvm_lower_t* l, const loom_op_t* op,
   bad = LLVMBuildOr(b, bad,
                     LLVMBuildICmp(b, LLVMIntUGT, next, mask, ""), "");
   next = LLVMBuildSelect(b, bad, mask, next, "");
-  return LLVMBuildGEP2(b, h->i8, hn_root_pointer(h, root), &next, 1, "");
+  return LLVMBuildGEP2(b, h->i8, dynamic.base, &next, 1, "");
 }
 
 static LLVMValueRef hn_workgroup_memory(llvm_lower_t* l) {
@@ -1431,6 +1501,11 @@ static LLVMValueRef hn_quotient(hn_t* h, ll_arith_t code, LLVMValueRef x,
    * leaves the loop (unswitched on that). */
   LLVMValueRef fits = LLVMBuildICmp(
       b, LLVMIntULT, x, LLVMConstInt(h->i64, UINT64_C(1) << 31, 0), "");
+  /* When every x of the workgroup has the same quotient (a row index
+   * over a row's cells), it is the quotient of the lowest: the loop then
+   * branches on a flag the precheck sets, and LLVM unswitches it into a
+   * copy where the quotient is invariant and the remainder affine. */
+  LLVMValueRef same = NULL, q_lo = NULL;
   if (h->fast) {
     LLVMValueRef saved_ok = h->pre_ok;
     h->pre_ok = NULL;
@@ -1446,10 +1521,30 @@ static LLVMValueRef hn_quotient(hn_t* h, ll_arith_t code, LLVMValueRef x,
                             LLVMConstInt(h->i128, UINT64_C(1) << 31, 0), ""),
               ""));
       fits = LLVMBuildOr(b, all, fits, "");
+      /* lo and hi below 2^31 when |all|: the reciprocal divides them. */
+      q_lo = LLVMBuildLShr(
+          p, LLVMBuildMul(p, LLVMBuildTrunc(p, range.lo, h->i64, ""), m, ""),
+          shift, "");
+      LLVMValueRef q_hi = LLVMBuildLShr(
+          p, LLVMBuildMul(p, LLVMBuildTrunc(p, range.hi, h->i64, ""), m, ""),
+          shift, "");
+      same = LLVMBuildAnd(
+          p, LLVMBuildAnd(p, all, small_d, ""),
+          LLVMBuildICmp(p, LLVMIntEQ, q_lo, q_hi, ""), "");
     }
     h->pre_ok = saved_ok;
   }
   LLVMValueRef fast = LLVMBuildAnd(b, small_d, fits, "");
+  LLVMBasicBlockRef invariant =
+      same ? LLVMAppendBasicBlockInContext(h->context, h->fn, "same.quotient")
+           : NULL;
+  LLVMBasicBlockRef varying =
+      same ? LLVMAppendBasicBlockInContext(h->context, h->fn, "quotients")
+           : NULL;
+  if (same) {
+    LLVMBuildCondBr(b, same, invariant, varying);
+    LLVMPositionBuilderAtEnd(b, varying);
+  }
   LLVMBasicBlockRef multiply = LLVMAppendBasicBlockInContext(
       h->context, h->fn, "reciprocal");
   LLVMBasicBlockRef divide = LLVMAppendBasicBlockInContext(h->context, h->fn,
@@ -1466,11 +1561,20 @@ static LLVMValueRef hn_quotient(hn_t* h, ll_arith_t code, LLVMValueRef x,
   LLVMPositionBuilderAtEnd(b, divide);
   LLVMValueRef slow = build(b, x, y, "");
   LLVMBuildBr(b, join);
+  LLVMValueRef shared = NULL;
+  if (same) {
+    LLVMPositionBuilderAtEnd(b, invariant);
+    shared = q_lo;
+    if (code == LL_SREM || code == LL_UREM) {
+      shared = LLVMBuildSub(b, x, LLVMBuildMul(b, q_lo, d, ""), "");
+    }
+    LLVMBuildBr(b, join);
+  }
   LLVMPositionBuilderAtEnd(b, join);
   LLVMValueRef phi = LLVMBuildPhi(b, h->i64, "");
-  LLVMValueRef values[2] = {q, slow};
-  LLVMBasicBlockRef from[2] = {multiply, divide};
-  LLVMAddIncoming(phi, values, from, 2);
+  LLVMValueRef values[3] = {q, slow, shared};
+  LLVMBasicBlockRef from[3] = {multiply, divide, invariant};
+  LLVMAddIncoming(phi, values, from, same ? 3 : 2);
   return phi;
 }
 
@@ -1907,7 +2011,8 @@ static LLVMValueRef hn_workgroup_count(llvm_lower_t* l, unsigned dim) {
 /* Waves take consecutive flat work-item ids. */
 static LLVMValueRef hn_lane_id(llvm_lower_t* l) {
   hn_t* h = hn_of(l);
-  if (h->lane) return h->lane; /* phases run lane by lane */
+  /* Phases run lane by lane (over a wave, or over the workgroup). */
+  if (h->lane && !h->workgroup_phases) return h->lane;
   return LLVMBuildURem(hn_b(h), h->flat,
                        LLVMConstInt(h->i32, h->hooks.subgroup_size, 0), "");
 }
@@ -1915,7 +2020,7 @@ static LLVMValueRef hn_lane_id(llvm_lower_t* l) {
 /* In phases the wave being run; elsewhere the flat id over the size. */
 static LLVMValueRef hn_subgroup_id(llvm_lower_t* l) {
   hn_t* h = hn_of(l);
-  if (h->wave_index) return h->wave_index;
+  if (h->wave_index && !h->workgroup_phases) return h->wave_index;
   return LLVMBuildUDiv(hn_b(h), h->flat,
                        LLVMConstInt(h->i32, h->hooks.subgroup_size, 0), "");
 }
@@ -2217,9 +2322,15 @@ static LLVMBasicBlockRef hn_loops(hn_t* h, const loom_kernel_t* kernel,
  * those arrays, in lane order as the interpreter runs it. Control flow
  * around subgroup operations must be uniform over the wave (its condition
  * or bounds derive from arguments, workgroup and subgroup ids, constants);
- * it then runs once per wave. Kernels with workgroup barriers, subgroup
- * operations inside functions or scf.while, early returns, or shuffles of
- * vectors stay on the interpreter. */
+ * it then runs once per wave.
+ *
+ * A kernel with workgroup barriers runs the same way with the whole
+ * workgroup as its one "wave" (loop fission, as PoCL does): the work-item
+ * loop splits at each barrier, and control flow around barriers must be
+ * uniform over the workgroup. Subgroup reductions then fold each wave's
+ * slice of the lane arrays; shuffles there stay on the interpreter.
+ * Barriers or subgroup operations inside functions or scf.while, early
+ * returns, and shuffles of vectors stay on the interpreter too. */
 
 enum {
   HN_SYNC_NONE = 0,
@@ -2304,12 +2415,17 @@ static void hn_uniform_op(hn_t* h, const loom_op_t* op) {
       break;
     case LOOM_SHAPE_NULLARY:
       uniform = strcmp(def->name, "kernel.workitem.id") != 0 &&
-                strcmp(def->name, "kernel.subgroup.lane.id") != 0;
+                strcmp(def->name, "kernel.subgroup.lane.id") != 0 &&
+                (!h->workgroup_phases ||
+                 strcmp(def->name, "kernel.subgroup.id") != 0);
       break;
     case LOOM_SHAPE_REDUCE:
-      uniform = op->attrs[LOOM_ATTR_CLUSTER_SIZE] <= 0 ||
-                op->attrs[LOOM_ATTR_CLUSTER_SIZE] >=
-                    (int64_t)h->hooks.subgroup_size;
+      /* Over the workgroup only a workgroup reduction is uniform. */
+      uniform = h->workgroup_phases
+                    ? !strcmp(def->name, "kernel.workgroup.reduce")
+                    : op->attrs[LOOM_ATTR_CLUSTER_SIZE] <= 0 ||
+                          op->attrs[LOOM_ATTR_CLUSTER_SIZE] >=
+                              (int64_t)h->hooks.subgroup_size;
       break;
     case LOOM_SHAPE_NARY: case LOOM_SHAPE_COMPARE: case LOOM_SHAPE_CAST:
     case LOOM_SHAPE_SELECT: case LOOM_SHAPE_SCALE: case LOOM_SHAPE_ASSUME:
@@ -2375,7 +2491,14 @@ static LLVMValueRef hn_array(hn_t* h, uint32_t v) {
   loom_type_kind_t kind = LOOM_TYPE(h->m, type).kind;
   if (kind == LOOM_TYPE_LAYOUT) return NULL;
   LLVMTypeRef element = llvm_lower_type(&h->lower, type);
-  LLVMTypeRef array = LLVMArrayType2(element, h->hooks.subgroup_size);
+  LLVMTypeRef array = LLVMArrayType2(element, h->lanes);
+  /* Lane arrays live on the calling worker's stack; LLVM drops those no
+   * later phase reads, but bound what a kernel may ask for at all. */
+  h->array_bytes += LLVMABISizeOfType(h->lower.layout, array);
+  if (h->array_bytes > HN_MAX_LANE_ARRAY_BYTES) {
+    hn_decline(h, "too many values for per-work-item arrays (interpreter)");
+    return NULL;
+  }
   LLVMValueRef slot = LLVMBuildAlloca(h->entry, array, "lanes");
   LLVMSetAlignment(slot, 64);
   h->arrays[v] = slot;
@@ -2385,10 +2508,11 @@ static LLVMValueRef hn_array(hn_t* h, uint32_t v) {
 static LLVMValueRef hn_lane_slot(hn_t* h, LLVMBuilderRef b, uint32_t v,
                                  LLVMValueRef lane) {
   LLVMValueRef array = hn_array(h, v);
+  /* Declined (the function is dropped): any pointer keeps the IR whole. */
+  if (!array) array = LLVMGetPoison(h->ptr);
   LLVMValueRef at[2] = {LLVMConstInt(h->i32, 0, 0), lane};
   LLVMTypeRef type = LLVMArrayType2(
-      llvm_lower_type(&h->lower, LOOM_VALUE(h->m, v).type),
-      h->hooks.subgroup_size);
+      llvm_lower_type(&h->lower, LOOM_VALUE(h->m, v).type), h->lanes);
   return LLVMBuildInBoundsGEP2(b, type, array, at, 2, "");
 }
 
@@ -2495,8 +2619,70 @@ static void hn_lanes_end(hn_t* h, hn_lanes_t* it) {
 static void hn_import_ops(hn_t* h, const loom_region_t* region, uint32_t first,
                           uint32_t end);
 
+static void hn_import_value(hn_t* h, uint32_t v);
+
+/* Whether |op| is pure and cheap enough to compute again in a later phase
+ * rather than load from its lane array: constants, geometry, buffer views
+ * and index arithmetic without division. */
+static bool hn_recomputable(const loom_op_t* op) {
+  static const char* const names[] = {
+      "index.add", "index.sub", "index.mul", "index.madd", "index.min",
+      "index.max", "index.andi", "index.ori", "index.xori", "index.shli",
+      "index.shrui"};
+  const loom_op_def_t* def = &loom_op_defs[op->opcode];
+  if (op->result_count != 1) return false;
+  if (def->shape == LOOM_SHAPE_CONSTANT || def->shape == LOOM_SHAPE_CONFIG_GET ||
+      def->shape == LOOM_SHAPE_NULLARY || def->shape == LOOM_SHAPE_BUFFER_VIEW) {
+    return true;
+  }
+  for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); ++i) {
+    if (!strcmp(def->name, names[i])) return true;
+  }
+  return false;
+}
+
+/* Computes |v| again in the phase being lowered (its operands imported
+ * first), so that offsets and views stay visible to the hoisting instead
+ * of arriving from memory; false when its op is not recomputable or an
+ * operand has no value here. */
+static bool hn_recompute(hn_t* h, uint32_t v, int depth) {
+  const loom_module_t* m = h->m;
+  uint32_t def = LOOM_VALUE(m, v).def_op;
+  if (def == LOOM_NONE || depth > 8) return false;
+  const loom_op_t* op = &LOOM_OP(m, def);
+  if (!hn_recomputable(op)) return false;
+  const loom_region_t* body = &LOOM_REGION(m, h->kernel_region);
+  for (uint32_t i = 0; i < op->operand_count; ++i) {
+    uint32_t u = LOOM_OPERAND(m, op, i);
+    if (loom_operand_is_static(u)) continue;
+    bool argument = u >= body->args_start &&
+                    u < body->args_start + body->arg_count;
+    if (argument || h->imported[u]) continue;
+    if (!h->arrays[u] && !hn_recompute(h, u, depth + 1)) return false;
+    if (h->arrays[u] && !h->imported[u]) hn_import_value(h, u);
+    if (!h->imported[u]) return false;
+  }
+  if (LOOM_TYPE(m, op->type).kind == LOOM_TYPE_VIEW) {
+    /* A view's dynamic extents come along. */
+    const loom_type_t* view = &LOOM_TYPE(m, op->type);
+    for (uint32_t d = 0; d < view->rank; ++d) {
+      const loom_dim_t* dim = &LOOM_DIM(m, view->dims_start + d);
+      if (dim->size < 0 && dim->value != LOOM_NONE) {
+        hn_import_value(h, dim->value);
+      }
+    }
+  }
+  if (!llvm_lower_op(&h->lower, op) || h->declined ||
+      !h->lower.values[v]) {
+    return false;
+  }
+  h->imported[v] = 1;
+  return true;
+}
+
 static void hn_import_value(hn_t* h, uint32_t v) {
   if (loom_operand_is_static(v) || !h->arrays[v] || h->imported[v]) return;
+  if (hn_recompute(h, v, 0)) return;
   h->lower.values[v] = hn_lane_load(h, v, h->lane);
   h->imported[v] = 1;
 }
@@ -2609,12 +2795,14 @@ static void hn_materialize(hn_t* h, uint32_t v) {
     hn_lane_store(h, v, h->lane, value);
     hn_lanes_end(h, &it);
   }
-  /* Lanes wave_lanes .. S - 1. */
+  /* Lanes wave_lanes .. S - 1, for shuffles (which workgroup phases do
+   * not take). */
+  if (h->workgroup_phases) return;
   LLVMBuilderRef b = hn_b(h);
   LLVMBasicBlockRef from = LLVMGetInsertBlock(b);
   LLVMBasicBlockRef body = hn_block(h, "tail");
   LLVMBasicBlockRef exit = hn_block(h, "tail.done");
-  LLVMValueRef size = LLVMConstInt(h->i32, h->hooks.subgroup_size, 0);
+  LLVMValueRef size = LLVMConstInt(h->i32, h->lanes, 0);
   LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, h->wave_lanes, size, ""),
                   body, exit);
   LLVMPositionBuilderAtEnd(b, body);
@@ -2636,6 +2824,11 @@ static bool hn_phase_shuffle(hn_t* h, const loom_op_t* op) {
   if (loom_operand_is_static(value) ||
       LOOM_TYPE(m, LOOM_VALUE(m, value).type).kind == LOOM_TYPE_VECTOR) {
     hn_decline(h, "shuffles of vectors or literals need the interpreter");
+    return false;
+  }
+  if (h->workgroup_phases) {
+    hn_decline(h, "shuffles in kernels with workgroup barriers need the "
+               "interpreter");
     return false;
   }
   hn_materialize(h, value);
@@ -2672,21 +2865,22 @@ static bool hn_phase_shuffle(hn_t* h, const loom_op_t* op) {
   return true;
 }
 
-/* kernel.subgroup.reduce: each cluster of live lanes folded in lane order,
- * every lane of the cluster getting the total. */
-static bool hn_phase_reduce(hn_t* h, const loom_op_t* op) {
+/* kernel.subgroup.reduce: each cluster of |cluster| live lanes folded in
+ * lane order, every lane of the cluster getting the total. */
+static bool hn_phase_reduce(hn_t* h, const loom_op_t* op, uint32_t cluster) {
   const loom_module_t* m = h->m;
   uint32_t value = LOOM_OPERAND(m, op, 0);
   if (loom_operand_is_static(value)) {
     hn_decline(h, "a reduction of a literal needs the interpreter");
     return false;
   }
+  /* Over a workgroup, clusters must not straddle two waves. */
+  if (h->workgroup_phases && h->hooks.subgroup_size % cluster) {
+    hn_decline(h, "a reduction over clusters of %u lanes in a kernel with "
+               "workgroup barriers needs the interpreter", cluster);
+    return false;
+  }
   hn_materialize(h, value);
-  uint32_t size = h->hooks.subgroup_size;
-  uint32_t cluster = op->attrs[LOOM_ATTR_CLUSTER_SIZE] > 0 &&
-                             op->attrs[LOOM_ATTR_CLUSTER_SIZE] <= (int64_t)size
-                         ? (uint32_t)op->attrs[LOOM_ATTR_CLUSTER_SIZE]
-                         : size;
   loom_type_kind_t kind = LOOM_TYPE(m, op->type).kind;
   LLVMBuilderRef b = hn_b(h);
   LLVMValueRef one = LLVMConstInt(h->i32, 1, 0);
@@ -2742,6 +2936,72 @@ static bool hn_phase_reduce(hn_t* h, const loom_op_t* op) {
   LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, end, h->wave_lanes, ""),
                   head, done);
   LLVMPositionBuilderAtEnd(b, done);
+  return true;
+}
+
+/* The clusters of kernel.subgroup.reduce. */
+static uint32_t hn_cluster(hn_t* h, const loom_op_t* op) {
+  uint32_t size = h->hooks.subgroup_size;
+  int64_t cluster = op->attrs[LOOM_ATTR_CLUSTER_SIZE];
+  return cluster > 0 && cluster <= (int64_t)size ? (uint32_t)cluster : size;
+}
+
+/* kernel.workgroup.reduce over the workgroup's lane arrays, as the host
+ * backend composes it (host_collective.c): every wave folds its lanes,
+ * then the waves' partials are folded in wave order and every work-item
+ * gets the total. Its slots of workgroup memory are reserved as there, so
+ * later workgroup allocations lie where the interpreter puts them. */
+static bool hn_phase_workgroup_reduce(hn_t* h, const loom_op_t* op) {
+  const loom_module_t* m = h->m;
+  loom_type_kind_t kind = LOOM_TYPE(m, op->type).kind;
+  if (kind == LOOM_TYPE_VECTOR ||
+      h->hooks.subgroup_size < LOOM_WORKGROUP_REDUCE_MIN_LANES) {
+    hn_decline(h, "a workgroup reduction of vectors or in waves under %u "
+               "lanes needs the interpreter", LOOM_WORKGROUP_REDUCE_MIN_LANES);
+    return false;
+  }
+  llvm_lower_t* l = &h->lower;
+  uint64_t align = LOOM_WORKGROUP_REDUCE_SLOT_BYTES;
+  uint64_t start = (l->lds_size + align - 1) & ~(align - 1);
+  uint64_t bytes =
+      (uint64_t)LOOM_WORKGROUP_REDUCE_SLOTS * LOOM_WORKGROUP_REDUCE_SLOT_BYTES;
+  if (start + bytes > h->hooks.workgroup_memory_limit) {
+    hn_decline(h, "workgroup memory exceeds its limit");
+    return false;
+  }
+  l->lds_size = start + bytes;
+  if (align > l->lds_align) l->lds_align = align;
+  if (!hn_phase_reduce(h, op, h->hooks.subgroup_size)) return false;
+  /* acc = partial of wave 0; acc <combine>= partial of wave w, w = 1.. */
+  uint32_t result = op->results_start;
+  LLVMBuilderRef b = hn_b(h);
+  LLVMValueRef size = LLVMConstInt(h->i32, h->hooks.subgroup_size, 0);
+  LLVMValueRef first = hn_lane_load(h, result, LLVMConstInt(h->i32, 0, 0));
+  LLVMBasicBlockRef from = LLVMGetInsertBlock(b);
+  LLVMBasicBlockRef head = hn_block(h, "waves.fold");
+  LLVMBasicBlockRef step = hn_block(h, "waves.fold.step");
+  LLVMBasicBlockRef done = hn_block(h, "waves.folded");
+  LLVMBuildBr(b, head);
+  LLVMPositionBuilderAtEnd(b, head);
+  LLVMValueRef at = LLVMBuildPhi(b, h->i32, "");
+  LLVMValueRef acc = LLVMBuildPhi(b, LLVMTypeOf(first), "");
+  LLVMAddIncoming(at, &size, &from, 1);
+  LLVMAddIncoming(acc, &first, &from, 1);
+  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, at, h->wave_lanes, ""),
+                  step, done);
+  LLVMPositionBuilderAtEnd(b, step);
+  LLVMValueRef folded = llvm_lower_combine(l, op->enum_value, kind, acc,
+                                           hn_lane_load(h, result, at));
+  LLVMValueRef next = LLVMBuildAdd(b, at, size, "");
+  LLVMBasicBlockRef step_end = LLVMGetInsertBlock(b);
+  LLVMAddIncoming(at, &next, &step_end, 1);
+  LLVMAddIncoming(acc, &folded, &step_end, 1);
+  LLVMBuildBr(b, head);
+  LLVMPositionBuilderAtEnd(b, done);
+  hn_lanes_t it;
+  hn_lanes_begin(h, &it);
+  hn_lane_store(h, result, h->lane, acc);
+  hn_lanes_end(h, &it);
   return true;
 }
 
@@ -2903,7 +3163,9 @@ static bool hn_phase_region(hn_t* h, uint32_t region_id, bool top) {
     if (def->shape == LOOM_SHAPE_SHUFFLE) {
       ok = hn_phase_shuffle(h, op);
     } else if (def->shape == LOOM_SHAPE_REDUCE) {
-      ok = hn_phase_reduce(h, op);
+      ok = strcmp(def->name, "kernel.workgroup.reduce")
+               ? hn_phase_reduce(h, op, hn_cluster(h, op))
+               : hn_phase_workgroup_reduce(h, op);
     } else if (def->shape == LOOM_SHAPE_SYNC) {
       ok = true; /* a subgroup barrier: the phase boundary itself */
     } else if (def->shape == LOOM_SHAPE_IF || def->shape == LOOM_SHAPE_FOR) {
@@ -2947,7 +3209,7 @@ static LLVMBasicBlockRef hn_waves(hn_t* h, const loom_kernel_t* kernel,
   h->lower.lds_align = 16;
   LLVMBasicBlockRef entry = hn_block(h, "waves");
   LLVMPositionBuilderAtEnd(b, entry);
-  LLVMValueRef size = LLVMConstInt(h->i32, h->hooks.subgroup_size, 0);
+  LLVMValueRef size = LLVMConstInt(h->i32, h->lanes, 0);
   LLVMValueRef threads = LLVMBuildMul(
       b, LLVMBuildMul(b, h->group_size[0], h->group_size[1], ""),
       h->group_size[2], "");
@@ -2994,6 +3256,112 @@ static void hn_note_diagnostics(hn_t* h, hrx_loom_diagnostics_t* diagnostics) {
                                       : "the LLVM lowering refused it");
 }
 
+/* The binding an access's pointer is an offset into (through GEPs), or
+ * -1. */
+static int hn_access_binding(hn_t* h, LLVMValueRef p) {
+  for (int depth = 0; p && depth < 8; ++depth) {
+    for (uint32_t slot = 0; slot < h->binding_count; ++slot) {
+      if (p == h->binding_base[slot]) return (int)slot;
+    }
+    if (!LLVMIsAGetElementPtrInst(p)) return -1;
+    p = LLVMGetOperand(p, 0);
+  }
+  return -1;
+}
+
+/* Buffers stay disjoint in the fast copy: its plain loads and stores get
+ * one alias scope per binding (and noalias for every other), and the
+ * precheck requires every binding the copy stores to not to overlap the
+ * others it accesses, else the checked copy (no scopes) runs. Without
+ * this LLVM must assume a store to one binding may change what another
+ * holds: a row index loaded from one buffer is reloaded per work-item
+ * and a gather's copy does not vectorise. True when scopes were set (the
+ * kernel then needs its checked copy). */
+static bool hn_scope_bindings(hn_t* h, uint32_t k) {
+  uint32_t n = h->binding_count;
+  if (n < 2) return false;
+  bool accessed[HRX_HOST_MAX_BINDINGS] = {false};
+  bool stored[HRX_HOST_MAX_BINDINGS] = {false};
+  for (int pass = 0; pass < 2; ++pass) {
+    LLVMMetadataRef scopes[HRX_HOST_MAX_BINDINGS];
+    LLVMValueRef scope_lists[HRX_HOST_MAX_BINDINGS];
+    LLVMValueRef noalias_lists[HRX_HOST_MAX_BINDINGS];
+    unsigned scope_kind = LLVMGetMDKindIDInContext(h->context, "alias.scope",
+                                                   11);
+    unsigned noalias_kind = LLVMGetMDKindIDInContext(h->context, "noalias", 7);
+    if (pass == 1) {
+      /* Scopes and domains are told apart by a name of their own. */
+      char name[96];
+      snprintf(name, sizeof(name), "hrx.native.%u", k);
+      LLVMMetadataRef text =
+          LLVMMDStringInContext2(h->context, name, strlen(name));
+      LLVMMetadataRef domain = LLVMMDNodeInContext2(h->context, &text, 1);
+      for (uint32_t slot = 0; slot < n; ++slot) {
+        snprintf(name, sizeof(name), "hrx.native.%u.binding.%u", k, slot);
+        LLVMMetadataRef parts[2] = {
+            LLVMMDStringInContext2(h->context, name, strlen(name)), domain};
+        scopes[slot] = LLVMMDNodeInContext2(h->context, parts, 2);
+      }
+      for (uint32_t slot = 0; slot < n; ++slot) {
+        LLVMMetadataRef others[HRX_HOST_MAX_BINDINGS];
+        uint32_t count = 0;
+        for (uint32_t o = 0; o < n; ++o) {
+          if (o != slot && accessed[o]) others[count++] = scopes[o];
+        }
+        scope_lists[slot] = LLVMMetadataAsValue(
+            h->context, LLVMMDNodeInContext2(h->context, &scopes[slot], 1));
+        noalias_lists[slot] = LLVMMetadataAsValue(
+            h->context, LLVMMDNodeInContext2(h->context, others, count));
+      }
+    }
+    for (LLVMBasicBlockRef block = LLVMGetFirstBasicBlock(h->fn); block;
+         block = LLVMGetNextBasicBlock(block)) {
+      for (LLVMValueRef i = LLVMGetFirstInstruction(block); i;
+           i = LLVMGetNextInstruction(i)) {
+        bool load = LLVMIsALoadInst(i) != NULL;
+        bool store = LLVMIsAStoreInst(i) != NULL;
+        if ((!load && !store) || LLVMGetVolatile(i) ||
+            LLVMGetOrdering(i) != LLVMAtomicOrderingNotAtomic) {
+          continue;
+        }
+        int slot = hn_access_binding(h, LLVMGetOperand(i, load ? 0 : 1));
+        if (slot < 0) continue;
+        if (pass == 0) {
+          accessed[slot] = true;
+          stored[slot] |= store;
+        } else {
+          LLVMSetMetadata(i, scope_kind, scope_lists[slot]);
+          LLVMSetMetadata(i, noalias_kind, noalias_lists[slot]);
+        }
+      }
+    }
+    if (pass == 1) break;
+    /* Which pairs must be disjoint: a stored binding and any other. */
+    LLVMValueRef disjoint = NULL;
+    LLVMBuilderRef p = h->pre;
+    for (uint32_t a = 0; a < n; ++a) {
+      for (uint32_t b = a + 1; b < n; ++b) {
+        if (!accessed[a] || !accessed[b] || !(stored[a] || stored[b])) {
+          continue;
+        }
+        LLVMValueRef start[2], end[2];
+        uint32_t pair[2] = {a, b};
+        for (int e = 0; e < 2; ++e) {
+          start[e] = LLVMBuildPtrToInt(p, h->binding_base[pair[e]], h->i64, "");
+          end[e] = LLVMBuildAdd(p, start[e], h->binding_size[pair[e]], "");
+        }
+        LLVMValueRef apart = LLVMBuildOr(
+            p, LLVMBuildICmp(p, LLVMIntULE, end[0], start[1], ""),
+            LLVMBuildICmp(p, LLVMIntULE, end[1], start[0], ""), "");
+        disjoint = hn_and(h, disjoint, apart);
+      }
+    }
+    if (!disjoint) return false;
+    h->pre_ok = hn_and(h, h->pre_ok, disjoint);
+  }
+  return true;
+}
+
 /* Lowers kernel |k| into hrx_native_<k>; false (with a note) when it
  * cannot be native. */
 static bool hn_kernel(hn_t* h, uint32_t k, hrx_loom_diagnostics_t* diagnostics) {
@@ -3007,21 +3375,22 @@ static bool hn_kernel(hn_t* h, uint32_t k, hrx_loom_diagnostics_t* diagnostics) 
     return false;
   }
   uint32_t sync = hn_sync_in_region(m, kernel->body_region, 0);
-  if (sync & HN_SYNC_BARRIER) {
-    hn_decline(h, "kernel.barrier needs the work-items of a workgroup in "
-               "lockstep (interpreter)");
-    return false;
-  }
   if (sync & (HN_SYNC_CALL | HN_SYNC_WHILE)) {
-    hn_decline(h, "subgroup operations inside %s need the interpreter",
-               sync & HN_SYNC_CALL ? "a function" : "scf.while");
+    hn_decline(h, "subgroup operations or barriers inside %s need the "
+               "interpreter", sync & HN_SYNC_CALL ? "a function" : "scf.while");
     return false;
   }
-  bool phases = (sync & HN_SYNC_WAVE) != 0;
+  bool phases = (sync & (HN_SYNC_WAVE | HN_SYNC_BARRIER)) != 0;
   h->hooks.subgroup_size =
       kernel->target != LOOM_NONE && LOOM_TARGET(m, kernel->target).subgroup_size
           ? (uint32_t)LOOM_TARGET(m, kernel->target).subgroup_size
           : 32;
+  /* Workgroup barriers: phases over the whole workgroup, split at each
+   * barrier (a workgroup holds at most HN_MAX_WORKGROUP work-items). */
+  h->workgroup_phases = (sync & HN_SYNC_BARRIER) != 0;
+  h->array_bytes = 0;
+  h->kernel_region = kernel->body_region;
+  h->lanes = h->workgroup_phases ? HN_MAX_WORKGROUP : h->hooks.subgroup_size;
   char name[64];
   snprintf(name, sizeof(name), HRX_HOST_NATIVE_SYMBOL_PREFIX "%u", k);
   LLVMTypeRef fn_type = LLVMFunctionType(h->i32, &h->ptr, 1, 0);
@@ -3095,12 +3464,15 @@ static bool hn_kernel(hn_t* h, uint32_t k, hrx_loom_diagnostics_t* diagnostics) 
         h->pre,
         LLVMBuildMul(h->pre, h->group_size[0], h->group_size[1], ""),
         h->group_size[2], "");
+    LLVMValueRef last = LLVMBuildSub(h->pre, threads,
+                                     LLVMConstInt(h->i32, 1, 0), "");
     LLVMValueRef last_wave = LLVMBuildUDiv(
-        h->pre, LLVMBuildSub(h->pre, threads, LLVMConstInt(h->i32, 1, 0), ""),
-        LLVMConstInt(h->i32, h->hooks.subgroup_size, 0), "");
-    h->vars[3] = (hn_var_t){.lo = LLVMConstInt(h->i128, 0, 0),
-                            .hi = LLVMConstInt(h->i128,
-                                               h->hooks.subgroup_size - 1, 0)};
+        h->pre, last, LLVMConstInt(h->i32, h->lanes, 0), "");
+    h->vars[3] = (hn_var_t){
+        .lo = LLVMConstInt(h->i128, 0, 0),
+        .hi = h->workgroup_phases
+                  ? LLVMBuildZExt(h->pre, last, h->i128, "")
+                  : LLVMConstInt(h->i128, h->lanes - 1, 0)};
     h->vars[4] = (hn_var_t){
         .lo = LLVMConstInt(h->i128, 0, 0),
         .hi = LLVMBuildZExt(h->pre, last_wave, h->i128, "")};
@@ -3110,6 +3482,7 @@ static bool hn_kernel(hn_t* h, uint32_t k, hrx_loom_diagnostics_t* diagnostics) 
   h->fast = true;
   LLVMBasicBlockRef fast =
       !ok ? NULL : phases ? hn_waves(h, kernel, done) : hn_loops(h, kernel, done);
+  if (fast && !h->declined && hn_scope_bindings(h, k)) h->hoisted++;
   /* The item keys exist only now (the fast copy's loop phis). */
   LLVMBasicBlockRef checked = NULL;
   if (fast && h->hoisted) {

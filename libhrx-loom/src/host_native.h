@@ -15,8 +15,12 @@
  * (hrx/fabric/host_native.h), which libhrx-fabric loads without LLVM.
  *
  * Subgroup operations split the body into phases that run wave by wave
- * over lane arrays. A kernel the lowering cannot take (kernel.barrier, a
- * view of a buffer chosen at run time, a construct llvm_lower refuses) is
+ * over lane arrays; workgroup barriers (and workgroup reductions) split it
+ * into phases over the whole workgroup (loop fission), values live across
+ * a barrier waiting in per-work-item arrays. A kernel the lowering cannot
+ * take (a barrier or subgroup operation under control flow that may
+ * differ between work-items or inside a function, a buffer chosen at run
+ * time through anything but selects, a construct llvm_lower refuses) is
  * declined with a note in the section and runs on the interpreter; so
  * does every kernel of a compilation with a sanitizer on. Declining is
  * never an error.

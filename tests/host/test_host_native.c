@@ -297,6 +297,11 @@ static void test_saxpy(void** state) {
                 .buffer_count = 2, .bytes = {n * 4, n * 4},
                 .fill = fill_floats, .native = true, .nan_words = true};
     compare_case(*state, &c);
+    /* x and y one buffer: overlapping bindings fail the precheck of the
+     * fast copy (whose accesses carry per-binding alias scopes), so the
+     * checked copy runs, and still agrees. */
+    c.buffer[2] = 1;
+    compare_case(*state, &c);
   }
 }
 
@@ -537,7 +542,7 @@ static void fill_gather_rows(size_t buffer, void* data, size_t bytes) {
 
 /* libhrx-model's TensorOps and image kernels, and the rest of
  * libhrx-loom's: ring_drain's order-dependent results are left to its own
- * tests; transpose (a barrier) is declined, so both runs interpret it. */
+ * tests. */
 static void test_model_kernels(void** state) {
   harness_t* h = *state;
   const uint64_t n = 37, k = 50, d = 100;
@@ -571,11 +576,26 @@ static void test_model_kernels(void** state) {
                    .buffer = {-1, 0, 1}, .bits = {1000}, .buffer_count = 2,
                    .bytes = {4000, 4}, .fill = fill_bytes, .native = true};
   compare_case(h, &finite);
+  /* Three projections chosen per row by scf.select between buffers,
+   * checked against the binding chosen; f32 and bf16 results. */
+  for (uint64_t narrow = 0; narrow < 2; ++narrow) {
+    const uint64_t kk = 256, n0 = 5, n1 = 3, n2 = 9, rows = n0 + n1 + n2;
+    case_t tensor_linear = {
+        .file = "model:tensor_linear.loom", .kernel = "tensor_linear",
+        .workload = {rows}, .workload_count = 1, .arg_count = 10,
+        .buffer = {-1, -1, -1, -1, -1, 0, 1, 2, 3, 4},
+        .bits = {kk, n0, n1, n2, narrow}, .buffer_count = 5,
+        .bytes = {kk * 2, n0 * kk * 2, n1 * kk * 2, n2 * kk * 2,
+                  rows * (narrow ? 2 : 4)},
+        .fill = fill_bf16, .native = true};
+    compare_case(h, &tensor_linear);
+  }
   case_t transpose = {.file = "lib:transpose.loom", .kernel = "transpose",
                       .workload = {19, 33}, .workload_count = 2,
                       .arg_count = 4, .buffer = {-1, -1, 0, 1},
                       .bits = {19, 33}, .buffer_count = 2,
-                      .bytes = {19 * 33 * 4, 19 * 33 * 4}, .fill = fill_small};
+                      .bytes = {19 * 33 * 4, 19 * 33 * 4}, .fill = fill_small,
+                      .native = true};
   compare_case(h, &transpose);
 }
 
@@ -885,26 +905,127 @@ static void test_cancel_stops_native_loops(void** state) {
   hrx_fabric_memory_free(h->device, &data);
 }
 
-/* A kernel the native path declines (a workgroup barrier) runs on the
- * interpreter and says why. */
-static void test_declined_kernel_runs_on_the_interpreter(void** state) {
+/* Workgroup barriers split the work-item loop into phases over the whole
+ * workgroup (loop fission), with values live across a barrier in
+ * per-work-item arrays: workgroup memory read after a barrier, barriers in
+ * uniform loops, subgroup and workgroup reductions (partial last waves
+ * included), all bit for bit with the interpreter. */
+static const char* const mixed_barrier_kernel =
+    "host.target<cpu> @h {subgroup_size = 32}\n"
+    "kernel.def target(@h) export(\"mixed\") @mixed() {\n"
+    "  %one = index.constant 1 : index\n"
+    "  %two = index.constant 2 : index\n"
+    "  %t = index.constant 80 : index\n"
+    "  kernel.launch.config workgroups(%two, %one, %one) "
+    "workgroup_size(%t, %one, %one) : index\n"
+    "} launch(%in: buffer, %out: buffer) {\n"
+    "  %o = index.constant 0 : offset\n"
+    "  %id = kernel.workitem.id<x> : index\n"
+    "  %g = kernel.workgroup.id<x> : index\n"
+    "  %t = index.constant 80 : index\n"
+    "  %last = index.constant 79 : index\n"
+    "  %iv = buffer.view %in[%o] : buffer -> view<160xf32>\n"
+    "  %ov = buffer.view %out[%o] : buffer -> view<160x5xf32>\n"
+    "  %at = index.madd %g, %t, %id : index\n"
+    "  %x = view.load %iv[%at] : view<160xf32> -> f32\n"
+    "  %bytes = index.constant 320 : offset\n"
+    "  %scratch = buffer.alloca<workgroup> align(16) %bytes : buffer\n"
+    "  %lds = buffer.view %scratch[%o] : buffer -> view<80xf32>\n"
+    "  %w = kernel.subgroup.id : index\n"
+    "  %s = kernel.subgroup.reduce<addf> %x : f32\n"
+    "  %m = kernel.subgroup.reduce<maxnumf> %x {cluster_size = 8} : f32\n"
+    "  view.store %x, %lds[%id] : f32, view<80xf32>\n"
+    "  kernel.barrier<workgroup> scope(workgroup) ordering(acq_rel)\n"
+    "  %rev = index.sub %last, %id : index\n"
+    "  %y = view.load %lds[%rev] : view<80xf32> -> f32\n"
+    "  %tot = kernel.workgroup.reduce<addf> %y : f32\n"
+    "  %xw = view.load %iv[%w] : view<160xf32> -> f32\n"
+    "  %c0 = index.constant 0 : index\n"
+    "  %c1 = index.constant 1 : index\n"
+    "  %c2 = index.constant 2 : index\n"
+    "  %c3 = index.constant 3 : index\n"
+    "  %c4 = index.constant 4 : index\n"
+    "  view.store %s, %ov[%at, %c0] : f32, view<160x5xf32>\n"
+    "  view.store %m, %ov[%at, %c1] : f32, view<160x5xf32>\n"
+    "  view.store %y, %ov[%at, %c2] : f32, view<160x5xf32>\n"
+    "  view.store %tot, %ov[%at, %c3] : f32, view<160x5xf32>\n"
+    "  view.store %xw, %ov[%at, %c4] : f32, view<160x5xf32>\n"
+    "  kernel.return\n"
+    "}\n";
+
+static void test_barrier_kernels(void** state) {
   harness_t* h = *state;
   char* text = corpus_neighbour_kernel(true);
-  case_t c = {.file = "neighbour.loom", .source = text,
-              .kernel = "neighbour", .arg_count = 1, .buffer = {0},
-              .buffer_count = 1, .bytes = {64 * 4}, .native = false};
-  compare_case(h, &c);
-  load_case(h, &c, true);
+  case_t neighbour = {.file = "neighbour.loom", .source = text,
+                      .kernel = "neighbour", .arg_count = 1, .buffer = {0},
+                      .buffer_count = 1, .bytes = {64 * 4}, .native = true};
+  compare_case(h, &neighbour);
   free(text);
+  /* Full and partial 16x16 tiles, 256 work-items a workgroup. */
+  const uint64_t shapes[][2] = {{16, 16}, {19, 33}, {64, 48}, {1, 70}};
+  for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); ++i) {
+    uint64_t rows = shapes[i][0], cols = shapes[i][1];
+    case_t transpose = {.file = "lib:transpose.loom", .kernel = "transpose",
+                        .workload = {rows, cols}, .workload_count = 2,
+                        .arg_count = 4, .buffer = {-1, -1, 0, 1},
+                        .bits = {rows, cols}, .buffer_count = 2,
+                        .bytes = {rows * cols * 4, rows * cols * 4},
+                        .fill = fill_floats, .native = true,
+                        .nan_words = true};
+    compare_case(h, &transpose);
+  }
+  const uint64_t groups = 5;
+  case_t tree = {.file = "check/workgroup_reduce.loom",
+                 .kernel = "workgroup_reduce", .workload = {groups},
+                 .workload_count = 1, .arg_count = 3, .buffer = {-1, 0, 1},
+                 .bits = {groups}, .buffer_count = 2,
+                 .bytes = {groups * 64 * 4, groups * 4}, .fill = fill_small,
+                 .native = true};
+  compare_case(h, &tree);
+  case_t kinds = {.file = "check/workgroup_reduce_kinds.loom",
+                  .kernel = "reduce_f32_kinds", .workload = {groups},
+                  .workload_count = 1, .arg_count = 8,
+                  .buffer = {-1, 0, 1, 2, 3, 4, 5, 6}, .bits = {groups},
+                  .buffer_count = 7,
+                  .bytes = {groups * 80 * 4, groups * 80 * 4, groups * 4,
+                            groups * 4, groups * 4, groups * 4, groups * 4},
+                  .fill = fill_positive, .native = true};
+  compare_case(h, &kinds);
+  case_t mixed = {.file = "mixed.loom", .source = mixed_barrier_kernel,
+                  .kernel = "mixed", .arg_count = 2, .buffer = {0, 1},
+                  .buffer_count = 2, .bytes = {160 * 4, 160 * 5 * 4},
+                  .fill = fill_small, .native = true};
+  compare_case(h, &mixed);
+}
+
+/* |c| stays on the interpreter, saying |why|, and agrees with it. */
+static void expect_declined(harness_t* h, const case_t* c, const char* why) {
+  compare_case(h, c);
+  load_case(h, c, true);
   const hrx_fabric_kernel_t* kernel = NULL;
-  assert_ok(hrx_fabric_executable_find_kernel(h->executable, "neighbour",
+  assert_ok(hrx_fabric_executable_find_kernel(h->executable, c->kernel,
                                               &kernel));
   hrx_fabric_kernel_info_t info = HRX_STRUCT_INIT(hrx_fabric_kernel_info_t);
   assert_ok(hrx_fabric_kernel_info(kernel, &info));
   assert_false(info.native);
-  if (have_native && !strstr(info.native_note, "kernel.barrier")) {
+  if (have_native && !strstr(info.native_note, why)) {
     fail_msg("note: %s", info.native_note);
   }
+}
+
+/* Kernels the native path declines run on the interpreter and say why: a
+ * barrier in a function (which the verifier cannot prove every work-item
+ * reaches) and any kernel under a sanitizer. */
+static void test_declined_kernel_runs_on_the_interpreter(void** state) {
+  harness_t* h = *state;
+  char* text = corpus_divergent_barrier_kernel(false);
+  case_t diverge = {.file = "diverge.loom", .source = text,
+                    .kernel = "diverge", .arg_count = 1, .buffer = {-1},
+                    .bits = {64}, .native = false};
+  expect_declined(h, &diverge, "inside a function");
+  free(text);
+  const hrx_fabric_kernel_t* kernel = NULL;
+  hrx_fabric_kernel_info_t info;
   /* Sanitizers keep every kernel on the interpreter. */
   h->sanitizers = HRX_LOOM_SANITIZE_ACCESS;
   harness_load(h, "saxpy.loom", NULL);
@@ -1187,6 +1308,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_shared_divisors, setup, teardown),
       cmocka_unit_test_setup_teardown(test_cancel_stops_native_loops, setup,
                                       teardown),
+      cmocka_unit_test_setup_teardown(test_barrier_kernels, setup, teardown),
       cmocka_unit_test_setup_teardown(
           test_declined_kernel_runs_on_the_interpreter, setup, teardown),
       cmocka_unit_test_setup_teardown(test_malformed_native_sections, setup,

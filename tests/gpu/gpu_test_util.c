@@ -5,6 +5,14 @@
 
 hrx_gpu_kernel_t* gpu_test_kernel(hrx_gpu_device_t* device, const char* file,
                                   const char* source, const char* name) {
+  return gpu_test_kernel_sanitized(device, file, source, name, 0);
+}
+
+hrx_gpu_kernel_t* gpu_test_kernel_sanitized(hrx_gpu_device_t* device,
+                                            const char* file,
+                                            const char* source,
+                                            const char* name,
+                                            uint32_t sanitizers) {
   void* text = (void*)source;
   size_t length = source ? strlen(source) : 0;
   if (!source) {
@@ -16,7 +24,8 @@ hrx_gpu_kernel_t* gpu_test_kernel(hrx_gpu_device_t* device, const char* file,
   /* Code for the device's own target: host ISA, or gfx1151 through the
    * amdgpu backend for the kfd device. */
   const char* target = hrx_gpu_device_properties(device)->profile_target;
-  hrx_loom_compiler_options_t options = {.disable_cache = true};
+  hrx_loom_compiler_options_t options = {.disable_cache = true,
+                                         .sanitizers = sanitizers};
   hrx_loom_compiler_t* compiler = NULL;
   assert_ok(hrx_loom_compiler_create(target, &options,
                                      hrx_allocator_system(), &compiler));

@@ -80,10 +80,10 @@ static int parse_args(int argc, char** argv, compile_args_t* a,
         return rc;
       }
     } else if (hrx_cli_option(arg, "--sanitizer-reporting", &v)) {
-      if (strcmp(v, "trap") && strcmp(v, "report")) {
-        return hrx_cli_usage_error("compile", "--sanitizer-reporting is trap "
-                                   "or report, not '%s'", v);
-      }
+      /* The same code traps or reports: the stream running it decides. */
+      return hrx_cli_usage_error("compile", "--sanitizer-reporting is chosen "
+                                 "when the kernel runs: hrx run "
+                                 "--sanitizer-reporting=%s", v);
     } else if (!strcmp(arg, "--no-cache")) {
       a->no_cache = true;
     } else if (arg[0] == '-') {

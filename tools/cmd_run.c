@@ -47,6 +47,8 @@ typedef struct run_args_t {
   const char* print;
   uint64_t timeout_s;
   uint64_t device; /* index for hrx_gpu_device_open; 0 is the host */
+  bool report;     /* --sanitizer-reporting=report */
+  uint64_t report_capacity; /* 0: the library's default */
 } run_args_t;
 
 /* Splits |list| at commas into |out|; an empty item is an error. */
@@ -231,6 +233,19 @@ static int parse_args(int argc, char** argv, run_args_t* a) {
       }
       hrx_status_t status = parse_buffer(v, &a->buffers[a->buffer_count++]);
       if (status != HRX_OK) return usage_status("--buffer", v, status);
+    } else if (hrx_cli_option(argv[i], "--sanitizer-reporting", &v)) {
+      if (strcmp(v, "trap") && strcmp(v, "report")) {
+        return hrx_cli_usage_error("run", "--sanitizer-reporting is trap or "
+                                   "report, not '%s'", v);
+      }
+      a->report = !strcmp(v, "report");
+    } else if (hrx_cli_option(argv[i], "--sanitizer-report-capacity", &v)) {
+      hrx_status_t status = hrx_parse_u64(
+          v, 1, HRX_FABRIC_SANITIZER_MAX_CAPACITY,
+          "--sanitizer-report-capacity", &a->report_capacity);
+      if (status != HRX_OK) {
+        return usage_status("--sanitizer-report-capacity", v, status);
+      }
     } else if (hrx_cli_option(argv[i], "--dump", &v)) {
       a->dump = v;
     } else if (hrx_cli_option(argv[i], "--print", &v)) {
@@ -249,6 +264,10 @@ static int parse_args(int argc, char** argv, run_args_t* a) {
   }
   if (!a->artifact) return hrx_cli_usage_error("run", "missing ARTIFACT");
   if (!a->export_name) return hrx_cli_usage_error("run", "missing --export");
+  if (a->report_capacity && !a->report) {
+    return hrx_cli_usage_error("run", "--sanitizer-report-capacity needs "
+                               "--sanitizer-reporting=report");
+  }
   return HRX_EXIT_OK;
 }
 
@@ -307,6 +326,33 @@ static void print_buffer(size_t index, const uint8_t* data, uint64_t size,
   printf("%s\n", shown < size ? " ..." : "");
 }
 
+/* Prints the sanitizer reports the run collected (report mode); a
+ * failure naming how many there were when there were any. */
+static hrx_status_t print_reports(hrx_gpu_stream_t* stream,
+                                  const char* export_name) {
+  hrx_gpu_sanitizer_reports_t* reports = NULL;
+  HRX_RETURN_IF_ERROR(hrx_gpu_stream_sanitizer_reports(stream, &reports));
+  size_t count = hrx_gpu_sanitizer_reports_count(reports);
+  uint64_t dropped = hrx_gpu_sanitizer_reports_dropped(reports);
+  printf("sanitizer: %zu report%s, %llu dropped\n", count,
+         count == 1 ? "" : "s", (unsigned long long)dropped);
+  for (size_t i = 0; i < count; ++i) {
+    char text[768];
+    hrx_fabric_sanitizer_report_format(
+        hrx_gpu_sanitizer_reports_get(reports, i), text, sizeof(text));
+    printf("  %s\n", text);
+  }
+  hrx_gpu_sanitizer_reports_destroy(reports);
+  if (count == 0 && dropped == 0) return HRX_OK;
+  return hrx_make_status(HRX_STATUS_ABORTED,
+                         "'%s' ran to the end with %llu sanitizer findings "
+                         "(%zu reported, %llu dropped past "
+                         "--sanitizer-report-capacity)",
+                         export_name,
+                         (unsigned long long)(count + dropped), count,
+                         (unsigned long long)dropped);
+}
+
 /* A --device index past the devices there are is a usage error that says
  * how many there are (and, with no GPU, why none was found). */
 static int check_device(uint64_t index) {
@@ -346,6 +392,7 @@ static hrx_status_t run(run_args_t* a) {
   hrx_gpu_kernel_t* kernel = NULL;
   hrx_gpu_buffer_t* buffers[HRX_RUN_MAX] = {0};
   size_t made = 0;
+  bool reporting = false;
   hrx_status_t status =
       hrx_gpu_device_open((size_t)a->device, allocator, &device);
   if (status != HRX_OK) {
@@ -353,6 +400,14 @@ static hrx_status_t run(run_args_t* a) {
                                  (unsigned long long)a->device);
   }
   if (status == HRX_OK) status = hrx_gpu_stream_create(device, &stream);
+  if (status == HRX_OK && a->report) {
+    hrx_gpu_sanitizer_options_t options = {
+        .struct_size = sizeof(options),
+        .reporting = HRX_GPU_SANITIZER_REPORT,
+        .report_capacity = (uint32_t)a->report_capacity};
+    status = hrx_gpu_stream_set_sanitizer(stream, &options);
+    reporting = status == HRX_OK;
+  }
   if (status == HRX_OK) {
     status = hrx_gpu_kernel_load(device, code, code_length, a->export_name,
                                  &kernel);
@@ -442,6 +497,15 @@ static hrx_status_t run(run_args_t* a) {
       /* A user-chosen place: a link is followed, a device or FIFO written
        * in place (hrx_file_write_output). */
       status = hrx_file_write_output(path, data, size, 0644);
+    }
+  }
+  if (reporting) {
+    /* Whatever else went wrong, what the sanitizer found is shown. */
+    hrx_status_t found = print_reports(stream, a->export_name);
+    if (status == HRX_OK) {
+      status = found;
+    } else {
+      hrx_status_free(found);
     }
   }
   for (size_t b = 0; b < made; ++b) hrx_gpu_buffer_release(buffers[b]);

@@ -80,6 +80,9 @@ struct hrx_fabric_signal_s {
   atomic_uint_fast32_t ref_count;
   /* Set by hrx_fabric_signal_cancel; the executor polls it at back-edges. */
   _Atomic bool cancelled;
+  /* Report mode for the dispatches completing it (retained; NULL: trap):
+   * hrx_fabric_signal_set_report_channel. */
+  _Atomic(hrx_fabric_report_channel_t*) reports;
   hrx_allocator_t allocator;
   const hrx_fabric_signal_waker_t* waker; /* NULL: host memory only */
   void* waker_context;
@@ -332,6 +335,16 @@ void hrx_host_device_forget_executable(hrx_host_device_t* device,
 /* Executor                                                                */
 /*===------------------------------------------------------------------===*/
 
+/* The name of index.assume fact |assertion| (hrx_host_assert_t), "?" for
+ * one this library does not know. */
+const char* hrx_host_assert_name(uint32_t assertion);
+
+/* Adds |report| to |channel|, or counts it dropped when the channel is
+ * full; any thread, no allocation (sanitizer.c). */
+void hrx_fabric_report_channel_push(
+    hrx_fabric_report_channel_t* channel,
+    const hrx_fabric_sanitizer_report_t* report);
+
 typedef struct hrx_host_slot_t {
   uint8_t* base;
   uint64_t size;
@@ -351,6 +364,9 @@ typedef struct hrx_host_dispatch_t {
   const _Atomic bool* cancel;
   _Atomic int faulted;
   hrx_fabric_fault_t fault;
+  /* Report mode (hrx/fabric/sanitizer.h): the completion signal's channel,
+   * which findings go to instead of ending the dispatch; NULL: trap. */
+  hrx_fabric_report_channel_t* reports;
   /* Unique per prepared dispatch: keys the executor's per-thread caches. */
   uint64_t serial;
 } hrx_host_dispatch_t;

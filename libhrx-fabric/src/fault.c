@@ -3,6 +3,14 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "fabric_internal.h"
+
+const char* hrx_host_assert_name(uint32_t assertion) {
+  static const char* const facts[] = {"range", "lt", "le", "eq", "ne", "mul"};
+  return assertion < sizeof(facts) / sizeof(facts[0]) ? facts[assertion]
+                                                      : "?";
+}
+
 const char* hrx_fabric_fault_kind_string(hrx_fabric_fault_kind_t kind) {
   switch (kind) {
     case HRX_FABRIC_FAULT_NONE: return "none";
@@ -74,18 +82,13 @@ size_t hrx_fabric_fault_format(const hrx_fabric_fault_t* caller_fault,
                  f->offset, f->pc, other,
                  f->other_write ? "wrote" : "read", f->other_pc);
   } else if (f->kind == HRX_FABRIC_FAULT_ASSERTION) {
-    static const char* const facts[] = {"range", "lt", "le",
-                                        "eq",    "ne", "mul"};
     n = snprintf(buffer, capacity,
                  "%s in kernel '%s' at instruction %" PRIu32 ", lane %" PRIu32
                  ", workgroup (%" PRIu32 ", %" PRIu32 ", %" PRIu32
                  "): index.assume fact '%s' does not hold for %" PRId64,
                  hrx_fabric_fault_kind_string(f->kind), f->kernel, f->pc,
                  f->lane, f->workgroup[0], f->workgroup[1], f->workgroup[2],
-                 f->assertion < sizeof(facts) / sizeof(facts[0])
-                     ? facts[f->assertion]
-                     : "?",
-                 f->value);
+                 hrx_host_assert_name(f->assertion), f->value);
   } else if (f->kind == HRX_FABRIC_FAULT_BAD_SHIFT) {
     n = snprintf(buffer, capacity,
                  "%s in kernel '%s' at instruction %" PRIu32 ", lane %" PRIu32

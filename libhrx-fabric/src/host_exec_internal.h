@@ -39,6 +39,8 @@ typedef struct hrx_race_cell_t {
   uint16_t reader; /* work-item, HRX_RACE_NONE or HRX_RACE_MANY */
   uint32_t write_pc;
   uint32_t read_pc;
+  uint8_t write_bytes; /* widths of those accesses, for reports */
+  uint8_t read_bytes;
 } hrx_race_cell_t;
 
 #define HRX_RACE_NONE 0xFFFFu
@@ -48,6 +50,7 @@ typedef struct hrx_group_t {
   hrx_host_dispatch_t* dispatch;
   const hrx_fabric_kernel_t* kernel;
   uint32_t id[3];
+  uint32_t wave; /* the wave running now: findings name its work-items */
   uint32_t lanes;
   uint64_t full;
   uint8_t* local;
@@ -66,13 +69,26 @@ typedef struct hrx_group_t {
 /* Records |fault| as the dispatch's fault unless one was recorded. */
 void hrx_fault_here(hrx_host_dispatch_t* d, hrx_fabric_fault_t fault);
 
-/* A fault at instruction |pc|, lane |lane| of |g|'s workgroup; callers
- * add what their kind reports. */
+/* A fault at instruction |pc|, lane |lane| of the running wave of |g|'s
+ * workgroup; callers add what their kind reports. */
 static inline hrx_fabric_fault_t hrx_fault_at(const hrx_group_t* g,
                                               hrx_fabric_fault_kind_t kind,
                                               uint32_t pc, uint32_t lane) {
   return (hrx_fabric_fault_t){.kind = kind, .pc = pc, .lane = lane,
-                              .workgroup = {g->id[0], g->id[1], g->id[2]}};
+                              .workgroup = {g->id[0], g->id[1], g->id[2]},
+                              .work_item = g->wave * g->lanes + lane};
+}
+
+/* A sanitizer finding (hrx/fabric/sanitizer.h). In report mode it becomes
+ * a report (|other_bytes|: the width of a race's earlier access) and the
+ * caller goes on with the lane's access skipped or its unchecked result:
+ * true. Otherwise it is the dispatch's fault and the wave stops: false. */
+bool hrx_finding(hrx_group_t* g, hrx_fabric_fault_t fault,
+                 uint32_t other_bytes);
+
+/* Whether findings are reported rather than trapped. */
+static inline bool hrx_reporting(const hrx_group_t* g) {
+  return g->dispatch->reports != NULL;
 }
 
 /*===------------------------------------------------------------------===*/
@@ -89,20 +105,23 @@ typedef struct hrx_window_t {
 
 #define HRX_WINDOW_NONE {.slot = UINT64_MAX}
 
-/* The host address of |bytes| at pointer |ptr|, or NULL after recording
- * an UNBOUND_POINTER or OUT_OF_BOUNDS fault at |pc|, |lane|. */
+/* The host address of |bytes| at pointer |ptr|, or NULL after an
+ * UNBOUND_POINTER or OUT_OF_BOUNDS finding at |pc|, |lane| (hrx_finding:
+ * in report mode the lane's access is skipped). */
 uint8_t* hrx_resolve(hrx_group_t* g, uint64_t ptr, uint32_t bytes,
-                     uint32_t pc, uint32_t lane, hrx_window_t* out);
+                     bool write, uint32_t pc, uint32_t lane,
+                     hrx_window_t* out);
 
 static inline uint8_t* hrx_resolve_in(hrx_group_t* g, hrx_window_t* window,
                                       uint64_t ptr, uint32_t bytes,
-                                      uint32_t pc, uint32_t lane) {
+                                      bool write, uint32_t pc,
+                                      uint32_t lane) {
   uint64_t offset = ptr & HRX_HOST_OFFSET_MASK;
   if ((ptr >> HRX_HOST_PTR_SHIFT) == window->slot && offset <= window->size &&
       window->size - offset >= bytes) {
     return window->base + offset;
   }
-  return hrx_resolve(g, ptr, bytes, pc, lane, window);
+  return hrx_resolve(g, ptr, bytes, write, pc, lane, window);
 }
 
 /* Fixed-size loads: a variable-length memcpy into a zeroed 8-byte

@@ -20,6 +20,61 @@ void hrx_fault_here(hrx_host_dispatch_t* d, hrx_fabric_fault_t fault) {
   }
 }
 
+/* |flat|'s access record: the work-item's (x, y, z) in the workgroup. */
+static hrx_fabric_sanitizer_access_t hrx_access_of(
+    const hrx_host_dispatch_t* d, uint32_t pc, uint32_t bytes, uint32_t lane,
+    uint32_t flat, bool write) {
+  hrx_fabric_sanitizer_access_t a = {.pc = pc, .bytes = bytes, .lane = lane,
+                                     .work_item = flat, .write = write};
+  if (flat == 0xFFFFu) {
+    /* A race's "several readers" (hrx_fabric_fault_t.other_work_item). */
+    a.lane = a.work_item = HRX_FABRIC_SANITIZER_SEVERAL;
+    for (int i = 0; i < 3; ++i) a.work_item_id[i] = a.work_item;
+    return a;
+  }
+  uint32_t sx = d->workgroup_size[0], sy = d->workgroup_size[1];
+  a.work_item_id[0] = flat % sx;
+  a.work_item_id[1] = flat / sx % sy;
+  a.work_item_id[2] = flat / (sx * sy);
+  return a;
+}
+
+bool hrx_finding(hrx_group_t* g, hrx_fabric_fault_t fault,
+                 uint32_t other_bytes) {
+  hrx_host_dispatch_t* d = g->dispatch;
+  if (!d->reports) {
+    hrx_fault_here(d, fault);
+    return false;
+  }
+  hrx_fabric_sanitizer_report_t r = {
+      .struct_size = sizeof(r),
+      .kind = fault.kind,
+      .workgroup = {fault.workgroup[0], fault.workgroup[1],
+                    fault.workgroup[2]},
+      .slot = fault.slot,
+      .offset = fault.offset,
+      .allocation_size = fault.allocation_size,
+      .access = hrx_access_of(d, fault.pc, fault.access_bytes, fault.lane,
+                              fault.work_item, fault.write),
+      .assertion = fault.assertion,
+      .value = fault.value};
+  snprintf(r.kernel, sizeof(r.kernel), "%s", d->kernel->name);
+  bool memory = fault.kind == HRX_FABRIC_FAULT_OUT_OF_BOUNDS ||
+                fault.kind == HRX_FABRIC_FAULT_MISALIGNED;
+  if (memory && fault.slot < d->slot_count) {
+    r.address = (uint64_t)(uintptr_t)d->slots[fault.slot].base + fault.offset;
+    r.allocation_size = d->slots[fault.slot].size;
+  }
+  if (fault.kind == HRX_FABRIC_FAULT_DATA_RACE) {
+    /* The earlier access's lane is its work-item's lane in its wave. */
+    uint32_t item = fault.other_work_item;
+    r.other = hrx_access_of(d, fault.other_pc, other_bytes,
+                            item % g->lanes, item, fault.other_write);
+  }
+  hrx_fabric_report_channel_push(d->reports, &r);
+  return true;
+}
+
 bool hrx_host_dispatch_prepare(hrx_host_device_t* device,
                                const hrx_aql_dispatch_packet_t* p,
                                const hrx_fabric_kernel_t* kernel,
@@ -79,7 +134,8 @@ bool hrx_host_dispatch_prepare(hrx_host_device_t* device,
 /*===------------------------------------------------------------------===*/
 
 uint8_t* hrx_resolve(hrx_group_t* g, uint64_t ptr, uint32_t bytes,
-                     uint32_t pc, uint32_t lane, hrx_window_t* out) {
+                     bool write, uint32_t pc, uint32_t lane,
+                     hrx_window_t* out) {
   uint64_t slot = ptr >> HRX_HOST_PTR_SHIFT;
   uint64_t offset = ptr & HRX_HOST_OFFSET_MASK;
   uint8_t* base;
@@ -90,7 +146,8 @@ uint8_t* hrx_resolve(hrx_group_t* g, uint64_t ptr, uint32_t bytes,
     fault.slot = (uint32_t)slot;
     fault.offset = offset;
     fault.access_bytes = bytes;
-    hrx_fault_here(g->dispatch, fault);
+    fault.write = write;
+    hrx_finding(g, fault, 0);
     return NULL;
   }
   if (offset > size || size - offset < bytes) {
@@ -101,7 +158,8 @@ uint8_t* hrx_resolve(hrx_group_t* g, uint64_t ptr, uint32_t bytes,
     fault.access_bytes = bytes;
     fault.allocation_size = size;
     fault.address = (uint64_t)(uintptr_t)base;
-    hrx_fault_here(g->dispatch, fault);
+    fault.write = write;
+    hrx_finding(g, fault, 0);
     return NULL;
   }
   *out = (hrx_window_t){.slot = slot, .base = base, .size = size};
@@ -110,12 +168,14 @@ uint8_t* hrx_resolve(hrx_group_t* g, uint64_t ptr, uint32_t bytes,
 
 /* Records a plain access of local memory by |item| and reports a race
  * when another work-item touched the same granule in this barrier
- * interval and one of the two writes. */
+ * interval and one of the two writes: once per access, however many
+ * granules conflict. False when that ends the dispatch (trap). */
 static bool hrx_race_access(hrx_group_t* g, uint64_t ptr, uint32_t bytes,
                             bool write, uint32_t pc, uint32_t lane,
                             uint32_t item) {
   if ((ptr >> HRX_HOST_PTR_SHIFT) != HRX_HOST_SLOT_LOCAL) return true;
   uint64_t offset = ptr & HRX_HOST_OFFSET_MASK;
+  bool reported = false;
   for (uint64_t at = offset / 4; at <= (offset + bytes - 1) / 4; ++at) {
     hrx_race_cell_t* c = &g->race[at];
     if (c->epoch != g->epoch) {
@@ -123,17 +183,20 @@ static bool hrx_race_access(hrx_group_t* g, uint64_t ptr, uint32_t bytes,
                              .reader = HRX_RACE_NONE};
     }
     bool conflict = false, other_write = false;
-    uint32_t other = 0, other_pc = 0;
+    uint32_t other = 0, other_pc = 0, other_bytes = 0;
     if (c->writer != HRX_RACE_NONE && c->writer != item) {
       conflict = other_write = true;
       other = c->writer;
       other_pc = c->write_pc;
+      other_bytes = c->write_bytes;
     } else if (write && c->reader != HRX_RACE_NONE && c->reader != item) {
       conflict = true;
       other = c->reader == HRX_RACE_MANY ? 0xFFFFu : c->reader;
       other_pc = c->read_pc;
+      other_bytes = c->read_bytes;
     }
-    if (conflict) {
+    if (conflict && !reported) {
+      reported = true;
       hrx_fabric_fault_t fault =
           hrx_fault_at(g, HRX_FABRIC_FAULT_DATA_RACE, pc, lane);
       fault.slot = HRX_HOST_SLOT_LOCAL;
@@ -144,20 +207,33 @@ static bool hrx_race_access(hrx_group_t* g, uint64_t ptr, uint32_t bytes,
       fault.other_pc = other_pc;
       fault.other_work_item = other;
       fault.other_write = other_write;
-      hrx_fault_here(g->dispatch, fault);
-      return false;
+      if (!hrx_finding(g, fault, other_bytes)) return false;
     }
     if (write) {
       c->writer = (uint16_t)item;
       c->write_pc = pc;
+      c->write_bytes = (uint8_t)bytes;
     } else {
       c->reader = c->reader == HRX_RACE_NONE || c->reader == item
                       ? (uint16_t)item
                       : (uint16_t)HRX_RACE_MANY;
       c->read_pc = pc;
+      c->read_bytes = (uint8_t)bytes;
     }
   }
   return true;
+}
+
+/* A misaligned atomic at pointer |ptr|. */
+static hrx_fabric_fault_t hrx_misaligned(const hrx_group_t* g, uint64_t ptr,
+                                         uint32_t bytes, bool write,
+                                         uint32_t pc, uint32_t lane) {
+  hrx_fabric_fault_t f = hrx_fault_at(g, HRX_FABRIC_FAULT_MISALIGNED, pc, lane);
+  f.slot = (uint32_t)(ptr >> HRX_HOST_PTR_SHIFT);
+  f.offset = ptr & HRX_HOST_OFFSET_MASK;
+  f.access_bytes = bytes;
+  f.write = write;
+  return f;
 }
 
 static int hrx_order(uint32_t ordering) {
@@ -462,19 +538,20 @@ static inline bool hrx_jump(hrx_group_t* g, hrx_wave_t* w, uint32_t target,
 }
 
 /* Race sanitizer: the work-items of |missing| (lanes of wave |wave|) do
- * not reach the barrier at |pc|. */
-static void hrx_barrier_fault(hrx_group_t* g, uint32_t pc, uint32_t wave,
+ * not reach the barrier at |pc|. False when that ends the dispatch; in
+ * report mode the barrier then releases the waves that reach it. */
+static bool hrx_barrier_fault(hrx_group_t* g, uint32_t pc, uint32_t wave,
                               uint64_t missing) {
   uint32_t lane = (uint32_t)__builtin_ctzll(missing);
   hrx_fabric_fault_t f =
       hrx_fault_at(g, HRX_FABRIC_FAULT_BARRIER_DIVERGENCE, pc, lane);
   f.work_item = wave * g->lanes + lane;
-  hrx_fault_here(g->dispatch, f);
+  return hrx_finding(g, f, 0);
 }
 
 /* Race sanitizer, after a round of waves ended with some at a barrier:
  * every wave must wait at that same barrier (none finished, none at
- * another). */
+ * another); the first that does not is the finding. */
 static bool hrx_barrier_joined(hrx_group_t* g, const hrx_wave_t* waves,
                                uint32_t count) {
   uint32_t at = UINT32_MAX;
@@ -483,8 +560,7 @@ static bool hrx_barrier_joined(hrx_group_t* g, const hrx_wave_t* waves,
   }
   for (uint32_t w = 0; w < count; ++w) {
     if (waves[w].state != WAVE_BARRIER || waves[w].pc - 1 != at) {
-      hrx_barrier_fault(g, at, w, waves[w].live);
-      return false;
+      return hrx_barrier_fault(g, at, w, waves[w].live);
     }
   }
   return true;
@@ -537,9 +613,9 @@ uint32_t hrx_host_step(hrx_group_t* g, hrx_wave_t* w, uint32_t wave_index) {
         HRX_LANES(D = (uint64_t)hrx_host_index_madd((int64_t)A, (int64_t)B,
                                                       (int64_t)C));
       } else if (i->flags & HRX_HOST_FLAG_CHECKED) {
-        /* The operation sanitizer: signed overflow of the type. */
-        bool overflow = false;
-        uint32_t bad = 0;
+        /* The operation sanitizer: signed overflow of the type; a
+         * reported lane keeps the wrapped result. */
+        bool ok = true;
         HRX_LANES({
           int64_t x = (int64_t)A, y = (int64_t)B, r = 0;
           bool o = i->op == HRX_HOST_OP_IADD ? __builtin_add_overflow(x, y, &r)
@@ -549,18 +625,14 @@ uint32_t hrx_host_step(hrx_group_t* g, hrx_wave_t* w, uint32_t wave_index) {
           if (!o && i->op == HRX_HOST_OP_IMADD) {
             o = __builtin_add_overflow(r, (int64_t)C, &r);
           }
-          if (o || (int64_t)hrx_norm((uint64_t)r, type) != r) {
-            if (!overflow) bad = l;
-            overflow = true;
+          if (ok && (o || (int64_t)hrx_norm((uint64_t)r, type) != r)) {
+            ok = hrx_finding(
+                g, hrx_fault_at(g, HRX_FABRIC_FAULT_INTEGER_OVERFLOW, pc, l),
+                0);
           }
           D = hrx_norm((uint64_t)r, type);
         });
-        if (overflow) {
-          hrx_fault_here(dispatch,
-                         hrx_fault_at(g, HRX_FABRIC_FAULT_INTEGER_OVERFLOW,
-                                      pc, bad));
-          return WAVE_FAULT;
-        }
+        if (!ok) return WAVE_FAULT;
       } else if (i->op == HRX_HOST_OP_IADD) {
         HRX_LANES(D = hrx_norm(A + B, type));
       } else if (i->op == HRX_HOST_OP_ISUB) {
@@ -575,13 +647,16 @@ uint32_t hrx_host_step(hrx_group_t* g, hrx_wave_t* w, uint32_t wave_index) {
     case HRX_HOST_OP_IDIVU:
     case HRX_HOST_OP_IREMS:
     case HRX_HOST_OP_IREMU: {
-      bool fault = false;
-      uint32_t fault_lane = 0;
+      /* A reported division by zero gives 0. */
+      bool ok = true;
       HRX_LANES({
         uint64_t x = A, y = B;
         if (hrx_unsigned(y, type) == 0) {
-          if (!fault) fault_lane = l;
-          fault = true;
+          if (ok) {
+            ok = hrx_finding(
+                g, hrx_fault_at(g, HRX_FABRIC_FAULT_DIVIDE_BY_ZERO, pc, l), 0);
+          }
+          D = 0;
         } else if (i->op == HRX_HOST_OP_IDIVU) {
           D = hrx_norm(hrx_unsigned(x, type) / hrx_unsigned(y, type), type);
         } else if (i->op == HRX_HOST_OP_IREMU) {
@@ -595,12 +670,7 @@ uint32_t hrx_host_step(hrx_group_t* g, hrx_wave_t* w, uint32_t wave_index) {
           D = hrx_norm((uint64_t)((int64_t)x % (int64_t)y), type);
         }
       });
-      if (fault) {
-        hrx_fault_here(dispatch,
-                       hrx_fault_at(g, HRX_FABRIC_FAULT_DIVIDE_BY_ZERO, pc,
-                                    fault_lane));
-        return WAVE_FAULT;
-      }
+      if (!ok) return WAVE_FAULT;
       break;
     }
     case HRX_HOST_OP_IMINS:
@@ -623,7 +693,8 @@ uint32_t hrx_host_step(hrx_group_t* g, hrx_wave_t* w, uint32_t wave_index) {
     case HRX_HOST_OP_ISHRS: {
       uint32_t bits = hrx_type_bits(type);
       if (i->flags & HRX_HOST_FLAG_CHECKED) {
-        /* The operation sanitizer: an amount of at least the width. */
+        /* The operation sanitizer: an amount of at least the width (a
+         * reported lane gets the unchecked result below). */
         bool ok = true;
         HRX_LANES({
           if (ok && hrx_unsigned(B, type) >= bits) {
@@ -631,8 +702,7 @@ uint32_t hrx_host_step(hrx_group_t* g, hrx_wave_t* w, uint32_t wave_index) {
                 hrx_fault_at(g, HRX_FABRIC_FAULT_BAD_SHIFT, pc, l);
             f.access_bytes = hrx_type_bytes(type);
             f.value = (int64_t)hrx_unsigned(B, type);
-            hrx_fault_here(dispatch, f);
-            ok = false;
+            ok = hrx_finding(g, f, 0);
           }
         });
         if (!ok) return WAVE_FAULT;
@@ -763,11 +833,21 @@ uint32_t hrx_host_step(hrx_group_t* g, hrx_wave_t* w, uint32_t wave_index) {
       uint32_t bytes = hrx_type_bytes(type);
       bool ok = true;
       hrx_window_t window = HRX_WINDOW_NONE;
+      /* A uniform load runs once for the wave: its findings name the
+       * lowest active lane, the work-item that would have made it. */
+      const uint32_t lowest =
+          w->exec ? (uint32_t)__builtin_ctzll(w->exec) : 0;
       HRX_LANES({
+        const uint32_t lane = dst_scalar ? lowest : l;
         if (ok) {
-          const uint8_t* at = hrx_resolve_in(g, &window, A, bytes, pc, l);
-          if (at && (!g->race || hrx_race_access(g, A, bytes, false, pc, l,
-                                                 wave_index * L + l))) {
+          const uint8_t* at =
+              hrx_resolve_in(g, &window, A, bytes, false, pc, lane);
+          if (!at) {
+            ok = hrx_reporting(g);
+            D = 0; /* a reported lane reads 0, as robust buffers do */
+          } else if (!g->race ||
+                     hrx_race_access(g, A, bytes, false, pc, lane,
+                                     wave_index * L + lane)) {
             D = hrx_load_value(at, type);
           } else {
             ok = false;
@@ -782,22 +862,22 @@ uint32_t hrx_host_step(hrx_group_t* g, hrx_wave_t* w, uint32_t wave_index) {
       uint32_t bytes = hrx_type_bytes(type);
       bool atomic = i->op == HRX_HOST_OP_ATOMIC_STORE;
       bool ok = true;
-      /* Stores with uniform operands write once for the wave. */
+      /* Stores with uniform operands write once for the wave, as its
+       * lowest active lane. */
       const bool uniform = sa == 0 && sb == 0;
+      const uint64_t once = w->exec ? w->exec & (0 - w->exec) : 1;
       hrx_window_t window = HRX_WINDOW_NONE;
-      for (uint64_t m = uniform ? 1 : w->exec; m && ok; m &= m - 1) {
+      for (uint64_t m = uniform ? once : w->exec; m && ok; m &= m - 1) {
         const uint32_t l = (uint32_t)__builtin_ctzll(m);
-        uint8_t* at = hrx_resolve_in(g, &window, A, bytes, pc, l);
+        uint8_t* at = hrx_resolve_in(g, &window, A, bytes, true, pc, l);
         if (!at) {
-          ok = false;
+          ok = hrx_reporting(g); /* a reported lane's store is dropped */
         } else if (!atomic && g->race &&
                    !hrx_race_access(g, A, bytes, true, pc, l,
                                     wave_index * L + l)) {
           ok = false;
         } else if (atomic && (uintptr_t)at % bytes) {
-          hrx_fault_here(dispatch,
-                         hrx_fault_at(g, HRX_FABRIC_FAULT_MISALIGNED, pc, l));
-          ok = false;
+          ok = hrx_finding(g, hrx_misaligned(g, A, bytes, true, pc, l), 0);
         } else if (atomic && bytes == 4) {
           __atomic_store_n((uint32_t*)at, (uint32_t)B,
                            hrx_store_order(i->imm));
@@ -815,14 +895,17 @@ uint32_t hrx_host_step(hrx_group_t* g, hrx_wave_t* w, uint32_t wave_index) {
       uint32_t bytes = hrx_type_bytes(type);
       bool ok = true;
       hrx_window_t window = HRX_WINDOW_NONE;
+      const bool write = i->op == HRX_HOST_OP_ATOMIC_RMW;
       HRX_LANES({
-        uint8_t* at = ok ? hrx_resolve_in(g, &window, A, bytes, pc, l) : NULL;
+        uint8_t* at =
+            ok ? hrx_resolve_in(g, &window, A, bytes, write, pc, l) : NULL;
         if (!at) {
-          ok = false;
+          /* A reported lane's atomic is dropped and reads 0. */
+          ok = ok && hrx_reporting(g);
+          D = 0;
         } else if ((uintptr_t)at % bytes || (bytes != 4 && bytes != 8)) {
-          hrx_fault_here(dispatch,
-                         hrx_fault_at(g, HRX_FABRIC_FAULT_MISALIGNED, pc, l));
-          ok = false;
+          ok = hrx_finding(g, hrx_misaligned(g, A, bytes, write, pc, l), 0);
+          D = 0;
         } else if (i->op == HRX_HOST_OP_ATOMIC_LOAD) {
           uint64_t raw = bytes == 4
               ? __atomic_load_n((uint32_t*)at, hrx_load_order(i->imm))
@@ -889,8 +972,8 @@ uint32_t hrx_host_step(hrx_group_t* g, hrx_wave_t* w, uint32_t wave_index) {
     }
     case HRX_HOST_OP_BARRIER:
       if (hrx_cancelled(g, pc)) return WAVE_FAULT;
-      if (g->race_check && w->exec != w->live) {
-        hrx_barrier_fault(g, pc, wave_index, w->live & ~w->exec);
+      if (g->race_check && w->exec != w->live &&
+          !hrx_barrier_fault(g, pc, wave_index, w->live & ~w->exec)) {
         return WAVE_FAULT;
       }
       return WAVE_BARRIER;
@@ -941,22 +1024,17 @@ uint32_t hrx_host_step(hrx_group_t* g, hrx_wave_t* w, uint32_t wave_index) {
       HRX_LANES(D = hrx_combine(i->aux, type, A, B));
       break;
     case HRX_HOST_OP_ASSERT: {
-      bool held = true;
-      uint32_t lane = 0;
+      bool ok = true;
       HRX_LANES({
-        if (held && !A) {
-          held = false;
-          lane = l;
+        if (ok && !A) {
+          hrx_fabric_fault_t f =
+              hrx_fault_at(g, HRX_FABRIC_FAULT_ASSERTION, pc, l);
+          f.assertion = i->aux;
+          f.value = (int64_t)B;
+          ok = hrx_finding(g, f, 0);
         }
       });
-      if (!held) {
-        hrx_fabric_fault_t f =
-            hrx_fault_at(g, HRX_FABRIC_FAULT_ASSERTION, pc, lane);
-        f.assertion = i->aux;
-        f.value = (int64_t)pb[lane * sb];
-        hrx_fault_here(dispatch, f);
-        return WAVE_FAULT;
-      }
+      if (!ok) return WAVE_FAULT;
       break;
     }
     default: {
@@ -1051,6 +1129,7 @@ void hrx_host_run_workgroup(void* context, uint64_t workgroup,
     for (uint32_t w = 0; w < waves; ++w) {
       hrx_wave_t* wave = &wave_states[w];
       if (wave->state != WAVE_RUN) continue;
+      g.wave = w;
       wave->state = program ? hrx_host_run_wave_fast(&g, wave, w, program)
                             : hrx_run_wave(&g, wave, w);
       if (wave->state == WAVE_FAULT) return;

@@ -85,16 +85,21 @@ static void hrx_queue_dispatch(hrx_host_queue_t* q,
   hrx_fabric_signal_t* completion =
       hrx_fabric_signal_from_handle(packet->completion_signal);
   dispatch->cancel = completion ? &completion->cancelled : NULL;
+  /* Report mode: held for the dispatch, whatever the signal's owner does
+   * meanwhile. */
+  dispatch->reports = completion ? atomic_load(&completion->reports) : NULL;
+  hrx_fabric_report_channel_retain(dispatch->reports);
   if (ok) {
     uint64_t groups = (uint64_t)dispatch->workgroup_count[0] *
                       dispatch->workgroup_count[1] *
                       dispatch->workgroup_count[2];
     /* Native code when the kernel has it loaded (host_native_run.c), a
-     * run of consecutive workgroups per job item. */
+     * run of consecutive workgroups per job item; the interpreter, the
+     * sanitizer engine, in report mode. */
     hrx_host_job_t job = {.fn = hrx_host_run_workgroup,
                           .context = dispatch,
                           .total = groups};
-    if (kernel->native) {
+    if (kernel->native && !dispatch->reports) {
       job.fn = hrx_host_native_run_workgroups;
       job.total = hrx_host_native_job_items(groups);
     }
@@ -105,6 +110,7 @@ static void hrx_queue_dispatch(hrx_host_queue_t* q,
   }
   if (!ok) hrx_queue_fault(q, dispatch->fault, packet->completion_signal);
   hrx_fabric_executable_release(exe);
+  hrx_fabric_report_channel_release(dispatch->reports);
   free(dispatch);
   hrx_queue_complete(packet->completion_signal, !ok);
 }

@@ -56,6 +56,7 @@ void hrx_fabric_signal_retain(hrx_fabric_signal_t* signal) {
 void hrx_fabric_signal_release(hrx_fabric_signal_t* signal) {
   if (signal && atomic_fetch_sub_explicit(&signal->ref_count, 1,
                                           memory_order_acq_rel) == 1) {
+    hrx_fabric_report_channel_release(atomic_load(&signal->reports));
     if (signal->waker) {
       signal->waker->release(signal->waker_context, signal);
     } else {

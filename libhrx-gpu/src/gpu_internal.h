@@ -168,6 +168,25 @@ hrx_status_t hrx_gpu_stream_submit(hrx_gpu_stream_t* stream,
 hrx_fabric_signal_t* hrx_gpu_stream_timeline(hrx_gpu_stream_t* stream);
 /* The timeline point of the stream's most recent submission. */
 uint64_t hrx_gpu_stream_point(const hrx_gpu_stream_t* stream);
+/* Whether no queued work of |stream| is pending. */
+bool hrx_gpu_stream_idle(const hrx_gpu_stream_t* stream);
+hrx_gpu_device_t* hrx_gpu_stream_device(const hrx_gpu_stream_t* stream);
+/* The budget the stream charges now (borrowed; NULL: none). */
+hrx_budget_t* hrx_gpu_stream_budget(const hrx_gpu_stream_t* stream);
+
+/* A stream's sanitizer reporting (sanitizer.c): REPORT while |channel|
+ * is set, which is also attached to the stream's timeline signal. */
+typedef struct hrx_gpu_stream_sanitizer_t {
+  hrx_fabric_report_channel_t* channel;
+  hrx_budget_t* budget; /* retained; charged |bytes| for the channel */
+  uint64_t bytes;
+} hrx_gpu_stream_sanitizer_t;
+
+/* The stream's reporting state, kept in the stream. */
+hrx_gpu_stream_sanitizer_t* hrx_gpu_stream_sanitizer(hrx_gpu_stream_t* stream);
+/* Back to TRAP: the channel released and its charge returned. */
+void hrx_gpu_stream_sanitizer_reset(hrx_gpu_stream_t* stream);
+
 /* Waits until |point| of |stream| completed. */
 hrx_status_t hrx_gpu_stream_wait_point(hrx_gpu_stream_t* stream,
                                        uint64_t point, uint64_t timeout_ns);

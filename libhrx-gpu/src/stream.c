@@ -41,6 +41,7 @@ struct hrx_gpu_stream_s {
   uint64_t abandoned; /* latest point a synchronize gave up on (0: none) */
   hrx_gpu_kernarg_cache_t kernargs;
   hrx_gpu_launch_memo_t launch_memo;
+  hrx_gpu_stream_sanitizer_t sanitizer;
 };
 
 struct hrx_gpu_readback_s {
@@ -367,6 +368,7 @@ void hrx_gpu_stream_destroy(hrx_gpu_stream_t* s) {
         s->queue, hrx_fabric_signal_handle(s->timeline), &fault);
     hrx_status_free(taken);
   }
+  hrx_gpu_stream_sanitizer_reset(s);
   hrx_allocator_free(s->allocator, s->retained);
   hrx_gpu_kernarg_cache_free(s->allocator, &s->kernargs);
   hrx_fabric_signal_release(s->timeline);
@@ -429,8 +431,20 @@ static void hrx_gpu_staging_drop(hrx_gpu_stream_t* s, uint64_t bytes,
 /* No queued work is pending: the device is not touching anything this
  * stream ordered, so a transfer may happen right now, by the host, and
  * still be in stream order. Waits on events are queued work too. */
-static bool hrx_gpu_stream_idle(const hrx_gpu_stream_t* s) {
+bool hrx_gpu_stream_idle(const hrx_gpu_stream_t* s) {
   return hrx_gpu_point_done(s->timeline, s->submitted);
+}
+
+hrx_gpu_device_t* hrx_gpu_stream_device(const hrx_gpu_stream_t* s) {
+  return s->device;
+}
+
+hrx_budget_t* hrx_gpu_stream_budget(const hrx_gpu_stream_t* s) {
+  return s->budget;
+}
+
+hrx_gpu_stream_sanitizer_t* hrx_gpu_stream_sanitizer(hrx_gpu_stream_t* s) {
+  return &s->sanitizer;
 }
 
 static hrx_status_t hrx_gpu_check_length(hrx_gpu_view_t view,

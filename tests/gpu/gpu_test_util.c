@@ -5,6 +5,14 @@
 
 hrx_gpu_kernel_t* gpu_test_kernel(hrx_gpu_device_t* device, const char* file,
                                   const char* source, const char* name) {
+  return gpu_test_kernel_sanitized(device, file, source, name, 0);
+}
+
+hrx_gpu_kernel_t* gpu_test_kernel_sanitized(hrx_gpu_device_t* device,
+                                            const char* file,
+                                            const char* source,
+                                            const char* name,
+                                            uint32_t sanitizers) {
   void* text = (void*)source;
   size_t length = source ? strlen(source) : 0;
   if (!source) {
@@ -19,6 +27,7 @@ hrx_gpu_kernel_t* gpu_test_kernel(hrx_gpu_device_t* device, const char* file,
   hrx_loom_compiler_options_t options =
       HRX_STRUCT_INIT(hrx_loom_compiler_options_t);
   options.disable_cache = true;
+  options.sanitizers = sanitizers;
   hrx_loom_compiler_t* compiler = NULL;
   assert_ok(hrx_loom_compiler_create(target, &options,
                                      hrx_allocator_system(), &compiler));

@@ -10,6 +10,13 @@
  * loads kernel |name| on |device|. */
 hrx_gpu_kernel_t* gpu_test_kernel(hrx_gpu_device_t* device, const char* file,
                                   const char* source, const char* name);
+/* As gpu_test_kernel, compiled with Loom's |sanitizers|
+ * (HRX_LOOM_SANITIZE_*; the host device runs them). */
+hrx_gpu_kernel_t* gpu_test_kernel_sanitized(hrx_gpu_device_t* device,
+                                            const char* file,
+                                            const char* source,
+                                            const char* name,
+                                            uint32_t sanitizers);
 
 /* Loads tests/kernels/spin.loom's kernel "spin" (64 work-items, one
  * binding of two i32s): loops until data[0] == data[1], never for {0, 1};

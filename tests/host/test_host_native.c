@@ -1025,7 +1025,7 @@ static void test_declined_kernel_runs_on_the_interpreter(void** state) {
   expect_declined(h, &diverge, "inside a function");
   free(text);
   const hrx_fabric_kernel_t* kernel = NULL;
-  hrx_fabric_kernel_info_t info;
+  hrx_fabric_kernel_info_t info = HRX_STRUCT_INIT(hrx_fabric_kernel_info_t);
   /* Sanitizers keep every kernel on the interpreter. */
   h->sanitizers = HRX_LOOM_SANITIZE_ACCESS;
   harness_load(h, "saxpy.loom", NULL);

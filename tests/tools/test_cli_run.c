@@ -313,6 +313,84 @@ static void test_run_device_errors(void** state) {
   test_temp_dir_remove(root);
 }
 
+/* --sanitizer-reporting=report: saxpy over 8 elements of 4-element
+ * buffers runs to the end, the in-bounds elements right, every
+ * out-of-bounds access printed after the buffers, and run exits 1; a
+ * smaller capacity counts the rest as dropped; trap (the default) stops
+ * at the first; a clean run in report mode exits 0. The choice belongs to
+ * run, not compile. */
+static void test_run_sanitizer_reporting(void** state) {
+  (void)state;
+  char* root = test_temp_dir_create();
+  char* env = test_strdup_printf("XDG_CACHE_HOME=%s", root);
+  compile_into(env, root, NULL);
+  static const char over[] =
+      "--export=saxpy --workload=8 --scalar=8 --scalar=0.5 "
+      "--buffer=f32:2,4,6,8 --buffer=f32:1,1,1,1 --print=f32";
+  char* args = test_strdup_printf(
+      "run %s/k.hxco %s --sanitizer-reporting=report", root, over);
+  run_result_t r;
+  run_hrx(env, args, &r);
+  if (r.exit_code != 1 ||
+      !strstr(r.output, "buffer 1 (16 bytes): 2 3 4 5\n") ||
+      !strstr(r.output, "sanitizer: 12 reports, 0 dropped\n") ||
+      !strstr(r.output, "  out-of-bounds access in kernel 'saxpy', "
+                        "workgroup (0, 0, 0), work-item 4 (4, 0, 0)") ||
+      !strstr(r.output, "4-byte write at offset 28 of binding 1") ||
+      !strstr(r.output, "with 12 sanitizer findings")) {
+    fail_msg("report: exit %d: %s", r.exit_code, r.output);
+  }
+  free(args);
+  args = test_strdup_printf(
+      "run %s/k.hxco %s --sanitizer-reporting=report "
+      "--sanitizer-report-capacity=5", root, over);
+  run_hrx(env, args, &r);
+  if (r.exit_code != 1 ||
+      !strstr(r.output, "sanitizer: 5 reports, 7 dropped\n")) {
+    fail_msg("capacity: exit %d: %s", r.exit_code, r.output);
+  }
+  free(args);
+  args = test_strdup_printf("run %s/k.hxco %s --sanitizer-reporting=trap",
+                            root, over);
+  run_hrx(env, args, &r);
+  if (r.exit_code != 1 || !strstr(r.output, "out-of-bounds access") ||
+      strstr(r.output, "sanitizer:")) {
+    fail_msg("trap: exit %d: %s", r.exit_code, r.output);
+  }
+  free(args);
+  args = test_strdup_printf(
+      "run %s/k.hxco --export=saxpy --workload=4 --scalar=4 --scalar=0.5 "
+      "--buffer=f32:2,4,6,8 --buffer=f32:1,1,1,1 --print=f32 "
+      "--sanitizer-reporting=report", root);
+  run_hrx(env, args, &r);
+  if (r.exit_code != 0 ||
+      !strstr(r.output, "sanitizer: 0 reports, 0 dropped\n")) {
+    fail_msg("clean: exit %d: %s", r.exit_code, r.output);
+  }
+  free(args);
+  static const struct {
+    const char* args;
+    const char* says;
+  } usage[] = {
+      {"run x.hxco --export=k --sanitizer-reporting=loud",
+       "--sanitizer-reporting is trap or report, not 'loud'"},
+      {"run x.hxco --export=k --sanitizer-report-capacity=4",
+       "needs --sanitizer-reporting=report"},
+      {"run x.hxco --export=k --sanitizer-reporting=report "
+       "--sanitizer-report-capacity=0", "bad --sanitizer-report-capacity"},
+      {"compile x.loom --sanitizer-reporting=report",
+       "chosen when the kernel runs: hrx run --sanitizer-reporting=report"},
+  };
+  for (size_t i = 0; i < sizeof(usage) / sizeof(usage[0]); ++i) {
+    run_hrx(env, usage[i].args, &r);
+    if (r.exit_code != 2 || !strstr(r.output, usage[i].says)) {
+      fail_msg("%s: exit %d: %s", usage[i].args, r.exit_code, r.output);
+    }
+  }
+  free(env);
+  test_temp_dir_remove(root);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_run_reports_unreadable_buffer_file),
@@ -322,6 +400,7 @@ int main(void) {
       cmocka_unit_test(test_run_buffer_fifo_does_not_block),
       cmocka_unit_test(test_run_device_kfd_model),
       cmocka_unit_test(test_run_device_errors),
+      cmocka_unit_test(test_run_sanitizer_reporting),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

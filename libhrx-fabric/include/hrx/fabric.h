@@ -15,6 +15,7 @@
 #include "hrx/fabric/pm4.h"         // IWYU pragma: export
 #include "hrx/fabric/queue.h"       // IWYU pragma: export
 #include "hrx/fabric/queue_families.h"  // IWYU pragma: export
+#include "hrx/fabric/sanitizer.h"   // IWYU pragma: export
 #include "hrx/fabric/signal.h"      // IWYU pragma: export
 #include "hrx/fabric/transfer.h"    // IWYU pragma: export
 #include "hrx/fabric/visibility.h"  // IWYU pragma: export

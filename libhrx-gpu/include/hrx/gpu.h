@@ -7,6 +7,7 @@
 #include "hrx/gpu/device.h"       // IWYU pragma: export
 #include "hrx/gpu/graph.h"        // IWYU pragma: export
 #include "hrx/gpu/hazard_tracker.h"  // IWYU pragma: export
+#include "hrx/gpu/sanitizer.h"    // IWYU pragma: export
 #include "hrx/gpu/stream.h"       // IWYU pragma: export
 
 #ifdef __cplusplus

@@ -25,7 +25,9 @@
  *   private memory (private_segment_size bytes for each, zeroed; the code
  *   places each work-item's part). Every load, store and atomic is checked
  *   against its slot's extent; a violation ends the dispatch with a fault
- *   report and never touches memory outside the allocation.
+ *   report and never touches memory outside the allocation (in report
+ *   mode, hrx/fabric/sanitizer.h, the lane's access is skipped instead and
+ *   the dispatch goes on).
  *
  * Address arithmetic
  *   Never wraps, so the bounds check sees the true offset. PTR_ADD scales
@@ -52,7 +54,8 @@
  *   has every plain load and store of workgroup-local memory checked: two
  *   work-items touching the same 4-byte granule between the same two
  *   barriers, at least one of them writing, end the dispatch with a data
- *   race report naming both accesses. Atomics synchronise and are not
+ *   race report naming both accesses (in report mode: one report per
+ *   conflicting access, and the dispatch goes on). Atomics synchronise and are not
  *   checked; global memory is not covered. A store whose address and value
  *   are uniform across the wave is one access, by its lowest active lane.
  *   Barriers are checked too: a BARRIER reached with part of the wave's

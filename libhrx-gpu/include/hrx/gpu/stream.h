@@ -13,7 +13,9 @@
  *
  * A fault in the stream's work (an out-of-bounds access, say) makes the
  * stream failed: later calls return the fault (ABORTED), work queued after
- * the fault does not run; the device and other streams keep working.
+ * the fault does not run; the device and other streams keep working. On
+ * the host device a stream may collect sanitizer findings as reports
+ * instead, its kernels running on (hrx/gpu/sanitizer.h).
  *
  * Work that never ends (a kernel in an endless loop) is ended with
  * hrx_gpu_stream_cancel, and by destroying the stream after a synchronize

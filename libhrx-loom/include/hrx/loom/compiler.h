@@ -67,7 +67,9 @@ typedef struct hrx_loom_artifact_s hrx_loom_artifact_t;
  * facts of every index.assume at run time; "operation" checks index
  * arithmetic for signed overflow and shifts for amounts of at least the
  * width (scalar integers may wrap). A failed check ends the dispatch with
- * a report. */
+ * a fault report, or, on a stream in report mode, becomes one report among
+ * many while the kernel runs on (hrx/gpu/sanitizer.h): how findings
+ * surface is the running stream's choice, not part of the artifact. */
 enum {
   HRX_LOOM_SANITIZE_ACCESS = 1u << 0,
   HRX_LOOM_SANITIZE_VALUE = 1u << 1,

@@ -679,7 +679,10 @@ static void test_engine_options(void** state) {
       HRX_STATUS_INVALID_ARGUMENT);
   /* Private memory the device's queues lack once streams exist (the
    * fixture's): refused on a GPU; the host device serves any amount. */
-  o = (hrx_exec_runtime_options_t){.maximum_private_bytes = 64};
+  const hrx_exec_runtime_options_t fresh =
+      HRX_STRUCT_INIT(hrx_exec_runtime_options_t);
+  o = fresh;
+  o.maximum_private_bytes = 64;
   rt = NULL;
   status = hrx_exec_runtime_create(f->device, &o, hrx_allocator_system(), &rt);
   if (gpu_test_is_host(f->device)) {

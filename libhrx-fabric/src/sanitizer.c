@@ -78,16 +78,36 @@ size_t hrx_fabric_report_channel_count(
   return findings < channel->capacity ? (size_t)findings : channel->capacity;
 }
 
-size_t hrx_fabric_report_channel_drain(
-    hrx_fabric_report_channel_t* channel,
-    hrx_fabric_sanitizer_report_t* out_reports, uint64_t* out_dropped) {
+hrx_status_t hrx_fabric_report_channel_drain(
+    hrx_fabric_report_channel_t* channel, size_t report_size,
+    hrx_fabric_sanitizer_report_t* out_reports, size_t* out_count,
+    uint64_t* out_dropped) {
+  *out_count = 0;
+  *out_dropped = 0;
+  size_t first = HRX_STRUCT_SIZE_THROUGH(hrx_fabric_sanitizer_report_t, value);
+  /* Checked before anything leaves the channel: a refused drain loses no
+   * report. */
+  if (report_size < first || report_size > UINT32_MAX) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "report size %zu is not a "
+                           "hrx_fabric_sanitizer_report_t (at least %zu)",
+                           report_size, first);
+  }
   /* The completion the caller waited for ordered the workers' writes
    * before this load. */
   size_t count = hrx_fabric_report_channel_count(channel);
   uint64_t findings = atomic_exchange(&channel->findings, 0);
-  memcpy(out_reports, channel->reports, count * sizeof(*out_reports));
+  for (size_t i = 0; i < count; ++i) {
+    hrx_fabric_sanitizer_report_t* out =
+        (hrx_fabric_sanitizer_report_t*)((char*)out_reports +
+                                         i * report_size);
+    out->struct_size = (uint32_t)report_size;
+    HRX_RETURN_IF_ERROR(HRX_STRUCT_WRITE(hrx_fabric_sanitizer_report_t,
+                                         value, &channel->reports[i], out));
+  }
+  *out_count = count;
   *out_dropped = findings - count;
-  return count;
+  return HRX_OK;
 }
 
 void hrx_fabric_signal_set_report_channel(

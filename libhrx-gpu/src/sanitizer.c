@@ -124,8 +124,13 @@ hrx_status_t hrx_gpu_stream_sanitizer_reports(
       allocator, sizeof(*reports) + held * sizeof(reports->reports[0]),
       (void**)&reports));
   reports->allocator = allocator;
-  reports->count = hrx_fabric_report_channel_drain(
-      state->channel, reports->reports, &reports->dropped);
+  hrx_status_t status = hrx_fabric_report_channel_drain(
+      state->channel, sizeof(reports->reports[0]), reports->reports,
+      &reports->count, &reports->dropped);
+  if (status != HRX_OK) {
+    hrx_allocator_free(allocator, reports);
+    return status;
+  }
   *out_reports = reports;
   return HRX_OK;
 }

@@ -27,8 +27,10 @@ static void test_channel_create_and_drain(void** state) {
   assert_int_equal(hrx_fabric_report_channel_count(channel), 0);
   hrx_fabric_sanitizer_report_t reports[3];
   uint64_t dropped = 99;
-  assert_int_equal(hrx_fabric_report_channel_drain(channel, reports, &dropped),
-                   0);
+  size_t count = 99;
+  assert_ok(hrx_fabric_report_channel_drain(channel, sizeof(reports[0]),
+                                            reports, &count, &dropped));
+  assert_int_equal(count, 0);
   assert_int_equal(dropped, 0);
   hrx_fabric_report_channel_release(channel);
 }
@@ -49,13 +51,31 @@ static void test_channel_drops_past_capacity(void** state) {
   assert_int_equal(hrx_fabric_report_channel_count(channel), 2);
   hrx_fabric_sanitizer_report_t reports[2];
   uint64_t dropped = 0;
-  assert_int_equal(hrx_fabric_report_channel_drain(channel, reports, &dropped),
-                   2);
+  size_t count = 0;
+  /* A size no release had is refused before anything leaves. */
+  assert_status_code(hrx_fabric_report_channel_drain(channel, 8, reports,
+                                                     &count, &dropped),
+                     HRX_STATUS_INVALID_ARGUMENT);
+  assert_int_equal(hrx_fabric_report_channel_count(channel), 2);
+  /* A newer caller's larger reports: the stride is theirs, the members
+   * this library lacks read zero. */
+  struct {
+    hrx_fabric_sanitizer_report_t report;
+    uint64_t later;
+  } wide[2];
+  memset(wide, 0xab, sizeof(wide));
+  assert_ok(hrx_fabric_report_channel_drain(channel, sizeof(wide[0]),
+                                            &wide[0].report, &count,
+                                            &dropped));
+  assert_int_equal(count, 2);
   assert_int_equal(dropped, 3);
-  assert_int_equal(reports[0].offset, 0);
-  assert_int_equal(reports[1].offset, 1);
-  assert_int_equal(hrx_fabric_report_channel_drain(channel, reports, &dropped),
-                   0);
+  assert_int_equal(wide[0].report.offset, 0);
+  assert_int_equal(wide[1].report.offset, 1);
+  assert_int_equal(wide[1].report.struct_size, sizeof(wide[0]));
+  assert_int_equal(wide[1].later, 0);
+  assert_ok(hrx_fabric_report_channel_drain(channel, sizeof(reports[0]),
+                                            reports, &count, &dropped));
+  assert_int_equal(count, 0);
   assert_int_equal(dropped, 0);
   hrx_fabric_report_channel_release(channel);
 }

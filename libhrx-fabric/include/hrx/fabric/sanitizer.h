@@ -121,12 +121,18 @@ HRX_API size_t hrx_fabric_report_channel_count(
 
 /* Moves the reports collected so far into |out_reports| (room for
  * hrx_fabric_report_channel_count of them), oldest first, and empties the
- * channel; returns how many, with the findings dropped since the last
- * drain in |out_dropped|. Call it (and count) only once the work
- * reporting into the channel has completed, from one thread at a time. */
-HRX_API size_t hrx_fabric_report_channel_drain(
-    hrx_fabric_report_channel_t* channel,
-    hrx_fabric_sanitizer_report_t* out_reports, uint64_t* out_dropped);
+ * channel: |out_count| reports, with the findings dropped since the last
+ * drain in |out_dropped|. |report_size| is the caller's
+ * sizeof(hrx_fabric_sanitizer_report_t), the array's stride: each report
+ * is written by hrx/core/struct.h's output rule with that struct_size, so
+ * a program built against another release reads its own layout. A size
+ * below the first release's is INVALID_ARGUMENT and drains nothing. Call
+ * it (and count) only once the work reporting into the channel has
+ * completed, from one thread at a time. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_fabric_report_channel_drain(
+    hrx_fabric_report_channel_t* channel, size_t report_size,
+    hrx_fabric_sanitizer_report_t* out_reports, size_t* out_count,
+    uint64_t* out_dropped);
 
 /* Dispatches completing |signal| from now on run in report mode into
  * |channel| (retained by the signal), or trap again when it is NULL.

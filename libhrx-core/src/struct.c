@@ -6,7 +6,7 @@
 static hrx_status_t struct_caller_size(const char* type_name, const void* p,
                                        size_t first_size,
                                        uint32_t* out_size) {
-  uint32_t caller_size;
+  uint32_t caller_size = 0;
   memcpy(&caller_size, p, sizeof(caller_size));
   if (caller_size == 0) {
     return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
@@ -32,7 +32,7 @@ hrx_status_t hrx_struct_read(const char* type_name, const void* src,
     memcpy(dst, &own_size, sizeof(own_size));
     return HRX_OK;
   }
-  uint32_t caller_size;
+  uint32_t caller_size = 0;
   HRX_RETURN_IF_ERROR(
       struct_caller_size(type_name, src, first_size, &caller_size));
   const unsigned char* bytes = (const unsigned char*)src;
@@ -57,7 +57,7 @@ hrx_status_t hrx_struct_write(const char* type_name, const void* src,
     return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
                            "%s: the output struct is NULL", type_name);
   }
-  uint32_t caller_size;
+  uint32_t caller_size = 0;
   HRX_RETURN_IF_ERROR(
       struct_caller_size(type_name, dst, first_size, &caller_size));
   unsigned char* bytes = (unsigned char*)dst;

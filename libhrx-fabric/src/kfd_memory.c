@@ -12,6 +12,7 @@
 
 #include "kfd_device.h"
 #include "kfd_ioctl.h"
+#include "hrx/fabric/visibility.h"
 
 /* Address space reserved per device: GPU VM space costs nothing until
  * used, and the largest buffer must fit in one hole. Where the process
@@ -234,11 +235,19 @@ hrx_status_t hrx_kfd_memory_allocate(hrx_fabric_device_t* base, uint64_t size,
   uint32_t alloc_flags = visibility == HRX_FABRIC_VISIBILITY_HOST_COHERENT
                              ? HRX_KFD_ALLOC_COHERENT | HRX_KFD_ALLOC_UNCACHED
                              : 0;
+  bool zeroed = !(flags & HRX_FABRIC_MEMORY_UNINITIALIZED);
   HRX_RETURN_IF_ERROR(hrx_kfd_memory_allocate_flags(
-      hrx_kfd_device_cast(base), size, alloc_flags,
-      !(flags & HRX_FABRIC_MEMORY_UNINITIALIZED), out));
+      hrx_kfd_device_cast(base), size, alloc_flags, zeroed, out));
   out->visibility = visibility;
-  return HRX_OK;
+  /* The GPU does not snoop the CPU's caches on cached GTT: the zeroes the
+   * CPU wrote must reach memory before a kernel reads it, or the kernel
+   * would see the pages' previous contents. */
+  hrx_status_t status =
+      zeroed ? hrx_fabric_memory_cache_control(
+                   base, out, 0, size, HRX_FABRIC_CACHE_HOST_WRITES_DONE)
+             : HRX_OK;
+  if (status != HRX_OK) hrx_kfd_memory_free(base, out);
+  return status;
 }
 
 void hrx_kfd_memory_free(hrx_fabric_device_t* base,

@@ -4,6 +4,7 @@
 #include "gpu_internal.h"
 
 hrx_status_t hrx_gpu_buffer_create(hrx_gpu_device_t* device, uint64_t bytes,
+                                   hrx_fabric_visibility_t visibility,
                                    uint32_t flags, hrx_budget_t* budget,
                                    hrx_gpu_buffer_t** out_buffer) {
   *out_buffer = NULL;
@@ -11,14 +12,17 @@ hrx_status_t hrx_gpu_buffer_create(hrx_gpu_device_t* device, uint64_t bytes,
     return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
                            "buffers must hold at least one byte");
   }
+  hrx_fabric_allocation_profile_t profile =
+      HRX_STRUCT_INIT(hrx_fabric_allocation_profile_t);
+  HRX_RETURN_IF_ERROR(hrx_fabric_device_allocation_profile(
+      device->fabric, visibility, &profile));
   if (budget) HRX_RETURN_IF_ERROR(hrx_budget_charge(budget, bytes));
   hrx_gpu_buffer_t* buffer = NULL;
   hrx_status_t status = hrx_allocator_malloc(device->allocator,
                                              sizeof(*buffer), (void**)&buffer);
   if (status == HRX_OK) {
     status = hrx_fabric_memory_allocate_flags(
-        device->fabric, bytes, HRX_FABRIC_VISIBILITY_HOST_COHERENT, flags,
-        &buffer->memory);
+        device->fabric, bytes, visibility, flags, &buffer->memory);
   }
   if (status != HRX_OK) {
     if (budget) hrx_status_free(hrx_budget_uncharge(budget, bytes));
@@ -26,6 +30,8 @@ hrx_status_t hrx_gpu_buffer_create(hrx_gpu_device_t* device, uint64_t bytes,
     return status;
   }
   atomic_init(&buffer->ref_count, 1);
+  buffer->pool = NULL;
+  buffer->host_coherent = profile.coherent;
   buffer->device = device;
   hrx_gpu_device_retain(device);
   buffer->budget = budget;
@@ -68,7 +74,20 @@ uint64_t hrx_gpu_buffer_size(const hrx_gpu_buffer_t* buffer) {
 }
 
 void* hrx_gpu_buffer_host_pointer(const hrx_gpu_buffer_t* buffer) {
-  return buffer->memory.host_pointer;
+  return buffer->host_coherent ? buffer->memory.host_pointer : NULL;
+}
+
+hrx_fabric_visibility_t hrx_gpu_buffer_placement(
+    const hrx_gpu_buffer_t* buffer) {
+  return buffer->memory.visibility;
+}
+
+hrx_status_t hrx_gpu_buffer_host_access(hrx_gpu_buffer_t* buffer,
+                                        uint64_t offset, uint64_t length,
+                                        hrx_fabric_cache_op_t op) {
+  if (buffer->host_coherent) return HRX_OK;
+  return hrx_fabric_memory_cache_control(buffer->device->fabric,
+                                         &buffer->memory, offset, length, op);
 }
 
 hrx_gpu_device_t* hrx_gpu_buffer_device(const hrx_gpu_buffer_t* buffer) {

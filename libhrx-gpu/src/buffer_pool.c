@@ -122,7 +122,8 @@ hrx_status_t hrx_gpu_buffer_pool_acquire(hrx_gpu_buffer_pool_t* pool,
   }
   hrx_gpu_buffer_t* buffer = NULL;
   HRX_RETURN_IF_ERROR(hrx_gpu_buffer_create(
-      pool->device, bytes, HRX_FABRIC_MEMORY_ZEROED, NULL, &buffer));
+      pool->device, bytes, HRX_FABRIC_VISIBILITY_HOST_COHERENT,
+      HRX_FABRIC_MEMORY_ZEROED, NULL, &buffer));
   buffer->pool = pool;
   atomic_fetch_add_explicit(&pool->ref_count, 1, memory_order_relaxed);
   *out_buffer = buffer;

@@ -36,6 +36,9 @@ struct hrx_gpu_buffer_s {
   hrx_fabric_memory_t memory;
   hrx_budget_t* budget;        /* retained; charged memory.size */
   hrx_gpu_buffer_pool_t* pool; /* retained when pooled */
+  /* The host may use memory.host_pointer without cache maintenance (its
+   * allocation profile is coherent); fixed at creation. */
+  bool host_coherent;
 };
 
 struct hrx_gpu_kernel_s {
@@ -59,10 +62,17 @@ struct hrx_gpu_event_s {
 
 /* Frees a buffer's memory (budget uncharged); used by release and pools. */
 void hrx_gpu_buffer_destroy(hrx_gpu_buffer_t* buffer);
-/* Creates a buffer; |budget| may be NULL. */
+/* Creates a buffer of |visibility|; |budget| may be NULL. */
 hrx_status_t hrx_gpu_buffer_create(hrx_gpu_device_t* device, uint64_t bytes,
+                                   hrx_fabric_visibility_t visibility,
                                    uint32_t flags, hrx_budget_t* budget,
                                    hrx_gpu_buffer_t** out_buffer);
+/* Host access to [offset, offset + length) of |buffer|'s mapping: after
+ * the host wrote it (WRITES_DONE) or before it reads it (READS_BEGIN).
+ * Nothing to do, and cheap, for coherent buffers. */
+hrx_status_t hrx_gpu_buffer_host_access(hrx_gpu_buffer_t* buffer,
+                                        uint64_t offset, uint64_t length,
+                                        hrx_fabric_cache_op_t op);
 /* Returns a pooled buffer whose last reference was dropped. */
 void hrx_gpu_buffer_pool_return(hrx_gpu_buffer_pool_t* pool,
                                 hrx_gpu_buffer_t* buffer);

@@ -396,22 +396,45 @@ hrx_status_t hrx_gpu_stream_synchronize(hrx_gpu_stream_t* s,
 
 hrx_status_t hrx_gpu_stream_allocate(hrx_gpu_stream_t* s, uint64_t bytes,
                                      hrx_gpu_buffer_t** out_buffer) {
-  return hrx_gpu_buffer_create(s->device, bytes, HRX_FABRIC_MEMORY_ZEROED,
-                               s->budget, out_buffer);
+  return hrx_gpu_stream_allocate_placed(
+      s, bytes, HRX_FABRIC_VISIBILITY_HOST_COHERENT, out_buffer);
+}
+
+hrx_status_t hrx_gpu_stream_allocate_placed(
+    hrx_gpu_stream_t* s, uint64_t bytes, hrx_fabric_visibility_t placement,
+    hrx_gpu_buffer_t** out_buffer) {
+  return hrx_gpu_buffer_create(s->device, bytes, placement,
+                               HRX_FABRIC_MEMORY_ZEROED, s->budget,
+                               out_buffer);
 }
 
 hrx_status_t hrx_gpu_stream_allocate_from(hrx_gpu_stream_t* s,
                                           const void* data, uint64_t length,
                                           hrx_gpu_buffer_t** out_buffer) {
+  return hrx_gpu_stream_allocate_from_placed(
+      s, data, length, HRX_FABRIC_VISIBILITY_HOST_COHERENT, out_buffer);
+}
+
+hrx_status_t hrx_gpu_stream_allocate_from_placed(
+    hrx_gpu_stream_t* s, const void* data, uint64_t length,
+    hrx_fabric_visibility_t placement, hrx_gpu_buffer_t** out_buffer) {
   *out_buffer = NULL;
   if (!data || length == 0) {
     return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
                            "allocate_from needs nonempty data");
   }
-  HRX_RETURN_IF_ERROR(hrx_gpu_buffer_create(s->device, length,
+  hrx_gpu_buffer_t* buffer = NULL;
+  HRX_RETURN_IF_ERROR(hrx_gpu_buffer_create(s->device, length, placement,
                                             HRX_FABRIC_MEMORY_UNINITIALIZED,
-                                            s->budget, out_buffer));
-  memcpy((*out_buffer)->memory.host_pointer, data, length);
+                                            s->budget, &buffer));
+  memcpy(buffer->memory.host_pointer, data, length);
+  hrx_status_t status = hrx_gpu_buffer_host_access(
+      buffer, 0, length, HRX_FABRIC_CACHE_HOST_WRITES_DONE);
+  if (status != HRX_OK) {
+    hrx_gpu_buffer_release(buffer);
+    return status;
+  }
+  *out_buffer = buffer;
   return HRX_OK;
 }
 
@@ -469,7 +492,8 @@ hrx_status_t hrx_gpu_stream_upload(hrx_gpu_stream_t* s, hrx_gpu_view_t view,
     /* One copy, straight into the buffer: nothing queued can observe the
      * difference from a staged copy. */
     memcpy(direct + view.offset, data, length);
-    return HRX_OK;
+    return hrx_gpu_buffer_host_access(view.buffer, view.offset, length,
+                                      HRX_FABRIC_CACHE_HOST_WRITES_DONE);
   }
   hrx_fabric_memory_t staging;
   HRX_RETURN_IF_ERROR(hrx_gpu_staging(s, length, &staging));
@@ -510,7 +534,8 @@ hrx_status_t hrx_gpu_stream_upload_blocking(hrx_gpu_stream_t* s,
   HRX_RETURN_IF_ERROR(hrx_gpu_stream_synchronize(s, HRX_TIMEOUT_INFINITE));
   memcpy((uint8_t*)view.buffer->memory.host_pointer + view.offset, data,
          length);
-  return HRX_OK;
+  return hrx_gpu_buffer_host_access(view.buffer, view.offset, length,
+                                    HRX_FABRIC_CACHE_HOST_WRITES_DONE);
 }
 
 hrx_status_t hrx_gpu_stream_download_blocking(hrx_gpu_stream_t* s,
@@ -525,6 +550,8 @@ hrx_status_t hrx_gpu_stream_download_blocking(hrx_gpu_stream_t* s,
                            (unsigned long long)length);
   }
   HRX_RETURN_IF_ERROR(hrx_gpu_stream_synchronize(s, HRX_TIMEOUT_INFINITE));
+  HRX_RETURN_IF_ERROR(hrx_gpu_buffer_host_access(
+      view.buffer, view.offset, length, HRX_FABRIC_CACHE_HOST_READS_BEGIN));
   memcpy(data, (const uint8_t*)view.buffer->memory.host_pointer + view.offset,
          length);
   return HRX_OK;
@@ -549,7 +576,11 @@ hrx_status_t hrx_gpu_stream_read(hrx_gpu_stream_t* s, hrx_gpu_view_t view,
   const uint8_t* direct = view.buffer->memory.host_pointer;
   if (status == HRX_OK && direct && hrx_gpu_stream_idle(s)) {
     /* The snapshot is taken now, by the host, in stream order. */
-    memcpy(r->staging.host_pointer, direct + view.offset, view.length);
+    status = hrx_gpu_buffer_host_access(view.buffer, view.offset, view.length,
+                                        HRX_FABRIC_CACHE_HOST_READS_BEGIN);
+    if (status == HRX_OK) {
+      memcpy(r->staging.host_pointer, direct + view.offset, view.length);
+    }
   } else if (status == HRX_OK) {
     hrx_gpu_command_t command;
     memset(&command, 0, sizeof(command));

@@ -18,7 +18,8 @@ hrx_status_t hrx_model_session_scratch(hrx_model_session_t* s, uint64_t bytes,
     status = hrx_model_budget_charge(s->budget, bytes, "scratch arena");
     hrx_gpu_buffer_t* arena = NULL;
     if (status == HRX_OK) {
-      status = hrx_gpu_stream_allocate(s->stream, bytes, &arena);
+      status = hrx_gpu_stream_allocate_placed(
+          s->stream, bytes, HRX_FABRIC_VISIBILITY_DEVICE, &arena);
       if (status != HRX_OK) hrx_model_budget_uncharge(s->budget, bytes);
     }
     if (status == HRX_OK) {

@@ -125,6 +125,7 @@ hrx_budget_t* hrx_model_session_budget(const hrx_model_session_t* s) {
 static hrx_status_t hrx_model_regions_add(hrx_model_session_t* s,
                                           const hrx_model_weight_t* items,
                                           size_t count, bool weight,
+                                          hrx_fabric_visibility_t placement,
                                           const char* what,
                                           hrx_model_region_t* out_regions) {
   uint64_t total = 0;
@@ -148,10 +149,11 @@ static hrx_status_t hrx_model_regions_add(hrx_model_session_t* s,
   hrx_status_t status = HRX_OK;
   for (size_t i = 0; i < count && status == HRX_OK; ++i) {
     hrx_gpu_buffer_t* buffer = NULL;
-    status = weight ? hrx_gpu_stream_allocate_from(s->stream, items[i].data,
-                                                   items[i].length, &buffer)
-                    : hrx_gpu_stream_allocate(s->stream, items[i].length,
-                                              &buffer);
+    status = weight ? hrx_gpu_stream_allocate_from_placed(
+                          s->stream, items[i].data, items[i].length,
+                          placement, &buffer)
+                    : hrx_gpu_stream_allocate_placed(
+                          s->stream, items[i].length, placement, &buffer);
     if (status == HRX_OK) {
       s->regions[s->region_count++] = (hrx_model_region_rec_t){
           .buffer = buffer, .weight = weight, .bytes = items[i].length};
@@ -170,6 +172,13 @@ static hrx_status_t hrx_model_regions_add(hrx_model_session_t* s,
   return HRX_OK;
 }
 
+static hrx_fabric_visibility_t hrx_model_visibility(
+    hrx_model_placement_t placement) {
+  return placement == HRX_MODEL_PLACEMENT_COHERENT
+             ? HRX_FABRIC_VISIBILITY_HOST_COHERENT
+             : HRX_FABRIC_VISIBILITY_DEVICE;
+}
+
 hrx_status_t hrx_model_session_allocate(hrx_model_session_t* s, uint64_t bytes,
                                         hrx_model_placement_t placement,
                                         hrx_model_region_t* out_region) {
@@ -180,8 +189,9 @@ hrx_status_t hrx_model_session_allocate(hrx_model_session_t* s, uint64_t bytes,
   }
   hrx_model_weight_t item = {NULL, bytes};
   pthread_mutex_lock(&s->mutex);
-  hrx_status_t status =
-      hrx_model_regions_add(s, &item, 1, false, "allocation", out_region);
+  hrx_status_t status = hrx_model_regions_add(
+      s, &item, 1, false, hrx_model_visibility(placement), "allocation",
+      out_region);
   pthread_mutex_unlock(&s->mutex);
   return status;
 }
@@ -204,7 +214,9 @@ hrx_status_t hrx_model_session_load(hrx_model_session_t* s,
   memset(out_regions, 0, count * sizeof(*out_regions));
   pthread_mutex_lock(&s->mutex);
   hrx_status_t status =
-      hrx_model_regions_add(s, weights, count, true, "weights", out_regions);
+      hrx_model_regions_add(s, weights, count, true,
+                            HRX_FABRIC_VISIBILITY_DEVICE, "weights",
+                            out_regions);
   pthread_mutex_unlock(&s->mutex);
   return status;
 }

@@ -64,10 +64,8 @@ static void replay_checked(pipe_t* pipe, uint64_t key, const pipe_io_t* io,
                            uint32_t seed) {
   float xs[PIPE_D];
   for (int i = 0; i < PIPE_D; ++i) xs[i] = pipe_random(&seed) * 3.0f;
-  hrx_gpu_view_t x;
-  assert_ok(hrx_model_session_region_view(pipe->session, io->x, &x));
-  /* Session buffers are host-coherent; nothing is in flight on x. */
-  memcpy(hrx_gpu_buffer_host_pointer(x.buffer), xs, sizeof(xs));
+  hrx_model_binding_t x = {io->x, 0, 0, HRX_GPU_ACCESS_WRITE};
+  assert_ok(hrx_model_session_write(pipe->session, &x, xs, sizeof(xs)));
   assert_ok(hrx_model_session_replay(pipe->session, key, 10 * SECOND));
   hrx_model_binding_t read = {io->out, 0, 0, HRX_GPU_ACCESS_READ};
   const void* data = NULL;

@@ -17,12 +17,8 @@ static int teardown(void** state) {
 }
 
 static void write_input(pipe_t* pipe, hrx_model_region_t x, const float* xs) {
-  hrx_gpu_view_t view;
-  assert_ok(hrx_model_session_region_view(pipe->session, x, &view));
-  /* Session buffers are host-coherent; nothing is in flight on x. */
-  void* host = hrx_gpu_buffer_host_pointer(view.buffer);
-  assert_non_null(host);
-  memcpy(host, xs, PIPE_D * 4);
+  hrx_model_binding_t whole = {x, 0, 0, HRX_GPU_ACCESS_WRITE};
+  assert_ok(hrx_model_session_write(pipe->session, &whole, xs, PIPE_D * 4));
 }
 
 static void test_replay_matches_reference(void** state) {
@@ -250,8 +246,58 @@ static void test_bad_arguments(void** state) {
                      HRX_STATUS_INVALID_ARGUMENT);
 }
 
+/* DEVICE regions are GPU-cached on gfx1151 and have no host pointer there;
+ * writes and reads reach both placements with the same bytes. */
+static void test_placements_and_writes(void** state) {
+  pipe_t* pipe = *state;
+  hrx_model_session_t* s = pipe->session;
+  bool host = gpu_test_is_host(hrx_model_session_device(s));
+  hrx_model_region_t device, coherent, weight;
+  assert_ok(hrx_model_session_allocate(s, 64, HRX_MODEL_PLACEMENT_DEVICE,
+                                       &device));
+  assert_ok(hrx_model_session_allocate(s, 64, HRX_MODEL_PLACEMENT_COHERENT,
+                                       &coherent));
+  assert_ok(hrx_model_session_weight(s, "weights!", 8, &weight));
+  hrx_gpu_view_t view;
+  assert_ok(hrx_model_session_region_view(s, device, &view));
+  assert_int_equal(hrx_gpu_buffer_placement(view.buffer),
+                   HRX_FABRIC_VISIBILITY_DEVICE);
+  assert_int_equal(hrx_gpu_buffer_host_pointer(view.buffer) != NULL, host);
+  assert_ok(hrx_model_session_region_view(s, coherent, &view));
+  assert_non_null(hrx_gpu_buffer_host_pointer(view.buffer));
+  uint8_t bytes[64];
+  for (int i = 0; i < 64; ++i) bytes[i] = (uint8_t)(3 * i + 1);
+  hrx_model_binding_t tail = {device, 48, 16, HRX_GPU_ACCESS_WRITE};
+  assert_ok(hrx_model_session_write(s, &tail, bytes, 16));
+  hrx_model_binding_t whole = {coherent, 0, 0, HRX_GPU_ACCESS_WRITE};
+  assert_ok(hrx_model_session_write(s, &whole, bytes, 64));
+  hrx_model_binding_t reads[] = {{device, 0, 0, HRX_GPU_ACCESS_READ},
+                                 {coherent, 0, 0, HRX_GPU_ACCESS_READ},
+                                 {weight, 0, 0, HRX_GPU_ACCESS_READ}};
+  const void* data[3];
+  assert_ok(hrx_model_session_read(s, reads, 3, data));
+  const uint8_t* d = data[0];
+  for (int i = 0; i < 48; ++i) assert_int_equal(d[i], 0);
+  assert_memory_equal(d + 48, bytes, 16);
+  assert_memory_equal(data[1], bytes, 64);
+  assert_memory_equal(data[2], "weights!", 8);
+  /* Weights are never written; lengths must match; no data, no write. */
+  hrx_model_binding_t to_weight = {weight, 0, 0, HRX_GPU_ACCESS_WRITE};
+  assert_status(hrx_model_session_write(s, &to_weight, bytes, 8),
+                HRX_STATUS_INVALID_ARGUMENT, "never written");
+  assert_status(hrx_model_session_write(s, &tail, bytes, 15),
+                HRX_STATUS_INVALID_ARGUMENT, "lengths must match");
+  assert_status_code(hrx_model_session_write(s, &tail, NULL, 16),
+                     HRX_STATUS_INVALID_ARGUMENT);
+  hrx_model_binding_t past = {device, 60, 16, HRX_GPU_ACCESS_WRITE};
+  assert_status_code(hrx_model_session_write(s, &past, bytes, 16),
+                     HRX_STATUS_OUT_OF_RANGE);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_placements_and_writes, setup,
+                                      teardown),
       cmocka_unit_test_setup_teardown(test_replay_matches_reference, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_compile_is_cached, setup, teardown),

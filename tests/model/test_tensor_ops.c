@@ -368,10 +368,8 @@ static void test_gather_rows(void** state) {
 
 static void write_region(fixture_t* f, hrx_model_region_t region,
                          const void* data, size_t bytes) {
-  hrx_gpu_view_t view;
-  assert_ok(hrx_model_session_region_view(f->session, region, &view));
-  /* Session buffers are host-coherent; nothing is in flight on them. */
-  memcpy(hrx_gpu_buffer_host_pointer(view.buffer), data, bytes);
+  hrx_model_binding_t whole = {region, 0, 0, HRX_GPU_ACCESS_WRITE};
+  assert_ok(hrx_model_session_write(f->session, &whole, data, bytes));
 }
 
 static void test_fragments(void** state) {

@@ -54,12 +54,12 @@ static void test_weights_are_not_zero_filled(void** state) {
   assert_int_equal(region_allocations, 1);
   assert_int_equal(region_flags, HRX_FABRIC_MEMORY_ZEROED);
   /* The weight holds the caller's bytes, the region zeros. */
-  hrx_gpu_view_t view;
-  assert_ok(hrx_model_session_region_view(s, weight, &view));
-  assert_memory_equal(hrx_gpu_buffer_host_pointer(view.buffer), bytes,
-                      sizeof(bytes));
-  assert_ok(hrx_model_session_region_view(s, region, &view));
-  const uint8_t* zeros = hrx_gpu_buffer_host_pointer(view.buffer);
+  hrx_model_binding_t reads[] = {{weight, 0, 0, HRX_GPU_ACCESS_READ},
+                                  {region, 0, 0, HRX_GPU_ACCESS_READ}};
+  const void* data[2] = {NULL, NULL};
+  assert_ok(hrx_model_session_read(s, reads, 2, data));
+  assert_memory_equal(data[0], bytes, sizeof(bytes));
+  const uint8_t* zeros = data[1];
   for (size_t i = 0; i < REGION_BYTES; ++i) assert_int_equal(zeros[i], 0);
   hrx_model_session_destroy(s);
   hrx_gpu_device_release(device);

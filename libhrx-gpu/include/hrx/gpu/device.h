@@ -95,8 +95,13 @@ HRX_API void hrx_gpu_buffer_retain(hrx_gpu_buffer_t* buffer);
 /* Drops a reference. A pooled buffer returns to its pool. */
 HRX_API void hrx_gpu_buffer_release(hrx_gpu_buffer_t* buffer);
 HRX_API uint64_t hrx_gpu_buffer_size(const hrx_gpu_buffer_t* buffer);
-/* The host mapping of a host-visible buffer (always on the host device). */
+/* The host mapping of a buffer the host may use without cache
+ * maintenance (HOST_COHERENT, and every buffer of the host device); NULL
+ * for the others, which the stream's transfers reach. */
 HRX_API void* hrx_gpu_buffer_host_pointer(const hrx_gpu_buffer_t* buffer);
+/* How |buffer| was placed (hrx_gpu_stream_allocate_placed). */
+HRX_API hrx_fabric_visibility_t hrx_gpu_buffer_placement(
+    const hrx_gpu_buffer_t* buffer);
 HRX_API hrx_gpu_device_t* hrx_gpu_buffer_device(
     const hrx_gpu_buffer_t* buffer);
 /* The device address of |buffer|'s first byte: what packets and the
@@ -106,8 +111,7 @@ HRX_API uint64_t hrx_gpu_buffer_device_address(
 /* Buffer::visibility: the allocation profile of |buffer|'s memory (who
  * reaches it, which releases and acquires each producer/consumer pair
  * needs, atomic scopes; hrx/fabric/visibility.h) into |*out_profile|,
- * whose struct_size the caller sets. Buffers are HOST_COHERENT (shared)
- * allocations, so every pair answers without actions. */
+ * whose struct_size the caller sets: the profile of its placement. */
 HRX_API HRX_MUST_USE hrx_status_t hrx_gpu_buffer_visibility(
     const hrx_gpu_buffer_t* buffer,
     hrx_fabric_allocation_profile_t* out_profile);

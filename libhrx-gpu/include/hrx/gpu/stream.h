@@ -62,13 +62,33 @@ HRX_API void hrx_gpu_stream_cancel(hrx_gpu_stream_t* stream);
 HRX_API void hrx_gpu_stream_set_memory_budget(hrx_gpu_stream_t* stream,
                                               hrx_budget_t* budget);
 
-/* A zeroed buffer of |bytes| (> 0). */
+/* A zeroed buffer of |bytes| (> 0), HOST_COHERENT: the host and every
+ * queue see each other's writes without cache maintenance. */
 HRX_API HRX_MUST_USE hrx_status_t hrx_gpu_stream_allocate(
     hrx_gpu_stream_t* stream, uint64_t bytes, hrx_gpu_buffer_t** out_buffer);
-/* A buffer holding a copy of |data| (|length| > 0), written in one pass. */
+/* A zeroed buffer of |bytes| (> 0) placed as |placement| says (see
+ * hrx_fabric_device_allocation_profile for what each promises on the
+ * stream's device). DEVICE memory is what kernels should work in: on
+ * gfx1151 it is GTT the GPU caches (HOST_COHERENT is uncached for the
+ * GPU), on the host device it is ordinary host memory. The stream's
+ * transfers (upload, download, read) work on every placement and do the
+ * host cache maintenance a non-coherent placement needs; such a buffer
+ * has no hrx_gpu_buffer_host_pointer. An unknown placement is
+ * INVALID_ARGUMENT. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_gpu_stream_allocate_placed(
+    hrx_gpu_stream_t* stream, uint64_t bytes,
+    hrx_fabric_visibility_t placement, hrx_gpu_buffer_t** out_buffer);
+/* A HOST_COHERENT buffer holding a copy of |data| (|length| > 0), written
+ * in one pass. */
 HRX_API HRX_MUST_USE hrx_status_t hrx_gpu_stream_allocate_from(
     hrx_gpu_stream_t* stream, const void* data, uint64_t length,
     hrx_gpu_buffer_t** out_buffer);
+/* As hrx_gpu_stream_allocate_from, placed as |placement| says (see
+ * hrx_gpu_stream_allocate_placed); the bytes are visible to every queue
+ * when this returns. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_gpu_stream_allocate_from_placed(
+    hrx_gpu_stream_t* stream, const void* data, uint64_t length,
+    hrx_fabric_visibility_t placement, hrx_gpu_buffer_t** out_buffer);
 
 /* Writes |data| into |view| (|length| == view length) in stream order.
  * |data| may be reused on return: when the stream has queued work, the

@@ -57,6 +57,13 @@ typedef struct hrx_model_kernel_t {
   uint64_t bits;
 } hrx_model_kernel_t;
 
+/* Where a region lives (hrx_gpu_stream_allocate_placed). DEVICE is the
+ * memory kernels work in fastest (GTT the GPU caches on gfx1151); the
+ * session's reads and uploads do the host cache maintenance it needs.
+ * COHERENT memory the host and every queue see without any (uncached for
+ * the GPU on gfx1151): for words the host polls while kernels run. On
+ * the host device both are ordinary host memory. Weights and private
+ * scratch are always DEVICE. */
 typedef enum hrx_model_placement_e {
   HRX_MODEL_PLACEMENT_DEVICE = 0,
   HRX_MODEL_PLACEMENT_COHERENT = 1,
@@ -231,6 +238,15 @@ HRX_API HRX_MUST_USE hrx_status_t hrx_model_session_replay(
  * there are inferred too. */
 HRX_API HRX_MUST_USE hrx_status_t hrx_model_session_record_into(
     hrx_model_session_t* session, uint64_t key, hrx_exec_graph_t* graph);
+
+/* Writes |length| bytes of |data| into |binding| (|length| must equal the
+ * binding's length; a weight or private scratch is INVALID_ARGUMENT),
+ * after the work submitted before that touches those bytes, and returns
+ * once they are in place. The way to fill DEVICE regions, which have no
+ * host pointer on gfx1151. Thread-safe. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_model_session_write(
+    hrx_model_session_t* session, const hrx_model_binding_t* binding,
+    const void* data, uint64_t length);
 
 /* Copies |count| bindings into the session's readback storage (one host
  * allocation for all of them, kept and grown as needed) after the work

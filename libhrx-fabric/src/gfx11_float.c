@@ -2,7 +2,8 @@
  * arithmetic do not give directly: f16 arithmetic and conversions rounded
  * to nearest even with denormals kept (callers flush them as the wave's
  * MODE asks, see gfx11_mode.c), the ISA's min/max NaN rules, and the f32
- * division helpers v_div_scale, v_div_fmas and v_div_fixup. Every result
+ * division helpers v_div_scale, v_div_fmas and v_div_fixup, and the
+ * sine and cosine of turns (v_sin_f32, v_cos_f32). Every other result
  * is rounded once: f16 sums and products are exact in double, and a fused
  * sum that is not is first rounded to odd, which a later rounding to a
  * precision at least two bits narrower cannot tell from the exact value. */
@@ -245,4 +246,30 @@ uint32_t gfx11_div_fixup_f32(uint32_t s0, uint32_t s1, uint32_t s2) {
   if (exponent_f32(s2) - exponent_f32(s1) < -150) return sign;
   if (exponent_f32(s1) == 255) return sign | 0x7F800000u;
   return sign | (s0 & 0x7FFFFFFFu);
+}
+
+/* v_sin_f32 and v_cos_f32 take their argument in turns: sin(2 pi S0) and
+ * cos(2 pi S0). LLVM emits them for every f32 llvm.sin / llvm.cos, after
+ * multiplying radians by 1 / (2 pi). The hardware's results are
+ * approximations whose error the ISA guide does not bound; the model
+ * reduces S0 exactly to r, its distance from the nearest whole turn
+ * (|r| <= 1/2, exact in double as is r + 1/4 for the cosine), gives
+ * multiples of a quarter turn exactly (0, +-1; sin(+-0) keeps the zero's
+ * sign), and otherwise rounds the double sine of 2 pi r. NaN stays NaN
+ * (quiet) and infinities give the default NaN. Comparisons against
+ * hardware must allow its error. */
+uint32_t gfx11_sin_turns_f32(uint32_t s0, bool cosine) {
+  static const double two_pi = 6.283185307179586476925286766559;
+  float x = hrx_f32(s0);
+  if (isnan(x)) return s0 | F32_QUIET;
+  if (isinf(x)) return F32_DEFAULT_NAN;
+  if (x == 0.0f && !cosine) return s0;
+  double r = (double)x - nearbyint((double)x);
+  if (cosine) r += 0.25;
+  double quarters = 4.0 * r;
+  if (quarters == nearbyint(quarters)) {
+    static const uint32_t cardinal[4] = {0, 0x3F800000u, 0, 0xBF800000u};
+    return cardinal[((int)quarters % 4 + 4) % 4];
+  }
+  return hrx_f32_bits((float)sin(two_pi * r));
 }

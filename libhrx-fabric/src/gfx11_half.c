@@ -1,4 +1,5 @@
-/* 16-bit vector ops of the gfx11 model: f16 VOP1/VOP2/VOP3 ops, and the
+/* 16-bit vector ops of the gfx11 model: f16 VOP1/VOP2/VOP3 ops, the VOP3
+ * 16-bit shifts (LLVM builds i8 vectors with v_lshlrev_b16), and the
  * packed VOP3P ops that work on both halves of each register at once.
  *
  * gfx11 names the halves of a VGPR: in the VOP1/VOP2 forms bit 7 of a
@@ -25,6 +26,8 @@ bool gfx11_is_half_op(uint32_t op) {
   switch (op) {
     case GFX11_V_ADD_F16: case GFX11_V_MUL_F16: case GFX11_V_FMAC_F16:
     case GFX11_V_CVT_F16_F32: case GFX11_V_CVT_F32_F16: case GFX11_V_FMA_F16:
+    case GFX11_V_LSHLREV_B16: case GFX11_V_LSHRREV_B16:
+    case GFX11_V_ASHRREV_I16:
       return true;
     default:
       return false;
@@ -109,60 +112,6 @@ static void cvt_f16_f32_lane(gfx11_wave_t* wave, const gfx11_inst_t* inst,
   write_half(wave, inst, dst, lane, gfx11_flush_f16(r, keep_f16_out(wave)));
 }
 
-/* One lane of an f16 VOP1/VOP2/VOP3 op. */
-static void half_lane(gfx11_wave_t* wave, const gfx11_inst_t* inst,
-                      uint32_t lane) {
-  half_ref_t dst = half_ref(inst, inst->dst, 3);
-  if (inst->op == GFX11_V_CVT_F16_F32) {
-    cvt_f16_f32_lane(wave, inst, dst, lane);
-    return;
-  }
-  uint16_t v[3] = {0, 0, 0};
-  int count = inst->op == GFX11_V_CVT_F32_F16 ? 1
-              : inst->op == GFX11_V_FMA_F16   ? 3
-                                              : 2;
-  for (int i = 0; i < count; ++i) {
-    v[i] = gfx11_flush_f16(gfx11_read_f16_source(wave, inst, i, lane),
-                           keep_f16_in(wave));
-  }
-  if (inst->op == GFX11_V_CVT_F32_F16) {
-    /* Every f16 is a normal f32: only the source can be flushed. */
-    uint32_t r = hrx_f32_bits(gfx11_f16_to_f32(v[0]));
-    gfx11_write_vgpr(wave, inst->dst, lane, inst->clamp ? clamp_f32(r) : r);
-    return;
-  }
-  uint16_t r;
-  switch (inst->op) {
-    case GFX11_V_ADD_F16: r = gfx11_add_f16(v[0], v[1]); break;
-    case GFX11_V_MUL_F16: r = gfx11_mul_f16(v[0], v[1]); break;
-    case GFX11_V_FMAC_F16:
-      r = gfx11_fma_f16(v[0], v[1],
-                        gfx11_flush_f16(read_half(wave, inst, dst, lane),
-                                        keep_f16_in(wave)));
-      break;
-    default: r = gfx11_fma_f16(v[0], v[1], v[2]); break;  /* v_fma_f16 */
-  }
-  if (inst->clamp) r = clamp_f16(r);
-  write_half(wave, inst, dst, lane, gfx11_flush_f16(r, keep_f16_out(wave)));
-}
-
-bool gfx11_exec_half(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
-  /* Output scaling of f16 results is not modelled. */
-  if (inst->omod) return unsupported(wave, "VOP3", inst->op);
-  uint32_t exec = wave->sgpr[GFX11_EXEC_LO];
-  for (uint32_t lane = 0; lane < GFX11_LANES && !wave->faulted; ++lane) {
-    if (exec >> lane & 1) half_lane(wave, inst, lane);
-  }
-  wave->pc += inst->size;
-  return !wave->faulted;
-}
-
-static bool vop3p_is_float(uint32_t op) {
-  return op == GFX11_V_PK_FMA_F16 || op == GFX11_V_PK_ADD_F16 ||
-         op == GFX11_V_PK_MUL_F16 || op == GFX11_V_PK_MIN_F16 ||
-         op == GFX11_V_PK_MAX_F16;
-}
-
 /* A 17-bit sum or difference as 16 bits: wrapped, or with clamp
  * saturated to the signed or unsigned range. */
 static uint16_t saturate16(int32_t value, bool is_signed, bool clamp) {
@@ -198,6 +147,90 @@ static uint16_t packed_int(uint32_t op, uint16_t a, uint16_t b, bool clamp) {
     case GFX11_V_PK_MAX_U16: return a > b ? a : b;
     default: return a < b ? a : b;  /* v_pk_min_u16 */
   }
+}
+
+static bool is_shift16(uint32_t op) {
+  return op == GFX11_V_LSHLREV_B16 || op == GFX11_V_LSHRREV_B16 ||
+         op == GFX11_V_ASHRREV_I16;
+}
+
+/* v_lshlrev_b16, v_lshrrev_b16, v_ashrrev_i16: S1 shifted by S0 & 15, as
+ * one half of the packed shifts; the operands are integers, so inline
+ * constants are too. */
+static void shift16_lane(gfx11_wave_t* wave, const gfx11_inst_t* inst,
+                         half_ref_t dst, uint32_t lane) {
+  uint16_t v[2];
+  for (int i = 0; i < 2; ++i) {
+    half_ref_t ref = half_ref(inst, inst->src[i], i);
+    uint32_t raw = gfx11_read32(wave, inst, ref.code, lane);
+    v[i] = (uint16_t)(ref.high ? raw >> 16 : raw);
+  }
+  uint32_t packed = inst->op == GFX11_V_LSHLREV_B16   ? GFX11_V_PK_LSHLREV_B16
+                    : inst->op == GFX11_V_LSHRREV_B16 ? GFX11_V_PK_LSHRREV_B16
+                                                      : GFX11_V_PK_ASHRREV_I16;
+  write_half(wave, inst, dst, lane, packed_int(packed, v[0], v[1], false));
+}
+
+/* One lane of an f16 VOP1/VOP2/VOP3 op or a 16-bit shift. */
+static void half_lane(gfx11_wave_t* wave, const gfx11_inst_t* inst,
+                      uint32_t lane) {
+  half_ref_t dst = half_ref(inst, inst->dst, 3);
+  if (inst->op == GFX11_V_CVT_F16_F32) {
+    cvt_f16_f32_lane(wave, inst, dst, lane);
+    return;
+  }
+  if (is_shift16(inst->op)) {
+    shift16_lane(wave, inst, dst, lane);
+    return;
+  }
+  uint16_t v[3] = {0, 0, 0};
+  int count = inst->op == GFX11_V_CVT_F32_F16 ? 1
+              : inst->op == GFX11_V_FMA_F16   ? 3
+                                              : 2;
+  for (int i = 0; i < count; ++i) {
+    v[i] = gfx11_flush_f16(gfx11_read_f16_source(wave, inst, i, lane),
+                           keep_f16_in(wave));
+  }
+  if (inst->op == GFX11_V_CVT_F32_F16) {
+    /* Every f16 is a normal f32: only the source can be flushed. */
+    uint32_t r = hrx_f32_bits(gfx11_f16_to_f32(v[0]));
+    gfx11_write_vgpr(wave, inst->dst, lane, inst->clamp ? clamp_f32(r) : r);
+    return;
+  }
+  uint16_t r;
+  switch (inst->op) {
+    case GFX11_V_ADD_F16: r = gfx11_add_f16(v[0], v[1]); break;
+    case GFX11_V_MUL_F16: r = gfx11_mul_f16(v[0], v[1]); break;
+    case GFX11_V_FMAC_F16:
+      r = gfx11_fma_f16(v[0], v[1],
+                        gfx11_flush_f16(read_half(wave, inst, dst, lane),
+                                        keep_f16_in(wave)));
+      break;
+    default: r = gfx11_fma_f16(v[0], v[1], v[2]); break;  /* v_fma_f16 */
+  }
+  if (inst->clamp) r = clamp_f16(r);
+  write_half(wave, inst, dst, lane, gfx11_flush_f16(r, keep_f16_out(wave)));
+}
+
+bool gfx11_exec_half(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
+  /* Output scaling of f16 results is not modelled; the shifts take no
+   * float modifiers. */
+  if (inst->omod || (is_shift16(inst->op) &&
+                     (inst->abs || inst->neg || inst->clamp))) {
+    return unsupported(wave, "VOP3", inst->op);
+  }
+  uint32_t exec = wave->sgpr[GFX11_EXEC_LO];
+  for (uint32_t lane = 0; lane < GFX11_LANES && !wave->faulted; ++lane) {
+    if (exec >> lane & 1) half_lane(wave, inst, lane);
+  }
+  wave->pc += inst->size;
+  return !wave->faulted;
+}
+
+static bool vop3p_is_float(uint32_t op) {
+  return op == GFX11_V_PK_FMA_F16 || op == GFX11_V_PK_ADD_F16 ||
+         op == GFX11_V_PK_MUL_F16 || op == GFX11_V_PK_MIN_F16 ||
+         op == GFX11_V_PK_MAX_F16;
 }
 
 /* One half of a packed f16 op on its three (selected, negated) sources,
@@ -268,10 +301,7 @@ static void vop3p_lane(gfx11_wave_t* wave, const gfx11_inst_t* inst,
 }
 
 bool gfx11_exec_vop3p(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
-  if (inst->op == GFX11_V_WMMA_F32_16X16X16_F16 ||
-      inst->op == GFX11_V_WMMA_F32_16X16X16_BF16) {
-    return gfx11_exec_wmma(wave, inst);
-  }
+  if (gfx11_is_wmma(inst->op)) return gfx11_exec_wmma(wave, inst);
   if (!vop3p_supported(inst)) return unsupported(wave, "VOP3P", inst->op);
   uint32_t exec = wave->sgpr[GFX11_EXEC_LO];
   for (uint32_t lane = 0; lane < GFX11_LANES && !wave->faulted; ++lane) {

@@ -194,6 +194,9 @@ uint32_t gfx11_div_scale_f32(uint32_t s0, uint32_t s1, uint32_t s2,
                              bool* out_vcc);
 uint32_t gfx11_div_fmas_f32(uint32_t s0, uint32_t s1, uint32_t s2, bool vcc);
 uint32_t gfx11_div_fixup_f32(uint32_t s0, uint32_t s1, uint32_t s2);
+/* v_sin_f32 (or with |cosine| v_cos_f32) of one lane: the sine of S0
+ * turns, sin(2 pi S0). */
+uint32_t gfx11_sin_turns_f32(uint32_t s0, bool cosine);
 
 /* Executors: false when the wave faulted. They advance or set the PC. */
 bool gfx11_exec_scalar(gfx11_wave_t* wave, const gfx11_inst_t* inst);
@@ -208,7 +211,9 @@ uint16_t gfx11_read_f16_source(gfx11_wave_t* wave, const gfx11_inst_t* inst,
                                int index, uint32_t lane);
 bool gfx11_exec_half(gfx11_wave_t* wave, const gfx11_inst_t* inst);
 bool gfx11_exec_vop3p(gfx11_wave_t* wave, const gfx11_inst_t* inst);
-/* v_wmma_f32_16x16x16_{f16,bf16} (gfx11_wmma.c). */
+/* v_wmma_* (gfx11_wmma.c): whether a VOP3P opcode is one, and running
+ * it. */
+bool gfx11_is_wmma(uint32_t op);
 bool gfx11_exec_wmma(gfx11_wave_t* wave, const gfx11_inst_t* inst);
 
 #endif  // HRX_FABRIC_GFX11_INTERNAL_H_

@@ -165,6 +165,8 @@
   X(V_RCP_IFLAG_F32, 0x1AB, "v_rcp_iflag_f32")             \
   X(V_RSQ_F32, 0x1AE, "v_rsq_f32")                         \
   X(V_SQRT_F32, 0x1B3, "v_sqrt_f32")                       \
+  X(V_SIN_F32, 0x1B5, "v_sin_f32")                         \
+  X(V_COS_F32, 0x1B6, "v_cos_f32")                         \
   X(V_NOT_B32, 0x1B7, "v_not_b32")                         \
   X(V_BFREV_B32, 0x1B8, "v_bfrev_b32")                     \
   X(V_CLZ_I32_U32, 0x1B9, "v_clz_i32_u32")                 \
@@ -210,6 +212,9 @@
   X(V_MUL_LO_U32, 0x32C, "v_mul_lo_u32")                   \
   X(V_MUL_HI_U32, 0x32D, "v_mul_hi_u32")                   \
   X(V_MUL_HI_I32, 0x32E, "v_mul_hi_i32")                   \
+  X(V_LSHLREV_B16, 0x338, "v_lshlrev_b16")                 \
+  X(V_LSHRREV_B16, 0x339, "v_lshrrev_b16")                 \
+  X(V_ASHRREV_I16, 0x33A, "v_ashrrev_i16")                 \
   X(V_LSHLREV_B64, 0x33C, "v_lshlrev_b64")                 \
   X(V_LSHRREV_B64, 0x33D, "v_lshrrev_b64")                 \
   X(V_ASHRREV_I64, 0x33E, "v_ashrrev_i64")                 \
@@ -236,7 +241,11 @@
   X(V_PK_MIN_F16, 17, "v_pk_min_f16")          \
   X(V_PK_MAX_F16, 18, "v_pk_max_f16")          \
   X(V_WMMA_F32_16X16X16_F16, 64, "v_wmma_f32_16x16x16_f16") \
-  X(V_WMMA_F32_16X16X16_BF16, 65, "v_wmma_f32_16x16x16_bf16")
+  X(V_WMMA_F32_16X16X16_BF16, 65, "v_wmma_f32_16x16x16_bf16") \
+  X(V_WMMA_F16_16X16X16_F16, 66, "v_wmma_f16_16x16x16_f16") \
+  X(V_WMMA_BF16_16X16X16_BF16, 67, "v_wmma_bf16_16x16x16_bf16") \
+  X(V_WMMA_I32_16X16X16_IU8, 68, "v_wmma_i32_16x16x16_iu8") \
+  X(V_WMMA_I32_16X16X16_IU4, 69, "v_wmma_i32_16x16x16_iu4")
 
 #define GFX11_GLOBAL_OPS(X)                                  \
   X(GLOBAL_LOAD_U8, 16, "global_load_u8")                    \

@@ -28,7 +28,7 @@ static bool float_sources(uint32_t op) {
     case GFX11_V_MIN3_F32: case GFX11_V_MAX3_F32:
     case GFX11_V_FMAMK_F32: case GFX11_V_FMAAK_F32:
     case GFX11_V_EXP_F32: case GFX11_V_LOG_F32: case GFX11_V_RSQ_F32:
-    case GFX11_V_SQRT_F32:
+    case GFX11_V_SQRT_F32: case GFX11_V_SIN_F32: case GFX11_V_COS_F32:
     case GFX11_V_DIV_SCALE_F32: case GFX11_V_DIV_FMAS_F32:
     case GFX11_V_DIV_FIXUP_F32:
     case GFX11_V_SUBREV_F32: case GFX11_V_CVT_I32_F32: case GFX11_V_TRUNC_F32:
@@ -52,7 +52,7 @@ static bool float_result(uint32_t op) {
     case GFX11_V_FLOOR_F32: case GFX11_V_MED3_F32: case GFX11_V_MAXMIN_F32:
     case GFX11_V_MINMAX_F32: case GFX11_V_MIN3_F32: case GFX11_V_MAX3_F32:
     case GFX11_V_EXP_F32: case GFX11_V_LOG_F32: case GFX11_V_RSQ_F32:
-    case GFX11_V_SQRT_F32:
+    case GFX11_V_SQRT_F32: case GFX11_V_SIN_F32: case GFX11_V_COS_F32:
     case GFX11_V_DIV_FMAS_F32: case GFX11_V_DIV_FIXUP_F32:
     case GFX11_V_SUBREV_F32: case GFX11_V_TRUNC_F32: case GFX11_V_CEIL_F32:
     case GFX11_V_LDEXP_F32:
@@ -212,6 +212,8 @@ static bool alu32(uint32_t op, uint32_t a, uint32_t b, uint32_t c,
       return true;
     case GFX11_V_EXP_F32: *out = hrx_f32_bits(exp2f(hrx_f32(a))); return true;
     case GFX11_V_LOG_F32: *out = hrx_f32_bits(log2f(hrx_f32(a))); return true;
+    case GFX11_V_SIN_F32: *out = gfx11_sin_turns_f32(a, false); return true;
+    case GFX11_V_COS_F32: *out = gfx11_sin_turns_f32(a, true); return true;
     case GFX11_V_ADD3_U32: *out = a + b + c; return true;
     case GFX11_V_CVT_F32_UBYTE0:
       *out = hrx_f32_bits((float)(a & 0xFF)); return true;

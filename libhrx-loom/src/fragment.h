@@ -11,12 +11,17 @@
  *        gfx11 requires of its A and B operands)
  *   rhs  (B, rows K x columns N): lane l holds column l % 16, element e
  *        is row e (16 elements, repeated likewise)
- *   init / result (C and D, M x N, f32): lane l holds column l % 16,
+ *   init / result (C and D, M x N): lane l holds column l % 16,
  *        element e is row 2e + l / 16 (8 elements, no repetition)
  *
- * vector.mma computes D = A x B + C with f16 or bf16 sources and f32
- * accumulators; every other shape or subgroup size has no layout here and
- * is rejected where it is lowered.
+ * vector.mma computes D = A x B + C for the element types gfx11's WMMA
+ * has (loom_fragment_mma_pair); every other shape or subgroup size has no
+ * layout here and is rejected where it is lowered. Float sums are exact
+ * products added in k order with one rounding each, in f32, and a 16-bit
+ * accumulator is that sum rounded once to nearest even. i8 sources are
+ * signed (upstream Loom would say otherwise with fragment encodings, which
+ * HRX does not take); integer sums wrap to 32 bits, or saturate with
+ * vector.mma<saturate>.
  */
 #ifndef HRX_LOOM_FRAGMENT_H_
 #define HRX_LOOM_FRAGMENT_H_
@@ -55,6 +60,24 @@ static inline loom_fragment_layout_t loom_fragment_layout(uint32_t role) {
       return (loom_fragment_layout_t){8, LOOM_FRAGMENT_LANE_HIGH, 2,
                                       LOOM_FRAGMENT_LANE_LOW, 0};
   }
+}
+
+static inline bool loom_fragment_source_element(loom_type_kind_t kind) {
+  return kind == LOOM_TYPE_F16 || kind == LOOM_TYPE_BF16 ||
+         kind == LOOM_TYPE_I8;
+}
+
+static inline bool loom_fragment_accumulator_element(loom_type_kind_t kind) {
+  return kind == LOOM_TYPE_F32 || kind == LOOM_TYPE_F16 ||
+         kind == LOOM_TYPE_BF16 || kind == LOOM_TYPE_I32;
+}
+
+/* Whether vector.mma multiplies |source| elements into |accumulator|
+ * ones: f16 or bf16 into f32 or their own type, i8 into i32. */
+static inline bool loom_fragment_mma_pair(loom_type_kind_t source,
+                                          loom_type_kind_t accumulator) {
+  if (source == LOOM_TYPE_I8) return accumulator == LOOM_TYPE_I32;
+  return accumulator == LOOM_TYPE_F32 || accumulator == source;
 }
 
 /* Whether lanes 16..31 repeat lanes 0..15 (the source roles). */

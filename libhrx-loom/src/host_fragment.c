@@ -8,7 +8,9 @@
  * and accumulates in f32 with fused multiply-adds in k order, starting
  * from the accumulator: a product of two f16 or bf16 values is exact in
  * f32, so each step is the exactly rounded sum of the previous one and
- * the next product.
+ * the next product. A 16-bit accumulator is widened to f32 first and the
+ * sum rounded back once. i8 sources accumulate exactly in i64 and wrap
+ * (or saturate) to the i32 accumulator at the end.
  */
 #include "fragment.h"
 #include "host_backend_internal.h"
@@ -178,6 +180,47 @@ static bool hf_store(hb_t* b, const loom_op_t* op) {
                  LOOM_NONE, 0);
 }
 
+/* How vector.mma computes for its element types: in |work| (f32 or i64)
+ * from sources and accumulator converted by |widen|. */
+typedef struct hf_mma_form_t {
+  uint8_t source, accumulator, work;
+  uint8_t widen;     /* hrx_host_cvt_t from source or accumulator to work */
+  uint8_t multiply;  /* FFMA or IMADD */
+} hf_mma_form_t;
+
+static hf_mma_form_t hf_mma_form(hb_t* b, const loom_op_t* op) {
+  hf_mma_form_t f = {
+      .source = hb_host_type(LOOM_TYPE(b->m, op->type).element),
+      .accumulator = hb_host_type(LOOM_TYPE(b->m, op->type2).element)};
+  bool integer = f.source == HRX_HOST_TYPE_I8;
+  f.work = integer ? HRX_HOST_TYPE_I64 : HRX_HOST_TYPE_F32;
+  f.widen = integer ? HRX_HOST_CVT_SEXT : HRX_HOST_CVT_FEXT;
+  f.multiply = integer ? HRX_HOST_OP_IMADD : HRX_HOST_OP_FFMA;
+  return f;
+}
+
+/* |x| of the accumulator's type from the work type (which differ): rounded
+ * once to nearest even for 16-bit floats, wrapped or (saturate) clamped
+ * to i32 for integers. */
+static bool hf_mma_narrow(hb_t* b, const loom_op_t* op,
+                          const hf_mma_form_t* f, uint32_t x, uint32_t dst) {
+  if (f->work == HRX_HOST_TYPE_F32) {
+    return hb_emit(b, HRX_HOST_OP_CVT, f->accumulator, f->work, dst, x,
+                   LOOM_NONE, LOOM_NONE, HRX_HOST_CVT_FTRUNC);
+  }
+  if (op->flags) {
+    uint32_t high = 0, low = 0;
+    if (!hb_constant(b, true, (uint64_t)INT32_MAX, &high) ||
+        !hb_constant(b, true, (uint64_t)(int64_t)INT32_MIN, &low) ||
+        !hb_binary(b, HRX_HOST_OP_IMINS, f->work, 0, x, high, &x) ||
+        !hb_binary(b, HRX_HOST_OP_IMAXS, f->work, 0, x, low, &x)) {
+      return false;
+    }
+  }
+  return hb_emit(b, HRX_HOST_OP_CVT, f->accumulator, f->work, dst, x,
+                 LOOM_NONE, LOOM_NONE, HRX_HOST_CVT_SEXT);
+}
+
 /* D[row][column] = C[row][column] + sum over k of A[row][k] * B[k][column]
  * for this lane's column and the rows of its accumulator elements. */
 static bool hf_mma(hb_t* b, const loom_op_t* op) {
@@ -189,8 +232,7 @@ static bool hf_mma(hb_t* b, const loom_op_t* op) {
                     "vector.mma under control flow that differs between "
                     "lanes: every lane of the subgroup must take part");
   }
-  const uint8_t f32 = HRX_HOST_TYPE_F32;
-  uint8_t source = hb_host_type(LOOM_TYPE(b->m, op->type).element);
+  hf_mma_form_t f = hf_mma_form(b, op);
   uint32_t lhs = 0, rhs = 0, acc = 0, terms[3], width = 0;
   uint32_t a[LOOM_FRAGMENT_DIM], bk[LOOM_FRAGMENT_DIM];
   uint32_t result = op->results_start;
@@ -200,10 +242,10 @@ static bool hf_mma(hb_t* b, const loom_op_t* op) {
     return false;
   }
   for (uint32_t k = 0; k < LOOM_FRAGMENT_DIM; ++k) {
-    if (!hf_emit(b, HRX_HOST_OP_CVT, f32, source, lhs + k, LOOM_NONE,
-                 LOOM_NONE, HRX_HOST_CVT_FEXT, &a[k]) ||
-        !hf_emit(b, HRX_HOST_OP_CVT, f32, source, rhs + k, LOOM_NONE,
-                 LOOM_NONE, HRX_HOST_CVT_FEXT, &bk[k])) {
+    if (!hf_emit(b, HRX_HOST_OP_CVT, f.work, f.source, lhs + k, LOOM_NONE,
+                 LOOM_NONE, f.widen, &a[k]) ||
+        !hf_emit(b, HRX_HOST_OP_CVT, f.work, f.source, rhs + k, LOOM_NONE,
+                 LOOM_NONE, f.widen, &bk[k])) {
       return false;
     }
   }
@@ -215,20 +257,26 @@ static bool hf_mma(hb_t* b, const loom_op_t* op) {
     if (!hf_add(b, terms[layout.row_lane], layout.row_step * e, &row)) {
       return false;
     }
+    /* An accumulator of the work type takes the last step directly. */
+    bool direct = f.accumulator == f.work;
+    if (!direct &&
+        !hf_emit(b, HRX_HOST_OP_CVT, f.work, f.accumulator, sum, LOOM_NONE,
+                 LOOM_NONE, f.widen, &sum)) {
+      return false;
+    }
     for (uint32_t k = 0; k < LOOM_FRAGMENT_DIM; ++k) {
-      uint32_t x = 0;
-      if (!hf_emit(b, HRX_HOST_OP_SHUFFLE, f32, HRX_HOST_SHUFFLE_INDEX, a[k],
-                   row, width, 0, &x)) {
-        return false;
-      }
-      uint32_t next = b->vreg[result] + e;
-      if (k + 1 < LOOM_FRAGMENT_DIM && !hb_new_vreg(b, false, 1, &next)) {
-        return false;
-      }
-      if (!hb_emit(b, HRX_HOST_OP_FFMA, f32, 0, next, x, bk[k], sum, 0)) {
+      uint32_t x = 0, next = b->vreg[result] + e;
+      if (!hf_emit(b, HRX_HOST_OP_SHUFFLE, f.work, HRX_HOST_SHUFFLE_INDEX,
+                   a[k], row, width, 0, &x) ||
+          ((k + 1 < LOOM_FRAGMENT_DIM || !direct) &&
+           !hb_new_vreg(b, false, 1, &next)) ||
+          !hb_emit(b, f.multiply, f.work, 0, next, x, bk[k], sum, 0)) {
         return false;
       }
       sum = next;
+    }
+    if (!direct && !hf_mma_narrow(b, op, &f, sum, b->vreg[result] + e)) {
+      return false;
     }
   }
   return true;

@@ -1334,25 +1334,81 @@ static bool ll_lower_fragment_store(llvm_lower_t* l, const loom_op_t* op) {
   return true;
 }
 
-/* vector.mma: one WMMA; its bf16 form takes the sources as i16 lanes. */
+/* The 16-bit accumulator |acc| (8 lanes) as the 16 halves a WMMA with
+ * op_sel[2] clear reads, each in the low half of its VGPR (every even
+ * lane; the odd ones it keeps are left undefined), or (|widen| false)
+ * the 8 even lanes of such a result. */
+static LLVMValueRef ll_mma_halves(llvm_lower_t* l, LLVMValueRef acc,
+                                  bool widen) {
+  uint32_t count = widen ? LOOM_FRAGMENT_DIM : LOOM_FRAGMENT_DIM / 2;
+  LLVMValueRef mask[LOOM_FRAGMENT_DIM];
+  for (uint32_t i = 0; i < count; ++i) {
+    mask[i] = !widen ? ll_i32(l, 2 * i)
+              : i % 2 ? LLVMGetUndef(ll_i(l, 32))
+                      : ll_i32(l, i / 2);
+  }
+  return LLVMBuildShuffleVector(l->builder, acc, LLVMGetUndef(LLVMTypeOf(acc)),
+                                LLVMConstVector(mask, count), "");
+}
+
+/* vector.mma on i8 sources: llvm.amdgcn.wmma.i32.16x16x16.iu8 with both
+ * sources signed, the sources as four i32 lanes, saturate as its clamp. */
+static LLVMValueRef ll_lower_mma_iu8(llvm_lower_t* l, const loom_op_t* op,
+                                     LLVMValueRef args[3]) {
+  LLVMTypeRef i1 = ll_i(l, 1);
+  LLVMTypeRef sources = LLVMVectorType(ll_i(l, 32), LOOM_FRAGMENT_DIM / 4);
+  LLVMValueRef yes = LLVMConstInt(i1, 1, 0);
+  LLVMValueRef call[] = {
+      yes, LLVMBuildBitCast(l->builder, args[0], sources, ""),
+      yes, LLVMBuildBitCast(l->builder, args[1], sources, ""),
+      args[2], LLVMConstInt(i1, op->flags != 0, 0)};
+  LLVMTypeRef overloads[] = {ll_type(l, op->type2), sources};
+  return llvm_lower_intrinsic(l, "llvm.amdgcn.wmma.i32.16x16x16.iu8",
+                              overloads, 2, call, 6);
+}
+
+/* vector.mma: one WMMA. Its bf16 forms take bf16 as i16 lanes; 16-bit
+ * accumulators use the low half of each VGPR (op_sel[2] clear). */
 static bool ll_lower_mma(llvm_lower_t* l, const loom_op_t* op) {
   LLVMBuilderRef b = l->builder;
   LLVMValueRef args[3];
   for (uint32_t i = 0; i < 3; ++i) {
     if (!(args[i] = ll_operand(l, op, i))) return false;
   }
-  bool bf16 = ll_element_kind(l, op->type) == LOOM_TYPE_BF16;
+  loom_type_kind_t source = ll_element_kind(l, op->type);
+  loom_type_kind_t accumulator = ll_element_kind(l, op->type2);
+  if (source == LOOM_TYPE_I8) {
+    ll_set(l, op, 0, ll_lower_mma_iu8(l, op, args));
+    return true;
+  }
+  bool bf16 = source == LOOM_TYPE_BF16;
+  bool half = accumulator != LOOM_TYPE_F32;
   LLVMTypeRef sources = bf16 ? LLVMVectorType(ll_i(l, 16), LOOM_FRAGMENT_DIM)
                              : ll_type(l, op->type);
-  for (uint32_t i = 0; bf16 && i < 2; ++i) {
-    args[i] = LLVMBuildBitCast(b, args[i], sources, "");
+  if (bf16) {
+    args[0] = LLVMBuildBitCast(b, args[0], sources, "");
+    args[1] = LLVMBuildBitCast(b, args[1], sources, "");
   }
-  LLVMTypeRef overloads[] = {ll_type(l, op->type2), sources};
-  ll_set(l, op, 0,
-         llvm_lower_intrinsic(l,
-                              bf16 ? "llvm.amdgcn.wmma.f32.16x16x16.bf16"
-                                   : "llvm.amdgcn.wmma.f32.16x16x16.f16",
-                              overloads, 2, args, 3));
+  if (bf16 && half) {
+    args[2] = LLVMBuildBitCast(
+        b, args[2], LLVMVectorType(ll_i(l, 16), LOOM_FRAGMENT_DIM / 2), "");
+  }
+  if (half) args[2] = ll_mma_halves(l, args[2], true);
+  static const char* const names[2][2] = {
+      {"llvm.amdgcn.wmma.f32.16x16x16.f16",
+       "llvm.amdgcn.wmma.f32.16x16x16.bf16"},
+      {"llvm.amdgcn.wmma.f16.16x16x16.f16",
+       "llvm.amdgcn.wmma.bf16.16x16x16.bf16"}};
+  LLVMValueRef call[] = {args[0], args[1], args[2],
+                         LLVMConstInt(ll_i(l, 1), 0, 0)};
+  LLVMTypeRef overloads[] = {half ? sources : ll_type(l, op->type2), sources};
+  LLVMValueRef d = llvm_lower_intrinsic(l, names[half][bf16], overloads, 2,
+                                        call, half ? 4 : 3);
+  if (half) {
+    d = ll_mma_halves(l, d, false);
+    if (bf16) d = LLVMBuildBitCast(b, d, ll_type(l, op->type2), "");
+  }
+  ll_set(l, op, 0, d);
   return true;
 }
 

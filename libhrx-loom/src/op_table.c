@@ -317,6 +317,7 @@ const loom_op_def_t loom_op_defs[] = {
      .enum_set = LOOM_ENUM_FRAGMENT, .enum_required = true, .places = DEVICE,
      .types = LOOM_MASK_VECTOR, .types2 = LOOM_MASK_VIEW},
     {.name = "vector.mma", .shape = LOOM_SHAPE_DOT, .places = DEVICE,
+     .flag_set = LOOM_FLAGS_MMA,
      .types = LOOM_MASK_VECTOR, .types2 = LOOM_MASK_VECTOR},
     {.name = "vector.reduce", .shape = LOOM_SHAPE_VECTOR_REDUCE,
      .enum_set = LOOM_ENUM_COMBINE, .enum_required = true, .places = DEVICE,
@@ -471,11 +472,13 @@ static const char* const loom_flags_fastmath[] = {
     "nnan", "ninf", "nsz", "arcp", "contract", "afn", "reassoc", "fast",
     NULL};
 static const char* const loom_flags_overflow[] = {"nsw", "nuw", NULL};
+static const char* const loom_flags_mma[] = {"saturate", NULL};
 
 static const char* const* const loom_flag_sets[LOOM_FLAGS_COUNT] = {
     [LOOM_FLAGS_NONE] = NULL,
     [LOOM_FLAGS_FASTMATH] = loom_flags_fastmath,
     [LOOM_FLAGS_OVERFLOW] = loom_flags_overflow,
+    [LOOM_FLAGS_MMA] = loom_flags_mma,
 };
 
 uint32_t loom_flag_lookup(loom_flag_set_t set, const char* text,
@@ -504,6 +507,7 @@ const char* loom_flag_choices(loom_flag_set_t set) {
     case LOOM_FLAGS_FASTMATH:
       return "nnan, ninf, nsz, arcp, contract, afn, reassoc, fast";
     case LOOM_FLAGS_OVERFLOW: return "nsw, nuw";
+    case LOOM_FLAGS_MMA: return "saturate";
     default: return "";
   }
 }

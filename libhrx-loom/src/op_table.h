@@ -86,6 +86,7 @@ typedef enum loom_flag_set_e {
   LOOM_FLAGS_NONE = 0,
   LOOM_FLAGS_FASTMATH, /* nnan ninf nsz arcp contract afn reassoc fast */
   LOOM_FLAGS_OVERFLOW, /* nsw nuw */
+  LOOM_FLAGS_MMA,      /* saturate */
   LOOM_FLAGS_COUNT,
 } loom_flag_set_t;
 

@@ -1248,7 +1248,7 @@ static bool loom_parse_fragment_shape(loom_parser_t* p, loom_op_ctx_t* c) {
     loom_diag_emit(p->diagnostics, p->source, loom_token_span(p->token),
                    HRX_LOOM_SEVERITY_ERROR, HRX_LOOM_DIAG_BAD_ATTRIBUTE, NULL,
                    0, "%s: encoded fragments and fragment facts ('%.*s') are "
-                   "not supported: only dense f16/bf16/f32 fragments are",
+                   "not supported: only dense fragments are",
                    c->def->name, (int)p->token.length, loom_text(p, p->token));
     return false;
   }

@@ -576,8 +576,8 @@ static const char* loom_role_name(uint32_t role) {
   return loom_enum_keyword(LOOM_ENUM_FRAGMENT, role);
 }
 
-/* A |role| fragment is the vector fragment.h lays out: 16 x f16 or bf16
- * for the sources, 8 x f32 for accumulators. */
+/* A |role| fragment is the vector fragment.h lays out: 16 x f16, bf16 or
+ * i8 for the sources, 8 x f32, f16, bf16 or i32 for accumulators. */
 static bool loom_check_fragment_type(loom_verifier_t* v, const loom_op_t* op,
                                      uint32_t role, loom_type_id_t type) {
   const loom_type_t* t = &LOOM_TYPE(v->module, type);
@@ -585,9 +585,8 @@ static bool loom_check_fragment_type(loom_verifier_t* v, const loom_op_t* op,
   bool source = loom_fragment_repeats(role);
   bool ok = t->kind == LOOM_TYPE_VECTOR && t->rank == 1 &&
             LOOM_DIM(v->module, t->dims_start).size == layout.elements &&
-            (source ? t->element == LOOM_TYPE_F16 ||
-                          t->element == LOOM_TYPE_BF16
-                    : t->element == LOOM_TYPE_F32);
+            (source ? loom_fragment_source_element(t->element)
+                    : loom_fragment_accumulator_element(t->element));
   if (ok) return true;
   char text[96];
   loom_type_text(v, type, text, sizeof(text));
@@ -596,7 +595,9 @@ static bool loom_check_fragment_type(loom_verifier_t* v, const loom_op_t* op,
               "%s: %s %s fragment is %s (one lane's share of a 16x16 tile "
               "over 32 lanes), not %s", loom_op_defs[op->opcode].name,
               role == LOOM_FRAGMENT_INIT ? "an" : "a", loom_role_name(role),
-              source ? "vector<16xf16> or vector<16xbf16>" : "vector<8xf32>",
+              source ? "vector<16xf16>, vector<16xbf16> or vector<16xi8>"
+                     : "vector<8xf32>, vector<8xf16>, vector<8xbf16> or "
+                       "vector<8xi32>",
               text);
   return false;
 }
@@ -704,11 +705,28 @@ static bool loom_fragment_role_of(const loom_module_t* m, uint32_t value,
 
 /* vector.mma %lhs, %rhs, %init: fragments of the roles in that order
  * (an accumulator may be an init or a result fragment), sources of one
- * element type, an f32 accumulator. */
+ * element type, an accumulator that type multiplies into; saturate only
+ * for integers. */
 static void loom_check_mma(loom_verifier_t* v, const loom_op_t* op) {
   if (!loom_expect_operand_count(v, op, 3) ||
       !loom_check_fragment_type(v, op, LOOM_FRAGMENT_LHS, op->type) ||
       !loom_check_fragment_type(v, op, LOOM_FRAGMENT_INIT, op->type2)) {
+    return;
+  }
+  loom_type_kind_t source = loom_element(v, op->type);
+  loom_type_kind_t accumulator = loom_element(v, op->type2);
+  if (!loom_fragment_mma_pair(source, accumulator)) {
+    loom_verror(v, op->span, HRX_LOOM_DIAG_TYPE_MISMATCH, NULL, 0,
+                "vector.mma: %s sources do not accumulate into %s (f16 and "
+                "bf16 go into f32 or their own type, i8 into i32)",
+                loom_type_kind_name(source),
+                loom_type_kind_name(accumulator));
+    return;
+  }
+  if (op->flags && accumulator != LOOM_TYPE_I32) {
+    loom_verror(v, op->span, HRX_LOOM_DIAG_BAD_ATTRIBUTE, NULL, 0,
+                "vector.mma<saturate> needs an integer accumulator, not %s",
+                loom_type_kind_name(accumulator));
     return;
   }
   loom_expect_operand(v, op, 0, op->type);

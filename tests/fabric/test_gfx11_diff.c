@@ -12,7 +12,7 @@
  * remainders) follow the explicit ones at an 8-byte boundary when the
  * descriptor's kernarg size has room for them.
  *
- * Kernels covered (40 kernel sources, 106 runs):
+ * Kernels covered (42 kernel sources, 113 runs):
  *   libhrx-loom/kernels/ and examples/ (10 sources, 31 runs), at sizes
  *   that are not multiples of the workgroup: saxpy (both copies),
  *   gather_rows (2-D workload), histogram, reduce_sum, row_dot, transpose
@@ -42,6 +42,11 @@
  *     and a 48x32 grid of tiles over k = 64; one tile staged through LDS
  *     (ds_load_u16_d16_hi, v_mad_i32_i24); lhs and rhs fragments stored
  *     back by lanes 0..15.
+ *   - tests/kernels/check/wmma_f16acc.loom and wmma_int8.loom (7 runs):
+ *     f16 and bf16 accumulators (V_WMMA_F16_16X16X16_F16 / _BF16 on low
+ *     halves) on noise, one tile and 48x32 over k = 64; i8 into i32
+ *     (V_WMMA_I32_16X16X16_IU8) on random bytes, the same shapes, and one
+ *     tile wrapped and saturated with C near both ends of the i32 range.
  *   Written here (5 sources, 24 runs): grid2d (2-D grid of 8x4 groups,
  *   6 sizes), grid3d (3-D grid of 4x3x3 groups, 36 work-items so the
  *   second wave is partial, 5 sizes), both at sizes that are not multiples
@@ -1106,6 +1111,61 @@ static void wmma_case(bool bf16, uint64_t m, uint64_t n, uint64_t k) {
   run_case(&c);
 }
 
+/* 16-bit accumulators: both devices round the f32 sum of each 16-deep
+ * product once, so they agree bit for bit. */
+static void wmma_half_acc_case(bool bf16, uint64_t m, uint64_t n,
+                               uint64_t k) {
+  diff_case_t c = {.file = "../../tests/kernels/check/wmma_f16acc.loom",
+                   .kernel = bf16 ? "wmma_gemm_bf16acc" : "wmma_gemm_f16acc",
+                   .workload = {m, n, k}, .workload_count = 3};
+  add_scalar(&c, m);
+  add_scalar(&c, n);
+  add_scalar(&c, k);
+  fill_half(add_buffer(&c, m * k * 2), m * k, 51, bf16);
+  fill_half(add_buffer(&c, k * n * 2), k * n, 52, bf16);
+  fill_half(add_buffer(&c, m * n * 2), m * n, 53, bf16);
+  run_case(&c);
+}
+
+/* i8 into i32: exact sums, wrapped. */
+static void wmma_i8_case(uint64_t m, uint64_t n, uint64_t k) {
+  diff_case_t c = {.file = "../../tests/kernels/check/wmma_int8.loom",
+                   .kernel = "wmma_gemm_i8", .workload = {m, n, k},
+                   .workload_count = 3};
+  add_scalar(&c, m);
+  add_scalar(&c, n);
+  add_scalar(&c, k);
+  fill_bytes(add_buffer(&c, m * k), m * k, 54);
+  fill_bytes(add_buffer(&c, k * n), k * n, 55);
+  fill_bytes(add_buffer(&c, m * n * 4), m * n * 4, 56);
+  run_case(&c);
+}
+
+static void test_wmma_types(void** state) {
+  (void)state;
+  wmma_half_acc_case(false, 16, 16, 16);
+  wmma_half_acc_case(true, 16, 16, 16);
+  wmma_half_acc_case(false, 48, 32, 64);
+  wmma_half_acc_case(true, 48, 32, 64);
+  wmma_i8_case(16, 16, 16);
+  wmma_i8_case(48, 32, 64);
+  diff_case_t sat = {.file = "../../tests/kernels/check/wmma_int8.loom",
+                     .kernel = "wmma_i8_saturate", .workload = {1},
+                     .workload_count = 1};
+  fill_bytes(add_buffer(&sat, 256), 256, 57);
+  fill_bytes(add_buffer(&sat, 256), 256, 58);
+  uint8_t* wrap = add_buffer(&sat, 256 * 4);
+  for (uint32_t i = 0; i < 256; ++i) {
+    /* Within 2^14 of INT32_MAX or INT32_MIN: many sums leave the range. */
+    uint32_t near = (i * 2654435761u) >> 18;
+    uint32_t value = i % 2 ? (uint32_t)INT32_MAX - near
+                           : (uint32_t)INT32_MIN + near;
+    memcpy(wrap + 4 * i, &value, 4);
+  }
+  memset(add_buffer(&sat, 256 * 4), 0, 256 * 4);
+  run_case(&sat);
+}
+
 static void test_wmma(void** state) {
   (void)state;
   wmma_case(false, 16, 16, 16);
@@ -1523,6 +1583,7 @@ int main(void) {
       cmocka_unit_test(test_transcendentals),
       cmocka_unit_test(test_lds_mirror),
       cmocka_unit_test(test_wmma),
+      cmocka_unit_test(test_wmma_types),
       cmocka_unit_test(test_ulp_distance),
       cmocka_unit_test(test_skip_table),
   };

@@ -290,7 +290,8 @@ static void test_malformed_fragments_rejected(void** state) {
   expect_rejected("  %r = vector.fragment<lhs> %c shape [%s, %s] : "
                   "vector<8xf32>",
                   HRX_LOOM_DIAG_BAD_SHAPE, 3,
-                  "a lhs fragment is vector<16xf16> or vector<16xbf16>");
+                  "a lhs fragment is vector<16xf16>, vector<16xbf16> or "
+                  "vector<16xi8>");
   expect_rejected("  %r = vector.fragment<init> %a shape [%s, %s] : "
                   "vector<16xf16>",
                   HRX_LOOM_DIAG_BAD_SHAPE, 3,

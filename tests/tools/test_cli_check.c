@@ -56,6 +56,12 @@ static void test_check_own_kernels_pass(void** state) {
       {"wmma_gemm.loom",
        {"PASS wmma_16x16x16\n", "PASS wmma_16x16x16_bf16\n",
         "PASS wmma_operand_copies\n", "6 passed, 0 failed, 0 not run\n"}},
+      {"wmma_f16acc.loom",
+       {"PASS wmma_f16acc_16x16x16\n", "PASS wmma_bf16acc_16x16x16\n",
+        "3 passed, 0 failed, 0 not run\n"}},
+      {"wmma_int8.loom",
+       {"PASS wmma_i8_16x16x16\n", "PASS wmma_i8_saturate_16x16x16\n",
+        "3 passed, 0 failed, 0 not run\n"}},
   };
   for (size_t i = 0; i < sizeof(kernels) / sizeof(kernels[0]); ++i) {
     char* args = test_strdup_printf("%s/check/%s --device=0",
@@ -74,8 +80,9 @@ static void test_check_own_kernels_pass(void** state) {
 }
 
 /* Workgroup reductions of every kind, the vector ops and the fragment
- * GEMM give on the modelled gfx1151 (device 1 with HRX_KFD_MODEL) what they give on
- * the host device. */
+ * GEMMs (f32, 16-bit and integer accumulators) give on the modelled
+ * gfx1151 (device 1 with HRX_KFD_MODEL) what they give on the host
+ * device. */
 static void test_check_kernels_on_gfx1151(void** state) {
   (void)state;
   if (strcmp(getenv("HRX_TEST_HAVE_LLVM"), "1") != 0) skip();
@@ -93,7 +100,10 @@ static void test_check_kernels_on_gfx1151(void** state) {
       {"vector_dot.loom", "1 passed, 0 failed, 0 not run\n"},
       {"vector_bits.loom", "1 passed, 0 failed, 0 not run\n"},
       {"vector_math.loom", "1 passed, 0 failed, 0 not run\n"},
+      {"vector_trig.loom", "1 passed, 0 failed, 0 not run\n"},
       {"wmma_gemm.loom", "6 passed, 0 failed, 0 not run\n"},
+      {"wmma_f16acc.loom", "3 passed, 0 failed, 0 not run\n"},
+      {"wmma_int8.loom", "3 passed, 0 failed, 0 not run\n"},
   };
   for (size_t i = 0; i < sizeof(kernels) / sizeof(kernels[0]); ++i) {
     char* args = test_strdup_printf("check %s/check/%s --device=1",

@@ -239,6 +239,10 @@ hrx_status_t hrx_exec_region_run(hrx_exec_runtime_t* runtime,
                                  const hrx_exec_graph_t* graph, size_t first,
                                  size_t count, hrx_exec_engine_t engine,
                                  const bool* used);
+/* A PM4 queue stops for good on a fault: replaces it with a new one, so
+ * the fault stays with the submission whose region it failed. Mutex
+ * held. */
+hrx_status_t hrx_exec_pm4_recover(hrx_exec_runtime_t* runtime);
 #if HRX_EXEC_NPU
 /* Drops the runtime's reference to its NPU import cache (npu_lane.c). */
 void hrx_exec_npu_imports_release(struct hrx_exec_npu_imports_s* imports);

@@ -123,6 +123,23 @@ static hrx_status_t hrx_exec_region_fence(hrx_exec_runtime_t* rt,
   return status;
 }
 
+hrx_status_t hrx_exec_pm4_recover(hrx_exec_runtime_t* rt) {
+  if (!rt->pm4 || rt->hung_fence[HRX_EXEC_ENGINE_PM4]) return HRX_OK;
+  hrx_status_t stopped = hrx_fabric_pm4_queue_check(rt->pm4);
+  if (stopped == HRX_OK) return HRX_OK;
+  hrx_status_free(stopped);
+  /* The new queue first: when the GPU has none free, the stopped one
+   * stays, and its regions keep failing with the fault. */
+  hrx_fabric_pm4_queue_t* fresh = NULL;
+  HRX_RETURN_IF_ERROR(hrx_status_annotate(
+      hrx_fabric_pm4_queue_create(hrx_gpu_device_fabric(rt->device), &fresh),
+      "replacing %s, which a fault stopped",
+      hrx_fabric_pm4_queue_name(rt->pm4)));
+  hrx_fabric_pm4_queue_abort(rt->pm4);
+  rt->pm4 = fresh;
+  return HRX_OK;
+}
+
 hrx_status_t hrx_exec_region_run(hrx_exec_runtime_t* rt,
                                  const hrx_exec_graph_t* g, size_t first,
                                  size_t count, hrx_exec_engine_t engine,

@@ -196,8 +196,14 @@ hrx_status_t hrx_exec_graph_submit(hrx_exec_graph_t* g,
   }
   pthread_mutex_lock(&rt->mutex);
   hrx_exec_runtime_prune(rt);
-  hrx_status_t status = HRX_OK;
-  if (rt->flight_count >= rt->max_submissions) {
+  /* A lane an earlier submission faulted takes work again: that fault
+   * stays with the submission it ended (its completion holds the lane's
+   * old timeline), and this one starts afresh. */
+  hrx_status_t status = hrx_exec_pm4_recover(rt);
+  for (int lane = 0; lane < HRX_EXEC_LANE_COUNT && status == HRX_OK; ++lane) {
+    if (used[lane]) status = hrx_gpu_stream_recover(rt->lanes[lane], NULL);
+  }
+  if (status == HRX_OK && rt->flight_count >= rt->max_submissions) {
     status = hrx_make_status(HRX_STATUS_BUSY,
                              "%u submissions are in flight (max_submissions); "
                              "wait for one",
@@ -314,16 +320,26 @@ static hrx_status_t hrx_exec_deliver(hrx_exec_completion_t* c) {
 hrx_status_t hrx_exec_completion_wait(hrx_exec_completion_t* c,
                                       uint64_t timeout_ns) {
   uint64_t deadline = hrx_deadline_after(timeout_ns);
+  /* A faulted lane does not end the wait: the others still run, and
+   * done means every lane ended (hrx_exec_completion_fault needs that). */
+  hrx_status_t failed = HRX_OK;
   for (int lane = 0; lane < HRX_EXEC_LANE_COUNT; ++lane) {
     if (!c->events[lane]) continue;
     hrx_status_t status =
         hrx_gpu_event_wait(c->events[lane], hrx_deadline_remaining(deadline));
-    /* A wait that gave up (not a poll) marks the work presumed stuck. */
-    if (timeout_ns && hrx_status_is(status, HRX_STATUS_DEADLINE_EXCEEDED)) {
-      atomic_store(&c->runtime->abandoned, true);
+    if (hrx_status_is(status, HRX_STATUS_DEADLINE_EXCEEDED)) {
+      /* A wait that gave up (not a poll) marks the work presumed stuck. */
+      if (timeout_ns) atomic_store(&c->runtime->abandoned, true);
+      hrx_status_free(failed);
+      return status;
     }
-    HRX_RETURN_IF_ERROR(status);
+    if (failed == HRX_OK) {
+      failed = status;
+    } else {
+      hrx_status_free(status);
+    }
   }
+  HRX_RETURN_IF_ERROR(failed);
   return hrx_exec_deliver(c);
 }
 
@@ -335,6 +351,35 @@ hrx_status_t hrx_exec_completion_poll(hrx_exec_completion_t* c) {
   }
   /* Complete events still say whether the work faulted. */
   return hrx_exec_completion_wait(c, 0);
+}
+
+hrx_status_t hrx_exec_completion_fault(hrx_exec_completion_t* c,
+                                       hrx_exec_lane_t* out_lane,
+                                       hrx_fabric_fault_t* out_fault) {
+  if (!c || !out_lane || !out_fault) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "completion_fault needs a completion, a lane and "
+                           "a report");
+  }
+  *out_lane = HRX_EXEC_LANE_COUNT;
+  hrx_fabric_fault_t none = HRX_STRUCT_INIT(hrx_fabric_fault_t);
+  /* A bad struct_size fails before anything is written. */
+  HRX_RETURN_IF_ERROR(
+      HRX_STRUCT_WRITE(hrx_fabric_fault_t, detail, &none, out_fault));
+  for (int lane = 0; lane < HRX_EXEC_LANE_COUNT; ++lane) {
+    if (c->events[lane] && !hrx_gpu_event_is_complete(c->events[lane])) {
+      return hrx_status_from_code(HRX_STATUS_BUSY);
+    }
+  }
+  for (int lane = 0; lane < HRX_EXEC_LANE_COUNT; ++lane) {
+    if (!c->events[lane]) continue;
+    HRX_RETURN_IF_ERROR(hrx_gpu_event_fault(c->events[lane], out_fault));
+    if (out_fault->kind != HRX_FABRIC_FAULT_NONE) {
+      *out_lane = (hrx_exec_lane_t)lane;
+      return HRX_OK;
+    }
+  }
+  return HRX_OK;
 }
 
 void hrx_exec_completion_retain(hrx_exec_completion_t* c) {

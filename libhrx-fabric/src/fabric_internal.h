@@ -203,6 +203,8 @@ typedef struct hrx_fabric_queue_vtable_t {
   /* Tells the packet processor that slots up to the write index may hold
    * published packets. */
   void (*ring)(hrx_fabric_queue_t* queue);
+  /* Optional: hrx_fabric_queue_restart. NULL: the queue never stops. */
+  hrx_status_t (*restart)(hrx_fabric_queue_t* queue);
   /* Ring on quiet publications too: a hardware doorbell is one store, and
    * a command processor never looks past it, while waiting for a batch's
    * ring could keep a packet that a producer waits on from ever running. */

@@ -21,7 +21,12 @@
  * A stopped queue never runs another packet. The device's event thread
  * (hrx_kfd_queue_check) turns it into a fault report for the packet at the
  * read index and completes every published packet after it as faulted;
- * later publications on the queue complete as faulted at once. */
+ * later publications on the queue complete as faulted at once. Event
+ * markers (barriers without dependencies) complete as if they had run:
+ * a barrier on another queue waiting for one would otherwise wait forever
+ * (the packet processor only counts a dependency at 0 as met). Restarting
+ * (hrx_fabric_queue_restart) replaces the stopped hardware queue with a
+ * new one over the same ring, at the write index. */
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -183,16 +188,36 @@ static void hrx_kfd_prepare_agent(hrx_kfd_queue_t* q, uint64_t index,
   *setup = 1;
 }
 
-/* Completes a packet that can never run (its queue stopped) as faulted. */
-static void hrx_kfd_fail_packet(hrx_kfd_queue_t* q, uint64_t signal) {
+/* An event marker: a barrier that waits for nothing, so completing it
+ * touches no memory and orders nothing but what came before it. */
+static bool hrx_kfd_is_marker(const hrx_aql_packet_t* slot, uint16_t type) {
+  if (type != HRX_AQL_PACKET_BARRIER_AND && type != HRX_AQL_PACKET_BARRIER_OR) {
+    return false;
+  }
+  for (int i = 0; i < 5; ++i) {
+    if (slot->barrier.dep_signal[i]) return false;
+  }
+  return true;
+}
+
+/* Completes a packet that can never run (its queue stopped): as faulted,
+ * or, for an event marker, as if it had run (see the top of the file). */
+static void hrx_kfd_fail_packet(hrx_kfd_queue_t* q, uint64_t signal,
+                                bool marker) {
   if (!signal) return;
-  hrx_fabric_fault_t fault = q->fault;
-  fault.completion_signal = signal;
-  hrx_fabric_queue_record_fault(&q->base, &fault);
+  if (!marker) {
+    hrx_fabric_fault_t fault = q->fault;
+    fault.completion_signal = signal;
+    hrx_fabric_queue_record_fault(&q->base, &fault);
+  }
   /* A waiter may release the signal as soon as it reads the new value. */
   hrx_fabric_signal_t* s = hrx_fabric_signal_from_handle(signal);
   hrx_fabric_signal_retain(s);
-  hrx_fabric_signal_store(s, HRX_FABRIC_SIGNAL_FAULTED);
+  if (marker) {
+    hrx_fabric_signal_subtract(s, 1);
+  } else {
+    hrx_fabric_signal_store(s, HRX_FABRIC_SIGNAL_FAULTED);
+  }
   hrx_fabric_signal_release(s);
 }
 
@@ -248,7 +273,8 @@ static void hrx_kfd_queue_publish_slot(hrx_fabric_queue_t* base,
   pthread_mutex_lock(&d->mutex);
   bool dead = atomic_load_explicit(&q->dead, memory_order_acquire);
   if (dead || index < atomic_load(&q->restart)) {
-    hrx_kfd_fail_packet(q, slot->dispatch.completion_signal);
+    hrx_kfd_fail_packet(q, slot->dispatch.completion_signal,
+                        hrx_kfd_is_marker(slot, type));
     if (dead && atomic_load(&q->retired) < index + 1) {
       atomic_store(&q->retired, index + 1);
     }
@@ -263,7 +289,7 @@ static void hrx_kfd_queue_publish_slot(hrx_fabric_queue_t* base,
              "hrx_fabric_device_signal_create)");
     hrx_fabric_fault_t saved = q->fault;
     q->fault = fault;
-    hrx_kfd_fail_packet(q, slot->dispatch.completion_signal);
+    hrx_kfd_fail_packet(q, slot->dispatch.completion_signal, false);
     q->fault = saved;
     /* An empty barrier keeps the ring's order without touching memory. */
     memset((uint8_t*)slot + 4, 0, sizeof(*slot) - 4);
@@ -343,7 +369,8 @@ static void hrx_kfd_fail_held(hrx_kfd_queue_t* q, uint64_t read,
       snprintf(q->fault.kernel, sizeof(q->fault.kernel), "%s",
                hrx_kfd_packet_name(q->device, slot, type));
     }
-    hrx_kfd_fail_packet(q, slot->dispatch.completion_signal);
+    hrx_kfd_fail_packet(q, slot->dispatch.completion_signal,
+                        hrx_kfd_is_marker(slot, type));
     __atomic_store_n(&slot->dispatch.header, HRX_AQL_PACKET_INVALID,
                      __ATOMIC_RELEASE);
   }
@@ -404,10 +431,12 @@ static hrx_status_t hrx_kfd_queue_scratch(hrx_kfd_queue_t* q,
 static hrx_status_t hrx_kfd_queue_open(hrx_kfd_queue_t* q,
                                        uint32_t packet_count);
 
-/* Stops the hardware queue, ends everything it held as cancelled, and
- * starts a new hardware queue over the same ring at the write index. With
- * the device mutex held. */
-static void hrx_kfd_queue_reset(hrx_kfd_queue_t* q) {
+/* Destroys the hardware queue and creates a new one over the same ring,
+ * starting at |write|: slots below it that are published later fail
+ * (q->fault). The old doorbell page stays mapped: producers may still
+ * store to it. With the device mutex held. */
+static hrx_status_t hrx_kfd_queue_replace(hrx_kfd_queue_t* q,
+                                          uint64_t write) {
   hrx_kfd_device_t* d = q->device;
   hrx_status_t status = hrx_allocator_grow_array(
       d->base.allocator, sizeof(void*), q->old_doorbell_count + 1,
@@ -418,6 +447,20 @@ static void hrx_kfd_queue_reset(hrx_kfd_queue_t* q) {
     status = hrx_kfd_hw_queue_close(d, q->queue_id);
     q->created = status != HRX_OK;
   }
+  atomic_store(&q->restart, write);
+  atomic_store((_Atomic uint64_t*)hrx_kfd_control(q, HRX_KFD_AMD_QUEUE_READ),
+               write);
+  atomic_store((_Atomic uint64_t*)hrx_kfd_control(q, HRX_KFD_AMD_QUEUE_WRITE),
+               write);
+  hrx_fabric_signal_store(q->inactive, 0);
+  if (status == HRX_OK) status = hrx_kfd_queue_open(q, q->base.size);
+  return status;
+}
+
+/* Stops the hardware queue, ends everything it held as cancelled, and
+ * starts a new hardware queue over the same ring at the write index. With
+ * the device mutex held. */
+static void hrx_kfd_queue_reset(hrx_kfd_queue_t* q) {
   uint64_t read = hrx_fabric_queue_read_index(&q->base);
   uint64_t write = hrx_fabric_queue_write_index(&q->base);
   memset(&q->fault, 0, sizeof(q->fault));
@@ -428,13 +471,7 @@ static void hrx_kfd_queue_reset(hrx_kfd_queue_t* q) {
   hrx_kfd_fail_held(q, read, write, true);
   snprintf(q->fault.kernel, sizeof(q->fault.kernel), "%s",
            "(reserved before a queue reset)");
-  atomic_store(&q->restart, write);
-  atomic_store((_Atomic uint64_t*)hrx_kfd_control(q, HRX_KFD_AMD_QUEUE_READ),
-               write);
-  atomic_store((_Atomic uint64_t*)hrx_kfd_control(q, HRX_KFD_AMD_QUEUE_WRITE),
-               write);
-  hrx_fabric_signal_store(q->inactive, 0);
-  if (status == HRX_OK) status = hrx_kfd_queue_open(q, q->base.size);
+  hrx_status_t status = hrx_kfd_queue_replace(q, write);
   if (status != HRX_OK) {
     /* No hardware queue: the queue is dead, its packets fail at once. */
     snprintf(q->fault.detail, sizeof(q->fault.detail),
@@ -445,6 +482,39 @@ static void hrx_kfd_queue_reset(hrx_kfd_queue_t* q) {
     __atomic_store_n(&q->base.read_index, &q->retired, __ATOMIC_RELEASE);
     atomic_store_explicit(&q->dead, true, memory_order_release);
   }
+}
+
+/* hrx_fabric_queue_restart: a stopped queue has failed everything
+ * published on it (hrx_kfd_queue_check, publication), so a new hardware
+ * queue takes over at the write index. */
+static hrx_status_t hrx_kfd_queue_restart(hrx_fabric_queue_t* base) {
+  hrx_kfd_queue_t* q = (hrx_kfd_queue_t*)base;
+  hrx_kfd_device_t* d = q->device;
+  pthread_mutex_lock(&d->mutex);
+  if (!atomic_load_explicit(&q->dead, memory_order_acquire)) {
+    pthread_mutex_unlock(&d->mutex);
+    return HRX_OK;
+  }
+  uint64_t write = hrx_fabric_queue_write_index(base);
+  /* Late publications of slots reserved while it was stopped repeat the
+   * fault that stopped it. */
+  snprintf(q->fault.kernel, sizeof(q->fault.kernel), "%s",
+           "(reserved before a queue restart)");
+  hrx_status_t status = hrx_kfd_queue_replace(q, write);
+  if (status == HRX_OK) {
+    __atomic_store_n(&base->read_index,
+                     (_Atomic uint64_t*)hrx_kfd_control(
+                         q, HRX_KFD_AMD_QUEUE_READ),
+                     __ATOMIC_RELEASE);
+    atomic_store_explicit(&q->dead, false, memory_order_release);
+  } else {
+    /* Still stopped: every slot up to here counts as retired (failed). */
+    if (atomic_load(&q->retired) < write) atomic_store(&q->retired, write);
+    status = hrx_status_annotate(status, "restarting queue %u after a fault",
+                                 q->queue_id);
+  }
+  pthread_mutex_unlock(&d->mutex);
+  return status;
 }
 
 void hrx_kfd_queue_cancel(hrx_kfd_queue_t* q, uint64_t signal) {
@@ -584,6 +654,7 @@ static const hrx_fabric_queue_vtable_t hrx_kfd_queue_vtable = {
     .destroy = hrx_kfd_queue_destroy,
     .publish_slot = hrx_kfd_queue_publish_slot,
     .ring = hrx_kfd_queue_ring,
+    .restart = hrx_kfd_queue_restart,
     .ring_always = true,
 };
 

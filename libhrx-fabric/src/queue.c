@@ -45,6 +45,13 @@ void hrx_fabric_queue_destroy(hrx_fabric_queue_t* q) {
   if (q) q->vtable->destroy(q);
 }
 
+hrx_status_t hrx_fabric_queue_restart(hrx_fabric_queue_t* q) {
+  if (!q) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT, "no queue to restart");
+  }
+  return q->vtable->restart ? q->vtable->restart(q) : HRX_OK;
+}
+
 uint32_t hrx_fabric_queue_size(const hrx_fabric_queue_t* q) { return q->size; }
 
 uint64_t hrx_fabric_queue_private_bytes(const hrx_fabric_queue_t* q) {

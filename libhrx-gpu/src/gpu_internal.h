@@ -53,11 +53,36 @@ struct hrx_gpu_kernel_s {
   uint64_t serial;
 };
 
+/* The fault that failed one timeline of a stream (fault_cell.c): shared,
+ * reference counted, by the stream and the events recorded on that
+ * timeline; the first reader takes the report from the queue. */
+typedef struct hrx_gpu_fault_cell_t {
+  atomic_uint_fast32_t ref_count;
+  hrx_allocator_t allocator;
+  pthread_mutex_t mutex; /* guards taken and fault */
+  hrx_fabric_queue_t* queue;
+  uint64_t signal; /* the timeline's handle */
+  bool taken;
+  hrx_fabric_fault_t fault;
+} hrx_gpu_fault_cell_t;
+
+hrx_status_t hrx_gpu_fault_cell_create(hrx_allocator_t allocator,
+                                       hrx_fabric_queue_t* queue,
+                                       const hrx_fabric_signal_t* timeline,
+                                       hrx_gpu_fault_cell_t** out_cell);
+void hrx_gpu_fault_cell_retain(hrx_gpu_fault_cell_t* cell);
+void hrx_gpu_fault_cell_release(hrx_gpu_fault_cell_t* cell);
+/* The timeline's fault report; call only once the timeline reads
+ * faulted. */
+void hrx_gpu_fault_cell_read(hrx_gpu_fault_cell_t* cell,
+                             hrx_fabric_fault_t* out_fault);
+
 struct hrx_gpu_event_s {
   atomic_uint_fast32_t ref_count;
   hrx_allocator_t allocator;
   hrx_fabric_signal_t* signal;   /* 1 until the event's barrier runs */
   hrx_fabric_signal_t* timeline; /* the recording stream's, for faults */
+  hrx_gpu_fault_cell_t* faults;  /* that timeline's (retained) */
 };
 
 /* Frees a buffer's memory (budget uncharged); used by release and pools. */

@@ -28,6 +28,7 @@ struct hrx_gpu_stream_s {
   hrx_allocator_t allocator;
   hrx_fabric_queue_t* queue;
   hrx_fabric_signal_t* timeline;
+  hrx_gpu_fault_cell_t* faults; /* the timeline's */
   uint64_t submitted;
   hrx_budget_t* budget;
   /* FIFO of retained work: [head, head + count) of a ring. */
@@ -70,15 +71,7 @@ static bool hrx_gpu_point_done(const hrx_fabric_signal_t* timeline,
 static hrx_status_t hrx_gpu_stream_failure(hrx_gpu_stream_t* s) {
   if (!s->failed && hrx_fabric_signal_load(s->timeline) < 0) {
     s->failed = true;
-    s->fault.struct_size = sizeof(s->fault);
-    hrx_status_t taken = hrx_fabric_queue_take_fault_for(
-        s->queue, hrx_fabric_signal_handle(s->timeline), &s->fault);
-    if (taken != HRX_OK) {
-      hrx_status_free(taken);
-      memset(&s->fault, 0, sizeof(s->fault));
-      s->fault.struct_size = sizeof(s->fault);
-      s->fault.kind = HRX_FABRIC_FAULT_BAD_PACKET;
-    }
+    hrx_gpu_fault_cell_read(s->faults, &s->fault);
   }
   if (!s->failed) return HRX_OK;
   char text[512];
@@ -319,6 +312,74 @@ static void hrx_gpu_stream_drain(hrx_gpu_stream_t* s) {
   }
 }
 
+/* Drops fault reports for the stream's timeline that nobody took: they
+ * would crowd the shared queue's list. Events may still ask for the one
+ * that failed it, so the fault cell takes that first. */
+static void hrx_gpu_stream_drop_faults(hrx_gpu_stream_t* s) {
+  hrx_fabric_fault_t fault = HRX_STRUCT_INIT(hrx_fabric_fault_t);
+  if (hrx_fabric_signal_load(s->timeline) < 0) {
+    hrx_gpu_fault_cell_read(s->faults, &fault);
+  }
+  for (hrx_status_t taken = HRX_OK; taken == HRX_OK;) {
+    taken = hrx_fabric_queue_take_fault_for(
+        s->queue, hrx_fabric_signal_handle(s->timeline), &fault);
+    hrx_status_free(taken);
+  }
+}
+
+hrx_status_t hrx_gpu_stream_recover(hrx_gpu_stream_t* s,
+                                    hrx_fabric_fault_t* out_fault) {
+  if (!s) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "no stream to recover");
+  }
+  hrx_fabric_fault_t none = HRX_STRUCT_INIT(hrx_fabric_fault_t);
+  /* A bad struct_size must not lose the report: check it first. */
+  if (out_fault) {
+    HRX_RETURN_IF_ERROR(
+        HRX_STRUCT_WRITE(hrx_fabric_fault_t, detail, &none, out_fault));
+  }
+  hrx_status_t failure = hrx_gpu_stream_failure(s);
+  if (failure == HRX_OK) return HRX_OK;
+  hrx_status_free(failure);
+  /* Everything queued completed or was skipped (it never runs later), so
+   * nothing the stream retains is still in use. */
+  hrx_gpu_stream_drain(s);
+  hrx_gpu_stream_retire(s, true);
+  HRX_RETURN_IF_ERROR(hrx_fabric_queue_restart(s->queue));
+  /* A fresh timeline: events, readbacks and graph replays recorded before
+   * hold the old one, which keeps reading faulted for them. */
+  hrx_fabric_signal_t* timeline = NULL;
+  HRX_RETURN_IF_ERROR(hrx_fabric_device_signal_create(
+      s->device->fabric, HRX_GPU_TIMELINE_START, &timeline));
+  hrx_gpu_fault_cell_t* faults = NULL;
+  hrx_status_t status =
+      hrx_gpu_fault_cell_create(s->allocator, s->queue, timeline, &faults);
+  if (status != HRX_OK) {
+    hrx_fabric_signal_release(timeline);
+    return status;
+  }
+  hrx_gpu_stream_drop_faults(s);
+  if (s->sanitizer.channel) {
+    hrx_fabric_signal_set_report_channel(s->timeline, NULL);
+    hrx_fabric_signal_set_report_channel(timeline, s->sanitizer.channel);
+  }
+  hrx_fabric_signal_release(s->timeline);
+  s->timeline = timeline;
+  hrx_gpu_fault_cell_release(s->faults);
+  s->faults = faults;
+  s->submitted = 0;
+  s->abandoned = 0;
+  s->failed = false;
+  hrx_fabric_fault_t fault = s->fault;
+  memset(&s->fault, 0, sizeof(s->fault));
+  if (out_fault) {
+    HRX_RETURN_IF_ERROR(
+        HRX_STRUCT_WRITE(hrx_fabric_fault_t, detail, &fault, out_fault));
+  }
+  return HRX_OK;
+}
+
 void hrx_gpu_stream_cancel(hrx_gpu_stream_t* s) {
   hrx_gpu_stream_ring(s);
   if (!hrx_gpu_point_done(s->timeline, s->submitted)) {
@@ -340,11 +401,19 @@ hrx_status_t hrx_gpu_stream_create(hrx_gpu_device_t* device,
       hrx_allocator_malloc(device->allocator, sizeof(*s), (void**)&s));
   s->allocator = device->allocator;
   hrx_status_t status = hrx_gpu_device_next_queue(device, &s->queue);
+  /* A queue a fault stopped, and no stream recovered yet, serves this
+   * one afresh. */
+  if (status == HRX_OK) status = hrx_fabric_queue_restart(s->queue);
   if (status == HRX_OK) {
     status = hrx_fabric_device_signal_create(
         device->fabric, HRX_GPU_TIMELINE_START, &s->timeline);
   }
+  if (status == HRX_OK) {
+    status = hrx_gpu_fault_cell_create(s->allocator, s->queue, s->timeline,
+                                       &s->faults);
+  }
   if (status != HRX_OK) {
+    hrx_fabric_signal_release(s->timeline);
     hrx_allocator_free(s->allocator, s);
     return status;
   }
@@ -361,17 +430,12 @@ void hrx_gpu_stream_destroy(hrx_gpu_stream_t* s) {
   }
   hrx_gpu_stream_drain(s);
   hrx_gpu_stream_retire(s, true);
-  /* Fault reports nobody took would crowd the shared queue's list. */
-  hrx_fabric_fault_t fault = HRX_STRUCT_INIT(hrx_fabric_fault_t);
-  for (hrx_status_t taken = HRX_OK; taken == HRX_OK;) {
-    taken = hrx_fabric_queue_take_fault_for(
-        s->queue, hrx_fabric_signal_handle(s->timeline), &fault);
-    hrx_status_free(taken);
-  }
+  hrx_gpu_stream_drop_faults(s);
   hrx_gpu_stream_sanitizer_reset(s);
   hrx_allocator_free(s->allocator, s->retained);
   hrx_gpu_kernarg_cache_free(s->allocator, &s->kernargs);
   hrx_fabric_signal_release(s->timeline);
+  hrx_gpu_fault_cell_release(s->faults);
   hrx_budget_release(s->budget);
   hrx_gpu_device_t* device = s->device;
   hrx_allocator_free(s->allocator, s);
@@ -715,6 +779,8 @@ hrx_status_t hrx_gpu_stream_record_event(hrx_gpu_stream_t* s,
   }
   event->timeline = s->timeline;
   hrx_fabric_signal_retain(s->timeline);
+  event->faults = s->faults;
+  hrx_gpu_fault_cell_retain(s->faults);
   *out_event = event;
   return HRX_OK;
 }
@@ -748,6 +814,7 @@ void hrx_gpu_event_release(hrx_gpu_event_t* event) {
                                          1, HRX_TIMEOUT_INFINITE, NULL));
   hrx_fabric_signal_release(event->signal);
   hrx_fabric_signal_release(event->timeline);
+  hrx_gpu_fault_cell_release(event->faults);
   hrx_allocator_free(event->allocator, event);
 }
 
@@ -756,10 +823,33 @@ hrx_status_t hrx_gpu_event_wait(const hrx_gpu_event_t* event,
   HRX_RETURN_IF_ERROR(hrx_fabric_signal_wait(
       event->signal, HRX_FABRIC_SIGNAL_LT, 1, timeout_ns, NULL));
   if (hrx_fabric_signal_load(event->timeline) < 0) {
+    hrx_fabric_fault_t fault = HRX_STRUCT_INIT(hrx_fabric_fault_t);
+    hrx_gpu_fault_cell_read(event->faults, &fault);
+    char text[512];
+    hrx_fabric_fault_format(&fault, text, sizeof(text));
     return hrx_make_status(HRX_STATUS_ABORTED,
-                           "work before the event faulted");
+                           "work before the event faulted: %s", text);
   }
   return HRX_OK;
+}
+
+hrx_status_t hrx_gpu_event_fault(const hrx_gpu_event_t* event,
+                                 hrx_fabric_fault_t* out_fault) {
+  if (!event || !out_fault) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "event_fault needs an event and a report");
+  }
+  hrx_fabric_fault_t fault = HRX_STRUCT_INIT(hrx_fabric_fault_t);
+  /* A bad struct_size must not cost the report: check it first. */
+  HRX_RETURN_IF_ERROR(
+      HRX_STRUCT_WRITE(hrx_fabric_fault_t, detail, &fault, out_fault));
+  if (!hrx_gpu_event_is_complete(event)) {
+    return hrx_status_from_code(HRX_STATUS_BUSY);
+  }
+  if (hrx_fabric_signal_load(event->timeline) < 0) {
+    hrx_gpu_fault_cell_read(event->faults, &fault);
+  }
+  return HRX_STRUCT_WRITE(hrx_fabric_fault_t, detail, &fault, out_fault);
 }
 
 bool hrx_gpu_event_is_complete(const hrx_gpu_event_t* event) {

@@ -1088,6 +1088,118 @@ static void test_runtime_retains_trace(void** state) {
   hrx_exec_runtime_destroy(rt);
 }
 
+/* Stores ids[1] at out[ids[0]] through a view far larger than any buffer
+ * the test binds: an index of 268435456 lands a gigabyte past it, a fault
+ * on every device (a GPU maps memory by the page, so a near miss is not). */
+static const char* const poke_source =
+    "kernel.def export(\"poke\") @poke() {\n"
+    "  %one = index.constant 1 : index\n"
+    "  kernel.launch.config workgroups(%one, %one, %one) "
+    "workgroup_size(%one, %one, %one) : index\n"
+    "} launch(%ids: buffer, %out: buffer) {\n"
+    "  %o = index.constant 0 : offset\n"
+    "  %zero = index.constant 0 : index\n"
+    "  %one = index.constant 1 : index\n"
+    "  %iv = buffer.view %ids[%o] : buffer -> view<2xi32>\n"
+    "  %v = buffer.view %out[%o] : buffer -> view<268435457xi32>\n"
+    "  %raw = view.load %iv[%zero] : view<2xi32> -> i32\n"
+    "  %at = index.cast %raw : i32 to index\n"
+    "  %x = view.load %iv[%one] : view<2xi32> -> i32\n"
+    "  view.store %x, %v[%at] : i32, view<268435457xi32>\n"
+    "  kernel.return\n"
+    "}\n";
+
+/* A submission whose kernel faults fails its own completion; the lanes
+ * recover at the next submit, which runs the same graph with good inputs
+ * and delivers the right bytes, again and again. */
+static void test_fault_stays_with_its_submission(void** state) {
+  fixture_t* f = *state;
+  enum { N = 64 };
+  hrx_gpu_kernel_t* poke = gpu_test_kernel(f->device, NULL, poke_source,
+                                           "poke");
+  static const hrx_exec_binding_contract_t poke_bindings[] = {
+      {HRX_GPU_ACCESS_READ, 8, 4}, {HRX_GPU_ACCESS_READ_WRITE, 4, 4}};
+  hrx_exec_kernel_contract_t contract = {poke_bindings, 2, 0};
+  hrx_exec_kernel_t* k = NULL;
+  assert_ok(hrx_exec_kernel_create(f->runtime, poke, &contract, &k));
+  hrx_gpu_buffer_t *ids = NULL, *sink = NULL, *x = NULL, *y = NULL;
+  assert_ok(hrx_exec_buffer_allocate(f->runtime, 8, &ids));
+  assert_ok(hrx_exec_buffer_allocate(f->runtime, 16, &sink));
+  assert_ok(hrx_exec_buffer_allocate(f->runtime, N * 4, &x));
+  assert_ok(hrx_exec_buffer_allocate(f->runtime, N * 4, &y));
+  int32_t id_data[2];
+  float xs[N], ys[N], out[N];
+  int32_t sink_out[4];
+  hrx_exec_graph_t* g = NULL;
+  assert_ok(hrx_exec_graph_create(f->runtime, &g));
+  assert_ok(hrx_exec_graph_upload(g, hrx_gpu_buffer_binding(ids), id_data,
+                                  NULL));
+  assert_ok(hrx_exec_graph_upload(g, hrx_gpu_buffer_binding(x), xs, NULL));
+  assert_ok(hrx_exec_graph_upload(g, hrx_gpu_buffer_binding(y), ys, NULL));
+  hrx_gpu_arg_t poke_args[] = {
+      hrx_gpu_arg_binding(hrx_gpu_buffer_binding(ids), HRX_GPU_ACCESS_READ),
+      hrx_gpu_arg_binding(hrx_gpu_buffer_binding(sink),
+                          HRX_GPU_ACCESS_READ_WRITE)};
+  hrx_gpu_launch_t poke_launch = {NULL, 0, poke_args, 2};
+  assert_ok(hrx_exec_graph_dispatch(g, k, &poke_launch, NULL));
+  saxpy_launch_t l;
+  saxpy_launch(&l, N, 2.0f, hrx_gpu_buffer_binding(x),
+               hrx_gpu_buffer_binding(y));
+  assert_ok(hrx_exec_graph_dispatch(g, f->saxpy_contract, &l.launch, NULL));
+  assert_ok(hrx_exec_graph_download(g, hrx_gpu_buffer_binding(y), out, NULL));
+  assert_ok(hrx_exec_graph_download(g, hrx_gpu_buffer_binding(sink), sink_out,
+                                    NULL));
+  for (int round = 0; round < 6; ++round) {
+    bool faults = round % 3 == 0;
+    id_data[0] = faults ? 268435456 : round % 4;
+    id_data[1] = 100 + round;
+    for (int i = 0; i < N; ++i) {
+      xs[i] = (float)(i * (round + 1));
+      ys[i] = (float)round - 0.5f;
+      out[i] = -1.0f;
+    }
+    memset(sink_out, 0xff, sizeof(sink_out));
+    hrx_exec_completion_t* c = NULL;
+    /* Under compute_engine = PM4 the dispatches are a host-ordered
+     * region: submit itself waits for them and reports the fault. */
+    hrx_status_t status = hrx_exec_graph_submit(g, &c);
+    if (status == HRX_OK) {
+      status = hrx_exec_completion_wait(c, 60 * SECOND);
+      hrx_exec_lane_t lane = HRX_EXEC_LANE_UPLOAD;
+      hrx_fabric_fault_t fault = HRX_STRUCT_INIT(hrx_fabric_fault_t);
+      assert_ok(hrx_exec_completion_fault(c, &lane, &fault));
+      assert_status_code(hrx_exec_completion_fault(c, NULL, &fault),
+                         HRX_STATUS_INVALID_ARGUMENT);
+      if (faults) {
+        assert_int_equal(lane, HRX_EXEC_LANE_COMPUTE);
+        assert_int_equal(fault.kind, HRX_FABRIC_FAULT_OUT_OF_BOUNDS);
+        assert_string_equal(fault.kernel, "poke");
+        assert_non_null(strstr(hrx_status_message(status), "'poke'"));
+      } else {
+        assert_int_equal(lane, HRX_EXEC_LANE_COUNT);
+        assert_int_equal(fault.kind, HRX_FABRIC_FAULT_NONE);
+      }
+      hrx_exec_completion_release(c);
+    }
+    if (faults) {
+      assert_status_code(status, HRX_STATUS_ABORTED);
+      /* Nothing was delivered. */
+      for (int i = 0; i < N; ++i) assert_true(out[i] == -1.0f);
+      continue;
+    }
+    assert_ok(status);
+    for (int i = 0; i < N; ++i) assert_true(out[i] == 2.0f * xs[i] + ys[i]);
+    assert_int_equal(sink_out[id_data[0]], 100 + round);
+  }
+  hrx_exec_graph_destroy(g);
+  hrx_gpu_buffer_release(ids);
+  hrx_gpu_buffer_release(sink);
+  hrx_gpu_buffer_release(x);
+  hrx_gpu_buffer_release(y);
+  hrx_exec_kernel_destroy(k);
+  hrx_gpu_kernel_release(poke);
+}
+
 /* Two holders of a completion release it in either order; the one left
  * can still wait on it. */
 static void test_completion_holders(void** state) {
@@ -1123,6 +1235,8 @@ int main(void) {
                                       teardown),
       cmocka_unit_test_setup_teardown(test_completion_holders, setup,
                                       teardown),
+      cmocka_unit_test_setup_teardown(test_fault_stays_with_its_submission,
+                                      setup, teardown),
       cmocka_unit_test_setup_teardown(test_pipeline_replays, setup, teardown),
       cmocka_unit_test_setup_teardown(test_engine_options, setup, teardown),
       cmocka_unit_test_setup_teardown(test_mixed_engines, setup, teardown),

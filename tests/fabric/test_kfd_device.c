@@ -1139,6 +1139,79 @@ static void test_fault_isolation(void** state) {
   env_close(&e);
 }
 
+/* Publishes a barrier on |q| waiting for |dep| (NULL: none, an event
+ * marker) that completes |done|. */
+static void publish_barrier(hrx_fabric_queue_t* q, hrx_fabric_signal_t* dep,
+                            hrx_fabric_signal_t* done) {
+  uint64_t index = 0;
+  assert_ok(hrx_fabric_queue_reserve(q, 1, &index));
+  hrx_aql_barrier_packet_t* barrier = &hrx_fabric_queue_slot(q, index)->barrier;
+  memset((uint8_t*)barrier + 4, 0, sizeof(*barrier) - 4);
+  barrier->dep_signal[0] = dep ? hrx_fabric_signal_handle(dep) : 0;
+  barrier->completion_signal = hrx_fabric_signal_handle(done);
+  hrx_fabric_queue_publish(q, index, header_of(HRX_AQL_PACKET_BARRIER_AND), 0);
+}
+
+/* A queue a fault stopped completes the event markers it held, or is
+ * given later, as if they had run (a barrier on another queue waiting for
+ * one goes on), fails everything else, and runs work again once
+ * restarted. */
+static void test_restart_after_fault(void** state) {
+  (void)state;
+  env_t e;
+  env_open(&e);
+  const hrx_fabric_kernel_t* kernel = NULL;
+  hrx_fabric_executable_t* exe = load_saxpy(&e, &kernel);
+  hrx_fabric_queue_t* a = NULL;
+  hrx_fabric_queue_t* b = NULL;
+  assert_ok(hrx_fabric_queue_create(e.device, QUEUE_PACKETS, &a));
+  assert_ok(hrx_fabric_queue_create(e.device, QUEUE_PACKETS, &b));
+  assert_ok(hrx_fabric_queue_restart(a)); /* running: nothing to do */
+  for (int round = 0; round < 2; ++round) {
+    saxpy_t bad, behind;
+    saxpy_prepare(&e, kernel, 64, FAR_AWAY, &bad);
+    saxpy_prepare(&e, kernel, 64, 0, &behind);
+    hrx_fabric_signal_t* held = device_signal(&e, 1);
+    hrx_fabric_signal_t* later = device_signal(&e, 1);
+    hrx_fabric_signal_t* waited = device_signal(&e, 1);
+    saxpy_publish(a, kernel, &bad);
+    publish_barrier(a, NULL, held);
+    saxpy_publish(a, kernel, &behind);
+    /* B waits on A's marker. */
+    publish_barrier(b, held, waited);
+    assert_int_equal(wait_signal(bad.done), HRX_FABRIC_SIGNAL_FAULTED);
+    assert_int_equal(wait_signal(behind.done), HRX_FABRIC_SIGNAL_FAULTED);
+    assert_int_equal(wait_signal(held), 0);
+    assert_int_equal(wait_signal(waited), 0);
+    publish_barrier(a, NULL, later); /* on the stopped queue */
+    assert_int_equal(wait_signal(later), 0);
+    for (uint32_t i = 0; i < behind.n; ++i) assert_true(behind.y[i] < 0.0f);
+    hrx_fabric_fault_t fault = HRX_STRUCT_INIT(hrx_fabric_fault_t);
+    assert_ok(hrx_fabric_queue_take_fault_for(
+        a, hrx_fabric_signal_handle(bad.done), &fault));
+    check_fault_text(&fault);
+    assert_ok(hrx_fabric_queue_take_fault_for(
+        a, hrx_fabric_signal_handle(behind.done), &fault));
+    /* Markers leave no report. */
+    assert_status_code(hrx_fabric_queue_take_fault(a, &fault),
+                       HRX_STATUS_NOT_FOUND);
+    assert_ok(hrx_fabric_queue_restart(a));
+    saxpy_run(&e, a, kernel, 300);
+    saxpy_run(&e, b, kernel, 5);
+    hrx_fabric_signal_release(waited);
+    hrx_fabric_signal_release(later);
+    hrx_fabric_signal_release(held);
+    saxpy_release(&e, &behind);
+    saxpy_release(&e, &bad);
+  }
+  assert_status_code(hrx_fabric_queue_restart(NULL),
+                     HRX_STATUS_INVALID_ARGUMENT);
+  hrx_fabric_queue_destroy(b);
+  hrx_fabric_queue_destroy(a);
+  hrx_fabric_executable_release(exe);
+  env_close(&e);
+}
+
 /* A fault on a queue that is then destroyed while packets are still
  * outstanding, and a device released with a dead queue's faults unread. */
 static void test_fault_then_teardown(void** state) {
@@ -1782,6 +1855,7 @@ int main(void) {
       cmocka_unit_test(test_ring_wraps),
       cmocka_unit_test(test_copy_fill),
       cmocka_unit_test(test_fault_isolation),
+      cmocka_unit_test(test_restart_after_fault),
       cmocka_unit_test(test_fault_then_teardown),
       cmocka_unit_test(test_corrupt_code_object),
       cmocka_unit_test(test_signals),

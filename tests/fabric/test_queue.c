@@ -158,6 +158,22 @@ static void test_bad_packets_fault(void** state) {
   assert_ok(hrx_fabric_queue_take_fault(f->queue, &fault));
   assert_status_code(hrx_fabric_queue_take_fault(f->queue, &fault),
                      HRX_STATUS_NOT_FOUND);
+  /* A host queue never stops: restarting it does nothing, and it runs. */
+  assert_ok(hrx_fabric_queue_restart(f->queue));
+  hrx_fabric_signal_store(done, 1);
+  assert_ok(hrx_fabric_queue_reserve(f->queue, 1, &index));
+  hrx_aql_barrier_packet_t* marker =
+      &hrx_fabric_queue_slot(f->queue, index)->barrier;
+  memset((uint8_t*)marker + 4, 0, sizeof(*marker) - 4);
+  marker->completion_signal = hrx_fabric_signal_handle(done);
+  hrx_fabric_queue_publish(
+      f->queue, index,
+      hrx_aql_header(HRX_AQL_PACKET_BARRIER_AND, 1, HRX_AQL_FENCE_SYSTEM,
+                     HRX_AQL_FENCE_SYSTEM),
+      0);
+  assert_ok(hrx_fabric_signal_wait(done, HRX_FABRIC_SIGNAL_LT, 1,
+                                   5000000000ull, &value));
+  assert_int_equal(value, 0);
   hrx_fabric_signal_release(done);
 }
 

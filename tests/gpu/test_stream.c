@@ -802,6 +802,122 @@ static void test_fault_fails_only_its_stream(void** state) {
   hrx_gpu_kernel_release(bad);
 }
 
+/* A faulted stream recovers: the work queued behind the fault never ran
+ * (its fill left the buffer as it was), an event recorded behind it
+ * still completes, so another stream waiting on it goes on, and reports
+ * the fault; the recovered stream then runs new work correctly. On a GPU
+ * the fault stopped the stream's queue, which recovery restarts. */
+static void test_recover_after_fault(void** state) {
+  fixture_t* f = *state;
+  bool host = gpu_test_is_host(f->device);
+  hrx_gpu_kernel_t* bad = gpu_test_kernel(
+      f->device, NULL, host ? corpus_store_at_7_kernel : overflow_far,
+      "overflow");
+  hrx_gpu_stream_t* s = NULL;
+  assert_ok(hrx_gpu_stream_create(f->device, &s));
+  hrx_gpu_buffer_t *small = NULL, *x = NULL, *y = NULL;
+  assert_ok(hrx_gpu_stream_allocate(s, 16, &small));
+  assert_ok(hrx_gpu_stream_allocate(s, 64, &x));
+  assert_ok(hrx_gpu_stream_allocate(s, 64, &y));
+  hrx_gpu_arg_t arg = hrx_gpu_arg_binding(hrx_gpu_buffer_binding(small),
+                                          HRX_GPU_ACCESS_WRITE);
+  hrx_gpu_launch_t launch = {NULL, 0, &arg, 1};
+  /* A gate holds the stream's work until all of it is queued: ring_drain
+   * on another stream spins until the host sets its flag. */
+  hrx_gpu_kernel_t* drain =
+      gpu_test_kernel(f->device, "ring_drain.loom", NULL, "ring_drain");
+  hrx_gpu_stream_t* gate = NULL;
+  assert_ok(hrx_gpu_stream_create(f->device, &gate));
+  hrx_gpu_buffer_t *flag = NULL, *payload = NULL, *copied = NULL;
+  assert_ok(hrx_gpu_stream_allocate(gate, 4, &flag));
+  assert_ok(hrx_gpu_stream_allocate(gate, 8, &payload));
+  assert_ok(hrx_gpu_stream_allocate(gate, 8, &copied));
+  hrx_gpu_arg_t drain_args[] = {
+      hrx_gpu_arg_binding(hrx_gpu_buffer_binding(flag),
+                          HRX_GPU_ACCESS_READ_WRITE),
+      hrx_gpu_arg_binding(hrx_gpu_buffer_binding(payload),
+                          HRX_GPU_ACCESS_READ),
+      hrx_gpu_arg_binding(hrx_gpu_buffer_binding(copied),
+                          HRX_GPU_ACCESS_WRITE),
+      hrx_gpu_arg_scalar(1), hrx_gpu_arg_scalar(1)};
+  hrx_gpu_launch_t drain_launch = {NULL, 0, drain_args, 5};
+  int32_t* flag_word = hrx_gpu_buffer_host_pointer(flag);
+  for (int round = 0; round < 2; ++round) {
+    assert_ok(hrx_gpu_stream_dispatch(gate, drain, &drain_launch));
+    hrx_gpu_event_t* open = NULL;
+    assert_ok(hrx_gpu_stream_record_event(gate, &open));
+    assert_ok(hrx_gpu_stream_wait_event(s, open));
+    hrx_gpu_event_release(open);
+    assert_ok(hrx_gpu_stream_fill(s, hrx_gpu_buffer_binding(x), 0x11111111u));
+    assert_ok(hrx_gpu_stream_dispatch(s, bad, &launch));
+    /* Behind the fault: must never run. */
+    assert_ok(hrx_gpu_stream_fill(s, hrx_gpu_buffer_binding(x), 0x22222222u));
+    hrx_gpu_event_t* behind = NULL;
+    assert_ok(hrx_gpu_stream_record_event(s, &behind));
+    __atomic_store_n(flag_word, 1, __ATOMIC_RELEASE);
+    assert_ok(hrx_gpu_stream_synchronize(gate, 10 * SECOND));
+    /* Another stream waiting on that event is not held up forever. */
+    assert_ok(hrx_gpu_stream_wait_event(f->stream, behind));
+    assert_ok(hrx_gpu_stream_fill(f->stream, hrx_gpu_buffer_binding(y),
+                                  0x33333333u));
+    assert_ok(hrx_gpu_stream_synchronize(f->stream, 10 * SECOND));
+    assert_status_code(hrx_gpu_stream_synchronize(s, 10 * SECOND),
+                       HRX_STATUS_ABORTED);
+    hrx_fabric_fault_t fault = HRX_STRUCT_INIT(hrx_fabric_fault_t);
+    assert_ok(hrx_gpu_stream_recover(s, &fault));
+    assert_int_equal(fault.kind, HRX_FABRIC_FAULT_OUT_OF_BOUNDS);
+    assert_string_equal(fault.kernel, "overflow");
+    assert_status(hrx_gpu_event_wait(behind, 10 * SECOND),
+                  HRX_STATUS_ABORTED, "in kernel 'overflow'");
+    hrx_fabric_fault_t reported = HRX_STRUCT_INIT(hrx_fabric_fault_t);
+    assert_ok(hrx_gpu_event_fault(behind, &reported));
+    assert_int_equal(reported.kind, HRX_FABRIC_FAULT_OUT_OF_BOUNDS);
+    assert_string_equal(reported.kernel, "overflow");
+    hrx_gpu_event_release(behind);
+    const uint32_t* xs = hrx_gpu_buffer_host_pointer(x);
+    const uint32_t* ys = hrx_gpu_buffer_host_pointer(y);
+    for (int i = 0; i < 16; ++i) {
+      assert_int_equal(xs[i], 0x11111111u);
+      assert_int_equal(ys[i], 0x33333333u);
+    }
+    /* New work runs, with correct bytes: y = 2 * x + y over 16 floats. */
+    float ones[16], threes[16], got[16];
+    for (int i = 0; i < 16; ++i) {
+      ones[i] = 1.0f + (float)i;
+      threes[i] = 3.0f;
+    }
+    assert_ok(hrx_gpu_stream_upload(s, hrx_gpu_buffer_binding(x), ones, 64));
+    assert_ok(hrx_gpu_stream_upload(s, hrx_gpu_buffer_binding(y), threes, 64));
+    assert_ok(saxpy(f, s, 16, 2.0f, hrx_gpu_buffer_binding(x),
+                    hrx_gpu_buffer_binding(y)));
+    hrx_gpu_event_t* after = NULL;
+    assert_ok(hrx_gpu_stream_record_event(s, &after));
+    assert_ok(hrx_gpu_stream_download_blocking(s, hrx_gpu_buffer_binding(y),
+                                               got, 64));
+    for (int i = 0; i < 16; ++i) assert_true(got[i] == 2.0f * ones[i] + 3.0f);
+    assert_ok(hrx_gpu_event_wait(after, 10 * SECOND));
+    assert_ok(hrx_gpu_event_fault(after, &reported));
+    assert_int_equal(reported.kind, HRX_FABRIC_FAULT_NONE);
+    hrx_gpu_event_release(after);
+    /* A healthy stream has nothing to recover from. */
+    assert_ok(hrx_gpu_stream_recover(s, &fault));
+    assert_int_equal(fault.kind, HRX_FABRIC_FAULT_NONE);
+  }
+  assert_ok(hrx_gpu_stream_recover(s, NULL));
+  assert_status_code(hrx_gpu_stream_recover(NULL, NULL),
+                     HRX_STATUS_INVALID_ARGUMENT);
+  hrx_gpu_buffer_release(flag);
+  hrx_gpu_buffer_release(payload);
+  hrx_gpu_buffer_release(copied);
+  hrx_gpu_stream_destroy(gate);
+  hrx_gpu_kernel_release(drain);
+  hrx_gpu_buffer_release(small);
+  hrx_gpu_buffer_release(x);
+  hrx_gpu_buffer_release(y);
+  hrx_gpu_stream_destroy(s);
+  hrx_gpu_kernel_release(bad);
+}
+
 static uint64_t now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -1005,6 +1121,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_timeout_keeps_work_alive, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_fault_fails_only_its_stream, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_recover_after_fault, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_batches, setup, teardown),
       cmocka_unit_test_setup_teardown(test_prepared_commands, setup, teardown),

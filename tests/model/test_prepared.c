@@ -268,6 +268,179 @@ static void test_prepare_checks(void** state) {
                      HRX_STATUS_INVALID_ARGUMENT);
 }
 
+/* Stores ids[1] at sink[ids[0]] through a view far larger than the
+ * sink: an id of 268435456 lands a gigabyte past it, a fault on every
+ * device (a GPU maps memory by the page, so a near miss is not). */
+static const char* const poke_source =
+    "kernel.def export(\"poke\") @poke() {\n"
+    "  %one = index.constant 1 : index\n"
+    "  kernel.launch.config workgroups(%one, %one, %one) "
+    "workgroup_size(%one, %one, %one) : index\n"
+    "} launch(%ids: buffer, %sink: buffer) {\n"
+    "  %o = index.constant 0 : offset\n"
+    "  %zero = index.constant 0 : index\n"
+    "  %one = index.constant 1 : index\n"
+    "  %iv = buffer.view %ids[%o] : buffer -> view<2xi32>\n"
+    "  %v = buffer.view %sink[%o] : buffer -> view<268435457xi32>\n"
+    "  %raw = view.load %iv[%zero] : view<2xi32> -> i32\n"
+    "  %at = index.cast %raw : i32 to index\n"
+    "  %x = view.load %iv[%one] : view<2xi32> -> i32\n"
+    "  view.store %x, %v[%at] : i32, view<268435457xi32>\n"
+    "  kernel.return\n"
+    "}\n";
+
+#define POKE_FAULT 268435456
+
+typedef struct poke_pipe_t {
+  pipe_t* pipe;
+  hrx_model_kernel_t poke;
+} poke_pipe_t;
+
+/* Slots whose request is the pipeline on x, after poke on ids: inputs x
+ * then ids (two i32), output out. */
+static hrx_status_t poke_slot_factory(void* user,
+                                      hrx_model_session_t* session,
+                                      uint32_t slot,
+                                      hrx_model_slot_graph_t* out) {
+  poke_pipe_t* pp = user;
+  pipe_t* pipe = pp->pipe;
+  pipe_io_t io;
+  hrx_model_region_t ids, sink;
+  assert_ok(hrx_model_session_allocate(session, PIPE_D * 4,
+                                       HRX_MODEL_PLACEMENT_DEVICE, &io.x));
+  assert_ok(hrx_model_session_allocate(session, PIPE_D * 4,
+                                       HRX_MODEL_PLACEMENT_DEVICE, &io.y));
+  assert_ok(hrx_model_session_allocate(session, PIPE_N * 4,
+                                       HRX_MODEL_PLACEMENT_COHERENT, &io.out));
+  assert_ok(hrx_model_session_allocate(session, 8, HRX_MODEL_PLACEMENT_DEVICE,
+                                       &ids));
+  assert_ok(hrx_model_session_allocate(session, 16,
+                                       HRX_MODEL_PLACEMENT_DEVICE, &sink));
+  uint64_t key = 300 + slot;
+  hrx_model_arg_t poke_args[] = {
+      hrx_model_arg_region(ids, HRX_GPU_ACCESS_READ),
+      hrx_model_arg_region(sink, HRX_GPU_ACCESS_WRITE)};
+  hrx_model_dispatch_t poke = {pp->poke, NULL, 0, poke_args, 2};
+  /* The pipeline's dispatches as pipe_record_io records them. */
+  uint64_t norm_workload[] = {PIPE_D};
+  uint64_t linear_workload[] = {PIPE_N, PIPE_D};
+  uint32_t eps;
+  float e = PIPE_EPS;
+  memcpy(&eps, &e, 4);
+  hrx_model_arg_t norm_args[] = {
+      hrx_model_arg_scalar(PIPE_D), hrx_model_arg_scalar(eps),
+      hrx_model_arg_region(io.x, HRX_GPU_ACCESS_READ),
+      hrx_model_arg_region(pipe->norm, HRX_GPU_ACCESS_READ),
+      hrx_model_arg_region(io.y, HRX_GPU_ACCESS_WRITE)};
+  hrx_model_arg_t linear_args[] = {
+      hrx_model_arg_scalar(PIPE_N), hrx_model_arg_scalar(PIPE_D),
+      hrx_model_arg_region(pipe->w, HRX_GPU_ACCESS_READ),
+      hrx_model_arg_region(io.y, HRX_GPU_ACCESS_READ),
+      hrx_model_arg_region(pipe->b, HRX_GPU_ACCESS_READ),
+      hrx_model_arg_region(io.out, HRX_GPU_ACCESS_WRITE)};
+  hrx_model_dispatch_t dispatches[] = {
+      poke,
+      {pipe->norm_kernel, norm_workload, 1, norm_args, 5},
+      {pipe->linear_kernel, linear_workload, 2, linear_args, 6}};
+  HRX_RETURN_IF_ERROR(hrx_model_session_record(session, key, dispatches, 3));
+  *out = (hrx_model_slot_graph_t){.graph = key, .input_count = 2,
+                                  .output_count = 1};
+  out->inputs[0] = (hrx_model_io_t){{io.x, 0, 0, HRX_GPU_ACCESS_WRITE},
+                                    {HRX_MODEL_DTYPE_F32, 1, {PIPE_D}, {0}}};
+  out->inputs[1] = (hrx_model_io_t){{ids, 0, 0, HRX_GPU_ACCESS_WRITE},
+                                    {HRX_MODEL_DTYPE_I32, 1, {2}, {0}}};
+  out->outputs[0] = (hrx_model_io_t){{io.out, 0, 0, HRX_GPU_ACCESS_READ},
+                                     {HRX_MODEL_DTYPE_F32, 1, {PIPE_N}, {0}}};
+  return HRX_OK;
+}
+
+typedef struct poke_request_t {
+  float x[PIPE_D];
+  int32_t ids[2];
+} poke_request_t;
+
+/* Submits one request; returns the slot it ran on, and whether it
+ * succeeded (its output then checked against the C reference). */
+static uint32_t poke_submit(hrx_model_prepared_t* model, const pipe_t* pipe,
+                            const poke_request_t* request, bool* out_ok) {
+  hrx_model_slot_t* slot = NULL;
+  assert_ok(hrx_model_prepared_acquire(model, 10 * SECOND, &slot));
+  uint32_t index = hrx_model_slot_index(slot);
+  hrx_model_tensor_t* out = NULL;
+  hrx_status_t status =
+      hrx_model_slot_submit_host(slot, request, sizeof(*request), &out);
+  float got[PIPE_N];
+  if (status == HRX_OK) {
+    status = hrx_model_tensor_read(out, got, sizeof(got), 60 * SECOND);
+    hrx_model_tensor_release(out);
+  }
+  *out_ok = status == HRX_OK;
+  if (status == HRX_OK) {
+    pipe_assert_output(&pipe->weights, request->x, got);
+  } else {
+    assert_status_code(status, HRX_STATUS_ABORTED);
+  }
+  return index;
+}
+
+/* A request whose kernel faults disables its slot only: the other two
+ * serve many requests with the reference's outputs; once every slot is
+ * disabled, acquiring is UNAVAILABLE. */
+static void test_fault_disables_only_its_slot(void** state) {
+  fixture_t* f = *state;
+  poke_pipe_t pp = {.pipe = f->pipe};
+  hrx_model_source_t source = {poke_source, strlen(poke_source), "poke.loom",
+                               "poke"};
+  assert_ok(hrx_model_session_compile(f->pipe->session, &source, 1,
+                                      &pp.poke));
+  hrx_model_prepared_t* model = NULL;
+  assert_ok(hrx_model_prepare(f->pipe->session, SLOTS, poke_slot_factory, &pp,
+                              &model));
+  assert_int_equal(hrx_model_prepared_input_bytes(model), PIPE_D * 4 + 8);
+  uint32_t seed = 99;
+  poke_request_t request;
+  for (int i = 0; i < PIPE_D; ++i) request.x[i] = pipe_random(&seed);
+  request.ids[0] = POKE_FAULT;
+  request.ids[1] = 1;
+  bool ok = true;
+  uint32_t bad = poke_submit(model, f->pipe, &request, &ok);
+  assert_false(ok);
+  assert_int_equal(hrx_model_prepared_disabled_count(model), 1);
+  int served[SLOTS] = {0};
+  int total = under_valgrind() ? 12 : 60;
+  for (int r = 0; r < total; ++r) {
+    for (int i = 0; i < PIPE_D; ++i) request.x[i] = pipe_random(&seed) * 2.0f;
+    request.ids[0] = r % 4;
+    request.ids[1] = r;
+    /* Requests alternate between slots: hold one while the next runs. */
+    hrx_model_slot_t* held = NULL;
+    if (r % 2) assert_ok(hrx_model_prepared_acquire(model, SECOND, &held));
+    uint32_t index = poke_submit(model, f->pipe, &request, &ok);
+    assert_true(ok);
+    assert_int_not_equal(index, bad);
+    served[index]++;
+    hrx_model_slot_release(held);
+  }
+  assert_int_equal(hrx_model_prepared_disabled_count(model), 1);
+  for (uint32_t i = 0; i < SLOTS; ++i) {
+    if (i != bad) assert_true(served[i] > 0);
+  }
+  /* Fault the other two: nothing is left to acquire. */
+  request.ids[0] = POKE_FAULT;
+  for (int i = 0; i < SLOTS - 1; ++i) {
+    poke_submit(model, f->pipe, &request, &ok);
+    assert_false(ok);
+  }
+  assert_int_equal(hrx_model_prepared_disabled_count(model), SLOTS);
+  hrx_model_slot_t* slot = NULL;
+  assert_status(hrx_model_prepared_try_acquire(model, &slot),
+                HRX_STATUS_UNAVAILABLE, "every slot");
+  assert_status_code(hrx_model_prepared_acquire(model, SECOND, &slot),
+                     HRX_STATUS_UNAVAILABLE);
+  assert_null(slot);
+  hrx_model_prepared_destroy(model);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_threads_match_reference, setup,
@@ -276,6 +449,8 @@ int main(void) {
                                       teardown),
       cmocka_unit_test_setup_teardown(test_bad_submissions, setup, teardown),
       cmocka_unit_test_setup_teardown(test_prepare_checks, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_fault_disables_only_its_slot, setup,
+                                      teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -59,6 +59,17 @@
  * that fence, and destroying the runtime stops the queue instead of
  * waiting for it. Only a new runtime gets a new queue.
  *
+ * Faults. A submission whose work faults on the device fails its own
+ * completion (ABORTED). Work it had queued behind the fault, on the lanes
+ * the fault stopped, never runs; submit then recovers those lanes
+ * (hrx_gpu_stream_recover, restarting a GPU queue the fault stopped)
+ * before queuing the next submission, which runs as if nothing happened.
+ * Under compute_engine = PM4 a dispatch region's fault fails the submit
+ * itself (ABORTED, see Regions) and stops the PM4 queue for good; the
+ * next submit replaces that queue with a new one.
+ * A completion of an earlier submission still waited on after a later
+ * one faulted on a lane they share reports the fault too.
+ *
  * Timeouts. A completion wait that times out leaves the work running with
  * everything it uses; the runtime remembers that it did. Destroying the
  * runtime afterwards cancels whatever still runs (hrx_gpu_stream_cancel on
@@ -294,10 +305,12 @@ typedef struct hrx_exec_completion_s hrx_exec_completion_t;
 HRX_API HRX_MUST_USE hrx_status_t hrx_exec_graph_submit(
     hrx_exec_graph_t* graph, hrx_exec_completion_t** out_completion);
 
-/* Blocks until the submission is done and its downloads delivered.
- * DEADLINE_EXCEEDED on timeout (the work goes on; wait again, or destroy
- * the runtime, which then cancels it); ABORTED when the device faulted
- * running it or it was cancelled. A timeout of 0 only polls. */
+/* Blocks until the submission is done (every lane's work ended) and its
+ * downloads delivered. DEADLINE_EXCEEDED on timeout (the work goes on;
+ * wait again, or destroy the runtime, which then cancels it); ABORTED,
+ * with the fault report, when the device faulted running it or it was
+ * cancelled (no download is delivered then). A timeout of 0 only
+ * polls. */
 HRX_API HRX_MUST_USE hrx_status_t hrx_exec_completion_wait(
     hrx_exec_completion_t* completion, uint64_t timeout_ns);
 /* Never blocks: OK when done (downloads delivered), BUSY while running
@@ -311,6 +324,16 @@ HRX_API HRX_MUST_USE hrx_status_t hrx_exec_completion_poll(
  * runtime does not observe (RuntimeOptions.observe). */
 HRX_API HRX_MUST_USE hrx_status_t hrx_exec_completion_fd(
     hrx_exec_completion_t* completion, int* out_fd);
+/* Once the submission's device work has ended (BUSY, no message, until
+ * then), why it failed: the report of the fault (kernel, where, what;
+ * hrx/fabric/fault.h) and the lane whose work faulted, or kind
+ * HRX_FABRIC_FAULT_NONE and HRX_EXEC_LANE_COUNT when nothing did.
+ * |out_fault|: HRX_STRUCT_INIT. As hrx_exec_completion_wait, a fault of a
+ * later submission on a lane they share, before the lane recovered,
+ * counts too. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_exec_completion_fault(
+    hrx_exec_completion_t* completion, hrx_exec_lane_t* out_lane,
+    hrx_fabric_fault_t* out_fault);
 /* Completions are reference counted: submit returns one reference, each
  * retain adds one, and holders release theirs in any order. When the last
  * is released while the work still runs, what it uses stays alive until it

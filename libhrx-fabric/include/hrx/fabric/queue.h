@@ -15,6 +15,15 @@
  * producer sees its signal faulted, none of its later packets on that
  * signal will run, and a cancelled producer's work ends promptly.
  *
+ * Stopped queues. A GPU queue stops on a fault: the packet at fault and
+ * every packet published after it complete as faulted without running
+ * (their fault reports repeat the first), except dependency-free barrier
+ * packets (event markers), which complete as if they had run, so waiters
+ * on other queues never hang on them; whoever waits on such a marker
+ * learns of the fault from the work it follows. hrx_fabric_queue_restart
+ * starts a stopped queue again. A host queue never stops: a fault fails
+ * only the packets completing that signal (see Skipped packets).
+ *
  * Threads. The packet processor owns the ring's read side, the executor
  * scratch and the dispatch in progress; the device's pool workers run that
  * dispatch's workgroups; producers own the slots they reserved until they
@@ -75,6 +84,17 @@ HRX_API void hrx_fabric_queue_publish_quiet(hrx_fabric_queue_t* queue,
                                             uint16_t setup);
 /* Rings the doorbell once for everything published quietly. */
 HRX_API void hrx_fabric_queue_ring(hrx_fabric_queue_t* queue);
+
+/* Starts a queue that stopped on a fault again, over the same ring: the
+ * packets published before this call all completed as faulted (none ever
+ * runs later); packets published from here on run. A slot reserved
+ * before the restart and published after it completes as faulted too, so
+ * producers restart only once their work on the queue has drained. OK at
+ * once when the queue runs (always on the host device, whose queue
+ * processor never stops). When the device cannot start the queue again
+ * it stays stopped and the status says why. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_fabric_queue_restart(
+    hrx_fabric_queue_t* queue);
 
 /* Takes the oldest fault report of a dispatch that failed on this queue;
  * NOT_FOUND when there is none. Later dispatches keep running. */

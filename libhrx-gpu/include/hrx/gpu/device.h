@@ -195,10 +195,18 @@ typedef struct hrx_gpu_launch_t {
 HRX_API void hrx_gpu_event_retain(hrx_gpu_event_t* event);
 HRX_API void hrx_gpu_event_release(hrx_gpu_event_t* event);
 /* Blocks until the work before the event completed; DEADLINE_EXCEEDED on
- * timeout, ABORTED when that work faulted. */
+ * timeout, ABORTED (with the fault report) when that work faulted. Until
+ * its stream recovers (hrx_gpu_stream_recover), a fault in the stream's
+ * later work counts too: the stream's failure is what an event reports. */
 HRX_API HRX_MUST_USE hrx_status_t hrx_gpu_event_wait(
     const hrx_gpu_event_t* event, uint64_t timeout_ns);
 HRX_API bool hrx_gpu_event_is_complete(const hrx_gpu_event_t* event);
+/* Once the event completed, the report of the fault that failed its
+ * stream's work (as hrx_gpu_event_wait counts it), kind
+ * HRX_FABRIC_FAULT_NONE when none did; BUSY (no message) before. Any
+ * thread may ask. |out_fault|: HRX_STRUCT_INIT. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_gpu_event_fault(
+    const hrx_gpu_event_t* event, hrx_fabric_fault_t* out_fault);
 
 #ifdef __cplusplus
 }

@@ -13,7 +13,10 @@
  *
  * A fault in the stream's work (an out-of-bounds access, say) makes the
  * stream failed: later calls return the fault (ABORTED), work queued after
- * the fault does not run; the device and other streams keep working. On
+ * the fault does not run; the device and other streams keep working,
+ * except that on a GPU the fault stops the stream's device queue, which
+ * fails the work other streams had queued there too. A failed stream
+ * takes work again once recovered (hrx_gpu_stream_recover). On
  * the host device a stream may collect sanitizer findings as reports
  * instead, its kernels running on (hrx/gpu/sanitizer.h).
  *
@@ -55,6 +58,21 @@ HRX_API void hrx_gpu_stream_destroy(hrx_gpu_stream_t* stream);
  * failure). Returns promptly unless the stream's queue is held up by
  * another stream's endless work. */
 HRX_API void hrx_gpu_stream_cancel(hrx_gpu_stream_t* stream);
+
+/* Makes a failed stream (a fault, or a cancel) take work again. It waits
+ * until the device is done with everything queued on the stream (work
+ * behind the fault completes as faulted at once: it never runs, on stale
+ * state or otherwise), restarts the stream's device queue when the fault
+ * stopped it (hrx_fabric_queue_restart; other streams that had work on
+ * that queue are failed and recover the same way), and gives the stream a
+ * fresh start: events, readbacks and graph replays recorded before keep
+ * reporting the failure, work queued from now on runs. |out_fault| (may
+ * be NULL; HRX_STRUCT_INIT) receives the report that failed the stream,
+ * kind HRX_FABRIC_FAULT_NONE when it had not failed (nothing is done
+ * then). When the queue cannot be restarted the stream stays failed and
+ * the status says why. */
+HRX_API HRX_MUST_USE hrx_status_t hrx_gpu_stream_recover(
+    hrx_gpu_stream_t* stream, hrx_fabric_fault_t* out_fault);
 
 /* Charges this stream's allocations and staging to |budget| (retained);
  * exhaustion is RESOURCE_EXHAUSTED before anything is allocated. NULL

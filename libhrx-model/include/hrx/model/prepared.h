@@ -21,7 +21,10 @@
  * (charged to the session's budget); later requests reuse both.
  *
  * Failures. A submission or producer that fails on the device disables
- * that slot only: it is never handed out again, and the others go on.
+ * that slot only: it is never handed out again, and the others go on
+ * (the runtime recovers the lanes a fault stopped before the next
+ * submission: hrx/exec.h, Faults). A request already queued behind the
+ * fault on a lane it stopped fails too, disabling its slot as well.
  * When every slot is disabled, acquiring is UNAVAILABLE.
  *
  * Threads. The prepared model and its slots may be used from any thread;

@@ -1260,9 +1260,9 @@ HB_OUT_OF_LINE static bool hb_lower_flat_op(hb_t* b, const loom_op_t* op) {
       return hb_lower_cast(b, op, hb_casts[i].kind);
     }
   }
-  /* Layouts are compile-time descriptions read by the accesses using
-   * them. */
-  if (result != LOOM_NONE && hb_kind(b, op->type) == LOOM_TYPE_LAYOUT) {
+  /* Layouts and schemas are compile-time descriptions read by the
+   * accesses using them. */
+  if (result != LOOM_NONE && loom_type_is_encoding(hb_kind(b, op->type))) {
     return true;
   }
   if (def->shape == LOOM_SHAPE_NULLARY) {

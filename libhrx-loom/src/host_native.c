@@ -2489,7 +2489,7 @@ static LLVMValueRef hn_array(hn_t* h, uint32_t v) {
   if (h->arrays[v]) return h->arrays[v];
   loom_type_id_t type = LOOM_VALUE(h->m, v).type;
   loom_type_kind_t kind = LOOM_TYPE(h->m, type).kind;
-  if (kind == LOOM_TYPE_LAYOUT) return NULL;
+  if (loom_type_is_encoding(kind)) return NULL;
   LLVMTypeRef element = llvm_lower_type(&h->lower, type);
   LLVMTypeRef array = LLVMArrayType2(element, h->lanes);
   /* Lane arrays live on the calling worker's stack; LLVM drops those no

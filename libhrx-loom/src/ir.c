@@ -109,6 +109,10 @@ bool loom_type_is_address(loom_type_kind_t kind) {
   return kind == LOOM_TYPE_INDEX || kind == LOOM_TYPE_OFFSET;
 }
 
+bool loom_type_is_encoding(loom_type_kind_t kind) {
+  return kind == LOOM_TYPE_LAYOUT || kind == LOOM_TYPE_SCHEMA;
+}
+
 uint32_t loom_type_bit_width(loom_type_kind_t kind) {
   switch (kind) {
     case LOOM_TYPE_I1: return 1;
@@ -135,6 +139,7 @@ static const char* const loom_type_names[LOOM_TYPE_KIND_COUNT] = {
     [LOOM_TYPE_F32] = "f32",           [LOOM_TYPE_F64] = "f64",
     [LOOM_TYPE_BUFFER] = "buffer",     [LOOM_TYPE_VECTOR] = "vector",
     [LOOM_TYPE_LAYOUT] = "encoding<layout>",
+    [LOOM_TYPE_SCHEMA] = "encoding<schema>",
     [LOOM_TYPE_VIEW] = "view",
     [LOOM_TYPE_TENSOR] = "tensor",
 };

@@ -92,6 +92,7 @@ typedef enum loom_type_kind_e {
   LOOM_TYPE_F64,
   LOOM_TYPE_BUFFER,
   LOOM_TYPE_LAYOUT, /* encoding<layout>: the address layout of views */
+  LOOM_TYPE_SCHEMA, /* encoding<schema>: how values are stored (encoding.define) */
   LOOM_TYPE_VECTOR,
   LOOM_TYPE_VIEW,
   LOOM_TYPE_TENSOR, /* check.case values: host-side arrays of elements */
@@ -120,6 +121,9 @@ typedef struct loom_type_t {
 bool loom_type_is_integer(loom_type_kind_t kind);  /* i1..i64 */
 bool loom_type_is_float(loom_type_kind_t kind);    /* f16 bf16 f32 f64 */
 bool loom_type_is_address(loom_type_kind_t kind); /* index offset */
+/* encoding<layout> / encoding<schema>: compile-time descriptions that
+ * backends read where they are used and never materialise. */
+bool loom_type_is_encoding(loom_type_kind_t kind);
 uint32_t loom_type_bit_width(loom_type_kind_t kind);
 const char* loom_type_kind_name(loom_type_kind_t kind);
 
@@ -204,11 +208,16 @@ typedef struct loom_op_t {
   uint32_t preds_start, pred_count;
   int64_t attrs[LOOM_ATTR_KEY_COUNT];     /* -1 when absent */
   loom_literal_t literal;  /* constants */
-  uint32_t symbol;         /* string id: config.get @sym, func.call @f */
+  uint32_t symbol;         /* string id: config.get @sym, func.call @f;
+                            * encoding.define of a schema: its spec */
   loom_type_id_t type;     /* the op's written type (see the op table) */
   loom_type_id_t type2;    /* second written type: cast target, view, ... */
   uint32_t region;         /* region containing this op */
   loom_span_t span;
+  /* template.apply / func.apply: the family or contract key as written
+   * (string id; |symbol| is the implementation chosen for it). Fragment
+   * ops: the value of using {schema = %s}, or LOOM_NONE. */
+  uint32_t ref;
 } loom_op_t;
 
 typedef struct loom_region_t {
@@ -279,6 +288,12 @@ typedef enum loom_func_flag_e {
   LOOM_FUNC_HOT = 1u << 9,
   LOOM_FUNC_COLD = 1u << 10,
   LOOM_FUNC_DECL = 1u << 11,
+  /* The compile-time callables (template_resolve.c): template.decl (with
+   * DECL: a family's signature), template.def (an implementation of a
+   * family) and func.template (an implementation of a contract key). */
+  LOOM_FUNC_TEMPLATE_DECL = 1u << 12,
+  LOOM_FUNC_TEMPLATE_DEF = 1u << 13,
+  LOOM_FUNC_PROVIDER = 1u << 14,
 } loom_func_flag_t;
 
 typedef struct loom_func_t {
@@ -289,6 +304,12 @@ typedef struct loom_func_t {
   uint32_t body_region;
   uint32_t results_start, result_count; /* into module->type_lists */
   loom_span_t span;
+  /* template.def: its family's symbol; func.template: its contract key
+   * (string ids); LOOM_NONE otherwise. */
+  uint32_t family;
+  uint32_t requires;    /* requires [...] as written, or LOOM_NONE */
+  bool has_priority;
+  int64_t priority;     /* priority(N): higher wins; absent ranks as 0 */
 } loom_func_t;
 
 /* Top-level records HRX keeps, verifies and prints but does not compile:

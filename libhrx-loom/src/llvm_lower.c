@@ -1998,9 +1998,10 @@ static bool ll_lower_return(llvm_lower_t* l, const loom_op_t* op) {
 
 static bool ll_lower_op(llvm_lower_t* l, const loom_op_t* op) {
   const loom_op_def_t* def = &loom_op_defs[op->opcode];
-  /* Layouts are compile-time descriptions read by the accesses using
-   * them. */
-  if (op->result_count && LOOM_TYPE(l->m, op->type).kind == LOOM_TYPE_LAYOUT) {
+  /* Layouts and schemas are compile-time descriptions read by the
+   * accesses using them. */
+  if (op->result_count &&
+      loom_type_is_encoding(LOOM_TYPE(l->m, op->type).kind)) {
     return true;
   }
   for (size_t i = 0; i < sizeof(ll_arith) / sizeof(ll_arith[0]); ++i) {

@@ -177,6 +177,10 @@ const loom_op_def_t loom_op_defs[] = {
      .places = ANY, .types = LOOM_KIND_BIT(LOOM_TYPE_LAYOUT)},
     {.name = "encoding.layout.strided", .shape = LOOM_SHAPE_LAYOUT_STRIDED,
      .places = ANY, .types = LOOM_KIND_BIT(LOOM_TYPE_LAYOUT)},
+    {.name = "encoding.define", .shape = LOOM_SHAPE_LAYOUT_STRIDED,
+     .places = ANY,
+     .types = LOOM_KIND_BIT(LOOM_TYPE_LAYOUT) |
+              LOOM_KIND_BIT(LOOM_TYPE_SCHEMA)},
     {.name = "buffer.view", .shape = LOOM_SHAPE_BUFFER_VIEW, .places = DEVICE,
      .types = LOOM_MASK_BUFFER, .types2 = LOOM_MASK_VIEW},
     {.name = "buffer.alloca", .shape = LOOM_SHAPE_ALLOCA,
@@ -339,6 +343,18 @@ const loom_op_def_t loom_op_defs[] = {
     {.name = "func.call", .shape = LOOM_SHAPE_CALL, .places = DEVICE,
      .types = LOOM_MASK_ANY},
     {.name = "func.return", .shape = LOOM_SHAPE_TERMINATOR,
+     .places = LOOM_PLACE_FUNC, .terminator = LOOM_TERM_FUNC_RETURN,
+     .types = LOOM_MASK_ANY},
+    /* compile-time callables: each becomes a call of the implementation
+     * chosen for it; template.return ends a template.def body as
+     * func.return ends a function's */
+    {.name = "func.apply", .shape = LOOM_SHAPE_CALL, .places = DEVICE,
+     .types = LOOM_MASK_ANY, .call_kind = LOOM_CALL_CONTRACT},
+    {.name = "template.apply", .shape = LOOM_SHAPE_CALL, .places = DEVICE,
+     .types = LOOM_MASK_ANY, .call_kind = LOOM_CALL_FAMILY},
+    {.name = "template.call", .shape = LOOM_SHAPE_CALL, .places = DEVICE,
+     .types = LOOM_MASK_ANY, .call_kind = LOOM_CALL_TEMPLATE},
+    {.name = "template.return", .shape = LOOM_SHAPE_TERMINATOR,
      .places = LOOM_PLACE_FUNC, .terminator = LOOM_TERM_FUNC_RETURN,
      .types = LOOM_MASK_ANY},
 
@@ -523,9 +539,13 @@ const loom_op_t* loom_view_strides(const loom_module_t* module,
     return NULL;
   }
   const loom_op_t* layout = &LOOM_OP(module, def);
-  return loom_op_defs[layout->opcode].shape == LOOM_SHAPE_LAYOUT_STRIDED
-             ? layout
-             : NULL;
+  /* encoding.define #encoding.layout.dense is dense; the strided ops keep
+   * their strides as operands either way. */
+  bool strided = loom_op_defs[layout->opcode].shape ==
+                     LOOM_SHAPE_LAYOUT_STRIDED &&
+                 layout->enum_value != LOOM_ENCODING_DENSE &&
+                 layout->enum_value != LOOM_ENCODING_SCHEMA;
+  return strided ? layout : NULL;
 }
 
 const loom_func_modifier_t loom_func_modifiers[] = {

@@ -46,7 +46,8 @@ typedef enum loom_shape_e {
   LOOM_SHAPE_FOR,
   LOOM_SHAPE_WHILE,
   LOOM_SHAPE_CALL,          /* %r = func.call @f(%a, ...) : (T, ...) -> (U, ...) */
-  LOOM_SHAPE_LAYOUT_STRIDED,/* %l = encoding.layout.strided [s, ...] : encoding<layout> */
+  LOOM_SHAPE_LAYOUT_STRIDED,/* %l = encoding.layout.strided [s, ...] : encoding<layout>
+                             * %l = encoding.define #encoding.layout.* : ... */
   LOOM_SHAPE_KERNEL_LAUNCH, /* kernel.launch @k[%w, ...](%a, ...) : [T, ...](U, ...) */
   LOOM_SHAPE_CHECK_EXPECT,  /* check.expect.* actual(%a) expected(%b) [tolerances] : T */
   LOOM_SHAPE_CHECK_SOURCE,  /* %t = check.generate.* / check.literal clauses : T */
@@ -109,6 +110,9 @@ enum {
   LOOM_FRAGMENT_INIT,
   LOOM_FRAGMENT_RESULT,
 };
+
+/* What an encoding.define makes, in its enum_value. */
+enum { LOOM_ENCODING_DENSE = 0, LOOM_ENCODING_STRIDED, LOOM_ENCODING_SCHEMA };
 
 /* scalar.clampf modes (LOOM_ENUM_CLAMP order). */
 enum { LOOM_CLAMP_ORDERED = 0, LOOM_CLAMP_NUMBER, LOOM_CLAMP_IEEE };
@@ -179,6 +183,23 @@ typedef enum loom_term_e {
   LOOM_TERM_CHECK_RETURN,
 } loom_term_t;
 
+/* What a LOOM_SHAPE_CALL op names. Applications are resolved to one
+ * implementation after parsing (template_resolve.c), so everything past
+ * the parser sees a call of an ordinary function body. */
+typedef enum loom_call_kind_e {
+  LOOM_CALL_FUNC = 0,  /* func.call @f */
+  LOOM_CALL_TEMPLATE,  /* template.call @implementation */
+  LOOM_CALL_FAMILY,    /* template.apply<@family> */
+  LOOM_CALL_CONTRACT,  /* func.apply<contract.key> */
+} loom_call_kind_t;
+
+/* Purity / temperature words of an application, in loom_op_t.flags. */
+enum {
+  LOOM_CALL_PURE = 1u << 0,
+  LOOM_CALL_HOT = 1u << 1,
+  LOOM_CALL_COLD = 1u << 2,
+};
+
 typedef struct loom_op_def_t {
   const char* name;
   loom_shape_t shape;
@@ -193,6 +214,7 @@ typedef struct loom_op_def_t {
   uint32_t types;        /* allowed kinds of the written type */
   uint32_t types2;       /* allowed kinds of the second written type;
                           * NARY on vectors: of the elements */
+  uint8_t call_kind;     /* loom_call_kind_t of CALL ops */
 } loom_op_def_t;
 
 extern const loom_op_def_t loom_op_defs[];

@@ -498,11 +498,13 @@ bool loom_parse_type(loom_parser_t* p, loom_type_id_t* out_type) {
   }
   if (loom_is_word(p, "encoding")) {
     loom_advance(p);
-    if (!loom_expect(p, LOOM_TOKEN_LANGLE) || !loom_expect_word(p, "layout") ||
+    if (!loom_expect(p, LOOM_TOKEN_LANGLE)) return false;
+    bool schema = loom_is_word(p, "schema");
+    if (!loom_expect_word(p, schema ? "schema" : "layout") ||
         !loom_expect(p, LOOM_TOKEN_RANGLE)) {
       return false;
     }
-    *out_type = LOOM_TYPE_LAYOUT;
+    *out_type = schema ? LOOM_TYPE_SCHEMA : LOOM_TYPE_LAYOUT;
     return true;
   }
   loom_type_kind_t kind =
@@ -655,6 +657,8 @@ static bool loom_parse_enum_param(loom_parser_t* p, const loom_op_def_t* def,
                                   loom_op_t* op) {
   op->enum_value = LOOM_ENUM_ABSENT;
   if (def->shape == LOOM_SHAPE_BITS && !def->attrs) return true;
+  /* An application's <@family> / <contract.key> is its callee. */
+  if (def->call_kind >= LOOM_CALL_FAMILY) return true;
   bool has_enum =
       def->enum_set != LOOM_ENUM_NONE && def->shape != LOOM_SHAPE_COMPARE;
   if (!loom_is(p, LOOM_TOKEN_LANGLE)) {
@@ -1244,12 +1248,24 @@ static bool loom_parse_fragment_shape(loom_parser_t* p, loom_op_ctx_t* c) {
       !loom_expect(p, LOOM_TOKEN_RBRACKET)) {
     return false;
   }
-  if (loom_is_word(p, "using") || loom_is_word(p, "where")) {
+  /* using {schema = %s}: how the fragment's elements are stored; the
+   * verifier accepts the schemas that store them as the type says. */
+  if (loom_is_word(p, "using")) {
+    loom_advance(p);
+    uint32_t schema = 0;
+    if (!loom_expect(p, LOOM_TOKEN_LBRACE) || !loom_expect_word(p, "schema") ||
+        !loom_expect(p, LOOM_TOKEN_EQUAL) ||
+        !loom_parse_value_use(p, &schema) ||
+        !loom_expect(p, LOOM_TOKEN_RBRACE)) {
+      return false;
+    }
+    LOOM_OP(p->module, c->op).ref = schema;
+  }
+  if (loom_is_word(p, "where")) {
     loom_diag_emit(p->diagnostics, p->source, loom_token_span(p->token),
                    HRX_LOOM_SEVERITY_ERROR, HRX_LOOM_DIAG_BAD_ATTRIBUTE, NULL,
-                   0, "%s: encoded fragments and fragment facts ('%.*s') are "
-                   "not supported: only dense fragments are",
-                   c->def->name, (int)p->token.length, loom_text(p, p->token));
+                   0, "%s: fragment facts ('where') are not supported",
+                   c->def->name);
     return false;
   }
   return true;
@@ -1574,13 +1590,52 @@ static bool loom_shape_while(loom_parser_t* p, loom_op_ctx_t* c) {
   return true;
 }
 
-static bool loom_shape_call(loom_parser_t* p, loom_op_ctx_t* c) {
-  if (!loom_is(p, LOOM_TOKEN_SYMBOL)) return loom_expected(p, "an @function");
-  uint32_t symbol = 0;
-  LOOM_TRY(p, loom_module_intern(p->module, loom_text(p, p->token) + 1,
-                                 p->token.length - 1, &symbol));
-  LOOM_OP(p->module, c->op).symbol = symbol;
+/* template.apply<@family> / func.apply<contract.key>: the name in <...>;
+ * the implementation is chosen once the whole module is parsed. */
+static bool loom_parse_applied(loom_parser_t* p, loom_op_ctx_t* c) {
+  bool family = c->def->call_kind == LOOM_CALL_FAMILY;
+  if (!loom_expect(p, LOOM_TOKEN_LANGLE)) return false;
+  if (!loom_is(p, family ? LOOM_TOKEN_SYMBOL : LOOM_TOKEN_IDENT)) {
+    return loom_expected(p, family ? "an @family" : "a contract key");
+  }
+  uint32_t skip = family ? 1 : 0, name = 0;
+  LOOM_TRY(p, loom_module_intern(p->module, loom_text(p, p->token) + skip,
+                                 p->token.length - skip, &name));
+  LOOM_OP(p->module, c->op).ref = name;
   loom_advance(p);
+  return loom_expect(p, LOOM_TOKEN_RANGLE);
+}
+
+/* pure / hot / cold after an application's operands. */
+static void loom_parse_call_words(loom_parser_t* p, loom_op_ctx_t* c) {
+  static const struct {
+    const char* word;
+    uint16_t flag;
+  } words[] = {{"pure", LOOM_CALL_PURE},
+               {"hot", LOOM_CALL_HOT},
+               {"cold", LOOM_CALL_COLD}};
+  for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); ++i) {
+    if (loom_is_word(p, words[i].word)) {
+      LOOM_OP(p->module, c->op).flags |= words[i].flag;
+      loom_advance(p);
+    }
+  }
+}
+
+static bool loom_shape_call(loom_parser_t* p, loom_op_ctx_t* c) {
+  bool applied = c->def->call_kind >= LOOM_CALL_FAMILY;
+  if (applied) {
+    if (!loom_parse_applied(p, c)) return false;
+  } else {
+    if (!loom_is(p, LOOM_TOKEN_SYMBOL)) {
+      return loom_expected(p, "an @function");
+    }
+    uint32_t symbol = 0;
+    LOOM_TRY(p, loom_module_intern(p->module, loom_text(p, p->token) + 1,
+                                   p->token.length - 1, &symbol));
+    LOOM_OP(p->module, c->op).symbol = symbol;
+    loom_advance(p);
+  }
   if (!loom_expect(p, LOOM_TOKEN_LPAREN)) return false;
   if (!loom_accept(p, LOOM_TOKEN_RPAREN)) {
     if (!loom_parse_operand_list(p, c->op) ||
@@ -1588,6 +1643,7 @@ static bool loom_shape_call(loom_parser_t* p, loom_op_ctx_t* c) {
       return false;
     }
   }
+  if (applied) loom_parse_call_words(p, c);
   uint32_t arg_start = 0, arg_count = 0, start = 0, count = 0;
   if (!loom_expect(p, LOOM_TOKEN_COLON) ||
       !loom_parse_paren_types(p, &arg_start, &arg_count)) {
@@ -1606,6 +1662,10 @@ static bool loom_shape_call(loom_parser_t* p, loom_op_ctx_t* c) {
                              "operand's");
     }
   }
+  /* Upstream writes an application without results with no arrow. */
+  if (applied && !loom_is(p, LOOM_TOKEN_ARROW)) {
+    return loom_results_from_list(p, c, 0, 0);
+  }
   if (!loom_expect(p, LOOM_TOKEN_ARROW) ||
       !loom_parse_paren_types(p, &start, &count)) {
     return false;
@@ -1613,7 +1673,93 @@ static bool loom_shape_call(loom_parser_t* p, loom_op_ctx_t* c) {
   return loom_results_from_list(p, c, start, count);
 }
 
+static bool loom_is_attr(const loom_parser_t* p, const char* text) {
+  size_t n = strlen(text);
+  return p->token.kind == LOOM_TOKEN_ATTR && p->token.length == n &&
+         memcmp(loom_text(p, p->token), text, n) == 0;
+}
+
+/* ': encoding<layout>' or ': encoding<schema>', as the spec made. */
+static bool loom_define_result(loom_parser_t* p, loom_op_ctx_t* c,
+                               loom_type_kind_t kind) {
+  loom_token_t colon = p->token;
+  if (!loom_shape_nullary(p, c)) return false;
+  if (LOOM_OP(p->module, c->op).type == kind) return true;
+  loom_diag_emit(p->diagnostics, p->source, loom_token_span(colon),
+                 HRX_LOOM_SEVERITY_ERROR, HRX_LOOM_DIAG_TYPE_MISMATCH, NULL, 0,
+                 "this encoding is an %s", loom_type_kind_name(kind));
+  return false;
+}
+
+/* A schema spec, #family or #family<params>, kept as written in the op's
+ * |symbol|: backends read it only where a fragment uses the schema
+ * (encoding_schema.c). The result must be an encoding<schema>. */
+static bool loom_parse_schema_spec(loom_parser_t* p, loom_op_ctx_t* c) {
+  uint32_t begin = p->token.offset, end = begin + p->token.length;
+  loom_advance(p);
+  if (loom_is(p, LOOM_TOKEN_LANGLE) && p->token.offset == end) {
+    uint32_t depth = 0;
+    do {
+      if (loom_is(p, LOOM_TOKEN_EOF) || loom_is(p, LOOM_TOKEN_ERROR) ||
+          p->token.line_start) {
+        return loom_expected(p, "'>'");
+      }
+      if (loom_is(p, LOOM_TOKEN_LANGLE)) depth++;
+      if (loom_is(p, LOOM_TOKEN_RANGLE)) depth--;
+      end = p->token.offset + p->token.length;
+      loom_advance(p);
+    } while (depth);
+  }
+  if (loom_is(p, LOOM_TOKEN_LBRACE)) {
+    return loom_error_here(p, HRX_LOOM_DIAG_BAD_ATTRIBUTE, NULL, 0,
+                           "dynamic encoding parameters {name = %v : T} are "
+                           "not supported");
+  }
+  loom_op_t* op = &LOOM_OP(p->module, c->op);
+  op->enum_value = LOOM_ENCODING_SCHEMA;
+  LOOM_TRY(p, loom_module_intern(p->module, p->source->text + begin,
+                                 end - begin, &op->symbol));
+  return loom_define_result(p, c, LOOM_TYPE_SCHEMA);
+}
+
+/* encoding.define #encoding.layout.dense : encoding<layout>
+ * encoding.define #encoding.layout.strided<strides = [s, ...]> : ...
+ * The value is the same layout encoding.layout.dense / .strided [s, ...]
+ * makes, so views address through it alike. */
+static bool loom_shape_encoding_define(loom_parser_t* p, loom_op_ctx_t* c) {
+  loom_op_t* op = &LOOM_OP(p->module, c->op);
+  if (loom_is_attr(p, "#encoding.layout.dense")) {
+    op->enum_value = LOOM_ENCODING_DENSE;
+    loom_advance(p);
+    return loom_define_result(p, c, LOOM_TYPE_LAYOUT);
+  }
+  if (loom_is(p, LOOM_TOKEN_ATTR) &&
+      !loom_is_attr(p, "#encoding.layout.strided")) {
+    return loom_parse_schema_spec(p, c);
+  }
+  if (!loom_is(p, LOOM_TOKEN_ATTR)) return loom_expected(p, "an #encoding");
+  op->enum_value = LOOM_ENCODING_STRIDED;
+  loom_advance(p);
+  if (!loom_expect(p, LOOM_TOKEN_LANGLE) || !loom_expect_word(p, "strides") ||
+      !loom_expect(p, LOOM_TOKEN_EQUAL) ||
+      !loom_expect(p, LOOM_TOKEN_LBRACKET)) {
+    return false;
+  }
+  do {
+    /* Static parameters are literals; upstream passes SSA values in a
+     * separate {name = %v : T} dictionary. */
+    if (!loom_is(p, LOOM_TOKEN_INTEGER)) return loom_expected(p, "a stride");
+    if (!loom_parse_index_into(p, c->op)) return false;
+  } while (loom_accept(p, LOOM_TOKEN_COMMA));
+  return loom_expect(p, LOOM_TOKEN_RBRACKET) &&
+         loom_expect(p, LOOM_TOKEN_RANGLE) &&
+         loom_define_result(p, c, LOOM_TYPE_LAYOUT);
+}
+
 static bool loom_shape_layout_strided(loom_parser_t* p, loom_op_ctx_t* c) {
+  if (strcmp(c->def->name, "encoding.define") == 0) {
+    return loom_shape_encoding_define(p, c);
+  }
   return loom_parse_indices(p, c->op) && loom_shape_nullary(p, c);
 }
 
@@ -1699,6 +1845,7 @@ static bool loom_parse_op(loom_parser_t* p) {
   op->opcode = (uint16_t)opcode;
   op->region = p->region;
   op->symbol = LOOM_NONE;
+  op->ref = LOOM_NONE;
   for (int k = 0; k < LOOM_ATTR_KEY_COUNT; ++k) op->attrs[k] = -1;
   op->span = (loom_span_t){first.offset, name.offset + name.length -
                                              first.offset};
@@ -2173,14 +2320,71 @@ static bool loom_parse_abi(loom_parser_t* p, uint32_t* out_abi) {
   return loom_expect(p, LOOM_TOKEN_RPAREN);
 }
 
-/* func.def|func.decl [modifier]* [target(@t)] [abi(KIND)] @f(%a: T)
- * [-> (T)], then for func.def { ... func.return ... } */
+/* requires [...]: kept as written; template_resolve.c reads it. */
+static bool loom_parse_requires(loom_parser_t* p, uint32_t* out_text) {
+  if (!loom_is(p, LOOM_TOKEN_LBRACKET)) return loom_expected(p, "'['");
+  uint32_t begin = p->token.offset, depth = 0;
+  do {
+    if (loom_is(p, LOOM_TOKEN_EOF) || loom_is(p, LOOM_TOKEN_ERROR)) {
+      return loom_expected(p, "']'");
+    }
+    if (loom_is(p, LOOM_TOKEN_LBRACKET)) depth++;
+    if (loom_is(p, LOOM_TOKEN_RBRACKET)) depth--;
+    if (depth == 0) break;
+    loom_advance(p);
+  } while (true);
+  uint32_t end = p->token.offset + p->token.length;
+  loom_advance(p);
+  LOOM_TRY(p, loom_module_intern(p->module, p->source->text + begin,
+                                 end - begin, out_text));
+  return true;
+}
+
+/* template.def<@family> / func.template<contract.key>: what an
+ * implementation implements. */
+static bool loom_parse_implements(loom_parser_t* p, loom_func_t* func) {
+  bool family = func->flags & LOOM_FUNC_TEMPLATE_DEF;
+  if (!loom_expect(p, LOOM_TOKEN_LANGLE)) return false;
+  if (!loom_is(p, family ? LOOM_TOKEN_SYMBOL : LOOM_TOKEN_IDENT)) {
+    return loom_expected(p, family ? "an @family" : "a contract key");
+  }
+  uint32_t skip = family ? 1 : 0;
+  LOOM_TRY(p, loom_module_intern(p->module, loom_text(p, p->token) + skip,
+                                 p->token.length - skip, &func->family));
+  loom_advance(p);
+  return loom_expect(p, LOOM_TOKEN_RANGLE);
+}
+
+/* priority(N) */
+static bool loom_parse_priority(loom_parser_t* p, loom_func_t* func) {
+  func->has_priority = true;
+  return loom_expect(p, LOOM_TOKEN_LPAREN) &&
+         loom_parse_int(p, &func->priority) &&
+         loom_expect(p, LOOM_TOKEN_RPAREN);
+}
+
+/* func.def|func.decl|template.decl [modifier]* [target(@t)] [abi(KIND)]
+ * [requires [...]] @f(%a: T) [-> (T)], then for func.def { ... func.return
+ * ... }; template.def<@family> and func.template<key> also take
+ * priority(N) and a body ending in template.return / func.return. */
 static bool loom_parse_func(loom_parser_t* p) {
   loom_module_t* m = p->module;
   loom_func_t func = {.target = LOOM_NONE, .abi = LOOM_NONE,
+                      .family = LOOM_NONE, .requires = LOOM_NONE,
                       .span = loom_token_span(p->token)};
   if (loom_is_word(p, "func.decl")) func.flags |= LOOM_FUNC_DECL;
+  if (loom_is_word(p, "template.decl")) {
+    func.flags |= LOOM_FUNC_DECL | LOOM_FUNC_TEMPLATE_DECL;
+  }
+  if (loom_is_word(p, "template.def")) func.flags |= LOOM_FUNC_TEMPLATE_DEF;
+  if (loom_is_word(p, "func.template")) func.flags |= LOOM_FUNC_PROVIDER;
   loom_advance(p);
+  if ((func.flags & (LOOM_FUNC_TEMPLATE_DEF | LOOM_FUNC_PROVIDER)) &&
+      !loom_parse_implements(p, &func)) {
+    return false;
+  }
+  bool templated = func.flags & (LOOM_FUNC_TEMPLATE_DECL |
+                                 LOOM_FUNC_TEMPLATE_DEF | LOOM_FUNC_PROVIDER);
   for (bool more = true; more;) {
     more = false;
     for (uint32_t i = 0; i < loom_func_modifier_count; ++i) {
@@ -2197,6 +2401,16 @@ static bool loom_parse_func(loom_parser_t* p) {
     } else if (loom_is_word(p, "abi")) {
       loom_advance(p);
       if (!loom_parse_abi(p, &func.abi)) return false;
+      more = true;
+    } else if (templated && loom_is_word(p, "requires") &&
+               func.requires == LOOM_NONE) {
+      loom_advance(p);
+      if (!loom_parse_requires(p, &func.requires)) return false;
+      more = true;
+    } else if (templated && !(func.flags & LOOM_FUNC_TEMPLATE_DECL) &&
+               loom_is_word(p, "priority") && !func.has_priority) {
+      loom_advance(p);
+      if (!loom_parse_priority(p, &func)) return false;
       more = true;
     }
   }
@@ -2249,6 +2463,13 @@ static bool loom_parse_func(loom_parser_t* p) {
   return loom_region_body(p, body, scope_mark, pending_mark);
 }
 
+/* The words that start a function-like top-level entity. */
+static bool loom_is_func_word(const loom_parser_t* p) {
+  return loom_is_word(p, "func.def") || loom_is_word(p, "func.decl") ||
+         loom_is_word(p, "func.template") ||
+         loom_is_word(p, "template.decl") || loom_is_word(p, "template.def");
+}
+
 static bool loom_parse_top(loom_parser_t* p) {
   if (loom_is_word(p, "amdgpu.target")) {
     return loom_parse_target(p, LOOM_TARGET_AMDGPU);
@@ -2263,17 +2484,16 @@ static bool loom_parse_top(loom_parser_t* p) {
   if (loom_is_word(p, "kernel.decl")) return loom_parse_kernel_decl(p);
   if (loom_is(p, LOOM_TOKEN_ATTR)) return loom_parse_alias(p);
   if (loom_is_check_record(p)) return loom_parse_check_record(p);
-  if (loom_is_word(p, "func.def") || loom_is_word(p, "func.decl")) {
-    return loom_parse_func(p);
-  }
+  if (loom_is_func_word(p)) return loom_parse_func(p);
   if (p->token.kind == LOOM_TOKEN_ERROR) return false;
   hrx_loom_diag_param_t params[] = {
       {"expected", "a target, config.decl, config.def, kernel.def, "
-                   "kernel.decl, func.def, func.decl, #alias or check.*"}};
+                   "kernel.decl, func.*, template.*, #alias or check.*"}};
   return loom_error_here(p, HRX_LOOM_DIAG_UNKNOWN_TOP_LEVEL, params, 1,
                          "expected a top-level declaration (a target, "
                          "config.decl, config.def, kernel.def, kernel.decl, "
-                         "func.def, func.decl, #alias or check.*)");
+                         "func.def, func.decl, func.template, "
+                         "template.decl, template.def, #alias or check.*)");
 }
 
 hrx_status_t loom_parse_module(loom_module_t* module,
@@ -2285,6 +2505,7 @@ hrx_status_t loom_parse_module(loom_module_t* module,
                      .source = &module->source,
                      .diagnostics = diagnostics,
                      .region = LOOM_NONE};
+  size_t errors_before = hrx_loom_diagnostics_error_count(diagnostics);
   loom_lexer_init(&p.lexer, p.source, diagnostics);
   loom_advance(&p);
   while (!loom_is(&p, LOOM_TOKEN_EOF) && !loom_stopped(&p) &&
@@ -2298,8 +2519,7 @@ hrx_status_t loom_parse_module(loom_module_t* module,
         if (loom_is(&p, LOOM_TOKEN_LBRACE)) depth++;
         if (loom_is(&p, LOOM_TOKEN_RBRACE) && depth) depth--;
         if (depth == 0 && p.token.line_start &&
-            (loom_is_word(&p, "kernel.def") || loom_is_word(&p, "func.def") ||
-             loom_is_word(&p, "func.decl") ||
+            (loom_is_word(&p, "kernel.def") || loom_is_func_word(&p) ||
              loom_is_word(&p, "kernel.decl") ||
              loom_is_word(&p, "config.decl") ||
              loom_is_word(&p, "config.def") || loom_is_other_target(&p) ||
@@ -2315,5 +2535,12 @@ hrx_status_t loom_parse_module(loom_module_t* module,
   hrx_allocator_free(module->allocator, p.slots);
   loom_array_free(&p.undo, module->allocator);
   loom_array_free(&p.pending, module->allocator);
+  /* Applications name implementations anywhere in the module, so they are
+   * resolved once it is complete (and only when it parsed cleanly: a
+   * failed op may be half built). */
+  if (p.status == HRX_OK &&
+      hrx_loom_diagnostics_error_count(diagnostics) == errors_before) {
+    p.status = loom_templates_resolve(module, diagnostics);
+  }
   return p.status;
 }

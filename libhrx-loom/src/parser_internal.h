@@ -102,4 +102,10 @@ bool loom_shape_kernel_launch(loom_parser_t* p, loom_op_ctx_t* c);
 bool loom_shape_check_expect(loom_parser_t* p, loom_op_ctx_t* c);
 bool loom_shape_check_source(loom_parser_t* p, loom_op_ctx_t* c);
 
+/* Chooses the implementation of every template.apply / func.apply and
+ * checks the template declarations and calls of a parsed module
+ * (template_resolve.c); errors go to |diagnostics|. */
+hrx_status_t loom_templates_resolve(loom_module_t* module,
+                                    hrx_loom_diagnostics_t* diagnostics);
+
 #endif /* HRX_LOOM_PARSER_INTERNAL_H_ */

@@ -165,7 +165,11 @@ static hrx_status_t loom_p_param(loom_printer_t* p, const loom_op_t* op,
   bool has_enum = def->shape != LOOM_SHAPE_COMPARE &&
                   op->enum_value != LOOM_ENUM_ABSENT &&
                   def->enum_set != LOOM_ENUM_NONE;
-  if (!has_enum && !op->flags) return HRX_OK;
+  /* Flags without a vocabulary are an application's words (see
+   * loom_p_call_words), not <...>. */
+  if (!has_enum && (!op->flags || def->flag_set == LOOM_FLAGS_NONE)) {
+    return HRX_OK;
+  }
   P_TRY(loom_p(p, "<"));
   if (has_enum) {
     P_TRY(loom_p(p, loom_enum_keyword((loom_enum_set_t)def->enum_set,
@@ -205,6 +209,45 @@ static hrx_status_t loom_p_indent(loom_printer_t* p, uint32_t depth) {
 
 static hrx_status_t loom_p_region(loom_printer_t* p, uint32_t region,
                                   uint32_t depth);
+
+/* " @f(" of a call, "<@family>(" / "<contract.key>(" of an application
+ * (which prints what was applied, not the implementation chosen). */
+static hrx_status_t loom_p_callee(loom_printer_t* p, const loom_op_t* op) {
+  const loom_module_t* m = p->module;
+  switch (loom_op_defs[op->opcode].call_kind) {
+    case LOOM_CALL_FAMILY:
+      return loom_pf(p, "<@%s>(", loom_module_string(m, op->ref));
+    case LOOM_CALL_CONTRACT:
+      return loom_pf(p, "<%s>(", loom_module_string(m, op->ref));
+    default:
+      return loom_pf(p, " @%s(", loom_module_string(m, op->symbol));
+  }
+}
+
+static hrx_status_t loom_p_call_words(loom_printer_t* p, const loom_op_t* op) {
+  if (op->flags & LOOM_CALL_PURE) P_TRY(loom_p(p, " pure"));
+  if (op->flags & LOOM_CALL_HOT) P_TRY(loom_p(p, " hot"));
+  if (op->flags & LOOM_CALL_COLD) P_TRY(loom_p(p, " cold"));
+  return HRX_OK;
+}
+
+/* " [s, ...]" of encoding.layout.strided, the spec of encoding.define. */
+static hrx_status_t loom_p_layout_spec(loom_printer_t* p,
+                                       const loom_op_t* op) {
+  if (strcmp(loom_op_defs[op->opcode].name, "encoding.define") != 0) {
+    P_TRY(loom_p(p, " "));
+    return loom_p_indices(p, op, 0);
+  }
+  if (op->enum_value == LOOM_ENCODING_DENSE) {
+    return loom_p(p, " #encoding.layout.dense");
+  }
+  if (op->enum_value == LOOM_ENCODING_SCHEMA) {
+    return loom_pf(p, " %s", loom_module_string(p->module, op->symbol));
+  }
+  P_TRY(loom_p(p, " #encoding.layout.strided<strides = "));
+  P_TRY(loom_p_indices(p, op, 0));
+  return loom_p(p, ">");
+}
 
 static hrx_status_t loom_p_op(loom_printer_t* p, uint32_t op_id,
                               uint32_t depth) {
@@ -332,7 +375,13 @@ static hrx_status_t loom_p_op(loom_printer_t* p, uint32_t op_id,
       }
       P_TRY(loom_p(p, " shape ["));
       P_TRY(loom_p_operands(p, op, shape, op->operand_count));
-      P_TRY(loom_p(p, "] : "));
+      P_TRY(loom_p(p, "]"));
+      if (op->ref != LOOM_NONE) {
+        P_TRY(loom_p(p, " using {schema = "));
+        P_TRY(loom_p_value(p, op->ref));
+        P_TRY(loom_p(p, "}"));
+      }
+      P_TRY(loom_p(p, " : "));
       P_TRY(loom_p_type(p, op->type));
       if (def->shape != LOOM_SHAPE_FRAGMENT) {
         P_TRY(loom_p(p, def->shape == LOOM_SHAPE_FRAGMENT_LOAD ? " -> "
@@ -503,18 +552,24 @@ static hrx_status_t loom_p_op(loom_printer_t* p, uint32_t op_id,
       break;
     }
     case LOOM_SHAPE_LAYOUT_STRIDED:
-      P_TRY(loom_p(p, " "));
-      P_TRY(loom_p_indices(p, op, 0));
+      P_TRY(loom_p_layout_spec(p, op));
       P_TRY(loom_p(p, " : "));
       P_TRY(loom_p_type(p, op->type));
       break;
     case LOOM_SHAPE_CALL:
-      P_TRY(loom_pf(p, " @%s(", loom_module_string(m, op->symbol)));
+      P_TRY(loom_p_callee(p, op));
       P_TRY(loom_p_operands(p, op, 0, op->operand_count));
-      P_TRY(loom_p(p, ") : ("));
+      P_TRY(loom_p(p, ")"));
+      P_TRY(loom_p_call_words(p, op));
+      P_TRY(loom_p(p, " : ("));
       P_TRY(loom_p_operand_types(p, op, 0, op->operand_count));
-      P_TRY(loom_p(p, ") -> "));
-      P_TRY(loom_p_result_types(p, op));
+      P_TRY(loom_p(p, ")"));
+      /* Upstream writes an application without results with no arrow. */
+      if (op->result_count ||
+          loom_op_defs[op->opcode].call_kind < LOOM_CALL_FAMILY) {
+        P_TRY(loom_p(p, " -> "));
+        P_TRY(loom_p_result_types(p, op));
+      }
       break;
     case LOOM_SHAPE_KERNEL_LAUNCH:
       P_TRY(loom_pf(p, " @%s[", loom_module_string(m, op->symbol)));
@@ -641,6 +696,26 @@ static hrx_status_t loom_p_record(loom_printer_t* p,
   return HRX_OK;
 }
 
+/* func.def, func.decl, template.decl, template.def<@family> or
+ * func.template<contract.key>. */
+static hrx_status_t loom_p_func_keyword(loom_printer_t* p,
+                                        const loom_func_t* func) {
+  const loom_module_t* m = p->module;
+  if (func->flags & LOOM_FUNC_TEMPLATE_DECL) {
+    return loom_p(p, "\ntemplate.decl");
+  }
+  if (func->flags & LOOM_FUNC_TEMPLATE_DEF) {
+    return loom_pf(p, "\ntemplate.def<@%s>",
+                   loom_module_string(m, func->family));
+  }
+  if (func->flags & LOOM_FUNC_PROVIDER) {
+    return loom_pf(p, "\nfunc.template<%s>",
+                   loom_module_string(m, func->family));
+  }
+  return loom_p(p, func->flags & LOOM_FUNC_DECL ? "\nfunc.decl"
+                                                : "\nfunc.def");
+}
+
 static hrx_status_t loom_p_module(loom_printer_t* p) {
   const loom_module_t* m = p->module;
   for (uint32_t t = 0; t < m->targets.count; ++t) {
@@ -693,7 +768,7 @@ static hrx_status_t loom_p_module(loom_printer_t* p) {
   for (uint32_t f = 0; f < m->funcs.count; ++f) {
     const loom_func_t* func = &LOOM_FUNC(m, f);
     bool decl = func->flags & LOOM_FUNC_DECL;
-    P_TRY(loom_p(p, decl ? "\nfunc.decl" : "\nfunc.def"));
+    P_TRY(loom_p_func_keyword(p, func));
     for (uint32_t i = 0; i < loom_func_modifier_count; ++i) {
       if (func->flags & loom_func_modifiers[i].flag) {
         P_TRY(loom_pf(p, " %s", loom_func_modifiers[i].word));
@@ -705,6 +780,12 @@ static hrx_status_t loom_p_module(loom_printer_t* p) {
     }
     if (func->abi != LOOM_NONE) {
       P_TRY(loom_pf(p, " abi(%s)", loom_module_string(m, func->abi)));
+    }
+    if (func->requires != LOOM_NONE) {
+      P_TRY(loom_pf(p, " requires %s", loom_module_string(m, func->requires)));
+    }
+    if (func->has_priority) {
+      P_TRY(loom_pf(p, " priority(%" PRId64 ")", func->priority));
     }
     P_TRY(loom_pf(p, " @%s", loom_module_string(m, func->symbol)));
     P_TRY(loom_p_args(p, func->body_region));

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "config_internal.h"
+#include "encoding_schema.h"
 #include "fragment.h"
 #include "hrx/loom/module.h"
 #include "op_table.h"
@@ -652,6 +653,15 @@ static void loom_check_fragment(loom_verifier_t* v, const loom_op_t* op,
   }
   if (!loom_check_fragment_type(v, op, op->enum_value, fragment)) return;
   loom_check_fragment_shape(v, op);
+  if (op->ref != LOOM_NONE) {
+    char why[160];
+    if (!loom_schema_stores_as_typed(m, op->ref, fragment, why,
+                                     sizeof(why))) {
+      loom_verror(v, op->span, HRX_LOOM_DIAG_BAD_ATTRIBUTE, NULL, 0,
+                  "%s: schema %%%s: %s", def->name, loom_vname(v, op->ref),
+                  why);
+    }
+  }
   if (def->shape == LOOM_SHAPE_FRAGMENT) {
     loom_expect_operand_count(v, op, 3);
     loom_expect_operand(v, op, 0, fragment);
@@ -1534,7 +1544,7 @@ static void loom_verify_kernel(loom_verifier_t* v, const loom_kernel_t* k) {
     const loom_value_t* arg = &LOOM_VALUE(m, body->args_start + i);
     loom_type_kind_t kind = loom_type_kind(m, arg->type);
     if (kind == LOOM_TYPE_VIEW || kind == LOOM_TYPE_VECTOR ||
-        kind == LOOM_TYPE_LAYOUT) {
+        loom_type_is_encoding(kind)) {
       loom_verror(v, arg->span, HRX_LOOM_DIAG_TYPE_NOT_ALLOWED, NULL, 0,
                   "launch arguments are scalars or buffers, not %s",
                   loom_type_kind_name(kind));
@@ -1880,11 +1890,11 @@ static hrx_status_t loom_call_graph_build(const loom_module_t* m,
     uint32_t parent = LOOM_REGION(m, r).parent_region;
     if (parent != LOOM_NONE) owner[r] = owner[parent];
   }
-  uint32_t call = loom_opcode("func.call");
   memset(g->first, 0, ((size_t)m->funcs.count + 1) * sizeof(uint32_t));
   for (uint32_t o = 0; o < m->ops.count; ++o) {
     const loom_op_t* op = &LOOM_OP(m, o);
-    if (op->opcode == call && owner[op->region] != LOOM_NONE) {
+    if (loom_op_defs[op->opcode].shape == LOOM_SHAPE_CALL &&
+        owner[op->region] != LOOM_NONE) {
       g->first[owner[op->region] + 1]++;
     }
   }
@@ -1895,7 +1905,8 @@ static hrx_status_t loom_call_graph_build(const loom_module_t* m,
    * they end, i.e. to first[fn + 1], so shifting back restores it. */
   for (uint32_t o = 0; o < m->ops.count; ++o) {
     const loom_op_t* op = &LOOM_OP(m, o);
-    if (op->opcode == call && owner[op->region] != LOOM_NONE) {
+    if (loom_op_defs[op->opcode].shape == LOOM_SHAPE_CALL &&
+        owner[op->region] != LOOM_NONE) {
       g->calls[g->first[owner[op->region]]++] = o;
     }
   }

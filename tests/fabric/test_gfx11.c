@@ -4700,6 +4700,57 @@ static void run_gather(uint64_t kd, hrx_gfx11_range_t image, uint64_t count,
   free(table);
 }
 
+/* tests/kernels/templates.loom: template families, a func.template
+ * provider and template.call, chosen and inlined by the compiler, give on
+ * gfx1151 what the C reference does: per element (x+1)^2 as x*x + (2x+1),
+ * x*x, 2x+1, and 32 from the implementation for 32-lane subgroups. */
+static void test_templates(void** state) {
+  (void)state;
+  enum { THREADS = 32, N = 77 };
+  hrx_gfx11_image_t* image =
+      gfx11_test_load("../../tests/kernels/templates.loom");
+  uint64_t kd = 0;
+  assert_ok(hrx_gfx11_image_kernel(image, "templates", &kd));
+  float x[N], out[4 * N];
+  for (int i = 0; i < N; ++i) x[i] = (float)i * 0.375f - 9.0f;
+  memset(out, 0, sizeof(out));
+  uint32_t groups = (N + THREADS - 1) / THREADS;
+  uint32_t kernarg_size = 0;
+  uint8_t* kernarg = new_kernarg(kd, &kernarg_size);
+  /* The kernel reads only ids, so it has no hidden arguments. */
+  assert_int_equal(kernarg_size, 24);
+  put_u(kernarg, 0, N, 8);
+  put_u(kernarg, 8, (uint64_t)(uintptr_t)x, 8);
+  put_u(kernarg, 16, (uint64_t)(uintptr_t)out, 8);
+  hrx_gfx11_range_t ranges[] = {
+      hrx_gfx11_image_range(image),
+      {(uint64_t)(uintptr_t)kernarg, kernarg_size},
+      {(uint64_t)(uintptr_t)x, sizeof(x)},
+      {(uint64_t)(uintptr_t)out, sizeof(out)},
+  };
+  hrx_gfx11_dispatch_t dispatch = {
+      .kernel_descriptor = kd,
+      .kernarg = (uint64_t)(uintptr_t)kernarg,
+      .grid = {groups * THREADS, 1, 1},
+      .workgroup = {THREADS, 1, 1},
+      .ranges = ranges,
+      .range_count = 4,
+      .wave_instruction_budget = 4000,
+  };
+  hrx_gfx11_fault_t fault;
+  assert_ok(hrx_gfx11_dispatch(&dispatch, hrx_allocator_system(), &fault));
+  for (int i = 0; i < N; ++i) {
+    float square = x[i] * x[i];
+    float line = 2.0f * x[i] + 1.0f;
+    assert_true(out[4 * i + 0] == square + line);
+    assert_true(out[4 * i + 1] == square);
+    assert_true(out[4 * i + 2] == line);
+    assert_true(out[4 * i + 3] == 32.0f);
+  }
+  free(kernarg);
+  hrx_gfx11_image_destroy(image);
+}
+
 static void test_gather(void** state) {
   (void)state;
   hrx_gfx11_image_t* image = gfx11_test_load("gather.loom");
@@ -5031,6 +5082,7 @@ int main(void) {
       cmocka_unit_test(test_mode_limits),
       cmocka_unit_test(test_saxpy),
       cmocka_unit_test(test_gather),
+      cmocka_unit_test(test_templates),
       cmocka_unit_test(test_histogram),
       cmocka_unit_test(test_bad_objects),
       cmocka_unit_test(test_mnemonics),

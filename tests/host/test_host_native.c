@@ -374,6 +374,18 @@ static void test_func_forms_and_strides(void** state) {
                   .bytes = {n * 4, n * 4 * 4}, .fill = fill_small,
                   .native = true};
   compare_case(*state, &forms);
+  /* Template applications reach both paths as inlined calls. */
+  case_t templates = {.file = "templates.loom", .kernel = "templates",
+                      .workload = {n}, .workload_count = 1, .arg_count = 3,
+                      .buffer = {-1, 0, 1}, .bits = {n}, .buffer_count = 2,
+                      .bytes = {n * 4, n * 4 * 4}, .fill = fill_small,
+                      .native = true};
+  compare_case(*state, &templates);
+  case_t defined = {.file = "encoding_define.loom", .kernel = "encoding_define",
+                    .arg_count = 2, .buffer = {0, 1}, .buffer_count = 2,
+                    .bytes = {24 * 4, 48 * 4}, .fill = fill_small,
+                    .native = true};
+  compare_case(*state, &defined);
   const uint64_t rows = 13, cols = 29;
   case_t strided = {.file = "strided_transpose.loom",
                     .kernel = "strided_transpose",

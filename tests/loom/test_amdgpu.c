@@ -50,6 +50,9 @@ static const kernel_source_t sources[] = {
     {"tests/float_math.loom", NULL, NULL},
     {"tests/strided_transpose.loom", NULL, NULL},
     {"tests/trig_pow.loom", NULL, NULL},
+    {"tests/templates.loom", NULL, NULL},
+    {"tests/encoding_define.loom", NULL, NULL},
+    {"tests/wmma_schema.loom", NULL, NULL},
 };
 
 static char* read_source(const kernel_source_t* s, size_t* out_length) {

@@ -321,10 +321,15 @@ static void test_malformed_fragments_rejected(void** state) {
                   "[%s, %s] : view<[%n]x16xf32> -> vector<16xf16>",
                   HRX_LOOM_DIAG_TYPE_MISMATCH, 3,
                   "fragment element f16 differs from view element f32");
+  /* Encoded fragments: only schemas that store lanes as typed. */
+  expect_rejected("  %q = encoding.define #ggml.q4_0 : encoding<schema>\n"
+                  "  %r = vector.fragment<lhs> %a shape [%s, %s] using "
+                  "{schema = %q} : vector<16xf16>",
+                  HRX_LOOM_DIAG_BAD_ATTRIBUTE, 3,
+                  "#ggml.q4_0 does not store f16 lanes as they are");
   expect_rejected("  %r = vector.fragment<lhs> %a shape [%s, %s] using "
                   "{scale = %a : vector<16xf16>} : vector<16xf16>",
-                  HRX_LOOM_DIAG_BAD_ATTRIBUTE, 47,
-                  "encoded fragments");
+                  HRX_LOOM_DIAG_EXPECTED_TOKEN, 54, "schema");
 }
 
 /* An lhs fragment whose lanes 16..31 do not repeat lanes 0..15 (lane l

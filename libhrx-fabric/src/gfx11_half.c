@@ -1,5 +1,6 @@
-/* 16-bit vector ops of the gfx11 model: f16 VOP1/VOP2/VOP3 ops, and the
- * packed VOP3P ops that work on both halves of each register at once.
+/* 16-bit vector ops of the gfx11 model: f16 VOP1/VOP2/VOP3 ops, the
+ * 16-bit shifts, and the packed VOP3P ops that work on both halves of each
+ * register at once.
  *
  * gfx11 names the halves of a VGPR: in the VOP1/VOP2 forms bit 7 of a
  * 16-bit operand's register number picks the high half of v[n & 127]
@@ -25,6 +26,7 @@ bool gfx11_is_half_op(uint32_t op) {
   switch (op) {
     case GFX11_V_ADD_F16: case GFX11_V_MUL_F16: case GFX11_V_FMAC_F16:
     case GFX11_V_CVT_F16_F32: case GFX11_V_CVT_F32_F16: case GFX11_V_FMA_F16:
+    case GFX11_V_LSHLREV_B16: case GFX11_V_LSHRREV_B16:
       return true;
     default:
       return false;
@@ -109,10 +111,20 @@ static void cvt_f16_f32_lane(gfx11_wave_t* wave, const gfx11_inst_t* inst,
   write_half(wave, inst, dst, lane, gfx11_flush_f16(r, keep_f16_out(wave)));
 }
 
-/* One lane of an f16 VOP1/VOP2/VOP3 op. */
+/* One lane of an f16 VOP1/VOP2/VOP3 op, or of a 16-bit shift (VOP3
+ * only): the amount from S0's low 4 bits, the value from S1. */
 static void half_lane(gfx11_wave_t* wave, const gfx11_inst_t* inst,
                       uint32_t lane) {
   half_ref_t dst = half_ref(inst, inst->dst, 3);
+  if (inst->op == GFX11_V_LSHLREV_B16 || inst->op == GFX11_V_LSHRREV_B16) {
+    uint16_t amount = gfx11_read_f16_source(wave, inst, 0, lane) & 15;
+    uint16_t value = gfx11_read_f16_source(wave, inst, 1, lane);
+    write_half(wave, inst, dst, lane,
+               (uint16_t)(inst->op == GFX11_V_LSHLREV_B16
+                              ? (uint32_t)value << amount
+                              : (uint32_t)value >> amount));
+    return;
+  }
   if (inst->op == GFX11_V_CVT_F16_F32) {
     cvt_f16_f32_lane(wave, inst, dst, lane);
     return;
@@ -147,8 +159,13 @@ static void half_lane(gfx11_wave_t* wave, const gfx11_inst_t* inst,
 }
 
 bool gfx11_exec_half(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
-  /* Output scaling of f16 results is not modelled. */
+  /* Output scaling of f16 results is not modelled; integer shifts take
+   * no float modifiers. */
   if (inst->omod) return unsupported(wave, "VOP3", inst->op);
+  if ((inst->op == GFX11_V_LSHLREV_B16 || inst->op == GFX11_V_LSHRREV_B16) &&
+      (inst->abs || inst->neg || inst->clamp)) {
+    return unsupported(wave, "VOP3", inst->op);
+  }
   uint32_t exec = wave->sgpr[GFX11_EXEC_LO];
   for (uint32_t lane = 0; lane < GFX11_LANES && !wave->faulted; ++lane) {
     if (exec >> lane & 1) half_lane(wave, inst, lane);

@@ -38,6 +38,7 @@
   X(S_LSHR_B32, 10, "s_lshr_b32")              \
   X(S_LSHR_B64, 11, "s_lshr_b64")              \
   X(S_ASHR_I32, 12, "s_ashr_i32")              \
+  X(S_ASHR_I64, 13, "s_ashr_i64")              \
   X(S_MIN_I32, 18, "s_min_i32")                \
   X(S_MIN_U32, 19, "s_min_u32")                \
   X(S_MAX_I32, 20, "s_max_i32")                \
@@ -210,6 +211,8 @@
   X(V_MUL_LO_U32, 0x32C, "v_mul_lo_u32")                   \
   X(V_MUL_HI_U32, 0x32D, "v_mul_hi_u32")                   \
   X(V_MUL_HI_I32, 0x32E, "v_mul_hi_i32")                   \
+  X(V_LSHLREV_B16, 0x338, "v_lshlrev_b16")                 \
+  X(V_LSHRREV_B16, 0x339, "v_lshrrev_b16")                 \
   X(V_LSHLREV_B64, 0x33C, "v_lshlrev_b64")                 \
   X(V_LSHRREV_B64, 0x33D, "v_lshrrev_b64")                 \
   X(V_ASHRREV_I64, 0x33E, "v_ashrrev_i64")                 \

@@ -56,6 +56,9 @@ static void test_check_own_kernels_pass(void** state) {
       {"wmma_gemm.loom",
        {"PASS wmma_16x16x16\n", "PASS wmma_16x16x16_bf16\n",
         "PASS wmma_operand_copies\n", "6 passed, 0 failed, 0 not run\n"}},
+      {"f8_convert.loom",
+       {"PASS f8_round_trip_all\n", "PASS f8e5m2_round_trip\n",
+        "2 passed, 0 failed, 0 not run\n"}},
   };
   for (size_t i = 0; i < sizeof(kernels) / sizeof(kernels[0]); ++i) {
     char* args = test_strdup_printf("%s/check/%s --device=0",
@@ -73,9 +76,9 @@ static void test_check_own_kernels_pass(void** state) {
   test_temp_dir_remove(root);
 }
 
-/* Workgroup reductions of every kind, the vector ops and the fragment
- * GEMM give on the modelled gfx1151 (device 1 with HRX_KFD_MODEL) what they give on
- * the host device. */
+/* Workgroup reductions of every kind, the vector ops, the fragment GEMM
+ * and the f8 conversions give on the modelled gfx1151 (device 1 with
+ * HRX_KFD_MODEL) what they give on the host device. */
 static void test_check_kernels_on_gfx1151(void** state) {
   (void)state;
   if (strcmp(getenv("HRX_TEST_HAVE_LLVM"), "1") != 0) skip();
@@ -94,6 +97,7 @@ static void test_check_kernels_on_gfx1151(void** state) {
       {"vector_bits.loom", "1 passed, 0 failed, 0 not run\n"},
       {"vector_math.loom", "1 passed, 0 failed, 0 not run\n"},
       {"wmma_gemm.loom", "6 passed, 0 failed, 0 not run\n"},
+      {"f8_convert.loom", "2 passed, 0 failed, 0 not run\n"},
   };
   for (size_t i = 0; i < sizeof(kernels) / sizeof(kernels[0]); ++i) {
     char* args = test_strdup_printf("check %s/check/%s --device=1",

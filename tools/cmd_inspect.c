@@ -142,7 +142,8 @@ static int inspect_onnx(const char* path, hrx_onnx_model_t* model) {
 }
 
 static const char* const host_type_names[HRX_HOST_TYPE_COUNT] = {
-    "i1", "i8", "i16", "i32", "i64", "f16", "bf16", "f32", "f64"};
+    "i1", "i8", "i16", "i32", "i64", "f16", "bf16", "f32", "f64", "f8E4M3",
+    "f8E5M2"};
 
 /* Loads the code object on a host device (which validates all of it) and
  * lists its kernels with what 'hrx run' needs to call them. */

@@ -72,7 +72,8 @@ uint32_t hrx_host_op_usage(uint8_t op) {
 }
 
 static uint32_t hrx_host_type_bytes(uint8_t type) {
-  static const uint8_t bytes[HRX_HOST_TYPE_COUNT] = {1, 1, 2, 4, 8, 2, 2, 4, 8};
+  static const uint8_t bytes[HRX_HOST_TYPE_COUNT] = {1, 1, 2, 4, 8, 2,
+                                                     2, 4, 8, 1, 1};
   return type < HRX_HOST_TYPE_COUNT ? bytes[type] : 0;
 }
 

@@ -41,15 +41,16 @@ static const char* lookup(name_table_t table, uint32_t op) {
 }
 
 /* v_cmp{x}_<condition>_<type> for the compare ranges the model executes
- * (f16 0-15, f32 16-31, i32 64-71, u32 72-79, i64 80-87, u64 88-95,
- * class f16 125 and f32 126; +128: cmpx). */
+ * (f16 0-15, f32 16-31, i16 48-55, u16 56-63, i32 64-71, u32 72-79, i64
+ * 80-87, u64 88-95, class f16 125 and f32 126; +128: cmpx). */
 static bool compare_name(uint32_t op, char* out, size_t size) {
   static const char* const float_conditions[16] = {
       "f", "lt", "eq", "le", "gt", "lg", "ge", "o",
       "u", "nge", "nlg", "ngt", "nle", "neq", "nlt", "t"};
   static const char* const int_conditions[8] = {"f",  "lt", "eq", "le",
                                                 "gt", "ne", "ge", "t"};
-  static const char* const int_types[4] = {"i32", "u32", "i64", "u64"};
+  static const char* const int_types[6] = {"i16", "u16", "i32",
+                                           "u32", "i64", "u64"};
   const char* prefix = op & 0x80 ? "v_cmpx" : "v_cmp";
   uint32_t base = op & 0x7F;
   if (base <= 0x1F) {
@@ -61,9 +62,9 @@ static bool compare_name(uint32_t op, char* out, size_t size) {
     snprintf(out, size, "%s_class_%s", prefix, base == 0x7D ? "f16" : "f32");
     return true;
   }
-  if (base >= 0x40 && base <= 0x5F) {
+  if (base >= 0x30 && base <= 0x5F) {
     snprintf(out, size, "%s_%s_%s", prefix, int_conditions[base & 7],
-             int_types[(base - 0x40) / 8]);
+             int_types[(base - 0x30) / 8]);
     return true;
   }
   return false;

@@ -38,6 +38,7 @@
   X(S_LSHR_B32, 10, "s_lshr_b32")              \
   X(S_LSHR_B64, 11, "s_lshr_b64")              \
   X(S_ASHR_I32, 12, "s_ashr_i32")              \
+  X(S_ASHR_I64, 13, "s_ashr_i64")              \
   X(S_MIN_I32, 18, "s_min_i32")                \
   X(S_MIN_U32, 19, "s_min_u32")                \
   X(S_MAX_I32, 20, "s_max_i32")                \

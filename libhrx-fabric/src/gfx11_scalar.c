@@ -87,10 +87,13 @@ static bool exec_sop2(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
       d = (a >> (b & 31)) | ((a >> 31) ? ~(~0u >> (b & 31)) : 0);
       wave->scc = d != 0;
       break;
-    case GFX11_S_LSHL_B64: case GFX11_S_LSHR_B64:
-      {  /* s_lshl_b64, s_lshr_b64: the shift is 32-bit */
+    case GFX11_S_LSHL_B64: case GFX11_S_LSHR_B64: case GFX11_S_ASHR_I64:
+      {  /* s_lshl_b64, s_lshr_b64, s_ashr_i64: the shift is 32-bit */
       uint64_t v = gfx11_read64(wave, inst->src[0], 0);
-      v = inst->op == GFX11_S_LSHL_B64 ? v << (b & 63) : v >> (b & 63);
+      uint64_t fill = inst->op == GFX11_S_ASHR_I64 && (v >> 63)
+                          ? ~(~UINT64_C(0) >> (b & 63)) : 0;
+      v = inst->op == GFX11_S_LSHL_B64 ? v << (b & 63)
+                                       : (v >> (b & 63)) | fill;
       wave->scc = v != 0;
       write_sgpr64(wave, inst->dst, v);
       wave->pc += inst->size;

@@ -281,13 +281,18 @@ static bool float_condition(uint32_t cond, float a, float b) {
   return negate ? !r : r;
 }
 
-/* One lane of an integer compare (i32/u32 64-79, i64/u64 80-95). */
+/* One lane of an integer compare (i16/u16 48-63, i32/u32 64-79, i64/u64
+ * 80-95). 16-bit operands are halves, as f16 ones are. */
 static bool int_compare_lane(gfx11_wave_t* wave, const gfx11_inst_t* inst,
                              uint32_t op, uint32_t lane) {
   bool wide = op >= 0x50;
   bool is_signed = (op & 0x18) == 0x00 || (op & 0x18) == 0x10;
   uint64_t a, b, sign;
-  if (wide) {
+  if (op < 0x40) {
+    a = gfx11_read_f16_source(wave, inst, 0, lane);
+    b = gfx11_read_f16_source(wave, inst, 1, lane);
+    sign = 1ull << 15;
+  } else if (wide) {
     a = gfx11_read64_int(wave, inst, inst->src[0], lane, is_signed);
     b = gfx11_read64_int(wave, inst, inst->src[1], lane, is_signed);
     sign = 1ull << 63;
@@ -360,7 +365,7 @@ static bool exec_compare(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
   bool writes_exec = inst->op & 0x80;  /* v_cmpx_* */
   bool is_float = op <= 0x1F;
   bool is_class = op == CMP_CLASS_F16 || op == CMP_CLASS_F32;
-  if (!is_float && !is_class && (op < 0x40 || op > 0x5F)) {
+  if (!is_float && !is_class && (op < 0x30 || op > 0x5F)) {
     return unsupported(wave, inst->op);
   }
   /* Only float sources take modifiers: S0 of a class test, not its mask. */
@@ -368,8 +373,9 @@ static bool exec_compare(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
   if ((inst->abs | inst->neg) & ~float_inputs) {
     return unsupported(wave, inst->op);
   }
-  /* opsel picks f16 halves; 32-bit compares have none to pick. */
-  bool halves = op < 0x10 || op == CMP_CLASS_F16;
+  /* opsel picks 16-bit halves; 32-bit compares have none to pick. */
+  bool halves =
+      op < 0x10 || op == CMP_CLASS_F16 || (op >= 0x30 && op < 0x40);
   if (!halves && inst->opsel) return unsupported(wave, inst->op);
   uint32_t exec = wave->sgpr[GFX11_EXEC_LO];
   uint32_t mask = 0;

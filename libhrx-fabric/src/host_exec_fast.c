@@ -635,6 +635,8 @@ static void hx_translate(const hrx_host_program_t* p, const hrx_host_insn_t* i,
         case HRX_HOST_TYPE_F16:
         case HRX_HOST_TYPE_BF16: x->op = HX_LOAD_U16; return;
         case HRX_HOST_TYPE_F32: x->op = HX_LOAD_U32; return;
+        case HRX_HOST_TYPE_F8E4M3:
+        case HRX_HOST_TYPE_F8E5M2: return; /* the reference executor's */
         default: x->op = HX_LOAD_U64; return;
       }
     case HRX_HOST_OP_STORE:

@@ -1,5 +1,5 @@
 /* Numeric helpers of the host executor: integer widths and the f16 / bf16
- * encodings (round to nearest even). */
+ * / f8 encodings (round to nearest even). */
 #ifndef HRX_FABRIC_HOST_NUMERIC_H_
 #define HRX_FABRIC_HOST_NUMERIC_H_
 
@@ -7,12 +7,13 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "hrx/core/f8.h"
 #include "hrx/core/half.h"
 #include "hrx/fabric/host_isa.h"
 
 static inline uint32_t hrx_type_bits(uint8_t type) {
-  static const uint8_t bits[HRX_HOST_TYPE_COUNT] = {1, 8, 16, 32, 64,
-                                                    16, 16, 32, 64};
+  static const uint8_t bits[HRX_HOST_TYPE_COUNT] = {1, 8, 16, 32, 64, 16,
+                                                    16, 32, 64, 8, 8};
   return bits[type];
 }
 
@@ -85,6 +86,10 @@ static inline float hrx_load_f(uint8_t type, uint64_t v) {
   switch (type) {
     case HRX_HOST_TYPE_F16: return hrx_f16_to_f32((uint16_t)v);
     case HRX_HOST_TYPE_BF16: return hrx_bf16_to_f32((uint16_t)v);
+    case HRX_HOST_TYPE_F8E4M3:
+      return hrx_f32(hrx_f8e4m3_to_f32_bits((uint8_t)v));
+    case HRX_HOST_TYPE_F8E5M2:
+      return hrx_f32(hrx_f8e5m2_to_f32_bits((uint8_t)v));
     default: return hrx_f32(v);
   }
 }
@@ -93,6 +98,10 @@ static inline uint64_t hrx_store_f(uint8_t type, float f) {
   switch (type) {
     case HRX_HOST_TYPE_F16: return hrx_f32_to_f16(f);
     case HRX_HOST_TYPE_BF16: return hrx_f32_to_bf16(f);
+    case HRX_HOST_TYPE_F8E4M3:
+      return hrx_f32_bits_to_f8e4m3(hrx_f32_bits(f));
+    case HRX_HOST_TYPE_F8E5M2:
+      return hrx_f32_bits_to_f8e5m2(hrx_f32_bits(f));
     default: return hrx_from_f32(f);
   }
 }

@@ -110,6 +110,10 @@ static hrx_status_t loom_describe_type(const loom_describer_t* d,
                                        hrx_loom_check_value_t* value) {
   const loom_type_t* t = &LOOM_TYPE(d->module, type);
   loom_type_kind_t element = t->kind == LOOM_TYPE_TENSOR ? t->element : t->kind;
+  if (loom_type_is_f8(element)) {
+    /* hrx_loom_arg_type_t has no f8: an i8 tensor holds the same bytes. */
+    return loom_unsupported(d, op, "f8 elements; use i8 for their bits");
+  }
   if (element < LOOM_TYPE_INDEX || element >= LOOM_TYPE_BUFFER) {
     return loom_unsupported(d, op, "not a scalar or a tensor of scalars");
   }

@@ -59,6 +59,8 @@ uint8_t hb_host_type(loom_type_kind_t kind) {
     case LOOM_TYPE_BF16: return HRX_HOST_TYPE_BF16;
     case LOOM_TYPE_F32: return HRX_HOST_TYPE_F32;
     case LOOM_TYPE_F64: return HRX_HOST_TYPE_F64;
+    case LOOM_TYPE_F8E4M3: return HRX_HOST_TYPE_F8E4M3;
+    case LOOM_TYPE_F8E5M2: return HRX_HOST_TYPE_F8E5M2;
     default: return HRX_HOST_TYPE_I64;
   }
 }

@@ -2163,7 +2163,9 @@ static const char* hn_find_lockstep(const loom_module_t* m, uint32_t region,
 static LLVMTypeRef hn_kind_type(hn_t* h, loom_type_kind_t kind) {
   switch (kind) {
     case LOOM_TYPE_I1: return h->i1;
-    case LOOM_TYPE_I8: return h->i8;
+    case LOOM_TYPE_I8:
+    case LOOM_TYPE_F8E4M3: /* f8 values are their bits (llvm_f8.h) */
+    case LOOM_TYPE_F8E5M2: return h->i8;
     case LOOM_TYPE_I16: return h->i16;
     case LOOM_TYPE_I32: return h->i32;
     case LOOM_TYPE_F16: return LLVMHalfTypeInContext(h->context);

@@ -105,6 +105,10 @@ bool loom_type_is_float(loom_type_kind_t kind) {
   return kind >= LOOM_TYPE_F16 && kind <= LOOM_TYPE_F64;
 }
 
+bool loom_type_is_f8(loom_type_kind_t kind) {
+  return kind == LOOM_TYPE_F8E4M3 || kind == LOOM_TYPE_F8E5M2;
+}
+
 bool loom_type_is_address(loom_type_kind_t kind) {
   return kind == LOOM_TYPE_INDEX || kind == LOOM_TYPE_OFFSET;
 }
@@ -116,7 +120,9 @@ bool loom_type_is_encoding(loom_type_kind_t kind) {
 uint32_t loom_type_bit_width(loom_type_kind_t kind) {
   switch (kind) {
     case LOOM_TYPE_I1: return 1;
-    case LOOM_TYPE_I8: return 8;
+    case LOOM_TYPE_I8:
+    case LOOM_TYPE_F8E4M3:
+    case LOOM_TYPE_F8E5M2: return 8;
     case LOOM_TYPE_I16:
     case LOOM_TYPE_F16:
     case LOOM_TYPE_BF16: return 16;
@@ -138,6 +144,7 @@ static const char* const loom_type_names[LOOM_TYPE_KIND_COUNT] = {
     [LOOM_TYPE_F16] = "f16",           [LOOM_TYPE_BF16] = "bf16",
     [LOOM_TYPE_F32] = "f32",           [LOOM_TYPE_F64] = "f64",
     [LOOM_TYPE_BUFFER] = "buffer",     [LOOM_TYPE_VECTOR] = "vector",
+    [LOOM_TYPE_F8E4M3] = "f8E4M3",     [LOOM_TYPE_F8E5M2] = "f8E5M2",
     [LOOM_TYPE_LAYOUT] = "encoding<layout>",
     [LOOM_TYPE_SCHEMA] = "encoding<schema>",
     [LOOM_TYPE_VIEW] = "view",

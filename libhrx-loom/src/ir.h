@@ -91,6 +91,12 @@ typedef enum loom_type_kind_e {
   LOOM_TYPE_F32,
   LOOM_TYPE_F64,
   LOOM_TYPE_BUFFER,
+  /* 8-bit float storage types (hrx/core/f8.h): loaded, stored, moved and
+   * converted with extf / fptrunc, never computed on. After buffer, so the
+   * public hrx_loom_arg_type_t (index .. buffer) does not grow: they are
+   * not kernel-argument or check-value types. */
+  LOOM_TYPE_F8E4M3,
+  LOOM_TYPE_F8E5M2,
   LOOM_TYPE_LAYOUT, /* encoding<layout>: the address layout of views */
   LOOM_TYPE_SCHEMA, /* encoding<schema>: how values are stored (encoding.define) */
   LOOM_TYPE_VECTOR,
@@ -120,6 +126,7 @@ typedef struct loom_type_t {
 
 bool loom_type_is_integer(loom_type_kind_t kind);  /* i1..i64 */
 bool loom_type_is_float(loom_type_kind_t kind);    /* f16 bf16 f32 f64 */
+bool loom_type_is_f8(loom_type_kind_t kind);       /* f8E4M3 f8E5M2 */
 bool loom_type_is_address(loom_type_kind_t kind); /* index offset */
 /* encoding<layout> / encoding<schema>: compile-time descriptions that
  * backends read where they are used and never materialise. */

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "fragment.h"
+#include "llvm_f8.h"
 #include "op_table.h"
 
 #define LL_MAX_INLINE_DEPTH 16
@@ -70,7 +71,9 @@ static LLVMTypeRef ll_i(llvm_lower_t* l, unsigned bits) {
 static LLVMTypeRef ll_scalar_type(llvm_lower_t* l, loom_type_kind_t kind) {
   switch (kind) {
     case LOOM_TYPE_I1: return ll_i(l, 1);
-    case LOOM_TYPE_I8: return ll_i(l, 8);
+    case LOOM_TYPE_I8:
+    case LOOM_TYPE_F8E4M3: /* f8 values are their bits (llvm_f8.h) */
+    case LOOM_TYPE_F8E5M2: return ll_i(l, 8);
     case LOOM_TYPE_I16: return ll_i(l, 16);
     case LOOM_TYPE_I32: return ll_i(l, 32);
     case LOOM_TYPE_F16: return LLVMHalfTypeInContext(l->context);
@@ -567,10 +570,17 @@ static bool ll_lower_cast(llvm_lower_t* l, const loom_op_t* op) {
     } else {
       r = LLVMBuildZExt(b, x, to, "");
     }
-  } else if (!strcmp(name, "scalar.extf") || !strcmp(name, "vector.extf")) {
-    r = ll_convert(l, x, to);
-  } else if (!strcmp(name, "scalar.fptrunc") ||
-             !strcmp(name, "vector.fptrunc")) {
+  } else if (!strcmp(name, "scalar.extf") && loom_type_is_f8(from_kind)) {
+    /* Through f32, exact; the canonical NaN it gives narrows the same on
+     * every target. */
+    r = llvm_f8_widen(l, x, from_kind);
+    if (to_kind != LOOM_TYPE_F32) r = ll_convert(l, r, to);
+  } else if (!strcmp(name, "scalar.fptrunc") && loom_type_is_f8(to_kind)) {
+    if (from_kind != LOOM_TYPE_F32) {
+      x = ll_convert(l, x, ll_widened(l, LLVMTypeOf(x)));
+    }
+    r = llvm_f8_narrow(l, x, to_kind);
+  } else if (!strcmp(name, "scalar.extf") || !strcmp(name, "scalar.fptrunc")) {
     r = ll_convert(l, x, to);
   } else if (!strcmp(name, "scalar.extui")) {
     r = LLVMBuildZExt(b, x, to, "");

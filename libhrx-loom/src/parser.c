@@ -364,7 +364,7 @@ static bool loom_parse_index_operand(loom_parser_t* p, uint32_t* out) {
 /*===------------------------------------------------------------------===*/
 
 static loom_type_kind_t loom_scalar_kind(const char* text, uint32_t length) {
-  for (int k = LOOM_TYPE_INDEX; k <= LOOM_TYPE_BUFFER; ++k) {
+  for (int k = LOOM_TYPE_INDEX; k <= LOOM_TYPE_F8E5M2; ++k) {
     const char* name = loom_type_kind_name((loom_type_kind_t)k);
     if (strlen(name) == length && memcmp(name, text, length) == 0) {
       return (loom_type_kind_t)k;

@@ -70,9 +70,17 @@ static void loom_type_not_allowed(loom_verifier_t* v, const loom_op_t* op,
   char a[96];
   loom_type_text(v, actual, a, sizeof(a));
   hrx_loom_diag_param_t params[] = {{"actual", a}};
+  const loom_type_t* t = &LOOM_TYPE(v->module, actual);
+  bool f8 = loom_type_is_f8(t->kind) ||
+            ((t->kind == LOOM_TYPE_VECTOR || t->kind == LOOM_TYPE_VIEW) &&
+             loom_type_is_f8(t->element));
   loom_verror(v, op->span, HRX_LOOM_DIAG_TYPE_NOT_ALLOWED, params, 1,
-              "%s: %s of type %s is not allowed here",
-              loom_op_defs[op->opcode].name, what, a);
+              "%s: %s of type %s is not allowed here%s",
+              loom_op_defs[op->opcode].name, what, a,
+              f8 ? " (f8E4M3 and f8E5M2 are storage types: only loads, "
+                   "stores, moves and conversions take them; widen with "
+                   "scalar.extf or vector.extf to compute)"
+                 : "");
 }
 
 static loom_type_id_t loom_operand_type(const loom_verifier_t* v,
@@ -144,6 +152,14 @@ static void loom_check_constant(loom_verifier_t* v, const loom_op_t* op) {
   /* vector.constant: the literal is every lane's value. */
   if (kind == LOOM_TYPE_VECTOR) kind = LOOM_TYPE(v->module, op->type).element;
   const loom_literal_t* l = &op->literal;
+  if (loom_type_is_f8(kind)) {
+    /* Storage types have no literals here: a constant is an f32 one
+     * narrowed with fptrunc, which says how it rounds. */
+    loom_verror(v, op->span, HRX_LOOM_DIAG_TYPE_NOT_ALLOWED, NULL, 0,
+                "%s constants are not supported; narrow an f32 constant "
+                "with fptrunc", loom_type_kind_name(kind));
+    return;
+  }
   if (loom_type_is_float(kind)) {
     if (l->kind != LOOM_LITERAL_FLOAT) {
       loom_verror(v, op->span, HRX_LOOM_DIAG_TYPE_MISMATCH, NULL, 0,
@@ -222,11 +238,18 @@ static void loom_check_cast(loom_verifier_t* v, const loom_op_t* op) {
   bool ok = true;
   switch ((loom_cast_t)def->cast) {
     case LOOM_CAST_EXTF:
-      ok = wt > wf && loom_type_is_float(from) && loom_type_is_float(to);
+      /* f8 widens to f16, bf16 and f32 (exactly, hrx/core/f8.h). */
+      ok = wt > wf && loom_type_is_float(to) &&
+           (loom_type_is_float(from) ||
+            (loom_type_is_f8(from) && to != LOOM_TYPE_F64));
       break;
     case LOOM_CAST_EXTI: ok = wt > wf; break;
     case LOOM_CAST_TRUNCF:
-      ok = wt < wf && loom_type_is_float(from) && loom_type_is_float(to);
+      /* f64 -> f8 would round twice on the way through f32, which is
+       * the only way the backends narrow to f8 (hrx/core/f8.h). */
+      ok = wt < wf && loom_type_is_float(from) &&
+           (loom_type_is_float(to) ||
+            (loom_type_is_f8(to) && from != LOOM_TYPE_F64));
       break;
     case LOOM_CAST_TRUNCI: ok = wt < wf; break;
     case LOOM_CAST_INDEX:
@@ -1548,6 +1571,12 @@ static void loom_verify_kernel(loom_verifier_t* v, const loom_kernel_t* k) {
       loom_verror(v, arg->span, HRX_LOOM_DIAG_TYPE_NOT_ALLOWED, NULL, 0,
                   "launch arguments are scalars or buffers, not %s",
                   loom_type_kind_name(kind));
+    } else if (loom_type_is_f8(kind)) {
+      /* The kernel-argument ABI (hrx_loom_arg_type_t) has no f8: pass
+       * the bits as an i8 and scalar.bitcast them. */
+      loom_verror(v, arg->span, HRX_LOOM_DIAG_TYPE_NOT_ALLOWED, NULL, 0,
+                  "launch arguments of type %s are not supported; pass an "
+                  "i8 and scalar.bitcast it", loom_type_kind_name(kind));
     }
   }
   loom_region_rule_t config_rule = {.terminator = LOOM_TERM_LAUNCH_CONFIG};

@@ -2679,6 +2679,38 @@ static const uint8_t case386[] = {
 static const uint8_t case387[] = {
     /* v_sin_f32_e64 v10, -v2 */
     0x0a, 0x00, 0xb5, 0xd5, 0x02, 0x01, 0x00, 0x20,
+/* f8 conversions: 64-bit arithmetic shifts of indices, 16-bit shifts
+ * (a 16-bit result replaces its half and keeps the other) and 16-bit
+ * compares (only the low halves count). */
+static const uint8_t case388[] = {
+    /* s_ashr_i64 s[20:21], s[4:5], s6 */
+    0x04, 0x06, 0x94, 0x86,
+    /* v_mov_b32_e32 v10, s20 */
+    0x14, 0x02, 0x14, 0x7e,
+};
+static const uint8_t case389[] = {
+    /* v_lshlrev_b16 v3, v2, v3 */
+    0x03, 0x00, 0x38, 0xd7, 0x02, 0x07, 0x02, 0x00,
+    /* v_mov_b32_e32 v10, v3 */
+    0x03, 0x03, 0x14, 0x7e,
+};
+static const uint8_t case390[] = {
+    /* v_lshrrev_b16 v3, v2, v3 */
+    0x03, 0x00, 0x39, 0xd7, 0x02, 0x07, 0x02, 0x00,
+    /* v_mov_b32_e32 v10, v3 */
+    0x03, 0x03, 0x14, 0x7e,
+};
+static const uint8_t case391[] = {
+    /* v_cmp_gt_u16_e32 vcc_lo, v2, v5 */
+    0x02, 0x0b, 0x78, 0x7c,
+    /* v_cndmask_b32_e32 v10, v2, v3, vcc_lo */
+    0x02, 0x07, 0x14, 0x02,
+};
+static const uint8_t case392[] = {
+    /* v_cmp_lt_i16_e64 s20, v2, v5 */
+    0x14, 0x00, 0x31, 0xd4, 0x02, 0x0b, 0x02, 0x00,
+    /* v_cndmask_b32_e64 v10, 0, 1, s20 */
+    0x0a, 0x00, 0x01, 0xd5, 0x80, 0x02, 0x51, 0x00,
 };
 static const isa_case_t isa_cases[] = {
     {"s_add_u32 s20, s4, s5; s_addc_u32 s20, s20, 0; v_mov_b32 v10, s20",
@@ -4153,6 +4185,21 @@ static const isa_case_t isa_cases[] = {
      {0x7f800000u, 0x0u, 0x0u, 0x0u}, 0x7fc00000u, 0x7fc00000u},
     {"v_sin_f32_e64 v10, -v2 (-(1/4) turn)", case387, sizeof(case387),
      {0x3e800000u, 0x0u, 0x0u, 0x0u}, 0xbf800000u, 0xbf800000u},
+    {"s_ashr_i64 s[20:21], s[4:5], s6; v_mov_b32 v10, s20",
+     case388, sizeof(case388),
+     {0x12345678u, 0x80000001u, 0x24u, 0x0u}, 0xf8000000u, 0xf8000000u},
+    {"v_lshlrev_b16 v3, v2, v3; v_mov_b32 v10, v3",
+     case389, sizeof(case389),
+     {0x14u, 0xabcd1234u, 0x0u, 0x0u}, 0xabcd2340u, 0xabcd2340u},
+    {"v_lshrrev_b16 v3, v2, v3; v_mov_b32 v10, v3",
+     case390, sizeof(case390),
+     {0x13u, 0xabcd8234u, 0x0u, 0x0u}, 0xabcd1046u, 0xabcd1046u},
+    {"v_cmp_gt_u16 vcc_lo, v2, v5; v_cndmask_b32 v10, v2, v3, vcc_lo",
+     case391, sizeof(case391),
+     {0x10002u, 0x77u, 0x0u, 0x0u}, 0x77u, 0x10002u},
+    {"v_cmp_lt_i16_e64 s20, v2, v5; v_cndmask_b32_e64 v10, 0, 1, s20",
+     case392, sizeof(case392),
+     {0x3ffffu, 0x0u, 0x0u, 0x0u}, 0x1u, 0x1u},
 };
 
 static const uint8_t undecodable[] = {

@@ -12,7 +12,7 @@
  * remainders) follow the explicit ones at an 8-byte boundary when the
  * descriptor's kernarg size has room for them.
  *
- * Kernels covered (42 kernel sources, 113 runs):
+ * Kernels covered (43 kernel sources, 116 runs):
  *   libhrx-loom/kernels/ and examples/ (10 sources, 31 runs), at sizes
  *   that are not multiples of the workgroup: saxpy (both copies),
  *   gather_rows (2-D workload), histogram, reduce_sum, row_dot, transpose
@@ -47,6 +47,8 @@
  *     halves) on noise, one tile and 48x32 over k = 64; i8 into i32
  *     (V_WMMA_I32_16X16X16_IU8) on random bytes, the same shapes, and one
  *     tile wrapped and saturated with C near both ends of the i32 range.
+ *   - tests/kernels/check/f8_convert.loom (3 runs): f8E4M3 / f8E5M2
+ *     conversions and moves, lowered to integer code on both.
  *   Written here (5 sources, 24 runs): grid2d (2-D grid of 8x4 groups,
  *   6 sizes), grid3d (3-D grid of 4x3x3 groups, 36 work-items so the
  *   second wave is partial, 5 sizes), both at sizes that are not multiples
@@ -111,10 +113,11 @@
 #include "gfx11.h"
 #include "gfx11_test_util.h"
 #include "hrx/core/bytes.h"
+#include "hrx/core/f8.h"
 #include "hrx/core/file.h"
 #include "hrx/core/half.h"
 
-enum { MAX_ARGS = 16, MAX_BUFFERS = 4, MAX_COLUMNS = 8 };
+enum { MAX_ARGS = 16, MAX_BUFFERS = 12, MAX_COLUMNS = 8 };
 
 /* How far an approximate operation's results may be apart. */
 typedef struct op_bound_t {
@@ -1166,6 +1169,74 @@ static void test_wmma_types(void** state) {
   run_case(&sat);
 }
 
+/* f8 storage types (tests/kernels/check/f8_convert.loom): every code
+ * widened to f32, f16 and bf16 with vector loads and lane moves, f32 /
+ * f16 / bf16 values narrowed (ties between codes of both formats, noise
+ * over the formats' range and any bit pattern), and the round trips the
+ * file's check cases state. Integer code and exact float steps on both
+ * devices, so bit for bit. */
+static void test_f8(void** state) {
+  (void)state;
+  const char* file = "../../tests/kernels/check/f8_convert.loom";
+  diff_case_t widen = {.file = file, .kernel = "f8_widen", .workload = {256},
+                       .workload_count = 1};
+  add_scalar(&widen, 256);
+  uint8_t* codes = add_buffer(&widen, 256);
+  for (size_t i = 0; i < 256; ++i) codes[i] = (uint8_t)i;
+  for (size_t b = 0; b < 6; ++b) add_buffer(&widen, b < 2 ? 1024 : 512);
+  add_buffer(&widen, 1024);
+  add_buffer(&widen, 256);
+  run_case(&widen);
+
+  const uint64_t n = 1000;
+  diff_case_t narrow = {.file = file, .kernel = "f8_narrow", .workload = {n},
+                        .workload_count = 1};
+  add_scalar(&narrow, n);
+  uint8_t* x = add_buffer(&narrow, n * 4);
+  uint8_t* hx = add_buffer(&narrow, n * 2);
+  uint8_t* bx = add_buffer(&narrow, n * 2);
+  for (size_t i = 0; i < n; ++i) {
+    uint32_t hash = (uint32_t)i * 2654435761u ^ 0x5bd1e995u;
+    hash ^= hash >> 13;
+    uint32_t bits = hash;
+    if (i % 4 == 0) { /* the tie between two E4M3 codes */
+      uint8_t c = (uint8_t)((i / 4) % 0x7e);
+      float lo, hi;
+      uint32_t a = hrx_f8e4m3_to_f32_bits(c), b = hrx_f8e4m3_to_f32_bits(c + 1);
+      memcpy(&lo, &a, 4);
+      memcpy(&hi, &b, 4);
+      float mid = (lo + hi) / 2.0f;
+      memcpy(&bits, &mid, 4);
+    } else if (i % 4 == 1) { /* the tie between two E5M2 codes */
+      uint8_t c = (uint8_t)((i / 4) % 0x7b);
+      float lo, hi;
+      uint32_t a = hrx_f8e5m2_to_f32_bits(c), b = hrx_f8e5m2_to_f32_bits(c + 1);
+      memcpy(&lo, &a, 4);
+      memcpy(&hi, &b, 4);
+      float mid = (lo + hi) / 2.0f;
+      memcpy(&bits, &mid, 4);
+    } else if (i % 4 == 2) { /* 2^-27 .. 2^22 */
+      bits = (hash & 0x807fffffu) | ((100u + (hash >> 25) % 50u) << 23);
+    }
+    bits |= (uint32_t)(i & 8) << 28; /* both signs */
+    uint16_t h = hrx_f32_bits_to_f16(bits), bf = (uint16_t)(bits >> 16);
+    memcpy(x + 4 * i, &bits, 4);
+    memcpy(hx + 2 * i, &h, 2);
+    memcpy(bx + 2 * i, &bf, 2);
+  }
+  for (size_t b = 0; b < 8; ++b) add_buffer(&narrow, n);
+  run_case(&narrow);
+
+  diff_case_t trip = {.file = file, .kernel = "f8_round_trip",
+                      .workload = {256}, .workload_count = 1};
+  add_scalar(&trip, 256);
+  codes = add_buffer(&trip, 256);
+  for (size_t i = 0; i < 256; ++i) codes[i] = (uint8_t)(255 - i);
+  add_buffer(&trip, 256);
+  add_buffer(&trip, 256);
+  run_case(&trip);
+}
+
 static void test_wmma(void** state) {
   (void)state;
   wmma_case(false, 16, 16, 16);
@@ -1584,6 +1655,7 @@ int main(void) {
       cmocka_unit_test(test_lds_mirror),
       cmocka_unit_test(test_wmma),
       cmocka_unit_test(test_wmma_types),
+      cmocka_unit_test(test_f8),
       cmocka_unit_test(test_ulp_distance),
       cmocka_unit_test(test_skip_table),
   };

@@ -62,6 +62,9 @@ static void test_check_own_kernels_pass(void** state) {
       {"wmma_int8.loom",
        {"PASS wmma_i8_16x16x16\n", "PASS wmma_i8_saturate_16x16x16\n",
         "3 passed, 0 failed, 0 not run\n"}},
+      {"f8_convert.loom",
+       {"PASS f8_round_trip_all\n", "PASS f8e5m2_round_trip\n",
+        "2 passed, 0 failed, 0 not run\n"}},
   };
   for (size_t i = 0; i < sizeof(kernels) / sizeof(kernels[0]); ++i) {
     char* args = test_strdup_printf("%s/check/%s --device=0",
@@ -79,10 +82,10 @@ static void test_check_own_kernels_pass(void** state) {
   test_temp_dir_remove(root);
 }
 
-/* Workgroup reductions of every kind, the vector ops and the fragment
- * GEMMs (f32, 16-bit and integer accumulators) give on the modelled
- * gfx1151 (device 1 with HRX_KFD_MODEL) what they give on the host
- * device. */
+/* Workgroup reductions of every kind, the vector ops, the fragment GEMMs
+ * (f32, 16-bit and integer accumulators) and the f8 conversions give on
+ * the modelled gfx1151 (device 1 with HRX_KFD_MODEL) what they give on the
+ * host device. */
 static void test_check_kernels_on_gfx1151(void** state) {
   (void)state;
   if (strcmp(getenv("HRX_TEST_HAVE_LLVM"), "1") != 0) skip();
@@ -104,6 +107,7 @@ static void test_check_kernels_on_gfx1151(void** state) {
       {"wmma_gemm.loom", "6 passed, 0 failed, 0 not run\n"},
       {"wmma_f16acc.loom", "3 passed, 0 failed, 0 not run\n"},
       {"wmma_int8.loom", "3 passed, 0 failed, 0 not run\n"},
+      {"f8_convert.loom", "2 passed, 0 failed, 0 not run\n"},
   };
   for (size_t i = 0; i < sizeof(kernels) / sizeof(kernels[0]); ++i) {
     char* args = test_strdup_printf("check %s/check/%s --device=1",

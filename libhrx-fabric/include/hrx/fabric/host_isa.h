@@ -18,7 +18,11 @@
  *   Integers are sign-extended from their width to 64 bits (i1 is 0 or 1;
  *   index and offset are i64). f32 keeps its IEEE bits in the low 32 bits,
  *   f16 and bf16 in the low 16, f64 uses all 64. Arithmetic on f16/bf16 is
- *   done in f32 and rounded back to nearest-even.
+ *   done in f32 and rounded back to nearest-even. The 8-bit floats
+ *   (f8E4M3, f8E5M2) keep their bits in the low 8 and are storage only:
+ *   loaded, stored, moved, selected, bitcast, and converted by CVT FEXT /
+ *   FTRUNC to and from f16, bf16 and f32 as hrx/core/f8.h does (through
+ *   f32, which is exact); no arithmetic takes them.
  *   A pointer is (slot << 48) | byte_offset: slots 0..N-1 are the dispatch's
  *   buffer bindings in kernel-argument order, HRX_HOST_SLOT_LOCAL is the
  *   workgroup's local memory, HRX_HOST_SLOT_PRIVATE its work-items'
@@ -91,7 +95,8 @@
 #define HRX_HOST_CODE_VERSION 4u
 /* The oldest version loaders still read. */
 #define HRX_HOST_CODE_VERSION_MIN 3u
-#define HRX_HOST_ISA_VERSION 2u
+/* 3: the f8 element types. */
+#define HRX_HOST_ISA_VERSION 3u
 
 #define HRX_HOST_MAX_LANES 64u
 #define HRX_HOST_MAX_REGISTERS 4096u
@@ -126,6 +131,8 @@ typedef enum hrx_host_type_e {
   HRX_HOST_TYPE_BF16,
   HRX_HOST_TYPE_F32,
   HRX_HOST_TYPE_F64,
+  HRX_HOST_TYPE_F8E4M3, /* OCP E4M3FN, hrx/core/f8.h */
+  HRX_HOST_TYPE_F8E5M2,
   HRX_HOST_TYPE_COUNT,
 } hrx_host_type_t;
 

@@ -2679,6 +2679,7 @@ static const uint8_t case386[] = {
 static const uint8_t case387[] = {
     /* v_sin_f32_e64 v10, -v2 */
     0x0a, 0x00, 0xb5, 0xd5, 0x02, 0x01, 0x00, 0x20,
+};
 /* f8 conversions: 64-bit arithmetic shifts of indices, 16-bit shifts
  * (a 16-bit result replaces its half and keeps the other) and 16-bit
  * compares (only the low halves count). */

@@ -1,5 +1,6 @@
-/* 16-bit vector ops of the gfx11 model: f16 VOP1/VOP2/VOP3 ops, and the
- * packed VOP3P ops that work on both halves of each register at once.
+/* 16-bit vector ops of the gfx11 model: f16 VOP1/VOP2/VOP3 ops, the
+ * VOP3-only u16 add, sub, mul and shift, and the packed VOP3P ops that
+ * work on both halves of each register at once.
  *
  * gfx11 names the halves of a VGPR: in the VOP1/VOP2 forms bit 7 of a
  * 16-bit operand's register number picks the high half of v[n & 127]
@@ -25,6 +26,8 @@ bool gfx11_is_half_op(uint32_t op) {
   switch (op) {
     case GFX11_V_ADD_F16: case GFX11_V_MUL_F16: case GFX11_V_FMAC_F16:
     case GFX11_V_CVT_F16_F32: case GFX11_V_CVT_F32_F16: case GFX11_V_FMA_F16:
+    case GFX11_V_ADD_NC_U16: case GFX11_V_SUB_NC_U16: case GFX11_V_MUL_LO_U16:
+    case GFX11_V_LSHLREV_B16:
       return true;
     default:
       return false;
@@ -109,10 +112,50 @@ static void cvt_f16_f32_lane(gfx11_wave_t* wave, const gfx11_inst_t* inst,
   write_half(wave, inst, dst, lane, gfx11_flush_f16(r, keep_f16_out(wave)));
 }
 
-/* One lane of an f16 VOP1/VOP2/VOP3 op. */
+/* A 17-bit sum or difference as 16 bits: wrapped, or with clamp
+ * saturated to the signed or unsigned range. */
+static uint16_t saturate16(int32_t value, bool is_signed, bool clamp) {
+  int32_t lo = is_signed ? INT16_MIN : 0;
+  int32_t hi = is_signed ? INT16_MAX : UINT16_MAX;
+  if (clamp && value < lo) return (uint16_t)lo;
+  if (clamp && value > hi) return (uint16_t)hi;
+  return (uint16_t)value;
+}
+
+/* One lane of a u16 VOP3 op: integer sources (their inline constants are
+ * integers, a literal gives its low half), add and sub saturating with
+ * clamp, the shift taking its amount from S0 as the "rev" shifts do. */
+static void int16_lane(gfx11_wave_t* wave, const gfx11_inst_t* inst,
+                       half_ref_t dst, uint32_t lane) {
+  uint16_t v[2];
+  for (int i = 0; i < 2; ++i) {
+    half_ref_t ref = half_ref(inst, inst->src[i], i);
+    uint32_t value = gfx11_read32(wave, inst, ref.code, lane);
+    v[i] = (uint16_t)(ref.high ? value >> 16 : value);
+  }
+  uint16_t r;
+  switch (inst->op) {
+    case GFX11_V_ADD_NC_U16:
+      r = saturate16((int32_t)v[0] + v[1], false, inst->clamp);
+      break;
+    case GFX11_V_SUB_NC_U16:
+      r = saturate16((int32_t)v[0] - v[1], false, inst->clamp);
+      break;
+    case GFX11_V_MUL_LO_U16: r = (uint16_t)((uint32_t)v[0] * v[1]); break;
+    default: r = (uint16_t)((uint32_t)v[1] << (v[0] & 15)); break;
+  }
+  write_half(wave, inst, dst, lane, r);
+}
+
+/* One lane of an f16 VOP1/VOP2/VOP3 op or a u16 VOP3 one. */
 static void half_lane(gfx11_wave_t* wave, const gfx11_inst_t* inst,
                       uint32_t lane) {
   half_ref_t dst = half_ref(inst, inst->dst, 3);
+  if (inst->op == GFX11_V_ADD_NC_U16 || inst->op == GFX11_V_SUB_NC_U16 ||
+      inst->op == GFX11_V_MUL_LO_U16 || inst->op == GFX11_V_LSHLREV_B16) {
+    int16_lane(wave, inst, dst, lane);
+    return;
+  }
   if (inst->op == GFX11_V_CVT_F16_F32) {
     cvt_f16_f32_lane(wave, inst, dst, lane);
     return;
@@ -161,16 +204,6 @@ static bool vop3p_is_float(uint32_t op) {
   return op == GFX11_V_PK_FMA_F16 || op == GFX11_V_PK_ADD_F16 ||
          op == GFX11_V_PK_MUL_F16 || op == GFX11_V_PK_MIN_F16 ||
          op == GFX11_V_PK_MAX_F16;
-}
-
-/* A 17-bit sum or difference as 16 bits: wrapped, or with clamp
- * saturated to the signed or unsigned range. */
-static uint16_t saturate16(int32_t value, bool is_signed, bool clamp) {
-  int32_t lo = is_signed ? INT16_MIN : 0;
-  int32_t hi = is_signed ? INT16_MAX : UINT16_MAX;
-  if (clamp && value < lo) return (uint16_t)lo;
-  if (clamp && value > hi) return (uint16_t)hi;
-  return (uint16_t)value;
 }
 
 /* S1 >> (S0 & 15) with copies of S1's sign bit shifted in, written

@@ -59,6 +59,17 @@ typedef struct hrx_gfx11_dispatch_t {
   uint32_t workgroup[3];    /* work-items per workgroup */
   const hrx_gfx11_range_t* ranges;
   size_t range_count;
+  /* Private memory, as the command processor hands it out: the scratch
+   * backing memory [scratch, scratch + scratch_size) (host memory, 0 and
+   * 0 for none), cut into wave slots of roundup(bytes x 64, 1024), where
+   * bytes is the work-item's private segment: private_segment_size (the
+   * packet's) or the descriptor's fixed size, whichever is larger. A
+   * kernel that enables its private segment needs the slots for one
+   * workgroup's waves per worker thread; fewer threads run when there are
+   * not enough, and none (INVALID_ARGUMENT) without one workgroup's. */
+  uint64_t scratch;
+  uint64_t scratch_size;
+  uint32_t private_segment_size;
   /* Instructions one wave may execute before it faults with BUDGET, so a
    * kernel that never ends still returns. */
   uint64_t wave_instruction_budget;

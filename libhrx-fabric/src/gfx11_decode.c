@@ -168,9 +168,10 @@ static void decode_smem(uint32_t w0, uint32_t w1, gfx11_inst_t* inst) {
 }
 
 static bool decode_flat(uint32_t w0, uint32_t w1, gfx11_inst_t* inst) {
-  /* Only the GLOBAL segment is modelled; FLAT and SCRATCH need apertures. */
-  if (bits(w0, 17, 16) != 2) return false;
-  inst->encoding = GFX11_GLOBAL;
+  /* SEG 1 is SCRATCH, 2 GLOBAL; FLAT (0) needs apertures, not modelled. */
+  uint32_t segment = bits(w0, 17, 16);
+  if (segment != 1 && segment != 2) return false;
+  inst->encoding = segment == 1 ? GFX11_SCRATCH : GFX11_GLOBAL;
   inst->size = 8;
   inst->op = bits(w0, 24, 18);
   inst->imm = sign_extend(bits(w0, 12, 0), 13);
@@ -179,6 +180,9 @@ static bool decode_flat(uint32_t w0, uint32_t w1, gfx11_inst_t* inst) {
   inst->src[1] = GFX11_VGPR0 + bits(w1, 15, 8);  /* store data */
   inst->src[2] = bits(w1, 22, 16);               /* saddr or NULL */
   inst->dst = GFX11_VGPR0 + bits(w1, 31, 24);
+  /* SCRATCH reads its VGPR address only with SVE (bit 23 of the second
+   * dword); without it the address is the SGPR's and the offset's. */
+  if (segment == 1 && !bits(w1, 23, 23)) inst->src[0] = GFX11_NULL;
   return true;
 }
 

@@ -11,11 +11,13 @@
 
 #include "gfx11_internal.h"
 #include "hrx/core/bytes.h"
+#include "hrx/fabric/device.h"
 
 /* Kernel descriptor fields (AMDGPU code object v3+ layout). */
 enum {
   KD_SIZE = 64,
   KD_GROUP_SEGMENT = 0,
+  KD_PRIVATE_SEGMENT = 4,
   KD_ENTRY_OFFSET = 16,
   KD_RSRC1 = 48,
   KD_RSRC2 = 52,
@@ -34,6 +36,12 @@ typedef struct kernel_setup_t {
   bool workgroup_id[3];
   uint32_t workitem_dims;  /* 1, 2 or 3 ids packed into v0 */
   uint32_t lds_size;       /* group_segment_fixed_size */
+  /* rsrc2 ENABLE_PRIVATE_SEGMENT: waves get scratch slots (gfx11 has
+   * architected flat scratch, so no SGPR carries the setup) of
+   * |wave_scratch| bytes, lanes |private_size| bytes each. */
+  bool scratch;
+  uint32_t private_size;
+  uint64_t wave_scratch;
   uint32_t mode;           /* the waves' starting MODE register */
 } kernel_setup_t;
 
@@ -62,12 +70,13 @@ static hrx_status_t read_descriptor(uint64_t kd, kernel_setup_t* out) {
                            "user SGPRs beyond the kernarg pointer",
                            properties);
   }
-  /* rsrc2 bit 0: scratch; bit 10: workgroup info SGPR. */
-  if (rsrc2 & ((1u << 0) | (1u << 10))) {
+  /* rsrc2 bit 10: workgroup info SGPR. */
+  if (rsrc2 & (1u << 10)) {
     return hrx_make_status(HRX_STATUS_UNIMPLEMENTED,
-                           "gfx11 model: rsrc2 0x%x asks for scratch or "
-                           "workgroup info", rsrc2);
+                           "gfx11 model: rsrc2 0x%x asks for workgroup info",
+                           rsrc2);
   }
+  out->scratch = rsrc2 & 1u;
   out->lds_size = kd_u32(kd, KD_GROUP_SEGMENT);
   if (out->lds_size > MAX_LDS_BYTES) {
     return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
@@ -107,10 +116,15 @@ typedef struct group_t {
 static void init_wave(gfx11_wave_t* wave, const kernel_setup_t* setup,
                       const hrx_gfx11_dispatch_t* dispatch,
                       const group_t* group, uint32_t index, uint8_t* lds,
-                      hrx_gfx11_fault_t* fault) {
+                      uint8_t* scratch, hrx_gfx11_fault_t* fault) {
   memset(wave, 0, sizeof(*wave));
   wave->lds = lds;
   wave->lds_size = setup->lds_size;
+  if (scratch) {
+    wave->scratch = scratch + index * setup->wave_scratch;
+    wave->private_size = setup->private_size;
+    wave->lane_stride = (uint32_t)(setup->wave_scratch / 64);
+  }
   wave->memory.ranges = dispatch->ranges;
   wave->memory.range_count = dispatch->range_count;
   wave->fault = fault;
@@ -181,7 +195,8 @@ static bool step(gfx11_wave_t* wave) {
                      "no gfx11 encoding matches");
   } else if (inst.encoding <= GFX11_SMEM) {
     ok = gfx11_exec_scalar(wave, &inst);
-  } else if (inst.encoding == GFX11_GLOBAL || inst.encoding == GFX11_MUBUF) {
+  } else if (inst.encoding == GFX11_GLOBAL || inst.encoding == GFX11_MUBUF ||
+             inst.encoding == GFX11_SCRATCH) {
     ok = gfx11_exec_memory(wave, &inst);
   } else if (inst.encoding == GFX11_DS) {
     ok = gfx11_exec_lds(wave, &inst);
@@ -216,6 +231,7 @@ typedef struct worker_t {
   gfx11_wave_t* waves;
   uint64_t* budgets;
   uint8_t* lds;
+  uint8_t* scratch; /* the first of its waves' scratch slots, or NULL */
   hrx_gfx11_fault_t fault;
   uint32_t poll_countdown;  /* instructions left until the next poll */
   uint64_t executed;        /* wave instructions of finished workgroups */
@@ -346,7 +362,7 @@ static void* work(void* arg) {
     if (worker->lds) memset(worker->lds, 0, setup->lds_size);
     for (uint32_t w = 0; w < count; ++w) {
       init_wave(&worker->waves[w], setup, run->dispatch, &g, w, worker->lds,
-                &worker->fault);
+                worker->scratch, &worker->fault);
       worker->budgets[w] = run->dispatch->wave_instruction_budget;
     }
     wave_result_t result = run_group(worker, count);
@@ -423,6 +439,10 @@ static hrx_status_t new_workers(dispatch_run_t* run, uint32_t count,
   for (uint32_t i = 0; i < count && status == HRX_OK; ++i) {
     worker_t* w = &workers[i];
     w->run = run;
+    if (run->setup.scratch) {
+      w->scratch = (uint8_t*)(uintptr_t)run->dispatch->scratch +
+                   (uint64_t)i * wave_count * run->setup.wave_scratch;
+    }
     status = hrx_allocator_malloc_array(allocator, wave_count,
                                         sizeof(*w->waves), (void**)&w->waves);
     if (status == HRX_OK) {
@@ -456,8 +476,45 @@ static void run_workers(worker_t* workers, uint32_t count) {
   }
 }
 
+/* Sizes the waves' scratch slots and caps |threads| at the workers whose
+ * workgroups of |wave_count| waves the backing memory holds at once. */
+static hrx_status_t plan_scratch(const hrx_gfx11_dispatch_t* dispatch,
+                                 uint32_t wave_count, kernel_setup_t* setup,
+                                 uint64_t* threads) {
+  uint32_t fixed = kd_u32(dispatch->kernel_descriptor, KD_PRIVATE_SEGMENT);
+  setup->private_size = dispatch->private_segment_size > fixed
+                            ? dispatch->private_segment_size
+                            : fixed;
+  if (setup->private_size > HRX_FABRIC_MAX_PRIVATE_BYTES) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "gfx11 dispatch: %u private bytes per work-item "
+                           "(max %u)", setup->private_size,
+                           HRX_FABRIC_MAX_PRIVATE_BYTES);
+  }
+  setup->wave_scratch =
+      ((uint64_t)setup->private_size * 64 + 1023) & ~UINT64_C(1023);
+  if (setup->wave_scratch == 0) setup->wave_scratch = 1024;
+  uint64_t group_bytes = wave_count * setup->wave_scratch;
+  uint64_t fit = dispatch->scratch ? dispatch->scratch_size / group_bytes : 0;
+  if (fit == 0) {
+    return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
+                           "gfx11 kernel uses private memory: a workgroup "
+                           "of %u waves needs %llu bytes of scratch (%u "
+                           "private bytes per work-item); the dispatch has "
+                           "%llu", wave_count,
+                           (unsigned long long)group_bytes,
+                           setup->private_size,
+                           (unsigned long long)(dispatch->scratch
+                                                    ? dispatch->scratch_size
+                                                    : 0));
+  }
+  if (*threads > fit) *threads = fit;
+  return HRX_OK;
+}
+
 static hrx_status_t plan_run(const hrx_gfx11_dispatch_t* dispatch,
-                             dispatch_run_t* run, uint32_t* out_threads) {
+                             uint32_t wave_count, dispatch_run_t* run,
+                             uint32_t* out_threads) {
   if (dispatch->threads > HRX_GFX11_MAX_THREADS) {
     return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT,
                            "gfx11 dispatch asks for %u threads (max %d)",
@@ -473,8 +530,12 @@ static hrx_status_t plan_run(const hrx_gfx11_dispatch_t* dispatch,
     run->group_count *= run->groups[i];
   }
   uint64_t threads = dispatch->threads ? dispatch->threads : 1;
-  *out_threads = (uint32_t)(threads < run->group_count ? threads
-                                                       : run->group_count);
+  if (threads > run->group_count) threads = run->group_count;
+  if (run->setup.scratch) {
+    HRX_RETURN_IF_ERROR(plan_scratch(dispatch, wave_count, &run->setup,
+                                     &threads));
+  }
+  *out_threads = (uint32_t)threads;
   if (dispatch->timeout_ns) run->deadline_ns = now_ns() + dispatch->timeout_ns;
   return HRX_OK;
 }
@@ -489,9 +550,9 @@ hrx_status_t hrx_gfx11_dispatch(const hrx_gfx11_dispatch_t* dispatch,
   atomic_init(&run.next_group, 0);
   atomic_init(&run.stop, false);
   atomic_init(&run.fault_claimed, false);
-  uint32_t threads = 0;
-  HRX_RETURN_IF_ERROR(plan_run(dispatch, &run, &threads));
   uint32_t wave_count = (items + GFX11_LANES - 1) / GFX11_LANES;
+  uint32_t threads = 0;
+  HRX_RETURN_IF_ERROR(plan_run(dispatch, wave_count, &run, &threads));
   worker_t* workers = NULL;
   HRX_RETURN_IF_ERROR(
       new_workers(&run, threads, wave_count, allocator, &workers));

@@ -1,6 +1,7 @@
-/* 16-bit vector ops of the gfx11 model: f16 VOP1/VOP2/VOP3 ops, the VOP3
- * 16-bit shifts (LLVM builds i8 vectors with v_lshlrev_b16), and the
- * packed VOP3P ops that work on both halves of each register at once.
+/* 16-bit vector ops of the gfx11 model: f16 VOP1/VOP2/VOP3 ops, the
+ * VOP3-only u16 add, sub, mul and shifts (LLVM builds i8 vectors and
+ * private byte arrays with them), and the packed VOP3P ops that work on
+ * both halves of each register at once.
  *
  * gfx11 names the halves of a VGPR: in the VOP1/VOP2 forms bit 7 of a
  * 16-bit operand's register number picks the high half of v[n & 127]
@@ -27,7 +28,8 @@ bool gfx11_is_half_op(uint32_t op) {
     case GFX11_V_ADD_F16: case GFX11_V_MUL_F16: case GFX11_V_FMAC_F16:
     case GFX11_V_CVT_F16_F32: case GFX11_V_CVT_F32_F16: case GFX11_V_FMA_F16:
     case GFX11_V_LSHLREV_B16: case GFX11_V_LSHRREV_B16:
-    case GFX11_V_ASHRREV_I16:
+    case GFX11_V_ASHRREV_I16: case GFX11_V_ADD_NC_U16:
+    case GFX11_V_SUB_NC_U16: case GFX11_V_MUL_LO_U16:
       return true;
     default:
       return false;
@@ -149,29 +151,36 @@ static uint16_t packed_int(uint32_t op, uint16_t a, uint16_t b, bool clamp) {
   }
 }
 
-static bool is_shift16(uint32_t op) {
-  return op == GFX11_V_LSHLREV_B16 || op == GFX11_V_LSHRREV_B16 ||
-         op == GFX11_V_ASHRREV_I16;
+/* The packed op one half of which a VOP3 u16 op is; 0 for the others. */
+static uint32_t int16_as_packed(uint32_t op) {
+  switch (op) {
+    case GFX11_V_LSHLREV_B16: return GFX11_V_PK_LSHLREV_B16;
+    case GFX11_V_LSHRREV_B16: return GFX11_V_PK_LSHRREV_B16;
+    case GFX11_V_ASHRREV_I16: return GFX11_V_PK_ASHRREV_I16;
+    case GFX11_V_ADD_NC_U16: return GFX11_V_PK_ADD_U16;
+    case GFX11_V_SUB_NC_U16: return GFX11_V_PK_SUB_U16;
+    case GFX11_V_MUL_LO_U16: return GFX11_V_PK_MUL_LO_U16;
+    default: return 0;
+  }
 }
 
-/* v_lshlrev_b16, v_lshrrev_b16, v_ashrrev_i16: S1 shifted by S0 & 15, as
- * one half of the packed shifts; the operands are integers, so inline
+/* v_lshlrev_b16, v_lshrrev_b16, v_ashrrev_i16 (S1 shifted by S0 & 15),
+ * v_add_nc_u16 and v_sub_nc_u16 (saturating with clamp), v_mul_lo_u16:
+ * one half of the packed op; the operands are integers, so inline
  * constants are too. */
-static void shift16_lane(gfx11_wave_t* wave, const gfx11_inst_t* inst,
-                         half_ref_t dst, uint32_t lane) {
+static void int16_lane(gfx11_wave_t* wave, const gfx11_inst_t* inst,
+                       half_ref_t dst, uint32_t lane) {
   uint16_t v[2];
   for (int i = 0; i < 2; ++i) {
     half_ref_t ref = half_ref(inst, inst->src[i], i);
     uint32_t raw = gfx11_read32(wave, inst, ref.code, lane);
     v[i] = (uint16_t)(ref.high ? raw >> 16 : raw);
   }
-  uint32_t packed = inst->op == GFX11_V_LSHLREV_B16   ? GFX11_V_PK_LSHLREV_B16
-                    : inst->op == GFX11_V_LSHRREV_B16 ? GFX11_V_PK_LSHRREV_B16
-                                                      : GFX11_V_PK_ASHRREV_I16;
-  write_half(wave, inst, dst, lane, packed_int(packed, v[0], v[1], false));
+  write_half(wave, inst, dst, lane,
+             packed_int(int16_as_packed(inst->op), v[0], v[1], inst->clamp));
 }
 
-/* One lane of an f16 VOP1/VOP2/VOP3 op or a 16-bit shift. */
+/* One lane of an f16 VOP1/VOP2/VOP3 op or a u16 VOP3 one. */
 static void half_lane(gfx11_wave_t* wave, const gfx11_inst_t* inst,
                       uint32_t lane) {
   half_ref_t dst = half_ref(inst, inst->dst, 3);
@@ -179,8 +188,8 @@ static void half_lane(gfx11_wave_t* wave, const gfx11_inst_t* inst,
     cvt_f16_f32_lane(wave, inst, dst, lane);
     return;
   }
-  if (is_shift16(inst->op)) {
-    shift16_lane(wave, inst, dst, lane);
+  if (int16_as_packed(inst->op)) {
+    int16_lane(wave, inst, dst, lane);
     return;
   }
   uint16_t v[3] = {0, 0, 0};
@@ -213,10 +222,12 @@ static void half_lane(gfx11_wave_t* wave, const gfx11_inst_t* inst,
 }
 
 bool gfx11_exec_half(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
-  /* Output scaling of f16 results is not modelled; the shifts take no
-   * float modifiers. */
-  if (inst->omod || (is_shift16(inst->op) &&
-                     (inst->abs || inst->neg || inst->clamp))) {
+  /* Output scaling of f16 results is not modelled; integer ops take no
+   * float modifiers, and only add and sub a clamp. */
+  uint32_t packed = int16_as_packed(inst->op);
+  bool clamps = packed == GFX11_V_PK_ADD_U16 || packed == GFX11_V_PK_SUB_U16;
+  if (inst->omod || (packed && (inst->abs || inst->neg ||
+                                (inst->clamp && !clamps)))) {
     return unsupported(wave, "VOP3", inst->op);
   }
   uint32_t exec = wave->sgpr[GFX11_EXEC_LO];

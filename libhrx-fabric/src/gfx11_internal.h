@@ -42,6 +42,7 @@ typedef enum gfx11_encoding_t {
   GFX11_DS,     /* LDS of the workgroup, and cross-lane ds_bpermute */
   GFX11_MUBUF,  /* only the cache invalidations (buffer_gl0/gl1_inv) */
   GFX11_VOP3P,  /* packed 16-bit math */
+  GFX11_SCRATCH, /* FLAT's private segment: per-lane loads and stores */
 } gfx11_encoding_t;
 
 /* One decoded instruction. Register fields hold operand codes (VGPRs as
@@ -86,6 +87,11 @@ typedef struct gfx11_wave_t {
   /* The workgroup's LDS, shared by its waves (NULL when it has none). */
   uint8_t* lds;
   uint32_t lds_size;
+  /* This wave's scratch slot (NULL without a private segment): lane i's
+   * private bytes [0, private_size) lie at scratch + i * lane_stride. */
+  uint8_t* scratch;
+  uint32_t private_size;
+  uint32_t lane_stride;
   hrx_gfx11_fault_t* fault;
   uint32_t mode;        /* the MODE hardware register (gfx11_mode.c) */
   uint32_t vgpr[GFX11_MAX_VGPRS][GFX11_LANES];

@@ -1,5 +1,5 @@
 /* GLOBAL and DS (LDS) loads, stores and 32-bit atomics of the gfx11 model,
- * and the MUBUF cache invalidations. Every active lane's address is
+ * SCRATCH (private) loads and stores, and the MUBUF cache invalidations. Every active lane's address is
  * checked against the mapped ranges before any lane touches memory, so a
  * faulting instruction has no effect. Global memory may be shared with
  * workgroups running on other threads, so global atomics are host atomic
@@ -38,8 +38,9 @@ static bool global_op(uint32_t op, global_op_t* out) {
     case GFX11_GLOBAL_ATOMIC_MIN_F32: case GFX11_GLOBAL_ATOMIC_MAX_F32:
       *out = (global_op_t){.bytes = 4, .atomic = true};
       return true;
-    case GFX11_GLOBAL_STORE_D16_HI_B16:
-      *out = (global_op_t){.bytes = 2, .store = true, .high_half = true};
+    case GFX11_GLOBAL_STORE_D16_HI_B8: case GFX11_GLOBAL_STORE_D16_HI_B16:
+      *out = (global_op_t){.bytes = op == GFX11_GLOBAL_STORE_D16_HI_B8 ? 1 : 2,
+                           .store = true, .high_half = true};
       return true;
     case GFX11_GLOBAL_LOAD_D16_U8: case GFX11_GLOBAL_LOAD_D16_I8:
     case GFX11_GLOBAL_LOAD_D16_B16: case GFX11_GLOBAL_LOAD_D16_HI_U8:
@@ -157,6 +158,35 @@ static void store_lane(gfx11_wave_t* wave, const gfx11_inst_t* inst,
   }
 }
 
+/* A SCRATCH access's address in lane |lane|'s private memory: VGPR (with
+ * SVE) + SGPR (unless off) + offset, 32 bits wide, which must lie inside
+ * the lane's private segment. Each lane's segment is its own stretch of
+ * the wave's scratch slot (flat scratch, unswizzled as the program sees
+ * it). Hardware bounds a wave by its slot instead; the model faults
+ * sooner, at the lane's end, as an overrun is a kernel bug. */
+static bool scratch_address(gfx11_wave_t* wave, const gfx11_inst_t* inst,
+                            uint32_t bytes, uint32_t lane,
+                            uint64_t* out_address) {
+  uint32_t offset = gfx11_read32(wave, inst, inst->src[0], lane) +
+                    gfx11_read32(wave, inst, inst->src[2], lane) +
+                    (uint32_t)inst->imm;
+  if (wave->faulted) return false;
+  if (!wave->scratch) {
+    return gfx11_fault(wave, HRX_GFX11_FAULT_OUT_OF_BOUNDS, offset,
+                       "scratch access by a kernel without a private "
+                       "segment");
+  }
+  if ((uint64_t)offset + bytes > wave->private_size) {
+    return gfx11_fault(wave, HRX_GFX11_FAULT_OUT_OF_BOUNDS, offset,
+                       "%u-byte scratch access at private offset 0x%x past "
+                       "the %u private bytes of lane %u",
+                       bytes, offset, wave->private_size, lane);
+  }
+  *out_address = (uint64_t)(uintptr_t)wave->scratch +
+                 (uint64_t)lane * wave->lane_stride + offset;
+  return true;
+}
+
 /* buffer_gl0_inv and buffer_gl1_inv invalidate caches this model does not
  * have: every access goes straight to memory. */
 static bool exec_mubuf(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
@@ -170,15 +200,23 @@ static bool exec_mubuf(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
 
 bool gfx11_exec_memory(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
   if (inst->encoding == GFX11_MUBUF) return exec_mubuf(wave, inst);
+  bool scratch = inst->encoding == GFX11_SCRATCH;
   global_op_t g;
-  if (!global_op(inst->op, &g)) {
+  if (!global_op(inst->op, &g) || (scratch && g.atomic)) {
     return gfx11_fault(wave, HRX_GFX11_FAULT_UNSUPPORTED, 0,
-                       "GLOBAL opcode %u is not modelled", inst->op);
+                       "%s opcode %u is not modelled",
+                       scratch ? "SCRATCH" : "GLOBAL", inst->op);
   }
   uint32_t exec = wave->sgpr[GFX11_EXEC_LO];
   uint64_t addresses[GFX11_LANES];
   for (uint32_t lane = 0; lane < GFX11_LANES; ++lane) {
     if (!(exec >> lane & 1)) continue;
+    if (scratch) {
+      if (!scratch_address(wave, inst, g.bytes, lane, &addresses[lane])) {
+        return false;
+      }
+      continue;
+    }
     addresses[lane] = lane_address(wave, inst, lane);
     if (wave->faulted) return false;
     if (!gfx11_memory_check(wave, addresses[lane], g.bytes)) return false;

@@ -22,6 +22,7 @@ static const op_name_t smem_names[] = {GFX11_SMEM_OPS(NAME_ENTRY)};
 static const op_name_t vop_names[] = {GFX11_VOP_OPS(NAME_ENTRY)};
 static const op_name_t vop3p_names[] = {GFX11_VOP3P_OPS(NAME_ENTRY)};
 static const op_name_t global_names[] = {GFX11_GLOBAL_OPS(NAME_ENTRY)};
+static const op_name_t scratch_names[] = {GFX11_SCRATCH_OPS(NAME_ENTRY)};
 static const op_name_t ds_names[] = {GFX11_DS_OPS(NAME_ENTRY)};
 static const op_name_t mubuf_names[] = {GFX11_MUBUF_OPS(NAME_ENTRY)};
 #undef NAME_ENTRY
@@ -106,7 +107,7 @@ static const char* encoding_name(const gfx11_inst_t* inst, uint32_t* op) {
       [GFX11_VOPC] = "VOPC",   [GFX11_VOP3] = "VOP3",
       [GFX11_VOPD] = "VOPD",   [GFX11_GLOBAL] = "GLOBAL",
       [GFX11_DS] = "DS",       [GFX11_MUBUF] = "MUBUF",
-      [GFX11_VOP3P] = "VOP3P"};
+      [GFX11_VOP3P] = "VOP3P", [GFX11_SCRATCH] = "SCRATCH"};
   *op = inst->op;
   if (inst->encoding == GFX11_VOP1) *op -= 0x180;
   if (inst->encoding == GFX11_VOP2) *op -= 0x100;
@@ -123,6 +124,7 @@ static name_table_t table_of(gfx11_encoding_t encoding) {
     case GFX11_SMEM: return (name_table_t)TABLE(smem_names);
     case GFX11_VOP3P: return (name_table_t)TABLE(vop3p_names);
     case GFX11_GLOBAL: return (name_table_t)TABLE(global_names);
+    case GFX11_SCRATCH: return (name_table_t)TABLE(scratch_names);
     case GFX11_DS: return (name_table_t)TABLE(ds_names);
     case GFX11_MUBUF: return (name_table_t)TABLE(mubuf_names);
     default: return (name_table_t){NULL, 0};

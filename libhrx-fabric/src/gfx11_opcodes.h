@@ -207,6 +207,9 @@
   X(V_ADD_CO_U32, 0x300, "v_add_co_u32")                   \
   X(V_SUB_CO_U32, 0x301, "v_sub_co_u32")                   \
   X(V_SUBREV_CO_U32, 0x302, "v_subrev_co_u32")             \
+  X(V_ADD_NC_U16, 0x303, "v_add_nc_u16")                   \
+  X(V_SUB_NC_U16, 0x304, "v_sub_nc_u16")                   \
+  X(V_MUL_LO_U16, 0x305, "v_mul_lo_u16")                   \
   X(V_LDEXP_F32, 0x31C, "v_ldexp_f32")                     \
   X(V_BCNT_U32_B32, 0x31E, "v_bcnt_u32_b32")               \
   X(V_MBCNT_LO_U32_B32, 0x31F, "v_mbcnt_lo_u32_b32")       \
@@ -269,6 +272,7 @@
   X(GLOBAL_LOAD_D16_HI_U8, 33, "global_load_d16_hi_u8")      \
   X(GLOBAL_LOAD_D16_HI_I8, 34, "global_load_d16_hi_i8")      \
   X(GLOBAL_LOAD_D16_HI_B16, 35, "global_load_d16_hi_b16")    \
+  X(GLOBAL_STORE_D16_HI_B8, 36, "global_store_d16_hi_b8")    \
   X(GLOBAL_STORE_D16_HI_B16, 37, "global_store_d16_hi_b16")  \
   X(GLOBAL_ATOMIC_SWAP_B32, 51, "global_atomic_swap_b32")    \
   X(GLOBAL_ATOMIC_CMPSWAP_B32, 52, "global_atomic_cmpswap_b32") \
@@ -284,6 +288,32 @@
   X(GLOBAL_ATOMIC_MIN_F32, 81, "global_atomic_min_f32")      \
   X(GLOBAL_ATOMIC_MAX_F32, 82, "global_atomic_max_f32")      \
   X(GLOBAL_ATOMIC_ADD_F32, 86, "global_atomic_add_f32")
+
+/* SCRATCH (the FLAT encoding's private segment) numbers its loads and
+ * stores as GLOBAL does; it has no atomics. */
+#define GFX11_SCRATCH_OPS(X)                                   \
+  X(SCRATCH_LOAD_U8, 16, "scratch_load_u8")                    \
+  X(SCRATCH_LOAD_I8, 17, "scratch_load_i8")                    \
+  X(SCRATCH_LOAD_U16, 18, "scratch_load_u16")                  \
+  X(SCRATCH_LOAD_I16, 19, "scratch_load_i16")                  \
+  X(SCRATCH_LOAD_B32, 20, "scratch_load_b32")                  \
+  X(SCRATCH_LOAD_B64, 21, "scratch_load_b64")                  \
+  X(SCRATCH_LOAD_B96, 22, "scratch_load_b96")                  \
+  X(SCRATCH_LOAD_B128, 23, "scratch_load_b128")                \
+  X(SCRATCH_STORE_B8, 24, "scratch_store_b8")                  \
+  X(SCRATCH_STORE_B16, 25, "scratch_store_b16")                \
+  X(SCRATCH_STORE_B32, 26, "scratch_store_b32")                \
+  X(SCRATCH_STORE_B64, 27, "scratch_store_b64")                \
+  X(SCRATCH_STORE_B96, 28, "scratch_store_b96")                \
+  X(SCRATCH_STORE_B128, 29, "scratch_store_b128")              \
+  X(SCRATCH_LOAD_D16_U8, 30, "scratch_load_d16_u8")            \
+  X(SCRATCH_LOAD_D16_I8, 31, "scratch_load_d16_i8")            \
+  X(SCRATCH_LOAD_D16_B16, 32, "scratch_load_d16_b16")          \
+  X(SCRATCH_LOAD_D16_HI_U8, 33, "scratch_load_d16_hi_u8")      \
+  X(SCRATCH_LOAD_D16_HI_I8, 34, "scratch_load_d16_hi_i8")      \
+  X(SCRATCH_LOAD_D16_HI_B16, 35, "scratch_load_d16_hi_b16")    \
+  X(SCRATCH_STORE_D16_HI_B8, 36, "scratch_store_d16_hi_b8")    \
+  X(SCRATCH_STORE_D16_HI_B16, 37, "scratch_store_d16_hi_b16")
 
 /* DS ops 0..11 are the LDS atomics, 32..43 the same returning the old
  * value. */
@@ -357,6 +387,7 @@ enum { GFX11_SMEM_OPS(GFX11_OPCODE_ENUM) };
 enum { GFX11_VOP_OPS(GFX11_OPCODE_ENUM) };
 enum { GFX11_VOP3P_OPS(GFX11_OPCODE_ENUM) };
 enum { GFX11_GLOBAL_OPS(GFX11_OPCODE_ENUM) };
+enum { GFX11_SCRATCH_OPS(GFX11_OPCODE_ENUM) };
 enum { GFX11_DS_OPS(GFX11_OPCODE_ENUM) };
 enum { GFX11_MUBUF_OPS(GFX11_OPCODE_ENUM) };
 #undef GFX11_OPCODE_ENUM

@@ -196,10 +196,12 @@ bool kfd_model_run_dispatch(hrx_kfd_model_t* m, kfd_model_queue_t* q,
  * packet's, at least the descriptor's fixed size) must fit the scratch its
  * queue's amd_queue_t describes (backing size and wave64 lane size at
  * 160..176, read_pointer being its read_dispatch_id at 128), else the
- * queue stops with a fault naming both; the CP would program each wave's
- * scratch base as backing + slot x roundup(bytes x 64, 1024). */
+ * queue stops with a fault naming both. The waves then get their scratch
+ * slots from that backing memory, backing + slot x roundup(bytes x 64,
+ * 1024), as the CP programs each wave's flat scratch base. */
 static bool scratch_suffices(hrx_kfd_model_t* m, kfd_model_queue_t* q,
-                             const hrx_aql_dispatch_packet_t* p) {
+                             const hrx_aql_dispatch_packet_t* p,
+                             hrx_gfx11_dispatch_t* d) {
   const uint8_t* kd = (const uint8_t*)(uintptr_t)p->kernel_object;
   uint32_t fixed = 0;
   memcpy(&fixed, kd + 4, 4); /* private_segment_fixed_size */
@@ -231,6 +233,9 @@ static bool scratch_suffices(hrx_kfd_model_t* m, kfd_model_queue_t* q,
                         (unsigned long long)size, lane_bytes);
     return false;
   }
+  d->scratch = backing;
+  d->scratch_size = size;
+  d->private_segment_size = (uint32_t)bytes;
   return true;
 }
 
@@ -241,7 +246,6 @@ static bool dispatch(hrx_kfd_model_t* m, kfd_model_queue_t* q,
                         "kernel descriptor outside GPU-mapped memory");
     return false;
   }
-  if (!scratch_suffices(m, q, p)) return false;
   hrx_gfx11_dispatch_t d = {
       .kernel_descriptor = p->kernel_object,
       .kernarg = p->kernarg_address,
@@ -249,6 +253,7 @@ static bool dispatch(hrx_kfd_model_t* m, kfd_model_queue_t* q,
       .workgroup = {p->workgroup_size_x, p->workgroup_size_y,
                     p->workgroup_size_z},
   };
+  if (!scratch_suffices(m, q, p, &d)) return false;
   return kfd_model_run_dispatch(m, q, &d, (hrx_gfx11_range_t){0});
 }
 

@@ -13,6 +13,7 @@
 
 #include "amdgpu_elf.h"
 #include "hrx/core/bytes.h"
+#include "hrx/fabric/device.h"
 #include "hrx/fabric/launch_program.h"
 #include "hrx/loom/compiler.h"
 #include "llvm_lower.h"
@@ -136,6 +137,9 @@ static const llvm_target_hooks_t amdgpu_hooks = {
     .kernel_call_conv = LLVMAMDGPUKERNELCallConv,
     .subgroup_size = 32,
     .workgroup_memory_limit = 64u << 10,
+    /* Scratch, which the runtime gives each work-item up to this much of
+     * (the queues' maximum_private_bytes). */
+    .private_memory_limit = HRX_FABRIC_MAX_PRIVATE_BYTES,
     .wmma = true,
     .workgroup_id = amdgpu_workgroup_id,
     .workitem_id = amdgpu_workitem_id,
@@ -393,6 +397,15 @@ static hrx_status_t amdgpu_lower(amdgpu_build_t* b) {
   bool ok = true;
   for (uint32_t k = 0; k < b->m->kernels.count && ok; ++k) {
     ok = llvm_lower_kernel(&b->lower, k, b->max_threads[k], &b->infos[k]);
+    /* Private memory stays in scratch: AMDGPU's alloca promotion would
+     * move arrays into LDS slices found through the dispatch packet
+     * (workgroup memory HRX did not lay out, and a user SGPR its
+     * dispatchers do not set up). The feature also turns off promotion
+     * into registers, which SROA still does for constant indices. */
+    if (ok && b->lower.private_size) {
+      amdgpu_attribute(&b->lower, b->infos[k].function, "target-features",
+                       "-promote-alloca");
+    }
   }
   if (b->lower.status != HRX_OK) {
     hrx_status_t status = b->lower.status;

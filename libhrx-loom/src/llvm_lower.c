@@ -831,12 +831,37 @@ static LLVMValueRef ll_workgroup_memory(llvm_lower_t* l, const loom_op_t* op,
                                "");
 }
 
+/* Private memory: an LLVM alloca of the target's private address space
+ * (the data layout's alloca space), placed at the top of the entry block
+ * wherever the op sits, so LLVM sees a static object of fixed size and
+ * puts it in the kernel's fixed private segment rather than a dynamic
+ * stack. */
+static LLVMValueRef ll_private_memory(llvm_lower_t* l, uint64_t bytes,
+                                      uint64_t align) {
+  LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(l->function);
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(l->context);
+  LLVMValueRef first = LLVMGetFirstInstruction(entry);
+  if (first) {
+    LLVMPositionBuilderBefore(b, first);
+  } else {
+    LLVMPositionBuilderAtEnd(b, entry);
+  }
+  LLVMValueRef memory = LLVMBuildAlloca(
+      b, LLVMArrayType2(ll_i(l, 8), bytes ? bytes : 1), "private");
+  LLVMSetAlignment(memory, (unsigned)align);
+  LLVMDisposeBuilder(b);
+  return memory;
+}
+
 /* Workgroup memory is laid out as the host backend lays it out, in one
- * array per kernel, so the group segment is the size HRX reports. */
+ * array per kernel, so the group segment is the size HRX reports; private
+ * memory, where the target has it, is one alloca per op. */
 static bool ll_lower_alloca(llvm_lower_t* l, const loom_op_t* op) {
   const char* space = loom_enum_keyword(LOOM_ENUM_MEMORY_SPACE,
                                         op->enum_value);
-  if (strcmp(space, "workgroup") != 0) {
+  bool is_private = strcmp(space, "private") == 0;
+  if (strcmp(space, "workgroup") != 0 &&
+      !(is_private && l->hooks->private_memory_limit)) {
     return ll_error(l, op->span, HRX_LOOM_DIAG_BACKEND_UNSUPPORTED,
                     "buffer.alloca<%s> is not supported by the %s backend "
                     "yet", space, l->hooks->name);
@@ -850,6 +875,18 @@ static bool ll_lower_alloca(llvm_lower_t* l, const loom_op_t* op) {
   uint64_t bytes = (uint64_t)LLVMConstIntGetSExtValue(size);
   uint64_t align = op->attrs[LOOM_ATTR_ALIGN] > 0
                        ? (uint64_t)op->attrs[LOOM_ATTR_ALIGN] : 16;
+  if (is_private) {
+    l->private_size += (bytes + align - 1) & ~(align - 1);
+    if (bytes > l->hooks->private_memory_limit ||
+        l->private_size > l->hooks->private_memory_limit) {
+      return ll_error(l, op->span, HRX_LOOM_DIAG_BACKEND_LIMIT,
+                      "private memory exceeds %" PRIu64 " bytes per "
+                      "work-item on %s", l->hooks->private_memory_limit,
+                      l->hooks->name);
+    }
+    ll_set(l, op, 0, ll_private_memory(l, bytes, align));
+    return true;
+  }
   LLVMValueRef memory = ll_workgroup_memory(l, op, bytes, align);
   ll_set(l, op, 0, memory);
   return memory != NULL;
@@ -2206,6 +2243,7 @@ bool llvm_lower_kernel(llvm_lower_t* l, uint32_t kernel_index,
   l->lds = NULL;
   l->lds_size = 0;
   l->lds_align = 16;
+  l->private_size = 0;
   LLVMTypeRef* params = NULL;
   if (!ll_try(l, hrx_allocator_malloc_array(
                      l->allocator, body->arg_count + 1, sizeof(LLVMTypeRef),

@@ -83,6 +83,9 @@ typedef struct llvm_target_hooks_t {
   unsigned kernel_call_conv;
   uint32_t subgroup_size;
   uint64_t workgroup_memory_limit; /* bytes per workgroup */
+  /* Bytes of buffer.alloca<private> per work-item, as allocas of the
+   * data layout's alloca address space; 0: the target has none. */
+  uint64_t private_memory_limit;
   bool f64_exp_log;          /* exp and log of f64 (no GPU library) */
   /* Matrix fragments and vector.mma as gfx11 WMMA (fragment.h); targets
    * without them reject those ops (the host's native path declines). */
@@ -182,6 +185,7 @@ struct llvm_lower_s {
   LLVMValueRef lds;            /* placeholder for workgroup memory */
   uint64_t lds_size;
   uint64_t lds_align;
+  uint64_t private_size;       /* private alloca bytes so far */
   uint32_t inline_depth;
   /* Where func.return of the function being inlined goes. */
   LLVMBasicBlockRef return_block;

@@ -79,4 +79,14 @@ char* corpus_vreduce_kernel(void);
  * round-to-nearest-even (back), four per work-item of one group of 64. */
 char* corpus_casts_kernel(void);
 
+/* Private memory (buffer.alloca<private>) with dynamic indices: each of
+ * 40 work-items per group (two waves, the second partial) reads its seed
+ * s = in[at] (0 <= s < 65536) and fills three private arrays in permuted
+ * order, a: 48 x i32 with a[(7k + s) % 48] = s * k + k, b: 40 x i16 with
+ * b[(3k + s) % 40] = trunc16(s * k), c: 40 x u8 with
+ * c[(11k + s) % 40] = trunc8(s + 5k), then writes out[at] =
+ * {sum a[k] (k + 1), sum sext(b[k]) (k + 1), sum zext(c[k]) xor k,
+ * a[3s % 48]} (i32 arithmetic, wrapping). */
+extern const char* const corpus_private_kernel;
+
 #endif  // HRX_TESTS_CORPUS_KERNELS_H_

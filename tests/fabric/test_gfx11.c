@@ -2713,6 +2713,135 @@ static const uint8_t case392[] = {
     /* v_cndmask_b32_e64 v10, 0, 1, s20 */
     0x0a, 0x00, 0x01, 0xd5, 0x80, 0x02, 0x51, 0x00,
 };
+static const uint8_t case394[] = {
+    /* v_add_nc_u16 v10, v2, v3 */
+    0x0a, 0x00, 0x03, 0xd7, 0x02, 0x07, 0x02, 0x00,
+};
+static const uint8_t case395[] = {
+    /* v_add_nc_u16 v10, v2, v3 clamp */
+    0x0a, 0x80, 0x03, 0xd7, 0x02, 0x07, 0x02, 0x00,
+};
+static const uint8_t case396[] = {
+    /* v_sub_nc_u16 v10, v2, v3 op_sel:[1,0,1] */
+    0x0a, 0x48, 0x04, 0xd7, 0x02, 0x07, 0x02, 0x00,
+};
+static const uint8_t case397[] = {
+    /* v_sub_nc_u16 v10, v2, v3 clamp */
+    0x0a, 0x80, 0x04, 0xd7, 0x02, 0x07, 0x02, 0x00,
+};
+static const uint8_t case398[] = {
+    /* v_mul_lo_u16 v10, 0x1234, v3 */
+    0x0a, 0x00, 0x05, 0xd7, 0xff, 0x06, 0x02, 0x00,
+    0x34, 0x12, 0x00, 0x00,
+};
+static const uint8_t case399[] = {
+    /* v_lshlrev_b16 v10, v5, v2 */
+    0x0a, 0x00, 0x38, 0xd7, 0x05, 0x05, 0x02, 0x00,
+};
+static const uint8_t case400[] = {
+    /* s_mov_b32 s20, 32 */
+    0xa0, 0x00, 0x94, 0xbe,
+    /* scratch_store_b32 off, v5, s20 offset:4 */
+    0x04, 0x00, 0x69, 0xdc, 0x00, 0x05, 0x14, 0x00,
+    /* scratch_load_b32 v10, off, off offset:36 */
+    0x24, 0x00, 0x51, 0xdc, 0x00, 0x00, 0x7c, 0x0a,
+};
+static const uint8_t case401[] = {
+    /* v_lshlrev_b32_e32 v7, 1, v5 */
+    0x81, 0x0a, 0x0e, 0x30,
+    /* s_mov_b32 s20, 64 */
+    0xc0, 0x00, 0x94, 0xbe,
+    /* scratch_store_b32 v7, v2, s20 offset:-4 */
+    0xfc, 0x1f, 0x69, 0xdc, 0x07, 0x02, 0x94, 0x00,
+    /* scratch_load_b32 v10, v7, off offset:60 */
+    0x3c, 0x00, 0x51, 0xdc, 0x07, 0x00, 0xfc, 0x0a,
+};
+static const uint8_t case402[] = {
+    /* scratch_store_b128 off, v[2:5], off offset:32 */
+    0x20, 0x00, 0x75, 0xdc, 0x00, 0x02, 0x7c, 0x00,
+    /* scratch_load_b64 v[10:11], off, off offset:44 */
+    0x2c, 0x00, 0x55, 0xdc, 0x00, 0x00, 0x7c, 0x0a,
+};
+static const uint8_t case403[] = {
+    /* scratch_store_b96 off, v[2:4], off offset:16 */
+    0x10, 0x00, 0x71, 0xdc, 0x00, 0x02, 0x7c, 0x00,
+    /* scratch_load_b96 v[10:12], off, off offset:20 */
+    0x14, 0x00, 0x59, 0xdc, 0x00, 0x00, 0x7c, 0x0a,
+};
+static const uint8_t case404[] = {
+    /* scratch_store_b32 off, v2, off */
+    0x00, 0x00, 0x69, 0xdc, 0x00, 0x02, 0x7c, 0x00,
+    /* scratch_load_i8 v10, off, off offset:2 */
+    0x02, 0x00, 0x45, 0xdc, 0x00, 0x00, 0x7c, 0x0a,
+};
+static const uint8_t case405[] = {
+    /* scratch_store_b32 off, v2, off */
+    0x00, 0x00, 0x69, 0xdc, 0x00, 0x02, 0x7c, 0x00,
+    /* scratch_load_u8 v10, off, off offset:3 */
+    0x03, 0x00, 0x41, 0xdc, 0x00, 0x00, 0x7c, 0x0a,
+};
+static const uint8_t case406[] = {
+    /* scratch_store_b32 off, v2, off */
+    0x00, 0x00, 0x69, 0xdc, 0x00, 0x02, 0x7c, 0x00,
+    /* scratch_load_u16 v10, off, off offset:2 */
+    0x02, 0x00, 0x49, 0xdc, 0x00, 0x00, 0x7c, 0x0a,
+};
+static const uint8_t case407[] = {
+    /* scratch_store_b32 off, v2, off */
+    0x00, 0x00, 0x69, 0xdc, 0x00, 0x02, 0x7c, 0x00,
+    /* scratch_load_i16 v10, off, off offset:2 */
+    0x02, 0x00, 0x4d, 0xdc, 0x00, 0x00, 0x7c, 0x0a,
+};
+static const uint8_t case408[] = {
+    /* scratch_store_b32 off, v3, off */
+    0x00, 0x00, 0x69, 0xdc, 0x00, 0x03, 0x7c, 0x00,
+    /* scratch_store_b8 off, v2, off offset:1 */
+    0x01, 0x00, 0x61, 0xdc, 0x00, 0x02, 0x7c, 0x00,
+    /* scratch_store_b16 off, v2, off offset:2 */
+    0x02, 0x00, 0x65, 0xdc, 0x00, 0x02, 0x7c, 0x00,
+    /* scratch_load_b32 v10, off, off */
+    0x00, 0x00, 0x51, 0xdc, 0x00, 0x00, 0x7c, 0x0a,
+};
+static const uint8_t case409[] = {
+    /* scratch_store_b32 off, v2, off */
+    0x00, 0x00, 0x69, 0xdc, 0x00, 0x02, 0x7c, 0x00,
+    /* scratch_load_d16_b16 v10, off, off offset:2 */
+    0x02, 0x00, 0x81, 0xdc, 0x00, 0x00, 0x7c, 0x0a,
+    /* scratch_load_d16_hi_b16 v10, off, off */
+    0x00, 0x00, 0x8d, 0xdc, 0x00, 0x00, 0x7c, 0x0a,
+};
+static const uint8_t case410[] = {
+    /* scratch_store_b32 off, v2, off */
+    0x00, 0x00, 0x69, 0xdc, 0x00, 0x02, 0x7c, 0x00,
+    /* scratch_load_d16_i8 v10, off, off offset:3 */
+    0x03, 0x00, 0x7d, 0xdc, 0x00, 0x00, 0x7c, 0x0a,
+    /* scratch_load_d16_hi_u8 v10, off, off offset:1 */
+    0x01, 0x00, 0x85, 0xdc, 0x00, 0x00, 0x7c, 0x0a,
+};
+static const uint8_t case411[] = {
+    /* scratch_store_b32 off, v2, off */
+    0x00, 0x00, 0x69, 0xdc, 0x00, 0x02, 0x7c, 0x00,
+    /* scratch_load_d16_u8 v10, off, off offset:3 */
+    0x03, 0x00, 0x79, 0xdc, 0x00, 0x00, 0x7c, 0x0a,
+    /* scratch_load_d16_hi_i8 v10, off, off offset:3 */
+    0x03, 0x00, 0x89, 0xdc, 0x00, 0x00, 0x7c, 0x0a,
+};
+static const uint8_t case412[] = {
+    /* scratch_store_b32 off, v3, off */
+    0x00, 0x00, 0x69, 0xdc, 0x00, 0x03, 0x7c, 0x00,
+    /* scratch_store_d16_hi_b16 off, v2, off */
+    0x00, 0x00, 0x95, 0xdc, 0x00, 0x02, 0x7c, 0x00,
+    /* scratch_store_d16_hi_b8 off, v2, off offset:3 */
+    0x03, 0x00, 0x91, 0xdc, 0x00, 0x02, 0x7c, 0x00,
+    /* scratch_load_b32 v10, off, off */
+    0x00, 0x00, 0x51, 0xdc, 0x00, 0x00, 0x7c, 0x0a,
+};
+static const uint8_t case413[] = {
+    /* scratch_store_b32 off, v5, off offset:252 */
+    0xfc, 0x00, 0x69, 0xdc, 0x00, 0x05, 0x7c, 0x00,
+    /* scratch_load_b32 v10, off, off offset:252 */
+    0xfc, 0x00, 0x51, 0xdc, 0x00, 0x00, 0x7c, 0x0a,
+};
 static const isa_case_t isa_cases[] = {
     {"s_add_u32 s20, s4, s5; s_addc_u32 s20, s20, 0; v_mov_b32 v10, s20",
      case0, sizeof(case0),
@@ -4201,6 +4330,91 @@ static const isa_case_t isa_cases[] = {
     {"v_cmp_lt_i16_e64 s20, v2, v5; v_cndmask_b32_e64 v10, 0, 1, s20",
      case392, sizeof(case392),
      {0x3ffffu, 0x0u, 0x0u, 0x0u}, 0x1u, 0x1u},
+    /* u16 VOP3 ops: results replace one half of v10 (0 before). */
+    {"v_add_nc_u16 v10, v2, v3",
+     case394, sizeof(case394),
+     {0x1234fff0u, 0xabcd0020u, 0x0u, 0x0u}, 0x10u, 0x10u},
+    {"v_add_nc_u16 v10, v2, v3 clamp",
+     case395, sizeof(case395),
+     {0xfff0u, 0x20u, 0x0u, 0x0u}, 0xffffu, 0xffffu},
+    {"v_sub_nc_u16 v10, v2, v3 op_sel:[1,0,1] (high halves)",
+     case396, sizeof(case396),
+     {0x50000u, 0x7u, 0x0u, 0x0u}, 0xfffe0000u, 0xfffe0000u},
+    {"v_sub_nc_u16 v10, v2, v3 clamp",
+     case397, sizeof(case397),
+     {0x5u, 0x7u, 0x0u, 0x0u}, 0x0u, 0x0u},
+    {"v_mul_lo_u16 v10, 0x1234, v3",
+     case398, sizeof(case398),
+     {0x0u, 0x10010u, 0x0u, 0x0u}, 0x2340u, 0x2340u},
+    {"v_lshlrev_b16 v10, v5, v2 (by the lane id)",
+     case399, sizeof(case399),
+     {0x8001u, 0x0u, 0x0u, 0x0u}, 0x8001u, 0x20u},
+};
+
+/* SCRATCH loads and stores, run with the private segment enabled (rsrc2
+ * bit 0) and PRIVATE_BYTES per work-item: addresses from a VGPR (SVE),
+ * an SGPR and the offset, each lane in its own private memory. */
+static const isa_case_t scratch_cases[] = {
+    {"every lane its own lane id at one private address: s_mov_b32 s20, 32; "
+     "scratch_store_b32 off, v5, s20 offset:4; "
+     "scratch_load_b32 v10, off, off offset:36",
+     case400, sizeof(case400),
+     {0x0u, 0x0u, 0x0u, 0x0u}, 0x0u, 0x5u},
+    {"v_lshlrev_b32 v7, 1, v5; s_mov_b32 s20, 64; "
+     "scratch_store_b32 v7, v2, s20 offset:-4; "
+     "scratch_load_b32 v10, v7, off offset:60",
+     case401, sizeof(case401),
+     {0x12345678u, 0x0u, 0x0u, 0x0u}, 0x12345678u, 0x12345678u},
+    {"scratch_store_b128 off, v[2:5], off offset:32; "
+     "scratch_load_b64 v[10:11], off, off offset:44",
+     case402, sizeof(case402),
+     {0x1u, 0x2u, 0x3u, 0x0u}, 0x0u, 0x5u},
+    {"scratch_store_b96 off, v[2:4], off offset:16; "
+     "scratch_load_b96 v[10:12], off, off offset:20",
+     case403, sizeof(case403),
+     {0x1u, 0x2u, 0x3u, 0x0u}, 0x2u, 0x2u},
+    {"scratch_store_b32 off, v2, off; scratch_load_i8 v10, off, off offset:2",
+     case404, sizeof(case404),
+     {0x8091a2b3u, 0x0u, 0x0u, 0x0u}, 0xffffff91u, 0xffffff91u},
+    {"scratch_store_b32 off, v2, off; scratch_load_u8 v10, off, off offset:3",
+     case405, sizeof(case405),
+     {0x8091a2b3u, 0x0u, 0x0u, 0x0u}, 0x80u, 0x80u},
+    {"scratch_store_b32 off, v2, off; scratch_load_u16 v10, off, off offset:2",
+     case406, sizeof(case406),
+     {0x8091a2b3u, 0x0u, 0x0u, 0x0u}, 0x8091u, 0x8091u},
+    {"scratch_store_b32 off, v2, off; scratch_load_i16 v10, off, off offset:2",
+     case407, sizeof(case407),
+     {0x8091a2b3u, 0x0u, 0x0u, 0x0u}, 0xffff8091u, 0xffff8091u},
+    {"scratch_store_b32 off, v3, off; "
+     "scratch_store_b8 off, v2, off offset:1; "
+     "scratch_store_b16 off, v2, off offset:2; "
+     "scratch_load_b32 v10, off, off",
+     case408, sizeof(case408),
+     {0xaabbccddu, 0x11223344u, 0x0u, 0x0u}, 0xccdddd44u, 0xccdddd44u},
+    {"scratch_store_b32 off, v2, off; "
+     "scratch_load_d16_b16 v10, off, off offset:2; "
+     "scratch_load_d16_hi_b16 v10, off, off",
+     case409, sizeof(case409),
+     {0xaabbccddu, 0x0u, 0x0u, 0x0u}, 0xccddaabbu, 0xccddaabbu},
+    {"scratch_store_b32 off, v2, off; "
+     "scratch_load_d16_i8 v10, off, off offset:3; "
+     "scratch_load_d16_hi_u8 v10, off, off offset:1",
+     case410, sizeof(case410),
+     {0x80112233u, 0x0u, 0x0u, 0x0u}, 0x22ff80u, 0x22ff80u},
+    {"scratch_store_b32 off, v2, off; "
+     "scratch_load_d16_u8 v10, off, off offset:3; "
+     "scratch_load_d16_hi_i8 v10, off, off offset:3",
+     case411, sizeof(case411),
+     {0x80112233u, 0x0u, 0x0u, 0x0u}, 0xff800080u, 0xff800080u},
+    {"scratch_store_b32 off, v3, off; scratch_store_d16_hi_b16 off, v2, off; "
+     "scratch_store_d16_hi_b8 off, v2, off offset:3; "
+     "scratch_load_b32 v10, off, off",
+     case412, sizeof(case412),
+     {0xaabbccddu, 0x11223344u, 0x0u, 0x0u}, 0xbb22aabbu, 0xbb22aabbu},
+    {"the last private word: scratch_store_b32 off, v5, off offset:252; "
+     "scratch_load_b32 v10, off, off offset:252",
+     case413, sizeof(case413),
+     {0x0u, 0x0u, 0x0u, 0x0u}, 0x0u, 0x5u},
 };
 
 static const uint8_t undecodable[] = {
@@ -4270,6 +4484,10 @@ typedef struct harness_t {
   uint32_t threads;  /* the dispatch's worker threads (0: one) */
   uint64_t budget;   /* per wave; 0: 10000 */
   uint32_t rsrc1;    /* 0: RSRC1_DEFAULT */
+  /* The dispatch's scratch backing memory (0: none) and the packet's
+   * private bytes per work-item. */
+  size_t scratch_size;
+  uint32_t private_bytes;
   uint8_t* block;  /* descriptor, then code */
   size_t block_size;
   uint32_t kernarg[8];
@@ -4301,6 +4519,9 @@ static hrx_status_t run_body(harness_t* h, const uint8_t* body, size_t length,
       {(uint64_t)(uintptr_t)h->kernarg, sizeof(h->kernarg)},
       {out, sizeof(h->out)},
   };
+  /* Scratch starts as garbage, as on hardware. */
+  uint8_t* scratch = h->scratch_size ? malloc(h->scratch_size) : NULL;
+  if (scratch) memset(scratch, 0xA5, h->scratch_size);
   hrx_gfx11_dispatch_t dispatch = {
       .kernel_descriptor = (uint64_t)(uintptr_t)h->block,
       .kernarg = (uint64_t)(uintptr_t)h->kernarg,
@@ -4308,11 +4529,15 @@ static hrx_status_t run_body(harness_t* h, const uint8_t* body, size_t length,
       .workgroup = {h->workgroup[0], h->workgroup[1], h->workgroup[2]},
       .ranges = ranges,
       .range_count = 3,
+      .scratch = (uint64_t)(uintptr_t)scratch,
+      .scratch_size = h->scratch_size,
+      .private_segment_size = h->private_bytes,
       .wave_instruction_budget = h->budget ? h->budget : 10000,
       .threads = h->threads,
   };
   hrx_status_t status =
       hrx_gfx11_dispatch(&dispatch, hrx_allocator_system(), fault);
+  free(scratch);
   free(h->block);
   h->block = NULL;
   return status;
@@ -4335,6 +4560,105 @@ static void test_instructions(void** state) {
                   c->text, lane0, lane5, c->lane0, c->lane5);
       fail();
     }
+  }
+}
+
+enum {
+  PRIVATE_BYTES = 256,
+  /* A wave's slot: roundup(PRIVATE_BYTES x 64, 1024). */
+  WAVE_SCRATCH = PRIVATE_BYTES * 64,
+  RSRC2_PRIVATE = RSRC2_DEFAULT | 1u, /* ENABLE_PRIVATE_SEGMENT */
+};
+
+/* The harness with scratch for |groups| workgroups of GROUP (two waves). */
+static harness_t scratch_harness(uint32_t groups) {
+  harness_t h = HARNESS_1D;
+  h.scratch_size = (size_t)groups * (GROUP / 32) * WAVE_SCRATCH;
+  h.private_bytes = PRIVATE_BYTES;
+  return h;
+}
+
+static void test_scratch_instructions(void** state) {
+  (void)state;
+  harness_t h = scratch_harness(1);
+  size_t count = sizeof(scratch_cases) / sizeof(scratch_cases[0]);
+  for (size_t i = 0; i < count; ++i) {
+    const isa_case_t* c = &scratch_cases[i];
+    hrx_gfx11_fault_t fault;
+    hrx_status_t status =
+        run_body(&h, c->code, c->length, c->in, RSRC2_PRIVATE, &fault);
+    if (status != HRX_OK) print_error("case %zu: %s\n", i, c->text);
+    assert_ok(status);
+    uint32_t lane0 = h.out[0], lane5 = h.out[5 * SLOT_WORDS];
+    if (lane0 != c->lane0 || lane5 != c->lane5) {
+      print_error("case %zu: %s: lanes 0/5 = 0x%x/0x%x, want 0x%x/0x%x\n", i,
+                  c->text, lane0, lane5, c->lane0, c->lane5);
+      fail();
+    }
+  }
+}
+
+/* Where scratch may not go: past a lane's private bytes (the fault names
+ * the private offset, and no lane stored), and anywhere for a kernel
+ * without a private segment. */
+static void test_scratch_out_of_bounds(void** state) {
+  (void)state;
+  static const uint8_t past[] = {
+      /* scratch_store_b32 off, v5, off offset:254 */
+      0xfe, 0x00, 0x69, 0xdc, 0x00, 0x05, 0x7c, 0x00,
+  };
+  uint32_t in[4] = {0, 0, 0, 0};
+  hrx_gfx11_fault_t fault;
+  harness_t h = scratch_harness(1);
+  assert_status(run_body(&h, past, sizeof(past), in, RSRC2_PRIVATE, &fault),
+                HRX_STATUS_ABORTED,
+                "4-byte scratch access at private offset 0xfe past the 256 "
+                "private bytes of lane 0");
+  assert_int_equal(fault.kind, HRX_GFX11_FAULT_OUT_OF_BOUNDS);
+  assert_int_equal(fault.address, 254);
+  assert_string_equal(fault.mnemonic, "scratch_store_b32");
+  assert_int_equal(h.out[0], SENTINEL);
+  assert_status(run_body(&h, past, sizeof(past), in, RSRC2_DEFAULT, &fault),
+                HRX_STATUS_ABORTED, "without a private segment");
+}
+
+/* The waves' slots come from the dispatch's scratch: none, or too little
+ * for one workgroup, is refused naming the sizes; room for two of four
+ * workgroups runs them on at most two workers, each lane still in its
+ * own memory. */
+static void test_scratch_slots(void** state) {
+  (void)state;
+  static const uint8_t body[] = {
+      /* s_mov_b32 s20, 32 */
+      0xa0, 0x00, 0x94, 0xbe,
+      /* v_add_nc_u32_e32 v8, s2, v5 (the workgroup id plus the lane's) */
+      0x02, 0x0a, 0x10, 0x4a,
+      /* scratch_store_b32 off, v8, s20 offset:4 */
+      0x04, 0x00, 0x69, 0xdc, 0x00, 0x08, 0x14, 0x00,
+      /* scratch_load_b32 v10, off, off offset:36 */
+      0x24, 0x00, 0x51, 0xdc, 0x00, 0x00, 0x7c, 0x0a,
+      /* v_subrev_nc_u32_e32 v10, s2, v10 */
+      0x02, 0x14, 0x14, 0x4e,
+  };
+  uint32_t in[4] = {0, 0, 0, 0};
+  hrx_gfx11_fault_t fault;
+  harness_t h = scratch_harness(0);
+  assert_status(run_body(&h, body, sizeof(body), in, RSRC2_PRIVATE,
+                         &fault),
+                HRX_STATUS_INVALID_ARGUMENT,
+                "a workgroup of 2 waves needs 32768 bytes of scratch (256 "
+                "private bytes per work-item); the dispatch has 0");
+  h.scratch_size = WAVE_SCRATCH;
+  assert_status(run_body(&h, body, sizeof(body), in, RSRC2_PRIVATE,
+                         &fault),
+                HRX_STATUS_INVALID_ARGUMENT, "the dispatch has 16384");
+  h = scratch_harness(2);
+  h.grid[0] = 4 * GROUP;
+  h.threads = 4;
+  assert_ok(run_body(&h, body, sizeof(body), in, RSRC2_PRIVATE,
+                     &fault));
+  for (uint32_t i = 0; i < GROUP; ++i) {
+    assert_int_equal(h.out[i * SLOT_WORDS], i);
   }
 }
 
@@ -4468,9 +4792,9 @@ static void test_descriptor_checks(void** state) {
   harness_t h = HARNESS_1D;
   hrx_gfx11_fault_t fault;
   uint32_t in[4] = {0, 0, 0, 0};
-  /* Scratch (rsrc2 bit 0) needs a private segment this model lacks. */
-  assert_status(run_body(&h, NULL, 0, in, RSRC2_DEFAULT | 1u, &fault),
-                HRX_STATUS_UNIMPLEMENTED, "scratch");
+  /* Workgroup info (rsrc2 bit 10) is an SGPR this model does not set. */
+  assert_status(run_body(&h, NULL, 0, in, RSRC2_DEFAULT | 1u << 10, &fault),
+                HRX_STATUS_UNIMPLEMENTED, "workgroup info");
   /* Three user SGPRs would be kernarg preloading. */
   assert_status(run_body(&h, NULL, 0, in, (3u << 1) | (1u << 7), &fault),
                 HRX_STATUS_UNIMPLEMENTED, "user SGPRs");
@@ -5118,6 +5442,9 @@ static void test_bad_objects(void** state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_instructions),
+      cmocka_unit_test(test_scratch_instructions),
+      cmocka_unit_test(test_scratch_out_of_bounds),
+      cmocka_unit_test(test_scratch_slots),
       cmocka_unit_test(test_workitem_ids),
       cmocka_unit_test(test_packed_workitem_ids),
       cmocka_unit_test(test_workgroup_id_sgprs),

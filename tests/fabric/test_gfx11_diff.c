@@ -12,7 +12,7 @@
  * remainders) follow the explicit ones at an 8-byte boundary when the
  * descriptor's kernarg size has room for them.
  *
- * Kernels covered (43 kernel sources, 116 runs):
+ * Kernels covered (44 kernel sources, 117 runs):
  *   libhrx-loom/kernels/ and examples/ (10 sources, 31 runs), at sizes
  *   that are not multiples of the workgroup: saxpy (both copies),
  *   gather_rows (2-D workload), histogram, reduce_sum, row_dot, transpose
@@ -36,6 +36,9 @@
  *     order-dependent atomic results left out.
  *   - tests/gpu/test_stream.c: overflow (its store, in bounds here).
  *   - tests/kernels/spin.loom, with data that ends its loop at once.
+ *   - tests/common/corpus_kernels.c: private_permute (private memory:
+ *     scratch loads and stores in one wave slot per wave, 3 groups of 40
+ *     on noise seeds), which tests/gpu/test_stream.c also runs.
  *   - tests/kernels/check/wmma_gemm.loom (6 runs): matrix fragments and
  *     vector.mma (V_WMMA_F32_16X16X16_F16 / _BF16 on the model, lane
  *     shuffles and f32 fmas on the host) on noise, f16 and bf16, one tile
@@ -395,11 +398,23 @@ static void run_gfx11(const diff_case_t* c, uint8_t** out) {
     ranges[2 + b] = (hrx_gfx11_range_t){(uint64_t)(uintptr_t)out[b],
                                         c->buffer_bytes[b]};
   }
+  /* Scratch for exactly one workgroup's waves (the model runs on one
+   * thread here), sized as the command processor slices it: a wave slot
+   * of roundup(private bytes x 64, 1024) each. */
+  p = (const uint8_t*)(uintptr_t)(kd + 4);
+  uint64_t private_bytes = hrx_get_le(&p, 4);
+  uint64_t items = (uint64_t)launch.workgroup_size[0] *
+                   launch.workgroup_size[1] * launch.workgroup_size[2];
+  size_t scratch_size =
+      (size_t)((items + 31) / 32 * ((private_bytes * 64 + 1023) & ~1023ull));
+  uint8_t* scratch = scratch_size ? malloc(scratch_size) : NULL;
   hrx_gfx11_dispatch_t dispatch = {
       .kernel_descriptor = kd,
       .kernarg = (uint64_t)(uintptr_t)kernarg,
       .ranges = ranges,
       .range_count = 2 + c->buffer_count,
+      .scratch = (uint64_t)(uintptr_t)scratch,
+      .scratch_size = scratch_size,
       .wave_instruction_budget = 1u << 24,
   };
   for (int i = 0; i < 3; ++i) {
@@ -416,6 +431,7 @@ static void run_gfx11(const diff_case_t* c, uint8_t** out) {
                 fault.reason);
   }
   assert_ok(status);
+  free(scratch);
   free(kernarg);
   hrx_gfx11_image_destroy(image);
   hrx_loom_artifact_destroy(artifact);
@@ -1520,21 +1536,28 @@ static void test_lds_mirror(void** state) {
   run_case(&c);
 }
 
+/* Private memory (tests/common/corpus_kernels.c): three private arrays
+ * per work-item written in permuted order and read back (on gfx1151
+ * scratch stores of 8, 16 and 32 bits, loads of 8, 16, 32 and 128), seeds
+ * from noise; 3 groups of 40, the second wave of each partial. */
+static void test_private_permute(void** state) {
+  (void)state;
+  diff_case_t c = inline_case("private.loom", corpus_private_kernel,
+                              "private_permute");
+  enum { GROUPS = 3, CELLS = GROUPS * 40 };
+  add_scalar(&c, GROUPS);
+  uint32_t* seeds = (uint32_t*)add_buffer(&c, CELLS * 4);
+  fill_bytes((uint8_t*)seeds, CELLS * 4, 21);
+  for (size_t i = 0; i < CELLS; ++i) seeds[i] &= 0xFFFFu;
+  add_buffer(&c, CELLS * 16);
+  c.workload[0] = GROUPS;
+  c.workload_count = 1;
+  run_case(&c);
+}
+
 /*===------------------------------------------------------------------===*/
 /* Kernels not run                                                          */
 /*===------------------------------------------------------------------===*/
-
-/* From tests/loom/test_amdgpu.c: a kernel the amdgpu backend refuses. */
-static const char* const private_alloca_kernel =
-    "kernel.def export(\"k\") @k() {\n"
-    "  %one = index.constant 1 : index\n"
-    "  kernel.launch.config workgroups(%one, %one, %one) "
-    "workgroup_size(%one, %one, %one) : index\n"
-    "} launch(%out: buffer) {\n"
-    "  %n = index.constant 64 : index\n"
-    "  %p = buffer.alloca<private> align(16) %n : buffer\n"
-    "  kernel.return\n"
-    "}\n";
 
 /* A corpus kernel (or runs of one) this suite does not run. With |text|,
  * the amdgpu backend refuses it: compiling it for gfx1151 must still fail
@@ -1554,10 +1577,6 @@ static const skip_t skip_table[] = {
      "compiles wave32); run here as a wave32 variant",
      &corpus_subgroup_kernel, HRX_STATUS_INVALID_ARGUMENT,
      "compiles 32-lane subgroups; @w64 asks for 64"},
-    {"k (buffer.alloca<private>)", "tests/loom/test_amdgpu.c",
-     "private memory is not supported by the amdgpu backend",
-     &private_alloca_kernel, HRX_STATUS_INVALID_ARGUMENT,
-     "buffer.alloca<private> is not supported by the amdgpu backend"},
     {"neighbour without barrier", "tests/host/test_kernels.c",
      "a data race by design (the race sanitizer's fixture): what a lane "
      "reads depends on the order of the waves",
@@ -1649,6 +1668,7 @@ int main(void) {
       cmocka_unit_test(test_corpus_extra),
       cmocka_unit_test(test_corpus_stream_store),
       cmocka_unit_test(test_corpus_spin),
+      cmocka_unit_test(test_private_permute),
       cmocka_unit_test(test_grid2d),
       cmocka_unit_test(test_grid3d),
       cmocka_unit_test(test_transcendentals),

@@ -848,10 +848,10 @@ static void saxpy_publish_private(hrx_fabric_queue_t* q,
 /* A queue's scratch (maximum_private_bytes): allocated at creation, one
  * more GPU allocation than a queue without, and what the model's CP reads
  * from the amd_queue_t: a dispatch whose private segment fits runs, one
- * needing more stops the queue with a fault naming both sizes. Loom's
- * amdgpu backend cannot emit private memory yet (buffer.alloca<private>
- * is host-only), so the kernel is saxpy with a private segment size in its
- * packet. */
+ * needing more stops the queue with a fault naming both sizes. The
+ * kernel is saxpy with a private segment size in its packet, so the size
+ * alone is tested (saxpy never touches scratch; tests/gpu/test_stream.c
+ * runs a kernel that does). */
 static void test_queue_scratch(void** state) {
   (void)state;
   env_t e;

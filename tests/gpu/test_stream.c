@@ -48,9 +48,10 @@ static hrx_status_t saxpy(fixture_t* f, hrx_gpu_stream_t* stream, uint64_t n,
 /* saxpy compiled for |device| with its code object claiming |bytes|
  * (< 128) of private memory per work-item: the metadata's
  * .private_segment_fixed_size (a msgpack fixint) and the kernel
- * descriptor's private_segment_fixed_size, which must agree. Loom's amdgpu
- * backend cannot emit private memory yet, so this stands in for a kernel
- * that uses it (saxpy itself never touches scratch). */
+ * descriptor's private_segment_fixed_size, which must agree: a kernel
+ * claiming exactly |bytes| (saxpy itself never touches scratch) tests the
+ * boundary of the queues' private bytes; test_private_memory runs one
+ * that uses scratch. */
 static hrx_gpu_kernel_t* saxpy_claiming_private(hrx_gpu_device_t* device,
                                                 uint8_t bytes) {
   char* path = test_strdup_printf("%s/saxpy.loom", getenv("HRX_LOOM_KERNELS"));
@@ -162,6 +163,104 @@ static void test_device_private_bytes(void** state) {
   }
   hrx_gpu_buffer_release(b);
   hrx_gpu_stream_destroy(s);
+  hrx_gpu_device_release(device);
+}
+
+/* C reference of corpus_private_kernel for the work-item with seed |s|:
+ * the arrays filled in the same permuted order, then reduced. */
+static void private_permute_reference(uint32_t s, uint32_t out[4]) {
+  uint32_t a[48];
+  uint16_t b[40];
+  uint8_t c[40];
+  for (uint32_t k = 0; k < 48; ++k) a[(7 * k + s) % 48] = s * k + k;
+  for (uint32_t k = 0; k < 40; ++k) {
+    b[(3 * k + s) % 40] = (uint16_t)(s * k);
+    c[(11 * k + s) % 40] = (uint8_t)(s + 5 * k);
+  }
+  out[0] = out[1] = out[2] = 0;
+  for (uint32_t k = 0; k < 48; ++k) out[0] += a[k] * (k + 1);
+  for (uint32_t k = 0; k < 40; ++k) {
+    out[1] += (uint32_t)(int32_t)(int16_t)b[k] * (k + 1);
+    out[2] += c[k] ^ k;
+  }
+  out[3] = a[3 * s % 48];
+}
+
+/* Private memory end to end (buffer.alloca<private>, scratch on
+ * gfx1151): with queues of 512 private bytes per work-item the kernel's
+ * per-work-item arrays give the C reference's results; on a device whose
+ * queues provide one byte less than the kernel needs, the dispatch is
+ * refused naming both sizes. */
+static void test_private_memory(void** state) {
+  (void)state;
+  enum { GROUPS = 5, CELLS = GROUPS * 40 };
+  hrx_gpu_device_t* device = gpu_test_device_open();
+  bool host = gpu_test_is_host(device);
+  assert_ok(hrx_gpu_device_set_maximum_private_bytes(device, 512));
+  hrx_gpu_kernel_t* kernel = gpu_test_kernel(
+      device, NULL, corpus_private_kernel, "private_permute");
+  hrx_fabric_kernel_info_t info = HRX_STRUCT_INIT(hrx_fabric_kernel_info_t);
+  assert_ok(hrx_gpu_kernel_info(kernel, &info));
+  /* 312 bytes of arrays, and on gfx1151 what LLVM adds to its frame. */
+  assert_in_range(info.private_segment_size, 312, 512);
+  hrx_gpu_stream_t* s = NULL;
+  assert_ok(hrx_gpu_stream_create(device, &s));
+  hrx_gpu_buffer_t *in = NULL, *out = NULL;
+  assert_ok(hrx_gpu_stream_allocate(s, CELLS * 4, &in));
+  assert_ok(hrx_gpu_stream_allocate(s, CELLS * 16, &out));
+  uint32_t* seeds = hrx_gpu_buffer_host_pointer(in);
+  for (uint32_t i = 0; i < CELLS; ++i) {
+    seeds[i] = (i * 2654435761u >> 7) & 0xFFFFu;
+  }
+  assert_ok(hrx_gpu_stream_fill(s, hrx_gpu_buffer_binding(out), 0));
+  uint64_t groups = GROUPS;
+  hrx_gpu_arg_t args[] = {
+      hrx_gpu_arg_scalar(groups),
+      hrx_gpu_arg_binding(hrx_gpu_buffer_binding(in), HRX_GPU_ACCESS_READ),
+      hrx_gpu_arg_binding(hrx_gpu_buffer_binding(out), HRX_GPU_ACCESS_WRITE)};
+  hrx_gpu_launch_t launch = {&groups, 1, args, 3};
+  assert_ok(hrx_gpu_stream_dispatch(s, kernel, &launch));
+  assert_ok(hrx_gpu_stream_synchronize(s, 60 * SECOND));
+  const uint32_t* y = hrx_gpu_buffer_host_pointer(out);
+  for (uint32_t i = 0; i < CELLS; ++i) {
+    uint32_t want[4];
+    private_permute_reference(seeds[i], want);
+    for (int j = 0; j < 4; ++j) {
+      if (y[4 * i + j] != want[j]) {
+        fail_msg("work-item %u, result %d: 0x%x, want 0x%x", i, j,
+                 y[4 * i + j], want[j]);
+      }
+    }
+  }
+  hrx_gpu_buffer_release(in);
+  hrx_gpu_buffer_release(out);
+  hrx_gpu_stream_destroy(s);
+  hrx_gpu_kernel_release(kernel);
+  hrx_gpu_device_release(device);
+  if (host) return;
+  device = gpu_test_device_open();
+  uint64_t short_by_one = info.private_segment_size - 1;
+  assert_ok(hrx_gpu_device_set_maximum_private_bytes(device, short_by_one));
+  kernel = gpu_test_kernel(device, NULL, corpus_private_kernel,
+                           "private_permute");
+  assert_ok(hrx_gpu_stream_create(device, &s));
+  assert_ok(hrx_gpu_stream_allocate(s, CELLS * 4, &in));
+  assert_ok(hrx_gpu_stream_allocate(s, CELLS * 16, &out));
+  args[1] = hrx_gpu_arg_binding(hrx_gpu_buffer_binding(in),
+                                HRX_GPU_ACCESS_READ);
+  args[2] = hrx_gpu_arg_binding(hrx_gpu_buffer_binding(out),
+                                HRX_GPU_ACCESS_WRITE);
+  char* expected = test_strdup_printf(
+      "kernel 'private_permute' needs %u private bytes per work-item; the "
+      "device's queues provide %llu", info.private_segment_size,
+      (unsigned long long)short_by_one);
+  assert_status(hrx_gpu_stream_dispatch(s, kernel, &launch),
+                HRX_STATUS_FAILED_PRECONDITION, expected);
+  free(expected);
+  hrx_gpu_buffer_release(in);
+  hrx_gpu_buffer_release(out);
+  hrx_gpu_stream_destroy(s);
+  hrx_gpu_kernel_release(kernel);
   hrx_gpu_device_release(device);
 }
 
@@ -1102,6 +1201,7 @@ static void test_model_watchdog(void** state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_device_private_bytes),
+      cmocka_unit_test(test_private_memory),
       cmocka_unit_test(test_device_queue_count),
       cmocka_unit_test(test_concurrent_opens_share_one_device),
       cmocka_unit_test_setup_teardown(test_buffers_and_views, setup, teardown),

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "corpus_kernels.h"
+#include "hrx/fabric/device.h"
 #include "hrx/fabric/launch_program.h"
 #include "loom_test_util.h"
 
@@ -47,6 +48,7 @@ static const kernel_source_t sources[] = {
     {"row_dot.loom", NULL, NULL},
     {"examples/saxpy.loom", NULL, NULL},
     {"extra.loom", NULL, NULL},
+    {"private.loom", NULL, NULL},
     {"tests/float_math.loom", NULL, NULL},
     {"tests/strided_transpose.loom", NULL, NULL},
     {"tests/trig_pow.loom", NULL, NULL},
@@ -59,6 +61,10 @@ static char* read_source(const kernel_source_t* s, size_t* out_length) {
   if (!strcmp(s->name, "extra.loom")) {
     *out_length = strlen(corpus_amdgpu_extra_kernel);
     return strdup(corpus_amdgpu_extra_kernel);
+  }
+  if (!strcmp(s->name, "private.loom")) {
+    *out_length = strlen(corpus_private_kernel);
+    return strdup(corpus_private_kernel);
   }
   if (!strncmp(s->name, "tests/", 6)) {
     return loom_test_read_file("HRX_TEST_KERNELS", s->name + 6, out_length);
@@ -392,22 +398,62 @@ static void expect_compile_error(const char* text, const char* expected) {
   hrx_loom_compiler_destroy(c);
 }
 
+/* Private memory is scratch: buffer.alloca<private> arrays become
+ * scratch loads and stores (none promoted to LDS), and the kernel's fixed
+ * private segment holds its 312 bytes of arrays. */
+static void test_private_scratch(void** state) {
+  (void)state;
+  char* dir = test_temp_dir_create();
+  hrx_loom_compiler_t* c = make_compiler(NULL);
+  const kernel_source_t source = {"private.loom", NULL, NULL};
+  hrx_loom_artifact_t* artifact = compile_source(c, &source);
+  size_t length = 0;
+  const uint8_t* code = hrx_loom_artifact_code(artifact, &length);
+  char* path = test_strdup_printf("%s/object.co", dir);
+  test_write_file(path, code, length);
+  char *out = NULL, *err = NULL;
+  assert_int_equal(run_tool(getenv("HRX_LLVM_OBJDUMP"), "-d --mcpu=gfx1151",
+                            path, dir, &out, &err),
+                   0);
+  assert_non_null(strstr(out, "scratch_store_b32"));
+  assert_non_null(strstr(out, "scratch_store_b16"));
+  assert_non_null(strstr(out, "scratch_load_"));
+  assert_null(strstr(out, "ds_"));
+  free(out);
+  free(err);
+  assert_int_equal(run_tool(getenv("HRX_LLVM_READELF"), "--notes", path, dir,
+                            &out, &err),
+                   0);
+  const char* key = ".private_segment_fixed_size:";
+  const char* at = strstr(out, key);
+  assert_non_null(at);
+  assert_in_range(atol(at + strlen(key)), 312, HRX_FABRIC_MAX_PRIVATE_BYTES);
+  free(out);
+  free(err);
+  free(path);
+  hrx_loom_artifact_destroy(artifact);
+  hrx_loom_compiler_destroy(c);
+  test_temp_dir_remove(dir);
+}
+
 static void test_bad_sources(void** state) {
   (void)state;
-  /* An op the backend cannot lower: a diagnostic at the op, naming it and
-   * the target. */
+  /* More private memory than a queue's scratch can serve a work-item: a
+   * diagnostic at the op, naming the limit and the target. */
   expect_compile_error(
       "kernel.def export(\"k\") @k() {\n"
       "  %one = index.constant 1 : index\n"
       "  kernel.launch.config workgroups(%one, %one, %one) "
       "workgroup_size(%one, %one, %one) : index\n"
       "} launch(%out: buffer) {\n"
-      "  %n = index.constant 64 : index\n"
+      "  %n = index.constant 40000 : index\n"
       "  %p = buffer.alloca<private> align(16) %n : buffer\n"
       "  kernel.return\n"
       "}\n",
-      "bad.loom:6:3: error[L0801]: buffer.alloca<private> is not supported "
-      "by the amdgpu backend");
+      "bad.loom:6:3: error[L0802]: private memory exceeds 32752 bytes per "
+      "work-item on amdgpu");
+  /* An op the backend cannot lower: a diagnostic at the op, naming it and
+   * the target. */
   expect_compile_error(
       "kernel.def export(\"k\") @k() {\n"
       "  %one = index.constant 1 : index\n"
@@ -522,6 +568,7 @@ static void test_inspect(void** state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_corpus_compiles),
+      cmocka_unit_test(test_private_scratch),
       cmocka_unit_test(test_compile_all_and_cache),
       cmocka_unit_test(test_bad_sources),
       cmocka_unit_test(test_profiles),

@@ -1,5 +1,6 @@
-/* 16-bit vector ops of the gfx11 model: f16 VOP1/VOP2/VOP3 ops, and the
- * packed VOP3P ops that work on both halves of each register at once.
+/* 16-bit vector ops of the gfx11 model: f16 VOP1/VOP2/VOP3 ops, the
+ * 16-bit VOP3 shifts, v_pack_b32_f16, and the packed VOP3P ops that work
+ * on both halves of each register at once.
  *
  * gfx11 names the halves of a VGPR: in the VOP1/VOP2 forms bit 7 of a
  * 16-bit operand's register number picks the high half of v[n & 127]
@@ -25,6 +26,20 @@ bool gfx11_is_half_op(uint32_t op) {
   switch (op) {
     case GFX11_V_ADD_F16: case GFX11_V_MUL_F16: case GFX11_V_FMAC_F16:
     case GFX11_V_CVT_F16_F32: case GFX11_V_CVT_F32_F16: case GFX11_V_FMA_F16:
+    case GFX11_V_LSHLREV_B16: case GFX11_V_LSHRREV_B16:
+    case GFX11_V_ASHRREV_I16: case GFX11_V_PACK_B32_F16:
+      return true;
+    default:
+      return false;
+  }
+}
+
+/* The 16-bit shifts (VOP3 only): src1 shifted by the low 4 bits of src0;
+ * integers, so no float modifiers and no denormal flushing. */
+static bool is_shift16(uint32_t op) {
+  switch (op) {
+    case GFX11_V_LSHLREV_B16: case GFX11_V_LSHRREV_B16:
+    case GFX11_V_ASHRREV_I16:
       return true;
     default:
       return false;
@@ -109,10 +124,40 @@ static void cvt_f16_f32_lane(gfx11_wave_t* wave, const gfx11_inst_t* inst,
   write_half(wave, inst, dst, lane, gfx11_flush_f16(r, keep_f16_out(wave)));
 }
 
-/* One lane of an f16 VOP1/VOP2/VOP3 op. */
+static void shift16_lane(gfx11_wave_t* wave, const gfx11_inst_t* inst,
+                         half_ref_t dst, uint32_t lane) {
+  uint32_t by = read_half(wave, inst, half_ref(inst, inst->src[0], 0), lane) &
+                15u;
+  uint16_t x = read_half(wave, inst, half_ref(inst, inst->src[1], 1), lane);
+  uint16_t r = (uint16_t)(x >> by);
+  if (inst->op == GFX11_V_LSHLREV_B16) r = (uint16_t)(x << by);
+  if (inst->op == GFX11_V_ASHRREV_I16) r = (uint16_t)((int16_t)x >> by);
+  write_half(wave, inst, dst, lane, r);
+}
+
+/* v_pack_b32_f16: source 0 into the low half, source 1 into the high
+ * half (each with its opsel half and modifiers), one 32-bit write. */
+static void pack_lane(gfx11_wave_t* wave, const gfx11_inst_t* inst,
+                      uint32_t lane) {
+  uint16_t lo = gfx11_flush_f16(gfx11_read_f16_source(wave, inst, 0, lane),
+                                keep_f16_in(wave));
+  uint16_t hi = gfx11_flush_f16(gfx11_read_f16_source(wave, inst, 1, lane),
+                                keep_f16_in(wave));
+  gfx11_write_vgpr(wave, inst->dst, lane, (uint32_t)hi << 16 | lo);
+}
+
+/* One lane of a 16-bit VOP1/VOP2/VOP3 op. */
 static void half_lane(gfx11_wave_t* wave, const gfx11_inst_t* inst,
                       uint32_t lane) {
+  if (inst->op == GFX11_V_PACK_B32_F16) {
+    pack_lane(wave, inst, lane);
+    return;
+  }
   half_ref_t dst = half_ref(inst, inst->dst, 3);
+  if (is_shift16(inst->op)) {
+    shift16_lane(wave, inst, dst, lane);
+    return;
+  }
   if (inst->op == GFX11_V_CVT_F16_F32) {
     cvt_f16_f32_lane(wave, inst, dst, lane);
     return;
@@ -147,8 +192,13 @@ static void half_lane(gfx11_wave_t* wave, const gfx11_inst_t* inst,
 }
 
 bool gfx11_exec_half(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
-  /* Output scaling of f16 results is not modelled. */
-  if (inst->omod) return unsupported(wave, "VOP3", inst->op);
+  /* Output scaling of f16 results is not modelled; integer shifts take
+   * no float modifiers. */
+  if (inst->omod ||
+      (is_shift16(inst->op) && (inst->abs || inst->neg || inst->clamp)) ||
+      (inst->op == GFX11_V_PACK_B32_F16 && inst->clamp)) {
+    return unsupported(wave, "VOP3", inst->op);
+  }
   uint32_t exec = wave->sgpr[GFX11_EXEC_LO];
   for (uint32_t lane = 0; lane < GFX11_LANES && !wave->faulted; ++lane) {
     if (exec >> lane & 1) half_lane(wave, inst, lane);

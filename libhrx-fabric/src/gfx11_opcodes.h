@@ -204,12 +204,16 @@
   X(V_ADD_CO_U32, 0x300, "v_add_co_u32")                   \
   X(V_SUB_CO_U32, 0x301, "v_sub_co_u32")                   \
   X(V_SUBREV_CO_U32, 0x302, "v_subrev_co_u32")             \
+  X(V_PACK_B32_F16, 0x311, "v_pack_b32_f16")               \
   X(V_LDEXP_F32, 0x31C, "v_ldexp_f32")                     \
   X(V_BCNT_U32_B32, 0x31E, "v_bcnt_u32_b32")               \
   X(V_MBCNT_LO_U32_B32, 0x31F, "v_mbcnt_lo_u32_b32")       \
   X(V_MUL_LO_U32, 0x32C, "v_mul_lo_u32")                   \
   X(V_MUL_HI_U32, 0x32D, "v_mul_hi_u32")                   \
   X(V_MUL_HI_I32, 0x32E, "v_mul_hi_i32")                   \
+  X(V_LSHLREV_B16, 0x338, "v_lshlrev_b16")                 \
+  X(V_LSHRREV_B16, 0x339, "v_lshrrev_b16")                 \
+  X(V_ASHRREV_I16, 0x33A, "v_ashrrev_i16")                 \
   X(V_LSHLREV_B64, 0x33C, "v_lshlrev_b64")                 \
   X(V_LSHRREV_B64, 0x33D, "v_lshrrev_b64")                 \
   X(V_ASHRREV_I64, 0x33E, "v_ashrrev_i64")                 \

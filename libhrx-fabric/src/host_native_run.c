@@ -188,6 +188,9 @@ static size_t hrx_cpu_features(hrx_cpu_feature_t* f) {
   F("invpcid", (ebx >> 10) & 1);
   F("rtm", (ebx >> 11) & 1);
   F("avx512f", ((ebx >> 16) & 1) && avx512_save);
+  /* LLVM's name for "512-bit EVEX registers usable": the OS saves the
+   * AVX-512 state (ZMM and opmask), on AVX-512 and AVX10/512 CPUs. */
+  F("evex512", avx512_save);
   F("avx512dq", ((ebx >> 17) & 1) && avx512_save);
   F("rdseed", (ebx >> 18) & 1);
   F("adx", (ebx >> 19) & 1);

@@ -1,7 +1,7 @@
 /* 16-bit vector ops of the gfx11 model: f16 VOP1/VOP2/VOP3 ops, the
  * VOP3-only u16 add, sub, mul and shifts (LLVM builds i8 vectors and
- * private byte arrays with them), and the packed VOP3P ops that work on
- * both halves of each register at once.
+ * private byte arrays with them), v_pack_b32_f16, and the packed VOP3P
+ * ops that work on both halves of each register at once.
  *
  * gfx11 names the halves of a VGPR: in the VOP1/VOP2 forms bit 7 of a
  * 16-bit operand's register number picks the high half of v[n & 127]
@@ -30,6 +30,7 @@ bool gfx11_is_half_op(uint32_t op) {
     case GFX11_V_LSHLREV_B16: case GFX11_V_LSHRREV_B16:
     case GFX11_V_ASHRREV_I16: case GFX11_V_ADD_NC_U16:
     case GFX11_V_SUB_NC_U16: case GFX11_V_MUL_LO_U16:
+    case GFX11_V_PACK_B32_F16:
       return true;
     default:
       return false;
@@ -180,9 +181,24 @@ static void int16_lane(gfx11_wave_t* wave, const gfx11_inst_t* inst,
              packed_int(int16_as_packed(inst->op), v[0], v[1], inst->clamp));
 }
 
+/* v_pack_b32_f16: source 0 into the low half, source 1 into the high
+ * half (each with its opsel half and modifiers), one 32-bit write. */
+static void pack_lane(gfx11_wave_t* wave, const gfx11_inst_t* inst,
+                      uint32_t lane) {
+  uint16_t lo = gfx11_flush_f16(gfx11_read_f16_source(wave, inst, 0, lane),
+                                keep_f16_in(wave));
+  uint16_t hi = gfx11_flush_f16(gfx11_read_f16_source(wave, inst, 1, lane),
+                                keep_f16_in(wave));
+  gfx11_write_vgpr(wave, inst->dst, lane, (uint32_t)hi << 16 | lo);
+}
+
 /* One lane of an f16 VOP1/VOP2/VOP3 op or a u16 VOP3 one. */
 static void half_lane(gfx11_wave_t* wave, const gfx11_inst_t* inst,
                       uint32_t lane) {
+  if (inst->op == GFX11_V_PACK_B32_F16) {
+    pack_lane(wave, inst, lane);
+    return;
+  }
   half_ref_t dst = half_ref(inst, inst->dst, 3);
   if (inst->op == GFX11_V_CVT_F16_F32) {
     cvt_f16_f32_lane(wave, inst, dst, lane);
@@ -226,8 +242,9 @@ bool gfx11_exec_half(gfx11_wave_t* wave, const gfx11_inst_t* inst) {
    * float modifiers, and only add and sub a clamp. */
   uint32_t packed = int16_as_packed(inst->op);
   bool clamps = packed == GFX11_V_PK_ADD_U16 || packed == GFX11_V_PK_SUB_U16;
-  if (inst->omod || (packed && (inst->abs || inst->neg ||
-                                (inst->clamp && !clamps)))) {
+  if (inst->omod ||
+      (packed && (inst->abs || inst->neg || (inst->clamp && !clamps))) ||
+      (inst->op == GFX11_V_PACK_B32_F16 && inst->clamp)) {
     return unsupported(wave, "VOP3", inst->op);
   }
   uint32_t exec = wave->sgpr[GFX11_EXEC_LO];

@@ -210,6 +210,7 @@
   X(V_ADD_NC_U16, 0x303, "v_add_nc_u16")                   \
   X(V_SUB_NC_U16, 0x304, "v_sub_nc_u16")                   \
   X(V_MUL_LO_U16, 0x305, "v_mul_lo_u16")                   \
+  X(V_PACK_B32_F16, 0x311, "v_pack_b32_f16")               \
   X(V_LDEXP_F32, 0x31C, "v_ldexp_f32")                     \
   X(V_BCNT_U32_B32, 0x31E, "v_bcnt_u32_b32")               \
   X(V_MBCNT_LO_U32_B32, 0x31F, "v_mbcnt_lo_u32_b32")       \

@@ -16,6 +16,7 @@
 #include "hrx/loom/host_backend.h"
 #include "host_backend_internal.h"
 #include "op_table.h"
+#include "vector_shape.h"
 
 #define HB_MAX_INLINE_DEPTH 16
 #if defined(__GNUC__)
@@ -76,11 +77,7 @@ loom_type_kind_t hb_kind(const hb_t* b, loom_type_id_t type) {
 
 /* Number of registers a value of |type| takes. */
 uint32_t hb_width(const hb_t* b, loom_type_id_t type) {
-  const loom_type_t* t = &LOOM_TYPE(b->m, type);
-  if (t->kind == LOOM_TYPE_VECTOR) {
-    return (uint32_t)LOOM_DIM(b->m, t->dims_start).size;
-  }
-  return 1;
+  return loom_vector_lanes(b->m, type);
 }
 
 /* Register bits of a literal as a value of |kind|. */
@@ -562,6 +559,36 @@ bool hb_element_address(hb_t* b, const loom_op_t* op, uint32_t view_operand,
   return hb_pointer(b, base, index, hb_kind_bytes(view->element), out_ptr);
 }
 
+/* Address of lane |lane| of vector |vector| accessed at the indices of
+ * |op| after |view_operand|: a rank-1 vector runs along the view's
+ * elements; a vector of rank r > 1 maps its axes onto the last r view
+ * axes, so each lane adds its coordinates to those indices. */
+static bool hb_lane_address(hb_t* b, const loom_op_t* op,
+                            uint32_t view_operand, loom_type_id_t view_type,
+                            loom_type_id_t vector, uint32_t lane,
+                            uint32_t* out_ptr) {
+  const loom_type_t* v = &LOOM_TYPE(b->m, vector);
+  if (v->kind != LOOM_TYPE_VECTOR || v->rank <= 1) {
+    return hb_address(b, op, view_operand, view_type, lane, out_ptr);
+  }
+  uint32_t rank = LOOM_TYPE(b->m, view_type).rank;
+  uint32_t indices[8];
+  uint32_t skip = rank - v->rank;
+  for (uint32_t d = 0; d < rank; ++d) {
+    if (!hb_operand(b, op, view_operand + 1 + d, &indices[d])) return false;
+    if (d < skip) continue;
+    uint32_t axis = d - skip;
+    uint32_t stride = loom_vector_stride(b->m, vector, axis);
+    uint32_t extent = (uint32_t)LOOM_DIM(b->m, v->dims_start + axis).size;
+    uint32_t at = lane / stride % extent, one = 0, step = 0;
+    if (at && (!hb_const_reg(b, 1, &one) || !hb_const_reg(b, at, &step) ||
+               !hb_index_step(b, indices[d], one, step, &indices[d]))) {
+      return false;
+    }
+  }
+  return hb_element_address(b, op, view_operand, view_type, indices, out_ptr);
+}
+
 static uint32_t hb_ordering(const loom_op_t* op) {
   return op->attrs[LOOM_ATTR_ORDERING] >= 0
              ? (uint32_t)op->attrs[LOOM_ATTR_ORDERING]
@@ -650,6 +677,10 @@ static const hb_map_t hb_arith[] = {
     {"vector.addi", HRX_HOST_OP_IADD},
     {"vector.subi", HRX_HOST_OP_ISUB},
     {"vector.muli", HRX_HOST_OP_IMUL},
+    {"vector.divsi", HRX_HOST_OP_IDIVS},
+    {"vector.divui", HRX_HOST_OP_IDIVU},
+    {"vector.remsi", HRX_HOST_OP_IREMS},
+    {"vector.remui", HRX_HOST_OP_IREMU},
     {"vector.minsi", HRX_HOST_OP_IMINS},
     {"vector.maxsi", HRX_HOST_OP_IMAXS},
     {"vector.minui", HRX_HOST_OP_IMINU},
@@ -923,7 +954,9 @@ static bool hb_lower_load(hb_t* b, const loom_op_t* op) {
                     HB_MAX_VECTOR);
   }
   for (uint32_t k = 0; k < width; ++k) {
-    if (!hb_address(b, op, 0, op->type, k, &ptrs[k])) return false;
+    if (!hb_lane_address(b, op, 0, op->type, op->type2, k, &ptrs[k])) {
+      return false;
+    }
   }
   if (!hb_define(b, result, hb_all_scalar(b, ptrs, (int)width) && !atomic)) {
     return false;
@@ -948,7 +981,9 @@ static bool hb_lower_store(hb_t* b, const loom_op_t* op) {
   bool rmw = hb_is(op, "view.atomic.rmw");
   for (uint32_t k = 0; k < width; ++k) {
     uint32_t ptr = 0;
-    if (!hb_address(b, op, 1, op->type2, k, &ptr)) return false;
+    if (!hb_lane_address(b, op, 1, op->type2, op->type, k, &ptr)) {
+      return false;
+    }
     if (rmw) {
       uint32_t result = op->results_start;
       if (!hb_define(b, result, false)) return false;
@@ -1243,6 +1278,30 @@ static bool hb_lower_call(hb_t* b, const loom_op_t* op) {
   return ok;
 }
 
+/* The first lane that the constant indices of |op| from operand |first|
+ * select in |vector|: the sum of each index times its axis stride. */
+static bool hb_vector_position(hb_t* b, const loom_op_t* op, uint32_t first,
+                               loom_type_id_t vector, int64_t* out_lane) {
+  int64_t lane = 0;
+  for (uint32_t i = first; i < op->operand_count; ++i) {
+    int64_t at = 0;
+    if (!hb_known(b, op, i, &at)) {
+      return hb_error(b, op->span, HRX_LOOM_DIAG_BACKEND_UNSUPPORTED,
+                      "%s needs constant positions on the host backend",
+                      hb_op_name(op));
+    }
+    const loom_type_t* t = &LOOM_TYPE(b->m, vector);
+    if (at < 0 || at >= LOOM_DIM(b->m, t->dims_start + i - first).size) {
+      return hb_error(b, op->span, HRX_LOOM_DIAG_CONSTANT_RANGE,
+                      "%s: position %" PRId64 " is out of bounds",
+                      hb_op_name(op), at);
+    }
+    lane += at * loom_vector_stride(b->m, vector, i - first);
+  }
+  *out_lane = lane;
+  return true;
+}
+
 /* Ops without regions (everything but if, for, while and calls). */
 HB_OUT_OF_LINE static bool hb_lower_flat_op(hb_t* b, const loom_op_t* op) {
   const loom_module_t* m = b->m;
@@ -1357,12 +1416,10 @@ HB_OUT_OF_LINE static bool hb_lower_flat_op(hb_t* b, const loom_op_t* op) {
     case LOOM_SHAPE_RMW:
       return hb_lower_store(b, op);
     case LOOM_SHAPE_EXTRACT: {
+      /* The lanes left by the leading indices are consecutive
+       * registers: the result names them in place. */
       int64_t lane = 0;
-      if (!hb_known(b, op, 1, &lane)) {
-        return hb_error(b, op->span, HRX_LOOM_DIAG_BACKEND_UNSUPPORTED,
-                        "vector.extract needs a constant position on the "
-                        "host backend");
-      }
+      if (!hb_vector_position(b, op, 1, op->type, &lane)) return false;
       uint32_t vector = 0;
       if (!hb_operand(b, op, 0, &vector)) return false;
       b->vreg[result] = vector + (uint32_t)lane;
@@ -1370,24 +1427,17 @@ HB_OUT_OF_LINE static bool hb_lower_flat_op(hb_t* b, const loom_op_t* op) {
     }
     case LOOM_SHAPE_INSERT: {
       int64_t lane = 0;
-      uint32_t scalar = 0, vector = 0;
-      if (!hb_known(b, op, 2, &lane)) {
-        return hb_error(b, op->span, HRX_LOOM_DIAG_BACKEND_UNSUPPORTED,
-                        "vector.insert needs a constant position on the "
-                        "host backend");
-      }
-      if (!hb_operand(b, op, 0, &scalar) || !hb_operand(b, op, 1, &vector)) {
+      uint32_t value = 0, vector = 0;
+      if (!hb_vector_position(b, op, 2, op->type2, &lane) ||
+          !hb_operand(b, op, 0, &value) || !hb_operand(b, op, 1, &vector)) {
         return false;
       }
       uint32_t width = hb_width(b, op->type2);
-      uint32_t regs[] = {scalar, vector};
-      if (!hb_define(b, result, hb_all_scalar(b, regs, 2)) ||
-          !hb_mov(b, b->vreg[result], vector, width)) {
-        return false;
-      }
-      return hb_emit(b, HRX_HOST_OP_MOV, HRX_HOST_TYPE_I64, 0,
-                     b->vreg[result] + (uint32_t)lane, scalar, LOOM_NONE,
-                     LOOM_NONE, 0);
+      uint32_t regs[] = {value, vector};
+      return hb_define(b, result, hb_all_scalar(b, regs, 2)) &&
+             hb_mov(b, b->vreg[result], vector, width) &&
+             hb_mov(b, b->vreg[result] + (uint32_t)lane, value,
+                    hb_width(b, op->type));
     }
     case LOOM_SHAPE_SPLAT: {
       uint32_t scalar = 0;
@@ -1501,6 +1551,12 @@ HB_OUT_OF_LINE static bool hb_lower_flat_op(hb_t* b, const loom_op_t* op) {
  * ordinary thread stack. */
 static bool hb_lower_op(hb_t* b, uint32_t op_id) {
   const loom_op_t* op = &LOOM_OP(b->m, op_id);
+  if (loom_op_has_dynamic_vector(b->m, op)) {
+    return hb_error(b, op->span, HRX_LOOM_DIAG_BACKEND_UNSUPPORTED,
+                    "%s: the host backend needs vectors of static shape "
+                    "(vector<[%%n]x...> holds a run-time number of lanes)",
+                    hb_op_name(op));
+  }
   switch (loom_op_defs[op->opcode].shape) {
     case LOOM_SHAPE_IF: return hb_lower_if(b, op);
     case LOOM_SHAPE_FOR: return hb_lower_for(b, op);

@@ -1,6 +1,6 @@
 /* Float functions the host ISA has no instruction for, composed from the
- * instructions it has: exp2f, siluf, sinf, cosf, powf and clampf (the
- * vector forms lane by lane).
+ * instructions it has: exp2f, siluf, sinf, cosf, powf, clampf and (on
+ * vectors) roundf (the vector forms lane by lane).
  *
  * f16, bf16 and f32 operands are widened to f64 and the function is
  * evaluated there, then rounded once to the operand type. f64 carries 29
@@ -9,7 +9,8 @@
  * the exact value over a sweep of every f32 magnitude and their edge cases
  * (tests/loom/test_language_math.c), i.e. correctly rounded but for
  * near-ties; exp2f and siluf round an f64 result good to about 2^-45.
- * f64 operands keep exp2f, siluf and clampf on the f64 instructions;
+ * f64 operands keep exp2f, siluf, clampf and roundf on the f64
+ * instructions;
  * sinf, cosf and powf of f64 would need wider arithmetic than the ISA has
  * and are refused. */
 #include <math.h>
@@ -212,10 +213,24 @@ static uint32_t hm_clamp(hm_t* h, const uint32_t* v, uint8_t mode) {
                    raised);
 }
 
+/* Round half away from zero: trunc(x), one more step away from zero when
+ * the dropped fraction (exact) is at least one half. NaN and infinities
+ * (whose fraction is NaN) come back unchanged, -0.3 gives -0. */
+static uint32_t hm_round(hm_t* h, uint32_t x) {
+  uint32_t t = hm_1(h, HRX_HOST_OP_FTRUNC, x);
+  uint32_t fraction =
+      hm_1(h, HRX_HOST_OP_FABS, hm_2(h, HRX_HOST_OP_FSUB, x, t));
+  uint32_t step = hm_select(h, hm_cmp(h, HRX_HOST_FCMP_OLT, x, hm_k(h, 0.0)),
+                            hm_k(h, -1.0), hm_k(h, 1.0));
+  return hm_select(h, hm_cmp(h, HRX_HOST_FCMP_OGE, fraction, hm_k(h, 0.5)),
+                   hm_2(h, HRX_HOST_OP_FADD, t, step), t);
+}
+
 static const char* const hm_ops[] = {
     "scalar.exp2f", "scalar.siluf", "scalar.sinf", "scalar.cosf",
     "scalar.powf",  "scalar.clampf", "vector.exp2f", "vector.siluf",
-    "vector.sinf",  "vector.cosf",  "vector.powf"};
+    "vector.sinf",  "vector.cosf",  "vector.powf", "vector.clampf",
+    "vector.roundf"};
 
 bool hb_is_math(const loom_op_t* op) {
   for (size_t i = 0; i < sizeof(hm_ops) / sizeof(hm_ops[0]); ++i) {
@@ -240,7 +255,7 @@ static bool hm_lane(hb_t* b, const loom_op_t* op, uint8_t type,
   if (hm_is(op, "clampf")) {
     r = hm_clamp(&h, v, op->enum_value);
   } else if (type == HRX_HOST_TYPE_F64 && !hm_is(op, "exp2f") &&
-             !hm_is(op, "siluf")) {
+             !hm_is(op, "siluf") && !hm_is(op, "roundf")) {
     return hb_error(b, op->span, HRX_LOOM_DIAG_BACKEND_UNSUPPORTED,
                     "%s on f64 is not supported by the host backend (its "
                     "ISA has no arithmetic wider than f64 to evaluate it in)",
@@ -262,6 +277,9 @@ static bool hm_lane(hb_t* b, const loom_op_t* op, uint8_t type,
                hm_2(&h, HRX_HOST_OP_FADD, e, hm_k(&h, 1.0)));
     } else if (hm_is(op, "powf")) {
       r = hm_pow(&h, v[0], v[1]);
+    } else if (hm_is(op, "roundf")) {
+      /* Exact in f64, and the integer it gives fits the source type. */
+      r = hm_round(&h, v[0]);
     } else {
       r = hm_trig(&h, v[0], hm_is(op, "cosf"));
     }

@@ -117,7 +117,7 @@ typedef struct loom_dim_t {
 typedef struct loom_type_t {
   loom_type_kind_t kind;
   loom_type_kind_t element; /* vector / view element kind */
-  uint32_t rank;            /* number of dims (vector: 1) */
+  uint32_t rank;            /* number of dims (vector_shape.h) */
   uint32_t dims_start;      /* into module->dims */
   /* view: the encoding<layout> value giving its strides, or LOOM_NONE for
    * the dense row-major layout (written as nothing or #dense). */

@@ -9,6 +9,7 @@
 #include "hrx/fabric/launch_program.h"
 #include "hrx/loom/launch_program.h"
 #include "op_table.h"
+#include "vector_shape.h"
 
 _Static_assert(LOOM_PRED_RANGE == (int)HRX_LAUNCH_FACT_RANGE &&
                    LOOM_PRED_LT == (int)HRX_LAUNCH_FACT_LT &&
@@ -392,9 +393,7 @@ static bool loom_lp_storage(loom_lp_builder_t* b, uint32_t region_id) {
     }
     if (op->opcode == reduce) {
       /* The slots the backends pass partial results through. */
-      const loom_type_t* t = &LOOM_TYPE(m, op->type);
-      uint64_t width = t->kind == LOOM_TYPE_VECTOR
-                           ? (uint64_t)LOOM_DIM(m, t->dims_start).size : 1;
+      uint64_t width = loom_vector_lanes(m, op->type);
       if (!loom_lp_reserve(b, op, true,
                            width * LOOM_WORKGROUP_REDUCE_SLOTS *
                                LOOM_WORKGROUP_REDUCE_SLOT_BYTES,

@@ -18,6 +18,7 @@
 #include "fragment.h"
 #include "llvm_f8.h"
 #include "op_table.h"
+#include "vector_shape.h"
 
 #define LL_MAX_INLINE_DEPTH 16
 
@@ -89,9 +90,9 @@ static LLVMTypeRef ll_scalar_type(llvm_lower_t* l, loom_type_kind_t kind) {
 
 static LLVMTypeRef ll_type(llvm_lower_t* l, loom_type_id_t type) {
   const loom_type_t* t = &LOOM_TYPE(l->m, type);
-  if (t->kind == LOOM_TYPE_VECTOR) {
+  if (t->kind == LOOM_TYPE_VECTOR) { /* flat, lanes in row-major order */
     return LLVMVectorType(ll_scalar_type(l, t->element),
-                          (unsigned)LOOM_DIM(l->m, t->dims_start).size);
+                          loom_vector_lanes(l->m, type));
   }
   return ll_scalar_type(l, t->kind);
 }
@@ -243,6 +244,9 @@ static const ll_arith_map_t ll_arith[] = {
     {"vector.cosf", LL_COS},     {"vector.powf", LL_POW},
     {"vector.addi", LL_ADD},     {"vector.subi", LL_SUB},
     {"vector.muli", LL_MUL},     {"vector.minsi", LL_SMIN},
+    {"vector.divsi", LL_SDIV},   {"vector.divui", LL_UDIV},
+    {"vector.remsi", LL_SREM},   {"vector.remui", LL_UREM},
+    {"vector.clampf", LL_CLAMP_ORDERED}, {"vector.roundf", LL_ROUND},
     {"vector.maxsi", LL_SMAX},   {"vector.minui", LL_UMIN},
     {"vector.maxui", LL_UMAX},   {"vector.andi", LL_AND},
     {"vector.ori", LL_OR},       {"vector.xori", LL_XOR},
@@ -377,6 +381,21 @@ static LLVMValueRef ll_arith_apply(llvm_lower_t* l, ll_arith_t code,
                               v[2]};
       return ll_float_intrinsic(l, "llvm.minnum", high, 2);
     }
+    case LL_ROUND: {
+      /* Half away from zero, as host_math.c composes it (no libcall on
+       * the host's native path): trunc(x), one step further from zero
+       * when the exact dropped fraction is at least one half. */
+      LLVMTypeRef type = LLVMTypeOf(v[0]);
+      LLVMValueRef t = ll_float_intrinsic(l, "llvm.trunc", v, 1);
+      LLVMValueRef d[1] = {LLVMBuildFSub(b, v[0], t, "")};
+      LLVMValueRef fraction = ll_float_intrinsic(l, "llvm.fabs", d, 1);
+      LLVMValueRef step = LLVMBuildSelect(
+          b, LLVMBuildFCmp(b, LLVMRealOLT, v[0], LLVMConstReal(type, 0.0), ""),
+          LLVMConstReal(type, -1.0), LLVMConstReal(type, 1.0), "");
+      LLVMValueRef half =
+          LLVMBuildFCmp(b, LLVMRealOGE, fraction, LLVMConstReal(type, 0.5), "");
+      return LLVMBuildSelect(b, half, LLVMBuildFAdd(b, t, step, ""), t, "");
+    }
     case LL_CLAMP_ORDERED: {
       /* Strict compares: a NaN value passes through unchanged. */
       LLVMValueRef below = LLVMBuildFCmp(b, LLVMRealOLT, v[0], v[1], "");
@@ -412,7 +431,7 @@ static LLVMValueRef ll_arith_lanes(llvm_lower_t* l, const loom_op_t* op,
                                    uint32_t count) {
   LLVMTypeRef type = LLVMTypeOf(v[0]);
   bool formula = code == LL_RSQRT || code == LL_TANH || code == LL_SILU ||
-                 code == LL_POW;
+                 code == LL_POW || code == LL_ROUND;
   if (!formula || LLVMGetTypeKind(type) != LLVMVectorTypeKind) {
     return ll_apply(l, op, code, v);
   }
@@ -1093,15 +1112,73 @@ static bool ll_lower_sync(llvm_lower_t* l, const loom_op_t* op) {
 }
 
 static uint32_t ll_width(const llvm_lower_t* l, loom_type_id_t type) {
-  const loom_type_t* t = &LOOM_TYPE(l->m, type);
-  return t->kind == LOOM_TYPE_VECTOR
-             ? (uint32_t)LOOM_DIM(l->m, t->dims_start).size : 1;
+  return loom_vector_lanes(l->m, type);
+}
+
+/* A vector of rank r > 1 maps its axes onto the last r view axes: one
+ * contiguous run along the last view axis per row of the vector, at the
+ * indices of |op| plus the row's coordinates. */
+static bool ll_lower_shaped_access(llvm_lower_t* l, const loom_op_t* op,
+                                   bool load) {
+  LLVMBuilderRef b = l->builder;
+  loom_type_id_t view_type = load ? op->type : op->type2;
+  loom_type_id_t vector = load ? op->type2 : op->type;
+  uint32_t view_operand = load ? 0 : 1;
+  const loom_type_t* view = &LOOM_TYPE(l->m, view_type);
+  const loom_type_t* v = &LOOM_TYPE(l->m, vector);
+  loom_type_kind_t kind = view->element;
+  uint32_t row =
+      (uint32_t)LOOM_DIM(l->m, v->dims_start + v->rank - 1).size;
+  uint32_t lanes = loom_vector_lanes(l->m, vector);
+  LLVMTypeRef row_type = LLVMVectorType(ll_scalar_type(l, kind), row);
+  LLVMValueRef value =
+      load ? LLVMGetPoison(ll_type(l, vector)) : ll_operand(l, op, 0);
+  LLVMValueRef origin[8], at[8]; /* ranks are at most 8 (the parser's) */
+  if (!value) return false;
+  for (uint32_t d = 0; d < view->rank; ++d) {
+    if (!(origin[d] = ll_operand(l, op, view_operand + 1 + d))) return false;
+  }
+  uint32_t skip = view->rank - v->rank;
+  for (uint32_t first = 0; first < lanes; first += row) {
+    for (uint32_t d = 0; d < view->rank; ++d) {
+      at[d] = origin[d];
+      if (d < skip || d + 1 == view->rank) continue;
+      uint32_t axis = d - skip;
+      uint64_t c = first / loom_vector_stride(l->m, vector, axis) %
+                   (uint64_t)LOOM_DIM(l->m, v->dims_start + axis).size;
+      if (c) at[d] = LLVMBuildAdd(b, origin[d], ll_i64(l, (int64_t)c), "");
+    }
+    LLVMValueRef ptr = ll_address(l, op, view_operand, view_type, 0,
+                                  load ? LLVM_ACCESS_LOAD : LLVM_ACCESS_STORE,
+                                  ll_bytes(kind) * row, at);
+    if (!ptr) return false;
+    LLVMValueRef part = load ? LLVMBuildLoad2(b, row_type, ptr, "")
+                             : LLVMGetPoison(row_type);
+    for (uint32_t k = 0; k < row; ++k) {
+      LLVMValueRef lane = ll_i32(l, first + k), to = ll_i32(l, k);
+      if (load) {
+        value = LLVMBuildInsertElement(
+            b, value, LLVMBuildExtractElement(b, part, to, ""), lane, "");
+      } else {
+        part = LLVMBuildInsertElement(
+            b, part, LLVMBuildExtractElement(b, value, lane, ""), to, "");
+      }
+    }
+    LLVMValueRef access = load ? part : LLVMBuildStore(b, part, ptr);
+    /* The host device allows any alignment for plain accesses. */
+    LLVMSetAlignment(access, l->hooks->host_semantics ? 1 : ll_bytes(kind));
+  }
+  if (load) ll_set(l, op, 0, value);
+  return true;
 }
 
 static bool ll_lower_load(llvm_lower_t* l, const loom_op_t* op) {
   loom_type_kind_t kind = LOOM_TYPE(l->m, op->type).element;
   if (kind == LOOM_TYPE_I1 && ll_width(l, op->type2) > 1) {
     return ll_unsupported(l, op, " of i1 vectors");
+  }
+  if (LOOM_TYPE(l->m, op->type2).rank > 1) {
+    return ll_lower_shaped_access(l, op, true);
   }
   bool atomic = ll_is(op, "view.atomic.load");
   LLVMValueRef ptr = ll_address(
@@ -1126,6 +1203,9 @@ static bool ll_lower_store(llvm_lower_t* l, const loom_op_t* op) {
   loom_type_kind_t kind = LOOM_TYPE(l->m, op->type2).element;
   if (kind == LOOM_TYPE_I1 && ll_width(l, op->type) > 1) {
     return ll_unsupported(l, op, " of i1 vectors");
+  }
+  if (LOOM_TYPE(l->m, op->type).rank > 1) {
+    return ll_lower_shaped_access(l, op, false);
   }
   LLVMValueRef value = ll_operand(l, op, 0);
   llvm_access_t access = ll_is(op, "view.atomic.rmw") ? LLVM_ACCESS_ATOMIC_RMW
@@ -1184,6 +1264,46 @@ static bool ll_lower_vector_reduce(llvm_lower_t* l, const loom_op_t* op) {
     acc = ll_combine(l, op->enum_value, kind, acc, x);
   }
   ll_set(l, op, 0, acc);
+  return true;
+}
+
+/* vector.extract / vector.insert: the leading indices select lane
+ * sum(index * axis stride); fewer indices than axes select the run of
+ * lanes of the trailing axes from there. */
+static bool ll_lower_extract_insert(llvm_lower_t* l, const loom_op_t* op) {
+  LLVMBuilderRef b = l->builder;
+  bool extract = loom_op_defs[op->opcode].shape == LOOM_SHAPE_EXTRACT;
+  loom_type_id_t vector_type = extract ? op->type : op->type2;
+  loom_type_id_t part_type = extract ? op->type2 : op->type;
+  uint32_t first = extract ? 1 : 2;
+  LLVMValueRef vector = ll_operand(l, op, extract ? 0 : 1);
+  LLVMValueRef part = extract ? NULL : ll_operand(l, op, 0);
+  if (!vector || (!extract && !part)) return false;
+  LLVMValueRef at = NULL;
+  for (uint32_t i = first; i < op->operand_count; ++i) {
+    LLVMValueRef index = ll_operand(l, op, i);
+    if (!index) return false;
+    uint32_t stride = loom_vector_stride(l->m, vector_type, i - first);
+    if (stride != 1) index = LLVMBuildMul(b, index, ll_i64(l, stride), "");
+    at = at ? LLVMBuildAdd(b, at, index, "") : index;
+  }
+  bool scalar = LOOM_TYPE(l->m, part_type).kind != LOOM_TYPE_VECTOR;
+  uint32_t count = ll_width(l, part_type);
+  LLVMValueRef result = vector;
+  if (extract) result = scalar ? NULL : LLVMGetPoison(ll_type(l, part_type));
+  for (uint32_t k = 0; k < count; ++k) {
+    LLVMValueRef lane = k ? LLVMBuildAdd(b, at, ll_i64(l, k), "") : at;
+    if (extract) {
+      LLVMValueRef x = LLVMBuildExtractElement(b, vector, lane, "");
+      result = scalar ? x
+                      : LLVMBuildInsertElement(b, result, x, ll_i32(l, k), "");
+    } else {
+      LLVMValueRef x =
+          scalar ? part : LLVMBuildExtractElement(b, part, ll_i32(l, k), "");
+      result = LLVMBuildInsertElement(b, result, x, lane, "");
+    }
+  }
+  ll_set(l, op, 0, result);
   return true;
 }
 
@@ -1474,42 +1594,87 @@ static bool ll_lower_fragment(llvm_lower_t* l, const loom_op_t* op) {
   return ll_lower_mma(l, op);
 }
 
-/* vector.bitfield.extract{u,s} and vector.bitunpack{u,s}: each result
- * lane gathers its field from the source lanes read as one little-endian
- * bit stream (as host_bits.c does), in i64. */
+static uint64_t ll_low_bits(uint64_t width) {
+  return width < 64 ? (UINT64_C(1) << width) - 1 : ~UINT64_C(0);
+}
+
+/* Bits [start, start + width) of the little-endian stream of the |count|
+ * lanes of |src|, each contributing its low |lane_bits| bits, in i64. */
+static LLVMValueRef ll_bits_gather(llvm_lower_t* l, LLVMValueRef src,
+                                   uint32_t count, uint64_t lane_bits,
+                                   uint64_t start, uint64_t width) {
+  LLVMBuilderRef b = l->builder;
+  LLVMTypeRef i64 = ll_i(l, 64);
+  unsigned src_bits = LLVMGetIntTypeWidth(LLVMGetElementType(LLVMTypeOf(src)));
+  LLVMValueRef field = LLVMConstInt(i64, 0, 0);
+  uint64_t last = (start + width - 1) / lane_bits;
+  for (uint64_t k = start / lane_bits; k <= last && k < count; ++k) {
+    LLVMValueRef part = LLVMBuildZExtOrBitCast(
+        b, LLVMBuildExtractElement(b, src, ll_i32(l, (int64_t)k), ""), i64,
+        "");
+    if (lane_bits < src_bits) {
+      part = LLVMBuildAnd(b, part, LLVMConstInt(i64, ll_low_bits(lane_bits), 0),
+                          "");
+    }
+    uint64_t at = k * lane_bits;
+    if (at > start) {
+      part = LLVMBuildShl(b, part, LLVMConstInt(i64, at - start, 0), "");
+    } else if (at < start) {
+      part = LLVMBuildLShr(b, part, LLVMConstInt(i64, start - at, 0), "");
+    }
+    field = LLVMBuildOr(b, field, part, "");
+  }
+  return width < 64 ? LLVMBuildAnd(b, field,
+                                   LLVMConstInt(i64, ll_low_bits(width), 0), "")
+                    : field;
+}
+
+/* The bit-field ops as host_bits.c computes them: extract{u,s} and
+ * bitunpack{u,s} gather each result lane's field from the source lanes
+ * read as one bit stream, bitpack gathers result lane j from the stream
+ * of the sources' low width bits, and bitfield.insert replaces a field of
+ * each base lane; all in i64. */
 static bool ll_lower_bits(llvm_lower_t* l, const loom_op_t* op) {
   const loom_op_def_t* def = &loom_op_defs[op->opcode];
+  bool pack = ll_is(op, "vector.bitpack");
+  bool insert = ll_is(op, "vector.bitfield.insert");
   LLVMValueRef src = ll_operand(l, op, 0);
-  if (!src) return false;
+  LLVMValueRef base = insert ? ll_operand(l, op, 1) : NULL;
+  if (!src || (insert && !base)) return false;
   LLVMBuilderRef b = l->builder;
   LLVMTypeRef i64 = ll_i(l, 64), type = ll_type(l, op->type2);
   uint64_t lane_bits = loom_type_bit_width(ll_element_kind(l, op->type));
+  uint64_t to_bits = loom_type_bit_width(ll_element_kind(l, op->type2));
+  uint32_t count = ll_width(l, op->type);
   bool is_signed = def->name[strlen(def->name) - 1] == 's';
   uint64_t width = def->attrs ? (uint64_t)op->attrs[LOOM_ATTR_WIDTH]
                               : op->enum_value;
+  uint64_t offset = def->attrs ? (uint64_t)op->attrs[LOOM_ATTR_OFFSET] : 0;
   LLVMValueRef result = LLVMGetPoison(type);
   for (unsigned j = 0; j < ll_width(l, op->type2); ++j) {
-    uint64_t start = def->attrs ? j * lane_bits +
-                                      (uint64_t)op->attrs[LOOM_ATTR_OFFSET]
-                                : j * width;
-    LLVMValueRef field = LLVMConstInt(i64, 0, 0);
-    for (uint64_t k = start / lane_bits; k <= (start + width - 1) / lane_bits;
-         ++k) {
-      LLVMValueRef part = LLVMBuildZExtOrBitCast(
-          b, LLVMBuildExtractElement(b, src, ll_i32(l, (int64_t)k), ""), i64,
-          "");
-      uint64_t at = k * lane_bits;
-      if (at > start) {
-        part = LLVMBuildShl(b, part, LLVMConstInt(i64, at - start, 0), "");
-      } else if (at < start) {
-        part = LLVMBuildLShr(b, part, LLVMConstInt(i64, start - at, 0), "");
-      }
-      field = LLVMBuildOr(b, field, part, "");
-    }
-    if (width < 64) {
-      field = LLVMBuildAnd(
-          b, field, LLVMConstInt(i64, (UINT64_C(1) << width) - 1, 0), "");
-      if (is_signed) {
+    LLVMValueRef field = NULL;
+    if (pack) {
+      field = ll_bits_gather(l, src, count, width, j * to_bits, to_bits);
+    } else if (insert) {
+      uint64_t mask = ll_low_bits(width) << offset;
+      LLVMValueRef bits = LLVMBuildShl(
+          b,
+          LLVMBuildAnd(b,
+                       LLVMBuildZExtOrBitCast(
+                           b, LLVMBuildExtractElement(b, src, ll_i32(l, j), ""),
+                           i64, ""),
+                       LLVMConstInt(i64, ll_low_bits(width), 0), ""),
+          LLVMConstInt(i64, offset, 0), "");
+      LLVMValueRef kept = LLVMBuildAnd(
+          b,
+          LLVMBuildZExtOrBitCast(
+              b, LLVMBuildExtractElement(b, base, ll_i32(l, j), ""), i64, ""),
+          LLVMConstInt(i64, ~mask, 0), "");
+      field = LLVMBuildOr(b, kept, bits, "");
+    } else {
+      uint64_t start = def->attrs ? j * lane_bits + offset : j * width;
+      field = ll_bits_gather(l, src, count, lane_bits, start, width);
+      if (is_signed && width < 64) {
         LLVMValueRef spare = LLVMConstInt(i64, 64 - width, 0);
         field = LLVMBuildAShr(b, LLVMBuildShl(b, field, spare, ""), spare,
                               "");
@@ -2045,6 +2210,14 @@ static bool ll_lower_return(llvm_lower_t* l, const loom_op_t* op) {
 
 static bool ll_lower_op(llvm_lower_t* l, const loom_op_t* op) {
   const loom_op_def_t* def = &loom_op_defs[op->opcode];
+  /* LLVM vectors have a fixed length; a run-time one would need loops
+   * over memory, which no kernel has asked for yet. */
+  if (loom_op_has_dynamic_vector(l->m, op)) {
+    return ll_error(l, op->span, HRX_LOOM_DIAG_BACKEND_UNSUPPORTED,
+                    "%s: this backend needs vectors of static shape "
+                    "(vector<[%%n]x...> holds a run-time number of lanes)",
+                    def->name);
+  }
   /* Layouts and schemas are compile-time descriptions read by the
    * accesses using them. */
   if (op->result_count &&
@@ -2108,19 +2281,9 @@ static bool ll_lower_op(llvm_lower_t* l, const loom_op_t* op) {
     case LOOM_SHAPE_STORE:
     case LOOM_SHAPE_RMW:
       return ll_lower_store(l, op);
-    case LOOM_SHAPE_EXTRACT: {
-      LLVMValueRef v = ll_operand(l, op, 0), at = ll_operand(l, op, 1);
-      if (!v || !at) return false;
-      ll_set(l, op, 0, LLVMBuildExtractElement(l->builder, v, at, ""));
-      return true;
-    }
-    case LOOM_SHAPE_INSERT: {
-      LLVMValueRef s = ll_operand(l, op, 0), v = ll_operand(l, op, 1),
-                   at = ll_operand(l, op, 2);
-      if (!s || !v || !at) return false;
-      ll_set(l, op, 0, LLVMBuildInsertElement(l->builder, v, s, at, ""));
-      return true;
-    }
+    case LOOM_SHAPE_EXTRACT:
+    case LOOM_SHAPE_INSERT:
+      return ll_lower_extract_insert(l, op);
     case LOOM_SHAPE_SPLAT:
       return ll_lower_splat(l, op);
     case LOOM_SHAPE_DOT:

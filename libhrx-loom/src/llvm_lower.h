@@ -38,7 +38,7 @@ typedef enum llvm_arith_e {
   LL_ASHR, LL_FADD, LL_FSUB, LL_FMUL, LL_FDIV, LL_FMIN, LL_FMAX, LL_FMA,
   LL_FNEG, LL_FABS, LL_FLOOR, LL_CEIL, LL_FTRUNC, LL_ROUNDEVEN, LL_SQRT,
   LL_RSQRT, LL_EXP, LL_LOG, LL_TANH, LL_EXP2, LL_SILU, LL_SIN, LL_COS,
-  LL_POW, LL_CLAMP_ORDERED, LL_CLAMP_NUMBER,
+  LL_POW, LL_CLAMP_ORDERED, LL_CLAMP_NUMBER, LL_ROUND,
 } ll_arith_t;
 
 /* How an access uses its address (llvm_target_hooks_t.address). */

@@ -225,6 +225,7 @@ const loom_op_def_t loom_op_defs[] = {
     VECTOR_NARY("vector.ceilf", 1, LOOM_MASK_FLOAT),
     VECTOR_NARY("vector.truncf", 1, LOOM_MASK_FLOAT),
     VECTOR_NARY("vector.roundevenf", 1, LOOM_MASK_FLOAT),
+    VECTOR_NARY("vector.roundf", 1, LOOM_MASK_FLOAT),
     VECTOR_NARY("vector.sqrtf", 1, LOOM_MASK_FLOAT),
     VECTOR_NARY("vector.expf", 1, LOOM_MASK_FLOAT),
     VECTOR_NARY("vector.logf", 1, LOOM_MASK_FLOAT),
@@ -235,9 +236,17 @@ const loom_op_def_t loom_op_defs[] = {
     VECTOR_NARY("vector.sinf", 1, LOOM_MASK_FLOAT),
     VECTOR_NARY("vector.cosf", 1, LOOM_MASK_FLOAT),
     VECTOR_NARY("vector.powf", 2, LOOM_MASK_FLOAT),
+    {.name = "vector.clampf", .shape = LOOM_SHAPE_NARY, .arity = 3,
+     .enum_set = LOOM_ENUM_CLAMP, .enum_required = true,
+     .flag_set = LOOM_FLAGS_FASTMATH, .places = DEVICE,
+     .types = LOOM_MASK_VECTOR, .types2 = LOOM_MASK_FLOAT},
     VECTOR_NARY("vector.addi", 2, LOOM_MASK_INT),
     VECTOR_NARY("vector.subi", 2, LOOM_MASK_INT),
     VECTOR_NARY("vector.muli", 2, LOOM_MASK_INT),
+    VECTOR_NARY("vector.divsi", 2, LOOM_MASK_INT),
+    VECTOR_NARY("vector.divui", 2, LOOM_MASK_INT),
+    VECTOR_NARY("vector.remsi", 2, LOOM_MASK_INT),
+    VECTOR_NARY("vector.remui", 2, LOOM_MASK_INT),
     VECTOR_NARY("vector.minsi", 2, LOOM_MASK_INT),
     VECTOR_NARY("vector.maxsi", 2, LOOM_MASK_INT),
     VECTOR_NARY("vector.minui", 2, LOOM_MASK_INT),
@@ -267,12 +276,13 @@ const loom_op_def_t loom_op_defs[] = {
     CAST("vector.fptosi", LOOM_CAST_FTOI, LOOM_MASK_VECTOR, LOOM_MASK_VECTOR,
          DEVICE),
     /* Vectors built in place: a splat constant, base + i * step in lane
-     * i, or one operand per lane. */
+     * i (index lanes too: lane coordinates), or one operand per lane. */
     {.name = "vector.constant", .shape = LOOM_SHAPE_CONSTANT,
      .places = DEVICE, .types = LOOM_MASK_VECTOR},
     {.name = "vector.iota", .shape = LOOM_SHAPE_IOTA, .places = DEVICE,
      .types = LOOM_MASK_VECTOR,
-     .types2 = LOOM_MASK_INT & ~LOOM_KIND_BIT(LOOM_TYPE_I1)},
+     .types2 = (LOOM_MASK_INT & ~LOOM_KIND_BIT(LOOM_TYPE_I1)) |
+               LOOM_MASK_INDEX},
     {.name = "vector.from_elements", .shape = LOOM_SHAPE_SPLAT,
      .places = DEVICE, .types = LOOM_MASK_VECTOR},
     /* Lanewise compares give vector<N x i1> masks (written after "->"),
@@ -298,6 +308,15 @@ const loom_op_def_t loom_op_defs[] = {
      .types = LOOM_MASK_VECTOR},
     {.name = "vector.bitunpacks", .shape = LOOM_SHAPE_BITS, .places = DEVICE,
      .types = LOOM_MASK_VECTOR},
+    /* The inverses: the low width bits of each source lane packed into
+     * the result's bit stream, and a field of each base lane replaced by
+     * the low bits of the matching field lane
+     * (vector.bitfield.insert %field into %base {..} : FIELD, RESULT). */
+    {.name = "vector.bitpack", .shape = LOOM_SHAPE_BITS, .places = DEVICE,
+     .types = LOOM_MASK_VECTOR},
+    {.name = "vector.bitfield.insert", .shape = LOOM_SHAPE_BITS,
+     .places = DEVICE, .types = LOOM_MASK_VECTOR,
+     .attrs = (1u << LOOM_ATTR_OFFSET) | (1u << LOOM_ATTR_WIDTH)},
     /* Dot products: dotf fuses lane by lane in lane order into a scalar
      * accumulator; dot4i adds each group of four byte products to one
      * i32 accumulator lane, wrapping. */

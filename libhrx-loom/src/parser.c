@@ -8,6 +8,7 @@
 
 #include "hrx/loom/module.h"
 #include "parser_internal.h"
+#include "vector_shape.h"
 
 /*===------------------------------------------------------------------===*/
 /* Token helpers                                                           */
@@ -419,6 +420,33 @@ static bool loom_parse_view_layout(loom_parser_t* p, uint32_t* out_layout) {
   return true;
 }
 
+/* Vector extents are nonzero, or [%n] with %n an index; the static lanes
+ * stay within LOOM_VECTOR_MAX_LANES. */
+static bool loom_check_vector_dims(loom_parser_t* p, loom_token_t start,
+                                   const loom_dim_t* dims, uint32_t rank) {
+  uint64_t lanes = 1;
+  const char* problem = NULL;
+  for (uint32_t d = 0; d < rank && !problem; ++d) {
+    if (dims[d].size < 0) {
+      if (LOOM_VALUE(p->module, dims[d].value).type != LOOM_TYPE_INDEX) {
+        problem = "a dynamic vector extent must be an index value";
+      }
+      continue;
+    }
+    lanes *= (uint64_t)dims[d].size;
+    if (dims[d].size == 0) {
+      problem = "vector extents must not be zero";
+    } else if (lanes > LOOM_VECTOR_MAX_LANES) {
+      problem = "a vector has at most 65536 lanes";
+    }
+  }
+  if (!problem) return true;
+  loom_diag_emit(p->diagnostics, p->source, loom_token_span(start),
+                 HRX_LOOM_SEVERITY_ERROR, HRX_LOOM_DIAG_BAD_SHAPE, NULL, 0,
+                 "%s", problem);
+  return false;
+}
+
 /* vector<4xbf16>, view<[%n]x2xi32>: the shape lexes in shape mode. */
 static bool loom_parse_shaped(loom_parser_t* p, loom_type_kind_t kind,
                               loom_type_id_t* out_type) {
@@ -460,8 +488,12 @@ static bool loom_parse_shaped(loom_parser_t* p, loom_type_kind_t kind,
   if (rank == 0) return loom_expected(p, "a dimension");
   if (!loom_is(p, LOOM_TOKEN_IDENT)) return loom_expected(p, "an element type");
   element = loom_scalar_kind(loom_text(p, p->token), p->token.length);
+  /* Vectors may hold index lanes (lane coordinates); memory holds only
+   * numbers. */
+  bool index_ok = kind == LOOM_TYPE_VECTOR && element == LOOM_TYPE_INDEX;
   if (element == LOOM_TYPE_INVALID || element == LOOM_TYPE_BUFFER ||
-      element == LOOM_TYPE_INDEX || element == LOOM_TYPE_OFFSET) {
+      (element == LOOM_TYPE_INDEX && !index_ok) ||
+      element == LOOM_TYPE_OFFSET) {
     return loom_error_here(p, HRX_LOOM_DIAG_UNKNOWN_TYPE, NULL, 0,
                            "element type must be an integer or float type");
   }
@@ -472,13 +504,9 @@ static bool loom_parse_shaped(loom_parser_t* p, loom_type_kind_t kind,
     return false;
   }
   if (!loom_expect(p, LOOM_TOKEN_RANGLE)) return false;
-  if (kind == LOOM_TYPE_VECTOR) {
-    if (rank != 1 || dims[0].size <= 0) {
-      loom_diag_emit(p->diagnostics, p->source, loom_token_span(start),
-                     HRX_LOOM_SEVERITY_ERROR, HRX_LOOM_DIAG_BAD_SHAPE, NULL,
-                     0, "vectors have one static, nonzero dimension");
-      return false;
-    }
+  if (kind == LOOM_TYPE_VECTOR &&
+      !loom_check_vector_dims(p, start, dims, rank)) {
+    return false;
   }
   LOOM_TRY(p, loom_module_type(p->module, kind, element, dims, rank, layout,
                                out_type));
@@ -1081,8 +1109,9 @@ static bool loom_shape_dot(loom_parser_t* p, loom_op_ctx_t* c) {
   return loom_set_results(c, 1, acc);
 }
 
-/* vector.bitunpack{s,u}<W> %v : VEC -> VEC (W in enum_value) or
- * vector.bitfield.extract{s,u} %v {offset = O, width = W} : VEC -> VEC */
+/* vector.bitunpack{s,u}<W> / vector.bitpack<W> %v : VEC -> VEC (W in
+ * enum_value), vector.bitfield.extract{s,u} %v {offset = O, width = W} :
+ * VEC -> VEC, or vector.bitfield.insert %f into %b {..} : VEC, VEC */
 static bool loom_shape_bits(loom_parser_t* p, loom_op_ctx_t* c) {
   if (!c->def->attrs) {
     int64_t width = 0;
@@ -1099,10 +1128,15 @@ static bool loom_shape_bits(loom_parser_t* p, loom_op_ctx_t* c) {
     }
     LOOM_OP(p->module, c->op).enum_value = (uint8_t)width;
   }
+  /* vector.bitfield.insert %field into %base {..} : FIELD, RESULT */
+  bool insert = strcmp(c->def->name, "vector.bitfield.insert") == 0;
   loom_type_id_t from = 0, to = 0;
   if (!loom_parse_operand_into(p, c->op) ||
+      (insert && (!loom_expect_word(p, "into") ||
+                  !loom_parse_operand_into(p, c->op))) ||
       !loom_parse_attrs(p, c->op, c->def->attrs) ||
-      !loom_colon_type(p, &from) || !loom_expect(p, LOOM_TOKEN_ARROW) ||
+      !loom_colon_type(p, &from) ||
+      !loom_expect(p, insert ? LOOM_TOKEN_COMMA : LOOM_TOKEN_ARROW) ||
       !loom_parse_type(p, &to)) {
     return false;
   }

@@ -289,16 +289,22 @@ static hrx_status_t loom_p_op(loom_printer_t* p, uint32_t op_id,
         P_TRY(loom_p_type(p, op->type2));
       }
       break;
-    case LOOM_SHAPE_BITS:
+    case LOOM_SHAPE_BITS: {
+      bool insert = op->operand_count == 2; /* vector.bitfield.insert */
       if (!def->attrs) P_TRY(loom_pf(p, "<%u>", (unsigned)op->enum_value));
       P_TRY(loom_p(p, " "));
       P_TRY(loom_p_operands(p, op, 0, 1));
+      if (insert) {
+        P_TRY(loom_p(p, " into "));
+        P_TRY(loom_p_operands(p, op, 1, 2));
+      }
       P_TRY(loom_p_attr_dict(p, op));
       P_TRY(loom_p(p, " : "));
       P_TRY(loom_p_type(p, op->type));
-      P_TRY(loom_p(p, " -> "));
+      P_TRY(loom_p(p, insert ? ", " : " -> "));
       P_TRY(loom_p_type(p, op->type2));
       break;
+    }
     case LOOM_SHAPE_DOT:
       P_TRY(loom_p(p, " "));
       P_TRY(loom_p_operands(p, op, 0, op->operand_count));

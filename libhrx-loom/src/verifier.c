@@ -9,6 +9,7 @@
 #include "fragment.h"
 #include "hrx/loom/module.h"
 #include "op_table.h"
+#include "vector_shape.h"
 
 typedef struct loom_verifier_t {
   const loom_module_t* module;
@@ -225,10 +226,9 @@ static void loom_check_cast(loom_verifier_t* v, const loom_op_t* op) {
     /* Vector casts convert element by element. */
     const loom_type_t* a = &LOOM_TYPE(v->module, op->type);
     const loom_type_t* b = &LOOM_TYPE(v->module, op->type2);
-    if (LOOM_DIM(v->module, a->dims_start).size !=
-        LOOM_DIM(v->module, b->dims_start).size) {
+    if (!loom_vector_same_shape(v->module, op->type, op->type2)) {
       loom_verror(v, op->span, HRX_LOOM_DIAG_BAD_CAST, NULL, 0,
-                  "%s cannot change the element count", def->name);
+                  "%s cannot change the vector shape", def->name);
       return;
     }
     from = a->element;
@@ -280,6 +280,13 @@ static void loom_check_indices(loom_verifier_t* v, const loom_op_t* op,
                 loom_op_defs[op->opcode].name, count, type->rank);
     return;
   }
+  /* Vector indices consume leading axes: at least one, at most all. */
+  if (type->kind == LOOM_TYPE_VECTOR && (count == 0 || count > type->rank)) {
+    loom_verror(v, op->span, HRX_LOOM_DIAG_BAD_SHAPE, NULL, 0,
+                "%s: %u indices for a rank-%u vector",
+                loom_op_defs[op->opcode].name, count, type->rank);
+    return;
+  }
   for (uint32_t i = first; i < op->operand_count; ++i) {
     uint32_t operand = LOOM_OPERAND(v->module, op, i);
     if (loom_operand_is_static(operand)) {
@@ -326,6 +333,14 @@ static void loom_check_access(loom_verifier_t* v, const loom_op_t* op) {
                 "%s: value element %s differs from view element %s",
                 def->name, loom_type_kind_name(value_element),
                 loom_type_kind_name(element));
+  }
+  /* Vector axes map onto the trailing view axes. */
+  if (loom_type_kind(v->module, value) == LOOM_TYPE_VECTOR &&
+      LOOM_TYPE(v->module, value).rank > LOOM_TYPE(v->module, view).rank) {
+    loom_verror(v, op->span, HRX_LOOM_DIAG_BAD_SHAPE, NULL, 0,
+                "%s: a rank-%u vector does not fit a rank-%u view", def->name,
+                LOOM_TYPE(v->module, value).rank,
+                LOOM_TYPE(v->module, view).rank);
   }
   if (def->shape == LOOM_SHAPE_RMW && op->enum_value != LOOM_ENUM_ABSENT) {
     const char* kind = loom_enum_keyword(LOOM_ENUM_COMBINE, op->enum_value);
@@ -572,23 +587,22 @@ static void loom_check_launch(loom_verifier_t* v, const loom_op_t* op) {
 }
 
 static uint32_t loom_lanes(const loom_verifier_t* v, loom_type_id_t type) {
-  const loom_type_t* t = &LOOM_TYPE(v->module, type);
-  return (uint32_t)LOOM_DIM(v->module, t->dims_start).size;
+  return loom_vector_lanes(v->module, type);
 }
 
-/* A vector<N x i1> mask of as many lanes as vector |of|. */
+/* An i1 vector mask of the shape of vector |of|. */
 static bool loom_expect_mask_of(loom_verifier_t* v, const loom_op_t* op,
                                 loom_type_id_t mask, loom_type_id_t of) {
   if (loom_type_kind(v->module, mask) == LOOM_TYPE_VECTOR &&
       loom_element(v, mask) == LOOM_TYPE_I1 &&
-      loom_lanes(v, mask) == loom_lanes(v, of)) {
+      loom_vector_same_shape(v->module, mask, of)) {
     return true;
   }
   char text[96];
   loom_type_text(v, of, text, sizeof(text));
   loom_verror(v, op->span, HRX_LOOM_DIAG_TYPE_MISMATCH, NULL, 0,
-              "%s needs a vector<%uxi1> mask for %s",
-              loom_op_defs[op->opcode].name, loom_lanes(v, of), text);
+              "%s needs an i1 mask of the shape of %s",
+              loom_op_defs[op->opcode].name, text);
   return false;
 }
 
@@ -820,16 +834,20 @@ static void loom_check_dot(loom_verifier_t* v, const loom_op_t* op,
 }
 
 /* Integer vectors on both sides; a bitfield lies inside its lane and
- * fits its result lane; unpacked fields fill the result exactly with the
- * source's bits. */
+ * fits its result lane (inserting: inside the base lane, and the field
+ * lane holds it); unpacked fields fill the result exactly with the
+ * source's bits, and packed fields fill the result exactly. */
 static void loom_check_bits(loom_verifier_t* v, const loom_op_t* op,
                             const loom_op_def_t* def) {
+  bool insert = strcmp(def->name, "vector.bitfield.insert") == 0;
+  bool pack = strcmp(def->name, "vector.bitpack") == 0;
   if (!loom_expect_mask(v, op, "source", op->type, LOOM_MASK_VECTOR) ||
       !loom_expect_mask(v, op, "result", op->type2, LOOM_MASK_VECTOR) ||
-      !loom_expect_operand_count(v, op, 1)) {
+      !loom_expect_operand_count(v, op, insert ? 2 : 1)) {
     return;
   }
   loom_expect_operand(v, op, 0, op->type);
+  if (insert) loom_expect_operand(v, op, 1, op->type2);
   loom_type_kind_t from = loom_element(v, op->type);
   loom_type_kind_t to = loom_element(v, op->type2);
   if (!loom_type_is_integer(from) || from == LOOM_TYPE_I1) {
@@ -846,15 +864,18 @@ static void loom_check_bits(loom_verifier_t* v, const loom_op_t* op,
   if (def->attrs) {
     int64_t offset = op->attrs[LOOM_ATTR_OFFSET];
     int64_t width = op->attrs[LOOM_ATTR_WIDTH];
+    /* The field lives in the source lane, or (inserting) the base lane. */
+    uint32_t lane_bits = insert ? to_bits : from_bits;
+    uint32_t holder_bits = insert ? from_bits : to_bits;
     if (offset < 0 || width < 0) {
       loom_verror(v, op->span, HRX_LOOM_DIAG_BAD_ATTRIBUTE, NULL, 0,
                   "%s needs {offset = N, width = M}", def->name);
-    } else if (lanes != out) {
+    } else if (!loom_vector_same_shape(v->module, op->type, op->type2)) {
       loom_verror(v, op->span, HRX_LOOM_DIAG_BAD_SHAPE, NULL, 0,
-                  "%s keeps the lane count (%u lanes to %u)", def->name,
-                  lanes, out);
-    } else if ((uint64_t)(offset + width) > from_bits ||
-               (uint64_t)width > to_bits) {
+                  "%s keeps the shape (%u lanes to %u)", def->name, lanes,
+                  out);
+    } else if ((uint64_t)(offset + width) > lane_bits ||
+               (uint64_t)width > holder_bits) {
       loom_verror(v, op->span, HRX_LOOM_DIAG_BAD_ATTRIBUTE, NULL, 0,
                   "bits [%" PRId64 ", %" PRId64 ") do not fit i%u lanes "
                   "into i%u lanes", offset, offset + width, from_bits,
@@ -863,6 +884,17 @@ static void loom_check_bits(loom_verifier_t* v, const loom_op_t* op,
     return;
   }
   uint32_t width = op->enum_value;
+  if (pack) {
+    if (width > from_bits ||
+        (uint64_t)lanes * width != (uint64_t)out * to_bits) {
+      loom_verror(v, op->span, HRX_LOOM_DIAG_BAD_SHAPE, NULL, 0,
+                  "%s<%u> packs %u-bit fields of %u x i%u lanes (%u bits): "
+                  "the result needs exactly that many bits, not %u x i%u",
+                  def->name, width, width, lanes, from_bits, lanes * width,
+                  out, to_bits);
+    }
+    return;
+  }
   if (width > to_bits || (uint64_t)lanes * from_bits != (uint64_t)out * width) {
     loom_verror(v, op->span, HRX_LOOM_DIAG_BAD_SHAPE, NULL, 0,
                 "%s<%u> reads %u source bits as %u-bit fields: the result "
@@ -900,7 +932,11 @@ static void loom_check_vector_op(loom_verifier_t* v, const loom_op_t* op,
       loom_expect_operand(v, op, 1, element);
       break;
     default: /* vector.from_elements: one scalar per lane */
-      if (!loom_expect_operand_count(v, op, loom_lanes(v, op->type))) return;
+      /* (A dynamic vector is diagnosed once, as needing a static shape.) */
+      if (loom_vector_is_dynamic(v->module, op->type) ||
+          !loom_expect_operand_count(v, op, loom_lanes(v, op->type))) {
+        return;
+      }
       for (uint32_t i = 0; i < op->operand_count; ++i) {
         loom_expect_operand(v, op, i, element);
       }
@@ -908,9 +944,41 @@ static void loom_check_vector_op(loom_verifier_t* v, const loom_op_t* op,
   }
 }
 
+/* Dynamic vectors (vector<[%n]xT>) flow through the lanewise ops, the
+ * constructions that fill every lane alike, memory, extract, insert and
+ * reduce; ops whose meaning depends on a lane count (from_elements, bit
+ * packing, dots, fragments) need a static shape. */
+static bool loom_allows_dynamic_vectors(const loom_op_def_t* def) {
+  switch (def->shape) {
+    case LOOM_SHAPE_NARY: case LOOM_SHAPE_COMPARE: case LOOM_SHAPE_CAST:
+    case LOOM_SHAPE_SELECT: case LOOM_SHAPE_CONSTANT: case LOOM_SHAPE_IOTA:
+    case LOOM_SHAPE_LOAD: case LOOM_SHAPE_STORE: case LOOM_SHAPE_EXTRACT:
+    case LOOM_SHAPE_INSERT: case LOOM_SHAPE_VECTOR_REDUCE:
+    case LOOM_SHAPE_IF: case LOOM_SHAPE_FOR: case LOOM_SHAPE_WHILE:
+    case LOOM_SHAPE_TERMINATOR: case LOOM_SHAPE_CALL:
+      return true;
+    case LOOM_SHAPE_SPLAT:
+      return strcmp(def->name, "vector.from_elements") != 0;
+    default:
+      return false;
+  }
+}
+
+static void loom_check_dynamic_vectors(loom_verifier_t* v,
+                                       const loom_op_t* op) {
+  const loom_op_def_t* def = &loom_op_defs[op->opcode];
+  if (loom_allows_dynamic_vectors(def)) return;
+  if (loom_op_has_dynamic_vector(v->module, op)) {
+    loom_verror(v, op->span, HRX_LOOM_DIAG_BAD_SHAPE, NULL, 0,
+                "%s needs vectors of static shape, not vector<[%%n]x...>",
+                def->name);
+  }
+}
+
 static void loom_check_op_types(loom_verifier_t* v, const loom_op_t* op) {
   const loom_op_def_t* def = &loom_op_defs[op->opcode];
   const loom_module_t* m = v->module;
+  loom_check_dynamic_vectors(v, op);
   switch (def->shape) {
     case LOOM_SHAPE_CONSTANT:
       if (loom_expect_mask(v, op, "result", op->type, def->types)) {
@@ -1041,9 +1109,20 @@ static void loom_check_op_types(loom_verifier_t* v, const loom_op_t* op) {
       loom_type_id_t vector = extract ? op->type : op->type2;
       loom_type_id_t element = extract ? op->type2 : op->type;
       if (!loom_expect_mask(v, op, "vector", vector, LOOM_MASK_VECTOR)) break;
-      if (loom_type_kind(m, element) != loom_element(v, vector)) {
-        loom_type_mismatch(v, op, "element", loom_element(v, vector),
-                           element);
+      /* k indices leave the element (all axes) or the trailing axes. */
+      uint32_t count = op->operand_count - (extract ? 1 : 2);
+      if (count <= LOOM_TYPE(m, vector).rank &&
+          !loom_vector_is_tail(m, vector, count, element)) {
+        char want[96], have[96];
+        loom_type_text(v, vector, want, sizeof(want));
+        loom_type_text(v, element, have, sizeof(have));
+        loom_verror(v, op->span, HRX_LOOM_DIAG_TYPE_MISMATCH, NULL, 0,
+                    "%s: %u indices into %s leave %s, not %s", def->name,
+                    count, want,
+                    count == LOOM_TYPE(m, vector).rank
+                        ? loom_type_kind_name(loom_element(v, vector))
+                        : "its trailing axes",
+                    have);
       }
       if (extract) {
         loom_expect_operand(v, op, 0, vector);

@@ -2254,6 +2254,32 @@ static const uint8_t case372[] = {
     /* v_mov_b32_e32 v10, v15 */
     0x0f, 0x03, 0x14, 0x7e,
 };
+static const uint8_t case414[] = {
+    /* v_mov_b32_e32 v10, v4 */
+    0x04, 0x03, 0x14, 0x7e,
+    /* v_lshlrev_b16 v10, v3, v2 */
+    0x0a, 0x00, 0x38, 0xd7, 0x03, 0x05, 0x02, 0x00,
+};
+static const uint8_t case415[] = {
+    /* v_mov_b32_e32 v10, v4 */
+    0x04, 0x03, 0x14, 0x7e,
+    /* v_lshrrev_b16 v10, v3, v2 */
+    0x0a, 0x00, 0x39, 0xd7, 0x03, 0x05, 0x02, 0x00,
+};
+static const uint8_t case416[] = {
+    /* v_mov_b32_e32 v10, v4 */
+    0x04, 0x03, 0x14, 0x7e,
+    /* v_ashrrev_i16 v10, v3, v2 */
+    0x0a, 0x00, 0x3a, 0xd7, 0x03, 0x05, 0x02, 0x00,
+};
+static const uint8_t case417[] = {
+    /* v_pack_b32_f16 v10, v2, v3 */
+    0x0a, 0x00, 0x11, 0xd7, 0x02, 0x07, 0x02, 0x00,
+};
+static const uint8_t case418[] = {
+    /* v_pack_b32_f16 v10, v2, -v3 op_sel:[1,0,0] */
+    0x0a, 0x08, 0x11, 0xd7, 0x02, 0x07, 0x02, 0x40,
+};
 static const uint8_t case373[] = {
     /* v_mov_b32_e32 v16, 0x3f803f80 (bf16 1.0, 1.0) */
     0xff, 0x02, 0x20, 0x7e, 0x80, 0x3f, 0x80, 0x3f,
@@ -4415,6 +4441,28 @@ static const isa_case_t scratch_cases[] = {
      "scratch_load_b32 v10, off, off offset:252",
      case413, sizeof(case413),
      {0x0u, 0x0u, 0x0u, 0x0u}, 0x0u, 0x5u},
+    /* 16-bit shifts: the low half of v2 by the low 4 bits of v3 (0x14:
+     * 4), into the low half of v10, whose high half is kept. */
+    {"v_mov_b32 v10, v4; v_lshlrev_b16 v10, v3, v2",
+     case414, sizeof(case414),
+     {0x1234abcdu, 0x14u, 0x77770000u, 0x0u}, 0x7777bcd0u, 0x7777bcd0u},
+    {"v_mov_b32 v10, v4; v_lshrrev_b16 v10, v3, v2",
+     case415, sizeof(case415),
+     {0x1234abcdu, 0x14u, 0x77770000u, 0x0u}, 0x77770abcu, 0x77770abcu},
+    {"v_mov_b32 v10, v4; v_ashrrev_i16 v10, v3, v2",
+     case416, sizeof(case416),
+     {0x1234abcdu, 0x14u, 0x77770000u, 0x0u}, 0x7777fabcu, 0x7777fabcu},
+    {"v_mov_b32 v10, v4; v_ashrrev_i16 v10, v3, v2",
+     case416, sizeof(case416),
+     {0x12345678u, 0xfu, 0x0u, 0x0u}, 0x0u, 0x0u},
+    /* v_pack_b32_f16: the low halves of v2 and v3, high to high; opsel
+     * takes v2's high half, and neg flips v3's sign. */
+    {"v_pack_b32_f16 v10, v2, v3",
+     case417, sizeof(case417),
+     {0x12343c00u, 0x5678c000u, 0x0u, 0x0u}, 0xc0003c00u, 0xc0003c00u},
+    {"v_pack_b32_f16 v10, v2, -v3 op_sel:[1,0,0]",
+     case418, sizeof(case418),
+     {0x3c001234u, 0x5678c000u, 0x0u, 0x0u}, 0x40003c00u, 0x40003c00u},
 };
 
 static const uint8_t undecodable[] = {

@@ -12,7 +12,7 @@
  * remainders) follow the explicit ones at an 8-byte boundary when the
  * descriptor's kernarg size has room for them.
  *
- * Kernels covered (44 kernel sources, 117 runs):
+ * Kernels covered (45 kernel sources, 120 runs):
  *   libhrx-loom/kernels/ and examples/ (10 sources, 31 runs), at sizes
  *   that are not multiples of the workgroup: saxpy (both copies),
  *   gather_rows (2-D workload), histogram, reduce_sum, row_dot, transpose
@@ -52,6 +52,9 @@
  *     tile wrapped and saturated with C near both ends of the i32 range.
  *   - tests/kernels/check/f8_convert.loom (3 runs): f8E4M3 / f8E5M2
  *     conversions and moves, lowered to integer code on both.
+ *   - tests/kernels/vector_shapes.loom (3 runs): vector<4x8xf16> tiles
+ *     (row and element extracts and inserts, clampf, reduce), index
+ *     lanes, bitpack, bitfield.insert, vector integer division.
  *   Written here (5 sources, 24 runs): grid2d (2-D grid of 8x4 groups,
  *   6 sizes), grid3d (3-D grid of 4x3x3 groups, 36 work-items so the
  *   second wave is partial, 5 sizes), both at sizes that are not multiples
@@ -1276,6 +1279,40 @@ static void test_wmma(void** state) {
   run_case(&copy);
 }
 
+/* tests/kernels/vector_shapes.loom: vector<4x8xf16> tiles loaded,
+ * reshuffled by row and element extracts and inserts, clamped, reduced
+ * and stored back; vector<8xindex> lanes; bitpack, bitfield.insert and
+ * vector integer division (tests/loom/test_language_vectors.c holds the
+ * C references). */
+static void test_vector_shapes(void** state) {
+  (void)state;
+  enum { GROUPS = 3, TILES = GROUPS * 32 };
+  static const char file[] = "../../tests/kernels/vector_shapes.loom";
+  diff_case_t s = {.file = file, .kernel = "shapes", .workload = {GROUPS},
+                   .workload_count = 1};
+  add_scalar(&s, GROUPS);
+  add_scalar(&s, 0x4100); /* 2.5 in f16 */
+  fill_half(add_buffer(&s, TILES * 32 * 2), TILES * 32, 51, false);
+  add_buffer(&s, TILES * 32 * 2);
+  add_buffer(&s, TILES * 4);
+  add_buffer(&s, TILES * 8 * 2);
+  run_case(&s);
+  diff_case_t i = {.file = file, .kernel = "index_lanes",
+                   .workload = {GROUPS}, .workload_count = 1};
+  add_scalar(&i, GROUPS);
+  add_buffer(&i, TILES * 3 * 4);
+  run_case(&i);
+  diff_case_t b = {.file = file, .kernel = "bits", .workload = {GROUPS},
+                   .workload_count = 1};
+  add_scalar(&b, GROUPS);
+  fill_bytes(add_buffer(&b, TILES * 8), TILES * 8, 52);
+  fill_bytes(add_buffer(&b, TILES * 8 * 4), TILES * 8 * 4, 53);
+  add_buffer(&b, TILES * 4);
+  add_buffer(&b, TILES * 3);
+  for (int k = 0; k < 3; ++k) add_buffer(&b, TILES * 8 * 4);
+  run_case(&b);
+}
+
 /* A 3-D grid of 4x3x3 workgroups (36 work-items: the second wave runs 4
  * of 32 lanes) over a w x h x d volume: out[z][y][x] =
  * fma(in[z][y][x], k, in[min(z + 1, d - 1)][y][x]) - in[z][min(y + 1,
@@ -1676,6 +1713,7 @@ int main(void) {
       cmocka_unit_test(test_wmma),
       cmocka_unit_test(test_wmma_types),
       cmocka_unit_test(test_f8),
+      cmocka_unit_test(test_vector_shapes),
       cmocka_unit_test(test_ulp_distance),
       cmocka_unit_test(test_skip_table),
   };

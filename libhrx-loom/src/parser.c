@@ -1971,16 +1971,19 @@ bool loom_parse_symbol(loom_parser_t* p, uint32_t* out_symbol,
   return true;
 }
 
-/* '{' ... '}' (nested braces balanced) kept as written: attributes of
- * records HRX prints back but does not interpret. */
-bool loom_parse_balanced_text(loom_parser_t* p, uint32_t* out_text) {
+/* |open| ... |close| (nested pairs balanced) kept as written, starting at
+ * the current |open| token. */
+static bool loom_parse_balanced(loom_parser_t* p, loom_token_kind_t open,
+                                loom_token_kind_t close,
+                                const char* expected_close,
+                                uint32_t* out_text) {
   uint32_t begin = p->token.offset, depth = 0;
   do {
     if (loom_is(p, LOOM_TOKEN_EOF) || loom_is(p, LOOM_TOKEN_ERROR)) {
-      return loom_expected(p, "'}'");
+      return loom_expected(p, expected_close);
     }
-    if (loom_is(p, LOOM_TOKEN_LBRACE)) depth++;
-    if (loom_is(p, LOOM_TOKEN_RBRACE)) depth--;
+    if (loom_is(p, open)) depth++;
+    if (loom_is(p, close)) depth--;
     if (depth == 0) break;
     loom_advance(p);
   } while (true);
@@ -1989,6 +1992,13 @@ bool loom_parse_balanced_text(loom_parser_t* p, uint32_t* out_text) {
   LOOM_TRY(p, loom_module_intern(p->module, p->source->text + begin,
                                  end - begin, out_text));
   return true;
+}
+
+/* '{' ... '}' kept as written: attributes of records HRX prints back but
+ * does not interpret. */
+bool loom_parse_balanced_text(loom_parser_t* p, uint32_t* out_text) {
+  return loom_parse_balanced(p, LOOM_TOKEN_LBRACE, LOOM_TOKEN_RBRACE, "'}'",
+                             out_text);
 }
 
 /* A top-level word naming some other target family: spirv.target. */
@@ -2357,21 +2367,8 @@ static bool loom_parse_abi(loom_parser_t* p, uint32_t* out_abi) {
 /* requires [...]: kept as written; template_resolve.c reads it. */
 static bool loom_parse_requires(loom_parser_t* p, uint32_t* out_text) {
   if (!loom_is(p, LOOM_TOKEN_LBRACKET)) return loom_expected(p, "'['");
-  uint32_t begin = p->token.offset, depth = 0;
-  do {
-    if (loom_is(p, LOOM_TOKEN_EOF) || loom_is(p, LOOM_TOKEN_ERROR)) {
-      return loom_expected(p, "']'");
-    }
-    if (loom_is(p, LOOM_TOKEN_LBRACKET)) depth++;
-    if (loom_is(p, LOOM_TOKEN_RBRACKET)) depth--;
-    if (depth == 0) break;
-    loom_advance(p);
-  } while (true);
-  uint32_t end = p->token.offset + p->token.length;
-  loom_advance(p);
-  LOOM_TRY(p, loom_module_intern(p->module, p->source->text + begin,
-                                 end - begin, out_text));
-  return true;
+  return loom_parse_balanced(p, LOOM_TOKEN_LBRACKET, LOOM_TOKEN_RBRACKET,
+                             "']'", out_text);
 }
 
 /* template.def<@family> / func.template<contract.key>: what an

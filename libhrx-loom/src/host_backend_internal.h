@@ -146,4 +146,8 @@ bool hb_lower_fragment(hb_t* b, const loom_op_t* op);
 bool hb_is_bits(const loom_op_t* op);
 bool hb_lower_bits(hb_t* b, const loom_op_t* op);
 
+/* scalar/vector negi, absi and fmai (host_ops_extra.c). */
+bool hb_is_extra(const loom_op_t* op);
+bool hb_lower_extra(hb_t* b, const loom_op_t* op);
+
 #endif /* HRX_LOOM_HOST_BACKEND_INTERNAL_H_ */

@@ -252,6 +252,20 @@ static const ll_arith_map_t ll_arith[] = {
     {"vector.ori", LL_OR},       {"vector.xori", LL_XOR},
     {"vector.shli", LL_SHL},     {"vector.shrui", LL_LSHR},
     {"vector.shrsi", LL_ASHR},
+    {"scalar.negi", LL_NEG},     {"scalar.absi", LL_ABS},
+    {"scalar.fmai", LL_MADD},    {"vector.negi", LL_NEG},
+    {"vector.absi", LL_ABS},     {"vector.fmai", LL_MADD},
+    {"scalar.ceildivsi", LL_CEILDIVS}, {"scalar.ceildivui", LL_CEILDIVU},
+    {"scalar.floordivsi", LL_FLOORDIVS}, {"vector.ceildivsi", LL_CEILDIVS},
+    {"vector.ceildivui", LL_CEILDIVU}, {"vector.floordivsi", LL_FLOORDIVS},
+    {"scalar.ctpopi", LL_CTPOP}, {"scalar.ctlzi", LL_CTLZ},
+    {"scalar.cttzi", LL_CTTZ},   {"scalar.rotli", LL_ROTL},
+    {"scalar.rotri", LL_ROTR},   {"vector.ctpopi", LL_CTPOP},
+    {"vector.ctlzi", LL_CTLZ},   {"vector.cttzi", LL_CTTZ},
+    {"vector.rotli", LL_ROTL},   {"vector.rotri", LL_ROTR},
+    {"scalar.copysignf", LL_COPYSIGN}, {"scalar.minimumf", LL_MINIMUM},
+    {"scalar.maximumf", LL_MAXIMUM}, {"vector.copysignf", LL_COPYSIGN},
+    {"vector.minimumf", LL_MINIMUM}, {"vector.maximumf", LL_MAXIMUM},
 };
 
 static LLVMValueRef ll_float_intrinsic(llvm_lower_t* l, const char* name,
@@ -308,6 +322,39 @@ static LLVMValueRef ll_pow(llvm_lower_t* l, LLVMValueRef x, LLVMValueRef y) {
   return LLVMBuildSelect(b, unit, one, r, "");
 }
 
+static LLVMValueRef ll_apply(llvm_lower_t* l, const loom_op_t* op,
+                             ll_arith_t code, LLVMValueRef* v);
+
+/* x / y rounded up (ceil) or down (floor): the truncating quotient moved
+ * one step when the remainder is non-zero and the exact quotient lies on
+ * that side (signed: remainder and divisor of the same sign for up, of
+ * opposite signs for down; unsigned: always up). The divisions go through
+ * ll_apply so a target's own division (the host's faults on zero) serves
+ * them. */
+static LLVMValueRef ll_rounded_divide(llvm_lower_t* l, ll_arith_t code,
+                                      LLVMValueRef* v) {
+  LLVMBuilderRef b = l->builder;
+  bool is_signed = code != LL_CEILDIVU;
+  LLVMValueRef q = ll_apply(l, NULL, is_signed ? LL_SDIV : LL_UDIV, v);
+  LLVMValueRef r = ll_apply(l, NULL, is_signed ? LL_SREM : LL_UREM, v);
+  if (!q || !r) return NULL;
+  LLVMValueRef zero = LLVMConstNull(LLVMTypeOf(v[0]));
+  LLVMValueRef step = LLVMBuildICmp(b, LLVMIntNE, r, zero, "");
+  if (is_signed) {
+    LLVMValueRef sign = LLVMBuildXor(b, r, v[1], "");
+    step = LLVMBuildAnd(
+        b, step,
+        LLVMBuildICmp(b, code == LL_FLOORDIVS ? LLVMIntSLT : LLVMIntSGE, sign,
+                      zero, ""),
+        "");
+  }
+  LLVMValueRef one = LLVMConstAllOnes(LLVMTypeOf(v[0]));
+  /* q - (-1) steps up, q + (-1) down */
+  LLVMValueRef moved = code == LL_FLOORDIVS ? LLVMBuildAdd(b, q, one, "")
+                                            : LLVMBuildSub(b, q, one, "");
+  return LLVMBuildSelect(b, step, moved, q, "");
+}
+
 /* x <code> y [<code> z]: operands of one type (f32 for narrow floats). */
 static LLVMValueRef ll_arith_apply(llvm_lower_t* l, ll_arith_t code,
                                    LLVMValueRef* v) {
@@ -332,6 +379,29 @@ static LLVMValueRef ll_arith_apply(llvm_lower_t* l, ll_arith_t code,
     case LL_SHL: return LLVMBuildShl(b, v[0], v[1], "");
     case LL_LSHR: return LLVMBuildLShr(b, v[0], v[1], "");
     case LL_ASHR: return LLVMBuildAShr(b, v[0], v[1], "");
+    case LL_NEG: return LLVMBuildNeg(b, v[0], "");
+    case LL_CEILDIVS: case LL_CEILDIVU: case LL_FLOORDIVS:
+      return ll_rounded_divide(l, code, v);
+    case LL_CTPOP: return ll_float_intrinsic(l, "llvm.ctpop", v, 1);
+    case LL_COPYSIGN: return ll_float_intrinsic(l, "llvm.copysign", v, 2);
+    case LL_MINIMUM: return ll_float_intrinsic(l, "llvm.minimum", v, 2);
+    case LL_MAXIMUM: return ll_float_intrinsic(l, "llvm.maximum", v, 2);
+    /* zero is defined: the count is the width */
+    case LL_CTLZ: case LL_CTTZ: {
+      LLVMValueRef args[2] = {v[0], LLVMConstInt(LLVMInt1TypeInContext(
+                                                     l->context), 0, 0)};
+      return ll_float_intrinsic(l, code == LL_CTLZ ? "llvm.ctlz" : "llvm.cttz",
+                                args, 2);
+    }
+    /* funnel shifts of x with itself: the amount is taken modulo the width */
+    case LL_ROTL: case LL_ROTR: {
+      LLVMValueRef args[3] = {v[0], v[0], v[1]};
+      return ll_float_intrinsic(l, code == LL_ROTL ? "llvm.fshl" : "llvm.fshr",
+                                args, 3);
+    }
+    /* max(x, -x) as maxsi lowers it: the minimum integer stays itself */
+    case LL_ABS:
+      return ll_select_cmp(l, LLVMIntSGT, v[0], LLVMBuildNeg(b, v[0], ""));
     case LL_FADD: return LLVMBuildFAdd(b, v[0], v[1], "");
     case LL_FSUB: return LLVMBuildFSub(b, v[0], v[1], "");
     case LL_FMUL: return LLVMBuildFMul(b, v[0], v[1], "");

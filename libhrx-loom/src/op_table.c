@@ -257,6 +257,38 @@ const loom_op_def_t loom_op_defs[] = {
     VECTOR_NARY("vector.shli", 2, LOOM_MASK_INT),
     VECTOR_NARY("vector.shrui", 2, LOOM_MASK_INT),
     VECTOR_NARY("vector.shrsi", 2, LOOM_MASK_INT),
+    /* integer negation and absolute value (both wrap: the minimum integer
+     * maps to itself), divisions rounding up or down, bit counts (of zero:
+     * the width), rotates (by the amount modulo the width) and a * b + c
+     * (wrapping); only fmai takes overflow flags */
+#define INT_OP(n, a)                                                      \
+  {.name = "scalar." n, .shape = LOOM_SHAPE_NARY, .arity = a,             \
+   .places = DEVICE, .types = LOOM_MASK_INT},                             \
+  {.name = "vector." n, .shape = LOOM_SHAPE_NARY, .arity = a,             \
+   .places = DEVICE, .types = LOOM_MASK_VECTOR, .types2 = LOOM_MASK_INT}
+    INT_OP("negi", 1),
+    INT_OP("absi", 1),
+    INT_OP("ceildivsi", 2),
+    INT_OP("ceildivui", 2),
+    INT_OP("floordivsi", 2),
+    INT_OP("ctpopi", 1),
+    INT_OP("ctlzi", 1),
+    INT_OP("cttzi", 1),
+    INT_OP("rotli", 2),
+    INT_OP("rotri", 2),
+#undef INT_OP
+    NARY("scalar.fmai", 3, LOOM_MASK_INT, DEVICE),
+    VECTOR_NARY("vector.fmai", 3, LOOM_MASK_INT),
+    /* copysignf (no flags) and IEEE 754-2019 minimum / maximum: a NaN
+     * operand gives NaN, -0 < +0 */
+    {.name = "scalar.copysignf", .shape = LOOM_SHAPE_NARY, .arity = 2,
+     .places = DEVICE, .types = LOOM_MASK_FLOAT},
+    {.name = "vector.copysignf", .shape = LOOM_SHAPE_NARY, .arity = 2,
+     .places = DEVICE, .types = LOOM_MASK_VECTOR, .types2 = LOOM_MASK_FLOAT},
+    NARY("scalar.minimumf", 2, LOOM_MASK_FLOAT, DEVICE),
+    NARY("scalar.maximumf", 2, LOOM_MASK_FLOAT, DEVICE),
+    VECTOR_NARY("vector.minimumf", 2, LOOM_MASK_FLOAT),
+    VECTOR_NARY("vector.maximumf", 2, LOOM_MASK_FLOAT),
     CAST("vector.extf", LOOM_CAST_EXTF, LOOM_MASK_VECTOR, LOOM_MASK_VECTOR,
          DEVICE),
     CAST("vector.fptrunc", LOOM_CAST_TRUNCF, LOOM_MASK_VECTOR,

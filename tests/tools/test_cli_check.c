@@ -65,6 +65,8 @@ static void test_check_own_kernels_pass(void** state) {
       {"f8_convert.loom",
        {"PASS f8_round_trip_all\n", "PASS f8e5m2_round_trip\n",
         "2 passed, 0 failed, 0 not run\n"}},
+      {"elementwise_ops.loom",
+       {"PASS int_elementwise\n", "1 passed, 0 failed, 0 not run\n"}},
   };
   for (size_t i = 0; i < sizeof(kernels) / sizeof(kernels[0]); ++i) {
     char* args = test_strdup_printf("%s/check/%s --device=0",
@@ -108,6 +110,7 @@ static void test_check_kernels_on_gfx1151(void** state) {
       {"wmma_f16acc.loom", "3 passed, 0 failed, 0 not run\n"},
       {"wmma_int8.loom", "3 passed, 0 failed, 0 not run\n"},
       {"f8_convert.loom", "2 passed, 0 failed, 0 not run\n"},
+      {"elementwise_ops.loom", "1 passed, 0 failed, 0 not run\n"},
   };
   for (size_t i = 0; i < sizeof(kernels) / sizeof(kernels[0]); ++i) {
     char* args = test_strdup_printf("check %s/check/%s --device=1",

@@ -170,20 +170,9 @@ static void print_amd_device(size_t index) {
          index, p->name, p->profile_target, p->compute_units,
          p->subgroup_size,
          (double)p->memory_bytes / (1024.0 * 1024.0 * 1024.0), version);
+  print_queue_families(hrx_gpu_device_fabric(device));
+  print_allocation_profiles(hrx_gpu_device_fabric(device));
   hrx_gpu_device_release(device);
-  /* The families are the fabric device's: open it for them alone. */
-  hrx_fabric_device_t* fabric = NULL;
-  /* Device 0 is the host; GPU device N is kfd device N - 1. */
-  status = hrx_fabric_kfd_device_create(index - 1, hrx_allocator_system(),
-                                        &fabric);
-  if (status != HRX_OK) {
-    hrx_status_free(status);
-    printf("  %-12s queues: unknown (the device did not open again)\n", "");
-    return;
-  }
-  print_queue_families(fabric);
-  print_allocation_profiles(fabric);
-  hrx_fabric_device_release(fabric);
 }
 
 /* The GPUs of the KFD topology (every one, supported or not), each

@@ -16,6 +16,7 @@
 #include "hrx/loom/host_backend.h"
 #include "host_backend_internal.h"
 #include "op_table.h"
+#include "vector_layout.h"
 #include "vector_shape.h"
 
 #define HB_MAX_INLINE_DEPTH 16
@@ -1316,6 +1317,7 @@ HB_OUT_OF_LINE static bool hb_lower_flat_op(hb_t* b, const loom_op_t* op) {
   if (hb_is_vector_build(op)) return hb_lower_vector_build(b, op);
   if (hb_is_bits(op)) return hb_lower_bits(b, op);
   if (hb_is_extra(op)) return hb_lower_extra(b, op);
+  if (loom_is_layout_op(op)) return hb_lower_layout(b, op);
   if (hb_is_fragment(op)) return hb_lower_fragment(b, op);
   for (size_t i = 0; i < sizeof(hb_casts) / sizeof(hb_casts[0]); ++i) {
     if (!strcmp(name, hb_casts[i].name)) {

@@ -130,6 +130,10 @@ bool hb_lower_math(hb_t* b, const loom_op_t* op);
 bool hb_is_vector_build(const loom_op_t* op);
 bool hb_lower_vector_build(hb_t* b, const loom_op_t* op);
 
+/* vector.broadcast and the other lane moves of vector_layout.h
+ * (host_layout.c). */
+bool hb_lower_layout(hb_t* b, const loom_op_t* op);
+
 /* The pointer to the element at |indices| (registers, one per dimension)
  * of the view that operand |view_operand| of |op| holds, linearised and
  * checked as view accesses are. */

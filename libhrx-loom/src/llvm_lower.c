@@ -18,6 +18,7 @@
 #include "fragment.h"
 #include "llvm_f8.h"
 #include "op_table.h"
+#include "vector_layout.h"
 #include "vector_shape.h"
 
 #define LL_MAX_INLINE_DEPTH 16
@@ -1390,6 +1391,33 @@ static bool ll_lower_splat(llvm_lower_t* l, const loom_op_t* op) {
   return true;
 }
 
+/* vector.broadcast and the other lane moves of vector_layout.h: one
+ * shufflevector with the op's lane map. */
+static bool ll_lower_layout(llvm_lower_t* l, const loom_op_t* op) {
+  LLVMValueRef source = ll_operand(l, op, 0);
+  if (!source) return false;
+  /* Lanes past the first source's pick from the second (interleave). */
+  LLVMValueRef second = loom_layout_sources(op) > 1
+                            ? ll_operand(l, op, 1)
+                            : LLVMGetPoison(LLVMTypeOf(source));
+  if (!second) return false;
+  uint32_t lanes = loom_vector_lanes(l->m, op->type2);
+  LLVMValueRef* map = NULL;
+  if (!ll_try(l, hrx_allocator_malloc_array(l->allocator, lanes,
+                                            sizeof(LLVMValueRef),
+                                            (void**)&map))) {
+    return false;
+  }
+  for (uint32_t k = 0; k < lanes; ++k) {
+    map[k] = ll_i32(l, loom_layout_source_lane(l->m, op, k));
+  }
+  LLVMValueRef mask = LLVMConstVector(map, lanes);
+  hrx_allocator_free(l->allocator, map);
+  ll_set(l, op, 0,
+         LLVMBuildShuffleVector(l->builder, source, second, mask, ""));
+  return true;
+}
+
 /* vector.constant, vector.iota and vector.from_elements, lane by lane
  * into a vector register. */
 static bool ll_lower_vector_build(llvm_lower_t* l, const loom_op_t* op) {
@@ -2360,6 +2388,8 @@ static bool ll_lower_op(llvm_lower_t* l, const loom_op_t* op) {
       return ll_lower_dot(l, op);
     case LOOM_SHAPE_BITS:
       return ll_lower_bits(l, op);
+    case LOOM_SHAPE_LAYOUT:
+      return ll_lower_layout(l, op);
     case LOOM_SHAPE_VECTOR_REDUCE:
       return ll_lower_vector_reduce(l, op);
     case LOOM_SHAPE_SHUFFLE:

@@ -349,6 +349,17 @@ const loom_op_def_t loom_op_defs[] = {
     {.name = "vector.bitfield.insert", .shape = LOOM_SHAPE_BITS,
      .places = DEVICE, .types = LOOM_MASK_VECTOR,
      .attrs = (1u << LOOM_ATTR_OFFSET) | (1u << LOOM_ATTR_WIDTH)},
+    /* Register layout: lanes moved by a static map (vector_layout.c). */
+    {.name = "vector.broadcast", .shape = LOOM_SHAPE_LAYOUT,
+     .places = DEVICE, .types = LOOM_MASK_VECTOR},
+    {.name = "vector.shuffle", .shape = LOOM_SHAPE_LAYOUT, .places = DEVICE,
+     .types = LOOM_MASK_VECTOR},
+    {.name = "vector.transpose", .shape = LOOM_SHAPE_LAYOUT,
+     .places = DEVICE, .types = LOOM_MASK_VECTOR},
+    {.name = "vector.slice", .shape = LOOM_SHAPE_LAYOUT, .places = DEVICE,
+     .types = LOOM_MASK_VECTOR},
+    {.name = "vector.interleave", .shape = LOOM_SHAPE_LAYOUT,
+     .places = DEVICE, .types = LOOM_MASK_VECTOR},
     /* Dot products: dotf fuses lane by lane in lane order into a scalar
      * accumulator; dot4i adds each group of four byte products to one
      * i32 accumulator lane, wrapping. */

@@ -61,6 +61,8 @@ typedef enum loom_shape_e {
                              *      shape [%r, %c] : VIEW -> VEC */
   LOOM_SHAPE_FRAGMENT_STORE,/* vector.fragment.store<role> %f, %v[i, j]
                              *      shape [%r, %c] : VEC, VIEW */
+  LOOM_SHAPE_LAYOUT,        /* vector.broadcast, .shuffle, .transpose,
+                             * .slice, .interleave (vector_layout.h) */
 } loom_shape_t;
 
 /* Keyword vocabularies for <param> and predicate positions. */

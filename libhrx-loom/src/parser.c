@@ -8,6 +8,7 @@
 
 #include "hrx/loom/module.h"
 #include "parser_internal.h"
+#include "vector_layout.h"
 #include "vector_shape.h"
 
 /*===------------------------------------------------------------------===*/
@@ -685,6 +686,7 @@ static bool loom_parse_enum_param(loom_parser_t* p, const loom_op_def_t* def,
                                   loom_op_t* op) {
   op->enum_value = LOOM_ENUM_ABSENT;
   if (def->shape == LOOM_SHAPE_BITS && !def->attrs) return true;
+  if (def->shape == LOOM_SHAPE_LAYOUT) return true;
   /* An application's <@family> / <contract.key> is its callee. */
   if (def->call_kind >= LOOM_CALL_FAMILY) return true;
   bool has_enum =
@@ -1138,6 +1140,92 @@ static bool loom_shape_bits(loom_parser_t* p, loom_op_ctx_t* c) {
       !loom_colon_type(p, &from) ||
       !loom_expect(p, insert ? LOOM_TOKEN_COMMA : LOOM_TOKEN_ARROW) ||
       !loom_parse_type(p, &to)) {
+    return false;
+  }
+  LOOM_OP(p->module, c->op).type = from;
+  LOOM_OP(p->module, c->op).type2 = to;
+  return loom_set_results(c, 1, to);
+}
+
+/* Literal integers up to |close| appended to the module's literal
+ * operands from *|out_first| on: a shuffle's lanes, a transpose's axes, a
+ * slice's offsets (|what| names one in diagnostics). */
+static bool loom_parse_static_list(loom_parser_t* p, loom_token_kind_t close,
+                                   const char* what, uint32_t* out_first,
+                                   uint32_t* out_count) {
+  *out_first = p->module->statics.count;
+  *out_count = 0;
+  if (!loom_expect(p, LOOM_TOKEN_LBRACKET)) return false;
+  do {
+    if (!loom_is(p, LOOM_TOKEN_INTEGER)) return loom_expected(p, what);
+    uint32_t operand = 0;
+    if (!loom_parse_index_operand(p, &operand)) return false;
+    ++*out_count;
+  } while (loom_accept(p, LOOM_TOKEN_COMMA));
+  return loom_expect(p, close);
+}
+
+/* The register layout ops of vector_layout.h: the source operand, then
+ * the static list as literal operands; the source type in .type, the
+ * result's in .type2 (a shuffle keeps its type). */
+static bool loom_shape_layout(loom_parser_t* p, loom_op_ctx_t* c) {
+  loom_layout_kind_t kind = loom_layout_kind(&LOOM_OP(p->module, c->op));
+  uint32_t first = 0, count = 0;
+  bool listed = kind == LOOM_LAYOUT_SHUFFLE || kind == LOOM_LAYOUT_TRANSPOSE;
+  if (listed &&
+      (!loom_expect(p, LOOM_TOKEN_LANGLE) ||
+       !loom_parse_static_list(p, LOOM_TOKEN_RBRACKET,
+                               kind == LOOM_LAYOUT_SHUFFLE ? "a lane"
+                                                           : "an axis",
+                               &first, &count) ||
+       !loom_expect(p, LOOM_TOKEN_RANGLE))) {
+    return false;
+  }
+  bool interleave = kind == LOOM_LAYOUT_INTERLEAVE;
+  if (interleave) { /* <axis> */
+    first = p->module->statics.count;
+    count = 1;
+    uint32_t operand = 0;
+    if (!loom_expect(p, LOOM_TOKEN_LANGLE)) return false;
+    if (!loom_is(p, LOOM_TOKEN_INTEGER)) return loom_expected(p, "an axis");
+    if (!loom_parse_index_operand(p, &operand) ||
+        !loom_expect(p, LOOM_TOKEN_RANGLE)) {
+      return false;
+    }
+  }
+  if (!loom_parse_operand_into(p, c->op) ||
+      (interleave && (!loom_expect(p, LOOM_TOKEN_COMMA) ||
+                      !loom_parse_operand_into(p, c->op)))) {
+    return false;
+  }
+  if (kind == LOOM_LAYOUT_SLICE &&
+      !loom_parse_static_list(p, LOOM_TOKEN_RBRACKET, "a static offset",
+                              &first, &count)) {
+    return false;
+  }
+  for (uint32_t i = 0; i < count; ++i) {
+    if (!loom_add_operand(p, c->op, (first + i) | LOOM_STATIC_OPERAND)) {
+      return false;
+    }
+  }
+  loom_type_id_t from = 0, to = 0;
+  if (!loom_colon_type(p, &from)) return false;
+  if (interleave) { /* both sources have one type */
+    if (!loom_expect(p, LOOM_TOKEN_COMMA)) return false;
+    loom_token_t at = p->token;
+    loom_type_id_t odd = 0;
+    if (!loom_parse_type(p, &odd)) return false;
+    if (odd != from) {
+      loom_diag_emit(p->diagnostics, p->source, loom_token_span(at),
+                     HRX_LOOM_SEVERITY_ERROR, HRX_LOOM_DIAG_TYPE_MISMATCH,
+                     NULL, 0, "%s takes two sources of one type",
+                     c->def->name);
+      return false;
+    }
+  }
+  to = from;
+  if (kind != LOOM_LAYOUT_SHUFFLE &&
+      (!loom_expect(p, LOOM_TOKEN_ARROW) || !loom_parse_type(p, &to))) {
     return false;
   }
   LOOM_OP(p->module, c->op).type = from;
@@ -1839,6 +1927,7 @@ static const loom_shape_fn loom_shape_parsers[] = {
     [LOOM_SHAPE_FRAGMENT] = loom_shape_fragment,
     [LOOM_SHAPE_FRAGMENT_LOAD] = loom_shape_fragment_load,
     [LOOM_SHAPE_FRAGMENT_STORE] = loom_shape_fragment_store,
+    [LOOM_SHAPE_LAYOUT] = loom_shape_layout,
 };
 
 static bool loom_parse_op(loom_parser_t* p) {

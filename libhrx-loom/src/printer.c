@@ -5,6 +5,7 @@
 
 #include "hrx/loom/module.h"
 #include "op_table.h"
+#include "vector_layout.h"
 
 typedef struct loom_printer_t {
   const loom_module_t* module;
@@ -315,6 +316,38 @@ static hrx_status_t loom_p_op(loom_printer_t* p, uint32_t op_id,
       P_TRY(loom_p(p, ", "));
       P_TRY(loom_p_type(p, op->type2));
       break;
+    case LOOM_SHAPE_LAYOUT: {
+      loom_layout_kind_t kind = loom_layout_kind(op);
+      if (kind == LOOM_LAYOUT_SHUFFLE || kind == LOOM_LAYOUT_TRANSPOSE) {
+        P_TRY(loom_p(p, "<["));
+        P_TRY(loom_p_operands(p, op, 1, op->operand_count));
+        P_TRY(loom_p(p, "]>"));
+      }
+      uint32_t sources = loom_layout_sources(op);
+      if (kind == LOOM_LAYOUT_INTERLEAVE) {
+        P_TRY(loom_p(p, "<"));
+        P_TRY(loom_p_operands(p, op, sources, sources + 1));
+        P_TRY(loom_p(p, ">"));
+      }
+      P_TRY(loom_p(p, " "));
+      P_TRY(loom_p_operands(p, op, 0, sources));
+      if (kind == LOOM_LAYOUT_SLICE) {
+        P_TRY(loom_p(p, "["));
+        P_TRY(loom_p_operands(p, op, 1, op->operand_count));
+        P_TRY(loom_p(p, "]"));
+      }
+      P_TRY(loom_p(p, " : "));
+      P_TRY(loom_p_type(p, op->type));
+      if (kind == LOOM_LAYOUT_INTERLEAVE) {
+        P_TRY(loom_p(p, ", "));
+        P_TRY(loom_p_type(p, op->type));
+      }
+      if (kind != LOOM_LAYOUT_SHUFFLE) {
+        P_TRY(loom_p(p, " -> "));
+        P_TRY(loom_p_type(p, op->type2));
+      }
+      break;
+    }
     case LOOM_SHAPE_IOTA:
       P_TRY(loom_p(p, " "));
       P_TRY(loom_p_operands(p, op, 0, 1));

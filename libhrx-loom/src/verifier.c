@@ -9,6 +9,7 @@
 #include "fragment.h"
 #include "hrx/loom/module.h"
 #include "op_table.h"
+#include "vector_layout.h"
 #include "vector_shape.h"
 
 typedef struct loom_verifier_t {
@@ -837,6 +838,179 @@ static void loom_check_dot(loom_verifier_t* v, const loom_op_t* op,
  * fits its result lane (inserting: inside the base lane, and the field
  * lane holds it); unpacked fields fill the result exactly with the
  * source's bits, and packed fields fill the result exactly. */
+/* vector.shuffle<[lanes]>: a static rank-1 vector and one source lane in
+ * range per result lane. */
+static void loom_check_shuffle(loom_verifier_t* v, const loom_op_t* op,
+                               const loom_op_def_t* def) {
+  const loom_type_t* t = &LOOM_TYPE(v->module, op->type);
+  if (t->rank != 1) {
+    loom_verror(v, op->span, HRX_LOOM_DIAG_BAD_SHAPE, NULL, 0,
+                "%s takes a rank-1 vector, not %u axes", def->name, t->rank);
+    return;
+  }
+  uint32_t lanes = loom_lanes(v, op->type);
+  if (op->operand_count - 1 != lanes) {
+    loom_verror(v, op->span, HRX_LOOM_DIAG_BAD_SHAPE, NULL, 0,
+                "%s names %u lanes for a vector of %u", def->name,
+                op->operand_count - 1, lanes);
+    return;
+  }
+  for (uint32_t i = 1; i < op->operand_count; ++i) {
+    int64_t lane = LOOM_STATIC(v->module, LOOM_OPERAND(v->module, op, i));
+    if (lane < 0 || lane >= (int64_t)lanes) {
+      loom_verror(v, op->span, HRX_LOOM_DIAG_BAD_SHAPE, NULL, 0,
+                  "%s lane %" PRId64 " is outside the vector's %u lanes",
+                  def->name, lane, lanes);
+      return;
+    }
+  }
+}
+
+/* vector.broadcast: source axes align with the trailing result axes,
+ * each of extent 1 or the result's. */
+static void loom_check_broadcast(loom_verifier_t* v, const loom_op_t* op,
+                                 const loom_op_def_t* def) {
+  const loom_type_t* from = &LOOM_TYPE(v->module, op->type);
+  const loom_type_t* to = &LOOM_TYPE(v->module, op->type2);
+  if (from->rank > to->rank) {
+    loom_verror(v, op->span, HRX_LOOM_DIAG_BAD_SHAPE, NULL, 0,
+                "%s cannot lower the rank (%u axes to %u)", def->name,
+                from->rank, to->rank);
+    return;
+  }
+  uint32_t lead = to->rank - from->rank;
+  for (uint32_t d = 0; d < from->rank; ++d) {
+    int64_t have = LOOM_DIM(v->module, from->dims_start + d).size;
+    int64_t want = LOOM_DIM(v->module, to->dims_start + lead + d).size;
+    if (have != 1 && have != want) {
+      loom_verror(v, op->span, HRX_LOOM_DIAG_BAD_SHAPE, NULL, 0,
+                  "%s source axis %u has extent %" PRId64
+                  ", not 1 or the result's %" PRId64,
+                  def->name, d, have, want);
+      return;
+    }
+  }
+}
+
+/* vector.transpose<[p0, ..]>: result axis d is source axis p_d, each
+ * source axis named once; vector.slice %v[o0, ..]: result axis d keeps
+ * source coordinates [o_d, o_d + extent). Both keep the rank and list one
+ * entry per axis. */
+static void loom_check_permute(loom_verifier_t* v, const loom_op_t* op,
+                               const loom_op_def_t* def, bool transpose) {
+  const loom_type_t* from = &LOOM_TYPE(v->module, op->type);
+  const loom_type_t* to = &LOOM_TYPE(v->module, op->type2);
+  if (from->rank != to->rank || op->operand_count - 1 != from->rank) {
+    loom_verror(v, op->span, HRX_LOOM_DIAG_BAD_SHAPE, NULL, 0,
+                "%s keeps the rank and lists one %s per axis (%u axes to "
+                "%u, %u listed)",
+                def->name, transpose ? "axis" : "offset", from->rank,
+                to->rank, op->operand_count - 1);
+    return;
+  }
+  for (uint32_t d = 0; d < to->rank; ++d) {
+    int64_t item = LOOM_STATIC(v->module, LOOM_OPERAND(v->module, op, 1 + d));
+    int64_t extent = LOOM_DIM(v->module, to->dims_start + d).size;
+    if (transpose) {
+      bool repeated = false;
+      for (uint32_t e = 0; e < d; ++e) {
+        repeated |= LOOM_STATIC(v->module,
+                                LOOM_OPERAND(v->module, op, 1 + e)) == item;
+      }
+      if (item < 0 || item >= (int64_t)from->rank || repeated) {
+        loom_verror(v, op->span, HRX_LOOM_DIAG_BAD_SHAPE, NULL, 0,
+                    "%s axes must name each of the %u source axes once "
+                    "(%" PRId64 " at %u)",
+                    def->name, from->rank, item, d);
+        return;
+      }
+      int64_t have = LOOM_DIM(v->module, from->dims_start + item).size;
+      if (have != extent) {
+        loom_verror(v, op->span, HRX_LOOM_DIAG_BAD_SHAPE, NULL, 0,
+                    "%s result axis %u has extent %" PRId64
+                    ", not source axis %" PRId64 "'s %" PRId64,
+                    def->name, d, extent, item, have);
+        return;
+      }
+    } else {
+      int64_t have = LOOM_DIM(v->module, from->dims_start + d).size;
+      if (item < 0 || item > have - extent) {
+        loom_verror(v, op->span, HRX_LOOM_DIAG_BAD_SHAPE, NULL, 0,
+                    "%s axis %u keeps %" PRId64 " from offset %" PRId64
+                    ", outside a source extent of %" PRId64,
+                    def->name, d, extent, item, have);
+        return;
+      }
+    }
+  }
+}
+
+/* vector.interleave<axis>: the result doubles the source extent along
+ * |axis| and keeps the others. */
+static void loom_check_interleave(loom_verifier_t* v, const loom_op_t* op,
+                                  const loom_op_def_t* def) {
+  const loom_type_t* from = &LOOM_TYPE(v->module, op->type);
+  const loom_type_t* to = &LOOM_TYPE(v->module, op->type2);
+  int64_t axis = LOOM_STATIC(v->module, LOOM_OPERAND(v->module, op, 2));
+  if (axis < 0 || axis >= (int64_t)from->rank) {
+    loom_verror(v, op->span, HRX_LOOM_DIAG_BAD_SHAPE, NULL, 0,
+                "%s axis %" PRId64 " is not one of the %u source axes",
+                def->name, axis, from->rank);
+    return;
+  }
+  bool fits = from->rank == to->rank;
+  for (uint32_t d = 0; fits && d < from->rank; ++d) {
+    int64_t have = LOOM_DIM(v->module, from->dims_start + d).size;
+    int64_t want = LOOM_DIM(v->module, to->dims_start + d).size;
+    fits = want == (d == (uint32_t)axis ? 2 * have : have);
+  }
+  if (!fits) {
+    loom_verror(v, op->span, HRX_LOOM_DIAG_BAD_SHAPE, NULL, 0,
+                "%s result must be the source with axis %" PRId64
+                " doubled",
+                def->name, axis);
+  }
+}
+
+/* The register layout ops of vector_layout.h: static vectors of one
+ * element type, checked per op above. */
+static void loom_check_layout(loom_verifier_t* v, const loom_op_t* op,
+                              const loom_op_def_t* def) {
+  if (!loom_expect_mask(v, op, "source", op->type, LOOM_MASK_VECTOR) ||
+      !loom_expect_mask(v, op, "result", op->type2, LOOM_MASK_VECTOR)) {
+    return;
+  }
+  for (uint32_t i = 0; i < loom_layout_sources(op); ++i) {
+    loom_expect_operand(v, op, i, op->type);
+  }
+  if (loom_vector_is_dynamic(v->module, op->type) ||
+      loom_vector_is_dynamic(v->module, op->type2)) {
+    return; /* diagnosed as needing a static shape */
+  }
+  if (loom_element(v, op->type) != loom_element(v, op->type2)) {
+    loom_verror(v, op->span, HRX_LOOM_DIAG_TYPE_MISMATCH, NULL, 0,
+                "%s keeps the element type", def->name);
+    return;
+  }
+  switch (loom_layout_kind(op)) {
+    case LOOM_LAYOUT_SHUFFLE:
+      loom_check_shuffle(v, op, def);
+      break;
+    case LOOM_LAYOUT_BROADCAST:
+      loom_check_broadcast(v, op, def);
+      break;
+    case LOOM_LAYOUT_TRANSPOSE:
+      loom_check_permute(v, op, def, true);
+      break;
+    case LOOM_LAYOUT_SLICE:
+      loom_check_permute(v, op, def, false);
+      break;
+    case LOOM_LAYOUT_INTERLEAVE:
+      loom_check_interleave(v, op, def);
+      break;
+  }
+}
+
 static void loom_check_bits(loom_verifier_t* v, const loom_op_t* op,
                             const loom_op_def_t* def) {
   bool insert = strcmp(def->name, "vector.bitfield.insert") == 0;
@@ -1142,6 +1316,9 @@ static void loom_check_op_types(loom_verifier_t* v, const loom_op_t* op) {
       break;
     case LOOM_SHAPE_BITS:
       loom_check_bits(v, op, def);
+      break;
+    case LOOM_SHAPE_LAYOUT:
+      loom_check_layout(v, op, def);
       break;
     case LOOM_SHAPE_FRAGMENT:
     case LOOM_SHAPE_FRAGMENT_LOAD:

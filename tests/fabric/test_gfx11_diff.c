@@ -12,7 +12,7 @@
  * remainders) follow the explicit ones at an 8-byte boundary when the
  * descriptor's kernarg size has room for them.
  *
- * Kernels covered (45 kernel sources, 120 runs):
+ * Kernels covered (46 kernel sources, 122 runs):
  *   libhrx-loom/kernels/ and examples/ (10 sources, 31 runs), at sizes
  *   that are not multiples of the workgroup: saxpy (both copies),
  *   gather_rows (2-D workload), histogram, reduce_sum, row_dot, transpose
@@ -55,6 +55,9 @@
  *   - tests/kernels/vector_shapes.loom (3 runs): vector<4x8xf16> tiles
  *     (row and element extracts and inserts, clampf, reduce), index
  *     lanes, bitpack, bitfield.insert, vector integer division.
+ *   - tests/kernels/vector_layout.loom (2 runs): vector.shuffle of 32-,
+ *     16- and 8-bit lanes, vector.broadcast of rows and columns,
+ *     vector.transpose of 2 and 3 axes, vector.slice, vector.interleave.
  *   Written here (5 sources, 24 runs): grid2d (2-D grid of 8x4 groups,
  *   6 sizes), grid3d (3-D grid of 4x3x3 groups, 36 work-items so the
  *   second wave is partial, 5 sizes), both at sizes that are not multiples
@@ -1313,6 +1316,41 @@ static void test_vector_shapes(void** state) {
   run_case(&b);
 }
 
+/* tests/kernels/vector_layout.loom: lanes moved by vector.shuffle,
+ * vector.broadcast, vector.transpose, vector.slice and vector.interleave
+ * (tests/loom/test_language_layout.c holds the C references). */
+static void test_vector_layout(void** state) {
+  (void)state;
+  enum { GROUPS = 3, TILES = GROUPS * 32 };
+  diff_case_t c = {.file = "../../tests/kernels/vector_layout.loom",
+                   .kernel = "layout", .workload = {GROUPS},
+                   .workload_count = 1};
+  add_scalar(&c, GROUPS);
+  fill_bytes(add_buffer(&c, TILES * 8 * 4), TILES * 8 * 4, 61);
+  fill_bytes(add_buffer(&c, TILES * 8 * 2), TILES * 8 * 2, 62);
+  fill_bytes(add_buffer(&c, TILES * 8), TILES * 8, 63);
+  add_buffer(&c, TILES * 8 * 4);
+  add_buffer(&c, TILES * 8 * 4);
+  add_buffer(&c, TILES * 24 * 4);
+  add_buffer(&c, TILES * 24 * 4);
+  add_buffer(&c, TILES * 8 * 2);
+  add_buffer(&c, TILES * 8);
+  run_case(&c);
+  diff_case_t p = {.file = c.file, .kernel = "permute",
+                   .workload = {GROUPS}, .workload_count = 1};
+  add_scalar(&p, GROUPS);
+  fill_bytes(add_buffer(&p, TILES * 32 * 4), TILES * 32 * 4, 64);
+  fill_bytes(add_buffer(&p, TILES * 24 * 2), TILES * 24 * 2, 65);
+  fill_bytes(add_buffer(&p, TILES * 8), TILES * 8, 66);
+  add_buffer(&p, TILES * 32 * 4);
+  add_buffer(&p, TILES * 10 * 4);
+  add_buffer(&p, TILES * 24 * 2);
+  add_buffer(&p, TILES * 4);
+  add_buffer(&p, TILES * 64 * 4);
+  add_buffer(&p, TILES * 16);
+  run_case(&p);
+}
+
 /* A 3-D grid of 4x3x3 workgroups (36 work-items: the second wave runs 4
  * of 32 lanes) over a w x h x d volume: out[z][y][x] =
  * fma(in[z][y][x], k, in[min(z + 1, d - 1)][y][x]) - in[z][min(y + 1,
@@ -1714,6 +1752,7 @@ int main(void) {
       cmocka_unit_test(test_wmma_types),
       cmocka_unit_test(test_f8),
       cmocka_unit_test(test_vector_shapes),
+      cmocka_unit_test(test_vector_layout),
       cmocka_unit_test(test_ulp_distance),
       cmocka_unit_test(test_skip_table),
   };

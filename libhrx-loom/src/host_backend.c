@@ -356,6 +356,33 @@ bool hb_all_scalar(const hb_t* b, const uint32_t* regs, int count) {
   return true;
 }
 
+bool hb_lower_lanewise(hb_t* b, const loom_op_t* op, hb_lane_fn lane) {
+  uint32_t v[3] = {LOOM_NONE, LOOM_NONE, LOOM_NONE};
+  for (uint32_t i = 0; i < op->operand_count && i < 3; ++i) {
+    if (!hb_operand(b, op, i, &v[i])) return false;
+  }
+  const loom_type_t* t = &LOOM_TYPE(b->m, op->type);
+  uint8_t type =
+      hb_host_type(t->kind == LOOM_TYPE_VECTOR ? t->element : t->kind);
+  uint32_t width = hb_width(b, op->type);
+  uint32_t result = op->results_start;
+  if (width == 1) return lane(b, op, type, v, &b->vreg[result]);
+  if (!hb_new_vreg(b, b->uniform[result] && hb_all_scalar(b, v, 3), width,
+                   &b->vreg[result])) {
+    return false;
+  }
+  for (uint32_t e = 0; e < width; ++e) {
+    uint32_t at[3], r = LOOM_NONE;
+    for (int i = 0; i < 3; ++i) at[i] = v[i] == LOOM_NONE ? v[i] : v[i] + e;
+    if (!lane(b, op, type, at, &r) ||
+        !hb_emit(b, HRX_HOST_OP_MOV, HRX_HOST_TYPE_I64, 0,
+                 b->vreg[result] + e, r, LOOM_NONE, LOOM_NONE, 0)) {
+      return false;
+    }
+  }
+  return true;
+}
+
 /* A new register holding |x| <op> |y|, in the file the operands allow. */
 bool hb_binary(hb_t* b, uint8_t op, uint8_t type, uint8_t aux,
                       uint32_t x, uint32_t y, uint32_t* out) {

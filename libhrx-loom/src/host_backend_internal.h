@@ -101,6 +101,13 @@ bool hb_const(hb_t* b, uint64_t bits, uint32_t dst);
 /* The register of an operand; static literals become constants. */
 bool hb_operand(hb_t* b, const loom_op_t* op, uint32_t i, uint32_t* out);
 bool hb_all_scalar(const hb_t* b, const uint32_t* regs, int count);
+/* One lane of an elementwise op: up to three operand registers (LOOM_NONE
+ * past its operands) into a new register |*out|. */
+typedef bool (*hb_lane_fn)(hb_t* b, const loom_op_t* op, uint8_t type,
+                           const uint32_t* operands, uint32_t* out);
+/* Lowers elementwise |op| (up to three operands) lane by lane with
+ * |lane|: a scalar directly, a vector into its consecutive registers. */
+bool hb_lower_lanewise(hb_t* b, const loom_op_t* op, hb_lane_fn lane);
 /* A new register holding |x| <op> |y|, in the file the operands allow. */
 bool hb_binary(hb_t* b, uint8_t op, uint8_t type, uint8_t aux, uint32_t x,
                uint32_t y, uint32_t* out);

@@ -252,29 +252,5 @@ static bool hx_lane(hb_t* b, const loom_op_t* op, uint8_t type,
 }
 
 bool hb_lower_extra(hb_t* b, const loom_op_t* op) {
-  uint32_t v[3] = {LOOM_NONE, LOOM_NONE, LOOM_NONE};
-  for (uint32_t i = 0; i < op->operand_count && i < 3; ++i) {
-    if (!hb_operand(b, op, i, &v[i])) return false;
-  }
-  const loom_type_t* t = &LOOM_TYPE(b->m, op->type);
-  uint8_t type =
-      hb_host_type(t->kind == LOOM_TYPE_VECTOR ? t->element : t->kind);
-  uint32_t width = hb_width(b, op->type);
-  uint32_t result = op->results_start;
-  if (width == 1) return hx_lane(b, op, type, v, &b->vreg[result]);
-  /* A vector is |width| consecutive registers. */
-  if (!hb_new_vreg(b, b->uniform[result] && hb_all_scalar(b, v, 3), width,
-                   &b->vreg[result])) {
-    return false;
-  }
-  for (uint32_t e = 0; e < width; ++e) {
-    uint32_t lane[3], r = LOOM_NONE;
-    for (int i = 0; i < 3; ++i) lane[i] = v[i] == LOOM_NONE ? v[i] : v[i] + e;
-    if (!hx_lane(b, op, type, lane, &r) ||
-        !hb_emit(b, HRX_HOST_OP_MOV, HRX_HOST_TYPE_I64, 0,
-                 b->vreg[result] + e, r, LOOM_NONE, LOOM_NONE, 0)) {
-      return false;
-    }
-  }
-  return true;
+  return hb_lower_lanewise(b, op, hx_lane);
 }

@@ -112,3 +112,23 @@ char* loom_test_read_test_kernel(const char* name, size_t* out_length) {
   loom_test_expect_round_trip(text);
   return text;
 }
+
+void loom_test_expect_rejected(const char* head, uint32_t head_lines,
+                               const char* tail, const char* op,
+                               hrx_loom_diag_code_t code, uint32_t column,
+                               const char* words) {
+  char* text = test_strdup_printf("%s%s\n%s", head, op, tail);
+  hrx_loom_diagnostics_t* d = loom_test_parse_fail(text);
+  uint32_t line = head_lines + 1;
+  for (const char* at = op; (at = strchr(at, '\n')); ++at) ++line;
+  loom_test_expect_diag(d, code, line, column);
+  hrx_string_builder_t b;
+  hrx_string_builder_init(hrx_allocator_system(), &b);
+  assert_ok(hrx_loom_diagnostics_format(d, &b));
+  if (!strstr(hrx_string_builder_cstr(&b), words)) {
+    fail_msg("%s:\n%s", op, hrx_string_builder_cstr(&b));
+  }
+  hrx_string_builder_deinit(&b);
+  hrx_loom_diagnostics_destroy(d);
+  free(text);
+}

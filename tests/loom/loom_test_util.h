@@ -25,6 +25,14 @@ void loom_test_expect_diag(const hrx_loom_diagnostics_t* diagnostics,
                            hrx_loom_diag_code_t code, uint32_t line,
                            uint32_t column);
 
+/* Asserts that |head| + |op| + "\n" + |tail| fails to parse or verify
+ * with an error |code| on |op|'s last line (|head| holds |head_lines|
+ * lines) at |column| (0: any) whose message contains |words|. */
+void loom_test_expect_rejected(const char* head, uint32_t head_lines,
+                               const char* tail, const char* op,
+                               hrx_loom_diag_code_t code, uint32_t column,
+                               const char* words);
+
 /* Canonical text of a module (malloc'ed). */
 char* loom_test_print(const hrx_loom_module_t* module);
 

@@ -59,18 +59,7 @@ static void test_forms_print_back(void** state) {
 
 static void expect_rejected(const char* op, hrx_loom_diag_code_t code,
                             const char* words) {
-  char* text = test_strdup_printf("%s%s\n%s", HEAD, op, TAIL);
-  hrx_loom_diagnostics_t* d = loom_test_parse_fail(text);
-  loom_test_expect_diag(d, code, HEAD_LINES + 1, 3);
-  hrx_string_builder_t b;
-  hrx_string_builder_init(hrx_allocator_system(), &b);
-  assert_ok(hrx_loom_diagnostics_format(d, &b));
-  if (!strstr(hrx_string_builder_cstr(&b), words)) {
-    fail_msg("%s:\n%s", op, hrx_string_builder_cstr(&b));
-  }
-  hrx_string_builder_deinit(&b);
-  hrx_loom_diagnostics_destroy(d);
-  free(text);
+  loom_test_expect_rejected(HEAD, HEAD_LINES, TAIL, op, code, 3, words);
 }
 
 static void test_unpaired_types_rejected(void** state) {

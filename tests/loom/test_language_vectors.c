@@ -72,20 +72,7 @@ static void test_forms_print_back(void** state) {
  * diagnostic on the last line, and words of its message. */
 static void expect_rejected(const char* op, hrx_loom_diag_code_t code,
                             uint32_t column, const char* words) {
-  char* text = test_strdup_printf("%s%s\n%s", HEAD, op, TAIL);
-  hrx_loom_diagnostics_t* d = loom_test_parse_fail(text);
-  uint32_t line = HEAD_LINES + 1;
-  for (const char* at = op; (at = strchr(at, '\n')); ++at) ++line;
-  loom_test_expect_diag(d, code, line, column);
-  hrx_string_builder_t b;
-  hrx_string_builder_init(hrx_allocator_system(), &b);
-  assert_ok(hrx_loom_diagnostics_format(d, &b));
-  if (!strstr(hrx_string_builder_cstr(&b), words)) {
-    fail_msg("%s:\n%s", op, hrx_string_builder_cstr(&b));
-  }
-  hrx_string_builder_deinit(&b);
-  hrx_loom_diagnostics_destroy(d);
-  free(text);
+  loom_test_expect_rejected(HEAD, HEAD_LINES, TAIL, op, code, column, words);
 }
 
 static void test_malformed_vectors_rejected(void** state) {

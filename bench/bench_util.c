@@ -10,18 +10,39 @@ static int bench_compare(const void* a, const void* b) {
   return (x > y) - (x < y);
 }
 
+static uint64_t bench_time_ns(bench_fn fn, void* context) {
+  uint64_t start = hrx_clock_monotonic_ns();
+  fn(context);
+  return hrx_clock_monotonic_ns() - start;
+}
+
+static uint64_t bench_median_of(uint64_t* samples, int count) {
+  qsort(samples, (size_t)count, sizeof(uint64_t), bench_compare);
+  return samples[count / 2];
+}
+
 uint64_t bench_median_ns(bench_fn fn, void* context, int repeats) {
   uint64_t* samples = malloc(sizeof(uint64_t) * (size_t)repeats);
   if (!samples) return 0;
-  for (int i = 0; i < repeats; ++i) {
-    uint64_t start = hrx_clock_monotonic_ns();
-    fn(context);
-    samples[i] = hrx_clock_monotonic_ns() - start;
-  }
-  qsort(samples, (size_t)repeats, sizeof(uint64_t), bench_compare);
-  uint64_t median = samples[repeats / 2];
+  for (int i = 0; i < repeats; ++i) samples[i] = bench_time_ns(fn, context);
+  uint64_t median = bench_median_of(samples, repeats);
   free(samples);
   return median;
+}
+
+void bench_median_pair_ns(bench_fn a, void* a_context, bench_fn b,
+                          void* b_context, int repeats, uint64_t* out_a_ns,
+                          uint64_t* out_b_ns) {
+  uint64_t* samples = malloc(sizeof(uint64_t) * 2 * (size_t)repeats);
+  *out_a_ns = *out_b_ns = 0;
+  if (!samples) return;
+  for (int i = 0; i < repeats; ++i) {
+    samples[i] = bench_time_ns(a, a_context);
+    samples[repeats + i] = bench_time_ns(b, b_context);
+  }
+  *out_a_ns = bench_median_of(samples, repeats);
+  *out_b_ns = bench_median_of(samples + repeats, repeats);
+  free(samples);
 }
 
 void bench_check(hrx_status_t status, const char* what) {

@@ -290,6 +290,15 @@ void hrx_host_scratch_free(hrx_host_scratch_t* scratch);
 /* Host device                                                             */
 /*===------------------------------------------------------------------===*/
 
+/* Host memory for host device allocations (host_pages.c): 64-byte
+ * aligned; from HRX_HOST_PAGES_LARGE bytes on, a 2 MiB-aligned mapping
+ * advised for transparent huge pages. |zero| clears it (fresh mappings
+ * are zero already). NULL when the memory is not there.
+ * hrx_host_pages_free takes the size that was allocated. */
+#define HRX_HOST_PAGES_LARGE ((size_t)2 << 20)
+void* hrx_host_pages_allocate(size_t bytes, bool zero);
+void hrx_host_pages_free(void* memory, size_t bytes);
+
 typedef struct hrx_host_allocation_t {
   uintptr_t base;
   uint64_t size;

@@ -142,14 +142,13 @@ static hrx_status_t hrx_host_memory_allocate(hrx_fabric_device_t* base,
                            "device's 256 TiB addressing",
                            (unsigned long long)size);
   }
-  size_t rounded = (size_t)((size + 63) & ~UINT64_C(63));
-  void* memory = NULL;
-  if (posix_memalign(&memory, 64, rounded) != 0 || !memory) {
+  void* memory = hrx_host_pages_allocate(
+      (size_t)size, !(flags & HRX_FABRIC_MEMORY_UNINITIALIZED));
+  if (!memory) {
     return hrx_make_status(HRX_STATUS_RESOURCE_EXHAUSTED,
                            "host device allocation of %llu bytes failed",
                            (unsigned long long)size);
   }
-  if (!(flags & HRX_FABRIC_MEMORY_UNINITIALIZED)) memset(memory, 0, rounded);
   pthread_mutex_lock(&device->mutex);
   hrx_status_t status = hrx_allocator_grow_array(
       base->allocator, sizeof(hrx_host_allocation_t),
@@ -165,7 +164,7 @@ static hrx_status_t hrx_host_memory_allocate(hrx_fabric_device_t* base,
   }
   pthread_mutex_unlock(&device->mutex);
   if (status != HRX_OK) {
-    free(memory);
+    hrx_host_pages_free(memory, (size_t)size);
     return status;
   }
   *out = (hrx_fabric_memory_t){.host_pointer = memory,
@@ -182,6 +181,7 @@ static void hrx_host_memory_free(hrx_fabric_device_t* base,
   pthread_mutex_lock(&device->mutex);
   size_t at = hrx_host_upper_bound(device, address);
   bool found = at > 0 && device->allocations[at - 1].base == address;
+  uint64_t size = found ? device->allocations[at - 1].size : 0;
   if (found) {
     memmove(&device->allocations[at - 1], &device->allocations[at],
             (device->allocation_count - at) * sizeof(hrx_host_allocation_t));
@@ -189,7 +189,7 @@ static void hrx_host_memory_free(hrx_fabric_device_t* base,
   }
   pthread_mutex_unlock(&device->mutex);
   /* Only memory this device handed out is freed. */
-  if (found) free((void*)address);
+  if (found) hrx_host_pages_free((void*)address, (size_t)size);
 }
 
 bool hrx_host_device_resolve(hrx_host_device_t* device, uint64_t address,

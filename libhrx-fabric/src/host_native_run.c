@@ -320,13 +320,14 @@ bool hrx_host_native_cpu_supports(const char* features, size_t length,
 /* Workgroups                                                              */
 /*===------------------------------------------------------------------===*/
 
+/* Runs workgroup |workgroup|, whose coordinates are |id|. */
 static void hrx_host_native_run_workgroup(hrx_host_dispatch_t* d,
                                           uint64_t workgroup,
+                                          const uint32_t id[3],
                                           hrx_host_scratch_t* scratch) {
   static const uint8_t never = 0;
   if (atomic_load_explicit(&d->faulted, memory_order_relaxed)) return;
   const hrx_fabric_kernel_t* k = d->kernel;
-  uint64_t cx = d->workgroup_count[0], cy = d->workgroup_count[1];
   hrx_host_native_args_t args = {
       .kernarg = d->kernarg,
       .bindings = (const hrx_host_native_binding_t*)(const void*)d->slots,
@@ -334,9 +335,7 @@ static void hrx_host_native_run_workgroup(hrx_host_dispatch_t* d,
       .cancel = d->cancel ? (const volatile uint8_t*)(const volatile void*)
                                 d->cancel
                           : &never,
-      .workgroup_id = {(uint32_t)(workgroup % cx),
-                       (uint32_t)(workgroup / cx % cy),
-                       (uint32_t)(workgroup / (cx * cy))}};
+      .workgroup_id = {id[0], id[1], id[2]}};
   hrx_fabric_fault_t fault = {
       .workgroup = {args.workgroup_id[0], args.workgroup_id[1],
                     args.workgroup_id[2]}};
@@ -403,7 +402,19 @@ void hrx_host_native_run_workgroups(void* context, uint64_t item,
                     d->workgroup_count[2];
   uint64_t chunk = hrx_native_chunk(groups);
   uint64_t end = (item + 1) * chunk < groups ? (item + 1) * chunk : groups;
-  for (uint64_t g = item * chunk; g < end; ++g) {
-    hrx_host_native_run_workgroup(d, g, scratch);
+  uint64_t first = item * chunk;
+  uint64_t cx = d->workgroup_count[0], cy = d->workgroup_count[1];
+  /* Two 64-bit divisions once per item, not per (short) workgroup. */
+  uint32_t id[3] = {(uint32_t)(first % cx), (uint32_t)(first / cx % cy),
+                    (uint32_t)(first / (cx * cy))};
+  for (uint64_t g = first; g < end; ++g) {
+    hrx_host_native_run_workgroup(d, g, id, scratch);
+    if (++id[0] == cx) {
+      id[0] = 0;
+      if (++id[1] == cy) {
+        id[1] = 0;
+        ++id[2];
+      }
+    }
   }
 }

@@ -325,6 +325,60 @@ static void test_memory(void** state) {
   hrx_fabric_memory_free(f->device, &m); /* freeing twice is harmless */
 }
 
+/* Large allocations are 2 MiB-aligned mappings (huge-page candidates):
+ * zeroed, writable to their last byte, zero again when reallocated after
+ * being written, and reachable by queue packets. */
+static void test_large_memory(void** state) {
+  fixture_t* f = *state;
+  const uint64_t mib = 1u << 20;
+  const uint64_t sizes[] = {2 * mib - 64, 2 * mib, 3 * mib + 5, 9 * mib};
+  for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); ++i) {
+    for (int round = 0; round < 2; ++round) {
+      hrx_fabric_memory_t m;
+      assert_ok(hrx_fabric_memory_allocate(
+          f->device, sizes[i], HRX_FABRIC_VISIBILITY_DEVICE, &m));
+      uint8_t* bytes = m.host_pointer;
+      assert_int_equal(m.device_address % 64, 0);
+      if (sizes[i] >= 2 * mib) assert_int_equal(m.device_address % (2 * mib), 0);
+      for (uint64_t at = 0; at < sizes[i]; at += 4093) {
+        assert_int_equal(bytes[at], 0);
+      }
+      assert_int_equal(bytes[sizes[i] - 1], 0);
+      memset(bytes, 0xa5, (size_t)sizes[i]);
+      hrx_fabric_memory_free(f->device, &m);
+    }
+  }
+  /* A fill packet reaches the last word of a large allocation. */
+  hrx_fabric_memory_t m;
+  assert_ok(hrx_fabric_memory_allocate_flags(
+      f->device, 3 * mib, HRX_FABRIC_VISIBILITY_DEVICE,
+      HRX_FABRIC_MEMORY_UNINITIALIZED, &m));
+  hrx_fabric_signal_t* done = NULL;
+  assert_ok(hrx_fabric_signal_create(1, hrx_allocator_system(), &done));
+  uint64_t index = 0;
+  assert_ok(hrx_fabric_queue_reserve(f->queue, 1, &index));
+  hrx_aql_agent_packet_t* p = &hrx_fabric_queue_slot(f->queue, index)->agent;
+  memset((uint8_t*)p + 4, 0, sizeof(*p) - 4);
+  p->arg[0] = m.device_address;
+  p->arg[1] = 0x01020304u;
+  p->arg[2] = 3 * mib;
+  p->completion_signal = hrx_fabric_signal_handle(done);
+  hrx_fabric_queue_publish(
+      f->queue, index,
+      hrx_aql_header(HRX_AQL_PACKET_AGENT, 1, HRX_AQL_FENCE_SYSTEM,
+                     HRX_AQL_FENCE_SYSTEM),
+      (uint16_t)HRX_AQL_AGENT_FILL);
+  int64_t value = -1;
+  assert_ok(hrx_fabric_signal_wait(done, HRX_FABRIC_SIGNAL_LT, 1,
+                                   10ull * 1000000000ull, &value));
+  assert_int_equal(value, 0);
+  uint32_t last;
+  memcpy(&last, (uint8_t*)m.host_pointer + 3 * mib - 4, 4);
+  assert_int_equal(last, 0x01020304u);
+  hrx_fabric_signal_release(done);
+  hrx_fabric_memory_free(f->device, &m);
+}
+
 static void test_bad_queue_sizes(void** state) {
   fixture_t* f = *state;
   hrx_fabric_queue_t* q = NULL;
@@ -353,6 +407,7 @@ int main(void) {
       cmocka_unit_test(test_host_threads_variable),
       cmocka_unit_test(test_host_options_struct_size),
       cmocka_unit_test_setup_teardown(test_memory, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_large_memory, setup, teardown),
       cmocka_unit_test_setup_teardown(test_bad_queue_sizes, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -87,7 +87,10 @@ typedef enum hrx_fabric_memory_flags_e {
   HRX_FABRIC_MEMORY_UNINITIALIZED = 1u << 0,
 } hrx_fabric_memory_flags_t;
 
-/* Allocates |size| (> 0) bytes, 64-byte aligned and zeroed. */
+/* Allocates |size| (> 0) bytes, 64-byte aligned and zeroed. On the host
+ * device an allocation of 2 MiB or more is its own mapping, aligned to
+ * 2 MiB and advised for transparent huge pages (streaming kernels spend
+ * far less time in page walks); smaller ones come from the C heap. */
 HRX_API HRX_MUST_USE hrx_status_t hrx_fabric_memory_allocate(
     hrx_fabric_device_t* device, uint64_t size,
     hrx_fabric_visibility_t visibility, hrx_fabric_memory_t* out_memory);

@@ -133,6 +133,10 @@ const char* loom_host_native_target(void) { return NULL; }
 #define HN_ROOT_LOCAL (-2)
 #define HN_ROOT_NONE (-3)    /* only undefined or cyclic inputs */
 #define HN_ROOT_UNKNOWN (-1)
+/* Bindings whose next footprint a workgroup prefetches, and the largest
+ * footprint (bytes) worth it: beyond it the accesses are not a stream. */
+#define HN_MAX_PREFETCH 8
+#define HN_PREFETCH_MAX_SPAN 16384
 #define HN_CLONE_DEPTH 48
 #define HN_MAX_WORKGROUP 1024u /* work-items, as the executor allows */
 #define HN_MAX_LANE_ARRAY_BYTES (4u << 20)
@@ -268,6 +272,13 @@ typedef struct hn_t {
   /* The fast copy's analysis */
   LLVMValueRef pre_ok;
   uint32_t hoisted;
+  /* Per binding streamed by the fast copy: its byte range over the
+   * workgroup (i128 values in the precheck). */
+  struct {
+    int root;
+    LLVMValueRef least, most;
+  } prefetch[HN_MAX_PREFETCH];
+  uint32_t prefetch_count;
   hn_var_t vars[HN_MAX_VARS];
   uint32_t var_count;
   hn_memo_t* memo;
@@ -1214,10 +1225,24 @@ static LLVMValueRef hn_index_madd(hn_t* h, LLVMValueRef a, LLVMValueRef b,
   return LLVMBuildSelect(bb, bad, poison, sum, "");
 }
 
+/* Records that the fast copy reaches bytes [least, most] of binding
+ * |root| (once per binding). */
+static void hn_prefetch_note(hn_t* h, int root, LLVMValueRef least,
+                             LLVMValueRef most) {
+  if (root < 0 || h->prefetch_count == HN_MAX_PREFETCH) return;
+  for (uint32_t i = 0; i < h->prefetch_count; ++i) {
+    if (h->prefetch[i].root == root) return;
+  }
+  h->prefetch[h->prefetch_count].root = root;
+  h->prefetch[h->prefetch_count].least = least;
+  h->prefetch[h->prefetch_count].most = most;
+  h->prefetch_count++;
+}
+
 /* The access's checks, hoisted into the precheck when its offset is
  * affine; false (nothing recorded) when it is not. */
-static bool hn_hoist(hn_t* h, const llvm_address_t* a, LLVMValueRef base_off,
-                     LLVMValueRef size) {
+static bool hn_hoist(hn_t* h, const llvm_address_t* a, int root,
+                     LLVMValueRef base_off, LLVMValueRef size) {
   LLVMValueRef saved_ok = h->pre_ok;
   h->pre_ok = NULL; /* collects this access's conditions */
   hn_form_t f, p, operands[3];
@@ -1272,6 +1297,11 @@ static bool hn_hoist(hn_t* h, const llvm_address_t* a, LLVMValueRef base_off,
     hn_form_add(h, &total, &total, &base_form, false, &h->pre_ok);
     hn_form_within(h, &total, LLVMConstInt(h->i128, 0, 0),
                    LLVMBuildZExt(h->pre, room, h->i128, ""), &h->pre_ok);
+    /* Within the binding when the precheck passes (the only time the
+     * prefetches run), so the i64 truncations are exact. */
+    LLVMValueRef unused = NULL;
+    hn_prefetch_note(h, root, hn_form_bound(h, &total, false, &unused),
+                     hn_form_bound(h, &total, true, &unused));
   } else {
     h->pre_ok = NULL;
     if (!hn_hoist_ranges(h, a, base, room)) {
@@ -1364,7 +1394,8 @@ static LLVMValueRef hn_address(llvm_lower_t* l, const loom_op_t* op,
   LLVMValueRef slot = dynamic.slot;
   LLVMValueRef elem = LLVMConstInt(h->i64, a->element_bytes, 0);
   LLVMValueRef total = NULL;
-  if (h->fast && root != HN_ROOT_UNKNOWN && hn_hoist(h, a, base_off, size)) {
+  if (h->fast && root != HN_ROOT_UNKNOWN &&
+      hn_hoist(h, a, root, base_off, size)) {
     LLVMValueRef index = a->first ? a->first : LLVMConstInt(h->i64, 0, 0);
     for (uint32_t s = 0; s < a->step_count; ++s) {
       LLVMValueRef x = a->steps[s].a ? a->steps[s].a : index;
@@ -2244,6 +2275,54 @@ static bool hn_prologue(hn_t* h, const loom_kernel_t* kernel) {
 
 static LLVMBasicBlockRef hn_block(hn_t* h, const char* name) {
   return LLVMAppendBasicBlockInContext(h->context, h->fn, name);
+}
+
+/* Before the fast copy runs: prefetches the range of the same size just
+ * past each streamed binding's range, which the next workgroup of the
+ * pool's run (consecutive workgroups) reads. Streaming kernels otherwise
+ * stall where the hardware prefetchers stop, at page boundaries.
+ * Prefetches never fault, so ranges past a binding's end are harmless.
+ * Returns the block to enter instead of |fast|. */
+static LLVMBasicBlockRef hn_prefetch_block(hn_t* h, LLVMBasicBlockRef fast) {
+  if (h->prefetch_count == 0) return fast;
+  LLVMBuilderRef b = hn_b(h);
+  LLVMBasicBlockRef entry = hn_block(h, "prefetch");
+  LLVMBasicBlockRef at = entry;
+  LLVMValueRef line = LLVMConstInt(h->i64, 64, 0);
+  for (uint32_t i = 0; i < h->prefetch_count; ++i) {
+    LLVMBasicBlockRef loop = hn_block(h, "prefetch.line");
+    LLVMBasicBlockRef next = hn_block(h, "prefetch.next");
+    LLVMPositionBuilderAtEnd(b, at);
+    LLVMValueRef least = LLVMBuildTrunc(b, h->prefetch[i].least, h->i64, "");
+    LLVMValueRef most = LLVMBuildTrunc(b, h->prefetch[i].most, h->i64, "");
+    LLVMValueRef span = LLVMBuildAdd(
+        b, LLVMBuildSub(b, most, least, ""), LLVMConstInt(h->i64, 1, 0), "");
+    LLVMValueRef start = LLVMBuildAdd(b, least, span, "");
+    LLVMValueRef end = LLVMBuildAdd(b, start, span, "");
+    LLVMValueRef worth = LLVMBuildICmp(
+        b, LLVMIntULE, span, LLVMConstInt(h->i64, HN_PREFETCH_MAX_SPAN, 0),
+        "");
+    LLVMBuildCondBr(b, worth, loop, next);
+    LLVMPositionBuilderAtEnd(b, loop);
+    LLVMValueRef offset = LLVMBuildPhi(b, h->i64, "");
+    LLVMValueRef address = LLVMBuildGEP2(
+        b, h->i8, h->binding_base[h->prefetch[i].root], &offset, 1, "");
+    LLVMValueRef args[] = {address, LLVMConstInt(h->i32, 0, 0),
+                           LLVMConstInt(h->i32, 3, 0),
+                           LLVMConstInt(h->i32, 1, 0)};
+    LLVMTypeRef types[] = {h->ptr};
+    hn_call_intrinsic(b, h->module, "llvm.prefetch", types, 1, args, 4);
+    LLVMValueRef step = LLVMBuildAdd(b, offset, line, "");
+    LLVMValueRef incoming[] = {start, step};
+    LLVMBasicBlockRef from[] = {at, loop};
+    LLVMAddIncoming(offset, incoming, from, 2);
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, step, end, ""), loop,
+                    next);
+    at = next;
+  }
+  LLVMPositionBuilderAtEnd(b, at);
+  LLVMBuildBr(b, fast);
+  return entry;
 }
 
 /* One copy of the work-item loops around the kernel body; returns its
@@ -3417,6 +3496,7 @@ static bool hn_kernel(hn_t* h, uint32_t k, hrx_loom_diagnostics_t* diagnostics) 
   h->array_loads.count = 0;
   h->var_count = 0;
   h->hoisted = 0;
+  h->prefetch_count = 0;
   h->pre_ok = NULL;
   if (h->memo) memset(h->memo, 0, h->memo_capacity * sizeof(hn_memo_t));
   h->memo_count = 0;
@@ -3505,7 +3585,7 @@ static bool hn_kernel(hn_t* h, uint32_t k, hrx_loom_diagnostics_t* diagnostics) 
   if (ok) {
     if (checked) {
       LLVMValueRef pass = h->pre_ok ? h->pre_ok : LLVMConstInt(h->i1, 1, 0);
-      LLVMBuildCondBr(h->pre, pass, fast, checked);
+      LLVMBuildCondBr(h->pre, pass, hn_prefetch_block(h, fast), checked);
     } else {
       LLVMBuildBr(h->pre, fast);
     }

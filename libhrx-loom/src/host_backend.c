@@ -16,6 +16,7 @@
 #include "hrx/loom/host_backend.h"
 #include "host_backend_internal.h"
 #include "op_table.h"
+#include "vector_bound.h"
 #include "vector_layout.h"
 #include "vector_shape.h"
 
@@ -78,7 +79,7 @@ loom_type_kind_t hb_kind(const hb_t* b, loom_type_id_t type) {
 
 /* Number of registers a value of |type| takes. */
 uint32_t hb_width(const hb_t* b, loom_type_id_t type) {
-  return loom_vector_lanes(b->m, type);
+  return loom_vector_capacity(b->m, type);
 }
 
 /* Register bits of a literal as a value of |kind|. */
@@ -404,7 +405,7 @@ void hb_patch(hb_t* b, uint32_t at, uint32_t target) {
   LOOM_AT(b->insns, hb_insn_t, at).insn.imm = target;
 }
 
-static bool hb_mov(hb_t* b, uint32_t dst, uint32_t src, uint32_t width) {
+bool hb_mov(hb_t* b, uint32_t dst, uint32_t src, uint32_t width) {
   for (uint32_t k = 0; k < width; ++k) {
     if (dst + k == src + k) continue;
     if (!hb_emit(b, HRX_HOST_OP_MOV, HRX_HOST_TYPE_I64, 0, dst + k, src + k,
@@ -1582,10 +1583,9 @@ HB_OUT_OF_LINE static bool hb_lower_flat_op(hb_t* b, const loom_op_t* op) {
 static bool hb_lower_op(hb_t* b, uint32_t op_id) {
   const loom_op_t* op = &LOOM_OP(b->m, op_id);
   if (loom_op_has_dynamic_vector(b->m, op)) {
-    return hb_error(b, op->span, HRX_LOOM_DIAG_BACKEND_UNSUPPORTED,
-                    "%s: the host backend needs vectors of static shape "
-                    "(vector<[%%n]x...> holds a run-time number of lanes)",
-                    hb_op_name(op));
+    bool done = false;
+    if (!hb_lower_dynamic(b, op, &done)) return false;
+    if (done) return true;
   }
   switch (loom_op_defs[op->opcode].shape) {
     case LOOM_SHAPE_IF: return hb_lower_if(b, op);

@@ -96,6 +96,8 @@ uint32_t hb_pos(const hb_t* b);
 void hb_patch(hb_t* b, uint32_t at, uint32_t target);
 bool hb_emit(hb_t* b, uint8_t op, uint8_t type, uint8_t aux, uint32_t dst,
              uint32_t a, uint32_t bb, uint32_t c, uint32_t imm);
+/* Copies |width| registers from |src| to |dst|. */
+bool hb_mov(hb_t* b, uint32_t dst, uint32_t src, uint32_t width);
 /* Loads constant |bits| into |dst|. */
 bool hb_const(hb_t* b, uint64_t bits, uint32_t dst);
 /* The register of an operand; static literals become constants. */
@@ -160,5 +162,10 @@ bool hb_lower_bits(hb_t* b, const loom_op_t* op);
 /* scalar/vector negi, absi and fmai (host_ops_extra.c). */
 bool hb_is_extra(const loom_op_t* op);
 bool hb_lower_extra(hb_t* b, const loom_op_t* op);
+
+/* The ops of dynamic vectors that read their run-time length
+ * (host_dynvec.c); for the others only checks that each has a bound.
+ * |*done| when |op| was lowered here. */
+bool hb_lower_dynamic(hb_t* b, const loom_op_t* op, bool* done);
 
 #endif /* HRX_LOOM_HOST_BACKEND_INTERNAL_H_ */

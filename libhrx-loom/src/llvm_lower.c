@@ -18,6 +18,7 @@
 #include "fragment.h"
 #include "llvm_f8.h"
 #include "op_table.h"
+#include "vector_bound.h"
 #include "vector_layout.h"
 #include "vector_shape.h"
 
@@ -93,7 +94,7 @@ static LLVMTypeRef ll_type(llvm_lower_t* l, loom_type_id_t type) {
   const loom_type_t* t = &LOOM_TYPE(l->m, type);
   if (t->kind == LOOM_TYPE_VECTOR) { /* flat, lanes in row-major order */
     return LLVMVectorType(ll_scalar_type(l, t->element),
-                          loom_vector_lanes(l->m, type));
+                          loom_vector_capacity(l->m, type));
   }
   return ll_scalar_type(l, t->kind);
 }
@@ -1183,7 +1184,7 @@ static bool ll_lower_sync(llvm_lower_t* l, const loom_op_t* op) {
 }
 
 static uint32_t ll_width(const llvm_lower_t* l, loom_type_id_t type) {
-  return loom_vector_lanes(l->m, type);
+  return loom_vector_capacity(l->m, type);
 }
 
 /* A vector of rank r > 1 maps its axes onto the last r view axes: one
@@ -2306,15 +2307,172 @@ static bool ll_lower_return(llvm_lower_t* l, const loom_op_t* op) {
 /* Ops                                                                     */
 /*===------------------------------------------------------------------===*/
 
+/*===------------------------------------------------------------------===*/
+/* Dynamic vectors                                                         */
+/*===------------------------------------------------------------------===*/
+
+/* A vector<[%n]xT> is an LLVM vector of its bound's lanes (vector_bound.h),
+ * so everything but the ops reading the run-time length lowers as for a
+ * static vector. Those take n clamped to the bound: a longer n breaks the
+ * index.assume the bound comes from, which the host interpreter (and so
+ * every sanitized run) reports as a fault; here it never reaches past the
+ * reserved lanes, and each live lane's access is checked as any is. */
+
+/* A diagnostic naming the first dynamic vector of |op| without a bound;
+ * true when all have one. */
+static bool ll_dynamic_bounded(llvm_lower_t* l, const loom_op_t* op) {
+  uint32_t extent = 0;
+  const char* why = NULL;
+  if (loom_op_vector_bounds(l->m, op, &extent, &why)) return true;
+  return ll_error(l, op->span, HRX_LOOM_DIAG_BACKEND_UNSUPPORTED,
+                  "%s: vector<[%%%s]x...> cannot run: %s", ll_op_name(op),
+                  loom_module_string(l->m, LOOM_VALUE(l->m, extent).name),
+                  why);
+}
+
+/* min(n, bound) for dynamic vector |vector|. */
+static LLVMValueRef ll_live_length(llvm_lower_t* l, const loom_op_t* op,
+                                   loom_type_id_t vector) {
+  LLVMValueRef n = ll_value(l, op, loom_vector_extent_value(l->m, vector));
+  if (!n) return NULL;
+  LLVMValueRef bound = ll_i64(l, ll_width(l, vector));
+  LLVMValueRef fits = LLVMBuildICmp(l->builder, LLVMIntSLT, n, bound, "");
+  return LLVMBuildSelect(l->builder, fits, n, bound, "");
+}
+
+static LLVMValueRef ll_lane_live(llvm_lower_t* l, LLVMValueRef n,
+                                 uint32_t lane) {
+  return LLVMBuildICmp(l->builder, LLVMIntSLT, ll_i64(l, lane), n, "");
+}
+
+/* vector.load / vector.store of a rank-1 dynamic vector: lane k at the
+ * op's indices with k added to the last, in a block of its own that only
+ * live lanes enter. Dead lanes of a loaded vector are zero. */
+static bool ll_dynamic_access(llvm_lower_t* l, const loom_op_t* op,
+                              bool load) {
+  LLVMBuilderRef b = l->builder;
+  loom_type_id_t view_type = load ? op->type : op->type2;
+  loom_type_id_t vector = load ? op->type2 : op->type;
+  uint32_t view_operand = load ? 0 : 1;
+  const loom_type_t* view = &LOOM_TYPE(l->m, view_type);
+  loom_type_kind_t kind = view->element;
+  if (kind == LOOM_TYPE_I1) return ll_unsupported(l, op, " of i1 vectors");
+  LLVMValueRef n = ll_live_length(l, op, vector);
+  LLVMValueRef value = load ? LLVMConstNull(ll_type(l, vector))
+                            : ll_operand(l, op, 0);
+  LLVMValueRef at[8]; /* ranks are at most 8 (the parser's) */
+  if (!n || !value) return false;
+  for (uint32_t d = 0; d < view->rank; ++d) {
+    if (!(at[d] = ll_operand(l, op, view_operand + 1 + d))) return false;
+  }
+  uint32_t last = view->rank - 1;
+  LLVMValueRef origin = at[last];
+  LLVMTypeRef element = ll_scalar_type(l, kind);
+  for (uint32_t k = 0; k < ll_width(l, vector); ++k) {
+    LLVMBasicBlockRef from = LLVMGetInsertBlock(b);
+    LLVMBasicBlockRef lane =
+        LLVMAppendBasicBlockInContext(l->context, l->function, "lane");
+    LLVMBasicBlockRef next =
+        LLVMAppendBasicBlockInContext(l->context, l->function, "next");
+    LLVMBuildCondBr(b, ll_lane_live(l, n, k), lane, next);
+    LLVMPositionBuilderAtEnd(b, lane);
+    at[last] = k ? LLVMBuildAdd(b, origin, ll_i64(l, k), "") : origin;
+    LLVMValueRef ptr = ll_address(
+        l, op, view_operand, view_type, 0,
+        load ? LLVM_ACCESS_LOAD : LLVM_ACCESS_STORE, ll_bytes(kind), at);
+    if (!ptr) return false;
+    LLVMValueRef access = NULL, updated = NULL;
+    if (load) {
+      access = LLVMBuildLoad2(b, element, ptr, "");
+      updated = LLVMBuildInsertElement(b, value, access, ll_i32(l, k), "");
+    } else {
+      access = LLVMBuildStore(
+          b, LLVMBuildExtractElement(b, value, ll_i32(l, k), ""), ptr);
+    }
+    /* The host device allows any alignment for plain accesses. */
+    LLVMSetAlignment(access, l->hooks->host_semantics ? 1 : ll_bytes(kind));
+    LLVMBasicBlockRef lane_end = LLVMGetInsertBlock(b);
+    LLVMBuildBr(b, next);
+    LLVMPositionBuilderAtEnd(b, next);
+    if (load) {
+      LLVMValueRef phi = LLVMBuildPhi(b, LLVMTypeOf(value), "");
+      LLVMValueRef values[] = {updated, value};
+      LLVMBasicBlockRef blocks[] = {lane_end, from};
+      LLVMAddIncoming(phi, values, blocks, 2);
+      value = phi;
+    }
+  }
+  if (load) ll_set(l, op, 0, value);
+  return true;
+}
+
+/* vector.reduce: init <k> each live lane in order; a dead lane keeps the
+ * accumulator. */
+static bool ll_dynamic_reduce(llvm_lower_t* l, const loom_op_t* op) {
+  LLVMValueRef vector = ll_operand(l, op, 0), acc = ll_operand(l, op, 1);
+  LLVMValueRef n = ll_live_length(l, op, op->type);
+  if (!vector || !acc || !n) return false;
+  loom_type_kind_t kind = ll_element_kind(l, op->type2);
+  for (uint32_t e = 0; e < ll_width(l, op->type); ++e) {
+    LLVMValueRef x =
+        LLVMBuildExtractElement(l->builder, vector, ll_i32(l, e), "");
+    LLVMValueRef next = ll_combine(l, op->enum_value, kind, acc, x);
+    acc = LLVMBuildSelect(l->builder, ll_lane_live(l, n, e), next, acc, "");
+  }
+  ll_set(l, op, 0, acc);
+  return true;
+}
+
+/* vector.extract / vector.insert at a constant position past the bound
+ * are diagnosed; others lower as for static vectors (a dead lane holds a
+ * value no one asked for, never memory). */
+static bool ll_dynamic_position(llvm_lower_t* l, const loom_op_t* op) {
+  bool extract = loom_op_defs[op->opcode].shape == LOOM_SHAPE_EXTRACT;
+  LLVMValueRef at = ll_operand(l, op, extract ? 1 : 2);
+  if (!at) return false;
+  uint32_t width = ll_width(l, extract ? op->type : op->type2);
+  if (LLVMIsAConstantInt(at) &&
+      (LLVMConstIntGetSExtValue(at) < 0 ||
+       LLVMConstIntGetSExtValue(at) >= (int64_t)width)) {
+    return ll_error(l, op->span, HRX_LOOM_DIAG_CONSTANT_RANGE,
+                    "%s: position %" PRId64 " is past the vector's bound of "
+                    "%u lanes",
+                    ll_op_name(op), (int64_t)LLVMConstIntGetSExtValue(at),
+                    width);
+  }
+  return true;
+}
+
+/* Lowers the ops of dynamic vectors that read their run-time length;
+ * |*done| when |op| was lowered here. */
+static bool ll_lower_dynamic(llvm_lower_t* l, const loom_op_t* op,
+                             bool* done) {
+  *done = false;
+  if (!ll_dynamic_bounded(l, op)) return false;
+  switch (loom_op_defs[op->opcode].shape) {
+    case LOOM_SHAPE_LOAD:
+      *done = true;
+      return ll_dynamic_access(l, op, true);
+    case LOOM_SHAPE_STORE:
+      *done = true;
+      return ll_dynamic_access(l, op, false);
+    case LOOM_SHAPE_VECTOR_REDUCE:
+      *done = true;
+      return ll_dynamic_reduce(l, op);
+    case LOOM_SHAPE_EXTRACT:
+    case LOOM_SHAPE_INSERT:
+      return ll_dynamic_position(l, op);
+    default:
+      return true;
+  }
+}
+
 static bool ll_lower_op(llvm_lower_t* l, const loom_op_t* op) {
   const loom_op_def_t* def = &loom_op_defs[op->opcode];
-  /* LLVM vectors have a fixed length; a run-time one would need loops
-   * over memory, which no kernel has asked for yet. */
   if (loom_op_has_dynamic_vector(l->m, op)) {
-    return ll_error(l, op->span, HRX_LOOM_DIAG_BACKEND_UNSUPPORTED,
-                    "%s: this backend needs vectors of static shape "
-                    "(vector<[%%n]x...> holds a run-time number of lanes)",
-                    def->name);
+    bool done = false;
+    if (!ll_lower_dynamic(l, op, &done)) return false;
+    if (done) return true;
   }
   /* Layouts and schemas are compile-time descriptions read by the
    * accesses using them. */

@@ -40,8 +40,8 @@ bool loom_vector_is_tail(const loom_module_t* module, loom_type_id_t whole,
                          uint32_t count, loom_type_id_t part);
 
 /* Whether an operand or result of |op| is a dynamic vector. The backends
- * refuse such ops: they keep a vector in registers whose number they fix
- * when compiling. */
+ * keep a vector in registers whose number they fix when compiling, so
+ * such ops take the lanes of a bound (vector_bound.h). */
 bool loom_op_has_dynamic_vector(const loom_module_t* module,
                                 const loom_op_t* op);
 

@@ -12,7 +12,7 @@
  * remainders) follow the explicit ones at an 8-byte boundary when the
  * descriptor's kernarg size has room for them.
  *
- * Kernels covered (46 kernel sources, 122 runs):
+ * Kernels covered (47 kernel sources, 126 runs):
  *   libhrx-loom/kernels/ and examples/ (10 sources, 31 runs), at sizes
  *   that are not multiples of the workgroup: saxpy (both copies),
  *   gather_rows (2-D workload), histogram, reduce_sum, row_dot, transpose
@@ -55,6 +55,9 @@
  *   - tests/kernels/vector_shapes.loom (3 runs): vector<4x8xf16> tiles
  *     (row and element extracts and inserts, clampf, reduce), index
  *     lanes, bitpack, bitfield.insert, vector integer division.
+ *   - tests/kernels/dynamic_vectors.loom (4 runs): vector<[%n]xf32> rows
+ *     of a run-time length per work-item, vector<[%n]xi32> prefixes of
+ *     one per launch (0, 5 and the bound 16).
  *   - tests/kernels/vector_layout.loom (2 runs): vector.shuffle of 32-,
  *     16- and 8-bit lanes, vector.broadcast of rows and columns,
  *     vector.transpose of 2 and 3 axes, vector.slice, vector.interleave.
@@ -1316,6 +1319,45 @@ static void test_vector_shapes(void** state) {
   run_case(&b);
 }
 
+/* tests/kernels/dynamic_vectors.loom: rows of run-time length (1 to 64)
+ * as vector<[%n]xf32>, loaded, scaled, offset by an iota, clamped at zero
+ * by a compare and select, stored, reduced and extracted; prefixes of a
+ * launch-wide length as vector<[%n]xi32> (tests/loom/test_language_dynvec.c
+ * holds the C references). */
+static void test_dynamic_vectors(void** state) {
+  (void)state;
+  enum { GROUPS = 2, ROWS = GROUPS * 32, COLS = 64 };
+  diff_case_t c = {.file = "../../tests/kernels/dynamic_vectors.loom",
+                   .kernel = "rows", .workload = {GROUPS},
+                   .workload_count = 1};
+  add_scalar(&c, GROUPS);
+  add_scalar(&c, COLS);
+  add_f32(&c, 0.75f);
+  fill_f32(add_buffer(&c, ROWS * COLS * 4), ROWS * COLS, 71);
+  uint8_t* lens = add_buffer(&c, ROWS * 4);
+  for (uint32_t g = 0; g < ROWS; ++g) {
+    int32_t length = (int32_t)((g * 2654435761u >> 7) % COLS) + 1;
+    if (g == 1) length = COLS;
+    memcpy(lens + 4 * g, &length, 4);
+  }
+  memset(add_buffer(&c, ROWS * COLS * 4), 0xa5, ROWS * COLS * 4);
+  add_buffer(&c, ROWS * 4);
+  add_buffer(&c, ROWS * 4);
+  run_case(&c);
+  /* prefix: one length for the launch (uniform loads), 0 to the bound. */
+  static const uint64_t lengths[] = {0, 5, 16};
+  for (size_t i = 0; i < 3; ++i) {
+    diff_case_t p = {.file = c.file, .kernel = "prefix",
+                     .workload = {GROUPS}, .workload_count = 1};
+    add_scalar(&p, GROUPS);
+    add_scalar(&p, lengths[i]);
+    fill_bytes(add_buffer(&p, GROUPS * 16 * 4), GROUPS * 16 * 4, 72);
+    memset(add_buffer(&p, ROWS * 16 * 4), 0x5a, ROWS * 16 * 4);
+    add_buffer(&p, ROWS * 4);
+    run_case(&p);
+  }
+}
+
 /* tests/kernels/vector_layout.loom: lanes moved by vector.shuffle,
  * vector.broadcast, vector.transpose, vector.slice and vector.interleave
  * (tests/loom/test_language_layout.c holds the C references). */
@@ -1753,6 +1795,7 @@ int main(void) {
       cmocka_unit_test(test_f8),
       cmocka_unit_test(test_vector_shapes),
       cmocka_unit_test(test_vector_layout),
+      cmocka_unit_test(test_dynamic_vectors),
       cmocka_unit_test(test_ulp_distance),
       cmocka_unit_test(test_skip_table),
   };

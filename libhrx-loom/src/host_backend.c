@@ -16,8 +16,10 @@
 #include "hrx/loom/host_backend.h"
 #include "host_backend_internal.h"
 #include "op_table.h"
+#include "vector_access.h"
 #include "vector_bound.h"
 #include "vector_layout.h"
+#include "vector_reduce.h"
 #include "vector_shape.h"
 
 #define HB_MAX_INLINE_DEPTH 16
@@ -1028,6 +1030,112 @@ static bool hb_lower_store(hb_t* b, const loom_op_t* op) {
   return true;
 }
 
+/* The pointer of lane |lane| of a lane-by-lane access (vector_access.h):
+ * the vector's own lane coordinates, or the origin moved along the last
+ * view axis by the offsets lane or (expand, compress) by register |count|
+ * of active lanes before it; checked as any element access. */
+static bool hb_lane_access_address(hb_t* b, const loom_op_t* op,
+                                   const loom_lane_access_t* a, uint32_t lane,
+                                   uint32_t count, uint32_t* out_ptr) {
+  if (a->masked && !a->dense) {
+    return hb_lane_address(b, op, a->view, op->type, op->type2, lane,
+                           out_ptr);
+  }
+  uint32_t rank = LOOM_TYPE(b->m, op->type).rank;
+  uint32_t indices[8], offsets = 0; /* ranks are at most 8 (the parser's) */
+  for (uint32_t d = 0; d < rank; ++d) {
+    if (!hb_operand(b, op, a->view + 1 + d, &indices[d])) return false;
+  }
+  /* Integer registers hold their values sign-extended. */
+  if (!a->dense && !hb_operand(b, op, 0, &offsets)) return false;
+  return hb_binary(b, HRX_HOST_OP_IADD, HRX_HOST_TYPE_I64, 0,
+                   indices[rank - 1], a->dense ? count : offsets + lane,
+                   &indices[rank - 1]) &&
+         hb_element_address(b, op, a->view, op->type, indices, out_ptr);
+}
+
+/* Lane |lane| of a lane-by-lane access; under its mask lane, if any.
+ * Expand and compress count the lane in register |count| once done. */
+static bool hb_lower_access_lane(hb_t* b, const loom_op_t* op,
+                                 const loom_lane_access_t* a, uint32_t lane,
+                                 uint32_t count) {
+  uint32_t cond = 0;
+  if (a->masked && !hb_operand(b, op, 0, &cond)) return false;
+  cond += lane;
+  bool uniform = !a->masked || hb_scalar(b, cond);
+  if (!uniform && !hb_enter_divergent(b, op)) return false;
+  uint32_t branch = hb_pos(b);
+  uint32_t ptr = 0, data = 0;
+  uint8_t type = hb_host_type(LOOM_TYPE(b->m, op->type).element);
+  if ((a->masked &&
+       !hb_emit(b, uniform ? HRX_HOST_OP_BRZ : HRX_HOST_OP_IF,
+                HRX_HOST_TYPE_I1, 0, LOOM_NONE, cond, LOOM_NONE, LOOM_NONE,
+                0)) ||
+      !hb_lane_access_address(b, op, a, lane, count, &ptr) ||
+      (a->data != LOOM_NONE && !hb_operand(b, op, a->data, &data))) {
+    return false;
+  }
+  bool emitted =
+      a->load ? hb_emit(b, HRX_HOST_OP_LOAD, type, 0,
+                        b->vreg[op->results_start] + lane, ptr, LOOM_NONE,
+                        LOOM_NONE, 0)
+              : hb_emit(b, HRX_HOST_OP_STORE, type, 0, LOOM_NONE, ptr,
+                        data + lane, LOOM_NONE, 0);
+  if (!emitted) return false;
+  if (a->dense) {
+    uint32_t one = 0;
+    if (!hb_constant(b, true, 1, &one) ||
+        !hb_emit(b, HRX_HOST_OP_IADD, HRX_HOST_TYPE_I64, 0, count, count, one,
+                 LOOM_NONE, 0)) {
+      return false;
+    }
+  }
+  if (!a->masked) return true;
+  hb_patch(b, branch, hb_pos(b));
+  if (uniform) return true;
+  b->mask_depth--;
+  return hb_emit(b, HRX_HOST_OP_ENDIF, 0, 0, LOOM_NONE, LOOM_NONE, LOOM_NONE,
+                 LOOM_NONE, 0);
+}
+
+/* The lane-by-lane memory ops of vector_access.h, one element access per
+ * lane: a lane whose mask lane is off computes no address and touches no
+ * memory, and a masked load starts from the passthrough. */
+static bool hb_lower_lane_access(hb_t* b, const loom_op_t* op) {
+  loom_lane_access_t a = loom_lane_access(op);
+  uint32_t width = hb_width(b, op->type2);
+  if (width > HB_MAX_VECTOR) {
+    return hb_error(b, op->span, HRX_LOOM_DIAG_BACKEND_LIMIT,
+                    "the host backend accesses vectors of at most %d "
+                    "elements",
+                    HB_MAX_VECTOR);
+  }
+  if (a.load) {
+    uint32_t result = op->results_start, pass = 0;
+    if (!hb_define(b, result, false)) return false;
+    if (a.masked && !hb_operand(b, op, a.data, &pass)) return false;
+    for (uint32_t k = 0; a.masked && k < width; ++k) {
+      if (!hb_emit(b, HRX_HOST_OP_MOV, HRX_HOST_TYPE_I64, 0,
+                   b->vreg[result] + k, pass + k, LOOM_NONE, LOOM_NONE, 0)) {
+        return false;
+      }
+    }
+  }
+  /* Expand and compress: the active lanes so far, per lane unless the
+   * whole mask is uniform. */
+  uint32_t count = LOOM_NONE, mask = 0;
+  if (a.dense) {
+    if (!hb_operand(b, op, 0, &mask)) return false;
+    bool scalar = true;
+    for (uint32_t k = 0; k < width; ++k) scalar &= hb_scalar(b, mask + k);
+    if (!hb_constant(b, scalar, 0, &count)) return false;
+  }
+  for (uint32_t k = 0; k < width; ++k) {
+    if (!hb_lower_access_lane(b, op, &a, k, count)) return false;
+  }
+  return true;
+}
+
 /* Divergent control saves the execution mask on the wave's mask stack,
  * which holds HRX_HOST_MAX_MASK_DEPTH entries: deeper nesting is a compile
  * error here, never a fault at run time. */
@@ -1346,6 +1454,7 @@ HB_OUT_OF_LINE static bool hb_lower_flat_op(hb_t* b, const loom_op_t* op) {
   if (hb_is_bits(op)) return hb_lower_bits(b, op);
   if (hb_is_extra(op)) return hb_lower_extra(b, op);
   if (loom_is_layout_op(op)) return hb_lower_layout(b, op);
+  if (hb_is(op, "vector.bitcast")) return hb_lower_vector_bitcast(b, op);
   if (hb_is_fragment(op)) return hb_lower_fragment(b, op);
   for (size_t i = 0; i < sizeof(hb_casts) / sizeof(hb_casts[0]); ++i) {
     if (!strcmp(name, hb_casts[i].name)) {
@@ -1446,6 +1555,9 @@ HB_OUT_OF_LINE static bool hb_lower_flat_op(hb_t* b, const loom_op_t* op) {
     case LOOM_SHAPE_STORE:
     case LOOM_SHAPE_RMW:
       return hb_lower_store(b, op);
+    case LOOM_SHAPE_LANE_LOAD:
+    case LOOM_SHAPE_LANE_STORE:
+      return hb_lower_lane_access(b, op);
     case LOOM_SHAPE_EXTRACT: {
       /* The lanes left by the leading indices are consecutive
        * registers: the result names them in place. */
@@ -1524,6 +1636,36 @@ HB_OUT_OF_LINE static bool hb_lower_flat_op(hb_t* b, const loom_op_t* op) {
           return false;
         }
         acc = next;
+      }
+      return true;
+    }
+    case LOOM_SHAPE_REDUCE_AXES: {
+      /* Each result lane: its init lane <k> its source lanes in order. */
+      uint32_t vector = 0, init = 0;
+      if (!hb_operand(b, op, 0, &vector) || !hb_operand(b, op, 1, &init)) {
+        return false;
+      }
+      uint32_t regs[] = {vector, init};
+      if (!hb_define(b, result, hb_all_scalar(b, regs, 2))) return false;
+      bool lanes = LOOM_TYPE(m, op->type2).kind == LOOM_TYPE_VECTOR;
+      uint8_t type = hb_host_type(LOOM_TYPE(m, op->type).element);
+      uint32_t count = loom_reduce_axes_count(m, op);
+      for (uint32_t r = 0; r < hb_width(b, op->type2); ++r) {
+        uint32_t acc = init + (lanes ? r : 0);
+        for (uint32_t j = 0; j < count; ++j) {
+          uint32_t from = vector + loom_reduce_axes_lane(m, op, r, j);
+          uint32_t pair[] = {acc, from};
+          uint32_t next = b->vreg[result] + r;
+          if (j + 1 < count &&
+              !hb_new_vreg(b, hb_all_scalar(b, pair, 2), 1, &next)) {
+            return false;
+          }
+          if (!hb_emit(b, HRX_HOST_OP_COMBINE, type, op->enum_value, next,
+                       acc, from, LOOM_NONE, 0)) {
+            return false;
+          }
+          acc = next;
+        }
       }
       return true;
     }

@@ -143,6 +143,9 @@ bool hb_lower_vector_build(hb_t* b, const loom_op_t* op);
  * (host_layout.c). */
 bool hb_lower_layout(hb_t* b, const loom_op_t* op);
 
+/* vector.bitcast, the whole register reinterpreted (host_layout.c). */
+bool hb_lower_vector_bitcast(hb_t* b, const loom_op_t* op);
+
 /* The pointer to the element at |indices| (registers, one per dimension)
  * of the view that operand |view_operand| of |op| holds, linearised and
  * checked as view accesses are. */

@@ -2793,7 +2793,10 @@ static void hn_import_op(hn_t* h, const loom_op_t* op) {
     hn_import_value(h, LOOM_OPERAND(m, op, i));
   }
   const loom_op_def_t* def = &loom_op_defs[op->opcode];
-  if (def->shape == LOOM_SHAPE_LOAD) hn_import_view(h, op->type);
+  if (def->shape == LOOM_SHAPE_LOAD || def->shape == LOOM_SHAPE_LANE_LOAD ||
+      def->shape == LOOM_SHAPE_LANE_STORE) {
+    hn_import_view(h, op->type);
+  }
   if (def->shape == LOOM_SHAPE_STORE || def->shape == LOOM_SHAPE_RMW) {
     hn_import_view(h, op->type2);
   }

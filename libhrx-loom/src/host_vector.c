@@ -10,8 +10,9 @@
 #include "op_table.h"
 
 static const char* const hv_ops[] = {
-    "vector.constant", "vector.iota", "vector.from_elements", "vector.cmpi",
-    "vector.cmpf",     "vector.select", "vector.dotf",        "vector.dot4i"};
+    "vector.constant", "vector.poison", "vector.iota", "vector.from_elements",
+    "vector.cmpi",     "vector.cmpf",   "vector.select", "vector.dotf",
+    "vector.dot4i"};
 
 bool hb_is_vector_build(const loom_op_t* op) {
   for (size_t i = 0; i < sizeof(hv_ops) / sizeof(hv_ops[0]); ++i) {
@@ -133,7 +134,10 @@ static bool hv_dot4i(hb_t* b, const loom_op_t* op, const uint32_t* regs) {
 
 bool hb_lower_vector_build(hb_t* b, const loom_op_t* op) {
   uint32_t width = hb_width(b, op->type);
-  if (hb_is(op, "vector.constant")) return hv_constant(b, op, width);
+  /* vector.poison carries a zero literal (op_table.c). */
+  if (hb_is(op, "vector.constant") || hb_is(op, "vector.poison")) {
+    return hv_constant(b, op, width);
+  }
   if (op->operand_count > 64) {
     return hb_error(b, op->span, HRX_LOOM_DIAG_BACKEND_LIMIT,
                     "the host backend builds vectors of at most 64 lanes");

@@ -223,7 +223,8 @@ typedef struct loom_op_t {
   loom_span_t span;
   /* template.apply / func.apply: the family or contract key as written
    * (string id; |symbol| is the implementation chosen for it). Fragment
-   * ops: the value of using {schema = %s}, or LOOM_NONE. */
+   * ops: the value of using {schema = %s}, or LOOM_NONE. Lane-by-lane
+   * memory ops (vector_access.h): the mask's or offsets' written type. */
   uint32_t ref;
 } loom_op_t;
 

@@ -18,8 +18,10 @@
 #include "fragment.h"
 #include "llvm_f8.h"
 #include "op_table.h"
+#include "vector_access.h"
 #include "vector_bound.h"
 #include "vector_layout.h"
+#include "vector_reduce.h"
 #include "vector_shape.h"
 
 #define LL_MAX_INLINE_DEPTH 16
@@ -1304,6 +1306,94 @@ static bool ll_lower_store(llvm_lower_t* l, const loom_op_t* op) {
   return true;
 }
 
+/* The lane-by-lane memory ops of vector_access.h, one element access per
+ * lane at the vector's own lane coordinates or at the origin moved along
+ * the last view axis by the offsets lane or the count of active lanes
+ * before it (expand, compress). A masked lane's address, check
+ * and access sit in a block entered only when its mask bit is set, so a
+ * lane that is off touches no memory. */
+static bool ll_lower_lane_access(llvm_lower_t* l, const loom_op_t* op) {
+  LLVMBuilderRef b = l->builder;
+  loom_lane_access_t a = loom_lane_access(op);
+  const loom_type_t* view = &LOOM_TYPE(l->m, op->type);
+  const loom_type_t* v = &LOOM_TYPE(l->m, op->type2);
+  loom_type_kind_t kind = view->element;
+  if (kind == LOOM_TYPE_I1) return ll_unsupported(l, op, " of i1 vectors");
+  LLVMValueRef lanes = ll_operand(l, op, 0);
+  LLVMValueRef data = a.data != LOOM_NONE ? ll_operand(l, op, a.data)
+                                          : LLVMGetPoison(ll_type(l, op->type2));
+  LLVMValueRef origin[8], at[8]; /* ranks are at most 8 (the parser's) */
+  if (!lanes || !data) return false;
+  for (uint32_t d = 0; d < view->rank; ++d) {
+    if (!(origin[d] = ll_operand(l, op, a.view + 1 + d))) return false;
+  }
+  uint32_t skip = view->rank - v->rank;
+  /* Expand and compress: the active lanes so far. */
+  LLVMValueRef count = ll_i64(l, 0);
+  for (uint32_t k = 0; k < ll_width(l, op->type2); ++k) {
+    LLVMValueRef lane = ll_i32(l, k);
+    for (uint32_t d = 0; d < view->rank; ++d) {
+      at[d] = origin[d];
+      if (!a.masked || a.dense || d < skip) continue;
+      uint32_t axis = d - skip;
+      uint64_t c = k / loom_vector_stride(l->m, op->type2, axis) %
+                   (uint64_t)LOOM_DIM(l->m, v->dims_start + axis).size;
+      if (c) at[d] = LLVMBuildAdd(b, origin[d], ll_i64(l, (int64_t)c), "");
+    }
+    if (!a.masked) { /* offsets are signed */
+      LLVMValueRef offset = LLVMBuildSExtOrBitCast(
+          b, LLVMBuildExtractElement(b, lanes, lane, ""), ll_i(l, 64), "");
+      at[view->rank - 1] = LLVMBuildAdd(b, at[view->rank - 1], offset, "");
+    }
+    if (a.dense) {
+      at[view->rank - 1] = LLVMBuildAdd(b, at[view->rank - 1], count, "");
+    }
+    LLVMBasicBlockRef from = LLVMGetInsertBlock(b), next = NULL;
+    if (a.masked) {
+      LLVMBasicBlockRef on = ll_block(l, "lane.on");
+      next = ll_block(l, "lane.next");
+      LLVMBuildCondBr(b, LLVMBuildExtractElement(b, lanes, lane, ""), on,
+                      next);
+      LLVMPositionBuilderAtEnd(b, on);
+    }
+    LLVMValueRef ptr = ll_address(
+        l, op, a.view, op->type, 0,
+        a.load ? LLVM_ACCESS_LOAD : LLVM_ACCESS_STORE, ll_bytes(kind), at);
+    if (!ptr) return false;
+    LLVMValueRef access =
+        a.load ? LLVMBuildLoad2(b, ll_scalar_type(l, kind), ptr, "")
+               : LLVMBuildStore(b, LLVMBuildExtractElement(b, data, lane, ""),
+                                ptr);
+    LLVMSetAlignment(access, l->hooks->host_semantics ? 1 : ll_bytes(kind));
+    LLVMValueRef loaded =
+        a.load ? LLVMBuildInsertElement(b, data, access, lane, "") : NULL;
+    if (!a.masked) {
+      if (a.load) data = loaded;
+      continue;
+    }
+    LLVMValueRef counted =
+        a.dense ? LLVMBuildAdd(b, count, ll_i64(l, 1), "") : NULL;
+    LLVMBasicBlockRef done = LLVMGetInsertBlock(b);
+    LLVMBuildBr(b, next);
+    LLVMPositionBuilderAtEnd(b, next);
+    LLVMBasicBlockRef blocks[] = {done, from};
+    if (a.load) {
+      LLVMValueRef phi = LLVMBuildPhi(b, LLVMTypeOf(data), "");
+      LLVMValueRef values[] = {loaded, data};
+      LLVMAddIncoming(phi, values, blocks, 2);
+      data = phi;
+    }
+    if (a.dense) {
+      LLVMValueRef phi = LLVMBuildPhi(b, LLVMTypeOf(count), "");
+      LLVMValueRef values[] = {counted, count};
+      LLVMAddIncoming(phi, values, blocks, 2);
+      count = phi;
+    }
+  }
+  if (a.load) ll_set(l, op, 0, data);
+  return true;
+}
+
 /*===------------------------------------------------------------------===*/
 /* Vectors and subgroups                                                   */
 /*===------------------------------------------------------------------===*/
@@ -1336,6 +1426,31 @@ static bool ll_lower_vector_reduce(llvm_lower_t* l, const loom_op_t* op) {
     acc = ll_combine(l, op->enum_value, kind, acc, x);
   }
   ll_set(l, op, 0, acc);
+  return true;
+}
+
+/* vector.reduce.axes: each result lane is its init lane combined with
+ * its source lanes in order (vector_reduce.h). */
+static bool ll_lower_reduce_axes(llvm_lower_t* l, const loom_op_t* op) {
+  LLVMBuilderRef b = l->builder;
+  LLVMValueRef vector = ll_operand(l, op, 0), init = ll_operand(l, op, 1);
+  if (!vector || !init) return false;
+  bool lanes = LOOM_TYPE(l->m, op->type2).kind == LOOM_TYPE_VECTOR;
+  loom_type_kind_t kind = ll_element_kind(l, op->type);
+  uint32_t count = loom_reduce_axes_count(l->m, op);
+  LLVMValueRef result = init;
+  for (uint32_t r = 0; r < ll_width(l, op->type2); ++r) {
+    LLVMValueRef acc =
+        lanes ? LLVMBuildExtractElement(b, init, ll_i32(l, r), "") : init;
+    for (uint32_t j = 0; j < count; ++j) {
+      uint32_t from = loom_reduce_axes_lane(l->m, op, r, j);
+      acc = ll_combine(l, op->enum_value, kind, acc,
+                       LLVMBuildExtractElement(b, vector, ll_i32(l, from), ""));
+    }
+    result = lanes ? LLVMBuildInsertElement(b, result, acc, ll_i32(l, r), "")
+                   : acc;
+  }
+  ll_set(l, op, 0, result);
   return true;
 }
 
@@ -1392,9 +1507,34 @@ static bool ll_lower_splat(llvm_lower_t* l, const loom_op_t* op) {
   return true;
 }
 
+/* Result |r| of a layout op with more sources than one shufflevector
+ * takes (vector.concat of three or more): lane by lane, extracted from
+ * the source the lane map names and inserted in place. */
+static LLVMValueRef ll_layout_lanes(llvm_lower_t* l, const loom_op_t* op,
+                                    uint32_t r) {
+  uint32_t width = loom_vector_lanes(l->m, op->type);
+  LLVMValueRef result = LLVMGetPoison(ll_type(l, op->type2));
+  for (uint32_t k = 0; k < loom_vector_lanes(l->m, op->type2); ++k) {
+    uint32_t lane = loom_layout_source_lane(l->m, op, r, k);
+    LLVMValueRef source = ll_operand(l, op, lane / width);
+    if (!source) return NULL;
+    LLVMValueRef value = LLVMBuildExtractElement(
+        l->builder, source, ll_i32(l, lane % width), "");
+    result = LLVMBuildInsertElement(l->builder, result, value, ll_i32(l, k),
+                                    "");
+  }
+  return result;
+}
+
 /* vector.broadcast and the other lane moves of vector_layout.h: one
- * shufflevector with the op's lane map. */
+ * shufflevector per result with the op's lane map. */
 static bool ll_lower_layout(llvm_lower_t* l, const loom_op_t* op) {
+  if (loom_layout_sources(op) > 2) {
+    LLVMValueRef result = ll_layout_lanes(l, op, 0);
+    if (!result) return false;
+    ll_set(l, op, 0, result);
+    return true;
+  }
   LLVMValueRef source = ll_operand(l, op, 0);
   if (!source) return false;
   /* Lanes past the first source's pick from the second (interleave). */
@@ -1409,13 +1549,15 @@ static bool ll_lower_layout(llvm_lower_t* l, const loom_op_t* op) {
                                             (void**)&map))) {
     return false;
   }
-  for (uint32_t k = 0; k < lanes; ++k) {
-    map[k] = ll_i32(l, loom_layout_source_lane(l->m, op, k));
+  for (uint32_t r = 0; r < loom_layout_results(op); ++r) {
+    for (uint32_t k = 0; k < lanes; ++k) {
+      map[k] = ll_i32(l, loom_layout_source_lane(l->m, op, r, k));
+    }
+    LLVMValueRef mask = LLVMConstVector(map, lanes);
+    ll_set(l, op, r,
+           LLVMBuildShuffleVector(l->builder, source, second, mask, ""));
   }
-  LLVMValueRef mask = LLVMConstVector(map, lanes);
   hrx_allocator_free(l->allocator, map);
-  ll_set(l, op, 0,
-         LLVMBuildShuffleVector(l->builder, source, second, mask, ""));
   return true;
 }
 
@@ -1427,7 +1569,8 @@ static bool ll_lower_vector_build(llvm_lower_t* l, const loom_op_t* op) {
   unsigned lanes = LLVMGetVectorSize(type);
   bool iota = ll_is(op, "vector.iota");
   LLVMValueRef lane = NULL, step = NULL;
-  if (ll_is(op, "vector.constant")) {
+  /* vector.poison carries a zero literal (op_table.c). */
+  if (ll_is(op, "vector.constant") || ll_is(op, "vector.poison")) {
     lane = ll_const_bits(l, element, ll_literal_bits(&op->literal, element));
   } else if (iota) {
     lane = ll_operand(l, op, 0);
@@ -2485,8 +2628,8 @@ static bool ll_lower_op(llvm_lower_t* l, const loom_op_t* op) {
       return ll_lower_arith(l, op, &ll_arith[i]);
     }
   }
-  if (ll_is(op, "vector.constant") || ll_is(op, "vector.iota") ||
-      ll_is(op, "vector.from_elements")) {
+  if (ll_is(op, "vector.constant") || ll_is(op, "vector.poison") ||
+      ll_is(op, "vector.iota") || ll_is(op, "vector.from_elements")) {
     return ll_lower_vector_build(l, op);
   }
   if (def->shape == LOOM_SHAPE_FRAGMENT ||
@@ -2537,6 +2680,11 @@ static bool ll_lower_op(llvm_lower_t* l, const loom_op_t* op) {
     case LOOM_SHAPE_STORE:
     case LOOM_SHAPE_RMW:
       return ll_lower_store(l, op);
+    case LOOM_SHAPE_LANE_LOAD:
+    case LOOM_SHAPE_LANE_STORE:
+      return ll_lower_lane_access(l, op);
+    case LOOM_SHAPE_REDUCE_AXES:
+      return ll_lower_reduce_axes(l, op);
     case LOOM_SHAPE_EXTRACT:
     case LOOM_SHAPE_INSERT:
       return ll_lower_extract_insert(l, op);

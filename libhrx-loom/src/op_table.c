@@ -205,6 +205,23 @@ const loom_op_def_t loom_op_defs[] = {
      .types = LOOM_MASK_VIEW, .types2 = LOOM_MASK_VECTOR},
     {.name = "vector.store", .shape = LOOM_SHAPE_STORE, .places = DEVICE,
      .types = LOOM_MASK_VECTOR, .types2 = LOOM_MASK_VIEW},
+    /* Lanes whose mask lane is false touch no memory (and are not bounds
+     * checked); a masked load gives them the passthrough's lane. Expand
+     * and compress pack the active lanes densely in memory. Gather
+     * and scatter lanes access the origin moved along the last view axis
+     * by their offsets lane (vector_access.h). */
+    {.name = "vector.load.mask", .shape = LOOM_SHAPE_LANE_LOAD,
+     .places = DEVICE, .types = LOOM_MASK_VIEW, .types2 = LOOM_MASK_VECTOR},
+    {.name = "vector.store.mask", .shape = LOOM_SHAPE_LANE_STORE,
+     .places = DEVICE, .types = LOOM_MASK_VIEW, .types2 = LOOM_MASK_VECTOR},
+    {.name = "vector.load.expand", .shape = LOOM_SHAPE_LANE_LOAD,
+     .places = DEVICE, .types = LOOM_MASK_VIEW, .types2 = LOOM_MASK_VECTOR},
+    {.name = "vector.store.compress", .shape = LOOM_SHAPE_LANE_STORE,
+     .places = DEVICE, .types = LOOM_MASK_VIEW, .types2 = LOOM_MASK_VECTOR},
+    {.name = "vector.gather", .shape = LOOM_SHAPE_LANE_LOAD,
+     .places = DEVICE, .types = LOOM_MASK_VIEW, .types2 = LOOM_MASK_VECTOR},
+    {.name = "vector.scatter", .shape = LOOM_SHAPE_LANE_STORE,
+     .places = DEVICE, .types = LOOM_MASK_VIEW, .types2 = LOOM_MASK_VECTOR},
     {.name = "vector.extract", .shape = LOOM_SHAPE_EXTRACT, .places = DEVICE,
      .types = LOOM_MASK_VECTOR, .types2 = LOOM_MASK_STORED},
     {.name = "vector.insert", .shape = LOOM_SHAPE_INSERT, .places = DEVICE,
@@ -307,9 +324,18 @@ const loom_op_def_t loom_op_defs[] = {
          DEVICE),
     CAST("vector.fptosi", LOOM_CAST_FTOI, LOOM_MASK_VECTOR, LOOM_MASK_VECTOR,
          DEVICE),
+    /* The whole register reinterpreted: lane counts may differ when the
+     * total bits agree; lane 0 holds the lowest bits, as in memory. */
+    CAST("vector.bitcast", LOOM_CAST_BITCAST, LOOM_MASK_VECTOR,
+         LOOM_MASK_VECTOR, DEVICE),
     /* Vectors built in place: a splat constant, base + i * step in lane
      * i (index lanes too: lane coordinates), or one operand per lane. */
     {.name = "vector.constant", .shape = LOOM_SHAPE_CONSTANT,
+     .places = DEVICE, .types = LOOM_MASK_VECTOR},
+    /* An undefined vector: upstream leaves its lanes unspecified, here
+     * they are all zero (a constant with an implied literal) so that a
+     * kernel reading one behaves the same on every backend. */
+    {.name = "vector.poison", .shape = LOOM_SHAPE_CONSTANT,
      .places = DEVICE, .types = LOOM_MASK_VECTOR},
     {.name = "vector.iota", .shape = LOOM_SHAPE_IOTA, .places = DEVICE,
      .types = LOOM_MASK_VECTOR,
@@ -360,6 +386,10 @@ const loom_op_def_t loom_op_defs[] = {
      .types = LOOM_MASK_VECTOR},
     {.name = "vector.interleave", .shape = LOOM_SHAPE_LAYOUT,
      .places = DEVICE, .types = LOOM_MASK_VECTOR},
+    {.name = "vector.concat", .shape = LOOM_SHAPE_LAYOUT, .places = DEVICE,
+     .types = LOOM_MASK_VECTOR},
+    {.name = "vector.deinterleave", .shape = LOOM_SHAPE_LAYOUT,
+     .places = DEVICE, .types = LOOM_MASK_VECTOR},
     /* Dot products: dotf fuses lane by lane in lane order into a scalar
      * accumulator; dot4i adds each group of four byte products to one
      * i32 accumulator lane, wrapping. */
@@ -389,6 +419,11 @@ const loom_op_def_t loom_op_defs[] = {
      .enum_set = LOOM_ENUM_COMBINE, .enum_required = true, .places = DEVICE,
      .flag_set = LOOM_FLAGS_FASTMATH,
      .types = LOOM_MASK_VECTOR, .types2 = LOOM_MASK_INT | LOOM_MASK_FLOAT},
+    /* Some axes reduced, in a fixed order (vector_reduce.h). */
+    {.name = "vector.reduce.axes", .shape = LOOM_SHAPE_REDUCE_AXES,
+     .enum_set = LOOM_ENUM_COMBINE, .enum_required = true, .places = DEVICE,
+     .types = LOOM_MASK_VECTOR,
+     .types2 = LOOM_MASK_INT | LOOM_MASK_FLOAT | LOOM_MASK_VECTOR},
 
     /* structured control flow */
     {.name = "scf.if", .shape = LOOM_SHAPE_IF, .places = ANY},

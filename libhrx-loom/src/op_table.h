@@ -62,7 +62,20 @@ typedef enum loom_shape_e {
   LOOM_SHAPE_FRAGMENT_STORE,/* vector.fragment.store<role> %f, %v[i, j]
                              *      shape [%r, %c] : VEC, VIEW */
   LOOM_SHAPE_LAYOUT,        /* vector.broadcast, .shuffle, .transpose,
-                             * .slice, .interleave (vector_layout.h) */
+                             * .slice, .interleave, .concat,
+                             * .deinterleave (vector_layout.h) */
+  /* Lane-by-lane memory (vector_access.h):
+   * %r = vector.load.mask %v[i, ..], %mask, %pass : VIEW, MASK, VEC
+   *   (vector.load.expand alike)
+   * %r = vector.gather %v[i, ..][%offsets] : VIEW, OFFSETS -> VEC */
+  LOOM_SHAPE_LANE_LOAD,
+  /* vector.store.mask %x, %v[i, ..], %mask : VEC, VIEW, MASK
+   *   (vector.store.compress alike)
+   * vector.scatter %x, %v[i, ..][%offsets] : VEC, VIEW, OFFSETS */
+  LOOM_SHAPE_LANE_STORE,
+  /* %r = vector.reduce.axes<k> %v, %init axes [a, ..] : VEC, INIT
+   * (vector_reduce.h) */
+  LOOM_SHAPE_REDUCE_AXES,
 } loom_shape_t;
 
 /* Keyword vocabularies for <param> and predicate positions. */

@@ -8,6 +8,7 @@
 
 #include "hrx/loom/module.h"
 #include "parser_internal.h"
+#include "vector_access.h"
 #include "vector_layout.h"
 #include "vector_shape.h"
 
@@ -1045,12 +1046,20 @@ static bool loom_colon_type(loom_parser_t* p, loom_type_id_t* out) {
   return loom_expect(p, LOOM_TOKEN_COLON) && loom_parse_type(p, out);
 }
 
+/* %r = op LITERAL : T, or %p = vector.poison : VEC, whose lanes are
+ * zero (op_table.c says why): the literal is implied. */
 static bool loom_shape_constant(loom_parser_t* p, loom_op_ctx_t* c) {
-  loom_literal_t literal;
-  if (!loom_parse_literal(p, &literal)) return false;
-  LOOM_OP(p->module, c->op).literal = literal;
+  bool poison = strcmp(c->def->name, "vector.poison") == 0;
+  loom_literal_t literal = {.kind = LOOM_LITERAL_INT};
+  if (!poison && !loom_parse_literal(p, &literal)) return false;
   loom_type_id_t type = 0;
   if (!loom_colon_type(p, &type)) return false;
+  const loom_type_t* t = &LOOM_TYPE(p->module, type);
+  if (poison && t->kind == LOOM_TYPE_VECTOR &&
+      loom_type_is_float(t->element)) {
+    literal.kind = LOOM_LITERAL_FLOAT;
+  }
+  LOOM_OP(p->module, c->op).literal = literal;
   LOOM_OP(p->module, c->op).type = type;
   return loom_set_results(c, 1, type);
 }
@@ -1165,7 +1174,51 @@ static bool loom_parse_static_list(loom_parser_t* p, loom_token_kind_t close,
   return loom_expect(p, close);
 }
 
-/* The register layout ops of vector_layout.h: the source operand, then
+/* The type after ", " that must equal |want|: the second and later
+ * source types of vector.interleave and vector.concat, the second result
+ * type of vector.deinterleave (|what| says which in the diagnostic). */
+static bool loom_parse_same_type(loom_parser_t* p, const loom_op_ctx_t* c,
+                                 loom_type_id_t want, const char* what) {
+  if (!loom_expect(p, LOOM_TOKEN_COMMA)) return false;
+  loom_token_t at = p->token;
+  loom_type_id_t type = 0;
+  if (!loom_parse_type(p, &type)) return false;
+  if (type != want) {
+    loom_diag_emit(p->diagnostics, p->source, loom_token_span(at),
+                   HRX_LOOM_SEVERITY_ERROR, HRX_LOOM_DIAG_TYPE_MISMATCH, NULL,
+                   0, "%s %s", c->def->name, what);
+    return false;
+  }
+  return true;
+}
+
+/* The vector sources of a layout op: one, two for vector.interleave, up
+ * to LOOM_LAYOUT_MAX_SOURCES for vector.concat. */
+static bool loom_parse_layout_sources(loom_parser_t* p, loom_op_ctx_t* c,
+                                      loom_layout_kind_t kind,
+                                      uint32_t* out_count) {
+  *out_count = 1;
+  if (!loom_parse_operand_into(p, c->op)) return false;
+  if (kind == LOOM_LAYOUT_INTERLEAVE) {
+    *out_count = 2;
+    return loom_expect(p, LOOM_TOKEN_COMMA) &&
+           loom_parse_operand_into(p, c->op);
+  }
+  while (kind == LOOM_LAYOUT_CONCAT && loom_accept(p, LOOM_TOKEN_COMMA)) {
+    if (*out_count == LOOM_LAYOUT_MAX_SOURCES) {
+      loom_diag_emit(p->diagnostics, p->source, loom_token_span(p->token),
+                     HRX_LOOM_SEVERITY_ERROR, HRX_LOOM_DIAG_BAD_SHAPE, NULL,
+                     0, "%s takes at most %d inputs", c->def->name,
+                     LOOM_LAYOUT_MAX_SOURCES);
+      return false;
+    }
+    if (!loom_parse_operand_into(p, c->op)) return false;
+    ++*out_count;
+  }
+  return true;
+}
+
+/* The register layout ops of vector_layout.h: the source operands, then
  * the static list as literal operands; the source type in .type, the
  * result's in .type2 (a shuffle keeps its type). */
 static bool loom_shape_layout(loom_parser_t* p, loom_op_ctx_t* c) {
@@ -1181,8 +1234,9 @@ static bool loom_shape_layout(loom_parser_t* p, loom_op_ctx_t* c) {
        !loom_expect(p, LOOM_TOKEN_RANGLE))) {
     return false;
   }
-  bool interleave = kind == LOOM_LAYOUT_INTERLEAVE;
-  if (interleave) { /* <axis> */
+  bool axis = kind == LOOM_LAYOUT_INTERLEAVE || kind == LOOM_LAYOUT_CONCAT ||
+              kind == LOOM_LAYOUT_DEINTERLEAVE;
+  if (axis) { /* <axis> */
     first = p->module->statics.count;
     count = 1;
     uint32_t operand = 0;
@@ -1193,11 +1247,8 @@ static bool loom_shape_layout(loom_parser_t* p, loom_op_ctx_t* c) {
       return false;
     }
   }
-  if (!loom_parse_operand_into(p, c->op) ||
-      (interleave && (!loom_expect(p, LOOM_TOKEN_COMMA) ||
-                      !loom_parse_operand_into(p, c->op)))) {
-    return false;
-  }
+  uint32_t sources = 0;
+  if (!loom_parse_layout_sources(p, c, kind, &sources)) return false;
   if (kind == LOOM_LAYOUT_SLICE &&
       !loom_parse_static_list(p, LOOM_TOKEN_RBRACKET, "a static offset",
                               &first, &count)) {
@@ -1210,16 +1261,12 @@ static bool loom_shape_layout(loom_parser_t* p, loom_op_ctx_t* c) {
   }
   loom_type_id_t from = 0, to = 0;
   if (!loom_colon_type(p, &from)) return false;
-  if (interleave) { /* both sources have one type */
-    if (!loom_expect(p, LOOM_TOKEN_COMMA)) return false;
-    loom_token_t at = p->token;
-    loom_type_id_t odd = 0;
-    if (!loom_parse_type(p, &odd)) return false;
-    if (odd != from) {
-      loom_diag_emit(p->diagnostics, p->source, loom_token_span(at),
-                     HRX_LOOM_SEVERITY_ERROR, HRX_LOOM_DIAG_TYPE_MISMATCH,
-                     NULL, 0, "%s takes two sources of one type",
-                     c->def->name);
+  /* All sources have one type. */
+  for (uint32_t i = 1; i < sources; ++i) {
+    if (!loom_parse_same_type(p, c, from,
+                              kind == LOOM_LAYOUT_INTERLEAVE
+                                  ? "takes two sources of one type"
+                                  : "takes inputs of one type")) {
       return false;
     }
   }
@@ -1228,9 +1275,13 @@ static bool loom_shape_layout(loom_parser_t* p, loom_op_ctx_t* c) {
       (!loom_expect(p, LOOM_TOKEN_ARROW) || !loom_parse_type(p, &to))) {
     return false;
   }
+  if (kind == LOOM_LAYOUT_DEINTERLEAVE &&
+      !loom_parse_same_type(p, c, to, "gives two results of one type")) {
+    return false;
+  }
   LOOM_OP(p->module, c->op).type = from;
   LOOM_OP(p->module, c->op).type2 = to;
-  return loom_set_results(c, 1, to);
+  return loom_set_results(c, kind == LOOM_LAYOUT_DEINTERLEAVE ? 2 : 1, to);
 }
 
 /* %r = vector.iota %base step %step : VEC */
@@ -1359,6 +1410,55 @@ static bool loom_shape_store(loom_parser_t* p, loom_op_ctx_t* c) {
   return loom_set_results(c, 0, 0);
 }
 
+/* Moves the last |count| operands of |op_id| (parsed after the view and
+ * its indices) to the front, where vector_access.h keeps them. */
+static void loom_operands_to_front(loom_parser_t* p, uint32_t op_id,
+                                   uint32_t count) {
+  loom_op_t* op = &LOOM_OP(p->module, op_id);
+  for (uint32_t n = 0; n < count; ++n) {
+    uint32_t last = LOOM_OPERAND(p->module, op, op->operand_count - 1);
+    for (uint32_t i = op->operand_count - 1; i > 0; --i) {
+      LOOM_OPERAND(p->module, op, i) = LOOM_OPERAND(p->module, op, i - 1);
+    }
+    LOOM_OPERAND(p->module, op, 0) = last;
+  }
+}
+
+/* The lane-by-lane memory ops of vector_access.h:
+ *   %r = vector.load.mask %v[i, ..], %mask, %pass : VIEW, MASK, VEC
+ *   %r = vector.gather %v[i, ..][%offsets] : VIEW, OFFSETS -> VEC
+ *   vector.store.mask %x, %v[i, ..], %mask : VEC, VIEW, MASK
+ *   vector.scatter %x, %v[i, ..][%offsets] : VEC, VIEW, OFFSETS */
+static bool loom_shape_lane_access(loom_parser_t* p, loom_op_ctx_t* c) {
+  loom_lane_access_t a = loom_lane_access(&LOOM_OP(p->module, c->op));
+  if ((!a.load && (!loom_parse_operand_into(p, c->op) ||
+                   !loom_expect(p, LOOM_TOKEN_COMMA))) ||
+      !loom_parse_operand_into(p, c->op) || !loom_parse_indices(p, c->op) ||
+      !loom_expect(p, a.masked ? LOOM_TOKEN_COMMA : LOOM_TOKEN_LBRACKET) ||
+      !loom_parse_operand_into(p, c->op) ||
+      (!a.masked && !loom_expect(p, LOOM_TOKEN_RBRACKET)) ||
+      (a.load && a.masked && (!loom_expect(p, LOOM_TOKEN_COMMA) ||
+                              !loom_parse_operand_into(p, c->op)))) {
+    return false;
+  }
+  loom_type_id_t view = 0, lanes = 0, vector = 0;
+  if (!loom_expect(p, LOOM_TOKEN_COLON) ||
+      (!a.load && (!loom_parse_type(p, &vector) ||
+                   !loom_expect(p, LOOM_TOKEN_COMMA))) ||
+      !loom_parse_type(p, &view) || !loom_expect(p, LOOM_TOKEN_COMMA) ||
+      !loom_parse_type(p, &lanes) ||
+      (a.load && (!loom_expect(p, a.masked ? LOOM_TOKEN_COMMA
+                                            : LOOM_TOKEN_ARROW) ||
+                  !loom_parse_type(p, &vector)))) {
+    return false;
+  }
+  loom_operands_to_front(p, c->op, a.load && a.masked ? 2 : 1);
+  LOOM_OP(p->module, c->op).type = view;
+  LOOM_OP(p->module, c->op).type2 = vector;
+  LOOM_OP(p->module, c->op).ref = lanes;
+  return loom_set_results(c, a.load ? 1 : 0, vector);
+}
+
 /* shape [%rows, %columns], appended as the op's last two operands.
  * Encoded fragments (using {...}) and local facts (where [...]) follow it
  * upstream; HRX has no layout for them and says so here. */
@@ -1466,6 +1566,32 @@ static bool loom_shape_vector_reduce(loom_parser_t* p, loom_op_ctx_t* c) {
   LOOM_OP(p->module, c->op).type = vector;
   LOOM_OP(p->module, c->op).type2 = element;
   return loom_set_results(c, 1, element);
+}
+
+/* %r = vector.reduce.axes<k> %v, %init axes [a, ..] : VEC, INIT: the
+ * axes follow as literal operands (vector_reduce.h). */
+static bool loom_shape_reduce_axes(loom_parser_t* p, loom_op_ctx_t* c) {
+  uint32_t first = 0, count = 0;
+  loom_type_id_t vector = 0, init = 0;
+  if (!loom_parse_operand_into(p, c->op) ||
+      !loom_expect(p, LOOM_TOKEN_COMMA) ||
+      !loom_parse_operand_into(p, c->op) || !loom_expect_word(p, "axes") ||
+      !loom_parse_static_list(p, LOOM_TOKEN_RBRACKET, "an axis", &first,
+                              &count)) {
+    return false;
+  }
+  for (uint32_t i = 0; i < count; ++i) {
+    if (!loom_add_operand(p, c->op, (first + i) | LOOM_STATIC_OPERAND)) {
+      return false;
+    }
+  }
+  if (!loom_colon_type(p, &vector) || !loom_expect(p, LOOM_TOKEN_COMMA) ||
+      !loom_parse_type(p, &init)) {
+    return false;
+  }
+  LOOM_OP(p->module, c->op).type = vector;
+  LOOM_OP(p->module, c->op).type2 = init;
+  return loom_set_results(c, 1, init);
 }
 
 static bool loom_shape_scale(loom_parser_t* p, loom_op_ctx_t* c) {
@@ -1928,6 +2054,9 @@ static const loom_shape_fn loom_shape_parsers[] = {
     [LOOM_SHAPE_FRAGMENT_LOAD] = loom_shape_fragment_load,
     [LOOM_SHAPE_FRAGMENT_STORE] = loom_shape_fragment_store,
     [LOOM_SHAPE_LAYOUT] = loom_shape_layout,
+    [LOOM_SHAPE_LANE_LOAD] = loom_shape_lane_access,
+    [LOOM_SHAPE_LANE_STORE] = loom_shape_lane_access,
+    [LOOM_SHAPE_REDUCE_AXES] = loom_shape_reduce_axes,
 };
 
 static bool loom_parse_op(loom_parser_t* p) {

@@ -5,6 +5,7 @@
 
 #include "hrx/loom/module.h"
 #include "op_table.h"
+#include "vector_access.h"
 #include "vector_layout.h"
 
 typedef struct loom_printer_t {
@@ -265,8 +266,10 @@ static hrx_status_t loom_p_op(loom_printer_t* p, uint32_t op_id,
   P_TRY(loom_p_param(p, op, def));
   switch (def->shape) {
     case LOOM_SHAPE_CONSTANT:
-      P_TRY(loom_p(p, " "));
-      P_TRY(loom_p_literal(p, &op->literal));
+      if (strcmp(def->name, "vector.poison") != 0) {
+        P_TRY(loom_p(p, " "));
+        P_TRY(loom_p_literal(p, &op->literal));
+      }
       P_TRY(loom_p(p, " : "));
       P_TRY(loom_p_type(p, op->type));
       break;
@@ -324,7 +327,8 @@ static hrx_status_t loom_p_op(loom_printer_t* p, uint32_t op_id,
         P_TRY(loom_p(p, "]>"));
       }
       uint32_t sources = loom_layout_sources(op);
-      if (kind == LOOM_LAYOUT_INTERLEAVE) {
+      if (kind == LOOM_LAYOUT_INTERLEAVE || kind == LOOM_LAYOUT_CONCAT ||
+          kind == LOOM_LAYOUT_DEINTERLEAVE) {
         P_TRY(loom_p(p, "<"));
         P_TRY(loom_p_operands(p, op, sources, sources + 1));
         P_TRY(loom_p(p, ">"));
@@ -337,13 +341,16 @@ static hrx_status_t loom_p_op(loom_printer_t* p, uint32_t op_id,
         P_TRY(loom_p(p, "]"));
       }
       P_TRY(loom_p(p, " : "));
-      P_TRY(loom_p_type(p, op->type));
-      if (kind == LOOM_LAYOUT_INTERLEAVE) {
-        P_TRY(loom_p(p, ", "));
+      for (uint32_t i = 0; i < sources; ++i) {
+        if (i) P_TRY(loom_p(p, ", "));
         P_TRY(loom_p_type(p, op->type));
       }
       if (kind != LOOM_LAYOUT_SHUFFLE) {
         P_TRY(loom_p(p, " -> "));
+        P_TRY(loom_p_type(p, op->type2));
+      }
+      if (kind == LOOM_LAYOUT_DEINTERLEAVE) {
+        P_TRY(loom_p(p, ", "));
         P_TRY(loom_p_type(p, op->type2));
       }
       break;
@@ -399,6 +406,39 @@ static hrx_status_t loom_p_op(loom_printer_t* p, uint32_t op_id,
     case LOOM_SHAPE_RMW:
       P_TRY(loom_p_access(p, op, 2, ", "));
       break;
+    case LOOM_SHAPE_LANE_LOAD:
+    case LOOM_SHAPE_LANE_STORE: {
+      /* Stored as mask or offsets, passthrough or value, view, indices
+       * (vector_access.h). */
+      loom_lane_access_t a = loom_lane_access(op);
+      P_TRY(loom_p(p, " "));
+      if (!a.load) {
+        P_TRY(loom_p_operands(p, op, a.data, a.data + 1));
+        P_TRY(loom_p(p, ", "));
+      }
+      P_TRY(loom_p_operands(p, op, a.view, a.view + 1));
+      P_TRY(loom_p_indices(p, op, a.view + 1));
+      P_TRY(loom_p(p, a.masked ? ", " : "["));
+      P_TRY(loom_p_operands(p, op, 0, 1));
+      if (!a.masked) P_TRY(loom_p(p, "]"));
+      if (a.load && a.masked) {
+        P_TRY(loom_p(p, ", "));
+        P_TRY(loom_p_operands(p, op, a.data, a.data + 1));
+      }
+      P_TRY(loom_p(p, " : "));
+      if (!a.load) {
+        P_TRY(loom_p_type(p, op->type2));
+        P_TRY(loom_p(p, ", "));
+      }
+      P_TRY(loom_p_type(p, op->type));
+      P_TRY(loom_p(p, ", "));
+      P_TRY(loom_p_type(p, op->ref));
+      if (a.load) {
+        P_TRY(loom_p(p, a.masked ? ", " : " -> "));
+        P_TRY(loom_p_type(p, op->type2));
+      }
+      break;
+    }
     case LOOM_SHAPE_FRAGMENT:
     case LOOM_SHAPE_FRAGMENT_LOAD:
     case LOOM_SHAPE_FRAGMENT_STORE: {
@@ -436,6 +476,16 @@ static hrx_status_t loom_p_op(loom_printer_t* p, uint32_t op_id,
       P_TRY(loom_p_operands(p, op, 1, 2));
       P_TRY(loom_p_indices(p, op, 2));
       P_TRY(loom_p(p, " : "));
+      P_TRY(loom_p_type(p, op->type));
+      P_TRY(loom_p(p, ", "));
+      P_TRY(loom_p_type(p, op->type2));
+      break;
+    case LOOM_SHAPE_REDUCE_AXES:
+      P_TRY(loom_p(p, " "));
+      P_TRY(loom_p_operands(p, op, 0, 2));
+      P_TRY(loom_p(p, " axes ["));
+      P_TRY(loom_p_operands(p, op, 2, op->operand_count));
+      P_TRY(loom_p(p, "] : "));
       P_TRY(loom_p_type(p, op->type));
       P_TRY(loom_p(p, ", "));
       P_TRY(loom_p_type(p, op->type2));

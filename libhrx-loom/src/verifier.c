@@ -9,6 +9,7 @@
 #include "fragment.h"
 #include "hrx/loom/module.h"
 #include "op_table.h"
+#include "vector_access.h"
 #include "vector_layout.h"
 #include "vector_shape.h"
 
@@ -219,10 +220,49 @@ static void loom_check_constant(loom_verifier_t* v, const loom_op_t* op) {
   }
 }
 
+/* vector.bitcast: static vectors of data elements (not i1, index or
+ * offset, whose register form is not their bits) with the same total
+ * bits; the shapes may differ. */
+static void loom_check_vector_bitcast(loom_verifier_t* v,
+                                      const loom_op_t* op) {
+  const char* name = loom_op_defs[op->opcode].name;
+  if (loom_vector_is_dynamic(v->module, op->type) ||
+      loom_vector_is_dynamic(v->module, op->type2)) {
+    /* Casts otherwise take dynamic vectors (lane by lane). */
+    loom_verror(v, op->span, HRX_LOOM_DIAG_BAD_SHAPE, NULL, 0,
+                "%s needs vectors of static shape, not vector<[%%n]x...>",
+                name);
+    return;
+  }
+  loom_type_id_t types[] = {op->type, op->type2};
+  uint64_t bits[2];
+  for (int i = 0; i < 2; ++i) {
+    loom_type_kind_t element = LOOM_TYPE(v->module, types[i]).element;
+    if (element == LOOM_TYPE_I1 || loom_type_is_address(element)) {
+      loom_verror(v, op->span, HRX_LOOM_DIAG_BAD_CAST, NULL, 0,
+                  "%s cannot reinterpret %s lanes", name,
+                  loom_type_kind_name(element));
+      return;
+    }
+    bits[i] = (uint64_t)loom_vector_lanes(v->module, types[i]) *
+              loom_type_bit_width(element);
+  }
+  if (bits[0] != bits[1]) {
+    loom_verror(v, op->span, HRX_LOOM_DIAG_BAD_CAST, NULL, 0,
+                "%s keeps the total bits (%" PRIu64 " to %" PRIu64 ")",
+                name, bits[0], bits[1]);
+  }
+}
+
 static void loom_check_cast(loom_verifier_t* v, const loom_op_t* op) {
   const loom_op_def_t* def = &loom_op_defs[op->opcode];
   loom_type_kind_t from = loom_type_kind(v->module, op->type);
   loom_type_kind_t to = loom_type_kind(v->module, op->type2);
+  if (strcmp(def->name, "vector.bitcast") == 0 && from == LOOM_TYPE_VECTOR &&
+      to == LOOM_TYPE_VECTOR) {
+    loom_check_vector_bitcast(v, op);
+    return;
+  }
   if (from == LOOM_TYPE_VECTOR && to == LOOM_TYPE_VECTOR) {
     /* Vector casts convert element by element. */
     const loom_type_t* a = &LOOM_TYPE(v->module, op->type);
@@ -355,6 +395,60 @@ static void loom_check_access(loom_verifier_t* v, const loom_op_t* op) {
   }
 }
 
+/* The lane-by-lane memory ops of vector_access.h: element accesses as
+ * vector.load / vector.store make, with an i1 mask of the vector's shape
+ * whose vector axes map onto the trailing view axes, or integer offsets
+ * of the vector's shape along the last view axis. */
+static void loom_check_lane_access(loom_verifier_t* v, const loom_op_t* op) {
+  const loom_op_def_t* def = &loom_op_defs[op->opcode];
+  loom_lane_access_t a = loom_lane_access(op);
+  loom_type_id_t view = op->type, vector = op->type2, lanes = op->ref;
+  if (!loom_expect_mask(v, op, "view", view, LOOM_MASK_VIEW) ||
+      !loom_expect_mask(v, op, "value", vector, LOOM_MASK_VECTOR) ||
+      !loom_expect_mask(v, op, a.masked ? "mask" : "offsets", lanes,
+                        LOOM_MASK_VECTOR)) {
+    return;
+  }
+  loom_expect_operand(v, op, 0, lanes);
+  if (a.data != LOOM_NONE) loom_expect_operand(v, op, a.data, vector);
+  loom_expect_operand(v, op, a.view, view);
+  loom_check_indices(v, op, a.view + 1, view);
+  if (loom_element(v, vector) != loom_element(v, view)) {
+    loom_verror(v, op->span, HRX_LOOM_DIAG_TYPE_MISMATCH, NULL, 0,
+                "%s: value element %s differs from view element %s",
+                def->name, loom_type_kind_name(loom_element(v, vector)),
+                loom_type_kind_name(loom_element(v, view)));
+    return;
+  }
+  loom_type_kind_t element = loom_element(v, lanes);
+  bool fits = a.masked ? element == LOOM_TYPE_I1
+                       : element == LOOM_TYPE_INDEX ||
+                             (loom_type_is_integer(element) &&
+                              element != LOOM_TYPE_I1);
+  if (!fits || !loom_vector_same_shape(v->module, lanes, vector)) {
+    loom_verror(v, op->span, HRX_LOOM_DIAG_TYPE_MISMATCH, NULL, 0,
+                a.masked ? "%s: the mask must be an i1 vector of the value's "
+                           "shape"
+                         : "%s: the offsets must be an integer or index "
+                           "vector of the value's shape",
+                def->name);
+    return;
+  }
+  if (a.dense && LOOM_TYPE(v->module, vector).rank != 1) {
+    loom_verror(v, op->span, HRX_LOOM_DIAG_BAD_SHAPE, NULL, 0,
+                "%s takes a rank-1 vector, not %u axes", def->name,
+                LOOM_TYPE(v->module, vector).rank);
+    return;
+  }
+  if (a.masked &&
+      LOOM_TYPE(v->module, vector).rank > LOOM_TYPE(v->module, view).rank) {
+    loom_verror(v, op->span, HRX_LOOM_DIAG_BAD_SHAPE, NULL, 0,
+                "%s: a rank-%u vector does not fit a rank-%u view", def->name,
+                LOOM_TYPE(v->module, vector).rank,
+                LOOM_TYPE(v->module, view).rank);
+  }
+}
+
 static void loom_check_pred_ref(loom_verifier_t* v, const loom_pred_t* pred,
                                 const loom_ref_t* ref) {
   if (ref->is_static) return;
@@ -430,6 +524,59 @@ static void loom_check_combine_kind(loom_verifier_t* v, const loom_op_t* op,
                 "reduction %s does not apply to %s", kind,
                 loom_type_kind_name(actual));
   }
+}
+
+/* vector.reduce.axes (vector_reduce.h): increasing axes of a static
+ * vector; the init is the element type when every axis goes, else the
+ * vector of the kept axes in order. */
+static void loom_check_reduce_axes(loom_verifier_t* v, const loom_op_t* op) {
+  const loom_op_def_t* def = &loom_op_defs[op->opcode];
+  const loom_module_t* m = v->module;
+  if (!loom_expect_mask(v, op, "vector", op->type, def->types) ||
+      !loom_expect_mask(v, op, "init", op->type2, def->types2)) {
+    return;
+  }
+  loom_expect_operand(v, op, 0, op->type);
+  loom_expect_operand(v, op, 1, op->type2);
+  if (loom_vector_is_dynamic(m, op->type) ||
+      loom_vector_is_dynamic(m, op->type2)) {
+    return; /* diagnosed as needing a static shape */
+  }
+  const loom_type_t* from = &LOOM_TYPE(m, op->type);
+  const loom_type_t* to = &LOOM_TYPE(m, op->type2);
+  int64_t last = -1;
+  for (uint32_t i = 2; i < op->operand_count; ++i) {
+    int64_t axis = LOOM_STATIC(m, LOOM_OPERAND(m, op, i));
+    if (axis <= last || axis >= (int64_t)from->rank) {
+      loom_verror(v, op->span, HRX_LOOM_DIAG_BAD_SHAPE, NULL, 0,
+                  "%s axes must increase within the %u axes of the vector "
+                  "(%" PRId64 ")",
+                  def->name, from->rank, axis);
+      return;
+    }
+    last = axis;
+  }
+  uint32_t kept = from->rank - (op->operand_count - 2);
+  bool fits = kept ? to->kind == LOOM_TYPE_VECTOR && to->rank == kept &&
+                         to->element == from->element
+                   : to->kind == from->element;
+  for (uint32_t d = 0, k = 0; fits && d < from->rank; ++d) {
+    bool reduced = false;
+    for (uint32_t i = 2; i < op->operand_count; ++i) {
+      reduced |= LOOM_STATIC(m, LOOM_OPERAND(m, op, i)) == (int64_t)d;
+    }
+    if (reduced) continue;
+    fits = LOOM_DIM(m, to->dims_start + k++).size ==
+           LOOM_DIM(m, from->dims_start + d).size;
+  }
+  if (!fits) {
+    loom_verror(v, op->span, HRX_LOOM_DIAG_TYPE_MISMATCH, NULL, 0,
+                "%s init must be %s", def->name,
+                kept ? "a vector of the kept axes and the element type"
+                     : "the element type (every axis is reduced)");
+    return;
+  }
+  loom_check_combine_kind(v, op, op->type2);
 }
 
 /* What upstream's kernel.workgroup.reduce takes beyond a subgroup
@@ -945,13 +1092,18 @@ static void loom_check_permute(loom_verifier_t* v, const loom_op_t* op,
   }
 }
 
-/* vector.interleave<axis>: the result doubles the source extent along
- * |axis| and keeps the others. */
-static void loom_check_interleave(loom_verifier_t* v, const loom_op_t* op,
-                                  const loom_op_def_t* def) {
+/* vector.interleave<axis> doubles the source extent along |axis|,
+ * vector.concat<axis> multiplies it by the number of inputs and
+ * vector.deinterleave<axis> halves it in each result; all keep the other
+ * extents. */
+static void loom_check_axis_resize(loom_verifier_t* v, const loom_op_t* op,
+                                   const loom_op_def_t* def) {
   const loom_type_t* from = &LOOM_TYPE(v->module, op->type);
   const loom_type_t* to = &LOOM_TYPE(v->module, op->type2);
-  int64_t axis = LOOM_STATIC(v->module, LOOM_OPERAND(v->module, op, 2));
+  loom_layout_kind_t kind = loom_layout_kind(op);
+  uint32_t sources = loom_layout_sources(op);
+  int64_t axis =
+      LOOM_STATIC(v->module, LOOM_OPERAND(v->module, op, sources));
   if (axis < 0 || axis >= (int64_t)from->rank) {
     loom_verror(v, op->span, HRX_LOOM_DIAG_BAD_SHAPE, NULL, 0,
                 "%s axis %" PRId64 " is not one of the %u source axes",
@@ -962,12 +1114,28 @@ static void loom_check_interleave(loom_verifier_t* v, const loom_op_t* op,
   for (uint32_t d = 0; fits && d < from->rank; ++d) {
     int64_t have = LOOM_DIM(v->module, from->dims_start + d).size;
     int64_t want = LOOM_DIM(v->module, to->dims_start + d).size;
-    fits = want == (d == (uint32_t)axis ? 2 * have : have);
+    if (d != (uint32_t)axis) {
+      fits = want == have;
+    } else if (kind == LOOM_LAYOUT_DEINTERLEAVE) {
+      fits = have == 2 * want;
+    } else {
+      fits = want == (int64_t)sources * have;
+    }
   }
-  if (!fits) {
+  if (fits) return;
+  if (kind == LOOM_LAYOUT_INTERLEAVE) {
     loom_verror(v, op->span, HRX_LOOM_DIAG_BAD_SHAPE, NULL, 0,
                 "%s result must be the source with axis %" PRId64
                 " doubled",
+                def->name, axis);
+  } else if (kind == LOOM_LAYOUT_CONCAT) {
+    loom_verror(v, op->span, HRX_LOOM_DIAG_BAD_SHAPE, NULL, 0,
+                "%s result must be the %u inputs joined along axis %" PRId64,
+                def->name, sources, axis);
+  } else {
+    loom_verror(v, op->span, HRX_LOOM_DIAG_BAD_SHAPE, NULL, 0,
+                "%s results must be the source with axis %" PRId64
+                " halved (an even extent)",
                 def->name, axis);
   }
 }
@@ -1006,7 +1174,9 @@ static void loom_check_layout(loom_verifier_t* v, const loom_op_t* op,
       loom_check_permute(v, op, def, false);
       break;
     case LOOM_LAYOUT_INTERLEAVE:
-      loom_check_interleave(v, op, def);
+    case LOOM_LAYOUT_CONCAT:
+    case LOOM_LAYOUT_DEINTERLEAVE:
+      loom_check_axis_resize(v, op, def);
       break;
   }
 }
@@ -1319,6 +1489,13 @@ static void loom_check_op_types(loom_verifier_t* v, const loom_op_t* op) {
       break;
     case LOOM_SHAPE_LAYOUT:
       loom_check_layout(v, op, def);
+      break;
+    case LOOM_SHAPE_LANE_LOAD:
+    case LOOM_SHAPE_LANE_STORE:
+      loom_check_lane_access(v, op);
+      break;
+    case LOOM_SHAPE_REDUCE_AXES:
+      loom_check_reduce_axes(v, op);
       break;
     case LOOM_SHAPE_FRAGMENT:
     case LOOM_SHAPE_FRAGMENT_LOAD:

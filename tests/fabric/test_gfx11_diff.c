@@ -12,7 +12,7 @@
  * remainders) follow the explicit ones at an 8-byte boundary when the
  * descriptor's kernarg size has room for them.
  *
- * Kernels covered (47 kernel sources, 126 runs):
+ * Kernels covered (49 kernel sources, 129 runs):
  *   libhrx-loom/kernels/ and examples/ (10 sources, 31 runs), at sizes
  *   that are not multiples of the workgroup: saxpy (both copies),
  *   gather_rows (2-D workload), histogram, reduce_sum, row_dot, transpose
@@ -61,6 +61,15 @@
  *   - tests/kernels/vector_layout.loom (2 runs): vector.shuffle of 32-,
  *     16- and 8-bit lanes, vector.broadcast of rows and columns,
  *     vector.transpose of 2 and 3 axes, vector.slice, vector.interleave.
+ *   - tests/kernels/vector_regroup.loom (2 runs): vector.concat of two
+ *     and three inputs, vector.deinterleave of 16- and 8-bit lanes,
+ *     vector.poison, vector.bitcast joining and splitting lanes;
+ *     vector.reduce.axes of f32 and i32 tiles over some or all axes.
+ *   - tests/kernels/vector_masked.loom (1 run): vector.load.mask and
+ *     vector.store.mask with per-lane and uniform masks, a tail whose
+ *     lanes past the end of its buffers stay off, vector.gather and
+ *     vector.scatter with i32 and i16 offsets, vector.store.compress and
+ *     vector.load.expand.
  *   Written here (5 sources, 24 runs): grid2d (2-D grid of 8x4 groups,
  *   6 sizes), grid3d (3-D grid of 4x3x3 groups, 36 work-items so the
  *   second wave is partial, 5 sizes), both at sizes that are not multiples
@@ -1393,6 +1402,78 @@ static void test_vector_layout(void** state) {
   run_case(&p);
 }
 
+/* tests/kernels/vector_regroup.loom: vectors joined by vector.concat,
+ * split by vector.deinterleave, reinterpreted by vector.bitcast, and a
+ * vector.poison whose lanes are zero
+ * (tests/loom/test_language_regroup.c holds the C references). */
+static void test_vector_regroup(void** state) {
+  (void)state;
+  enum { GROUPS = 3, TILES = GROUPS * 32 };
+  diff_case_t c = {.file = "../../tests/kernels/vector_regroup.loom",
+                   .kernel = "regroup", .workload = {GROUPS},
+                   .workload_count = 1};
+  add_scalar(&c, GROUPS);
+  fill_bytes(add_buffer(&c, TILES * 12 * 4), TILES * 12 * 4, 71);
+  fill_bytes(add_buffer(&c, TILES * 8 * 2), TILES * 8 * 2, 72);
+  fill_bytes(add_buffer(&c, TILES * 16), TILES * 16, 73);
+  add_buffer(&c, TILES * 8 * 4);
+  add_buffer(&c, TILES * 12 * 4);
+  add_buffer(&c, TILES * 8 * 2);
+  add_buffer(&c, TILES * 16);
+  /* Both sides must write the poison lanes (zero) over these bytes. */
+  fill_bytes(add_buffer(&c, TILES * 4 * 4), TILES * 4 * 4, 74);
+  add_buffer(&c, TILES * 16);
+  add_buffer(&c, TILES * 4 * 4);
+  add_buffer(&c, TILES * 4 * 4);
+  add_buffer(&c, TILES * 8 * 2);
+  run_case(&c);
+  diff_case_t r = {.file = c.file, .kernel = "reduce_axes",
+                   .workload = {GROUPS}, .workload_count = 1};
+  add_scalar(&r, GROUPS);
+  /* Multiples of 1/8: exact sums, the same on both sides. */
+  float* floats = (float*)add_buffer(&r, TILES * 24 * 4);
+  for (int i = 0; i < TILES * 24; ++i) floats[i] = (float)(i * 37 % 201) / 8;
+  fill_bytes(add_buffer(&r, TILES * 24 * 4), TILES * 24 * 4, 75);
+  add_buffer(&r, TILES * 6 * 4);
+  add_buffer(&r, TILES * 3 * 4);
+  add_buffer(&r, TILES * 4);
+  add_buffer(&r, TILES * 8 * 4);
+  run_case(&r);
+}
+
+/* tests/kernels/vector_masked.loom: masked loads and stores, the tail
+ * buffers exactly as long as the limit so that a lane that should be off
+ * and is not faults (tests/loom/test_language_vmem.c holds the C
+ * references). */
+static void test_vector_masked(void** state) {
+  (void)state;
+  enum { GROUPS = 3, TILES = GROUPS * 32, LIMIT = TILES * 8 - 5 };
+  diff_case_t c = {.file = "../../tests/kernels/vector_masked.loom",
+                   .kernel = "masked", .workload = {GROUPS},
+                   .workload_count = 1};
+  add_scalar(&c, GROUPS);
+  add_scalar(&c, LIMIT);
+  fill_bytes(add_buffer(&c, TILES * 8 * 4), TILES * 8 * 4, 81);
+  fill_bytes(add_buffer(&c, TILES * 8 * 4), TILES * 8 * 4, 82);
+  add_buffer(&c, TILES * 8 * 4);
+  /* Lanes stored under a false mask keep these bytes. */
+  fill_bytes(add_buffer(&c, TILES * 8 * 4), TILES * 8 * 4, 83);
+  add_buffer(&c, TILES * 8 * 4);
+  fill_bytes(add_buffer(&c, LIMIT * 4), LIMIT * 4, 84);
+  add_buffer(&c, LIMIT * 4);
+  /* Offsets -4..3 from column 4, in an order that differs per tile. */
+  int32_t* order = (int32_t*)add_buffer(&c, TILES * 8 * 4);
+  for (int g = 0; g < TILES; ++g) {
+    for (int k = 0; k < 8; ++k) order[g * 8 + k] = (k * 3 + g) % 8 - 4;
+  }
+  add_buffer(&c, TILES * 8 * 4);
+  add_buffer(&c, TILES * 8 * 4);
+  /* Elements past the compressed lanes keep these bytes. */
+  fill_bytes(add_buffer(&c, TILES * 8 * 4), TILES * 8 * 4, 85);
+  add_buffer(&c, TILES * 8 * 4);
+  run_case(&c);
+}
+
 /* A 3-D grid of 4x3x3 workgroups (36 work-items: the second wave runs 4
  * of 32 lanes) over a w x h x d volume: out[z][y][x] =
  * fma(in[z][y][x], k, in[min(z + 1, d - 1)][y][x]) - in[z][min(y + 1,
@@ -1796,6 +1877,8 @@ int main(void) {
       cmocka_unit_test(test_vector_shapes),
       cmocka_unit_test(test_vector_layout),
       cmocka_unit_test(test_dynamic_vectors),
+      cmocka_unit_test(test_vector_regroup),
+      cmocka_unit_test(test_vector_masked),
       cmocka_unit_test(test_ulp_distance),
       cmocka_unit_test(test_skip_table),
   };

@@ -22,8 +22,9 @@
  * sign), f16 and bf16 round as hrx/core/half.h does (NaNs included),
  * fmin/fmax keep the first operand on ties as glibc's do, and the float
  * functions the host backend composes (host_math.c: exp2, silu, sin, cos,
- * pow) are composed here from the same f64 steps. Fast-math flags are
- * ignored, as the interpreter ignores them.
+ * pow, log2, log10) are composed here from the same f64 steps (fmod,
+ * exact either way, is libm's). Fast-math flags are ignored, as the
+ * interpreter ignores them.
  */
 #include "host_native.h"
 
@@ -127,6 +128,7 @@ const char* loom_host_native_target(void) { return NULL; }
 #include <unistd.h>
 
 #include "llvm_lower.h"
+#include "math_formulas.h"
 #include "op_table.h"
 
 #define HN_MAX_VARS 16
@@ -1841,6 +1843,87 @@ static LLVMValueRef hn_pow(hn_math_t* m, LLVMValueRef x, LLVMValueRef y) {
   return hm_select(m, unit, one, r);
 }
 
+/* math_formulas.c's primitives as f64 IR, as host_math.c emits them. */
+#define HN_V(x) ((LLVMValueRef)(x))
+#define HN_LM(x) ((lm_value_t)(x))
+
+static lm_value_t hn_f_constant(void* self, double value) {
+  return HN_LM(hm_k(self, value));
+}
+
+static lm_value_t hn_f_unary(void* self, lm_unary_t op, lm_value_t x) {
+  static const char* const names[] = {
+      [LM_ABS] = "llvm.fabs", [LM_SQRT] = "llvm.sqrt", [LM_EXP] = "llvm.exp",
+      [LM_LOG] = "llvm.log"};
+  hn_math_t* m = self;
+  if (op == LM_NEG) return HN_LM(LLVMBuildFNeg(m->b, HN_V(x), ""));
+  if (op == LM_SIN || op == LM_COS) {
+    return HN_LM(hn_trig(m, HN_V(x), op == LM_COS));
+  }
+  return HN_LM(hm_1(m, names[op], HN_V(x)));
+}
+
+static lm_value_t hn_f_binary(void* self, lm_binary_t op, lm_value_t x,
+                              lm_value_t y) {
+  hn_math_t* m = self;
+  switch (op) {
+    case LM_ADD: return HN_LM(hm_add(m, HN_V(x), HN_V(y)));
+    case LM_SUB: return HN_LM(hm_sub(m, HN_V(x), HN_V(y)));
+    case LM_MUL: return HN_LM(hm_mul(m, HN_V(x), HN_V(y)));
+    default: return HN_LM(LLVMBuildFDiv(m->b, HN_V(x), HN_V(y), ""));
+  }
+}
+
+static lm_value_t hn_f_fma(void* self, lm_value_t x, lm_value_t y,
+                           lm_value_t z) {
+  return HN_LM(hm_fma(self, HN_V(x), HN_V(y), HN_V(z)));
+}
+
+static lm_value_t hn_f_compare(void* self, lm_compare_t op, lm_value_t x,
+                               lm_value_t y) {
+  static const LLVMRealPredicate preds[] = {
+      [LM_EQ] = LLVMRealOEQ, [LM_LT] = LLVMRealOLT, [LM_GT] = LLVMRealOGT};
+  return HN_LM(hm_cmp(self, preds[op], HN_V(x), HN_V(y)));
+}
+
+static lm_value_t hn_f_unordered(void* self, lm_value_t x, lm_value_t y) {
+  return HN_LM(hm_cmp(self, LLVMRealUNO, HN_V(x), HN_V(y)));
+}
+
+static lm_value_t hn_f_both(void* self, lm_value_t c, lm_value_t d) {
+  return HN_LM(LLVMBuildAnd(((hn_math_t*)self)->b, HN_V(c), HN_V(d), ""));
+}
+
+static lm_value_t hn_f_select(void* self, lm_value_t c, lm_value_t x,
+                              lm_value_t y) {
+  return HN_LM(hm_select(self, HN_V(c), HN_V(x), HN_V(y)));
+}
+
+static lm_value_t hn_f_sign_bit(void* self, lm_value_t x) {
+  hn_math_t* m = self;
+  LLVMValueRef bits = LLVMBuildBitCast(m->b, HN_V(x), m->h->i64, "");
+  return HN_LM(LLVMBuildICmp(m->b, LLVMIntSLT, bits,
+                             LLVMConstInt(m->h->i64, 0, 0), ""));
+}
+
+static LLVMValueRef hn_formula(hn_math_t* m, ll_arith_t code, LLVMValueRef x,
+                               LLVMValueRef y) {
+  const lm_emit_t emit = {
+      .self = m,
+      .constant = hn_f_constant,
+      .unary = hn_f_unary,
+      .binary = hn_f_binary,
+      .fma = hn_f_fma,
+      .compare = hn_f_compare,
+      .unordered = hn_f_unordered,
+      .both = hn_f_both,
+      .select = hn_f_select,
+      .sign_bit = hn_f_sign_bit,
+  };
+  return HN_V(lm_emit_function(&emit, (lm_function_t)(code - LL_EXPM1),
+                               HN_LM(x), HN_LM(y)));
+}
+
 /* exp2, silu, sin, cos and pow as host_math.c composes them: in f64 for
  * narrower floats (rounded once at the end), in f64 itself for exp2 and
  * silu of f64. */
@@ -1854,7 +1937,7 @@ static LLVMValueRef hn_math(hn_t* h, ll_arith_t code, LLVMValueRef* v) {
   hn_math_t m = {h, b, LLVMDoubleTypeInContext(h->context)};
   bool is_f64 = LLVMGetTypeKind(type) == LLVMDoubleTypeKind;
   LLVMValueRef x = is_f64 ? v[0] : LLVMBuildFPExt(b, v[0], m.f64, "");
-  LLVMValueRef y = code == LL_POW
+  LLVMValueRef y = code == LL_POW || code == LL_ATAN2
                        ? (is_f64 ? v[1] : LLVMBuildFPExt(b, v[1], m.f64, ""))
                        : NULL;
   LLVMValueRef r = NULL;
@@ -1867,11 +1950,58 @@ static LLVMValueRef hn_math(hn_t* h, ll_arith_t code, LLVMValueRef* v) {
       r = LLVMBuildFDiv(b, x, hm_add(&m, e, hm_k(&m, 1.0)), "");
       break;
     }
+    case LL_LOG2: case LL_LOG10:
+      r = hm_mul(&m, hm_1(&m, "llvm.log", x),
+                 hm_k(&m, code == LL_LOG2 ? 1.4426950408889634074
+                                          : 0.43429448190325182765));
+      break;
+    case LL_EXPM1: case LL_LOG1P: case LL_SINH: case LL_COSH: case LL_TAN:
+    case LL_ATAN: case LL_ATAN2: case LL_ASIN: case LL_ACOS: case LL_CBRT:
+    case LL_LOGISTIC: case LL_SOFTPLUS:
+      r = hn_formula(&m, code, x, y);
+      break;
     case LL_SIN: r = hn_trig(&m, x, false); break;
     case LL_COS: r = hn_trig(&m, x, true); break;
     default: r = hn_pow(&m, x, y); break;
   }
   return is_f64 ? r : LLVMBuildFPTrunc(b, r, type, "");
+}
+
+/* A unary hn_math function of a scalar, or of each lane of a vector
+ * (lane by lane, as the interpreter computes it). */
+static LLVMValueRef hn_math_lanes(hn_t* h, ll_arith_t code,
+                                  LLVMValueRef* v) {
+  LLVMTypeRef type = LLVMTypeOf(v[0]);
+  if (LLVMGetTypeKind(type) != LLVMVectorTypeKind) return hn_math(h, code, v);
+  LLVMBuilderRef b = hn_b(h);
+  LLVMValueRef r = LLVMGetPoison(type);
+  for (unsigned i = 0; i < LLVMGetVectorSize(type); ++i) {
+    LLVMValueRef at = LLVMConstInt(h->i32, i, 0);
+    LLVMValueRef e[2] = {LLVMBuildExtractElement(b, v[0], at, ""),
+                         code == LL_ATAN2
+                             ? LLVMBuildExtractElement(b, v[1], at, "")
+                             : NULL};
+    LLVMValueRef f = hn_math(h, code, e);
+    if (!f) return NULL;
+    r = LLVMBuildInsertElement(b, r, f, at, "");
+  }
+  return r;
+}
+
+/* C fmod through frem (libm's fmodf, exact as host_math.c's hm_fmod),
+ * with the interpreter's NaN for y = 0, x = +-inf or a NaN operand. */
+static LLVMValueRef hn_fmod(hn_t* h, LLVMValueRef x, LLVMValueRef y) {
+  LLVMBuilderRef b = hn_b(h);
+  LLVMTypeRef type = LLVMTypeOf(x);
+  LLVMValueRef ax = hn_intrinsic(h, b, "llvm.fabs", &x, 1);
+  LLVMValueRef infinity = LLVMConstReal(type, INFINITY);
+  LLVMValueRef invalid = LLVMBuildOr(
+      b,
+      LLVMBuildOr(b, LLVMBuildFCmp(b, LLVMRealUNO, x, y, ""),
+                  LLVMBuildFCmp(b, LLVMRealOEQ, ax, infinity, ""), ""),
+      LLVMBuildFCmp(b, LLVMRealOEQ, y, LLVMConstNull(type), ""), "");
+  return LLVMBuildSelect(b, invalid, LLVMConstReal(type, NAN),
+                         LLVMBuildFRem(b, x, y, ""), "");
 }
 
 /* tanhf / tanh from libm, per element. */
@@ -1920,7 +2050,10 @@ static LLVMValueRef hn_arith(llvm_lower_t* l, const loom_op_t* op,
     case LL_TANH: return hn_tanh(h, v[0]);
     case LL_EXP2: case LL_SILU: case LL_SIN: case LL_COS: case LL_POW:
       return hn_math(h, code, v);
-    default: return NULL;
+    case LL_LOG2: case LL_LOG10: return hn_math_lanes(h, code, v);
+    case LL_FREM: return hn_fmod(h, v[0], v[1]);
+    default:
+      return LL_IS_FORMULA(code) ? hn_math_lanes(h, code, v) : NULL;
   }
 }
 

@@ -23,7 +23,9 @@
  * copysignf takes the sign bit and the bits above it from y; minimumf and
  * maximumf are IEEE 754-2019 minimum and maximum: a NaN operand gives a
  * NaN (x + y), equal operands give the OR (minimum: -0 of +0 and -0) or
- * the AND (maximum: +0) of their bits, otherwise fmin / fmax. */
+ * the AND (maximum: +0) of their bits, otherwise fmin / fmax.
+ *
+ * signi is -1, 0 or 1 by selects on x < 0 and x > 0. */
 #include <string.h>
 
 #include "host_backend_internal.h"
@@ -39,7 +41,7 @@ static const char* const hx_names[] = {
     "vector.ctlzi",     "vector.cttzi",     "vector.rotli",
     "vector.rotri",     "scalar.copysignf", "scalar.minimumf",
     "scalar.maximumf",  "vector.copysignf", "vector.minimumf",
-    "vector.maximumf"};
+    "vector.maximumf",  "scalar.signi",     "vector.signi"};
 
 bool hb_is_extra(const loom_op_t* op) {
   const char* name = loom_op_defs[op->opcode].name;
@@ -235,6 +237,23 @@ static bool hx_lane(hb_t* b, const loom_op_t* op, uint8_t type,
            hb_binary(b, HRX_HOST_OP_IADD, type, 0, product, v[2], out);
   }
   if (strstr(name, "div")) return hx_divide(b, name, type, v, out);
+  if (!strcmp(name, "signi")) {
+    /* (x > 0) - (x < 0) as selects; i1's only values are 0 and -1,
+     * which are their own signs */
+    uint32_t zero = LOOM_NONE, one = LOOM_NONE, minus = LOOM_NONE;
+    bool ok = hb_constant(b, true, 0, &zero) &&
+              hb_constant(b, true, 1, &one) &&
+              hb_constant(b, true, UINT64_MAX, &minus);
+    uint32_t below = hx_icmp(b, HRX_HOST_ICMP_SLT, type, v[0], zero, &ok);
+    uint32_t above = hx_icmp(b, HRX_HOST_ICMP_SGT, type, v[0], zero, &ok);
+    uint32_t low[] = {below, minus, v[0]};
+    uint32_t r = LOOM_NONE;
+    ok = ok && hb_new_vreg(b, hb_all_scalar(b, low, 3), 1, &r) &&
+         hb_emit(b, HRX_HOST_OP_SELECT, type, 0, r, below, minus, v[0], 0);
+    uint32_t high[] = {above, one, r};
+    return ok && hb_new_vreg(b, hb_all_scalar(b, high, 3), 1, out) &&
+           hb_emit(b, HRX_HOST_OP_SELECT, type, 0, *out, above, one, r, 0);
+  }
   if (name[strlen(name) - 1] == 'f') return hx_float(b, name, type, v, out);
   if (!strncmp(name, "ct", 2) || !strncmp(name, "rot", 3)) {
     return hx_bits(b, name, type, v, out);

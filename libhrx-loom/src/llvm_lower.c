@@ -7,6 +7,8 @@
  * (nearest-even), as the host device does, so both agree bit for bit. */
 #include "llvm_lower.h"
 
+#include "math_formulas.h"
+
 #include <llvm-c/IRReader.h>
 #include <llvm-c/Linker.h>
 #include <llvm-c/Target.h>
@@ -270,6 +272,23 @@ static const ll_arith_map_t ll_arith[] = {
     {"scalar.copysignf", LL_COPYSIGN}, {"scalar.minimumf", LL_MINIMUM},
     {"scalar.maximumf", LL_MAXIMUM}, {"vector.copysignf", LL_COPYSIGN},
     {"vector.minimumf", LL_MINIMUM}, {"vector.maximumf", LL_MAXIMUM},
+    {"scalar.remf", LL_FREM},    {"vector.remf", LL_FREM},
+    {"scalar.signf", LL_SIGNF},  {"vector.signf", LL_SIGNF},
+    {"scalar.signi", LL_SIGNI},  {"vector.signi", LL_SIGNI},
+    {"scalar.log2f", LL_LOG2},   {"vector.log2f", LL_LOG2},
+    {"scalar.log10f", LL_LOG10}, {"vector.log10f", LL_LOG10},
+    {"scalar.expm1f", LL_EXPM1}, {"vector.expm1f", LL_EXPM1},
+    {"scalar.log1pf", LL_LOG1P}, {"vector.log1pf", LL_LOG1P},
+    {"scalar.sinhf", LL_SINH},   {"vector.sinhf", LL_SINH},
+    {"scalar.coshf", LL_COSH},   {"vector.coshf", LL_COSH},
+    {"scalar.tanf", LL_TAN},     {"vector.tanf", LL_TAN},
+    {"scalar.atanf", LL_ATAN},   {"vector.atanf", LL_ATAN},
+    {"scalar.atan2f", LL_ATAN2}, {"vector.atan2f", LL_ATAN2},
+    {"scalar.asinf", LL_ASIN},   {"vector.asinf", LL_ASIN},
+    {"scalar.acosf", LL_ACOS},   {"vector.acosf", LL_ACOS},
+    {"scalar.cbrtf", LL_CBRT},   {"vector.cbrtf", LL_CBRT},
+    {"scalar.logisticf", LL_LOGISTIC}, {"vector.logisticf", LL_LOGISTIC},
+    {"scalar.softplusf", LL_SOFTPLUS}, {"vector.softplusf", LL_SOFTPLUS},
 };
 
 static LLVMValueRef ll_float_intrinsic(llvm_lower_t* l, const char* name,
@@ -328,6 +347,206 @@ static LLVMValueRef ll_pow(llvm_lower_t* l, LLVMValueRef x, LLVMValueRef y) {
 
 static LLVMValueRef ll_apply(llvm_lower_t* l, const loom_op_t* op,
                              ll_arith_t code, LLVMValueRef* v);
+
+/* math_formulas.c's primitives as LLVM IR on the operands' own type (f32
+ * or a vector of f32 on the GPU). */
+typedef struct ll_formula_t {
+  llvm_lower_t* l;
+  LLVMTypeRef type;
+} ll_formula_t;
+
+#define LL_V(x) ((LLVMValueRef)(x))
+#define LM_V(x) ((lm_value_t)(x))
+
+static lm_value_t ll_f_constant(void* self, double value) {
+  return LM_V(LLVMConstReal(((ll_formula_t*)self)->type, value));
+}
+
+static lm_value_t ll_f_unary(void* self, lm_unary_t op, lm_value_t x) {
+  static const char* const names[] = {
+      [LM_ABS] = "llvm.fabs", [LM_SQRT] = "llvm.sqrt", [LM_EXP] = "llvm.exp",
+      [LM_LOG] = "llvm.log",  [LM_SIN] = "llvm.sin",   [LM_COS] = "llvm.cos"};
+  llvm_lower_t* l = ((ll_formula_t*)self)->l;
+  LLVMValueRef v = LL_V(x);
+  if (op == LM_NEG) return LM_V(LLVMBuildFNeg(l->builder, v, ""));
+  return LM_V(ll_float_intrinsic(l, names[op], &v, 1));
+}
+
+static lm_value_t ll_f_binary(void* self, lm_binary_t op, lm_value_t x,
+                              lm_value_t y) {
+  LLVMBuilderRef b = ((ll_formula_t*)self)->l->builder;
+  switch (op) {
+    case LM_ADD: return LM_V(LLVMBuildFAdd(b, LL_V(x), LL_V(y), ""));
+    case LM_SUB: return LM_V(LLVMBuildFSub(b, LL_V(x), LL_V(y), ""));
+    case LM_MUL: return LM_V(LLVMBuildFMul(b, LL_V(x), LL_V(y), ""));
+    default: return LM_V(LLVMBuildFDiv(b, LL_V(x), LL_V(y), ""));
+  }
+}
+
+static lm_value_t ll_f_fma(void* self, lm_value_t x, lm_value_t y,
+                           lm_value_t z) {
+  LLVMValueRef args[] = {LL_V(x), LL_V(y), LL_V(z)};
+  return LM_V(ll_float_intrinsic(((ll_formula_t*)self)->l, "llvm.fma", args,
+                                 3));
+}
+
+static lm_value_t ll_f_compare(void* self, lm_compare_t op, lm_value_t x,
+                               lm_value_t y) {
+  static const LLVMRealPredicate preds[] = {
+      [LM_EQ] = LLVMRealOEQ, [LM_LT] = LLVMRealOLT, [LM_GT] = LLVMRealOGT};
+  return LM_V(LLVMBuildFCmp(((ll_formula_t*)self)->l->builder, preds[op],
+                            LL_V(x), LL_V(y), ""));
+}
+
+static lm_value_t ll_f_unordered(void* self, lm_value_t x, lm_value_t y) {
+  return LM_V(LLVMBuildFCmp(((ll_formula_t*)self)->l->builder, LLVMRealUNO,
+                            LL_V(x), LL_V(y), ""));
+}
+
+static lm_value_t ll_f_both(void* self, lm_value_t c, lm_value_t d) {
+  return LM_V(
+      LLVMBuildAnd(((ll_formula_t*)self)->l->builder, LL_V(c), LL_V(d), ""));
+}
+
+static lm_value_t ll_f_select(void* self, lm_value_t c, lm_value_t x,
+                              lm_value_t y) {
+  return LM_V(LLVMBuildSelect(((ll_formula_t*)self)->l->builder, LL_V(c),
+                              LL_V(x), LL_V(y), ""));
+}
+
+static lm_value_t ll_f_sign_bit(void* self, lm_value_t x) {
+  ll_formula_t* f = self;
+  LLVMBuilderRef b = f->l->builder;
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(f->l->context);
+  LLVMTypeRef bits = LLVMGetTypeKind(f->type) == LLVMVectorTypeKind
+                         ? LLVMVectorType(i32, LLVMGetVectorSize(f->type))
+                         : i32;
+  return LM_V(LLVMBuildICmp(b, LLVMIntSLT,
+                            LLVMBuildBitCast(b, LL_V(x), bits, ""),
+                            LLVMConstNull(bits), ""));
+}
+
+/* tan x on f32: x less the nearest multiple n of pi/2 (Cody-Waite, pi/2
+ * in three f32 parts, each step one fma), so the GPU's sin and cos see
+ * |r| <= pi/4 where cos r >= 0.7 divides without cancellation; odd n
+ * gives -cos r / sin r. The reduction is good to |x| of about 2^12;
+ * beyond, its error grows with n. */
+static LLVMValueRef ll_tan(llvm_lower_t* l, LLVMValueRef x) {
+  LLVMBuilderRef b = l->builder;
+  LLVMTypeRef type = LLVMTypeOf(x);
+  static const double parts[] = {0x1.921fb6p+0, -0x1.777a5cp-25,
+                                 -0x1.ee59dap-50};
+  LLVMValueRef scaled =
+      LLVMBuildFMul(b, x, LLVMConstReal(type, 0.63661977236758134308), "");
+  LLVMValueRef n = ll_float_intrinsic(l, "llvm.roundeven", &scaled, 1);
+  LLVMValueRef minus_n = LLVMBuildFNeg(b, n, "");
+  LLVMValueRef r = x;
+  for (int i = 0; i < 3; ++i) {
+    LLVMValueRef args[] = {minus_n, LLVMConstReal(type, parts[i]), r};
+    r = ll_float_intrinsic(l, "llvm.fma", args, 3);
+  }
+  LLVMValueRef sine = ll_float_intrinsic(l, "llvm.sin", &r, 1);
+  LLVMValueRef cosine = ll_float_intrinsic(l, "llvm.cos", &r, 1);
+  LLVMValueRef half = LLVMBuildFMul(b, n, LLVMConstReal(type, 0.5), "");
+  LLVMValueRef odd = LLVMBuildFCmp(
+      b, LLVMRealUNE, ll_float_intrinsic(l, "llvm.roundeven", &half, 1), half,
+      "");
+  return LLVMBuildSelect(
+      b, odd, LLVMBuildFDiv(b, LLVMBuildFNeg(b, cosine, ""), sine, ""),
+      LLVMBuildFDiv(b, sine, cosine, ""), "");
+}
+
+/* math_formulas.c's function |code| of v (f32 scalars or vectors; tan
+ * reduces its argument first, see ll_tan). */
+static LLVMValueRef ll_formula(llvm_lower_t* l, ll_arith_t code,
+                               LLVMValueRef* v) {
+  if (code == LL_TAN) return ll_tan(l, v[0]);
+  ll_formula_t f = {l, LLVMTypeOf(v[0])};
+  const lm_emit_t emit = {
+      .self = &f,
+      .constant = ll_f_constant,
+      .unary = ll_f_unary,
+      .binary = ll_f_binary,
+      .fma = ll_f_fma,
+      .compare = ll_f_compare,
+      .unordered = ll_f_unordered,
+      .both = ll_f_both,
+      .select = ll_f_select,
+      .sign_bit = ll_f_sign_bit,
+  };
+  return LL_V(lm_emit_function(&emit, (lm_function_t)(code - LL_EXPM1),
+                               LM_V(v[0]), LM_V(v[1])));
+}
+
+/* C fmod of f32 x and y, exactly, from integer arithmetic (LLVM's own
+ * frem for the GPU is x - trunc(x / y) y, which rounds). With |x| = mx
+ * 2^ex and |y| = my 2^ey (24-bit significands, subnormals at the least
+ * exponent), fmod = ((mx 2^(ex - ey)) mod my) 2^ey: the remainder of mx
+ * by my is shifted left 8 bits at a time (it stays below 2^32) and
+ * reduced again, 32 times to cover the widest exponent gap (253), then
+ * scaled back by ey, which is exact as the result is representable (f32
+ * only: f16 and bf16 widen first, f64 is refused; vectors go lane by
+ * lane). NaN
+ * for y = 0, x = +-inf or a NaN; x when |x| < |y| (y = +-inf included);
+ * the result has x's sign. */
+static LLVMValueRef ll_fmod(llvm_lower_t* l, LLVMValueRef x, LLVMValueRef y) {
+  LLVMBuilderRef b = l->builder;
+  LLVMTypeRef type = LLVMTypeOf(x);
+  LLVMTypeRef int_type = LLVMInt32TypeInContext(l->context);
+  LLVMValueRef magnitude_mask = LLVMConstInt(int_type, 0x7FFFFFFF, 0);
+  LLVMValueRef ax = LLVMBuildAnd(b, LLVMBuildBitCast(b, x, int_type, ""),
+                                 magnitude_mask, "");
+  LLVMValueRef ay = LLVMBuildAnd(b, LLVMBuildBitCast(b, y, int_type, ""),
+                                 magnitude_mask, "");
+  LLVMValueRef zero = LLVMConstNull(int_type);
+  LLVMValueRef one = LLVMConstInt(int_type, 1, 0);
+  LLVMValueRef parts[2][2]; /* significand, exponent of |x| and |y| */
+  LLVMValueRef from[2] = {ax, ay};
+  for (int k = 0; k < 2; ++k) {
+    LLVMValueRef e =
+        LLVMBuildLShr(b, from[k], LLVMConstInt(int_type, 23, 0), "");
+    LLVMValueRef m =
+        LLVMBuildAnd(b, from[k], LLVMConstInt(int_type, 0x7FFFFF, 0), "");
+    LLVMValueRef normal = LLVMBuildICmp(b, LLVMIntNE, e, zero, "");
+    parts[k][0] = LLVMBuildSelect(
+        b, normal, LLVMBuildOr(b, m, LLVMConstInt(int_type, 0x800000, 0), ""),
+        m, "");
+    parts[k][1] = LLVMBuildSelect(b, normal, e, one, "");
+  }
+  /* a zero divisor's NaN is chosen below; urem must not see it */
+  LLVMValueRef my = LLVMBuildSelect(
+      b, LLVMBuildICmp(b, LLVMIntEQ, parts[1][0], zero, ""), one,
+      parts[1][0], "");
+  LLVMValueRef gap = LLVMBuildSub(b, parts[0][1], parts[1][1], "");
+  LLVMValueRef r = LLVMBuildURem(b, parts[0][0], my, "");
+  LLVMValueRef eight = LLVMConstInt(int_type, 8, 0);
+  for (int step = 0; step < 32; ++step) {
+    LLVMValueRef k = LLVMBuildSelect(
+        b, LLVMBuildICmp(b, LLVMIntSLT, gap, eight, ""), gap, eight, "");
+    k = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, k, zero, ""), zero,
+                        k, "");
+    r = LLVMBuildURem(b, LLVMBuildShl(b, r, k, ""), my, "");
+    gap = LLVMBuildSub(b, gap, k, "");
+  }
+  LLVMValueRef scale =
+      LLVMBuildSub(b, parts[1][1], LLVMConstInt(int_type, 150, 0), "");
+  LLVMTypeRef ldexp_types[2] = {type, int_type};
+  LLVMValueRef ldexp_args[2] = {LLVMBuildUIToFP(b, r, type, ""), scale};
+  LLVMValueRef result = llvm_lower_intrinsic(l, "llvm.ldexp", ldexp_types, 2,
+                                             ldexp_args, 2);
+  LLVMValueRef signs[2] = {result, x};
+  result = ll_float_intrinsic(l, "llvm.copysign", signs, 2);
+  /* |x| < |y|: x itself (also when y is infinite) */
+  result = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntULT, ax, ay, ""), x,
+                           result, "");
+  LLVMValueRef invalid = LLVMBuildOr(
+      b,
+      LLVMBuildOr(b, LLVMBuildFCmp(b, LLVMRealUNO, x, y, ""),
+                  LLVMBuildICmp(b, LLVMIntUGE, ax,
+                                LLVMConstInt(int_type, 0x7F800000, 0), ""), ""),
+      LLVMBuildICmp(b, LLVMIntEQ, ay, zero, ""), "");
+  return LLVMBuildSelect(b, invalid, LLVMConstReal(type, NAN), result, "");
+}
 
 /* x / y rounded up (ceil) or down (floor): the truncating quotient moved
  * one step when the remainder is non-zero and the exact quotient lies on
@@ -438,6 +657,33 @@ static LLVMValueRef ll_arith_apply(llvm_lower_t* l, ll_arith_t code,
       return LLVMBuildFSub(b, one, q, "");
     }
     case LL_EXP2: return ll_float_intrinsic(l, "llvm.exp2", v, 1);
+    case LL_LOG2: return ll_float_intrinsic(l, "llvm.log2", v, 1);
+    case LL_LOG10: return ll_float_intrinsic(l, "llvm.log10", v, 1);
+    case LL_FREM: return ll_fmod(l, v[0], v[1]);
+    case LL_EXPM1: case LL_LOG1P: case LL_SINH: case LL_COSH: case LL_TAN:
+    case LL_ATAN: case LL_ATAN2: case LL_ASIN: case LL_ACOS: case LL_CBRT:
+    case LL_LOGISTIC: case LL_SOFTPLUS:
+      return ll_formula(l, code, v);
+    /* -1 / +1 by sign; zeros and NaN stay themselves, as host_math.c */
+    case LL_SIGNF: {
+      LLVMTypeRef type = LLVMTypeOf(v[0]);
+      LLVMValueRef zero = LLVMConstNull(type);
+      LLVMValueRef r = LLVMBuildSelect(
+          b, LLVMBuildFCmp(b, LLVMRealOLT, v[0], zero, ""),
+          LLVMConstReal(type, -1.0), v[0], "");
+      return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGT, v[0], zero, ""),
+                             LLVMConstReal(type, 1.0), r, "");
+    }
+    case LL_SIGNI: {
+      LLVMTypeRef type = LLVMTypeOf(v[0]);
+      LLVMValueRef zero = LLVMConstNull(type);
+      LLVMValueRef r = LLVMBuildSelect(
+          b, LLVMBuildICmp(b, LLVMIntSLT, v[0], zero, ""),
+          LLVMConstAllOnes(type), v[0], "");
+      return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSGT, v[0], zero, ""),
+                             LLVMBuildNeg(b, LLVMConstAllOnes(type), ""), r,
+                             "");
+    }
     case LL_SILU: {
       /* x / (1 + exp(-x)) */
       LLVMTypeRef type = LLVMTypeOf(v[0]);
@@ -505,7 +751,7 @@ static LLVMValueRef ll_arith_lanes(llvm_lower_t* l, const loom_op_t* op,
                                    uint32_t count) {
   LLVMTypeRef type = LLVMTypeOf(v[0]);
   bool formula = code == LL_RSQRT || code == LL_TANH || code == LL_SILU ||
-                 code == LL_POW || code == LL_ROUND;
+                 code == LL_POW || code == LL_ROUND || code == LL_FREM;
   if (!formula || LLVMGetTypeKind(type) != LLVMVectorTypeKind) {
     return ll_apply(l, op, code, v);
   }
@@ -561,7 +807,8 @@ static bool ll_lower_arith(llvm_lower_t* l, const loom_op_t* op,
   if (kind == LOOM_TYPE_F64 && !l->hooks->f64_exp_log &&
       (code == LL_EXP || code == LL_LOG || code == LL_TANH ||
        code == LL_EXP2 || code == LL_SILU || code == LL_SIN ||
-       code == LL_COS || code == LL_POW)) {
+       code == LL_COS || code == LL_POW || code == LL_FREM ||
+       code == LL_LOG2 || code == LL_LOG10 || LL_IS_FORMULA(code))) {
     return ll_unsupported(l, op, " on f64");
   }
   bool narrow = ll_narrow_float(kind) && code != LL_FNEG && code != LL_FABS;
@@ -581,6 +828,30 @@ static bool ll_lower_arith(llvm_lower_t* l, const loom_op_t* op,
   return true;
 }
 
+/* isnanf (x unordered with itself), isinff (|x| = inf) and isfinitef
+ * (|x| < inf, false for NaN); f16 and bf16 widen first, which changes
+ * no class. */
+static bool ll_lower_class(llvm_lower_t* l, const loom_op_t* op) {
+  LLVMValueRef x = ll_operand(l, op, 0);
+  if (!x) return false;
+  if (ll_narrow_float(ll_element_kind(l, op->type))) {
+    x = ll_convert(l, x, ll_widened(l, LLVMTypeOf(x)));
+  }
+  LLVMBuilderRef b = l->builder;
+  LLVMValueRef r = NULL;
+  if (ll_is(op, "scalar.isnanf") || ll_is(op, "vector.isnanf")) {
+    r = LLVMBuildFCmp(b, LLVMRealUNO, x, x, "");
+  } else {
+    LLVMValueRef magnitude = ll_float_intrinsic(l, "llvm.fabs", &x, 1);
+    LLVMValueRef infinity = LLVMConstReal(LLVMTypeOf(x), INFINITY);
+    bool inf = ll_is(op, "scalar.isinff") || ll_is(op, "vector.isinff");
+    r = LLVMBuildFCmp(b, inf ? LLVMRealOEQ : LLVMRealOLT, magnitude,
+                      infinity, "");
+  }
+  ll_set(l, op, 0, r);
+  return true;
+}
+
 static bool ll_lower_compare(llvm_lower_t* l, const loom_op_t* op) {
   static const LLVMIntPredicate icmp[] = {
       LLVMIntEQ, LLVMIntNE, LLVMIntSLT, LLVMIntSLE, LLVMIntSGT,
@@ -589,6 +860,7 @@ static bool ll_lower_compare(llvm_lower_t* l, const loom_op_t* op) {
       LLVMRealOEQ, LLVMRealOGT, LLVMRealOGE, LLVMRealOLT, LLVMRealOLE,
       LLVMRealONE, LLVMRealORD, LLVMRealUEQ, LLVMRealUGT, LLVMRealUGE,
       LLVMRealULT, LLVMRealULE, LLVMRealUNE, LLVMRealUNO};
+  if (loom_op_defs[op->opcode].arity == 1) return ll_lower_class(l, op);
   LLVMValueRef x = ll_operand(l, op, 0), y = ll_operand(l, op, 1);
   if (!x || !y) return false;
   if (ll_is(op, "scalar.cmpf") || ll_is(op, "vector.cmpf")) {

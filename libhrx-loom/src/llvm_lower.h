@@ -41,7 +41,14 @@ typedef enum llvm_arith_e {
   LL_POW, LL_CLAMP_ORDERED, LL_CLAMP_NUMBER, LL_ROUND,
   LL_NEG, LL_ABS, LL_CEILDIVS, LL_CEILDIVU, LL_FLOORDIVS, LL_CTPOP,
   LL_CTLZ, LL_CTTZ, LL_ROTL, LL_ROTR, LL_COPYSIGN, LL_MINIMUM, LL_MAXIMUM,
+  LL_FREM, LL_SIGNF, LL_SIGNI, LL_LOG2, LL_LOG10,
+  /* math_formulas.c's functions, in lm_function_t's order */
+  LL_EXPM1, LL_LOG1P, LL_SINH, LL_COSH, LL_TAN, LL_ATAN, LL_ATAN2, LL_ASIN,
+  LL_ACOS, LL_CBRT, LL_LOGISTIC, LL_SOFTPLUS,
 } ll_arith_t;
+
+/* Whether |code| is one of math_formulas.c's functions. */
+#define LL_IS_FORMULA(code) ((code) >= LL_EXPM1 && (code) <= LL_SOFTPLUS)
 
 /* How an access uses its address (llvm_target_hooks_t.address). */
 typedef enum llvm_access_e {

@@ -306,6 +306,51 @@ const loom_op_def_t loom_op_defs[] = {
     NARY("scalar.maximumf", 2, LOOM_MASK_FLOAT, DEVICE),
     VECTOR_NARY("vector.minimumf", 2, LOOM_MASK_FLOAT),
     VECTOR_NARY("vector.maximumf", 2, LOOM_MASK_FLOAT),
+    /* Float class tests give i1 (a vector<N x i1> mask after "->" for
+     * vectors; no predicate word, no flags). signf is -1, +1, or the
+     * operand itself for zeros (sign kept) and NaN; signi is -1, 0 or 1
+     * (neither takes flags). remf is C's fmod: exact, with x's sign. */
+#define TEST_OP(n)                                                        \
+  {.name = "scalar." n, .shape = LOOM_SHAPE_COMPARE, .arity = 1,          \
+   .places = DEVICE, .types = LOOM_MASK_FLOAT},                           \
+  {.name = "vector." n, .shape = LOOM_SHAPE_COMPARE, .arity = 1,          \
+   .places = DEVICE, .types = LOOM_MASK_VECTOR, .types2 = LOOM_MASK_FLOAT}
+    TEST_OP("isnanf"),
+    TEST_OP("isinff"),
+    TEST_OP("isfinitef"),
+#undef TEST_OP
+    {.name = "scalar.signf", .shape = LOOM_SHAPE_NARY, .arity = 1,
+     .places = DEVICE, .types = LOOM_MASK_FLOAT},
+    {.name = "vector.signf", .shape = LOOM_SHAPE_NARY, .arity = 1,
+     .places = DEVICE, .types = LOOM_MASK_VECTOR, .types2 = LOOM_MASK_FLOAT},
+    {.name = "scalar.signi", .shape = LOOM_SHAPE_NARY, .arity = 1,
+     .places = DEVICE, .types = LOOM_MASK_INT},
+    {.name = "vector.signi", .shape = LOOM_SHAPE_NARY, .arity = 1,
+     .places = DEVICE, .types = LOOM_MASK_VECTOR, .types2 = LOOM_MASK_INT},
+    NARY("scalar.remf", 2, LOOM_MASK_FLOAT, DEVICE),
+    VECTOR_NARY("vector.remf", 2, LOOM_MASK_FLOAT),
+    /* base-2 and base-10 logarithms */
+    NARY("scalar.log2f", 1, LOOM_MASK_FLOAT, DEVICE),
+    NARY("scalar.log10f", 1, LOOM_MASK_FLOAT, DEVICE),
+    VECTOR_NARY("vector.log2f", 1, LOOM_MASK_FLOAT),
+    VECTOR_NARY("vector.log10f", 1, LOOM_MASK_FLOAT),
+    /* composed functions (math_formulas.c); atan2f(y, x) */
+#define FORMULA_OP(n, a)                                                  \
+  NARY("scalar." n, a, LOOM_MASK_FLOAT, DEVICE),                          \
+      VECTOR_NARY("vector." n, a, LOOM_MASK_FLOAT)
+    FORMULA_OP("expm1f", 1),
+    FORMULA_OP("log1pf", 1),
+    FORMULA_OP("sinhf", 1),
+    FORMULA_OP("coshf", 1),
+    FORMULA_OP("tanf", 1),
+    FORMULA_OP("atanf", 1),
+    FORMULA_OP("atan2f", 2),
+    FORMULA_OP("asinf", 1),
+    FORMULA_OP("acosf", 1),
+    FORMULA_OP("cbrtf", 1),
+    FORMULA_OP("logisticf", 1),
+    FORMULA_OP("softplusf", 1),
+#undef FORMULA_OP
     CAST("vector.extf", LOOM_CAST_EXTF, LOOM_MASK_VECTOR, LOOM_MASK_VECTOR,
          DEVICE),
     CAST("vector.fptrunc", LOOM_CAST_TRUNCF, LOOM_MASK_VECTOR,

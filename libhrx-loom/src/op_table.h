@@ -18,7 +18,9 @@ typedef enum loom_shape_e {
   LOOM_SHAPE_CONSTANT,      /* %r = op LITERAL : T */
   LOOM_SHAPE_NARY,          /* %r = op %a[, %b[, %c]] : T */
   LOOM_SHAPE_COMPARE,       /* %r = op PRED, %a, %b : T      (-> i1);
-                             * vectors: ... : VEC -> vector<N x i1> */
+                             * vectors: ... : VEC -> vector<N x i1>;
+                             * class tests (arity 1, no enum_set):
+                             * %r = op %a : T */
   LOOM_SHAPE_CAST,          /* %r = op %a : T to U */
   LOOM_SHAPE_NULLARY,       /* %r = op[<dim>] : T */
   LOOM_SHAPE_CONFIG_GET,    /* %r = config.get @sym : T */

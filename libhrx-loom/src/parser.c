@@ -1072,14 +1072,18 @@ static bool loom_shape_nary(loom_parser_t* p, loom_op_ctx_t* c) {
   return loom_set_results(c, 1, type);
 }
 
+/* cmpi / cmpf name a predicate first; the class tests (isnanf, ...) have
+ * none. */
 static bool loom_shape_compare(loom_parser_t* p, loom_op_ctx_t* c) {
-  uint8_t predicate = 0;
-  if (!loom_parse_enum_word(p, (loom_enum_set_t)c->def->enum_set,
-                            &predicate)) {
-    return false;
+  if (c->def->enum_set != LOOM_ENUM_NONE) {
+    uint8_t predicate = 0;
+    if (!loom_parse_enum_word(p, (loom_enum_set_t)c->def->enum_set,
+                              &predicate)) {
+      return false;
+    }
+    LOOM_OP(p->module, c->op).enum_value = predicate;
+    if (!loom_expect(p, LOOM_TOKEN_COMMA)) return false;
   }
-  LOOM_OP(p->module, c->op).enum_value = predicate;
-  if (!loom_expect(p, LOOM_TOKEN_COMMA)) return false;
   if (!loom_parse_operand_list(p, c->op)) return false;
   loom_type_id_t type = 0;
   if (!loom_colon_type(p, &type)) return false;

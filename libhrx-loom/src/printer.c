@@ -283,8 +283,13 @@ static hrx_status_t loom_p_op(loom_printer_t* p, uint32_t op_id,
       P_TRY(loom_p_type(p, op->type));
       break;
     case LOOM_SHAPE_COMPARE:
-      P_TRY(loom_pf(p, " %s, ", loom_enum_keyword((loom_enum_set_t)def->enum_set,
-                                                  op->enum_value)));
+      if (def->enum_set == LOOM_ENUM_NONE) {
+        P_TRY(loom_p(p, " "));
+      } else {
+        P_TRY(loom_pf(p, " %s, ",
+                      loom_enum_keyword((loom_enum_set_t)def->enum_set,
+                                        op->enum_value)));
+      }
       P_TRY(loom_p_operands(p, op, 0, op->operand_count));
       P_TRY(loom_p(p, " : "));
       P_TRY(loom_p_type(p, op->type));

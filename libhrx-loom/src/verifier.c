@@ -1259,9 +1259,10 @@ static void loom_check_vector_op(loom_verifier_t* v, const loom_op_t* op,
   }
   switch (def->shape) {
     case LOOM_SHAPE_COMPARE:
-      if (!loom_expect_operand_count(v, op, 2)) return;
-      loom_expect_operand(v, op, 0, op->type);
-      loom_expect_operand(v, op, 1, op->type);
+      if (!loom_expect_operand_count(v, op, def->arity)) return;
+      for (uint32_t i = 0; i < def->arity; ++i) {
+        loom_expect_operand(v, op, i, op->type);
+      }
       loom_expect_mask_of(v, op, op->type2, op->type);
       break;
     case LOOM_SHAPE_SELECT:
@@ -1347,10 +1348,11 @@ static void loom_check_op_types(loom_verifier_t* v, const loom_op_t* op) {
         loom_check_vector_op(v, op, def);
         break;
       }
-      if (!loom_expect_operand_count(v, op, 2)) break;
+      if (!loom_expect_operand_count(v, op, def->arity)) break;
       if (!loom_expect_mask(v, op, "operand", op->type, def->types)) break;
-      loom_expect_operand(v, op, 0, op->type);
-      loom_expect_operand(v, op, 1, op->type);
+      for (uint32_t i = 0; i < def->arity; ++i) {
+        loom_expect_operand(v, op, i, op->type);
+      }
       break;
     case LOOM_SHAPE_CAST:
       if (!loom_expect_mask(v, op, "source", op->type, def->types) ||

@@ -75,7 +75,10 @@
  *   second wave is partial, 5 sizes), both at sizes that are not multiples
  *   of the workgroup in each dimension (and one that is); roots (sqrtf,
  *   rsqrtf, divf) and exp_log (expf, logf, tanhf) over special values and
- *   noise, 6 sizes each; lds_mirror, which indexes LDS backwards from a
+ *   noise, 6 sizes each, as are float_tests (signf, remf, the class tests,
+ *   signi: exact), logs (log2f, log10f), formulas_a..d (math_formulas.c's
+ *   twelve functions) and vector_forms (all of them on vector<2xf32>);
+ *   lds_mirror, which indexes LDS backwards from a
  *   negative base (LDS addresses wrap at 32 bits).
  * Loom text elsewhere under tests/ is not launchable work: the
  * tests/loom parser, config, launch-program and diagnostics fixtures
@@ -105,6 +108,17 @@
  *   scalar.tanhf  1 - 2 / (exp(2x) + 1): the expf   (composite)    4 ULP;
  *                 and divf above; cancels in 1 - q                 2^-21 abs
  *                                                                  below 0.5
+ *   scalar.log2f  LLVM's log2: v_log_f32            v_log_f32      1 ULP
+ *   scalar.log10f v_log_f32 times log10(2), hi/lo   1 ULP          2 ULP
+ *   scalar.remf   exact (llvm_lower.c ll_fmod:      -              0 ULP
+ *                 integer remainders), quotients
+ *                 below 2^128 here (see specials)
+ *   math_formulas.c in f32 on v_exp/v_log/v_sin/v_cos/v_sqrt (measured
+ *   largest distance in brackets): expm1f, log1pf, sinhf, coshf,
+ *   logisticf, softplusf 4 ULP (2); tanf 6 ULP (3) for |x| < 4096 (ll_tan's
+ *   reduction); atanf, atan2f, cbrtf 2 ULP (1); asinf, acosf 4 ULP (2).
+ *   The host is within 0.501 ULP of exact for all of these, so the GPU is
+ *   within the bound plus one half.
  * The ISA precisions are those AMD documents for the gfx11 transcendental
  * unit (1 ULP for f32 v_exp, v_log, v_rcp, v_rsq, v_sqrt; see LLVM's
  * AMDGPUUsage). The host reference is glibc (sqrtf, expf, logf, tanhf:
@@ -138,7 +152,7 @@
 #include "hrx/core/file.h"
 #include "hrx/core/half.h"
 
-enum { MAX_ARGS = 16, MAX_BUFFERS = 12, MAX_COLUMNS = 8 };
+enum { MAX_ARGS = 16, MAX_BUFFERS = 12, MAX_COLUMNS = 40 };
 
 /* How far an approximate operation's results may be apart. */
 typedef struct op_bound_t {
@@ -155,6 +169,20 @@ static const op_bound_t bound_div = {"scalar.divf", 0, 0, 0};
 static const op_bound_t bound_exp = {"scalar.expf", 2, 0, 0};
 static const op_bound_t bound_log = {"scalar.logf", 2, 0, 0};
 static const op_bound_t bound_tanh = {"scalar.tanhf", 4, 0.5f, 0x1p-21f};
+static const op_bound_t bound_log2 = {"scalar.log2f", 1, 0, 0};
+static const op_bound_t bound_log10 = {"scalar.log10f", 2, 0, 0};
+static const op_bound_t bound_expm1 = {"scalar.expm1f", 4, 0, 0};
+static const op_bound_t bound_log1p = {"scalar.log1pf", 4, 0, 0};
+static const op_bound_t bound_sinh = {"scalar.sinhf", 4, 0, 0};
+static const op_bound_t bound_cosh = {"scalar.coshf", 4, 0, 0};
+static const op_bound_t bound_tan = {"scalar.tanf", 6, 0, 0};
+static const op_bound_t bound_atan = {"scalar.atanf", 2, 0, 0};
+static const op_bound_t bound_atan2 = {"scalar.atan2f", 2, 0, 0};
+static const op_bound_t bound_asin = {"scalar.asinf", 4, 0, 0};
+static const op_bound_t bound_acos = {"scalar.acosf", 4, 0, 0};
+static const op_bound_t bound_cbrt = {"scalar.cbrtf", 2, 0, 0};
+static const op_bound_t bound_logistic = {"scalar.logisticf", 4, 0, 0};
+static const op_bound_t bound_softplus = {"scalar.softplusf", 4, 0, 0};
 
 /* A buffer of f32 rows of |columns| values; column c holds the results of
  * |column[c]|, or exact values when that is NULL. */
@@ -476,7 +504,7 @@ typedef struct op_seen_t {
   size_t values;
 } op_seen_t;
 
-static op_seen_t seen[8];
+static op_seen_t seen[24];
 
 /* Runs compared. */
 static size_t runs_compared;
@@ -1629,6 +1657,186 @@ static const char* const exp_log_kernel = PAIR_KERNEL(
     "    %r1 = scalar.logf %ax : f32\n"
     "    %r2 = scalar.tanhf %x : f32\n");
 
+/* signf x, remf(x, y), and the class tests and signi of x's bits in one
+ * exact number: isnanf + 2 isinff + 4 isfinitef + 8 signi(bits). */
+static const char* const float_tests_kernel = PAIR_KERNEL(
+    "float_tests",
+    "    %r0 = scalar.signf %x : f32\n"
+    "    %r1 = scalar.remf %x, %y : f32\n"
+    "    %c1 = scalar.constant 1.0 : f32\n"
+    "    %c0 = scalar.constant 0.0 : f32\n"
+    "    %c2 = scalar.constant 2.0 : f32\n"
+    "    %c4 = scalar.constant 4.0 : f32\n"
+    "    %c8 = scalar.constant 8.0 : f32\n"
+    "    %tn = scalar.isnanf %x : f32\n"
+    "    %ti = scalar.isinff %x : f32\n"
+    "    %tf = scalar.isfinitef %x : f32\n"
+    "    %fn = scf.select %tn, %c1, %c0 : f32\n"
+    "    %fi = scf.select %ti, %c2, %c0 : f32\n"
+    "    %ff = scf.select %tf, %c4, %c0 : f32\n"
+    "    %bits = scalar.bitcast %x : f32 to i32\n"
+    "    %sb = scalar.signi %bits : i32\n"
+    "    %sf = scalar.sitofp %sb : i32 to f32\n"
+    "    %s8 = scalar.mulf %sf, %c8 : f32\n"
+    "    %a1 = scalar.addf %fn, %fi : f32\n"
+    "    %a2 = scalar.addf %a1, %ff : f32\n"
+    "    %r2 = scalar.addf %a2, %s8 : f32\n");
+
+/* log2|x|, log10|x|, log2 x (NaN for negative x). */
+static const char* const logs_kernel = PAIR_KERNEL(
+    "logs",
+    "    %r0 = scalar.log2f %ax : f32\n"
+    "    %r1 = scalar.log10f %ax : f32\n"
+    "    %r2 = scalar.log2f %x : f32\n");
+
+/* math_formulas.c's functions, three per kernel: tan of x / (|x| / 4096
+ * + 1) in (-4096, 4096) (its f32 reduction's range), asin and acos of
+ * y / (|y| + 1) in (-1, 1). */
+static const char* const formulas_a_kernel = PAIR_KERNEL(
+    "formulas_a",
+    "    %r0 = scalar.expm1f %x : f32\n"
+    "    %r1 = scalar.log1pf %x : f32\n"
+    "    %r2 = scalar.sinhf %x : f32\n");
+static const char* const formulas_b_kernel = PAIR_KERNEL(
+    "formulas_b",
+    "    %c = scalar.constant 0.000244140625 : f32\n"
+    "    %one = scalar.constant 1.0 : f32\n"
+    "    %s = scalar.fmaf %ax, %c, %one : f32\n"
+    "    %t = scalar.divf %x, %s : f32\n"
+    "    %r0 = scalar.coshf %x : f32\n"
+    "    %r1 = scalar.tanf %t : f32\n"
+    "    %r2 = scalar.atanf %x : f32\n");
+static const char* const formulas_c_kernel = PAIR_KERNEL(
+    "formulas_c",
+    "    %one = scalar.constant 1.0 : f32\n"
+    "    %ay = scalar.absf %y : f32\n"
+    "    %d = scalar.addf %ay, %one : f32\n"
+    "    %u = scalar.divf %y, %d : f32\n"
+    "    %r0 = scalar.atan2f %x, %y : f32\n"
+    "    %r1 = scalar.asinf %u : f32\n"
+    "    %r2 = scalar.acosf %u : f32\n");
+static const char* const formulas_d_kernel = PAIR_KERNEL(
+    "formulas_d",
+    "    %r0 = scalar.cbrtf %x : f32\n"
+    "    %r1 = scalar.logisticf %x : f32\n"
+    "    %r2 = scalar.softplusf %x : f32\n");
+static const tolerance_t formulas_a_columns = {
+    3, {&bound_expm1, &bound_log1p, &bound_sinh}};
+static const tolerance_t formulas_b_columns = {
+    3, {&bound_cosh, &bound_tan, &bound_atan}};
+static const tolerance_t formulas_c_columns = {
+    3, {&bound_atan2, &bound_asin, &bound_acos}};
+static const tolerance_t formulas_d_columns = {
+    3, {&bound_cbrt, &bound_logistic, &bound_softplus}};
+
+static const tolerance_t float_tests_columns = {3, {NULL, NULL, NULL}};
+
+/* The vector forms on vector<2xf32> rows (x, y): each function of the
+ * row, two columns each; remf and atan2f of (x, y) by (y, x); the class
+ * tests as 1.0 / 0.0; tanf as in formulas_b. */
+#define VECTOR_OP(op) \
+  "    %o" op " = vector." op " %v : vector<2xf32>\n"
+static const char* const vector_forms_kernel =
+    "host.target<cpu> @h {subgroup_size = 32}\n"
+    "kernel.def target(@h) export(\"vector_forms\") @vector_forms(%n: index) "
+    "{\n"
+    "  %one = index.constant 1 : index\n"
+    "  %t = index.constant 64 : index\n"
+    "  %r = index.constant 63 : index\n"
+    "  %np = index.add %n, %r : index\n"
+    "  %g = index.div %np, %t : index\n"
+    "  kernel.launch.config workgroups(%g, %one, %one) "
+    "workgroup_size(%t, %one, %one) : index\n"
+    "} launch(%n: index, %in: buffer, %out: buffer) {\n"
+    "  %o = index.constant 0 : offset\n"
+    "  %id = kernel.workitem.id<x> : index\n"
+    "  %wg = kernel.workgroup.id<x> : index\n"
+    "  %sz = kernel.workgroup.size<x> : index\n"
+    "  %i = index.madd %wg, %sz, %id : index\n"
+    "  %ok = index.cmp ult, %i, %n : index\n"
+    "  %iv = buffer.view %in[%o] : buffer -> view<[%n]x2xf32>\n"
+    "  %ov = buffer.view %out[%o] : buffer -> view<[%n]x19x2xf32>\n"
+    "  scf.if %ok {\n"
+    "    %v = vector.load %iv[%i, 0] : view<[%n]x2xf32> -> vector<2xf32>\n"
+    "    %w = vector.shuffle<[1, 0]> %v : vector<2xf32>\n"
+    "    %f1 = scalar.constant 1.0 : f32\n"
+    "    %f0 = scalar.constant 0.0 : f32\n"
+    "    %ones = vector.splat %f1 : vector<2xf32>\n"
+    "    %zeros = vector.splat %f0 : vector<2xf32>\n"
+    "    %mn = vector.isnanf %v : vector<2xf32> -> vector<2xi1>\n"
+    "    %oisnanf = vector.select %mn, %ones, %zeros : vector<2xf32>\n"
+    "    %mi = vector.isinff %v : vector<2xf32> -> vector<2xi1>\n"
+    "    %oisinff = vector.select %mi, %ones, %zeros : vector<2xf32>\n"
+    "    %mf = vector.isfinitef %v : vector<2xf32> -> vector<2xi1>\n"
+    "    %oisfinitef = vector.select %mf, %ones, %zeros : vector<2xf32>\n"
+    "    %oremf = vector.remf %v, %w : vector<2xf32>\n"
+    "    %oatan2f = vector.atan2f %v, %w : vector<2xf32>\n"
+    "    %av = vector.absf %v : vector<2xf32>\n"
+    "    %k = scalar.constant 0.000244140625 : f32\n"
+    "    %kv = vector.splat %k : vector<2xf32>\n"
+    "    %d = vector.fmaf %av, %kv, %ones : vector<2xf32>\n"
+    "    %tv = vector.divf %v, %d : vector<2xf32>\n"
+    "    %otanf = vector.tanf %tv : vector<2xf32>\n"
+    VECTOR_OP("signf") VECTOR_OP("log2f") VECTOR_OP("log10f")
+    VECTOR_OP("expm1f") VECTOR_OP("log1pf") VECTOR_OP("sinhf")
+    VECTOR_OP("coshf") VECTOR_OP("atanf") VECTOR_OP("asinf")
+    VECTOR_OP("acosf") VECTOR_OP("cbrtf") VECTOR_OP("logisticf")
+    VECTOR_OP("softplusf")
+    "    vector.store %oisnanf, %ov[%i, 0, 0] : vector<2xf32>, "
+    "view<[%n]x19x2xf32>\n"
+    "    vector.store %oisinff, %ov[%i, 1, 0] : vector<2xf32>, "
+    "view<[%n]x19x2xf32>\n"
+    "    vector.store %oisfinitef, %ov[%i, 2, 0] : vector<2xf32>, "
+    "view<[%n]x19x2xf32>\n"
+    "    vector.store %osignf, %ov[%i, 3, 0] : vector<2xf32>, "
+    "view<[%n]x19x2xf32>\n"
+    "    vector.store %oremf, %ov[%i, 4, 0] : vector<2xf32>, "
+    "view<[%n]x19x2xf32>\n"
+    "    vector.store %olog2f, %ov[%i, 5, 0] : vector<2xf32>, "
+    "view<[%n]x19x2xf32>\n"
+    "    vector.store %olog10f, %ov[%i, 6, 0] : vector<2xf32>, "
+    "view<[%n]x19x2xf32>\n"
+    "    vector.store %oexpm1f, %ov[%i, 7, 0] : vector<2xf32>, "
+    "view<[%n]x19x2xf32>\n"
+    "    vector.store %olog1pf, %ov[%i, 8, 0] : vector<2xf32>, "
+    "view<[%n]x19x2xf32>\n"
+    "    vector.store %osinhf, %ov[%i, 9, 0] : vector<2xf32>, "
+    "view<[%n]x19x2xf32>\n"
+    "    vector.store %ocoshf, %ov[%i, 10, 0] : vector<2xf32>, "
+    "view<[%n]x19x2xf32>\n"
+    "    vector.store %otanf, %ov[%i, 11, 0] : vector<2xf32>, "
+    "view<[%n]x19x2xf32>\n"
+    "    vector.store %oatanf, %ov[%i, 12, 0] : vector<2xf32>, "
+    "view<[%n]x19x2xf32>\n"
+    "    vector.store %oatan2f, %ov[%i, 13, 0] : vector<2xf32>, "
+    "view<[%n]x19x2xf32>\n"
+    "    vector.store %oasinf, %ov[%i, 14, 0] : vector<2xf32>, "
+    "view<[%n]x19x2xf32>\n"
+    "    vector.store %oacosf, %ov[%i, 15, 0] : vector<2xf32>, "
+    "view<[%n]x19x2xf32>\n"
+    "    vector.store %ocbrtf, %ov[%i, 16, 0] : vector<2xf32>, "
+    "view<[%n]x19x2xf32>\n"
+    "    vector.store %ologisticf, %ov[%i, 17, 0] : vector<2xf32>, "
+    "view<[%n]x19x2xf32>\n"
+    "    vector.store %osoftplusf, %ov[%i, 18, 0] : vector<2xf32>, "
+    "view<[%n]x19x2xf32>\n"
+    "  }\n"
+    "  kernel.return\n"
+    "}\n";
+#undef VECTOR_OP
+
+static const tolerance_t vector_forms_columns = {
+    38,
+    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+     &bound_log2, &bound_log2, &bound_log10, &bound_log10, &bound_expm1,
+     &bound_expm1, &bound_log1p, &bound_log1p, &bound_sinh, &bound_sinh,
+     &bound_cosh, &bound_cosh, &bound_tan, &bound_tan, &bound_atan,
+     &bound_atan, &bound_atan2, &bound_atan2, &bound_asin, &bound_asin,
+     &bound_acos, &bound_acos, &bound_cbrt, &bound_cbrt, &bound_logistic,
+     &bound_logistic, &bound_softplus, &bound_softplus}};
+static const tolerance_t logs_columns = {
+    3, {&bound_log2, &bound_log10, &bound_log2}};
+
 static const tolerance_t roots_columns = {
     3, {&bound_sqrt, &bound_rsqrt, &bound_div}};
 static const tolerance_t exp_log_columns = {
@@ -1652,6 +1860,10 @@ static void pair_case(const char* label, const char* text,
       {1e30f, 1e-10f},       {1e-30f, 1e10f},      {0.54f, 11.0f},
       {-0.3f, 13.0f},        {1.0000001f, 0.9999999f},
       {0.9999999f, 17.0f},   {4e-5f, -4e-5f},
+      /* remf's wide exponent gaps (quotients below FLT_MAX: the model's
+       * divf of an overflowing quotient is NaN, not inf) */
+      {FLT_MAX, 1.5f},       {-3.0e38f, 7.0f},     {16777215.0f, 3e-31f},
+      {1e-40f, 3e-45f},
   };
   const size_t special_count = sizeof(specials) / sizeof(specials[0]);
   diff_case_t c = inline_case(label, text, kernel);
@@ -1670,7 +1882,7 @@ static void pair_case(const char* label, const char* text,
     }
     memcpy(in + 8 * i, pair, 8);
   }
-  add_buffer(&c, n * 3 * 4);
+  add_buffer(&c, n * columns->columns * 4);
   c.tolerance[1] = columns;
   run_case(&c);
 }
@@ -1682,6 +1894,19 @@ static void test_transcendentals(void** state) {
     pair_case("roots.loom", roots_kernel, "roots", &roots_columns, sizes[s]);
     pair_case("exp_log.loom", exp_log_kernel, "exp_log", &exp_log_columns,
               sizes[s]);
+    pair_case("float_tests.loom", float_tests_kernel, "float_tests",
+              &float_tests_columns, sizes[s]);
+    pair_case("logs.loom", logs_kernel, "logs", &logs_columns, sizes[s]);
+    pair_case("formulas_a.loom", formulas_a_kernel, "formulas_a",
+              &formulas_a_columns, sizes[s]);
+    pair_case("formulas_b.loom", formulas_b_kernel, "formulas_b",
+              &formulas_b_columns, sizes[s]);
+    pair_case("formulas_c.loom", formulas_c_kernel, "formulas_c",
+              &formulas_c_columns, sizes[s]);
+    pair_case("formulas_d.loom", formulas_d_kernel, "formulas_d",
+              &formulas_d_columns, sizes[s]);
+    pair_case("vector_forms.loom", vector_forms_kernel, "vector_forms",
+              &vector_forms_columns, sizes[s]);
   }
   for (size_t i = 0; i < sizeof(seen) / sizeof(seen[0]) && seen[i].bound;
        ++i) {

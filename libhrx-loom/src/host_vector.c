@@ -10,9 +10,9 @@
 #include "op_table.h"
 
 static const char* const hv_ops[] = {
-    "vector.constant", "vector.poison", "vector.iota", "vector.from_elements",
-    "vector.cmpi",     "vector.cmpf",   "vector.select", "vector.dotf",
-    "vector.dot4i"};
+    "vector.constant", "vector.poison",  "vector.iota",   "vector.from_elements",
+    "vector.cmpi",     "vector.cmpf",    "vector.select", "vector.dotf",
+    "vector.dot4i",    "vector.dot2f",   "vector.dot8i4", "vector.dot4f8"};
 
 bool hb_is_vector_build(const loom_op_t* op) {
   for (size_t i = 0; i < sizeof(hv_ops) / sizeof(hv_ops[0]); ++i) {
@@ -100,11 +100,53 @@ static bool hv_byte(hb_t* b, uint32_t reg, bool is_unsigned, uint32_t* out) {
                  LOOM_NONE, LOOM_NONE, HRX_HOST_CVT_ZEXT, out);
 }
 
-/* vector.dot4i<kind>: result lane r = acc[r] + the four products of
- * lanes 4r..4r+3, wrapping in i32. */
-static bool hv_dot4i(hb_t* b, const loom_op_t* op, const uint32_t* regs) {
-  /* s8s8 u8s8 s8u8 u8u8: bit 0 = lhs unsigned, bit 1 = rhs unsigned. */
-  bool lhs_unsigned = op->enum_value & 1, rhs_unsigned = op->enum_value & 2;
+/* Field |k| of |bits| bits of the i32 lane in |reg| (the low field is
+ * field 0), sign- or zero-extended: shifted to the top, then back. */
+static bool hv_packed_field(hb_t* b, uint32_t reg, uint32_t bits, uint32_t k,
+                            bool is_unsigned, uint32_t* out) {
+  uint32_t left = 0, right = 0, top = 0;
+  return hb_constant(b, true, 32 - bits * (k + 1), &left) &&
+         hb_constant(b, true, 32 - bits, &right) &&
+         hv_emit(b, HRX_HOST_OP_ISHL, HRX_HOST_TYPE_I32, 0, reg, left,
+                 LOOM_NONE, 0, &top) &&
+         hv_emit(b, is_unsigned ? HRX_HOST_OP_ISHRU : HRX_HOST_OP_ISHRS,
+                 HRX_HOST_TYPE_I32, 0, top, right, LOOM_NONE, 0, out);
+}
+
+/* Operand |side| (0 lhs, 1 rhs) of product |k| of result lane |r|, as an
+ * i32 or f32 register. dot4i and dot2f take source lanes group * r + k;
+ * dot8i4 and dot4f8 take field k of source lane r. */
+static bool hv_dot_operand(hb_t* b, const loom_op_t* op, const uint32_t* regs,
+                           uint32_t side, uint32_t r, uint32_t k,
+                           uint32_t* out) {
+  uint32_t kind = op->enum_value;
+  /* Signed/unsigned and E4M3/E5M2 kinds: bit 0 says the lhs is unsigned
+   * (E5M2 for dot4f8), bit 1 the rhs (dot4f8's kinds 0 and 3 have an
+   * E5M2 rhs). */
+  bool other = side == 0 ? (kind & 1) : (kind & 2) != 0;
+  if (hb_is(op, "vector.dot4i")) {
+    return hv_byte(b, regs[side] + 4 * r + k, other, out);
+  }
+  if (hb_is(op, "vector.dot8i4")) {
+    return hv_packed_field(b, regs[side] + r, 4, k, other, out);
+  }
+  uint32_t from = regs[side] + 2 * r + k;
+  uint8_t type = hb_host_type(LOOM_TYPE(b->m, op->type).element);
+  if (hb_is(op, "vector.dot4f8")) {
+    if (side == 1) other = kind == 0 || kind == 3;
+    type = other ? HRX_HOST_TYPE_F8E5M2 : HRX_HOST_TYPE_F8E4M3;
+    if (!hv_packed_field(b, regs[side] + r, 8, k, true, &from)) return false;
+  }
+  return hv_emit(b, HRX_HOST_OP_CVT, HRX_HOST_TYPE_F32, type, from, LOOM_NONE,
+                 LOOM_NONE, HRX_HOST_CVT_FEXT, out);
+}
+
+/* vector.dot4i / dot8i4 (wrapping i32 sums) and dot2f / dot4f8 (f32 fmas
+ * in product order): result lane r = acc[r] plus its group's products. */
+static bool hv_group_dot(hb_t* b, const loom_op_t* op, const uint32_t* regs) {
+  bool is_float = !hb_is(op, "vector.dot4i") && !hb_is(op, "vector.dot8i4");
+  uint32_t group = hb_is(op, "vector.dot2f") ? 2
+                   : hb_is(op, "vector.dot8i4") ? 8 : 4;
   uint32_t lanes = hb_width(b, op->type2);
   uint32_t result = op->results_start;
   if (!hb_new_vreg(b, b->uniform[result] && hb_all_scalar(b, regs, 3), lanes,
@@ -113,16 +155,20 @@ static bool hv_dot4i(hb_t* b, const loom_op_t* op, const uint32_t* regs) {
   }
   for (uint32_t r = 0; r < lanes; ++r) {
     uint32_t sum = regs[2] + r;
-    for (uint32_t k = 4 * r; k < 4 * r + 4; ++k) {
+    for (uint32_t k = 0; k < group; ++k) {
       uint32_t x = 0, y = 0, product = 0;
-      if (!hv_byte(b, regs[0] + k, lhs_unsigned, &x) ||
-          !hv_byte(b, regs[1] + k, rhs_unsigned, &y) ||
-          !hv_emit(b, HRX_HOST_OP_IMUL, HRX_HOST_TYPE_I32, 0, x, y, LOOM_NONE,
-                   0, &product) ||
-          !hv_emit(b, HRX_HOST_OP_IADD, HRX_HOST_TYPE_I32, 0, sum, product,
-                   LOOM_NONE, 0, &sum)) {
+      if (!hv_dot_operand(b, op, regs, 0, r, k, &x) ||
+          !hv_dot_operand(b, op, regs, 1, r, k, &y)) {
         return false;
       }
+      bool ok = is_float
+          ? hv_emit(b, HRX_HOST_OP_FFMA, HRX_HOST_TYPE_F32, 0, x, y, sum, 0,
+                    &sum)
+          : hv_emit(b, HRX_HOST_OP_IMUL, HRX_HOST_TYPE_I32, 0, x, y,
+                    LOOM_NONE, 0, &product) &&
+            hv_emit(b, HRX_HOST_OP_IADD, HRX_HOST_TYPE_I32, 0, sum, product,
+                    LOOM_NONE, 0, &sum);
+      if (!ok) return false;
     }
     if (!hb_emit(b, HRX_HOST_OP_MOV, HRX_HOST_TYPE_I64, 0,
                  b->vreg[result] + r, sum, LOOM_NONE, LOOM_NONE, 0)) {
@@ -148,7 +194,9 @@ bool hb_lower_vector_build(hb_t* b, const loom_op_t* op) {
   }
   if (hb_is(op, "vector.iota")) return hv_iota(b, op, width, regs);
   if (hb_is(op, "vector.dotf")) return hv_dotf(b, op, width, regs);
-  if (hb_is(op, "vector.dot4i")) return hv_dot4i(b, op, regs);
+  if (loom_op_defs[op->opcode].shape == LOOM_SHAPE_DOT) {
+    return hv_group_dot(b, op, regs);
+  }
   if (!hv_define(b, op, regs, op->operand_count)) return false;
   uint32_t first = b->vreg[op->results_start];
   uint8_t type = hb_host_type(LOOM_TYPE(b->m, op->type).element);

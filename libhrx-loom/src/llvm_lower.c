@@ -1864,9 +1864,51 @@ static bool ll_lower_vector_build(llvm_lower_t* l, const loom_op_t* op) {
   return true;
 }
 
+/* Operand |side| (0 lhs, 1 rhs) of product |k| of result lane |r| of a
+ * grouped dot, as i32 or f32: dot4i and dot2f take source lanes
+ * group * r + k; dot8i4 and dot4f8 field k (low first) of source lane r.
+ * Kind bit 0 says the lhs is unsigned (E5M2 for dot4f8), bit 1 the rhs
+ * (dot4f8's kinds 0 and 3 have an E5M2 rhs). */
+static LLVMValueRef ll_dot_operand(llvm_lower_t* l, const loom_op_t* op,
+                                   LLVMValueRef source, unsigned side,
+                                   unsigned r, unsigned k) {
+  LLVMBuilderRef b = l->builder;
+  LLVMTypeRef i32 = ll_i(l, 32);
+  unsigned kind = op->enum_value;
+  bool other = side == 0 ? (kind & 1) : (kind & 2) != 0;
+  if (ll_is(op, "vector.dot4i") || ll_is(op, "vector.dot2f")) {
+    unsigned group = ll_is(op, "vector.dot4i") ? 4 : 2;
+    LLVMValueRef lane =
+        LLVMBuildExtractElement(b, source, ll_i32(l, group * r + k), "");
+    if (group == 2) {
+      return LLVMBuildFPExt(b, lane, LLVMFloatTypeInContext(l->context), "");
+    }
+    return other ? LLVMBuildZExt(b, lane, i32, "")
+                 : LLVMBuildSExt(b, lane, i32, "");
+  }
+  unsigned bits = ll_is(op, "vector.dot8i4") ? 4 : 8;
+  LLVMValueRef lane = LLVMBuildExtractElement(b, source, ll_i32(l, r), "");
+  LLVMValueRef top = LLVMBuildShl(
+      b, lane, LLVMConstInt(i32, 32 - bits * (k + 1), false), "");
+  LLVMValueRef right = LLVMConstInt(i32, 32 - bits, false);
+  if (bits == 4) {
+    return other ? LLVMBuildLShr(b, top, right, "")
+                 : LLVMBuildAShr(b, top, right, "");
+  }
+  if (side == 1) other = kind == 0 || kind == 3;
+  LLVMValueRef code = LLVMBuildTrunc(b, LLVMBuildLShr(b, top, right, ""),
+                                     ll_i(l, 8), "");
+  return llvm_f8_widen(l, code, other ? LOOM_TYPE_F8E5M2 : LOOM_TYPE_F8E4M3);
+}
+
 /* vector.dotf: fma lane by lane into the accumulator, narrow floats
- * through f32 as scalar.fmaf does. vector.dot4i<kind>: each i32 lane
- * adds its four byte products, extended by the kind's signedness. */
+ * through f32 as scalar.fmaf does. The grouped dots: each accumulator
+ * lane adds its group's products, wrapping in i32 (dot4i, dot8i4) or as
+ * f32 fmas in product order (dot2f, dot4f8). f16, bf16 and f8 products
+ * are exact in f32, so a multiply and an add round as the fma does, and
+ * keep gfx11 from v_fma_mix_f32, which its model lacks. A plain
+ * expansion on every target, so each gives the reference rounding
+ * (gfx11's dot instructions need not). */
 static bool ll_lower_dot(llvm_lower_t* l, const loom_op_t* op) {
   LLVMValueRef x = ll_operand(l, op, 0), y = ll_operand(l, op, 1),
                acc = ll_operand(l, op, 2);
@@ -1890,19 +1932,18 @@ static bool ll_lower_dot(llvm_lower_t* l, const loom_op_t* op) {
     ll_set(l, op, 0, acc);
     return true;
   }
-  LLVMTypeRef i32 = ll_i(l, 32);
-  bool lhs_unsigned = op->enum_value & 1, rhs_unsigned = op->enum_value & 2;
+  bool is_float = !ll_is(op, "vector.dot4i") && !ll_is(op, "vector.dot8i4");
+  unsigned group = ll_is(op, "vector.dot2f") ? 2
+                   : ll_is(op, "vector.dot8i4") ? 8 : 4;
   LLVMValueRef result = acc;
-  for (unsigned r = 0; r < lanes / 4; ++r) {
+  for (unsigned r = 0; r < ll_width(l, op->type2); ++r) {
     LLVMValueRef sum = LLVMBuildExtractElement(b, acc, ll_i32(l, r), "");
-    for (unsigned k = 4 * r; k < 4 * r + 4; ++k) {
-      LLVMValueRef a = LLVMBuildExtractElement(b, x, ll_i32(l, k), "");
-      LLVMValueRef c = LLVMBuildExtractElement(b, y, ll_i32(l, k), "");
-      a = lhs_unsigned ? LLVMBuildZExt(b, a, i32, "")
-                       : LLVMBuildSExt(b, a, i32, "");
-      c = rhs_unsigned ? LLVMBuildZExt(b, c, i32, "")
-                       : LLVMBuildSExt(b, c, i32, "");
-      sum = LLVMBuildAdd(b, sum, LLVMBuildMul(b, a, c, ""), "");
+    for (unsigned k = 0; k < group; ++k) {
+      LLVMValueRef product =
+          (is_float ? LLVMBuildFMul : LLVMBuildMul)(
+              b, ll_dot_operand(l, op, x, 0, r, k),
+              ll_dot_operand(l, op, y, 1, r, k), "");
+      sum = (is_float ? LLVMBuildFAdd : LLVMBuildAdd)(b, sum, product, "");
     }
     result = LLVMBuildInsertElement(b, result, sum, ll_i32(l, r), "");
   }

@@ -443,6 +443,20 @@ const loom_op_def_t loom_op_defs[] = {
     {.name = "vector.dot4i", .shape = LOOM_SHAPE_DOT,
      .enum_set = LOOM_ENUM_DOT4, .enum_required = true, .places = DEVICE,
      .types = LOOM_MASK_VECTOR, .types2 = LOOM_MASK_VECTOR},
+    /* Packed dots (upstream's AMDGPU dot families), each result lane from
+     * one accumulator lane: dot2f adds the two f16/bf16 products of lanes
+     * 2r, 2r+1 as two f32 fmas in lane order; dot8i4 adds the eight
+     * 4-bit products of its i32 lanes (low nibble first), wrapping;
+     * dot4f8 adds the four f8 products of its i32 lanes (low byte first)
+     * as four f32 fmas in byte order. */
+    {.name = "vector.dot2f", .shape = LOOM_SHAPE_DOT, .places = DEVICE,
+     .types = LOOM_MASK_VECTOR, .types2 = LOOM_MASK_VECTOR},
+    {.name = "vector.dot8i4", .shape = LOOM_SHAPE_DOT,
+     .enum_set = LOOM_ENUM_DOT8, .enum_required = true, .places = DEVICE,
+     .types = LOOM_MASK_VECTOR, .types2 = LOOM_MASK_VECTOR},
+    {.name = "vector.dot4f8", .shape = LOOM_SHAPE_DOT,
+     .enum_set = LOOM_ENUM_DOT4F8, .enum_required = true, .places = DEVICE,
+     .types = LOOM_MASK_VECTOR, .types2 = LOOM_MASK_VECTOR},
     /* Matrix fragments: a vector that is one lane's share of a matrix
      * tile spread over a subgroup (see fragment.h for the layouts), and
      * their product-accumulate, written as a dot of two sources and an
@@ -564,6 +578,10 @@ static const char* const loom_enum_dot4[] = {"s8s8", "u8s8", "s8u8", "u8u8",
                                              NULL};
 static const char* const loom_enum_fragment[] = {"lhs", "rhs", "init",
                                                  "result", NULL};
+static const char* const loom_enum_dot8[] = {"s4s4", "u4s4", "s4u4", "u4u4",
+                                             NULL};
+static const char* const loom_enum_dot4f8[] = {"fp8bf8", "bf8fp8", "fp8fp8",
+                                               "bf8bf8", NULL};
 
 static const char* const* const loom_enum_sets[LOOM_ENUM_COUNT] = {
     [LOOM_ENUM_NONE] = NULL,
@@ -578,6 +596,8 @@ static const char* const* const loom_enum_sets[LOOM_ENUM_COUNT] = {
     [LOOM_ENUM_CLAMP] = loom_enum_clamp,
     [LOOM_ENUM_DOT4] = loom_enum_dot4,
     [LOOM_ENUM_FRAGMENT] = loom_enum_fragment,
+    [LOOM_ENUM_DOT8] = loom_enum_dot8,
+    [LOOM_ENUM_DOT4F8] = loom_enum_dot4f8,
 };
 
 static const char* const loom_enum_choice_text[LOOM_ENUM_COUNT] = {
@@ -596,7 +616,17 @@ static const char* const loom_enum_choice_text[LOOM_ENUM_COUNT] = {
     [LOOM_ENUM_CLAMP] = "ordered, number, ieee",
     [LOOM_ENUM_DOT4] = "s8s8, u8s8, s8u8, u8u8",
     [LOOM_ENUM_FRAGMENT] = "lhs, rhs, init, result",
+    [LOOM_ENUM_DOT8] = "s4s4, u4s4, s4u4, u4u4",
+    [LOOM_ENUM_DOT4F8] = "fp8bf8, bf8fp8, fp8fp8, bf8bf8",
 };
+
+uint32_t loom_dot_type_count(const loom_op_def_t* def) {
+  switch (def->enum_set) {
+    case LOOM_ENUM_DOT8: return 1;
+    case LOOM_ENUM_DOT4F8: return 2;
+    default: return 3;
+  }
+}
 
 const char* loom_enum_keyword(loom_enum_set_t set, uint32_t index) {
   if ((unsigned)set >= LOOM_ENUM_COUNT || !loom_enum_sets[set]) return NULL;

@@ -94,6 +94,8 @@ typedef enum loom_enum_set_e {
   LOOM_ENUM_CLAMP,        /* ordered number ieee */
   LOOM_ENUM_DOT4,         /* s8s8 u8s8 s8u8 u8u8 (signedness of lhs, rhs) */
   LOOM_ENUM_FRAGMENT,     /* lhs rhs init result (matrix fragment roles) */
+  LOOM_ENUM_DOT8,         /* s4s4 u4s4 s4u4 u4u4 (signedness of lhs, rhs) */
+  LOOM_ENUM_DOT4F8,       /* fp8bf8 bf8fp8 fp8fp8 bf8bf8 (E4M3 / E5M2) */
   LOOM_ENUM_COUNT,
 } loom_enum_set_t;
 
@@ -253,6 +255,11 @@ uint32_t loom_enum_lookup(loom_enum_set_t set, const char* text,
                           size_t length);
 /* "x, y, z" style list for diagnostics. */
 const char* loom_enum_choices(loom_enum_set_t set);
+
+/* How many types a LOOM_SHAPE_DOT op writes after its colon: three
+ * (lhs, rhs, accumulator), two for vector.dot4f8 (packed sources, then
+ * the f32 accumulator), one for vector.dot8i4 (all operands i32). */
+uint32_t loom_dot_type_count(const loom_op_def_t* def);
 
 /* The bit of flag word |text| in |set|, or 0 when unknown. */
 uint32_t loom_flag_lookup(loom_flag_set_t set, const char* text,

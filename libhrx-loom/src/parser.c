@@ -1100,19 +1100,23 @@ static bool loom_shape_compare(loom_parser_t* p, loom_op_ctx_t* c) {
   return loom_set_results(c, 1, mask);
 }
 
-/* %r = op[<kind>] %a, %b, %acc : VEC, VEC, T: both sources have one
- * type (kept in .type), the accumulator's is the result's (.type2). */
+/* %r = op[<kind>] %a, %b, %acc : VEC, VEC, T (vector.dot4f8 writes
+ * VEC, T and vector.dot8i4 only VEC): both sources have one type (kept
+ * in .type), the accumulator's is the result's (.type2). */
 static bool loom_shape_dot(loom_parser_t* p, loom_op_ctx_t* c) {
   loom_type_id_t lhs = 0, rhs = 0, acc = 0;
-  if (!loom_parse_operand_list(p, c->op) || !loom_colon_type(p, &lhs) ||
-      !loom_expect(p, LOOM_TOKEN_COMMA)) {
+  uint32_t types = loom_dot_type_count(c->def);
+  if (!loom_parse_operand_list(p, c->op) || !loom_colon_type(p, &lhs)) {
     return false;
   }
+  rhs = acc = lhs;
+  if (types >= 2 && !loom_expect(p, LOOM_TOKEN_COMMA)) return false;
   loom_token_t at = p->token;
-  if (!loom_parse_type(p, &rhs) || !loom_expect(p, LOOM_TOKEN_COMMA) ||
-      !loom_parse_type(p, &acc)) {
+  if (types == 3 &&
+      (!loom_parse_type(p, &rhs) || !loom_expect(p, LOOM_TOKEN_COMMA))) {
     return false;
   }
+  if (types >= 2 && !loom_parse_type(p, &acc)) return false;
   if (rhs != lhs) {
     loom_diag_emit(p->diagnostics, p->source, loom_token_span(at),
                    HRX_LOOM_SEVERITY_ERROR, HRX_LOOM_DIAG_TYPE_MISMATCH, NULL,

@@ -319,10 +319,14 @@ static hrx_status_t loom_p_op(loom_printer_t* p, uint32_t op_id,
       P_TRY(loom_p_operands(p, op, 0, op->operand_count));
       P_TRY(loom_p(p, " : "));
       P_TRY(loom_p_type(p, op->type));
-      P_TRY(loom_p(p, ", "));
-      P_TRY(loom_p_type(p, op->type));
-      P_TRY(loom_p(p, ", "));
-      P_TRY(loom_p_type(p, op->type2));
+      if (loom_dot_type_count(def) == 3) {
+        P_TRY(loom_p(p, ", "));
+        P_TRY(loom_p_type(p, op->type));
+      }
+      if (loom_dot_type_count(def) >= 2) {
+        P_TRY(loom_p(p, ", "));
+        P_TRY(loom_p_type(p, op->type2));
+      }
       break;
     case LOOM_SHAPE_LAYOUT: {
       loom_layout_kind_t kind = loom_layout_kind(op);

@@ -944,12 +944,56 @@ static void loom_check_mma(loom_verifier_t* v, const loom_op_t* op) {
   }
 }
 
+/* vector.dot2f: f16 or bf16 sources, an f32 accumulator lane per two of
+ * theirs; vector.dot8i4: i32 lanes throughout; vector.dot4f8: i32
+ * sources and an f32 accumulator of their lane count. */
+static void loom_check_packed_dot(loom_verifier_t* v, const loom_op_t* op,
+                                  const loom_op_def_t* def) {
+  if (!loom_expect_operand_count(v, op, 3) ||
+      !loom_expect_mask(v, op, "source", op->type, LOOM_MASK_VECTOR) ||
+      !loom_expect_mask(v, op, "accumulator", op->type2, LOOM_MASK_VECTOR)) {
+    return;
+  }
+  loom_expect_operand(v, op, 0, op->type);
+  loom_expect_operand(v, op, 1, op->type);
+  loom_expect_operand(v, op, 2, op->type2);
+  loom_type_kind_t from = loom_element(v, op->type);
+  loom_type_kind_t to = loom_element(v, op->type2);
+  uint32_t group = 1;
+  bool ok;
+  const char* rule;
+  if (def->enum_set == LOOM_ENUM_DOT8) {
+    ok = from == LOOM_TYPE_I32;
+    rule = "adds the eight 4-bit products of each i32 lane to it";
+  } else if (def->enum_set == LOOM_ENUM_DOT4F8) {
+    ok = from == LOOM_TYPE_I32 && to == LOOM_TYPE_F32;
+    rule = "adds the four f8 products of each i32 lane to an f32 lane";
+  } else {
+    group = 2;
+    ok = (from == LOOM_TYPE_F16 || from == LOOM_TYPE_BF16) &&
+         to == LOOM_TYPE_F32;
+    rule = "adds each two f16 or bf16 products to one f32 lane";
+  }
+  if (!ok || LOOM_TYPE(v->module, op->type).rank != 1 ||
+      loom_lanes(v, op->type) != group * loom_lanes(v, op->type2)) {
+    char a[96], b[96];
+    loom_type_text(v, op->type, a, sizeof(a));
+    loom_type_text(v, op->type2, b, sizeof(b));
+    loom_verror(v, op->span, HRX_LOOM_DIAG_TYPE_MISMATCH, NULL, 0,
+                "%s %s: %s does not match %s", def->name, rule, a, b);
+  }
+}
+
 /* vector.dotf: float sources, accumulator of their element type.
  * vector.dot4i: i8 sources, an i32 accumulator lane per four of theirs. */
 static void loom_check_dot(loom_verifier_t* v, const loom_op_t* op,
                            const loom_op_def_t* def) {
   if (strcmp(def->name, "vector.mma") == 0) {
     loom_check_mma(v, op);
+    return;
+  }
+  if (def->types2 == LOOM_MASK_VECTOR && strcmp(def->name, "vector.dot4i")) {
+    loom_check_packed_dot(v, op, def);
     return;
   }
   if (!loom_expect_operand_count(v, op, 3) ||

@@ -58,6 +58,8 @@
  *   - tests/kernels/dynamic_vectors.loom (4 runs): vector<[%n]xf32> rows
  *     of a run-time length per work-item, vector<[%n]xi32> prefixes of
  *     one per launch (0, 5 and the bound 16).
+ *   - tests/kernels/packed_dots.loom (1 run): vector.dot2f, dot8i4 and
+ *     dot4f8 in every kind, over finite noise.
  *   - tests/kernels/vector_layout.loom (2 runs): vector.shuffle of 32-,
  *     16- and 8-bit lanes, vector.broadcast of rows and columns,
  *     vector.transpose of 2 and 3 axes, vector.slice, vector.interleave.
@@ -1499,6 +1501,32 @@ static void test_vector_masked(void** state) {
   /* Elements past the compressed lanes keep these bytes. */
   fill_bytes(add_buffer(&c, TILES * 8 * 4), TILES * 8 * 4, 85);
   add_buffer(&c, TILES * 8 * 4);
+
+/* tests/kernels/packed_dots.loom: vector.dot2f (f16, bf16), dot8i4 and
+ * dot4f8 in every kind (tests/loom/test_language_dot.c holds the C
+ * references). Exponent bits are cleared to keep every source finite,
+ * as NaN payloads differ between the devices. */
+static void test_packed_dots(void** state) {
+  (void)state;
+  enum { GROUPS = 2, ITEMS = GROUPS * 32 };
+  diff_case_t c = {.file = "../../tests/kernels/packed_dots.loom",
+                   .kernel = "packed_dots", .workload = {GROUPS},
+                   .workload_count = 1};
+  add_scalar(&c, GROUPS);
+  for (int b = 0; b < 3; ++b) {
+    uint8_t* bytes = add_buffer(&c, ITEMS * 32);
+    fill_bytes(bytes, ITEMS * 32, 70 + b);
+    /* f16/bf16 bit 14, f8 bit 6 */
+    for (size_t i = 0; i < ITEMS * 32; ++i) {
+      bytes[i] &= b < 2 ? (i & 1 ? 0xbf : 0xff) : 0xbf;
+    }
+  }
+  float* acc = (float*)add_buffer(&c, ITEMS * 16);
+  for (size_t i = 0; i < ITEMS * 4; ++i) acc[i] = noise((uint32_t)i);
+  fill_bytes(add_buffer(&c, ITEMS * 16), ITEMS * 16, 73);
+  add_buffer(&c, ITEMS * 32);
+  add_buffer(&c, ITEMS * 64);
+  add_buffer(&c, ITEMS * 64);
   run_case(&c);
 }
 
@@ -2101,6 +2129,7 @@ int main(void) {
       cmocka_unit_test(test_f8),
       cmocka_unit_test(test_vector_shapes),
       cmocka_unit_test(test_vector_layout),
+      cmocka_unit_test(test_packed_dots),
       cmocka_unit_test(test_dynamic_vectors),
       cmocka_unit_test(test_vector_regroup),
       cmocka_unit_test(test_vector_masked),

@@ -232,7 +232,14 @@ uint32_t gfx11_div_fmas_f32(uint32_t s0, uint32_t s1, uint32_t s2, bool vcc) {
 }
 
 /* The ISA's pseudocode: S0 the quotient, S1 the denominator, S2 the
- * numerator; the special cases of n / d override the quotient. */
+ * numerator; the special cases of n / d override the quotient. The
+ * guide's overflow test reads "exponent(S1) == 255", which the infinity
+ * and NaN branches before it make unreachable; it is read here as a test
+ * of the quotient S0. A quotient too large even after v_div_scale's
+ * 2^64 overflows the macro's fma chain to infinity, and its next step
+ * computes inf - inf, so S0 arrives as infinity or NaN although n and d
+ * are finite and nonzero: the result is then infinity of the quotient's
+ * sign, as IEEE division gives. */
 uint32_t gfx11_div_fixup_f32(uint32_t s0, uint32_t s1, uint32_t s2) {
   float d = hrx_f32(s1), n = hrx_f32(s2);
   uint32_t sign = (s1 ^ s2) & 0x80000000u;
@@ -244,7 +251,7 @@ uint32_t gfx11_div_fixup_f32(uint32_t s0, uint32_t s1, uint32_t s2) {
   if (isinf(d) || n == 0.0f) return sign;
   /* Underflow is 0 and overflow infinity. */
   if (exponent_f32(s2) - exponent_f32(s1) < -150) return sign;
-  if (exponent_f32(s1) == 255) return sign | 0x7F800000u;
+  if (exponent_f32(s0) == 255) return sign | 0x7F800000u;
   return sign | (s0 & 0x7FFFFFFFu);
 }
 

@@ -3629,6 +3629,21 @@ static const isa_case_t isa_cases[] = {
      "v_div_fmas_f32 v10, v2, v3, v4",
      case209, sizeof(case209),
      {0x2a000040u, 0x2a000040u, 0x20000000u, 0x20u}, 0x20000001u, 0x400001u},
+    /* Scaled up by 2^64 past the largest f32 (S2's exponent above 127):
+     * infinity; scaled down by 2^-64 into the denormals, rounded once. */
+    {"s_mov_b32 vcc_lo, s7;"
+     "v_div_fmas_f32 v10, v2, v3, v4",
+     case206, sizeof(case206),
+     {0x71800000u, 0x3f800000u, 0x71800000u, 0xffffffffu},
+     0x7f800000u, 0x7f800000u},
+    {"s_mov_b32 vcc_lo, s7;"
+     "v_div_fmas_f32 v10, v2, v3, v4",
+     case206, sizeof(case206),
+     {0x17800000u, 0x3f800000u, 0x17800000u, 0xffffffffu}, 0x40u, 0x40u},
+    {"s_mov_b32 vcc_lo, s7;"
+     "v_div_fmas_f32 v10, v2, v3, v4",
+     case206, sizeof(case206),
+     {0xd800000u, 0x3f800000u, 0xd800000u, 0xffffffffu}, 0x0u, 0x0u},
     {"v_div_fixup_f32 v10, v2, v3, v4",
      case210, sizeof(case210),
      {0x40400000u, 0xc0000000u, 0x40c00000u, 0x0u}, 0xc0400000u, 0xc0400000u},
@@ -3641,6 +3656,22 @@ static const isa_case_t isa_cases[] = {
     {"v_div_fixup_f32 v10, v2, v3, v4",
      case213, sizeof(case213),
      {0x3f800000u, 0x3f800000u, 0x7fa00000u, 0x0u}, 0x7fe00000u, 0x7fe00000u},
+    /* A quotient that overflowed the fma chain (inf - inf gave NaN, or
+     * infinity) of finite nonzero operands: infinity of n / d's sign. */
+    {"v_div_fixup_f32 v10, v2, v3, v4",
+     case210, sizeof(case210),
+     {0xffc00000u, 0x1u, 0x7f7fffffu, 0x0u}, 0x7f800000u, 0x7f800000u},
+    {"v_div_fixup_f32 v10, v2, v3, v4",
+     case210, sizeof(case210),
+     {0x7f800000u, 0x2aa2425u, 0xff61b1e6u, 0x0u}, 0xff800000u, 0xff800000u},
+    /* Exponents more than 150 apart underflow to zero of n / d's sign;
+     * exactly 150 apart the quotient S0 is kept. */
+    {"v_div_fixup_f32 v10, v2, v3, v4",
+     case210, sizeof(case210),
+     {0x3f800000u, 0x7f7fffffu, 0x80000001u, 0x0u}, 0x80000000u, 0x80000000u},
+    {"v_div_fixup_f32 v10, v2, v3, v4",
+     case210, sizeof(case210),
+     {0x1u, 0xff000000u, 0x34000000u, 0x0u}, 0x80000001u, 0x80000001u},
     {"v_pk_add_f16 v10, v2, v3",
      case214, sizeof(case214),
      {0x40003c00u, 0x44004200u, 0x0u, 0x0u}, 0x46004400u, 0x46004400u},

@@ -114,7 +114,7 @@
  *   scalar.log10f v_log_f32 times log10(2), hi/lo   1 ULP          2 ULP
  *   scalar.remf   exact (llvm_lower.c ll_fmod:      -              0 ULP
  *                 integer remainders), quotients
- *                 below 2^128 here (see specials)
+ *                 up to 2^277 here (see specials)
  *   math_formulas.c in f32 on v_exp/v_log/v_sin/v_cos/v_sqrt (measured
  *   largest distance in brackets): expm1f, log1pf, sinhf, coshf,
  *   logisticf, softplusf 4 ULP (2); tanf 6 ULP (3) for |x| < 4096 (ll_tan's
@@ -1890,10 +1890,16 @@ static void pair_case(const char* label, const char* text,
       {1e30f, 1e-10f},       {1e-30f, 1e10f},      {0.54f, 11.0f},
       {-0.3f, 13.0f},        {1.0000001f, 0.9999999f},
       {0.9999999f, 17.0f},   {4e-5f, -4e-5f},
-      /* remf's wide exponent gaps (quotients below FLT_MAX: the model's
-       * divf of an overflowing quotient is NaN, not inf) */
+      /* remf's wide exponent gaps, and quotients that overflow to
+       * infinity (even after v_div_scale's 2^64) */
       {FLT_MAX, 1.5f},       {-3.0e38f, 7.0f},     {16777215.0f, 3e-31f},
-      {1e-40f, 3e-45f},
+      {1e-40f, 3e-45f},      {FLT_MAX, 1e-45f},    {-3.0e38f, 2.5e-37f},
+      {-FLT_MAX, 0.25f},     {-FLT_MAX, 1e-30f},
+      /* quotients that underflow to denormals, to zero by rounding, and
+       * to zero by exponents more than 150 apart */
+      {1.0f, FLT_MAX},       {1.0f, -3.0e38f},     {FLT_MIN, 3.0f},
+      {3e-45f, -2.0f},       {1e-45f, 2.0f},       {-1e-38f, 1e30f},
+      {1e-30f, 3e38f},
   };
   const size_t special_count = sizeof(specials) / sizeof(specials[0]);
   diff_case_t c = inline_case(label, text, kernel);

@@ -167,3 +167,5 @@ char* test_strdup_printf(const char* format, ...) {
   assert_true(n >= 0);
   return text;
 }
+
+bool test_under_valgrind(void) { return getenv("HRX_TEST_VALGRIND") != NULL; }

@@ -4,6 +4,7 @@
 
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -65,5 +66,10 @@ char* test_read_text(const char* path);
 
 /* snprintf into a malloc'ed string. */
 char* test_strdup_printf(const char* format, ...) HRX_PRINTF(1, 2);
+
+/* Whether the test runs under valgrind (the valgrind test setup sets
+ * HRX_TEST_VALGRIND): timing checks mean nothing there, and long sweeps
+ * shrink to the inputs that exercise every code path once. */
+bool test_under_valgrind(void);
 
 #endif /* HRX_TESTS_TEST_SUPPORT_H_ */

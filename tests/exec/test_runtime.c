@@ -363,11 +363,6 @@ static void traced_close(traced_t* t) {
   hrx_trace_release(t->trace);
 }
 
-/* Valgrind runs one thread at a time, so what threads observe of each
- * other's timing says nothing there: the timing checks are skipped (the
- * code still runs, for valgrind's checks). Set by the valgrind setup. */
-static bool under_valgrind(void) { return getenv("HRX_TEST_VALGRIND") != NULL; }
-
 static void wait_fd(hrx_exec_completion_t* c) {
   int fd = -1;
   assert_ok(hrx_exec_completion_fd(c, &fd));
@@ -437,7 +432,9 @@ static void test_lanes_overlap_in_trace(void** state) {
   /* When the kernel ended before the upload was even submitted (a starved
    * submitting thread, as under valgrind) there is nothing to observe. */
   /* The KFD model's packet processor runs one packet at a time. */
-  bool observable = upload_begin < compute_end && !under_valgrind() &&
+  /* Valgrind runs one thread at a time: what threads observe of each
+   * other's timing says nothing there (the code still runs). */
+  bool observable = upload_begin < compute_end && !test_under_valgrind() &&
                     gpu_test_is_host(f->device);
   if (observable) {
     if (!(compute_begin < upload_end)) {
@@ -509,7 +506,7 @@ static void test_trace_starts_after_cross_lane_waits(void** state) {
   trace_span(text, "compute", 1, &compute_begin, &compute_end);
   /* A watcher that came only after the wait had ended (a starved thread,
    * as under valgrind) falls back to the submission time: nothing seen. */
-  bool observed = compute_begin != upload_begin && !under_valgrind();
+  bool observed = compute_begin != upload_begin && !test_under_valgrind();
   if (observed &&
       compute_begin < upload_begin + (upload_end - upload_begin) / 2) {
     fail_msg("compute [%.3f, %.3f) starts long before the upload it waits "

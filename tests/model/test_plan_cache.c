@@ -248,7 +248,7 @@ typedef struct worker_t {
  * BUSY. */
 static void* worker_run(void* opaque) {
   worker_t* w = opaque;
-  int rounds = getenv("HRX_TEST_VALGRIND") ? 200 : 2000;
+  int rounds = test_under_valgrind() ? 200 : 2000;
   for (int i = 0; i < rounds; ++i) {
     w->seed = w->seed * 1664525u + 1013904223u;
     uint64_t key = (w->seed >> 16) % KEYS;

@@ -33,10 +33,6 @@ static int teardown(void** state) {
   return 0;
 }
 
-static bool under_valgrind(void) {
-  return getenv("HRX_TEST_VALGRIND") != NULL;
-}
-
 typedef struct worker_t {
   fixture_t* f;
   atomic_int* in_use; /* per slot: requests it serves right now */
@@ -94,7 +90,7 @@ static void* worker_main(void* arg) {
 
 static void test_threads_match_reference(void** state) {
   fixture_t* f = *state;
-  int total = under_valgrind() ? 120 : 1000;
+  int total = test_under_valgrind() ? 120 : 1000;
   atomic_int in_use[SLOTS];
   for (int i = 0; i < SLOTS; ++i) atomic_init(&in_use[i], 0);
   atomic_int next;
@@ -407,7 +403,7 @@ static void test_fault_disables_only_its_slot(void** state) {
   assert_false(ok);
   assert_int_equal(hrx_model_prepared_disabled_count(model), 1);
   int served[SLOTS] = {0};
-  int total = under_valgrind() ? 12 : 60;
+  int total = test_under_valgrind() ? 12 : 60;
   for (int r = 0; r < total; ++r) {
     for (int i = 0; i < PIPE_D; ++i) request.x[i] = pipe_random(&seed) * 2.0f;
     request.ids[0] = r % 4;

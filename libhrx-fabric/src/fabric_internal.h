@@ -219,6 +219,10 @@ struct hrx_fabric_queue_s {
   uint32_t size;
   uint64_t private_bytes; /* hrx_fabric_queue_private_bytes, set by the provider */
   _Atomic uint64_t write_index;
+  /* A read index producers saw (indices only grow, so it is a lower
+   * bound): reserve looks at the processor's own only when this one leaves
+   * too little room, instead of taking its cache line on every packet. */
+  _Atomic uint64_t read_seen;
   /* Advanced by the packet processor as packets retire (the provider's
    * own field, or the hardware's read_dispatch_id). A provider may point
    * it elsewhere once (atomically): read it with __atomic_load_n. */

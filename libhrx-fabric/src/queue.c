@@ -17,6 +17,7 @@ void hrx_fabric_queue_init(hrx_fabric_queue_t* q,
   q->size = size;
   q->private_bytes = 0;
   atomic_init(&q->write_index, 0);
+  atomic_init(&q->read_seen, 0);
   q->read_index = read_index;
   for (uint32_t i = 0; i < size; ++i) {
     memset(&ring[i], 0, sizeof(ring[i]));
@@ -83,7 +84,13 @@ hrx_status_t hrx_fabric_queue_reserve(hrx_fabric_queue_t* q, uint32_t count,
   }
   uint64_t index = atomic_load_explicit(&q->write_index, memory_order_relaxed);
   for (;;) {
-    uint64_t read = hrx_fabric_queue_read_index(q);
+    /* Acquire pairs with the release below, so a slot another producer
+     * saw released is released for this one too. */
+    uint64_t read = atomic_load_explicit(&q->read_seen, memory_order_acquire);
+    if (index + count - read > q->size) {
+      read = hrx_fabric_queue_read_index(q);
+      atomic_store_explicit(&q->read_seen, read, memory_order_release);
+    }
     if (index + count - read > q->size) {
       /* Producers retry this; an allocated message would cost them. */
       return hrx_status_from_code(HRX_STATUS_BUSY);

@@ -37,6 +37,7 @@ struct hrx_gpu_stream_s {
   bool failed;
   hrx_fabric_fault_t fault;
   uint32_t batch_depth;
+  uint32_t unlooked; /* publications since the timeline was last read */
   bool unrung; /* packets published quietly since the last ring */
   uint64_t end_index; /* queue index just past the stream's last packet */
   uint64_t abandoned; /* latest point a synchronize gave up on (0: none) */
@@ -197,13 +198,25 @@ static hrx_status_t hrx_gpu_publish(hrx_gpu_stream_t* s,
 }
 
 /* Publishes |command| as the stream's next timeline point. */
+/* Commands published in a row before the stream reads its timeline again
+ * (for a fault, and to retire finished work). The queue processor writes
+ * the timeline as each packet completes, so reading it on every call
+ * costs a cache miss per call while the processor runs beside the caller
+ * (up to 0.4 us on a 2-core VM, against a 60 ns call). Waits always
+ * read it. */
+#define HRX_GPU_LOOK_EVERY 16u
+
 static hrx_status_t hrx_gpu_stream_publish_next(
     hrx_gpu_stream_t* s, const hrx_gpu_command_t* command) {
-  HRX_RETURN_IF_ERROR(hrx_gpu_stream_failure(s));
+  if (s->failed || s->unlooked >= HRX_GPU_LOOK_EVERY) {
+    s->unlooked = 0;
+    HRX_RETURN_IF_ERROR(hrx_gpu_stream_failure(s));
+    hrx_gpu_stream_retire(s, false);
+  }
   HRX_RETURN_IF_ERROR(
       hrx_gpu_publish(s, command, hrx_fabric_signal_handle(s->timeline)));
   s->submitted++;
-  hrx_gpu_stream_retire(s, false);
+  s->unlooked++;
   return HRX_OK;
 }
 

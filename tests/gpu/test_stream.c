@@ -901,6 +901,46 @@ static void test_fault_fails_only_its_stream(void** state) {
   hrx_gpu_kernel_release(bad);
 }
 
+/* A stream that only queues, never waiting on itself, still notices its
+ * fault within 16 commands (it reads its timeline every 16, not on every
+ * call), and refuses from then on. */
+static void test_fault_seen_while_queuing(void** state) {
+  fixture_t* f = *state;
+  bool host = gpu_test_is_host(f->device);
+  hrx_gpu_kernel_t* bad = gpu_test_kernel(
+      f->device, NULL, host ? corpus_store_at_7_kernel : overflow_far,
+      "overflow");
+  hrx_gpu_stream_t* s = NULL;
+  assert_ok(hrx_gpu_stream_create(f->device, &s));
+  hrx_gpu_buffer_t* small = NULL;
+  assert_ok(hrx_gpu_stream_allocate(s, 16, &small));
+  hrx_gpu_arg_t arg = hrx_gpu_arg_binding(hrx_gpu_buffer_binding(small),
+                                          HRX_GPU_ACCESS_WRITE);
+  hrx_gpu_launch_t launch = {NULL, 0, &arg, 1};
+  assert_ok(hrx_gpu_stream_dispatch(s, bad, &launch));
+  hrx_gpu_event_t* after = NULL;
+  assert_ok(hrx_gpu_stream_record_event(s, &after));
+  /* The event's wait is not the stream's: the stream has not looked. */
+  assert_status_code(hrx_gpu_event_wait(after, 10 * SECOND),
+                     HRX_STATUS_ABORTED);
+  int accepted = 0;
+  hrx_status_t status = HRX_OK;
+  while (status == HRX_OK && accepted <= 16) {
+    status = hrx_gpu_stream_fill(s, hrx_gpu_buffer_binding(small), 0);
+    if (status == HRX_OK) accepted++;
+  }
+  assert_status(status, HRX_STATUS_ABORTED, "stream failed");
+  assert_true(accepted <= 16);
+  assert_status_code(hrx_gpu_stream_fill(s, hrx_gpu_buffer_binding(small), 0),
+                     HRX_STATUS_ABORTED);
+  assert_status_code(hrx_gpu_stream_synchronize(s, 10 * SECOND),
+                     HRX_STATUS_ABORTED);
+  hrx_gpu_event_release(after);
+  hrx_gpu_buffer_release(small);
+  hrx_gpu_stream_destroy(s);
+  hrx_gpu_kernel_release(bad);
+}
+
 /* A faulted stream recovers: the work queued behind the fault never ran
  * (its fill left the buffer as it was), an event recorded behind it
  * still completes, so another stream waiting on it goes on, and reports
@@ -1221,6 +1261,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_timeout_keeps_work_alive, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_fault_fails_only_its_stream, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_fault_seen_while_queuing, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_recover_after_fault, setup,
                                       teardown),

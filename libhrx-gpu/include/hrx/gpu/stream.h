@@ -12,8 +12,9 @@
  * release them right after recording.
  *
  * A fault in the stream's work (an out-of-bounds access, say) makes the
- * stream failed: later calls return the fault (ABORTED), work queued after
- * the fault does not run; the device and other streams keep working,
+ * stream failed: calls return the fault (ABORTED) once the stream has
+ * seen it (every wait looks; queuing looks every 16 commands), and work
+ * queued after the fault does not run; the device and other streams keep working,
  * except that on a GPU the fault stops the stream's device queue, which
  * fails the work other streams had queued there too. A failed stream
  * takes work again once recovered (hrx_gpu_stream_recover). On

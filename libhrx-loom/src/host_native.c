@@ -823,19 +823,25 @@ static LLVMValueRef hn_form_bound(hn_t* h, const hn_form_t* f, bool upper,
   return sum;
 }
 
-/* lo <= f <= hi over the workgroup. */
+/* lo <= f <= hi over the workgroup. |out_range| (may be NULL) receives
+ * f's least and greatest values. */
 static void hn_form_within(hn_t* h, const hn_form_t* f, LLVMValueRef lo,
-                           LLVMValueRef hi, LLVMValueRef* ok) {
+                           LLVMValueRef hi, LLVMValueRef* ok,
+                           LLVMValueRef out_range[2]) {
   LLVMValueRef least = hn_form_bound(h, f, false, ok);
   LLVMValueRef most = hn_form_bound(h, f, true, ok);
   *ok = hn_and(h, *ok, LLVMBuildICmp(h->pre, LLVMIntSGE, least, lo, ""));
   *ok = hn_and(h, *ok, LLVMBuildICmp(h->pre, LLVMIntSLE, most, hi, ""));
+  if (out_range) {
+    out_range[0] = least;
+    out_range[1] = most;
+  }
 }
 
 /* Intermediate address values stay far from overflow: |f| <= 2^62. */
 static void hn_form_tame(hn_t* h, const hn_form_t* f, LLVMValueRef* ok) {
   hn_form_within(h, f, hn_int(h->i128, -(INT64_C(1) << 62)),
-                 hn_int(h->i128, INT64_C(1) << 62), ok);
+                 hn_int(h->i128, INT64_C(1) << 62), ok, NULL);
 }
 
 static bool hn_affine(hn_t* h, LLVMValueRef v, hn_form_t* out, int depth);
@@ -1297,13 +1303,13 @@ static bool hn_hoist(hn_t* h, const llvm_address_t* a, int root,
     memset(&base_form, 0, sizeof(base_form));
     base_form.c[0] = hn_wide(h, base);
     hn_form_add(h, &total, &total, &base_form, false, &h->pre_ok);
+    LLVMValueRef range[2];
     hn_form_within(h, &total, LLVMConstInt(h->i128, 0, 0),
-                   LLVMBuildZExt(h->pre, room, h->i128, ""), &h->pre_ok);
+                   LLVMBuildZExt(h->pre, room, h->i128, ""), &h->pre_ok,
+                   range);
     /* Within the binding when the precheck passes (the only time the
      * prefetches run), so the i64 truncations are exact. */
-    LLVMValueRef unused = NULL;
-    hn_prefetch_note(h, root, hn_form_bound(h, &total, false, &unused),
-                     hn_form_bound(h, &total, true, &unused));
+    hn_prefetch_note(h, root, range[0], range[1]);
   } else {
     h->pre_ok = NULL;
     if (!hn_hoist_ranges(h, a, base, room)) {
@@ -1351,8 +1357,8 @@ static LLVMValueRef hn_condition(llvm_lower_t* l, const loom_op_t* op,
    * non-negative too. */
   LLVMValueRef lo = hn_int(h->i128, is_unsigned ? 0 : INT64_MIN);
   LLVMValueRef hi = hn_int(h->i128, INT64_MAX);
-  hn_form_within(h, &fx, lo, hi, &h->pre_ok);
-  hn_form_within(h, &fy, lo, hi, &h->pre_ok);
+  hn_form_within(h, &fx, lo, hi, &h->pre_ok, NULL);
+  hn_form_within(h, &fy, lo, hi, &h->pre_ok, NULL);
   /* x - y is below 0 (lt), at most 0 (le), above 0 (gt), at least 0. */
   hn_form_add(h, &difference, &fx, &fy, true, &h->pre_ok);
   bool less = pred == LLVMIntULT || pred == LLVMIntULE ||

@@ -107,6 +107,21 @@ void loom_test_expect_printed(const char* text, const char* needle) {
   hrx_loom_module_destroy(module);
 }
 
+void loom_test_expect_forms(const char* head, const char* tail,
+                            const char* const* forms, size_t count) {
+  for (size_t i = 0; i < count; ++i) {
+    char* text = test_strdup_printf("%s  %s\n%s", head, forms[i], tail);
+    loom_test_expect_printed(text, forms[i]);
+    loom_test_expect_round_trip(text);
+    free(text);
+  }
+}
+
+uint32_t loom_test_next(uint32_t* x) {
+  *x = *x * 1664525u + 1013904223u;
+  return *x >> 8;
+}
+
 char* loom_test_read_test_kernel(const char* name, size_t* out_length) {
   char* text = loom_test_read_file("HRX_TEST_KERNELS", name, out_length);
   loom_test_expect_round_trip(text);

@@ -42,6 +42,15 @@ void loom_test_expect_round_trip(const char* text);
 /* Asserts that the printed form of |text| contains |needle|. */
 void loom_test_expect_printed(const char* text, const char* needle);
 
+/* Asserts that each of |forms|, written on its own line between |head|
+ * and |tail|, parses, prints as written and round-trips. */
+void loom_test_expect_forms(const char* head, const char* tail,
+                            const char* const* forms, size_t count);
+
+/* The next value of a fixed linear congruential sequence seeded by *|x|
+ * (24 bits): test inputs that are the same on every run. */
+uint32_t loom_test_next(uint32_t* x);
+
 /* Reads tests/kernels/<name> ($HRX_TEST_KERNELS) and checks that it
  * round-trips through the printer. */
 char* loom_test_read_test_kernel(const char* name, size_t* out_length);

@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host_harness.h"
 #include "hrx/core/f8.h"
 #include "hrx/core/half.h"
+#include "loom_test_host.h"
 #include "loom_test_util.h"
 
 #define FILE_NAME "packed_dots.loom"
@@ -45,12 +45,7 @@ static void test_dots_print_back(void** state) {
       "%r = vector.dot8i4<u4s4> %p, %p, %i : vector<4xi32>",
       "%r = vector.dot4f8<bf8fp8> %p, %p, %a : vector<4xi32>, vector<4xf32>",
   };
-  for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); ++i) {
-    char* text = test_strdup_printf("%s  %s\n%s", HEAD, forms[i], TAIL);
-    loom_test_expect_round_trip(text);
-    loom_test_expect_printed(text, forms[i]);
-    free(text);
-  }
+  loom_test_expect_forms(HEAD, TAIL, forms, sizeof(forms) / sizeof(forms[0]));
   size_t length = 0;
   free(loom_test_read_test_kernel(FILE_NAME, &length)); /* round-trips */
 }
@@ -187,28 +182,13 @@ static void check(const inputs_t* in, const float* o2, const int32_t* o8,
   }
 }
 
-/* Loads the file with native code on or off; checks which path runs.
- * HRX_HOST_NATIVE=0 in the test's environment keeps native code off. */
+/* Runs the file with native code on or off (HRX_HOST_NATIVE=0 in the
+ * test's environment keeps it off) against the reference. */
 static void run(bool native) {
-  const char* setting = getenv("HRX_HOST_NATIVE");
-  bool forced_off = setting && !strcmp(setting, "0");
   harness_t h;
   harness_open(&h);
-  if (!native) setenv("HRX_HOST_NATIVE", "0", 1);
-  size_t length = 0;
-  char* text = loom_test_read_test_kernel(FILE_NAME, &length);
-  harness_load_source(&h, FILE_NAME, text, length, NULL);
-  free(text);
-  if (!forced_off) unsetenv("HRX_HOST_NATIVE");
-  const hrx_fabric_kernel_t* kernel = NULL;
-  assert_ok(hrx_fabric_executable_find_kernel(h.executable, "packed_dots",
-                                              &kernel));
-  hrx_fabric_kernel_info_t info = HRX_STRUCT_INIT(hrx_fabric_kernel_info_t);
-  assert_ok(hrx_fabric_kernel_info(kernel, &info));
-  if (info.native != (native && !forced_off && HRX_TEST_NATIVE)) {
-    fail_msg("native %d (%s)", info.native,
-             info.native_note ? info.native_note : "no note");
-  }
+  loom_test_load_path(&h, FILE_NAME,
+                      (const char* const[]){"packed_dots", NULL}, native);
   inputs_t* in = calloc(1, sizeof(*in));
   assert_non_null(in);
   fill(in);

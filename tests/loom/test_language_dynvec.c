@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host_harness.h"
+#include "loom_test_host.h"
 #include "loom_test_util.h"
 
 #define FILE_NAME "dynamic_vectors.loom"
@@ -18,11 +18,6 @@
 enum { GROUPS = 2, ITEMS = 32, ROWS = GROUPS * ITEMS, COLS = 64 };
 
 static const float kSentinel = -1234.5f;
-
-static uint32_t next(uint32_t* x) {
-  *x = *x * 1664525u + 1013904223u;
-  return *x >> 8;
-}
 
 static void test_forms_print_back(void** state) {
   (void)state;
@@ -36,32 +31,7 @@ static void test_forms_print_back(void** state) {
   free(text);
 }
 
-static void load(harness_t* h, bool native) {
-  if (native) {
-    unsetenv("HRX_HOST_NATIVE");
-  } else {
-    setenv("HRX_HOST_NATIVE", "0", 1);
-  }
-  size_t length = 0;
-  char* text = loom_test_read_test_kernel(FILE_NAME, &length);
-  harness_load_source(h, FILE_NAME, text, length, NULL);
-  free(text);
-  unsetenv("HRX_HOST_NATIVE");
-  static const char* const kernels[] = {"rows", "prefix"};
-  for (size_t i = 0; i < 2; ++i) {
-    const hrx_fabric_kernel_t* kernel = NULL;
-    assert_ok(hrx_fabric_executable_find_kernel(h->executable, kernels[i],
-                                                &kernel));
-    hrx_fabric_kernel_info_t info = HRX_STRUCT_INIT(hrx_fabric_kernel_info_t);
-    assert_ok(hrx_fabric_kernel_info(kernel, &info));
-#if HRX_TEST_HAVE_LLVM && defined(__x86_64__)
-    if (info.native != native) {
-      fail_msg("%s: native %d, expected %d (%s)", kernels[i], info.native,
-               native, info.native_note ? info.native_note : "");
-    }
-#endif
-  }
-}
+static const char* const kKernels[] = {"rows", "prefix", NULL};
 
 typedef struct rows_t {
   hrx_fabric_memory_t src, lens, dst, sums, firsts;
@@ -77,10 +47,12 @@ static void rows_open(harness_t* h, rows_t* r, uint32_t seed) {
   float* out = r->dst.host_pointer;
   int32_t* len = r->lens.host_pointer;
   for (size_t i = 0; i < ROWS * COLS; ++i) {
-    x[i] = (float)next(&seed) * 0x1p-20f - 8.0f;
+    x[i] = (float)loom_test_next(&seed) * 0x1p-20f - 8.0f;
     out[i] = kSentinel;
   }
-  for (size_t g = 0; g < ROWS; ++g) len[g] = (int32_t)(next(&seed) % 64) + 1;
+  for (size_t g = 0; g < ROWS; ++g) {
+    len[g] = (int32_t)(loom_test_next(&seed) % 64) + 1;
+  }
   len[0] = 1;
   len[1] = 64;
 }
@@ -136,7 +108,7 @@ static void test_rows_match_c(void** state) {
   for (int native = 0; native < 2; ++native) {
     harness_t h;
     harness_open(&h);
-    load(&h, native);
+    loom_test_load_path(&h, FILE_NAME, kKernels, native);
     static const uint32_t seeds[] = {7, 1234};
     for (size_t s = 0; s < 2; ++s) {
       rows_t r;
@@ -159,7 +131,7 @@ static void run_prefix(harness_t* h, int64_t length, uint32_t seed) {
   int32_t* x = src.host_pointer;
   int32_t* out = dst.host_pointer;
   for (size_t i = 0; i < GROUPS * COLUMNS; ++i) {
-    x[i] = (int32_t)(next(&seed) << 8) >> 4;
+    x[i] = (int32_t)(loom_test_next(&seed) << 8) >> 4;
   }
   for (size_t i = 0; i < ROWS * COLUMNS; ++i) out[i] = 0x5a5a5a5a;
   uint64_t workload[] = {GROUPS};
@@ -192,7 +164,7 @@ static void test_prefix_match_c(void** state) {
   for (int native = 0; native < 2; ++native) {
     harness_t h;
     harness_open(&h);
-    load(&h, native);
+    loom_test_load_path(&h, FILE_NAME, kKernels, native);
     run_prefix(&h, 0, 5);
     run_prefix(&h, 5, 6);
     run_prefix(&h, 16, 7);
@@ -204,7 +176,7 @@ static void test_prefix_match_c(void** state) {
 static void expect_fault(int32_t length, const char* words) {
   harness_t h;
   harness_open(&h);
-  load(&h, false);
+  loom_test_load_path(&h, FILE_NAME, kKernels, false);
   rows_t r;
   rows_open(&h, &r, 3);
   ((int32_t*)r.lens.host_pointer)[5] = length;

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host_harness.h"
 #include "hrx/core/f8.h"
 #include "hrx/core/half.h"
+#include "loom_test_host.h"
 #include "loom_test_util.h"
 
 #define FILE_NAME "check/f8_convert.loom"
@@ -123,33 +123,6 @@ static uint32_t f8_to_f32(bool e4m3, uint8_t code) {
 
 static uint8_t f32_to_f8(bool e4m3, uint32_t bits) {
   return e4m3 ? hrx_f32_bits_to_f8e4m3(bits) : hrx_f32_bits_to_f8e5m2(bits);
-}
-
-/* Loads the file with native code on or off; checks which path runs.
- * HRX_HOST_NATIVE=0 in the test's environment (meson test --setup
- * interpreter) keeps native code off for both runs. */
-static void load(harness_t* h, bool native) {
-  const char* setting = getenv("HRX_HOST_NATIVE");
-  bool forced_off = setting && !strcmp(setting, "0");
-  if (!native) setenv("HRX_HOST_NATIVE", "0", 1);
-  size_t length = 0;
-  char* text = loom_test_read_test_kernel(FILE_NAME, &length);
-  harness_load_source(h, FILE_NAME, text, length, NULL);
-  free(text);
-  if (!forced_off) unsetenv("HRX_HOST_NATIVE");
-  native = native && !forced_off;
-  static const char* const kernels[] = {"f8_widen", "f8_narrow"};
-  for (size_t k = 0; k < 2; ++k) {
-    const hrx_fabric_kernel_t* kernel = NULL;
-    assert_ok(hrx_fabric_executable_find_kernel(h->executable, kernels[k],
-                                                &kernel));
-    hrx_fabric_kernel_info_t info = HRX_STRUCT_INIT(hrx_fabric_kernel_info_t);
-    assert_ok(hrx_fabric_kernel_info(kernel, &info));
-    if (info.native != (native && HRX_TEST_NATIVE)) {
-      fail_msg("%s: native %d (%s)", kernels[k], info.native,
-               info.native_note ? info.native_note : "no note");
-    }
-  }
 }
 
 static void check_u8(const char* what, size_t i, uint32_t input, uint8_t got,
@@ -305,7 +278,9 @@ static void run_narrow(harness_t* h) {
 static void run_paths(bool native) {
   harness_t h;
   harness_open(&h);
-  load(&h, native);
+  loom_test_load_path(&h, FILE_NAME,
+                      (const char* const[]){"f8_widen", "f8_narrow", NULL},
+                      native);
   run_widen(&h);
   run_narrow(&h);
   harness_close(&h);

@@ -46,12 +46,7 @@ static void test_forms_print_back(void** state) {
       "%r = vector.fragment<lhs> %q shape [%s, %s] : vector<16xi8>",
       "%r = vector.fragment<init> %hc shape [%s, %s] : vector<8xf16>",
   };
-  for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); ++i) {
-    char* text = test_strdup_printf("%s  %s\n%s", HEAD, forms[i], TAIL);
-    loom_test_expect_printed(text, forms[i]);
-    loom_test_expect_round_trip(text);
-    free(text);
-  }
+  loom_test_expect_forms(HEAD, TAIL, forms, sizeof(forms) / sizeof(forms[0]));
   size_t length = 0;
   free(loom_test_read_test_kernel(HALF_GEMM, &length)); /* round-trips */
   free(loom_test_read_test_kernel(INT_GEMM, &length));
@@ -99,11 +94,6 @@ static uint16_t half_of(bool bf16, float f) {
   return bf16 ? hrx_f32_bits_to_bf16(bits) : hrx_f32_bits_to_f16(bits);
 }
 
-static uint32_t next_random(uint32_t* x) {
-  *x = *x * 1664525u + 1013904223u;
-  return *x >> 8;
-}
-
 /* Runs the 16-bit accumulator GEMM on noise in [-4, 4) (C in [-8, 8)) and
  * checks C against fragment.h's semantics: per 16-deep product, the f32
  * sum of C and the products in k order with one rounding each (fmaf),
@@ -117,13 +107,13 @@ static void half_gemm(harness_t* h, bool bf16, size_t m, size_t n, size_t k,
   uint16_t* expected = test_malloc(m * n * 2);
   uint32_t x = seed;
   for (size_t i = 0; i < m * k; ++i) {
-    av[i] = half_of(bf16, (float)next_random(&x) * 0x1p-21f - 4.0f);
+    av[i] = half_of(bf16, (float)loom_test_next(&x) * 0x1p-21f - 4.0f);
   }
   for (size_t i = 0; i < k * n; ++i) {
-    bv[i] = half_of(bf16, (float)next_random(&x) * 0x1p-21f - 4.0f);
+    bv[i] = half_of(bf16, (float)loom_test_next(&x) * 0x1p-21f - 4.0f);
   }
   for (size_t i = 0; i < m * n; ++i) {
-    cv[i] = half_of(bf16, (float)next_random(&x) * 0x1p-20f - 8.0f);
+    cv[i] = half_of(bf16, (float)loom_test_next(&x) * 0x1p-20f - 8.0f);
   }
   for (size_t i = 0; i < m; ++i) {
     for (size_t j = 0; j < n; ++j) {
@@ -191,10 +181,10 @@ static void int_gemm(harness_t* h, size_t m, size_t n, size_t k,
   uint32_t* cv = c.host_pointer;
   uint32_t* expected = test_malloc(m * n * 4);
   uint32_t x = seed;
-  for (size_t i = 0; i < m * k; ++i) av[i] = (int8_t)next_random(&x);
-  for (size_t i = 0; i < k * n; ++i) bv[i] = (int8_t)next_random(&x);
+  for (size_t i = 0; i < m * k; ++i) av[i] = (int8_t)loom_test_next(&x);
+  for (size_t i = 0; i < k * n; ++i) bv[i] = (int8_t)loom_test_next(&x);
   for (size_t i = 0; i < m * n; ++i) {
-    cv[i] = next_random(&x) << 8 ^ next_random(&x);
+    cv[i] = loom_test_next(&x) << 8 ^ loom_test_next(&x);
   }
   for (size_t i = 0; i < m; ++i) {
     for (size_t j = 0; j < n; ++j) {
@@ -233,11 +223,11 @@ static void int_saturate(harness_t* h, uint32_t seed) {
   int32_t c[256];
   uint32_t x = seed;
   for (size_t i = 0; i < 256; ++i) {
-    av[i] = (int8_t)next_random(&x);
-    bv[i] = (int8_t)next_random(&x);
+    av[i] = (int8_t)loom_test_next(&x);
+    bv[i] = (int8_t)loom_test_next(&x);
   }
   for (size_t i = 0; i < 256; ++i) {
-    int32_t near = (int32_t)(next_random(&x) & 0x3FFF);
+    int32_t near = (int32_t)(loom_test_next(&x) & 0x3FFF);
     c[i] = i % 2 ? INT32_MAX - near : INT32_MIN + near;
     wv[i] = c[i];
   }

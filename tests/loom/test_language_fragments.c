@@ -43,12 +43,7 @@ static void test_fragments_print_back(void** state) {
       "vector.fragment.store<result> %c, %vc[%z, %z] shape [%s, %s] : "
       "vector<8xf32>, view<[%n]x16xf32>",
   };
-  for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); ++i) {
-    char* text = test_strdup_printf("%s  %s\n%s", HEAD, forms[i], TAIL);
-    loom_test_expect_printed(text, forms[i]);
-    loom_test_expect_round_trip(text);
-    free(text);
-  }
+  loom_test_expect_forms(HEAD, TAIL, forms, sizeof(forms) / sizeof(forms[0]));
   size_t length = 0;
   free(loom_test_read_test_kernel(GEMM, &length)); /* round-trips */
 }
@@ -79,16 +74,13 @@ static uint16_t half_of(const gemm_t* g, float f) {
 static void gemm_fill(gemm_t* g, uint32_t seed) {
   uint32_t x = seed;
   for (size_t i = 0; i < g->m * g->k; ++i) {
-    x = x * 1664525u + 1013904223u;
-    g->a[i] = half_of(g, (float)(x >> 8) * 0x1p-21f - 4.0f);
+    g->a[i] = half_of(g, (float)loom_test_next(&x) * 0x1p-21f - 4.0f);
   }
   for (size_t i = 0; i < g->k * g->n; ++i) {
-    x = x * 1664525u + 1013904223u;
-    g->b[i] = half_of(g, (float)(x >> 8) * 0x1p-21f - 4.0f);
+    g->b[i] = half_of(g, (float)loom_test_next(&x) * 0x1p-21f - 4.0f);
   }
   for (size_t i = 0; i < g->m * g->n; ++i) {
-    x = x * 1664525u + 1013904223u;
-    g->c[i] = (float)(x >> 8) * 0x1p-20f - 8.0f;
+    g->c[i] = (float)loom_test_next(&x) * 0x1p-20f - 8.0f;
   }
 }
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host_harness.h"
+#include "loom_test_host.h"
 #include "loom_test_util.h"
 
 #define FILE_NAME "vector_layout.loom"
@@ -40,12 +40,7 @@ static void test_forms_print_back(void** state) {
       "%r = vector.interleave<1> %c, %c : vector<4x1xf16>, vector<4x1xf16> "
       "-> vector<4x2xf16>",
   };
-  for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); ++i) {
-    char* text = test_strdup_printf("%s  %s\n%s", HEAD, forms[i], TAIL);
-    loom_test_expect_printed(text, forms[i]);
-    loom_test_expect_round_trip(text);
-    free(text);
-  }
+  loom_test_expect_forms(HEAD, TAIL, forms, sizeof(forms) / sizeof(forms[0]));
   size_t length = 0;
   free(loom_test_read_test_kernel(FILE_NAME, &length)); /* round-trips */
   free(loom_test_read_test_kernel("check/vector_layout.loom", &length));
@@ -141,40 +136,7 @@ static void test_misuse_diagnosed(void** state) {
 
 enum { GROUPS = 3, ITEMS = 32, TILES = GROUPS * ITEMS };
 
-static uint32_t next(uint32_t* x) {
-  *x = *x * 1664525u + 1013904223u;
-  return *x >> 8;
-}
-
-static void load(harness_t* h, bool native) {
-  if (native) {
-    unsetenv("HRX_HOST_NATIVE");
-  } else {
-    setenv("HRX_HOST_NATIVE", "0", 1);
-  }
-  size_t length = 0;
-  char* text = loom_test_read_test_kernel(FILE_NAME, &length);
-  harness_load_source(h, FILE_NAME, text, length, NULL);
-  free(text);
-  unsetenv("HRX_HOST_NATIVE");
-  static const char* const kernels[] = {"layout", "permute"};
-  for (size_t i = 0; i < 2; ++i) {
-    const hrx_fabric_kernel_t* kernel = NULL;
-    assert_ok(hrx_fabric_executable_find_kernel(h->executable, kernels[i],
-                                                &kernel));
-    hrx_fabric_kernel_info_t info = HRX_STRUCT_INIT(hrx_fabric_kernel_info_t);
-    assert_ok(hrx_fabric_kernel_info(kernel, &info));
-#if HRX_TEST_NATIVE
-    if (info.native != native) {
-      fail_msg("%s: native %d, expected %d (%s)", kernels[i], info.native,
-               native, info.native_note ? info.native_note : "");
-    }
-#else
-    (void)info;
-    (void)native;
-#endif
-  }
-}
+static const char* const kKernels[] = {"layout", "permute", NULL};
 
 static void run_layout(harness_t* h, uint32_t seed) {
   hrx_fabric_memory_t words = harness_buffer(h, TILES * 8 * 4);
@@ -190,9 +152,9 @@ static void run_layout(harness_t* h, uint32_t seed) {
   uint16_t* hv = halves.host_pointer;
   uint8_t* bv = bytes.host_pointer;
   for (size_t i = 0; i < TILES * 8; ++i) {
-    w[i] = (int32_t)(next(&seed) << 8 ^ next(&seed));
-    hv[i] = (uint16_t)next(&seed);
-    bv[i] = (uint8_t)next(&seed);
+    w[i] = (int32_t)(loom_test_next(&seed) << 8 ^ loom_test_next(&seed));
+    hv[i] = (uint16_t)loom_test_next(&seed);
+    bv[i] = (uint8_t)loom_test_next(&seed);
   }
   uint64_t workload[] = {GROUPS};
   harness_arg_t args[] = {ARG_U64(GROUPS), ARG_BUF(words), ARG_BUF(halves),
@@ -250,10 +212,12 @@ static void run_permute(harness_t* h, uint32_t seed) {
   uint16_t* q = halves.host_pointer;
   uint8_t* b = bytes.host_pointer;
   for (size_t i = 0; i < TILES * 32; ++i) {
-    w[i] = (int32_t)(next(&seed) << 8 ^ next(&seed));
+    w[i] = (int32_t)(loom_test_next(&seed) << 8 ^ loom_test_next(&seed));
   }
-  for (size_t i = 0; i < TILES * 24; ++i) q[i] = (uint16_t)next(&seed);
-  for (size_t i = 0; i < TILES * 8; ++i) b[i] = (uint8_t)next(&seed);
+  for (size_t i = 0; i < TILES * 24; ++i) {
+    q[i] = (uint16_t)loom_test_next(&seed);
+  }
+  for (size_t i = 0; i < TILES * 8; ++i) b[i] = (uint8_t)loom_test_next(&seed);
   uint64_t workload[] = {GROUPS};
   harness_arg_t args[] = {ARG_U64(GROUPS), ARG_BUF(words), ARG_BUF(halves),
                           ARG_BUF(bytes),  ARG_BUF(mt),    ARG_BUF(ms),
@@ -313,7 +277,7 @@ static void test_kernel_matches_c(void** state) {
   for (int native = 0; native < 2; ++native) {
     harness_t h;
     harness_open(&h);
-    load(&h, native);
+    loom_test_load_path(&h, FILE_NAME, kKernels, native);
     run_layout(&h, 7);
     run_layout(&h, 1234);
     run_permute(&h, 99);

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host_harness.h"
+#include "loom_test_host.h"
 #include "loom_test_util.h"
 
 #define ROWS 8192
@@ -61,31 +61,6 @@ static void expect_bits(const char* what, size_t row, size_t lane, float got,
   if (!same) {
     fail_msg("%s row %zu lane %zu: got %a want %a", what, row, lane, got,
              want);
-  }
-}
-
-/* Loads |name|.loom with native code on or off and checks which path runs
- * its kernel |name| (HRX_HOST_NATIVE=0 in the environment keeps it off for
- * both). */
-static void load(harness_t* h, const char* name, bool native) {
-  const char* setting = getenv("HRX_HOST_NATIVE");
-  bool forced_off = setting && !strcmp(setting, "0");
-  if (!native) setenv("HRX_HOST_NATIVE", "0", 1);
-  size_t length = 0;
-  char* file = test_strdup_printf("%s.loom", name);
-  char* text = loom_test_read_test_kernel(file, &length);
-  harness_load_source(h, file, text, length, NULL);
-  free(text);
-  free(file);
-  if (!forced_off) unsetenv("HRX_HOST_NATIVE");
-  native = native && !forced_off;
-  const hrx_fabric_kernel_t* kernel = NULL;
-  assert_ok(hrx_fabric_executable_find_kernel(h->executable, name, &kernel));
-  hrx_fabric_kernel_info_t info = HRX_STRUCT_INIT(hrx_fabric_kernel_info_t);
-  assert_ok(hrx_fabric_kernel_info(kernel, &info));
-  if (info.native != (native && HRX_TEST_NATIVE)) {
-    fail_msg("native %d (%s)", info.native,
-             info.native_note ? info.native_note : "no note");
   }
 }
 
@@ -167,7 +142,8 @@ static void check_value(const char* form, size_t row, size_t lane, float x,
 static void run_float_tests(bool native) {
   harness_t h;
   harness_open(&h);
-  load(&h, "float_tests", native);
+  loom_test_load_path(&h, "float_tests.loom",
+                      (const char* const[]){"float_tests", NULL}, native);
   hrx_fabric_memory_t xs = harness_buffer(&h, ROWS * 4 * sizeof(float));
   hrx_fabric_memory_t ys = harness_buffer(&h, ROWS * 4 * sizeof(float));
   hrx_fabric_memory_t is = harness_buffer(&h, ROWS * 4 * sizeof(int32_t));
@@ -293,7 +269,8 @@ static void check_function(size_t f, const char* form, size_t row,
 static void run_float_functions(bool native) {
   harness_t h;
   harness_open(&h);
-  load(&h, "float_functions", native);
+  loom_test_load_path(&h, "float_functions.loom",
+                      (const char* const[]){"float_functions", NULL}, native);
   hrx_fabric_memory_t xs = harness_buffer(&h, ROWS * 4 * sizeof(float));
   hrx_fabric_memory_t ys = harness_buffer(&h, ROWS * 4 * sizeof(float));
   float* x = xs.host_pointer;
@@ -399,12 +376,7 @@ static void test_forms_round_trip(void** state) {
       "%r = vector.softplusf %v : vector<4xf32>",
       "%r = scalar.logisticf %h : f16",
   };
-  for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); ++i) {
-    char* text = test_strdup_printf("%s  %s\n%s", HEAD, forms[i], TAIL);
-    loom_test_expect_printed(text, forms[i]);
-    loom_test_expect_round_trip(text);
-    free(text);
-  }
+  loom_test_expect_forms(HEAD, TAIL, forms, sizeof(forms) / sizeof(forms[0]));
 }
 
 static void test_malformed_rejected(void** state) {

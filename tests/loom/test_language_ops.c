@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host_harness.h"
+#include "loom_test_host.h"
 #include "loom_test_util.h"
 
 #define ROWS 4096
@@ -91,31 +91,6 @@ static int32_t operand(size_t i, uint32_t* state) {
   return i % 3 == 0 ? edge[(*state >> 8) % count] : wrap(*state);
 }
 
-/* Loads |file| with native code on or off (HRX_HOST_NATIVE=0 in the
- * environment keeps it off for both) and checks which path runs its
- * |kernel|. */
-static void load(harness_t* h, const char* file, const char* kernel_name,
-                 bool native) {
-  const char* setting = getenv("HRX_HOST_NATIVE");
-  bool forced_off = setting && !strcmp(setting, "0");
-  if (!native) setenv("HRX_HOST_NATIVE", "0", 1);
-  size_t length = 0;
-  char* text = loom_test_read_test_kernel(file, &length);
-  harness_load_source(h, file, text, length, NULL);
-  free(text);
-  if (!forced_off) unsetenv("HRX_HOST_NATIVE");
-  native = native && !forced_off;
-  const hrx_fabric_kernel_t* kernel = NULL;
-  assert_ok(
-      hrx_fabric_executable_find_kernel(h->executable, kernel_name, &kernel));
-  hrx_fabric_kernel_info_t info = HRX_STRUCT_INIT(hrx_fabric_kernel_info_t);
-  assert_ok(hrx_fabric_kernel_info(kernel, &info));
-  if (info.native != (native && HRX_TEST_NATIVE)) {
-    fail_msg("native %d (%s)", info.native,
-             info.native_note ? info.native_note : "no note");
-  }
-}
-
 static void check(const char* what, size_t row, size_t lane, int32_t got,
                   int32_t want) {
   if (got != want) {
@@ -127,7 +102,8 @@ static void check(const char* what, size_t row, size_t lane, int32_t got,
 static void run_int_ops(bool native) {
   harness_t h;
   harness_open(&h);
-  load(&h, "int_ops.loom", "int_ops", native);
+  loom_test_load_path(&h, "int_ops.loom",
+                      (const char* const[]){"int_ops", NULL}, native);
   hrx_fabric_memory_t in[3], scalars, vectors;
   uint32_t state = 2024;
   for (int k = 0; k < 3; ++k) {
@@ -229,7 +205,8 @@ static void run_float_ops(bool native) {
       -1e-45f, 3.4028235e38f, 0.5f};
   harness_t h;
   harness_open(&h);
-  load(&h, "float_ops.loom", "float_ops", native);
+  loom_test_load_path(&h, "float_ops.loom",
+                      (const char* const[]){"float_ops", NULL}, native);
   hrx_fabric_memory_t xs = harness_buffer(&h, ROWS * 4 * sizeof(float));
   hrx_fabric_memory_t ys = harness_buffer(&h, ROWS * 4 * sizeof(float));
   float* x = xs.host_pointer;

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host_harness.h"
+#include "loom_test_host.h"
 #include "loom_test_util.h"
 
 #define FILE_NAME "vector_regroup.loom"
@@ -49,12 +49,7 @@ static void test_forms_print_back(void** state) {
       "%r = vector.reduce.axes<maxnumf> %c, %h axes [0, 1] : "
       "vector<4x2xf16>, f16",
   };
-  for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); ++i) {
-    char* text = test_strdup_printf("%s  %s\n%s", HEAD, forms[i], TAIL);
-    loom_test_expect_printed(text, forms[i]);
-    loom_test_expect_round_trip(text);
-    free(text);
-  }
+  loom_test_expect_forms(HEAD, TAIL, forms, sizeof(forms) / sizeof(forms[0]));
   size_t length = 0;
   free(loom_test_read_test_kernel(FILE_NAME, &length)); /* round-trips */
 }
@@ -166,40 +161,7 @@ static void test_misuse_diagnosed(void** state) {
 
 enum { GROUPS = 3, ITEMS = 32, TILES = GROUPS * ITEMS };
 
-static uint32_t next(uint32_t* x) {
-  *x = *x * 1664525u + 1013904223u;
-  return *x >> 8;
-}
-
-static void load(harness_t* h, bool native) {
-  if (native) {
-    unsetenv("HRX_HOST_NATIVE");
-  } else {
-    setenv("HRX_HOST_NATIVE", "0", 1);
-  }
-  size_t length = 0;
-  char* text = loom_test_read_test_kernel(FILE_NAME, &length);
-  harness_load_source(h, FILE_NAME, text, length, NULL);
-  free(text);
-  unsetenv("HRX_HOST_NATIVE");
-  static const char* const kernels[] = {"regroup", "reduce_axes"};
-  for (size_t i = 0; i < 2; ++i) {
-    const hrx_fabric_kernel_t* kernel = NULL;
-    assert_ok(hrx_fabric_executable_find_kernel(h->executable, kernels[i],
-                                                &kernel));
-    hrx_fabric_kernel_info_t info = HRX_STRUCT_INIT(hrx_fabric_kernel_info_t);
-    assert_ok(hrx_fabric_kernel_info(kernel, &info));
-#if HRX_TEST_NATIVE
-    if (info.native != native) {
-      fail_msg("%s: native %d, expected %d (%s)", kernels[i], info.native,
-               native, info.native_note ? info.native_note : "");
-    }
-#else
-    (void)info;
-    (void)native;
-#endif
-  }
-}
+static const char* const kKernels[] = {"regroup", "reduce_axes", NULL};
 
 static void run_regroup(harness_t* h, uint32_t seed) {
   hrx_fabric_memory_t words = harness_buffer(h, TILES * 12 * 4);
@@ -218,11 +180,15 @@ static void run_regroup(harness_t* h, uint32_t seed) {
   uint16_t* hv = halves.host_pointer;
   uint8_t* bv = bytes.host_pointer;
   for (size_t i = 0; i < TILES * 12; ++i) {
-    w[i] = (int32_t)(next(&seed) << 8 ^ next(&seed));
+    w[i] = (int32_t)(loom_test_next(&seed) << 8 ^ loom_test_next(&seed));
   }
   /* f16 bit patterns of finite values: the lanes only move. */
-  for (size_t i = 0; i < TILES * 8; ++i) hv[i] = next(&seed) & 0x7bffu;
-  for (size_t i = 0; i < TILES * 16; ++i) bv[i] = (uint8_t)next(&seed);
+  for (size_t i = 0; i < TILES * 8; ++i) {
+    hv[i] = loom_test_next(&seed) & 0x7bffu;
+  }
+  for (size_t i = 0; i < TILES * 16; ++i) {
+    bv[i] = (uint8_t)loom_test_next(&seed);
+  }
   /* Poison lanes must be written as zero, not left as they were. */
   memset(zero.host_pointer, 0xa5, TILES * 4 * 4);
   uint64_t workload[] = {GROUPS};
@@ -292,8 +258,8 @@ static void run_reduce_axes(harness_t* h, uint32_t seed) {
   float* f = floats.host_pointer;
   int32_t* q = ints.host_pointer;
   for (size_t i = 0; i < TILES * 24; ++i) {
-    f[i] = (float)((int)(next(&seed) % 2001) - 1000) / 8;
-    q[i] = (int32_t)(next(&seed) << 8 ^ next(&seed));
+    f[i] = (float)((int)(loom_test_next(&seed) % 2001) - 1000) / 8;
+    q[i] = (int32_t)(loom_test_next(&seed) << 8 ^ loom_test_next(&seed));
   }
   uint64_t workload[] = {GROUPS};
   harness_arg_t args[] = {ARG_U64(GROUPS), ARG_BUF(floats), ARG_BUF(ints),
@@ -341,7 +307,7 @@ static void test_kernel_matches_c(void** state) {
   for (int native = 0; native < 2; ++native) {
     harness_t h;
     harness_open(&h);
-    load(&h, native);
+    loom_test_load_path(&h, FILE_NAME, kKernels, native);
     run_regroup(&h, 11);
     run_regroup(&h, 2026);
     run_reduce_axes(&h, 3);

@@ -137,8 +137,7 @@ static void fill_gemm(uint16_t* a, uint16_t* b, float* c, size_t m, size_t n,
                       size_t k) {
   uint32_t x = 12345;
   for (size_t i = 0; i < m * k + k * n; ++i) {
-    x = x * 1664525u + 1013904223u;
-    float f = (float)(x >> 8) * 0x1p-21f - 4.0f;
+    float f = (float)loom_test_next(&x) * 0x1p-21f - 4.0f;
     uint32_t bits;
     memcpy(&bits, &f, 4);
     uint16_t h = hrx_f32_bits_to_f16(bits);
@@ -149,8 +148,7 @@ static void fill_gemm(uint16_t* a, uint16_t* b, float* c, size_t m, size_t n,
     }
   }
   for (size_t i = 0; i < m * n; ++i) {
-    x = x * 1664525u + 1013904223u;
-    c[i] = (float)(x >> 8) * 0x1p-20f - 8.0f;
+    c[i] = (float)loom_test_next(&x) * 0x1p-20f - 8.0f;
   }
 }
 

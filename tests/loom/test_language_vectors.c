@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host_harness.h"
 #include "hrx/core/half.h"
+#include "loom_test_host.h"
 #include "loom_test_util.h"
 
 #define FILE_NAME "vector_shapes.loom"
@@ -58,12 +58,7 @@ static void test_forms_print_back(void** state) {
       "%r = vector.roundf<afn> %t : vector<4x8xf16>",
       "%r = vector.remui %w, %w : vector<8xi32>",
   };
-  for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); ++i) {
-    char* text = test_strdup_printf("%s  %s\n%s", HEAD, forms[i], TAIL);
-    loom_test_expect_printed(text, forms[i]);
-    loom_test_expect_round_trip(text);
-    free(text);
-  }
+  loom_test_expect_forms(HEAD, TAIL, forms, sizeof(forms) / sizeof(forms[0]));
   size_t length = 0;
   free(loom_test_read_test_kernel(FILE_NAME, &length)); /* round-trips */
 }
@@ -220,39 +215,7 @@ static uint16_t f16_of(float f) {
   return hrx_f32_bits_to_f16(bits);
 }
 
-static uint32_t next(uint32_t* x) {
-  *x = *x * 1664525u + 1013904223u;
-  return *x >> 8;
-}
-
-/* Loads the file with native code on or off; with it on and LLVM built
- * for x86-64, the kernels must run natively. */
-static void load(harness_t* h, bool native) {
-  if (native) {
-    unsetenv("HRX_HOST_NATIVE");
-  } else {
-    setenv("HRX_HOST_NATIVE", "0", 1);
-  }
-  size_t length = 0;
-  char* text = loom_test_read_test_kernel(FILE_NAME, &length);
-  harness_load_source(h, FILE_NAME, text, length, NULL);
-  free(text);
-  unsetenv("HRX_HOST_NATIVE");
-  static const char* const kernels[] = {"shapes", "index_lanes", "bits"};
-  for (size_t i = 0; i < 3; ++i) {
-    const hrx_fabric_kernel_t* kernel = NULL;
-    assert_ok(hrx_fabric_executable_find_kernel(h->executable, kernels[i],
-                                                &kernel));
-    hrx_fabric_kernel_info_t info = HRX_STRUCT_INIT(hrx_fabric_kernel_info_t);
-    assert_ok(hrx_fabric_kernel_info(kernel, &info));
-#if HRX_TEST_HAVE_LLVM && defined(__x86_64__)
-    if (info.native != native) {
-      fail_msg("%s: native %d, expected %d (%s)", kernels[i], info.native,
-               native, info.native_note ? info.native_note : "");
-    }
-#endif
-  }
-}
+static const char* const kKernels[] = {"shapes", "index_lanes", "bits", NULL};
 
 /* shapes: see vector_shapes.loom. */
 static void run_shapes(harness_t* h, uint32_t seed) {
@@ -263,7 +226,7 @@ static void run_shapes(harness_t* h, uint32_t seed) {
   hrx_fabric_memory_t picks = harness_buffer(h, TILES * 8 * 2);
   uint16_t* x = src.host_pointer;
   for (size_t i = 0; i < TILES * LANES; ++i) {
-    x[i] = f16_of((float)next(&seed) * 0x1p-21f - 4.0f);
+    x[i] = f16_of((float)loom_test_next(&seed) * 0x1p-21f - 4.0f);
   }
   const float bound = 2.5f;
   uint64_t workload[] = {GROUPS};
@@ -350,8 +313,8 @@ static void run_bits(harness_t* h, uint32_t seed) {
   uint8_t* b = bytes.host_pointer;
   int32_t* w = words.host_pointer;
   for (size_t i = 0; i < TILES * 8; ++i) {
-    b[i] = (uint8_t)next(&seed);
-    w[i] = (int32_t)(next(&seed) << 8 ^ next(&seed));
+    b[i] = (uint8_t)loom_test_next(&seed);
+    w[i] = (int32_t)(loom_test_next(&seed) << 8 ^ loom_test_next(&seed));
   }
   w[5] = INT32_MIN; /* signed division of the extreme */
   uint64_t workload[] = {GROUPS};
@@ -395,7 +358,7 @@ static void test_kernels_match_c(void** state) {
   for (int native = 0; native < 2; ++native) {
     harness_t h;
     harness_open(&h);
-    load(&h, native);
+    loom_test_load_path(&h, FILE_NAME, kKernels, native);
     run_shapes(&h, 7);
     run_shapes(&h, 1234);
     run_index_lanes(&h);

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host_harness.h"
+#include "loom_test_host.h"
 #include "loom_test_util.h"
 
 #define FILE_NAME "vector_masked.loom"
@@ -54,12 +54,7 @@ static void test_forms_print_back(void** state) {
       "vector.scatter %l, %v[1, 2][%f] : vector<4xf32>, view<[%n]x8xf32>, "
       "vector<4xi32>",
   };
-  for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); ++i) {
-    char* text = test_strdup_printf("%s  %s\n%s", HEAD, forms[i], TAIL);
-    loom_test_expect_printed(text, forms[i]);
-    loom_test_expect_round_trip(text);
-    free(text);
-  }
+  loom_test_expect_forms(HEAD, TAIL, forms, sizeof(forms) / sizeof(forms[0]));
   size_t length = 0;
   free(loom_test_read_test_kernel(FILE_NAME, &length)); /* round-trips */
 }
@@ -145,37 +140,7 @@ static void test_misuse_diagnosed(void** state) {
 
 enum { GROUPS = 3, ITEMS = 32, TILES = GROUPS * ITEMS, LIMIT = TILES * 8 - 5 };
 
-static uint32_t next(uint32_t* x) {
-  *x = *x * 1664525u + 1013904223u;
-  return *x >> 8;
-}
-
-static void load(harness_t* h, bool native) {
-  if (native) {
-    unsetenv("HRX_HOST_NATIVE");
-  } else {
-    setenv("HRX_HOST_NATIVE", "0", 1);
-  }
-  size_t length = 0;
-  char* text = loom_test_read_test_kernel(FILE_NAME, &length);
-  harness_load_source(h, FILE_NAME, text, length, NULL);
-  free(text);
-  unsetenv("HRX_HOST_NATIVE");
-  const hrx_fabric_kernel_t* kernel = NULL;
-  assert_ok(
-      hrx_fabric_executable_find_kernel(h->executable, "masked", &kernel));
-  hrx_fabric_kernel_info_t info = HRX_STRUCT_INIT(hrx_fabric_kernel_info_t);
-  assert_ok(hrx_fabric_kernel_info(kernel, &info));
-#if HRX_TEST_NATIVE
-  if (info.native != native) {
-    fail_msg("masked: native %d, expected %d (%s)", info.native, native,
-             info.native_note ? info.native_note : "");
-  }
-#else
-  (void)info;
-  (void)native;
-#endif
-}
+static const char* const kKernels[] = {"masked", NULL};
 
 /* Runs the kernel with |limit| (the tail buffers hold LIMIT f32); with
  * |far|, lane 0 of the last tile gathers one element past the end of
@@ -200,7 +165,7 @@ static hrx_status_t run_masked(harness_t* h, uint32_t seed, uint64_t limit,
   for (size_t g = 0; g < TILES; ++g) { /* a permutation of -4..3 */
     for (int k = 0; k < 8; ++k) f[g * 8 + k] = k - 4;
     for (int k = 7; k > 0; --k) {
-      int j = (int)(next(&seed) % (uint32_t)(k + 1));
+      int j = (int)(loom_test_next(&seed) % (uint32_t)(k + 1));
       int32_t x = f[g * 8 + k];
       f[g * 8 + k] = f[g * 8 + j];
       f[g * 8 + j] = x;
@@ -211,10 +176,12 @@ static hrx_status_t run_masked(harness_t* h, uint32_t seed, uint64_t limit,
   int32_t* o = other.host_pointer;
   float* t = tail.host_pointer;
   for (size_t i = 0; i < TILES * 8; ++i) {
-    w[i] = (int32_t)(next(&seed) << 8 ^ next(&seed));
-    o[i] = (int32_t)next(&seed);
+    w[i] = (int32_t)(loom_test_next(&seed) << 8 ^ loom_test_next(&seed));
+    o[i] = (int32_t)loom_test_next(&seed);
   }
-  for (size_t i = 0; i < LIMIT; ++i) t[i] = (float)(next(&seed) % 1000) / 8;
+  for (size_t i = 0; i < LIMIT; ++i) {
+    t[i] = (float)(loom_test_next(&seed) % 1000) / 8;
+  }
   memset(kept.host_pointer, 0x5a, TILES * 8 * 4);
   memset(doubled.host_pointer, 0x5a, LIMIT * 4);
   uint64_t workload[] = {GROUPS};
@@ -277,7 +244,7 @@ static void test_kernel_matches_c(void** state) {
   for (int native = 0; native < 2; ++native) {
     harness_t h;
     harness_open(&h);
-    load(&h, native);
+    loom_test_load_path(&h, FILE_NAME, kKernels, native);
     assert_ok(run_masked(&h, 5, LIMIT, false));
     assert_ok(run_masked(&h, 777, LIMIT, false));
     /* One more active lane reads past the end of the tail buffer, or a

@@ -218,11 +218,16 @@ struct hrx_fabric_queue_s {
   hrx_aql_packet_t* ring;
   uint32_t size;
   uint64_t private_bytes; /* hrx_fabric_queue_private_bytes, set by the provider */
+  /* The producers' fields, on cache lines of their own: the processor
+   * reads the fields above for every packet, and a reservation's write
+   * beside them would take the line from it each time. */
+  uint8_t producer_pad_before[64];
   _Atomic uint64_t write_index;
   /* A read index producers saw (indices only grow, so it is a lower
    * bound): reserve looks at the processor's own only when this one leaves
    * too little room, instead of taking its cache line on every packet. */
   _Atomic uint64_t read_seen;
+  uint8_t producer_pad_after[64];
   /* Advanced by the packet processor as packets retire (the provider's
    * own field, or the hardware's read_dispatch_id). A provider may point
    * it elsewhere once (atomically): read it with __atomic_load_n. */

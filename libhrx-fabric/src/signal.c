@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -11,8 +12,12 @@
 
 #include "fabric_internal.h"
 
-/* Short spin before sleeping: completion often lands within microseconds. */
-#define HRX_SIGNAL_SPIN 256
+/* How long a wait spins before it sleeps: completion often lands within
+ * microseconds, and a sleeping waiter costs the completing side a futex
+ * wake and itself a wake-up (tens of microseconds on a VM, whose idle
+ * CPU must be woken by the host). The spin yields the core between
+ * checks, so a completing thread on the same core still runs. */
+#define HRX_SIGNAL_SPIN_NS 50000u
 
 hrx_status_t hrx_fabric_signal_create(int64_t initial_value,
                                       hrx_allocator_t allocator,
@@ -178,7 +183,8 @@ hrx_status_t hrx_fabric_signal_wait(const hrx_fabric_signal_t* const_signal,
   }
   hrx_fabric_signal_t* signal = (hrx_fabric_signal_t*)const_signal;
   uint64_t deadline = hrx_deadline_after(timeout_ns);
-  for (int spin = 0;; ++spin) {
+  uint64_t spin_until = hrx_clock_monotonic_ns() + HRX_SIGNAL_SPIN_NS;
+  for (uint32_t spin = 1;; ++spin) {
     uint32_t epoch =
         signal->waker
             ? signal->waker->observe(signal->waker_context)
@@ -194,7 +200,10 @@ hrx_status_t hrx_fabric_signal_wait(const hrx_fabric_signal_t* const_signal,
                              "signal still %lld after the timeout",
                              (long long)value);
     }
-    if (spin < HRX_SIGNAL_SPIN) continue;
+    if (hrx_clock_monotonic_ns() < spin_until) {
+      if (spin >= 8) sched_yield();
+      continue;
+    }
     if (signal->waker) {
       signal->waker->sleep(signal->waker_context, epoch, remaining);
       continue;

@@ -132,6 +132,32 @@ static void test_manifest_errors(void** state) {
   hrx_status_free(status);
 }
 
+/* The options pack_fixture packs with. */
+static hrx_fabric_bundle_pack_options_t fixture_options(void) {
+  hrx_fabric_bundle_pack_options_t options =
+      HRX_STRUCT_INIT(hrx_fabric_bundle_pack_options_t);
+  options.target = "gfx1151";
+  options.url = "https://x/b";
+  options.revision = "r7";
+  return options;
+}
+
+/* The least options that pack: target "t", url "u". */
+static hrx_fabric_bundle_pack_options_t plain_options(void) {
+  hrx_fabric_bundle_pack_options_t options =
+      HRX_STRUCT_INIT(hrx_fabric_bundle_pack_options_t);
+  options.target = "t";
+  options.url = "u";
+  return options;
+}
+
+/* Creates |root|/|name| and returns its path. */
+static char* make_dir_under(const char* root, const char* name) {
+  char* dir = test_strdup_printf("%s/%s", root, name);
+  assert_ok(hrx_dir_create_all(dir, 0755));
+  return dir;
+}
+
 /* A source tree with two files, packed; returns the manifest. */
 static hrx_fabric_bundle_manifest_t* pack_fixture(const char* root,
                                                   char** out_archive) {
@@ -143,11 +169,7 @@ static hrx_fabric_bundle_manifest_t* pack_fixture(const char* root,
   test_write_file(b, "hello", 5);
   char* dir = test_strdup_printf("%s/src", root);
   *out_archive = test_strdup_printf("%s/bundle.tar.zst", root);
-  hrx_fabric_bundle_pack_options_t options =
-      HRX_STRUCT_INIT(hrx_fabric_bundle_pack_options_t);
-  options.target = "gfx1151";
-  options.url = "https://x/b";
-  options.revision = "r7";
+  hrx_fabric_bundle_pack_options_t options = fixture_options();
   hrx_fabric_bundle_manifest_t* m = NULL;
   assert_ok(hrx_fabric_bundle_pack(dir, &options, *out_archive,
                                    hrx_allocator_system(), &m));
@@ -156,6 +178,26 @@ static hrx_fabric_bundle_manifest_t* pack_fixture(const char* root,
   free(b);
   free(dir);
   return m;
+}
+
+/* pack_fixture's bundle under a test's root and a cache beside it. */
+typedef struct packed_t {
+  hrx_fabric_bundle_manifest_t* m;
+  char* archive;
+  char* cache;
+} packed_t;
+
+static packed_t packed_open(const char* root) {
+  packed_t p = {0};
+  p.m = pack_fixture(root, &p.archive);
+  p.cache = test_strdup_printf("%s/cache", root);
+  return p;
+}
+
+static void packed_close(packed_t* p) {
+  hrx_fabric_bundle_manifest_destroy(p->m);
+  free(p->cache);
+  free(p->archive);
 }
 
 /* Names under bundles/ other than locks. */
@@ -176,11 +218,7 @@ static void test_pack_install_locate(void** state) {
   /* Packing is reproducible. */
   char* second = test_strdup_printf("%s/again.tar.zst", root);
   char* src = test_strdup_printf("%s/src", root);
-  hrx_fabric_bundle_pack_options_t options =
-      HRX_STRUCT_INIT(hrx_fabric_bundle_pack_options_t);
-  options.target = "gfx1151";
-  options.url = "https://x/b";
-  options.revision = "r7";
+  hrx_fabric_bundle_pack_options_t options = fixture_options();
   hrx_fabric_bundle_manifest_t* m2 = NULL;
   sleep(1); /* different mtimes would show */
   assert_ok(hrx_fabric_bundle_pack(src, &options, second,
@@ -297,10 +335,7 @@ static void test_local_archive_url(void** state) {
  * build without libcurl (-Ddownload=disabled) says so; with it, HRX_OFFLINE
  * keeps the network untouched. */
 static void test_remote_url_without_downloads(void** state) {
-  const char* root = *state;
-  char* archive = NULL;
-  hrx_fabric_bundle_manifest_t* m = pack_fixture(root, &archive);
-  char* cache = test_strdup_printf("%s/cache", root);
+  packed_t p = packed_open(*state);
   char* dir = NULL;
 #if HRX_TEST_HAVE_CURL
   setenv("HRX_OFFLINE", "1", 1);
@@ -308,8 +343,8 @@ static void test_remote_url_without_downloads(void** state) {
 #else
   const char* why = "this build has no download support";
 #endif
-  hrx_status_t status =
-      hrx_fabric_bundle_provision(m, cache, NULL, hrx_allocator_system(), &dir);
+  hrx_status_t status = hrx_fabric_bundle_provision(
+      p.m, p.cache, NULL, hrx_allocator_system(), &dir);
   unsetenv("HRX_OFFLINE");
   if (!status || !strstr(hrx_status_message(status), why) ||
       !strstr(hrx_status_message(status), "hrx prepare ARCHIVE")) {
@@ -318,14 +353,12 @@ static void test_remote_url_without_downloads(void** state) {
   assert_status_code(status, HRX_STATUS_UNAVAILABLE);
   assert_null(dir);
   /* Installing the file works either way. */
-  assert_ok(hrx_fabric_bundle_install(m, archive, cache,
+  assert_ok(hrx_fabric_bundle_install(p.m, p.archive, p.cache,
                                       hrx_allocator_system(), NULL));
-  assert_ok(hrx_fabric_bundle_provision(m, cache, NULL,
+  assert_ok(hrx_fabric_bundle_provision(p.m, p.cache, NULL,
                                         hrx_allocator_system(), &dir));
   free(dir);
-  hrx_fabric_bundle_manifest_destroy(m);
-  free(cache);
-  free(archive);
+  packed_close(&p);
 }
 
 /* The pinned manifest: $HRX_BUNDLE_JSON, else the installed one, whose
@@ -375,13 +408,9 @@ static void test_pinned_manifest(void** state) {
  * qsort and bsearch with NULL). */
 static void test_empty_bundle(void** state) {
   const char* root = *state;
-  char* src = test_strdup_printf("%s/empty", root);
-  assert_ok(hrx_dir_create_all(src, 0755));
+  char* src = make_dir_under(root, "empty");
   char* archive = test_strdup_printf("%s/empty.tar.zst", root);
-  hrx_fabric_bundle_pack_options_t options =
-      HRX_STRUCT_INIT(hrx_fabric_bundle_pack_options_t);
-  options.target = "t";
-  options.url = "u";
+  hrx_fabric_bundle_pack_options_t options = plain_options();
   hrx_fabric_bundle_manifest_t* m = NULL;
   assert_ok(hrx_fabric_bundle_pack(src, &options, archive,
                                    hrx_allocator_system(), &m));
@@ -402,53 +431,49 @@ static void test_empty_bundle(void** state) {
 
 static void test_tampering_installs_nothing(void** state) {
   const char* root = *state;
-  char* archive = NULL;
-  hrx_fabric_bundle_manifest_t* m = pack_fixture(root, &archive);
-  char* cache = test_strdup_printf("%s/cache", root);
+  packed_t p = packed_open(root);
   /* A flipped byte in the archive. */
   void* data = NULL;
   size_t length = 0;
-  assert_ok(hrx_file_read_all(hrx_allocator_system(), archive, 1 << 20, &data,
+  assert_ok(hrx_file_read_all(hrx_allocator_system(), p.archive, 1 << 20, &data,
                               &length));
   ((uint8_t*)data)[length / 2] ^= 1;
   char* tampered = test_strdup_printf("%s/tampered.tar.zst", root);
   test_write_file(tampered, data, length);
   hrx_status_t status = hrx_fabric_bundle_install(
-      m, tampered, cache, hrx_allocator_system(), NULL);
+      p.m, tampered, p.cache, hrx_allocator_system(), NULL);
   assert_non_null(strstr(hrx_status_message(status), "bundle.json pins"));
   assert_status_code(status, HRX_STATUS_DATA_LOSS);
-  assert_int_equal(visible_entries(cache), 0);
+  assert_int_equal(visible_entries(p.cache), 0);
   /* A truncated archive whose digest is pinned: extraction fails. */
   char* truncated = test_strdup_printf("%s/truncated.tar.zst", root);
   test_write_file(truncated, data, length - 40);
-  assert_ok(hrx_sha256_file(truncated, &m->archive_sha256));
-  assert_status_code(hrx_fabric_bundle_install(m, truncated, cache,
+  assert_ok(hrx_sha256_file(truncated, &p.m->archive_sha256));
+  assert_status_code(hrx_fabric_bundle_install(p.m, truncated, p.cache,
                                                hrx_allocator_system(), NULL),
                      HRX_STATUS_DATA_LOSS);
-  assert_int_equal(visible_entries(cache), 0);
+  assert_int_equal(visible_entries(p.cache), 0);
   /* A file whose pinned digest differs. */
-  assert_ok(hrx_sha256_file(archive, &m->archive_sha256));
-  m->files[1].sha256.bytes[0] ^= 1;
-  status = hrx_fabric_bundle_install(m, archive, cache,
+  assert_ok(hrx_sha256_file(p.archive, &p.m->archive_sha256));
+  p.m->files[1].sha256.bytes[0] ^= 1;
+  status = hrx_fabric_bundle_install(p.m, p.archive, p.cache,
                                      hrx_allocator_system(), NULL);
   assert_non_null(strstr(hrx_status_message(status), "'readme' has SHA-256"));
   assert_status_code(status, HRX_STATUS_DATA_LOSS);
-  assert_int_equal(visible_entries(cache), 0);
+  assert_int_equal(visible_entries(p.cache), 0);
   /* A listed file the archive lacks. */
-  m->files[1].sha256.bytes[0] ^= 1;
-  free(m->files[1].name);
-  m->files[1].name = strdup("zzz");
-  status = hrx_fabric_bundle_install(m, archive, cache,
+  p.m->files[1].sha256.bytes[0] ^= 1;
+  free(p.m->files[1].name);
+  p.m->files[1].name = strdup("zzz");
+  status = hrx_fabric_bundle_install(p.m, p.archive, p.cache,
                                      hrx_allocator_system(), NULL);
   assert_non_null(strstr(hrx_status_message(status), "not listed"));
   hrx_status_free(status);
-  assert_int_equal(visible_entries(cache), 0);
+  assert_int_equal(visible_entries(p.cache), 0);
   free(data);
   free(tampered);
   free(truncated);
-  free(cache);
-  free(archive);
-  hrx_fabric_bundle_manifest_destroy(m);
+  packed_close(&p);
 }
 
 /*===------------------------------------------------------------------===*/
@@ -560,17 +585,14 @@ static void test_malicious_archives(void** state) {
 }
 
 static void test_concurrent_installs(void** state) {
-  const char* root = *state;
-  char* archive = NULL;
-  hrx_fabric_bundle_manifest_t* m = pack_fixture(root, &archive);
-  char* cache = test_strdup_printf("%s/cache", root);
+  packed_t p = packed_open(*state);
   pid_t children[4];
   for (int c = 0; c < 4; ++c) {
     children[c] = fork();
     assert_true(children[c] >= 0);
     if (children[c] == 0) {
       hrx_status_t status = hrx_fabric_bundle_install(
-          m, archive, cache, hrx_allocator_system(), NULL);
+          p.m, p.archive, p.cache, hrx_allocator_system(), NULL);
       _exit(status == HRX_OK ? 0 : 1);
     }
   }
@@ -579,13 +601,12 @@ static void test_concurrent_installs(void** state) {
     assert_int_equal(waitpid(children[c], &wstatus, 0), children[c]);
     assert_true(WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0);
   }
-  assert_int_equal(visible_entries(cache), 1);
+  assert_int_equal(visible_entries(p.cache), 1);
   char* dir = NULL;
-  assert_ok(hrx_fabric_bundle_locate(m, cache, hrx_allocator_system(), &dir));
+  assert_ok(
+      hrx_fabric_bundle_locate(p.m, p.cache, hrx_allocator_system(), &dir));
   free(dir);
-  free(cache);
-  free(archive);
-  hrx_fabric_bundle_manifest_destroy(m);
+  packed_close(&p);
 }
 
 /* "size" is optional and positive; a parent of a listed file may not be
@@ -673,47 +694,43 @@ static void test_sparse_entries_are_refused(void** state) {
  * a device or FIFO would be read (or waited on) forever. */
 static void test_archive_must_be_a_regular_file(void** state) {
   const char* root = *state;
-  char* archive = NULL;
-  hrx_fabric_bundle_manifest_t* m = pack_fixture(root, &archive);
-  char* cache = test_strdup_printf("%s/cache", root);
+  packed_t p = packed_open(root);
   char* fifo = test_strdup_printf("%s/fifo", root);
   assert_int_equal(mkfifo(fifo, 0644), 0);
   hrx_allocator_t a = hrx_allocator_system();
-  assert_status(hrx_fabric_bundle_install(m, "/dev/zero", cache, a, NULL),
+  assert_status(hrx_fabric_bundle_install(p.m, "/dev/zero", p.cache, a, NULL),
                 HRX_STATUS_INVALID_ARGUMENT, "is a character device");
-  assert_status(hrx_fabric_bundle_install(m, fifo, cache, a, NULL),
+  assert_status(hrx_fabric_bundle_install(p.m, fifo, p.cache, a, NULL),
                 HRX_STATUS_INVALID_ARGUMENT, "is a FIFO");
-  assert_status(hrx_fabric_bundle_install(m, root, cache, a, NULL),
+  assert_status(hrx_fabric_bundle_install(p.m, root, p.cache, a, NULL),
                 HRX_STATUS_INVALID_ARGUMENT, "is a directory");
-  free(m->url);
-  m->url = test_strdup_printf("file:///dev/zero");
+  free(p.m->url);
+  p.m->url = test_strdup_printf("file:///dev/zero");
   hrx_fabric_bundle_fetch_options_t offline =
       HRX_STRUCT_INIT(hrx_fabric_bundle_fetch_options_t);
   offline.offline = true;
   char* dir = NULL;
-  assert_status(hrx_fabric_bundle_provision(m, cache, &offline, a, &dir),
+  assert_status(hrx_fabric_bundle_provision(p.m, p.cache, &offline, a, &dir),
                 HRX_STATUS_INVALID_ARGUMENT, "is a character device");
   /* A local archive of another size than the pin is refused unread. */
-  m->size += 1;
-  assert_status(hrx_fabric_bundle_install(m, archive, cache, a, NULL),
+  p.m->size += 1;
+  assert_status(hrx_fabric_bundle_install(p.m, p.archive, p.cache, a, NULL),
                 HRX_STATUS_DATA_LOSS, "bundle.json pins");
-  m->size -= 1;
+  p.m->size -= 1;
   /* A FIFO planted in an installed bundle is damage, not a hang. */
-  assert_ok(hrx_fabric_bundle_install(m, archive, cache, a, &dir));
+  assert_ok(hrx_fabric_bundle_install(p.m, p.archive, p.cache, a, &dir));
   char* file = test_strdup_printf("%s/readme", dir);
   assert_int_equal(unlink(file), 0);
   assert_int_equal(mkfifo(file, 0644), 0);
   free(dir);
-  assert_status(hrx_fabric_bundle_locate(m, cache, a, &dir),
+  assert_status(hrx_fabric_bundle_locate(p.m, p.cache, a, &dir),
                 HRX_STATUS_DATA_LOSS, "is a FIFO");
-  assert_ok(hrx_fabric_bundle_install(m, archive, cache, a, NULL));
-  assert_ok(hrx_fabric_bundle_locate(m, cache, a, &dir));
+  assert_ok(hrx_fabric_bundle_install(p.m, p.archive, p.cache, a, NULL));
+  assert_ok(hrx_fabric_bundle_locate(p.m, p.cache, a, &dir));
   free(dir);
   free(file);
   free(fifo);
-  free(cache);
-  free(archive);
-  hrx_fabric_bundle_manifest_destroy(m);
+  packed_close(&p);
 }
 
 /* A write cut short (here by RLIMIT_FSIZE, as a full disk would) reports
@@ -721,17 +738,13 @@ static void test_archive_must_be_a_regular_file(void** state) {
  * directories before it. */
 static void test_short_write_names_its_cause(void** state) {
   const char* root = *state;
-  char* src = test_strdup_printf("%s/src", root);
-  assert_ok(hrx_dir_create_all(src, 0755));
+  char* src = make_dir_under(root, "src");
   char* big = test_strdup_printf("%s/src/big.bin", root);
   static char data[256 << 10];
   for (size_t i = 0; i < sizeof(data); ++i) data[i] = (char)(i * 7919 >> 3);
   test_write_file(big, data, sizeof(data));
   char* archive = test_strdup_printf("%s/big.tar.zst", root);
-  hrx_fabric_bundle_pack_options_t options =
-      HRX_STRUCT_INIT(hrx_fabric_bundle_pack_options_t);
-  options.target = "t";
-  options.url = "u";
+  hrx_fabric_bundle_pack_options_t options = plain_options();
   hrx_fabric_bundle_manifest_t* m = NULL;
   assert_ok(hrx_fabric_bundle_pack(src, &options, archive,
                                    hrx_allocator_system(), &m));
@@ -777,14 +790,10 @@ static void test_short_write_names_its_cause(void** state) {
  * output as it was. */
 static void test_failed_pack_keeps_the_output(void** state) {
   const char* root = *state;
-  char* src = test_strdup_printf("%s/src", root);
-  assert_ok(hrx_dir_create_all(src, 0755));
+  char* src = make_dir_under(root, "src");
   char* output = test_strdup_printf("%s/out.tar.zst", root);
   test_write_file(output, "precious", 8);
-  hrx_fabric_bundle_pack_options_t options =
-      HRX_STRUCT_INIT(hrx_fabric_bundle_pack_options_t);
-  options.target = "t";
-  options.url = "u";
+  hrx_fabric_bundle_pack_options_t options = plain_options();
   hrx_fabric_bundle_manifest_t* m = NULL;
   /* Fails before the walk: a bad url. */
   hrx_fabric_bundle_pack_options_t bad =
@@ -813,8 +822,7 @@ static void test_failed_pack_keeps_the_output(void** state) {
  * a link too), so packing twice gives the same archive. */
 static void test_pack_leaves_out_its_outputs(void** state) {
   const char* root = *state;
-  char* src = test_strdup_printf("%s/src", root);
-  assert_ok(hrx_dir_create_all(src, 0755));
+  char* src = make_dir_under(root, "src");
   char* file = test_strdup_printf("%s/src/a.bin", root);
   test_write_file(file, "abc", 3);
   char* output = test_strdup_printf("%s/src/b.tar.zst", root);
@@ -822,10 +830,7 @@ static void test_pack_leaves_out_its_outputs(void** state) {
   char* link = test_strdup_printf("%s/b-link.tar.zst", root);
   assert_int_equal(symlink(output, link), 0);
   test_write_file(json, "{}", 2);
-  hrx_fabric_bundle_pack_options_t options =
-      HRX_STRUCT_INIT(hrx_fabric_bundle_pack_options_t);
-  options.target = "t";
-  options.url = "u";
+  hrx_fabric_bundle_pack_options_t options = plain_options();
   options.manifest_path = json;
   hrx_fabric_bundle_manifest_t *first = NULL, *second = NULL;
   assert_ok(hrx_fabric_bundle_pack(src, &options, output,
@@ -854,12 +859,8 @@ static void test_pack_leaves_out_its_outputs(void** state) {
  * directory refused. */
 static void test_pack_output_paths(void** state) {
   const char* root = *state;
-  char* src = test_strdup_printf("%s/src", root);
-  assert_ok(hrx_dir_create_all(src, 0755));
-  hrx_fabric_bundle_pack_options_t options =
-      HRX_STRUCT_INIT(hrx_fabric_bundle_pack_options_t);
-  options.target = "t";
-  options.url = "u";
+  char* src = make_dir_under(root, "src");
+  hrx_fabric_bundle_pack_options_t options = plain_options();
   hrx_fabric_bundle_manifest_t* m = NULL;
   assert_ok(hrx_fabric_bundle_pack(src, &options, "/dev/null",
                                    hrx_allocator_system(), &m));

@@ -294,6 +294,26 @@ static hrx_fabric_executable_t* load_saxpy(env_t* e,
   return exe;
 }
 
+/* The dispatch tests' start: the device open with saxpy loaded. */
+static hrx_fabric_executable_t* env_open_saxpy(
+    env_t* e, const hrx_fabric_kernel_t** kernel) {
+  env_open(e);
+  return load_saxpy(e, kernel);
+}
+
+/* Their end: saxpy released, then the device closed and checked clean. */
+static void env_close_saxpy(env_t* e, hrx_fabric_executable_t* exe) {
+  hrx_fabric_executable_release(exe);
+  env_close(e);
+}
+
+/* A queue of QUEUE_PACKETS on |e|'s device. */
+static hrx_fabric_queue_t* open_queue(env_t* e) {
+  hrx_fabric_queue_t* q = NULL;
+  assert_ok(hrx_fabric_queue_create(e->device, QUEUE_PACKETS, &q));
+  return q;
+}
+
 /* Buffers and the explicit kernel arguments (n, alpha, x, y) for saxpy
  * over |n| elements, laid out from the kernel's metadata; the queue fills
  * the hidden ones. |y_override| (nonzero) replaces y's address. */
@@ -599,11 +619,9 @@ static void test_queue_ioctl_failures(void** state) {
 static void test_wait_events_failure(void** state) {
   (void)state;
   env_t e;
-  env_open(&e);
   const hrx_fabric_kernel_t* kernel = NULL;
-  hrx_fabric_executable_t* exe = load_saxpy(&e, &kernel);
-  hrx_fabric_queue_t* q = NULL;
-  assert_ok(hrx_fabric_queue_create(e.device, QUEUE_PACKETS, &q));
+  hrx_fabric_executable_t* exe = env_open_saxpy(&e, &kernel);
+  hrx_fabric_queue_t* q = open_queue(&e);
   for (int round = 0; round < 3; ++round) {
     saxpy_t s;
     saxpy_prepare(&e, kernel, 300, 0, &s);
@@ -627,8 +645,7 @@ static void test_wait_events_failure(void** state) {
   hrx_kfd_model_inject(e.model, 0, 0, 0);
   check_usable(&e);
   hrx_fabric_queue_destroy(q);
-  hrx_fabric_executable_release(exe);
-  env_close(&e);
+  env_close_saxpy(&e, exe);
 }
 
 /* Teardown ioctls failing (the queue's DESTROY_QUEUE; the device's
@@ -639,8 +656,7 @@ static void test_teardown_failures(void** state) {
   (void)state;
   env_t e;
   env_open(&e);
-  hrx_fabric_queue_t* q = NULL;
-  assert_ok(hrx_fabric_queue_create(e.device, QUEUE_PACKETS, &q));
+  hrx_fabric_queue_t* q = open_queue(&e);
   hrx_kfd_model_inject(e.model, HRX_KFD_IOC_DESTROY_QUEUE, 1, EIO);
   double start = now_seconds();
   hrx_fabric_queue_destroy(q);
@@ -792,11 +808,9 @@ static void test_memory(void** state) {
 static void test_saxpy(void** state) {
   (void)state;
   env_t e;
-  env_open(&e);
   const hrx_fabric_kernel_t* kernel = NULL;
-  hrx_fabric_executable_t* exe = load_saxpy(&e, &kernel);
-  hrx_fabric_queue_t* q = NULL;
-  assert_ok(hrx_fabric_queue_create(e.device, QUEUE_PACKETS, &q));
+  hrx_fabric_executable_t* exe = env_open_saxpy(&e, &kernel);
+  hrx_fabric_queue_t* q = open_queue(&e);
   static const uint32_t sizes[] = {1, 31, 257, 1000};
   for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); ++i) {
     saxpy_run(&e, q, kernel, sizes[i]);
@@ -818,8 +832,7 @@ static void test_saxpy(void** state) {
                      HRX_STATUS_NOT_FOUND);
   hrx_fabric_queue_destroy(q);
   /* The executable outlives nothing it needs: release it last. */
-  hrx_fabric_executable_release(exe);
-  env_close(&e);
+  env_close_saxpy(&e, exe);
 }
 
 static void settle(env_t* e);
@@ -855,9 +868,8 @@ static void saxpy_publish_private(hrx_fabric_queue_t* q,
 static void test_queue_scratch(void** state) {
   (void)state;
   env_t e;
-  env_open(&e);
   const hrx_fabric_kernel_t* kernel = NULL;
-  hrx_fabric_executable_t* exe = load_saxpy(&e, &kernel);
+  hrx_fabric_executable_t* exe = env_open_saxpy(&e, &kernel);
   hrx_fabric_queue_options_t o = {.packet_count = QUEUE_PACKETS,
                                   .maximum_private_bytes = 256};
   hrx_fabric_queue_t* q = NULL;
@@ -892,8 +904,7 @@ static void test_queue_scratch(void** state) {
   hrx_fabric_queue_destroy(q);
   saxpy_release(&e, &fits);
   saxpy_release(&e, &over);
-  hrx_fabric_executable_release(exe);
-  env_close(&e);
+  env_close_saxpy(&e, exe);
 }
 
 /* More packets than the ring holds, so the ring wraps: each wait frees
@@ -902,8 +913,7 @@ static void test_ring_wraps(void** state) {
   (void)state;
   env_t e;
   env_open(&e);
-  hrx_fabric_queue_t* q = NULL;
-  assert_ok(hrx_fabric_queue_create(e.device, QUEUE_PACKETS, &q));
+  hrx_fabric_queue_t* q = open_queue(&e);
   hrx_fabric_memory_t m;
   assert_ok(hrx_fabric_memory_allocate(e.device, 4 * 3 * QUEUE_PACKETS,
                                        HRX_FABRIC_VISIBILITY_HOST_VISIBLE, &m));
@@ -941,8 +951,7 @@ static void test_copy_fill(void** state) {
   (void)state;
   env_t e;
   env_open(&e);
-  hrx_fabric_queue_t* q = NULL;
-  assert_ok(hrx_fabric_queue_create(e.device, QUEUE_PACKETS, &q));
+  hrx_fabric_queue_t* q = open_queue(&e);
   hrx_fabric_memory_t src, dst;
   assert_ok(hrx_fabric_memory_allocate(e.device, TRANSFER_BYTES,
                                        HRX_FABRIC_VISIBILITY_HOST_VISIBLE,
@@ -1037,6 +1046,17 @@ static void settle(env_t* e) {
   pthread_mutex_unlock(&d->mutex);
 }
 
+/* Publishes a saxpy over |n| whose y lies far outside every allocation
+ * and waits until it has faulted and the queue is retired. */
+static void saxpy_fault(env_t* e, hrx_fabric_queue_t* q,
+                        const hrx_fabric_kernel_t* kernel, uint32_t n,
+                        saxpy_t* bad) {
+  saxpy_prepare(e, kernel, n, FAR_AWAY, bad);
+  saxpy_publish(q, kernel, bad);
+  assert_int_equal(wait_signal(bad->done), HRX_FABRIC_SIGNAL_FAULTED);
+  settle(e);
+}
+
 static void check_fault_text(const hrx_fabric_fault_t* fault) {
   char text[512];
   hrx_fabric_fault_format(fault, text, sizeof(text));
@@ -1050,13 +1070,10 @@ static void check_fault_text(const hrx_fabric_fault_t* fault) {
 static void test_fault_isolation(void** state) {
   (void)state;
   env_t e;
-  env_open(&e);
   const hrx_fabric_kernel_t* kernel = NULL;
-  hrx_fabric_executable_t* exe = load_saxpy(&e, &kernel);
-  hrx_fabric_queue_t* a = NULL;
-  hrx_fabric_queue_t* b = NULL;
-  assert_ok(hrx_fabric_queue_create(e.device, QUEUE_PACKETS, &a));
-  assert_ok(hrx_fabric_queue_create(e.device, QUEUE_PACKETS, &b));
+  hrx_fabric_executable_t* exe = env_open_saxpy(&e, &kernel);
+  hrx_fabric_queue_t* a = open_queue(&e);
+  hrx_fabric_queue_t* b = open_queue(&e);
   saxpy_run(&e, a, kernel, 64); /* A works before it faults */
 
   /* y far outside every allocation; a good dispatch queued behind it. */
@@ -1131,12 +1148,11 @@ static void test_fault_isolation(void** state) {
   assert_status_code(hrx_fabric_queue_take_fault(b, &none),
                      HRX_STATUS_NOT_FOUND);
   /* A new queue on the same device runs too. */
-  assert_ok(hrx_fabric_queue_create(e.device, QUEUE_PACKETS, &a));
+  a = open_queue(&e);
   saxpy_run(&e, a, kernel, 77);
   hrx_fabric_queue_destroy(a);
   hrx_fabric_queue_destroy(b);
-  hrx_fabric_executable_release(exe);
-  env_close(&e);
+  env_close_saxpy(&e, exe);
 }
 
 /* Publishes a barrier on |q| waiting for |dep| (NULL: none, an event
@@ -1159,13 +1175,10 @@ static void publish_barrier(hrx_fabric_queue_t* q, hrx_fabric_signal_t* dep,
 static void test_restart_after_fault(void** state) {
   (void)state;
   env_t e;
-  env_open(&e);
   const hrx_fabric_kernel_t* kernel = NULL;
-  hrx_fabric_executable_t* exe = load_saxpy(&e, &kernel);
-  hrx_fabric_queue_t* a = NULL;
-  hrx_fabric_queue_t* b = NULL;
-  assert_ok(hrx_fabric_queue_create(e.device, QUEUE_PACKETS, &a));
-  assert_ok(hrx_fabric_queue_create(e.device, QUEUE_PACKETS, &b));
+  hrx_fabric_executable_t* exe = env_open_saxpy(&e, &kernel);
+  hrx_fabric_queue_t* a = open_queue(&e);
+  hrx_fabric_queue_t* b = open_queue(&e);
   assert_ok(hrx_fabric_queue_restart(a)); /* running: nothing to do */
   for (int round = 0; round < 2; ++round) {
     saxpy_t bad, behind;
@@ -1208,8 +1221,7 @@ static void test_restart_after_fault(void** state) {
                      HRX_STATUS_INVALID_ARGUMENT);
   hrx_fabric_queue_destroy(b);
   hrx_fabric_queue_destroy(a);
-  hrx_fabric_executable_release(exe);
-  env_close(&e);
+  env_close_saxpy(&e, exe);
 }
 
 /* A fault on a queue that is then destroyed while packets are still
@@ -1217,23 +1229,17 @@ static void test_restart_after_fault(void** state) {
 static void test_fault_then_teardown(void** state) {
   (void)state;
   env_t e;
-  env_open(&e);
   const hrx_fabric_kernel_t* kernel = NULL;
-  hrx_fabric_executable_t* exe = load_saxpy(&e, &kernel);
-  hrx_fabric_queue_t* q = NULL;
-  assert_ok(hrx_fabric_queue_create(e.device, QUEUE_PACKETS, &q));
+  hrx_fabric_executable_t* exe = env_open_saxpy(&e, &kernel);
+  hrx_fabric_queue_t* q = open_queue(&e);
   saxpy_t bad;
-  saxpy_prepare(&e, kernel, 32, FAR_AWAY, &bad);
-  saxpy_publish(q, kernel, &bad);
-  assert_int_equal(wait_signal(bad.done), HRX_FABRIC_SIGNAL_FAULTED);
-  settle(&e);
+  saxpy_fault(&e, q, kernel, 32, &bad);
   double start = now_seconds();
   hrx_fabric_queue_destroy(q);
   assert_true(now_seconds() - start < 5.0);
   saxpy_release(&e, &bad);
   check_usable(&e);
-  hrx_fabric_executable_release(exe);
-  env_close(&e);
+  env_close_saxpy(&e, exe);
 }
 
 /*===------------------------------------------------------------------===*/
@@ -1371,13 +1377,10 @@ static void test_resource_limits(void** state) {
 static void test_barrier_across_queues(void** state) {
   (void)state;
   env_t e;
-  env_open(&e);
   const hrx_fabric_kernel_t* kernel = NULL;
-  hrx_fabric_executable_t* exe = load_saxpy(&e, &kernel);
-  hrx_fabric_queue_t* a = NULL;
-  hrx_fabric_queue_t* b = NULL;
-  assert_ok(hrx_fabric_queue_create(e.device, QUEUE_PACKETS, &a));
-  assert_ok(hrx_fabric_queue_create(e.device, QUEUE_PACKETS, &b));
+  hrx_fabric_executable_t* exe = env_open_saxpy(&e, &kernel);
+  hrx_fabric_queue_t* a = open_queue(&e);
+  hrx_fabric_queue_t* b = open_queue(&e);
   hrx_fabric_signal_t* host = device_signal(&e, 1);
   hrx_fabric_signal_t* gate = device_signal(&e, 1);
   saxpy_t s;
@@ -1418,8 +1421,7 @@ static void test_barrier_across_queues(void** state) {
   saxpy_release(&e, &s);
   hrx_fabric_queue_destroy(b);
   hrx_fabric_queue_destroy(a);
-  hrx_fabric_executable_release(exe);
-  env_close(&e);
+  env_close_saxpy(&e, exe);
 }
 
 /* Transfers of more units than one blit dispatch launches work-items
@@ -1428,8 +1430,7 @@ static void test_large_transfers(void** state) {
   (void)state;
   env_t e;
   env_open(&e);
-  hrx_fabric_queue_t* q = NULL;
-  assert_ok(hrx_fabric_queue_create(e.device, QUEUE_PACKETS, &q));
+  hrx_fabric_queue_t* q = open_queue(&e);
   const uint64_t bytes = (UINT64_C(1) << 20) + 5; /* byte copy */
   const uint64_t fill_bytes = (UINT64_C(4) << 20) + 8; /* 2^20 + 2 dwords */
   hrx_fabric_memory_t src, dst;
@@ -1627,12 +1628,10 @@ static void test_corrupt_code_object(void** state) {
   /* And the device still loads and runs the real thing. */
   const hrx_fabric_kernel_t* kernel = NULL;
   exe = load_saxpy(&e, &kernel);
-  hrx_fabric_queue_t* q = NULL;
-  assert_ok(hrx_fabric_queue_create(e.device, QUEUE_PACKETS, &q));
+  hrx_fabric_queue_t* q = open_queue(&e);
   saxpy_run(&e, q, kernel, 200);
   hrx_fabric_queue_destroy(q);
-  hrx_fabric_executable_release(exe);
-  env_close(&e);
+  env_close_saxpy(&e, exe);
 }
 
 /*===------------------------------------------------------------------===*/
@@ -1721,8 +1720,7 @@ static void test_unreachable_completion_signal(void** state) {
   (void)state;
   env_t e;
   env_open(&e);
-  hrx_fabric_queue_t* q = NULL;
-  assert_ok(hrx_fabric_queue_create(e.device, QUEUE_PACKETS, &q));
+  hrx_fabric_queue_t* q = open_queue(&e);
   hrx_fabric_memory_t m;
   assert_ok(hrx_fabric_memory_allocate(e.device, 64,
                                        HRX_FABRIC_VISIBILITY_HOST_VISIBLE, &m));
@@ -1748,8 +1746,7 @@ static void test_queue_outlives_device(void** state) {
   (void)state;
   env_t e;
   env_open(&e);
-  hrx_fabric_queue_t* q = NULL;
-  assert_ok(hrx_fabric_queue_create(e.device, QUEUE_PACKETS, &q));
+  hrx_fabric_queue_t* q = open_queue(&e);
   check_usable(&e);
   hrx_fabric_device_release(e.device);
   e.device = NULL;
@@ -1765,13 +1762,11 @@ static void test_queue_outlives_device(void** state) {
 static void test_publish_right_after_fault(void** state) {
   (void)state;
   env_t e;
-  env_open(&e);
   const hrx_fabric_kernel_t* kernel = NULL;
-  hrx_fabric_executable_t* exe = load_saxpy(&e, &kernel);
+  hrx_fabric_executable_t* exe = env_open_saxpy(&e, &kernel);
   int lost = 0;
   for (int round = 0; round < 100; ++round) {
-    hrx_fabric_queue_t* q = NULL;
-    assert_ok(hrx_fabric_queue_create(e.device, QUEUE_PACKETS, &q));
+    hrx_fabric_queue_t* q = open_queue(&e);
     saxpy_t bad;
     saxpy_prepare(&e, kernel, 1, FAR_AWAY, &bad);
     saxpy_publish(q, kernel, &bad);
@@ -1798,24 +1793,18 @@ static void test_publish_right_after_fault(void** state) {
     saxpy_release(&e, &bad);
   }
   assert_int_equal(lost, 0);
-  hrx_fabric_executable_release(exe);
-  env_close(&e);
+  env_close_saxpy(&e, exe);
 }
 
 /* The model's fault text carries the faulting instruction's bytes. */
 static void test_fault_detail_bytes(void** state) {
   (void)state;
   env_t e;
-  env_open(&e);
   const hrx_fabric_kernel_t* kernel = NULL;
-  hrx_fabric_executable_t* exe = load_saxpy(&e, &kernel);
-  hrx_fabric_queue_t* q = NULL;
-  assert_ok(hrx_fabric_queue_create(e.device, QUEUE_PACKETS, &q));
+  hrx_fabric_executable_t* exe = env_open_saxpy(&e, &kernel);
+  hrx_fabric_queue_t* q = open_queue(&e);
   saxpy_t bad;
-  saxpy_prepare(&e, kernel, 1, FAR_AWAY, &bad);
-  saxpy_publish(q, kernel, &bad);
-  assert_int_equal(wait_signal(bad.done), HRX_FABRIC_SIGNAL_FAULTED);
-  settle(&e);
+  saxpy_fault(&e, q, kernel, 1, &bad);
   hrx_fabric_fault_t fault = HRX_STRUCT_INIT(hrx_fabric_fault_t);
   assert_ok(hrx_fabric_queue_take_fault(q, &fault));
   hrx_gfx11_fault_t model = {0};
@@ -1836,8 +1825,7 @@ static void test_fault_detail_bytes(void** state) {
   }
   hrx_fabric_queue_destroy(q);
   saxpy_release(&e, &bad);
-  hrx_fabric_executable_release(exe);
-  env_close(&e);
+  env_close_saxpy(&e, exe);
 }
 
 int main(void) {

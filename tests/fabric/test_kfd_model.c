@@ -487,6 +487,29 @@ static void store_value(uint8_t* signal, int64_t value) {
                         memory_order_release);
 }
 
+/* Whether the |bytes|-byte word at |p| (a fence, or a queue's read
+ * index at gart + 128) reaches |want| within WAIT_MS. */
+static bool wait_word(const uint8_t* p, size_t bytes, uint64_t want) {
+  for (uint32_t i = 0; i < WAIT_MS; ++i) {
+    uint64_t value =
+        bytes == 8 ? atomic_load_explicit((const _Atomic uint64_t*)p,
+                                          memory_order_acquire)
+                   : atomic_load_explicit((const _Atomic uint32_t*)p,
+                                          memory_order_acquire);
+    if (value == want) return true;
+    nanosleep(&(struct timespec){0, 1000000}, NULL);
+  }
+  return false;
+}
+
+static bool wait_u32(const uint8_t* p, uint32_t want) {
+  return wait_word(p, 4, want);
+}
+
+static bool wait_u64(const uint8_t* p, uint64_t want) {
+  return wait_word(p, 8, want);
+}
+
 /* A barrier-AND holds the dispatch behind it until every dependency is 0;
  * a barrier-OR passes once one is. */
 static void test_barriers(void** state) {
@@ -520,12 +543,9 @@ static void test_barriers(void** state) {
   assert_int_equal(wait_event(&e, event, 20), HRX_KFD_WAIT_TIMEOUT);
   assert_int_equal(*(uint64_t*)(q.gart.p + 128), 0);
   store_value(a, 0); /* the OR passes, the AND still waits for b */
-  _Atomic uint64_t* read_index = (_Atomic uint64_t*)(q.gart.p + 128);
-  for (uint32_t i = 0; i < WAIT_MS && atomic_load(read_index) == 0; ++i) {
-    nanosleep(&(struct timespec){0, 1000000}, NULL);
-  }
+  assert_true(wait_u64(q.gart.p + 128, 1));
   assert_int_equal(wait_event(&e, event, 20), HRX_KFD_WAIT_TIMEOUT);
-  assert_int_equal(atomic_load(read_index), 1);
+  assert_int_equal(*(uint64_t*)(q.gart.p + 128), 1);
   store_value(b, 0);
   assert_int_equal(wait_event(&e, event, WAIT_MS), HRX_KFD_WAIT_COMPLETE);
   assert_int_equal(*(uint64_t*)(q.gart.p + 128), 3);
@@ -788,17 +808,6 @@ static uint64_t consumed(const queue_t* q, uint64_t write) {
   return sdma ? wrapped * 4 : wrapped;
 }
 
-static bool wait_u32(const uint8_t* p, uint32_t want) {
-  for (uint32_t i = 0; i < WAIT_MS; ++i) {
-    if (atomic_load_explicit((const _Atomic uint32_t*)p,
-                             memory_order_acquire) == want) {
-      return true;
-    }
-    nanosleep(&(struct timespec){0, 1000000}, NULL);
-  }
-  return false;
-}
-
 static hrx_gfx11_fault_t wait_fault(env_t* e, const queue_t* q) {
   hrx_gfx11_fault_t fault = {0};
   for (uint32_t i = 0; i < WAIT_MS && fault.kind == HRX_GFX11_FAULT_NONE;
@@ -906,12 +915,7 @@ static void test_pm4_dispatch(void** state) {
     saxpy_release(&e, &s);
   }
   assert_true(wait_u32(fences.p + 8, 0xD0D0u));
-  for (uint32_t i = 0; i < WAIT_MS && *(volatile uint64_t*)(q.gart.p + 128) !=
-                                          consumed(&q, write);
-       ++i) {
-    nanosleep(&(struct timespec){0, 1000000}, NULL);
-  }
-  assert_int_equal(*(uint64_t*)(q.gart.p + 128), consumed(&q, write));
+  assert_true(wait_u64(q.gart.p + 128, consumed(&q, write)));
   hrx_gfx11_fault_t fault;
   assert_ok(hrx_kfd_model_queue_fault(e.model, q.args.queue_id, &fault));
   assert_int_equal(fault.kind, HRX_GFX11_FAULT_NONE);

@@ -79,3 +79,28 @@ hrx_gpu_kernel_t* gpu_test_spin_kernel(hrx_gpu_device_t* device) {
   free(path);
   return kernel;
 }
+
+int gpu_fixture_setup(void** state) {
+  gpu_fixture_t* f = calloc(1, sizeof(*f));
+  assert_non_null(f);
+  f->device = gpu_test_device_open();
+  assert_ok(hrx_gpu_stream_create(f->device, &f->stream));
+  *state = f;
+  return 0;
+}
+
+int gpu_fixture_setup_saxpy(void** state) {
+  gpu_fixture_setup(state);
+  gpu_fixture_t* f = *state;
+  f->saxpy = gpu_test_kernel(f->device, "saxpy.loom", NULL, "saxpy");
+  return 0;
+}
+
+int gpu_fixture_teardown(void** state) {
+  gpu_fixture_t* f = *state;
+  if (f->saxpy) hrx_gpu_kernel_release(f->saxpy);
+  hrx_gpu_stream_destroy(f->stream);
+  hrx_gpu_device_release(f->device);
+  free(f);
+  return 0;
+}

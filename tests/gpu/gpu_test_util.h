@@ -37,4 +37,22 @@ bool gpu_test_is_host(const hrx_gpu_device_t* device);
 
 #define SECOND 1000000000ull
 
+/* The suites' cmocka fixture: the suite's device and a stream on it, and
+ * for gpu_fixture_setup_saxpy saxpy.loom's kernel "saxpy" (else NULL). */
+typedef struct gpu_fixture_t {
+  hrx_gpu_device_t* device;
+  hrx_gpu_stream_t* stream;
+  hrx_gpu_kernel_t* saxpy;
+} gpu_fixture_t;
+int gpu_fixture_setup(void** state);
+int gpu_fixture_setup_saxpy(void** state);
+int gpu_fixture_teardown(void** state);
+
+/* A cmocka test run with the fixture, without and with saxpy. */
+#define GPU_FIXTURE_TEST(test) \
+  cmocka_unit_test_setup_teardown(test, gpu_fixture_setup, gpu_fixture_teardown)
+#define GPU_SAXPY_TEST(test)                                     \
+  cmocka_unit_test_setup_teardown(test, gpu_fixture_setup_saxpy, \
+                                  gpu_fixture_teardown)
+
 #endif /* HRX_TESTS_GPU_TEST_UTIL_H_ */

@@ -5,27 +5,6 @@
 
 #include "gpu_test_util.h"
 
-typedef struct fixture_t {
-  hrx_gpu_device_t* device;
-  hrx_gpu_stream_t* stream;
-} fixture_t;
-
-static int setup(void** state) {
-  fixture_t* f = calloc(1, sizeof(*f));
-  f->device = gpu_test_device_open();
-  assert_ok(hrx_gpu_stream_create(f->device, &f->stream));
-  *state = f;
-  return 0;
-}
-
-static int teardown(void** state) {
-  fixture_t* f = *state;
-  hrx_gpu_stream_destroy(f->stream);
-  hrx_gpu_device_release(f->device);
-  free(f);
-  return 0;
-}
-
 static hrx_gpu_view_t slice(hrx_gpu_buffer_t* b, uint64_t offset,
                             uint64_t length) {
   hrx_gpu_view_t view;
@@ -43,7 +22,7 @@ static void expect_deps(const hrx_gpu_graph_t* g, hrx_gpu_node_t node,
 }
 
 static void test_explicit_graph_replays(void** state) {
-  fixture_t* f = *state;
+  gpu_fixture_t* f = *state;
   hrx_gpu_kernel_t* saxpy = gpu_test_kernel(f->device, "saxpy.loom", NULL,
                                             "saxpy");
   hrx_gpu_buffer_t *x = NULL, *y = NULL;
@@ -91,7 +70,7 @@ static void test_explicit_graph_replays(void** state) {
 }
 
 static void test_inferred_edges_are_minimal(void** state) {
-  fixture_t* f = *state;
+  gpu_fixture_t* f = *state;
   hrx_gpu_buffer_t *a = NULL, *b = NULL;
   assert_ok(hrx_gpu_stream_allocate(f->stream, 64, &a));
   assert_ok(hrx_gpu_stream_allocate(f->stream, 64, &b));
@@ -165,7 +144,7 @@ static bool reachable(const hrx_gpu_graph_t* g, hrx_gpu_node_t from,
 }
 
 static void test_random_access_graphs(void** state) {
-  fixture_t* f = *state;
+  gpu_fixture_t* f = *state;
   enum { BUFFERS = 3, BYTES = 256, OPS = 60, ROUNDS = 30 };
   uint32_t seed = 2024;
   for (int round = 0; round < ROUNDS; ++round) {
@@ -232,7 +211,7 @@ static void test_random_access_graphs(void** state) {
 }
 
 static void test_buffer_pool(void** state) {
-  fixture_t* f = *state;
+  gpu_fixture_t* f = *state;
   hrx_gpu_buffer_pool_t* pool = NULL;
   assert_ok(hrx_gpu_buffer_pool_create(f->device, 1500, &pool));
   hrx_gpu_buffer_t *a = NULL, *b = NULL, *c = NULL;
@@ -290,13 +269,10 @@ static void test_buffer_pool(void** state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test_setup_teardown(test_explicit_graph_replays, setup,
-                                      teardown),
-      cmocka_unit_test_setup_teardown(test_inferred_edges_are_minimal, setup,
-                                      teardown),
-      cmocka_unit_test_setup_teardown(test_random_access_graphs, setup,
-                                      teardown),
-      cmocka_unit_test_setup_teardown(test_buffer_pool, setup, teardown),
+      GPU_FIXTURE_TEST(test_explicit_graph_replays),
+      GPU_FIXTURE_TEST(test_inferred_edges_are_minimal),
+      GPU_FIXTURE_TEST(test_random_access_graphs),
+      GPU_FIXTURE_TEST(test_buffer_pool),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

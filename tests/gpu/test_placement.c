@@ -6,31 +6,7 @@
 
 #include "gpu_test_util.h"
 
-typedef struct fixture_t {
-  hrx_gpu_device_t* device;
-  hrx_gpu_stream_t* stream;
-  hrx_gpu_kernel_t* saxpy;
-} fixture_t;
-
-static int setup(void** state) {
-  fixture_t* f = calloc(1, sizeof(*f));
-  f->device = gpu_test_device_open();
-  assert_ok(hrx_gpu_stream_create(f->device, &f->stream));
-  f->saxpy = gpu_test_kernel(f->device, "saxpy.loom", NULL, "saxpy");
-  *state = f;
-  return 0;
-}
-
-static int teardown(void** state) {
-  fixture_t* f = *state;
-  hrx_gpu_kernel_release(f->saxpy);
-  hrx_gpu_stream_destroy(f->stream);
-  hrx_gpu_device_release(f->device);
-  free(f);
-  return 0;
-}
-
-static void download(fixture_t* f, hrx_gpu_view_t view, void* out) {
+static void download(gpu_fixture_t* f, hrx_gpu_view_t view, void* out) {
   hrx_gpu_readback_t* r = NULL;
   assert_ok(hrx_gpu_stream_read(f->stream, view, &r));
   const void* data = NULL;
@@ -42,7 +18,7 @@ static void download(fixture_t* f, hrx_gpu_view_t view, void* out) {
 }
 
 static void test_placement_reports(void** state) {
-  fixture_t* f = *state;
+  gpu_fixture_t* f = *state;
   bool host = gpu_test_is_host(f->device);
   hrx_gpu_buffer_t *device = NULL, *coherent = NULL;
   assert_ok(hrx_gpu_stream_allocate_placed(
@@ -71,7 +47,7 @@ static void test_placement_reports(void** state) {
 }
 
 static void test_device_buffers_round_trip(void** state) {
-  fixture_t* f = *state;
+  gpu_fixture_t* f = *state;
   enum { N = 1000 };
   float x[N], y[N], got[N];
   for (int i = 0; i < N; ++i) {
@@ -125,10 +101,8 @@ static void test_device_buffers_round_trip(void** state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test_setup_teardown(test_placement_reports, setup,
-                                      teardown),
-      cmocka_unit_test_setup_teardown(test_device_buffers_round_trip, setup,
-                                      teardown),
+      GPU_SAXPY_TEST(test_placement_reports),
+      GPU_SAXPY_TEST(test_device_buffers_round_trip),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,27 +7,6 @@
 #include "corpus_kernels.h"
 #include "gpu_test_util.h"
 
-typedef struct fixture_t {
-  hrx_gpu_device_t* device;
-  hrx_gpu_stream_t* stream;
-} fixture_t;
-
-static int setup(void** state) {
-  fixture_t* f = calloc(1, sizeof(*f));
-  f->device = gpu_test_device_open();
-  assert_ok(hrx_gpu_stream_create(f->device, &f->stream));
-  *state = f;
-  return 0;
-}
-
-static int teardown(void** state) {
-  fixture_t* f = *state;
-  hrx_gpu_stream_destroy(f->stream);
-  hrx_gpu_device_release(f->device);
-  free(f);
-  return 0;
-}
-
 /* Two workgroups of 8x4 work-items; work-item (x, y) of group g stores
  * i + 1 at element i = 32 g + 8 y + x of a view of 64 i32s. */
 static const char fill_kernel[] =
@@ -102,7 +81,7 @@ static hrx_gpu_sanitizer_options_t report_options(uint32_t capacity) {
 
 /* Runs |kernel| (no workload, one buffer argument) on |f|'s stream and
  * waits for it. */
-static hrx_status_t run_one(fixture_t* f, hrx_gpu_kernel_t* kernel,
+static hrx_status_t run_one(gpu_fixture_t* f, hrx_gpu_kernel_t* kernel,
                             hrx_gpu_buffer_t* buffer) {
   hrx_gpu_arg_t arg = hrx_gpu_arg_binding(hrx_gpu_buffer_binding(buffer),
                                           HRX_GPU_ACCESS_READ_WRITE);
@@ -111,7 +90,26 @@ static hrx_status_t run_one(fixture_t* f, hrx_gpu_kernel_t* kernel,
   return hrx_gpu_stream_synchronize(f->stream, 60 * SECOND);
 }
 
-static hrx_gpu_sanitizer_reports_t* drain(fixture_t* f) {
+/* The reporting tests' start: |state|'s fixture, its stream reporting
+ * into a channel of |capacity|; skipped off the host device. */
+static gpu_fixture_t* reporting_fixture(void** state, uint32_t capacity) {
+  gpu_fixture_t* f = *state;
+  if (!gpu_test_is_host(f->device)) skip();
+  hrx_gpu_sanitizer_options_t options = report_options(capacity);
+  assert_ok(hrx_gpu_stream_set_sanitizer(f->stream, &options));
+  return f;
+}
+
+/* fill_kernel on |f|'s device, and in |out| the 40 i32s it overruns. */
+static hrx_gpu_kernel_t* fill_and_out(gpu_fixture_t* f,
+                                      hrx_gpu_buffer_t** out) {
+  hrx_gpu_kernel_t* fill = gpu_test_kernel(f->device, NULL, fill_kernel,
+                                           "fill");
+  assert_ok(hrx_gpu_stream_allocate(f->stream, 40 * 4, out));
+  return fill;
+}
+
+static hrx_gpu_sanitizer_reports_t* drain(gpu_fixture_t* f) {
   hrx_gpu_sanitizer_reports_t* reports = NULL;
   assert_ok(hrx_gpu_stream_sanitizer_reports(f->stream, &reports));
   assert_non_null(reports);
@@ -120,7 +118,7 @@ static hrx_gpu_sanitizer_reports_t* drain(fixture_t* f) {
 
 /* Options are checked; REPORT is the host device's alone. */
 static void test_options(void** state) {
-  fixture_t* f = *state;
+  gpu_fixture_t* f = *state;
   hrx_gpu_sanitizer_options_t options = report_options(4);
   options.struct_size = 0;
   assert_status_code(hrx_gpu_stream_set_sanitizer(f->stream, &options),
@@ -150,14 +148,9 @@ static void test_options(void** state) {
  * with its coordinates and address, and the kernel completes every
  * in-bounds store; a second drain is empty. */
 static void test_out_of_bounds_reports(void** state) {
-  fixture_t* f = *state;
-  if (!gpu_test_is_host(f->device)) skip();
-  hrx_gpu_sanitizer_options_t options = report_options(0);
-  assert_ok(hrx_gpu_stream_set_sanitizer(f->stream, &options));
-  hrx_gpu_kernel_t* fill = gpu_test_kernel(f->device, NULL, fill_kernel,
-                                           "fill");
+  gpu_fixture_t* f = reporting_fixture(state, 0);
   hrx_gpu_buffer_t* out = NULL;
-  assert_ok(hrx_gpu_stream_allocate(f->stream, 40 * 4, &out));
+  hrx_gpu_kernel_t* fill = fill_and_out(f, &out);
   assert_ok(run_one(f, fill, out));
   const int32_t* values = hrx_gpu_buffer_host_pointer(out);
   for (int i = 0; i < 40; ++i) assert_int_equal(values[i], i + 1);
@@ -208,14 +201,9 @@ static void test_out_of_bounds_reports(void** state) {
 
 /* Findings past the capacity are counted, not kept. */
 static void test_capacity_drops(void** state) {
-  fixture_t* f = *state;
-  if (!gpu_test_is_host(f->device)) skip();
-  hrx_gpu_sanitizer_options_t options = report_options(10);
-  assert_ok(hrx_gpu_stream_set_sanitizer(f->stream, &options));
-  hrx_gpu_kernel_t* fill = gpu_test_kernel(f->device, NULL, fill_kernel,
-                                           "fill");
+  gpu_fixture_t* f = reporting_fixture(state, 10);
   hrx_gpu_buffer_t* out = NULL;
-  assert_ok(hrx_gpu_stream_allocate(f->stream, 40 * 4, &out));
+  hrx_gpu_kernel_t* fill = fill_and_out(f, &out);
   assert_ok(run_one(f, fill, out));
   assert_ok(run_one(f, fill, out));
   hrx_gpu_sanitizer_reports_t* reports = drain(f);
@@ -235,14 +223,9 @@ static void test_capacity_drops(void** state) {
 /* Prepared commands queued on a reporting stream report into its
  * channel too: the channel goes with the stream, not the command. */
 static void test_prepared_dispatch_reports(void** state) {
-  fixture_t* f = *state;
-  if (!gpu_test_is_host(f->device)) skip();
-  hrx_gpu_sanitizer_options_t options = report_options(64);
-  assert_ok(hrx_gpu_stream_set_sanitizer(f->stream, &options));
-  hrx_gpu_kernel_t* fill = gpu_test_kernel(f->device, NULL, fill_kernel,
-                                           "fill");
+  gpu_fixture_t* f = reporting_fixture(state, 64);
   hrx_gpu_buffer_t* out = NULL;
-  assert_ok(hrx_gpu_stream_allocate(f->stream, 40 * 4, &out));
+  hrx_gpu_kernel_t* fill = fill_and_out(f, &out);
   hrx_gpu_arg_t arg = hrx_gpu_arg_binding(hrx_gpu_buffer_binding(out),
                                           HRX_GPU_ACCESS_WRITE);
   hrx_gpu_launch_t launch = {NULL, 0, &arg, 1};
@@ -262,10 +245,7 @@ static void test_prepared_dispatch_reports(void** state) {
 /* While work is pending a drain answers BUSY, and so does changing the
  * reporting; once the work has ended (here: cancelled) it drains. */
 static void test_busy_while_pending(void** state) {
-  fixture_t* f = *state;
-  if (!gpu_test_is_host(f->device)) skip();
-  hrx_gpu_sanitizer_options_t options = report_options(4);
-  assert_ok(hrx_gpu_stream_set_sanitizer(f->stream, &options));
+  gpu_fixture_t* f = reporting_fixture(state, 4);
   hrx_gpu_kernel_t* spin = gpu_test_spin_kernel(f->device);
   const int32_t never[2] = {0, 1};
   hrx_gpu_buffer_t* data = NULL;
@@ -292,10 +272,7 @@ static void test_busy_while_pending(void** state) {
 /* A race between two work-items is one report naming both accesses:
  * sites, widths, work-items and the local-memory offset. */
 static void test_race_report(void** state) {
-  fixture_t* f = *state;
-  if (!gpu_test_is_host(f->device)) skip();
-  hrx_gpu_sanitizer_options_t options = report_options(8);
-  assert_ok(hrx_gpu_stream_set_sanitizer(f->stream, &options));
+  gpu_fixture_t* f = reporting_fixture(state, 8);
   hrx_gpu_kernel_t* race = gpu_test_kernel_sanitized(
       f->device, NULL, race_kernel, "race", HRX_LOOM_SANITIZE_RACE);
   hrx_gpu_buffer_t* out = NULL;
@@ -341,10 +318,7 @@ static void test_race_report(void** state) {
 /* The value and operation sanitizers report every failing lane and the
  * kernel completes with the unchecked results. */
 static void test_value_and_operation_reports(void** state) {
-  fixture_t* f = *state;
-  if (!gpu_test_is_host(f->device)) skip();
-  hrx_gpu_sanitizer_options_t options = report_options(0);
-  assert_ok(hrx_gpu_stream_set_sanitizer(f->stream, &options));
+  gpu_fixture_t* f = reporting_fixture(state, 0);
   hrx_gpu_buffer_t* out = NULL;
   assert_ok(hrx_gpu_stream_allocate(f->stream, 64 * 4, &out));
 
@@ -393,16 +367,12 @@ static void test_value_and_operation_reports(void** state) {
 /* Trap (the default, and again after report): the first finding fails
  * the stream, and there is nothing to drain. */
 static void test_trap_stops_at_first(void** state) {
-  fixture_t* f = *state;
-  if (!gpu_test_is_host(f->device)) skip();
+  gpu_fixture_t* f = reporting_fixture(state, 4);
   hrx_gpu_sanitizer_options_t options = report_options(4);
-  assert_ok(hrx_gpu_stream_set_sanitizer(f->stream, &options));
   options.reporting = HRX_GPU_SANITIZER_TRAP;
   assert_ok(hrx_gpu_stream_set_sanitizer(f->stream, &options));
-  hrx_gpu_kernel_t* fill = gpu_test_kernel(f->device, NULL, fill_kernel,
-                                           "fill");
   hrx_gpu_buffer_t* out = NULL;
-  assert_ok(hrx_gpu_stream_allocate(f->stream, 40 * 4, &out));
+  hrx_gpu_kernel_t* fill = fill_and_out(f, &out);
   assert_status(run_one(f, fill, out), HRX_STATUS_ABORTED,
                 "out-of-bounds access in kernel 'fill'");
   hrx_gpu_sanitizer_reports_t* reports = NULL;
@@ -415,7 +385,7 @@ static void test_trap_stops_at_first(void** state) {
 /* The channel is charged to the stream's budget while it exists; one
  * that does not fit is refused. */
 static void test_budget(void** state) {
-  fixture_t* f = *state;
+  gpu_fixture_t* f = *state;
   if (!gpu_test_is_host(f->device)) skip();
   hrx_budget_t* budget = NULL;
   uint64_t small = hrx_fabric_report_channel_footprint(2);
@@ -453,20 +423,15 @@ static void test_budget(void** state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test_setup_teardown(test_options, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_out_of_bounds_reports, setup,
-                                      teardown),
-      cmocka_unit_test_setup_teardown(test_capacity_drops, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_prepared_dispatch_reports, setup,
-                                      teardown),
-      cmocka_unit_test_setup_teardown(test_busy_while_pending, setup,
-                                      teardown),
-      cmocka_unit_test_setup_teardown(test_race_report, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_value_and_operation_reports, setup,
-                                      teardown),
-      cmocka_unit_test_setup_teardown(test_trap_stops_at_first, setup,
-                                      teardown),
-      cmocka_unit_test_setup_teardown(test_budget, setup, teardown),
+      GPU_FIXTURE_TEST(test_options),
+      GPU_FIXTURE_TEST(test_out_of_bounds_reports),
+      GPU_FIXTURE_TEST(test_capacity_drops),
+      GPU_FIXTURE_TEST(test_prepared_dispatch_reports),
+      GPU_FIXTURE_TEST(test_busy_while_pending),
+      GPU_FIXTURE_TEST(test_race_report),
+      GPU_FIXTURE_TEST(test_value_and_operation_reports),
+      GPU_FIXTURE_TEST(test_trap_stops_at_first),
+      GPU_FIXTURE_TEST(test_budget),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

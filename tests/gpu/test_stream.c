@@ -9,36 +9,30 @@
 #include "corpus_kernels.h"
 #include "gpu_test_util.h"
 
-typedef struct fixture_t {
-  hrx_gpu_device_t* device;
-  hrx_gpu_stream_t* stream;
-  hrx_gpu_kernel_t* saxpy;
-} fixture_t;
-
-static int setup(void** state) {
-  fixture_t* f = calloc(1, sizeof(*f));
-  f->device = gpu_test_device_open();
-  assert_ok(hrx_gpu_stream_create(f->device, &f->stream));
-  f->saxpy = gpu_test_kernel(f->device, "saxpy.loom", NULL, "saxpy");
-  *state = f;
-  return 0;
-}
-
-static int teardown(void** state) {
-  fixture_t* f = *state;
-  hrx_gpu_kernel_release(f->saxpy);
-  hrx_gpu_stream_destroy(f->stream);
-  hrx_gpu_device_release(f->device);
-  free(f);
-  return 0;
-}
-
-static hrx_status_t saxpy(fixture_t* f, hrx_gpu_stream_t* stream, uint64_t n,
-                          float a, hrx_gpu_view_t x, hrx_gpu_view_t y) {
+static uint32_t f32_bits(float value) {
   uint32_t bits;
-  memcpy(&bits, &a, 4);
+  memcpy(&bits, &value, 4);
+  return bits;
+}
+
+/* Allocates |x| and |y| of |n| floats on |f|'s stream and queues fills of
+ * |x_value| and |y_value|. */
+static void filled_pair(gpu_fixture_t* f, uint64_t n, float x_value,
+                        float y_value, hrx_gpu_buffer_t** x,
+                        hrx_gpu_buffer_t** y) {
+  assert_ok(hrx_gpu_stream_allocate(f->stream, n * 4, x));
+  assert_ok(hrx_gpu_stream_allocate(f->stream, n * 4, y));
+  assert_ok(hrx_gpu_stream_fill(f->stream, hrx_gpu_buffer_binding(*x),
+                                f32_bits(x_value)));
+  assert_ok(hrx_gpu_stream_fill(f->stream, hrx_gpu_buffer_binding(*y),
+                                f32_bits(y_value)));
+}
+
+static hrx_status_t saxpy(gpu_fixture_t* f, hrx_gpu_stream_t* stream,
+                          uint64_t n, float a, hrx_gpu_view_t x,
+                          hrx_gpu_view_t y) {
   hrx_gpu_arg_t args[] = {
-      hrx_gpu_arg_scalar(n), hrx_gpu_arg_scalar(bits),
+      hrx_gpu_arg_scalar(n), hrx_gpu_arg_scalar(f32_bits(a)),
       hrx_gpu_arg_binding(x, HRX_GPU_ACCESS_READ),
       hrx_gpu_arg_binding(y, HRX_GPU_ACCESS_READ_WRITE)};
   hrx_gpu_launch_t launch = {&n, 1, args, 4};
@@ -346,7 +340,7 @@ static void test_concurrent_opens_share_one_device(void** state) {
 }
 
 static void test_buffers_and_views(void** state) {
-  fixture_t* f = *state;
+  gpu_fixture_t* f = *state;
   hrx_gpu_buffer_t* b = NULL;
   assert_status_code(hrx_gpu_stream_allocate(f->stream, 0, &b),
                      HRX_STATUS_INVALID_ARGUMENT);
@@ -384,19 +378,12 @@ static void test_buffers_and_views(void** state) {
 }
 
 static void test_ordering_within_a_stream(void** state) {
-  fixture_t* f = *state;
+  gpu_fixture_t* f = *state;
   const uint64_t n = 1000;
   hrx_gpu_buffer_t *x = NULL, *y = NULL;
-  assert_ok(hrx_gpu_stream_allocate(f->stream, n * 4, &x));
-  assert_ok(hrx_gpu_stream_allocate(f->stream, n * 4, &y));
-  hrx_gpu_view_t xv = hrx_gpu_buffer_binding(x), yv = hrx_gpu_buffer_binding(y);
-  float one = 1.0f, three = 3.0f;
-  uint32_t one_bits, three_bits;
-  memcpy(&one_bits, &one, 4);
-  memcpy(&three_bits, &three, 4);
   /* fill -> fill -> saxpy -> copy -> saxpy -> read, all queued. */
-  assert_ok(hrx_gpu_stream_fill(f->stream, xv, one_bits));
-  assert_ok(hrx_gpu_stream_fill(f->stream, yv, three_bits));
+  filled_pair(f, n, 1.0f, 3.0f, &x, &y);
+  hrx_gpu_view_t xv = hrx_gpu_buffer_binding(x), yv = hrx_gpu_buffer_binding(y);
   assert_ok(saxpy(f, f->stream, n, 2.0f, xv, yv)); /* y = 5 */
   assert_ok(hrx_gpu_stream_copy(f->stream, yv, xv)); /* x = 5 */
   assert_ok(saxpy(f, f->stream, n, 2.0f, xv, yv)); /* y = 15 */
@@ -416,13 +403,10 @@ static void test_ordering_within_a_stream(void** state) {
 
 /* saxpy over n elements with a grid sized for |workload| elements (the
  * launch's workload and the kernel's bound are separate inputs). */
-static hrx_status_t saxpy_grid(fixture_t* f, uint64_t n, uint64_t workload,
+static hrx_status_t saxpy_grid(gpu_fixture_t* f, uint64_t n, uint64_t workload,
                                hrx_gpu_view_t x, hrx_gpu_view_t y) {
-  float a = 2.0f;
-  uint32_t bits;
-  memcpy(&bits, &a, 4);
   hrx_gpu_arg_t args[] = {
-      hrx_gpu_arg_scalar(n), hrx_gpu_arg_scalar(bits),
+      hrx_gpu_arg_scalar(n), hrx_gpu_arg_scalar(f32_bits(2.0f)),
       hrx_gpu_arg_binding(x, HRX_GPU_ACCESS_READ),
       hrx_gpu_arg_binding(y, HRX_GPU_ACCESS_READ_WRITE)};
   hrx_gpu_launch_t launch = {&workload, 1, args, 4};
@@ -433,17 +417,11 @@ static hrx_status_t saxpy_grid(fixture_t* f, uint64_t n, uint64_t workload,
  * each dispatch gets the grid of its own workload (the stream remembers
  * the last launch it evaluated and must notice the change). */
 static void test_workload_changes_between_dispatches(void** state) {
-  fixture_t* f = *state;
+  gpu_fixture_t* f = *state;
   const uint64_t n = 1000, one_group = 256; /* saxpy's workgroup size */
   hrx_gpu_buffer_t *x = NULL, *y = NULL;
-  assert_ok(hrx_gpu_stream_allocate(f->stream, n * 4, &x));
-  assert_ok(hrx_gpu_stream_allocate(f->stream, n * 4, &y));
+  filled_pair(f, n, 1.0f, 0.0f, &x, &y);
   hrx_gpu_view_t xv = hrx_gpu_buffer_binding(x), yv = hrx_gpu_buffer_binding(y);
-  float one = 1.0f;
-  uint32_t one_bits;
-  memcpy(&one_bits, &one, 4);
-  assert_ok(hrx_gpu_stream_fill(f->stream, xv, one_bits));
-  assert_ok(hrx_gpu_stream_fill(f->stream, yv, 0));
   assert_ok(saxpy_grid(f, n, n, xv, yv));  /* y = 2 */
   assert_ok(saxpy_grid(f, n, 10, xv, yv)); /* one group: y[:256] = 4 */
   assert_ok(saxpy_grid(f, n, n, xv, yv));  /* y[:256] = 6, else 4 */
@@ -457,7 +435,7 @@ static void test_workload_changes_between_dispatches(void** state) {
 }
 
 static void test_upload_and_read(void** state) {
-  fixture_t* f = *state;
+  gpu_fixture_t* f = *state;
   hrx_gpu_buffer_t* b = NULL;
   assert_ok(hrx_gpu_stream_allocate(f->stream, 64, &b));
   hrx_gpu_view_t v = hrx_gpu_buffer_binding(b), half;
@@ -485,7 +463,7 @@ static void test_upload_and_read(void** state) {
 }
 
 static void test_command_errors(void** state) {
-  fixture_t* f = *state;
+  gpu_fixture_t* f = *state;
   hrx_gpu_buffer_t *a = NULL, *b = NULL;
   assert_ok(hrx_gpu_stream_allocate(f->stream, 16, &a));
   assert_ok(hrx_gpu_stream_allocate(f->stream, 12, &b));
@@ -540,20 +518,13 @@ static void test_command_errors(void** state) {
  * two streams, after the caller dropped its buffers; prepared commands
  * check at preparation and refuse another device's stream. */
 static void test_prepared_commands(void** state) {
-  fixture_t* f = *state;
+  gpu_fixture_t* f = *state;
   const uint64_t n = 256;
   hrx_gpu_buffer_t *x = NULL, *y = NULL;
-  assert_ok(hrx_gpu_stream_allocate(f->stream, n * 4, &x));
-  assert_ok(hrx_gpu_stream_allocate(f->stream, n * 4, &y));
+  filled_pair(f, n, 1.0f, 0.0f, &x, &y);
   hrx_gpu_view_t xv = hrx_gpu_buffer_binding(x), yv = hrx_gpu_buffer_binding(y);
-  float one = 1.0f, two = 2.0f;
-  uint32_t one_bits, two_bits;
-  memcpy(&one_bits, &one, 4);
-  memcpy(&two_bits, &two, 4);
-  assert_ok(hrx_gpu_stream_fill(f->stream, xv, one_bits));
-  assert_ok(hrx_gpu_stream_fill(f->stream, yv, 0));
   hrx_gpu_arg_t args[] = {
-      hrx_gpu_arg_scalar(n), hrx_gpu_arg_scalar(two_bits),
+      hrx_gpu_arg_scalar(n), hrx_gpu_arg_scalar(f32_bits(2.0f)),
       hrx_gpu_arg_binding(xv, HRX_GPU_ACCESS_READ),
       hrx_gpu_arg_binding(yv, HRX_GPU_ACCESS_READ_WRITE)};
   hrx_gpu_launch_t launch = {&n, 1, args, 4};
@@ -622,7 +593,7 @@ static void test_prepared_commands(void** state) {
 /* The host device copies overlapping ranges of one buffer as memmove
  * does; a GPU refuses them before anything is queued. */
 static void test_overlapping_copy(void** state) {
-  fixture_t* f = *state;
+  gpu_fixture_t* f = *state;
   hrx_gpu_buffer_t* b = NULL;
   assert_ok(hrx_gpu_stream_allocate(f->stream, 64, &b));
   uint8_t bytes[64];
@@ -652,7 +623,7 @@ static void test_overlapping_copy(void** state) {
 }
 
 static void test_events_order_streams(void** state) {
-  fixture_t* f = *state;
+  gpu_fixture_t* f = *state;
   hrx_gpu_stream_t* consumer = NULL;
   assert_ok(hrx_gpu_stream_create(f->device, &consumer));
   /* The KFD model interprets gfx1151 code: a smaller grid keeps it within
@@ -693,7 +664,7 @@ typedef struct blocker_t {
   hrx_gpu_buffer_t *flag, *payload, *out;
 } blocker_t;
 
-static void block_stream(fixture_t* f, blocker_t* b) {
+static void block_stream(gpu_fixture_t* f, blocker_t* b) {
   b->kernel = gpu_test_kernel(f->device, "ring_drain.loom", NULL, "ring_drain");
   assert_ok(hrx_gpu_stream_allocate(f->stream, 4, &b->flag));
   assert_ok(hrx_gpu_stream_allocate(f->stream, 8 * 4, &b->payload));
@@ -710,7 +681,7 @@ static void block_stream(fixture_t* f, blocker_t* b) {
   assert_ok(hrx_gpu_stream_dispatch(f->stream, b->kernel, &launch));
 }
 
-static void unblock_stream(fixture_t* f, blocker_t* b) {
+static void unblock_stream(gpu_fixture_t* f, blocker_t* b) {
   __atomic_store_n((int32_t*)hrx_gpu_buffer_host_pointer(b->flag), 1,
                    __ATOMIC_RELEASE);
   assert_ok(hrx_gpu_stream_synchronize(f->stream, 10 * SECOND));
@@ -721,7 +692,7 @@ static void unblock_stream(fixture_t* f, blocker_t* b) {
 }
 
 static void test_budget(void** state) {
-  fixture_t* f = *state;
+  gpu_fixture_t* f = *state;
   hrx_budget_t* budget = NULL;
   assert_ok(hrx_budget_create(1000, hrx_allocator_system(), &budget));
   hrx_gpu_stream_set_memory_budget(f->stream, budget);
@@ -762,7 +733,7 @@ static void test_budget(void** state) {
 /* Uploads and reads in stream order whether they go through staging
  * (work is queued) or straight to the buffer (none is). */
 static void test_direct_and_staged_transfers(void** state) {
-  fixture_t* f = *state;
+  gpu_fixture_t* f = *state;
   enum { N = 4096 };
   hrx_gpu_buffer_t* b = NULL;
   assert_ok(hrx_gpu_stream_allocate(f->stream, N, &b));
@@ -818,7 +789,7 @@ static void test_direct_and_staged_transfers(void** state) {
 }
 
 static void test_timeout_keeps_work_alive(void** state) {
-  fixture_t* f = *state;
+  gpu_fixture_t* f = *state;
   /* ring_drain spins until the flag holds the expected value. */
   hrx_gpu_kernel_t* drain =
       gpu_test_kernel(f->device, "ring_drain.loom", NULL, "ring_drain");
@@ -864,20 +835,35 @@ static const char* const overflow_far =
     "  kernel.return\n"
     "}\n";
 
+/* The kernel "overflow", which stores past its 16-byte buffer: just past
+ * it on the host device, which checks every access; overflow_far on a
+ * GPU. */
+static hrx_gpu_kernel_t* overflow_kernel(hrx_gpu_device_t* device) {
+  return gpu_test_kernel(device, NULL,
+                         gpu_test_is_host(device) ? corpus_store_at_7_kernel
+                                                  : overflow_far,
+                         "overflow");
+}
+
+/* Queues |overflow| on |stream| with |small| (16 bytes) as its buffer. */
+static hrx_status_t dispatch_overflow(hrx_gpu_stream_t* stream,
+                                      hrx_gpu_kernel_t* overflow,
+                                      hrx_gpu_buffer_t* small) {
+  hrx_gpu_arg_t arg = hrx_gpu_arg_binding(hrx_gpu_buffer_binding(small),
+                                          HRX_GPU_ACCESS_WRITE);
+  hrx_gpu_launch_t launch = {NULL, 0, &arg, 1};
+  return hrx_gpu_stream_dispatch(stream, overflow, &launch);
+}
+
 static void test_fault_fails_only_its_stream(void** state) {
-  fixture_t* f = *state;
+  gpu_fixture_t* f = *state;
   bool host = gpu_test_is_host(f->device);
-  hrx_gpu_kernel_t* bad = gpu_test_kernel(
-      f->device, NULL, host ? corpus_store_at_7_kernel : overflow_far,
-      "overflow");
+  hrx_gpu_kernel_t* bad = overflow_kernel(f->device);
   hrx_gpu_stream_t* broken = NULL;
   assert_ok(hrx_gpu_stream_create(f->device, &broken));
   hrx_gpu_buffer_t* small = NULL;
   assert_ok(hrx_gpu_stream_allocate(broken, 16, &small));
-  hrx_gpu_arg_t arg = hrx_gpu_arg_binding(hrx_gpu_buffer_binding(small),
-                                          HRX_GPU_ACCESS_WRITE);
-  hrx_gpu_launch_t launch = {NULL, 0, &arg, 1};
-  assert_ok(hrx_gpu_stream_dispatch(broken, bad, &launch));
+  assert_ok(dispatch_overflow(broken, bad, small));
   hrx_status_t status = hrx_gpu_stream_synchronize(broken, 10 * SECOND);
   assert_non_null(strstr(hrx_status_message(status), "out-of-bounds"));
   if (host) {
@@ -905,19 +891,13 @@ static void test_fault_fails_only_its_stream(void** state) {
  * fault within 16 commands (it reads its timeline every 16, not on every
  * call), and refuses from then on. */
 static void test_fault_seen_while_queuing(void** state) {
-  fixture_t* f = *state;
-  bool host = gpu_test_is_host(f->device);
-  hrx_gpu_kernel_t* bad = gpu_test_kernel(
-      f->device, NULL, host ? corpus_store_at_7_kernel : overflow_far,
-      "overflow");
+  gpu_fixture_t* f = *state;
+  hrx_gpu_kernel_t* bad = overflow_kernel(f->device);
   hrx_gpu_stream_t* s = NULL;
   assert_ok(hrx_gpu_stream_create(f->device, &s));
   hrx_gpu_buffer_t* small = NULL;
   assert_ok(hrx_gpu_stream_allocate(s, 16, &small));
-  hrx_gpu_arg_t arg = hrx_gpu_arg_binding(hrx_gpu_buffer_binding(small),
-                                          HRX_GPU_ACCESS_WRITE);
-  hrx_gpu_launch_t launch = {NULL, 0, &arg, 1};
-  assert_ok(hrx_gpu_stream_dispatch(s, bad, &launch));
+  assert_ok(dispatch_overflow(s, bad, small));
   hrx_gpu_event_t* after = NULL;
   assert_ok(hrx_gpu_stream_record_event(s, &after));
   /* The event's wait is not the stream's: the stream has not looked. */
@@ -947,20 +927,14 @@ static void test_fault_seen_while_queuing(void** state) {
  * the fault; the recovered stream then runs new work correctly. On a GPU
  * the fault stopped the stream's queue, which recovery restarts. */
 static void test_recover_after_fault(void** state) {
-  fixture_t* f = *state;
-  bool host = gpu_test_is_host(f->device);
-  hrx_gpu_kernel_t* bad = gpu_test_kernel(
-      f->device, NULL, host ? corpus_store_at_7_kernel : overflow_far,
-      "overflow");
+  gpu_fixture_t* f = *state;
+  hrx_gpu_kernel_t* bad = overflow_kernel(f->device);
   hrx_gpu_stream_t* s = NULL;
   assert_ok(hrx_gpu_stream_create(f->device, &s));
   hrx_gpu_buffer_t *small = NULL, *x = NULL, *y = NULL;
   assert_ok(hrx_gpu_stream_allocate(s, 16, &small));
   assert_ok(hrx_gpu_stream_allocate(s, 64, &x));
   assert_ok(hrx_gpu_stream_allocate(s, 64, &y));
-  hrx_gpu_arg_t arg = hrx_gpu_arg_binding(hrx_gpu_buffer_binding(small),
-                                          HRX_GPU_ACCESS_WRITE);
-  hrx_gpu_launch_t launch = {NULL, 0, &arg, 1};
   /* A gate holds the stream's work until all of it is queued: ring_drain
    * on another stream spins until the host sets its flag. */
   hrx_gpu_kernel_t* drain =
@@ -988,7 +962,7 @@ static void test_recover_after_fault(void** state) {
     assert_ok(hrx_gpu_stream_wait_event(s, open));
     hrx_gpu_event_release(open);
     assert_ok(hrx_gpu_stream_fill(s, hrx_gpu_buffer_binding(x), 0x11111111u));
-    assert_ok(hrx_gpu_stream_dispatch(s, bad, &launch));
+    assert_ok(dispatch_overflow(s, bad, small));
     /* Behind the fault: must never run. */
     assert_ok(hrx_gpu_stream_fill(s, hrx_gpu_buffer_binding(x), 0x22222222u));
     hrx_gpu_event_t* behind = NULL;
@@ -1064,7 +1038,7 @@ static uint64_t now_ms(void) {
 }
 
 /* Queues an endless dispatch, a copy and a readback after it. */
-static void queue_endless(fixture_t* f, hrx_gpu_stream_t* stream,
+static void queue_endless(gpu_fixture_t* f, hrx_gpu_stream_t* stream,
                           hrx_gpu_kernel_t* kernel, hrx_gpu_buffer_t* data,
                           hrx_gpu_readback_t** out_read) {
   hrx_gpu_arg_t arg = hrx_gpu_arg_binding(hrx_gpu_buffer_binding(data),
@@ -1082,7 +1056,7 @@ static void queue_endless(fixture_t* f, hrx_gpu_stream_t* stream,
  * the stream with a report saying where; the stream's buffers are left
  * as they were and the device carries on. */
 static void test_cancel_ends_endless_kernel(void** state) {
-  fixture_t* f = *state;
+  gpu_fixture_t* f = *state;
   hrx_gpu_kernel_t* kernel = gpu_test_spin_kernel(f->device);
   hrx_gpu_buffer_t* data = NULL;
   int32_t values[2] = {0, 1};
@@ -1137,7 +1111,7 @@ static void test_cancel_ends_endless_kernel(void** state) {
  * cancels it instead of blocking forever; waits that merely polled
  * presume nothing stuck. */
 static void test_destroy_after_timeout_does_not_hang(void** state) {
-  fixture_t* f = *state;
+  gpu_fixture_t* f = *state;
   hrx_gpu_kernel_t* kernel = gpu_test_spin_kernel(f->device);
   hrx_gpu_stream_t* stuck = NULL;
   assert_ok(hrx_gpu_stream_create(f->device, &stuck));
@@ -1160,7 +1134,7 @@ static void test_destroy_after_timeout_does_not_hang(void** state) {
 }
 
 static void test_many_submissions_wrap_the_ring(void** state) {
-  fixture_t* f = *state;
+  gpu_fixture_t* f = *state;
   hrx_gpu_buffer_t* b = NULL;
   assert_ok(hrx_gpu_stream_allocate(f->stream, 64, &b));
   for (uint32_t i = 0; i < 5000; ++i) {
@@ -1174,7 +1148,7 @@ static void test_many_submissions_wrap_the_ring(void** state) {
 /* Batched commands run, in order, once announced; a batch longer than the
  * ring and waits inside a batch do not deadlock. */
 static void test_batches(void** state) {
-  fixture_t* f = *state;
+  gpu_fixture_t* f = *state;
   hrx_gpu_buffer_t* b = NULL;
   assert_ok(hrx_gpu_stream_allocate(f->stream, 64, &b));
   hrx_gpu_stream_begin_batch(f->stream);
@@ -1244,36 +1218,25 @@ int main(void) {
       cmocka_unit_test(test_private_memory),
       cmocka_unit_test(test_device_queue_count),
       cmocka_unit_test(test_concurrent_opens_share_one_device),
-      cmocka_unit_test_setup_teardown(test_buffers_and_views, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_ordering_within_a_stream, setup,
-                                      teardown),
-      cmocka_unit_test_setup_teardown(test_upload_and_read, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_workload_changes_between_dispatches,
-                                      setup, teardown),
-      cmocka_unit_test_setup_teardown(test_command_errors, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_overlapping_copy, setup, teardown),
+      GPU_SAXPY_TEST(test_buffers_and_views),
+      GPU_SAXPY_TEST(test_ordering_within_a_stream),
+      GPU_SAXPY_TEST(test_upload_and_read),
+      GPU_SAXPY_TEST(test_workload_changes_between_dispatches),
+      GPU_SAXPY_TEST(test_command_errors),
+      GPU_SAXPY_TEST(test_overlapping_copy),
       cmocka_unit_test(test_model_watchdog),
-      cmocka_unit_test_setup_teardown(test_events_order_streams, setup,
-                                      teardown),
-      cmocka_unit_test_setup_teardown(test_budget, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_direct_and_staged_transfers, setup,
-                                      teardown),
-      cmocka_unit_test_setup_teardown(test_timeout_keeps_work_alive, setup,
-                                      teardown),
-      cmocka_unit_test_setup_teardown(test_fault_fails_only_its_stream, setup,
-                                      teardown),
-      cmocka_unit_test_setup_teardown(test_fault_seen_while_queuing, setup,
-                                      teardown),
-      cmocka_unit_test_setup_teardown(test_recover_after_fault, setup,
-                                      teardown),
-      cmocka_unit_test_setup_teardown(test_batches, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_prepared_commands, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_many_submissions_wrap_the_ring,
-                                      setup, teardown),
-      cmocka_unit_test_setup_teardown(test_cancel_ends_endless_kernel, setup,
-                                      teardown),
-      cmocka_unit_test_setup_teardown(test_destroy_after_timeout_does_not_hang,
-                                      setup, teardown),
+      GPU_SAXPY_TEST(test_events_order_streams),
+      GPU_SAXPY_TEST(test_budget),
+      GPU_SAXPY_TEST(test_direct_and_staged_transfers),
+      GPU_SAXPY_TEST(test_timeout_keeps_work_alive),
+      GPU_SAXPY_TEST(test_fault_fails_only_its_stream),
+      GPU_SAXPY_TEST(test_fault_seen_while_queuing),
+      GPU_SAXPY_TEST(test_recover_after_fault),
+      GPU_SAXPY_TEST(test_batches),
+      GPU_SAXPY_TEST(test_prepared_commands),
+      GPU_SAXPY_TEST(test_many_submissions_wrap_the_ring),
+      GPU_SAXPY_TEST(test_cancel_ends_endless_kernel),
+      GPU_SAXPY_TEST(test_destroy_after_timeout_does_not_hang),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,17 +10,13 @@
 #include "device_internal.h"
 #include "hrx/npu.h"
 #include "npu_test_util.h"
-#include "xdna_fake.h"
+#include "xdna_rig.h"
 
 #define IMPORT_BYTES 8192u
 #define HEAP_BYTES (64ull << 20)
 
 typedef struct rig_t {
-  char* root;
-  int root_fd;
-  xdna_fake_t fake;
-  hrx_npu_sys_t sys;
-  test_allocator_t counted;
+  xdna_rig_t hw;
   hrx_budget_t* budget;
   hrx_npu_device_t* device;
   /* The exporter's side: its dma-buf, its mapping and its own budget. */
@@ -32,10 +28,7 @@ typedef struct rig_t {
 
 static int rig_setup(void** state) {
   rig_t* rig = calloc(1, sizeof(*rig));
-  rig->root = npu_fixture_strix_halo();
-  rig->root_fd = npu_fixture_open(rig->root);
-  xdna_fake_init(&rig->fake);
-  rig->sys = xdna_fake_sys(&rig->fake);
+  xdna_rig_init(&rig->hw);
   rig->dmabuf = memfd_create("gpu-allocation", MFD_CLOEXEC);
   assert_true(rig->dmabuf >= 0);
   assert_int_equal(ftruncate(rig->dmabuf, IMPORT_BYTES), 0);
@@ -52,26 +45,18 @@ static int rig_setup(void** state) {
 static int rig_teardown(void** state) {
   rig_t* rig = *state;
   hrx_npu_device_destroy(rig->device);
-  assert_int_equal(rig->fake.open_nodes, 0);
-  assert_int_equal(rig->fake.mappings, 0);
-  assert_int_equal(rig->fake.leaked_at_close, 0);
-  assert_int_equal(rig->counted.live, 0);
   if (rig->budget) assert_int_equal(hrx_budget_live_bytes(rig->budget), 0);
+  xdna_rig_deinit(&rig->hw);
   hrx_budget_release(rig->budget);
   hrx_budget_release(rig->owner_budget);
-  xdna_fake_deinit(&rig->fake);
   munmap(rig->exporter_view, IMPORT_BYTES);
   close(rig->dmabuf);
-  close(rig->root_fd);
-  test_temp_dir_remove(rig->root);
   free(rig);
   return 0;
 }
 
 static hrx_status_t rig_open(rig_t* rig) {
-  return hrx_npu_device_open_with(&rig->sys, rig->root_fd,
-                                  test_allocator(&rig->counted), NULL,
-                                  rig->budget, &rig->device);
+  return xdna_rig_open(&rig->hw, rig->budget, &rig->device);
 }
 
 /* The owner's reference: the exporter's bytes stay charged to its budget
@@ -96,7 +81,7 @@ static void test_import_shares_the_exporters_pages(void** state) {
   assert_ok(rig_open(rig));
   hrx_npu_buffer_t* buffer = NULL;
   assert_ok(rig_import(rig, &buffer));
-  assert_int_equal(rig->fake.imports, 1);
+  assert_int_equal(rig->hw.fake.imports, 1);
   assert_int_equal(hrx_npu_buffer_size(buffer), IMPORT_BYTES);
   /* One set of pages: what either side writes, the other reads. */
   memcpy(rig->exporter_view, "from the GPU", 13);
@@ -107,7 +92,7 @@ static void test_import_shares_the_exporters_pages(void** state) {
   assert_string_equal((const char*)rig->exporter_view + 4096,
                       "from the NPU");
   /* The shim reaches it like any SHARE BO. */
-  const xdna_fake_bo_t* bo = &rig->fake.bos[rig->fake.bo_count];
+  const xdna_fake_bo_t* bo = &rig->hw.fake.bos[rig->hw.fake.bo_count];
   assert_true(bo->imported);
   assert_int_equal(hrx_npu_buffer_dma_address(buffer),
                    bo->xdna_addr + 0x80000000ull);
@@ -122,7 +107,7 @@ static void test_import_shares_the_exporters_pages(void** state) {
   hrx_npu_buffer_release(buffer);
   assert_int_equal(rig->owner_releases, 1);
   assert_int_equal(hrx_budget_live_bytes(rig->owner_budget), 0);
-  assert_false(rig->fake.bos[rig->fake.bo_count].live);
+  assert_false(rig->hw.fake.bos[rig->hw.fake.bo_count].live);
 }
 
 /* The driver hands the second import of one dma-buf the first one's
@@ -138,12 +123,12 @@ static void test_second_import_refused(void** state) {
   assert_null(second);
   assert_int_equal(rig->owner_releases, 0);
   /* The first still holds its handle and pages. */
-  uint32_t handle = rig->fake.bo_count;
-  assert_true(rig->fake.bos[handle].live);
+  uint32_t handle = rig->hw.fake.bo_count;
+  assert_true(rig->hw.fake.bos[handle].live);
   memcpy(rig->exporter_view, "still here", 11);
   assert_string_equal((const char*)hrx_npu_buffer_host(first), "still here");
   hrx_npu_buffer_release(first);
-  assert_false(rig->fake.bos[handle].live);
+  assert_false(rig->hw.fake.bos[handle].live);
   /* Once released, the dma-buf imports again (its owner charged anew). */
   assert_ok(hrx_budget_charge(rig->owner_budget, IMPORT_BYTES));
   assert_ok(rig_import(rig, &second));
@@ -155,14 +140,14 @@ static void test_bad_fds_refused(void** state) {
   rig_t* rig = *state;
   assert_ok(rig_open(rig));
   hrx_npu_buffer_t* buffer = NULL;
-  size_t calls = rig->fake.calls;
+  size_t calls = rig->hw.fake.calls;
   assert_status(hrx_npu_buffer_import_dmabuf(rig->device, -1, 64, NULL,
                                              &buffer),
                 HRX_STATUS_INVALID_ARGUMENT, "not a file descriptor");
   assert_status(hrx_npu_buffer_import_dmabuf(rig->device, rig->dmabuf, 0,
                                              NULL, &buffer),
                 HRX_STATUS_INVALID_ARGUMENT, "at least one byte");
-  assert_int_equal(rig->fake.calls, calls); /* refused before any ioctl */
+  assert_int_equal(rig->hw.fake.calls, calls); /* refused before any ioctl */
   /* A closed fd: EBADF from the driver. */
   int closed = memfd_create("closed", MFD_CLOEXEC);
   close(closed);
@@ -183,7 +168,7 @@ static void test_bad_fds_refused(void** state) {
                                                   &buffer),
                      HRX_STATUS_INVALID_ARGUMENT);
   assert_null(buffer);
-  assert_false(rig->fake.bos[rig->fake.bo_count].live);
+  assert_false(rig->hw.fake.bos[rig->hw.fake.bo_count].live);
 }
 
 /* Open, allocate, import, release, with call N failing, for every N:
@@ -195,9 +180,9 @@ static void test_every_call_fails_once(void** state) {
                               &rig->budget));
   size_t failures = 0;
   for (size_t n = 1;; ++n) {
-    xdna_fake_init(&rig->fake);
-    rig->fake.fail_at = n;
-    rig->counted = (test_allocator_t){0};
+    xdna_fake_init(&rig->hw.fake);
+    rig->hw.fake.fail_at = n;
+    rig->hw.counted = (test_allocator_t){0};
     rig->owner_releases = 0;
     hrx_npu_buffer_t* own = NULL;
     hrx_npu_buffer_t* imported = NULL;
@@ -211,38 +196,26 @@ static void test_every_call_fails_once(void** state) {
     hrx_npu_buffer_release(own);
     hrx_npu_device_destroy(rig->device);
     rig->device = NULL;
-    xdna_fake_t* fake = &rig->fake;
+    xdna_fake_t* fake = &rig->hw.fake;
     if (fake->open_nodes || fake->mappings || fake->leaked_at_close ||
-        rig->counted.live || hrx_budget_live_bytes(rig->budget)) {
+        rig->hw.counted.live || hrx_budget_live_bytes(rig->budget)) {
       fail_msg("call %zu (%s): %d nodes, %d mappings, %zu objects, %zu "
                "allocations, %llu budget bytes left",
                n, fake->failed_call, fake->open_nodes, fake->mappings,
-               fake->leaked_at_close, rig->counted.live,
+               fake->leaked_at_close, rig->hw.counted.live,
                (unsigned long long)hrx_budget_live_bytes(rig->budget));
     }
     assert_int_equal(rig->owner_releases, did_import ? 1 : 0);
     if (did_import) {
       assert_ok(hrx_budget_charge(rig->owner_budget, IMPORT_BYTES));
     }
-    bool failed = fake->failed;
-    if (failed && !fake->failed_release && status == HRX_OK) {
-      fail_msg("call %zu (%s) failed unnoticed", n, fake->failed_call);
-    }
-    if (status != HRX_OK) {
-      char text[1024];
-      hrx_status_format(status, text, sizeof(text));
-      if (!strstr(text, "errno 5")) {
-        fail_msg("call %zu (%s): %s", n, fake->failed_call, text);
-      }
-      hrx_status_free(status);
-      ++failures;
-    }
+    bool failed = xdna_rig_sweep_check(fake, n, status, &failures);
     xdna_fake_deinit(fake);
     if (!failed) break;
   }
   print_message("%zu calls failed one at a time\n", failures);
   assert_true(failures >= 6);
-  xdna_fake_init(&rig->fake);
+  xdna_fake_init(&rig->hw.fake);
 }
 
 /* A budget without room for the heap: refused before CREATE_BO. */
@@ -253,7 +226,7 @@ static void test_budget_refuses_the_heap(void** state) {
   assert_status(rig_open(rig), HRX_STATUS_RESOURCE_EXHAUSTED,
                 "device heap");
   assert_null(rig->device);
-  assert_int_equal(rig->fake.create_bo_calls, 0);
+  assert_int_equal(rig->hw.fake.create_bo_calls, 0);
   hrx_budget_stats_t stats = HRX_STRUCT_INIT(hrx_budget_stats_t);
   assert_ok(hrx_budget_stats(rig->budget, &stats));
   assert_int_equal(stats.failed_charges, 1);
@@ -285,14 +258,14 @@ static void test_budget_charges_buffers_and_programs(void** state) {
   free(bytes);
   hrx_npu_binding_t binding = {.buffer = buffer, .offset = 0, .size = 128};
   hrx_npu_program_t* program = NULL;
-  size_t create_calls = rig->fake.create_bo_calls;
+  size_t create_calls = rig->hw.fake.create_bo_calls;
   assert_status(hrx_npu_program_prepare(rig->device, image, "main", &binding,
                                         1, &program),
                 HRX_STATUS_RESOURCE_EXHAUSTED, "command slot 127");
   assert_null(program);
   /* DMA + COMMAND storage and 127 slots reached the driver; slot 128 did
    * not. */
-  assert_int_equal(rig->fake.create_bo_calls - create_calls, 2 + 127);
+  assert_int_equal(rig->hw.fake.create_bo_calls - create_calls, 2 + 127);
   assert_int_equal(hrx_budget_live_bytes(rig->budget), HEAP_BYTES + 4096);
   /* With the byte back it fits, exactly. */
   hrx_npu_buffer_t* spare = NULL;

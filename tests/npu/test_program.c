@@ -11,14 +11,10 @@
 #include "device_internal.h"
 #include "hrx/npu.h"
 #include "npu_test_util.h"
-#include "xdna_fake.h"
+#include "xdna_rig.h"
 
 typedef struct rig_t {
-  char* root;
-  int root_fd;
-  xdna_fake_t fake;
-  hrx_npu_sys_t sys;
-  test_allocator_t counted;
+  xdna_rig_t hw;
   hrx_npu_device_t* device;
   hrx_npu_image_t* image;
   hrx_npu_buffer_t* buffer;
@@ -27,17 +23,8 @@ typedef struct rig_t {
 
 static int rig_setup(void** state) {
   rig_t* rig = calloc(1, sizeof(*rig));
-  rig->root = npu_fixture_strix_halo();
-  rig->root_fd = npu_fixture_open(rig->root);
-  xdna_fake_init(&rig->fake);
-  rig->sys = xdna_fake_sys(&rig->fake);
-  npu_image_t d;
-  npu_image_default(&d);
-  size_t size = 0;
-  uint8_t* bytes = npu_image_build(&d, &size);
-  assert_ok(hrx_npu_image_parse(bytes, size, hrx_allocator_system(),
-                                &rig->image));
-  free(bytes);
+  xdna_rig_init(&rig->hw);
+  rig->image = xdna_rig_default_image();
   *state = rig;
   return 0;
 }
@@ -47,14 +34,8 @@ static int rig_teardown(void** state) {
   hrx_npu_program_destroy(rig->program);
   hrx_npu_buffer_release(rig->buffer);
   hrx_npu_device_destroy(rig->device);
-  assert_int_equal(rig->fake.open_nodes, 0);
-  assert_int_equal(rig->fake.mappings, 0);
-  assert_int_equal(rig->fake.leaked_at_close, 0);
-  assert_int_equal(rig->counted.live, 0);
-  xdna_fake_deinit(&rig->fake);
+  xdna_rig_deinit(&rig->hw);
   hrx_npu_image_destroy(rig->image);
-  close(rig->root_fd);
-  test_temp_dir_remove(rig->root);
   free(rig);
   return 0;
 }
@@ -62,9 +43,7 @@ static int rig_teardown(void** state) {
 /* Opens the device, allocates a 4 KiB buffer and prepares "main" with
  * 128 bytes of it from offset 64. */
 static hrx_status_t rig_prepare(rig_t* rig) {
-  HRX_RETURN_IF_ERROR(hrx_npu_device_open_with(
-      &rig->sys, rig->root_fd, test_allocator(&rig->counted), NULL,
-      NULL, &rig->device));
+  HRX_RETURN_IF_ERROR(xdna_rig_open(&rig->hw, NULL, &rig->device));
   HRX_RETURN_IF_ERROR(
       hrx_npu_buffer_allocate(rig->device, 4096, &rig->buffer));
   hrx_npu_binding_t binding = {.buffer = rig->buffer, .offset = 64,
@@ -104,7 +83,7 @@ static void test_ert_reference(void** state) {
 
 static void test_noop_end_to_end(void** state) {
   rig_t* rig = *state;
-  xdna_fake_t* fake = &rig->fake;
+  xdna_fake_t* fake = &rig->hw.fake;
   assert_ok(rig_prepare(rig));
   /* The context: normal priority, 8 columns x 4 core rows. */
   assert_int_equal(fake->num_tiles, 32);
@@ -195,7 +174,7 @@ static void test_noop_end_to_end(void** state) {
 
 static void test_wait_retries(void** state) {
   rig_t* rig = *state;
-  xdna_fake_t* fake = &rig->fake;
+  xdna_fake_t* fake = &rig->hw.fake;
   assert_ok(rig_prepare(rig));
   hrx_npu_invocation_t inv;
   /* Signals and early ETIMEs before the answer are retried. */
@@ -229,7 +208,7 @@ static void test_wait_retries(void** state) {
  * on their timeline points; kernels before 6.6 say UNIMPLEMENTED. */
 static void test_eventfd(void** state) {
   rig_t* rig = *state;
-  xdna_fake_t* fake = &rig->fake;
+  xdna_fake_t* fake = &rig->hw.fake;
   assert_ok(rig_prepare(rig));
   fake->hold = true;
   hrx_npu_invocation_t first, second;
@@ -254,7 +233,7 @@ static void test_eventfd(void** state) {
 
 static void test_command_state_checked(void** state) {
   rig_t* rig = *state;
-  xdna_fake_t* fake = &rig->fake;
+  xdna_fake_t* fake = &rig->hw.fake;
   assert_ok(rig_prepare(rig));
   hrx_npu_invocation_t inv;
   fake->completion_state = HRX_NPU_ERT_STATE_ERROR;
@@ -277,7 +256,7 @@ static void test_command_state_checked(void** state) {
 
 static void test_129th_dispatch_busy(void** state) {
   rig_t* rig = *state;
-  xdna_fake_t* fake = &rig->fake;
+  xdna_fake_t* fake = &rig->hw.fake;
   assert_ok(rig_prepare(rig));
   fake->hold = true;
   hrx_npu_invocation_t inv;
@@ -300,16 +279,16 @@ static void test_129th_dispatch_busy(void** state) {
 
 static void test_misplaced_dev_bo(void** state) {
   rig_t* rig = *state;
-  rig->fake.dev_misplace = 64ull << 20; /* past the heap */
+  rig->hw.fake.dev_misplace = 64ull << 20; /* past the heap */
   assert_status(rig_prepare(rig), HRX_STATUS_INTERNAL, "inside the heap");
   assert_null(rig->program);
-  rig->fake.dev_misplace = 4096; /* inside, misaligned */
+  rig->hw.fake.dev_misplace = 4096; /* inside, misaligned */
   assert_status(hrx_npu_program_prepare(rig->device, rig->image, "main",
                                         &(hrx_npu_binding_t){rig->buffer, 64,
                                                              128},
                                         1, &rig->program),
                 HRX_STATUS_INTERNAL, "not 32768-aligned");
-  assert_false(rig->fake.context_live);
+  assert_false(rig->hw.fake.context_live);
 }
 
 static void test_binding_errors(void** state) {
@@ -348,9 +327,9 @@ static void test_every_call_fails_once(void** state) {
   rig_t* rig = *state;
   size_t failures = 0;
   for (size_t n = 1;; ++n) {
-    xdna_fake_init(&rig->fake);
-    rig->fake.fail_at = n;
-    rig->counted = (test_allocator_t){0};
+    xdna_fake_init(&rig->hw.fake);
+    rig->hw.fake.fail_at = n;
+    rig->hw.counted = (test_allocator_t){0};
     hrx_status_t status = rig_prepare(rig);
     hrx_npu_invocation_t inv;
     for (int i = 0; i < 2 && status == HRX_OK; ++i) {
@@ -368,33 +347,21 @@ static void test_every_call_fails_once(void** state) {
     rig->program = NULL;
     rig->buffer = NULL;
     rig->device = NULL;
-    xdna_fake_t* fake = &rig->fake;
+    xdna_fake_t* fake = &rig->hw.fake;
     if (fake->open_nodes || fake->mappings || fake->leaked_at_close ||
-        rig->counted.live) {
+        rig->hw.counted.live) {
       fail_msg("call %zu (%s): %d nodes, %d mappings, %zu objects, %zu "
                "allocations left",
                n, fake->failed_call, fake->open_nodes, fake->mappings,
-               fake->leaked_at_close, rig->counted.live);
+               fake->leaked_at_close, rig->hw.counted.live);
     }
-    bool failed = fake->failed;
-    if (failed && !fake->failed_release && status == HRX_OK) {
-      fail_msg("call %zu (%s) failed unnoticed", n, fake->failed_call);
-    }
-    if (status != HRX_OK) {
-      char text[1024];
-      hrx_status_format(status, text, sizeof(text));
-      if (!strstr(text, "errno 5")) {
-        fail_msg("call %zu (%s): %s", n, fake->failed_call, text);
-      }
-      hrx_status_free(status);
-      ++failures;
-    }
+    bool failed = xdna_rig_sweep_check(fake, n, status, &failures);
     xdna_fake_deinit(fake);
     if (!failed) break;
   }
   print_message("%zu calls failed one at a time\n", failures);
   assert_true(failures > 128 * 3);
-  xdna_fake_init(&rig->fake);
+  xdna_fake_init(&rig->hw.fake);
 }
 
 int main(void) {

@@ -9,14 +9,10 @@
 #include "device_internal.h"
 #include "hrx/npu.h"
 #include "npu_test_util.h"
-#include "xdna_fake.h"
+#include "xdna_rig.h"
 
 typedef struct rig_t {
-  char* root;
-  int root_fd;
-  xdna_fake_t fake;
-  hrx_npu_sys_t sys;
-  test_allocator_t counted;
+  xdna_rig_t hw;
   hrx_npu_device_t* device;
   hrx_npu_image_t* image;
   hrx_npu_resident_t* session;
@@ -28,20 +24,9 @@ typedef struct rig_t {
  * polls). */
 static int rig_setup(void** state) {
   rig_t* rig = calloc(1, sizeof(*rig));
-  rig->root = npu_fixture_strix_halo();
-  rig->root_fd = npu_fixture_open(rig->root);
-  xdna_fake_init(&rig->fake);
-  rig->sys = xdna_fake_sys(&rig->fake);
-  npu_image_t d;
-  npu_image_default(&d);
-  size_t size = 0;
-  uint8_t* bytes = npu_image_build(&d, &size);
-  assert_ok(hrx_npu_image_parse(bytes, size, hrx_allocator_system(),
-                                &rig->image));
-  free(bytes);
-  assert_ok(hrx_npu_device_open_with(&rig->sys, rig->root_fd,
-                                     test_allocator(&rig->counted), NULL,
-                                     NULL, &rig->device));
+  xdna_rig_init(&rig->hw);
+  rig->image = xdna_rig_default_image();
+  assert_ok(xdna_rig_open(&rig->hw, NULL, &rig->device));
   assert_ok(hrx_npu_resident_create(rig->device, NULL, &rig->session));
   hrx_npu_binding_t binding = {
       .buffer = hrx_npu_resident_startup(rig->session),
@@ -57,14 +42,8 @@ static int rig_teardown(void** state) {
   hrx_npu_resident_destroy(rig->session);
   hrx_npu_program_destroy(rig->program);
   hrx_npu_device_destroy(rig->device);
-  assert_int_equal(rig->fake.open_nodes, 0);
-  assert_int_equal(rig->fake.mappings, 0);
-  assert_int_equal(rig->fake.leaked_at_close, 0);
-  assert_int_equal(rig->counted.live, 0);
-  xdna_fake_deinit(&rig->fake);
+  xdna_rig_deinit(&rig->hw);
   hrx_npu_image_destroy(rig->image);
-  close(rig->root_fd);
-  test_temp_dir_remove(rig->root);
   free(rig);
   return 0;
 }
@@ -73,8 +52,8 @@ static int rig_teardown(void** state) {
 static uint32_t npu_word(const rig_t* rig) {
   hrx_npu_buffer_t* startup = hrx_npu_resident_startup(rig->session);
   uint64_t address = hrx_npu_buffer_dma_address(startup) - 0x80000000ull;
-  for (uint32_t i = 1; i <= rig->fake.bo_count; ++i) {
-    const xdna_fake_bo_t* bo = &rig->fake.bos[i];
+  for (uint32_t i = 1; i <= rig->hw.fake.bo_count; ++i) {
+    const xdna_fake_bo_t* bo = &rig->hw.fake.bos[i];
     if (bo->live && bo->type == HRX_XDNA_BO_SHARE &&
         bo->xdna_addr == address) {
       uint32_t word = 0;
@@ -129,7 +108,7 @@ static void test_pre_start_abort(void** state) {
   assert_status(hrx_npu_resident_dispatch(rig->session, rig->program,
                                           &invocation),
                 HRX_STATUS_FAILED_PRECONDITION, "already published ABORT");
-  assert_int_equal(rig->fake.submitted, 0);
+  assert_int_equal(rig->hw.fake.submitted, 0);
   assert_status(hrx_npu_resident_accept(rig->session, HRX_NPU_RESIDENT_GPU),
                 HRX_STATUS_FAILED_PRECONDITION, "ABORT");
   assert_status(hrx_npu_resident_run(rig->session),
@@ -140,8 +119,8 @@ static void test_pre_start_abort(void** state) {
 /* A rejected submit, of either participant, publishes ABORT. */
 static void test_rejected_submit_aborts(void** state) {
   rig_t* rig = *state;
-  rig->fake.calls = 0;
-  rig->fake.fail_at = 1; /* the EXEC_CMD */
+  rig->hw.fake.calls = 0;
+  rig->hw.fake.fail_at = 1; /* the EXEC_CMD */
   hrx_npu_invocation_t invocation;
   assert_status(hrx_npu_resident_dispatch(rig->session, rig->program,
                                           &invocation),
@@ -204,24 +183,24 @@ static void test_startup_allocation(void** state) {
   hrx_npu_resident_destroy(session);
   /* Allocation failures leave nothing behind. */
   for (size_t n = 1;; ++n) {
-    rig->fake.calls = 0;
-    rig->fake.fail_at = n;
-    rig->fake.failed = false;
+    rig->hw.fake.calls = 0;
+    rig->hw.fake.fail_at = n;
+    rig->hw.fake.failed = false;
     hrx_status_t status =
         hrx_npu_resident_create(rig->device, NULL, &session);
-    if (!rig->fake.failed) {
+    if (!rig->hw.fake.failed) {
       assert_ok(status);
       break;
     }
     if (status == HRX_OK) {
-      assert_true(rig->fake.failed_release);
+      assert_true(rig->hw.fake.failed_release);
       hrx_npu_resident_destroy(session);
     } else {
       hrx_status_free(status);
       assert_null(session);
     }
   }
-  rig->fake.fail_at = 0;
+  rig->hw.fake.fail_at = 0;
   hrx_npu_resident_destroy(session);
 }
 

@@ -20,6 +20,14 @@ void run_hrx(const char* env, const char* args, run_result_t* out) {
   free(command);
 }
 
+void expect_output(const run_result_t* r, const char* const* needles) {
+  for (; *needles; ++needles) {
+    if (!strstr(r->output, *needles)) {
+      fail_msg("no '%s' in:\n%s", *needles, r->output);
+    }
+  }
+}
+
 char* kfd_model_fixture(const char* name) {
   const char* kernels = getenv("HRX_LOOM_KERNELS");
   assert_non_null(kernels);

@@ -13,6 +13,12 @@ typedef struct run_result_t {
  * prefixed; the output is cut at the buffer's size. */
 void run_hrx(const char* env, const char* args, run_result_t* out);
 
+/* Fails, showing the output, unless |r|'s output contains each string of
+ * the NULL-terminated |needles|; EXPECT_OUTPUT lists them inline. */
+void expect_output(const run_result_t* r, const char* const* needles);
+#define EXPECT_OUTPUT(r, ...) \
+  expect_output(r, (const char* const[]){__VA_ARGS__, NULL})
+
 /* The KFD topology fixture |name| ("gfx1151", "gfx1100", "no_gpu") that
  * HRX_KFD_MODEL may name: <repo>/tests/fabric/kfd_topology/NAME, found
  * from HRX_LOOM_KERNELS (<repo>/libhrx-loom/kernels). Free it. */

@@ -59,10 +59,8 @@ static void test_doctor_cache_root(void** state) {
   run_result_t r;
   run_hrx("XDG_CACHE_HOME=/var/tmp/xdg HOME=/home/someone", "doctor", &r);
   assert_int_equal(r.exit_code, 0);
-  assert_non_null(strstr(r.output, "hrx-core"));
-  assert_non_null(strstr(r.output, "cache root   /var/tmp/xdg/hrx (from xdg)"));
-  assert_non_null(strstr(r.output, "devices:"));
-  assert_non_null(strstr(r.output, "host         HRX host device"));
+  EXPECT_OUTPUT(&r, "hrx-core", "cache root   /var/tmp/xdg/hrx (from xdg)",
+                "devices:", "host         HRX host device");
   /* The KFD topology is probed; without the driver that is one line. */
   const char* amdgpu = strstr(r.output, "amdgpu       ");
   assert_non_null(amdgpu);
@@ -204,10 +202,8 @@ static void test_compile_and_run(void** state) {
   args = test_strdup_printf("inspect %s/s.hxco", root);
   run_hrx(env, args, &r);
   if (r.exit_code != 0) fail_msg("%s", r.output);
-  assert_non_null(strstr(r.output, "HRX host code object"));
-  assert_non_null(strstr(r.output, "kernel saxpy: subgroup 32"));
-  assert_non_null(strstr(r.output, "1 workload value"));
-  assert_non_null(strstr(r.output, "arg 2  buffer at 16"));
+  EXPECT_OUTPUT(&r, "HRX host code object", "kernel saxpy: subgroup 32",
+                "1 workload value", "arg 2  buffer at 16");
   assert_null(strstr(r.output, "race-checked"));
   free(args);
   /* --sanitizer=race reaches the code object. */
@@ -321,12 +317,8 @@ static void test_compile_and_inspect_gfx1151(void** state) {
     args = test_strdup_printf("inspect %s/saxpy.co", root);
     run_hrx(env, args, &r);
     if (r.exit_code != 0) fail_msg("inspect: %s", r.output);
-    assert_non_null(strstr(r.output, "AMDGPU code object"));
-    assert_non_null(strstr(r.output, "amdgcn-amd-amdhsa--gfx1151"));
-    assert_non_null(strstr(r.output, "kernel saxpy"));
-    assert_non_null(strstr(r.output, "rsrc1"));
-    assert_non_null(strstr(r.output, "user SGPRs"));
-    assert_non_null(strstr(r.output, "launch program"));
+    EXPECT_OUTPUT(&r, "AMDGPU code object", "amdgcn-amd-amdhsa--gfx1151",
+                  "kernel saxpy", "rsrc1", "user SGPRs", "launch program");
     /* A truncated object is refused with a reason. */
     char* path = test_strdup_printf("%s/saxpy.co", root);
     char* data = test_read_text(path);
@@ -425,15 +417,28 @@ static void make_entry(const char* kernels, const char* name, int age_days) {
   free(dir);
 }
 
+/* A cache key: 64 |c|s. */
+static void cache_key(char key[65], char c) {
+  memset(key, c, 64);
+  key[64] = 0;
+}
+
+/* Whether |kernels|/|name| exists. */
+static bool cached(const char* kernels, const char* name) {
+  char* path = test_strdup_printf("%s/%s", kernels, name);
+  struct stat info;
+  bool found = stat(path, &info) == 0;
+  free(path);
+  return found;
+}
+
 static void test_gc_by_access_time(void** state) {
   (void)state;
   char* root = test_temp_dir_create();
   char* kernels = test_strdup_printf("%s/hrx/kernels", root);
   char old_key[65], new_key[65];
-  memset(old_key, 'a', 64);
-  old_key[64] = 0;
-  memset(new_key, 'b', 64);
-  new_key[64] = 0;
+  cache_key(old_key, 'a');
+  cache_key(new_key, 'b');
   make_entry(kernels, old_key, 40);
   make_entry(kernels, new_key, 1);
   make_entry(kernels, "not-a-cache-entry", 400);
@@ -446,16 +451,10 @@ static void test_gc_by_access_time(void** state) {
   run_hrx(env, "gc 10", &r);
   assert_int_equal(r.exit_code, 0);
   assert_non_null(strstr(r.output, "removed 1 kernel (10 bytes)"));
+  assert_false(cached(kernels, old_key));
+  assert_true(cached(kernels, new_key));
+  assert_true(cached(kernels, "not-a-cache-entry"));
   struct stat info;
-  char* path = test_strdup_printf("%s/%s", kernels, old_key);
-  assert_int_not_equal(stat(path, &info), 0);
-  free(path);
-  path = test_strdup_printf("%s/%s", kernels, new_key);
-  assert_int_equal(stat(path, &info), 0);
-  free(path);
-  path = test_strdup_printf("%s/not-a-cache-entry", kernels);
-  assert_int_equal(stat(path, &info), 0);
-  free(path);
   assert_int_not_equal(stat(orphan, &info), 0);
   /* The default is 30 days: the new entry stays, gc 0 takes it. */
   run_hrx(env, "gc", &r);
@@ -475,10 +474,8 @@ static void test_gc_respects_locks_and_checks_days(void** state) {
   char* root = test_temp_dir_create();
   char* kernels = test_strdup_printf("%s/hrx/kernels", root);
   char held_key[65], lone_key[65];
-  memset(held_key, 'd', 64);
-  held_key[64] = 0;
-  memset(lone_key, 'e', 64);
-  lone_key[64] = 0;
+  cache_key(held_key, 'd');
+  cache_key(lone_key, 'e');
   make_entry(kernels, held_key, 40);
   char* held_lock = test_strdup_printf("%s/%s.lock", kernels, held_key);
   char* lone_lock = test_strdup_printf("%s/%s.lock", kernels, lone_key);
@@ -493,15 +490,14 @@ static void test_gc_respects_locks_and_checks_days(void** state) {
   assert_non_null(strstr(r.output, "removed 0 kernels"));
   assert_non_null(strstr(r.output, "kept 1 kernel in use by another process"));
   struct stat info;
-  char* entry = test_strdup_printf("%s/%s", kernels, held_key);
-  assert_int_equal(stat(entry, &info), 0);
+  assert_true(cached(kernels, held_key));
   assert_int_equal(stat(held_lock, &info), 0);
   assert_int_equal(stat(lone_lock, &info), 0);
   hrx_file_lock_release(&a);
   hrx_file_lock_release(&b);
   run_hrx(env, "gc 0", &r);
   assert_non_null(strstr(r.output, "removed 1 kernel"));
-  assert_int_not_equal(stat(entry, &info), 0);
+  assert_false(cached(kernels, held_key));
   assert_int_not_equal(stat(held_lock, &info), 0);
   assert_int_not_equal(stat(lone_lock, &info), 0);
 
@@ -513,11 +509,10 @@ static void test_gc_respects_locks_and_checks_days(void** state) {
     if (r.exit_code != 2) fail_msg("'hrx %s' exited %d", bad[i], r.exit_code);
     assert_non_null(strstr(r.output, "DAYS"));
   }
-  assert_int_equal(stat(entry, &info), 0); /* nothing evicted */
+  assert_true(cached(kernels, held_key)); /* nothing evicted */
   run_hrx(env, "gc 1000000", &r);
   assert_int_equal(r.exit_code, 0);
   assert_non_null(strstr(r.output, "removed 0 kernels"));
-  free(entry);
   free(env);
   free(lone_lock);
   free(held_lock);

@@ -23,9 +23,8 @@ static void test_inspect(void** state) {
   char* args = test_strdup_printf("inspect %s", good);
   run_hrx(NULL, args, &r);
   if (r.exit_code != 0) fail_msg("inspect: %s", r.output);
-  assert_non_null(strstr(r.output, "1 tensor, 8 bytes of data"));
-  assert_non_null(strstr(r.output, "metadata format = pt"));
-  assert_non_null(strstr(r.output, "F32     [2] 8 bytes"));
+  EXPECT_OUTPUT(&r, "1 tensor, 8 bytes of data", "metadata format = pt",
+                "F32     [2] 8 bytes");
   /* One data byte short: the range leaves the file. */
   test_write_file(good, file, 8 + n + 7);
   run_hrx(NULL, args, &r);

@@ -1,7 +1,6 @@
 /* Loom -> gfx1151 code objects through LLVM 19 (see amdgpu_backend.h). */
 #include "amdgpu_backend.h"
 
-#include <llvm-c/Analysis.h>
 #include <llvm-c/Core.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
@@ -16,6 +15,7 @@
 #include "hrx/fabric/device.h"
 #include "hrx/fabric/launch_program.h"
 #include "hrx/loom/compiler.h"
+#include "llvm_codegen.h"
 #include "llvm_lower.h"
 
 #define AMDGPU_TRIPLE "amdgcn-amd-amdhsa"
@@ -179,23 +179,6 @@ const char* loom_amdgpu_codegen_version(void) {
   return amdgpu_version;
 }
 
-/* Errors LLVM reports instead of aborting (unsupported constructs in
- * code generation) become the compile's status; warnings and remarks are
- * dropped rather than printed. */
-typedef struct amdgpu_diagnostics_t {
-  char first_error[512];
-} amdgpu_diagnostics_t;
-
-static void amdgpu_on_diagnostic(LLVMDiagnosticInfoRef info, void* context) {
-  amdgpu_diagnostics_t* d = context;
-  if (LLVMGetDiagInfoSeverity(info) != LLVMDSError || d->first_error[0]) {
-    return;
-  }
-  char* text = LLVMGetDiagInfoDescription(info);
-  snprintf(d->first_error, sizeof(d->first_error), "%s", text ? text : "?");
-  LLVMDisposeMessage(text);
-}
-
 /*===------------------------------------------------------------------===*/
 /* Compilation                                                             */
 /*===------------------------------------------------------------------===*/
@@ -288,7 +271,7 @@ typedef struct amdgpu_build_t {
   const loom_amdgpu_isa_t* isa;
   hrx_loom_diagnostics_t* diagnostics;
   hrx_allocator_t allocator;
-  amdgpu_diagnostics_t llvm_errors;
+  llvm_first_error_t llvm_errors;
   LLVMContextRef context;
   LLVMTargetMachineRef machine;
   LLVMModuleRef module;
@@ -301,13 +284,13 @@ typedef struct amdgpu_build_t {
 static hrx_status_t amdgpu_llvm_error(amdgpu_build_t* b, const char* what) {
   return hrx_make_status(HRX_STATUS_INTERNAL, "%s for %s failed: %s", what,
                          b->isa->cpu,
-                         b->llvm_errors.first_error[0]
-                             ? b->llvm_errors.first_error : "no reason given");
+                         b->llvm_errors.text[0] ? b->llvm_errors.text
+                                                : "no reason given");
 }
 
 static hrx_status_t amdgpu_create(amdgpu_build_t* b) {
   b->context = LLVMContextCreate();
-  LLVMContextSetDiagnosticHandler(b->context, amdgpu_on_diagnostic,
+  LLVMContextSetDiagnosticHandler(b->context, llvm_keep_first_error,
                                   &b->llvm_errors);
   LLVMTargetRef target = NULL;
   char* message = NULL;
@@ -423,43 +406,18 @@ static hrx_status_t amdgpu_lower(amdgpu_build_t* b) {
 }
 
 static hrx_status_t amdgpu_optimize(amdgpu_build_t* b) {
-  char* message = NULL;
-  if (LLVMVerifyModule(b->module, LLVMReturnStatusAction, &message)) {
-    hrx_status_t status = hrx_make_status(
-        HRX_STATUS_INTERNAL, "amdgpu lowering produced invalid LLVM IR: %s",
-        message ? message : "?");
-    LLVMDisposeMessage(message);
-    return status;
-  }
-  LLVMDisposeMessage(message);
   LLVMPassBuilderOptionsRef options = LLVMCreatePassBuilderOptions();
-  LLVMErrorRef error =
-      LLVMRunPasses(b->module, "default<O3>", b->machine, options);
+  hrx_status_t status =
+      llvm_verify_and_optimize(b->module, b->machine, options, "amdgpu");
   LLVMDisposePassBuilderOptions(options);
-  if (error) {
-    char* text = LLVMGetErrorMessage(error);
-    hrx_status_t status = hrx_make_status(
-        HRX_STATUS_INTERNAL, "LLVM optimisation failed: %s", text);
-    LLVMDisposeErrorMessage(text);
-    return status;
-  }
-  return b->llvm_errors.first_error[0] ? amdgpu_llvm_error(b, "optimisation")
-                                       : HRX_OK;
+  HRX_RETURN_IF_ERROR(status);
+  return b->llvm_errors.text[0] ? amdgpu_llvm_error(b, "optimisation")
+                                : HRX_OK;
 }
 
 static hrx_status_t amdgpu_emit(amdgpu_build_t* b, loom_amdgpu_output_t* out) {
-  char* message = NULL;
   LLVMMemoryBufferRef buffer = NULL;
-  if (LLVMTargetMachineEmitToMemoryBuffer(b->machine, b->module,
-                                          LLVMObjectFile, &message,
-                                          &buffer) ||
-      b->llvm_errors.first_error[0]) {
-    if (message && !b->llvm_errors.first_error[0]) {
-      snprintf(b->llvm_errors.first_error, sizeof(b->llvm_errors.first_error),
-               "%s", message);
-    }
-    LLVMDisposeMessage(message);
-    if (buffer) LLVMDisposeMemoryBuffer(buffer);
+  if (!llvm_emit_object(b->machine, b->module, &b->llvm_errors, &buffer)) {
     return amdgpu_llvm_error(b, "code generation");
   }
   size_t length = LLVMGetBufferSize(buffer);
@@ -554,11 +512,9 @@ hrx_status_t loom_amdgpu_compile(const loom_module_t* module,
                            "module has no kernels to compile");
   }
   hrx_loom_diagnostics_t* own = NULL;
-  if (!diagnostics) {
-    HRX_RETURN_IF_ERROR(hrx_loom_diagnostics_create(0, allocator, &own));
-    diagnostics = own;
-  }
-  size_t errors_before = hrx_loom_diagnostics_error_count(diagnostics);
+  size_t errors_before = 0;
+  HRX_RETURN_IF_ERROR(
+      loom_diag_begin(&diagnostics, allocator, &own, &errors_before));
   loom_amdgpu_codegen_version(); /* initialises LLVM's targets once */
   amdgpu_build_t b = {.m = module, .spec = spec, .profile = profile,
                       .isa = isa, .diagnostics = diagnostics,

@@ -5,6 +5,7 @@
 
 #include "hrx/core/bytes.h"
 #include "hrx/loom/compiler.h"
+#include "le_append.h"
 
 enum {
   LOOM_ELF_HEADER_SIZE = 64,
@@ -140,26 +141,19 @@ hrx_status_t loom_launch_table_next(loom_launch_table_t* t,
   return HRX_OK;
 }
 
-static hrx_status_t loom_put_u32(hrx_string_builder_t* out, uint64_t value) {
-  uint8_t bytes[4];
-  uint8_t* at = bytes;
-  hrx_put_le(&at, value, 4);
-  return hrx_string_builder_append(out, bytes, 4);
-}
-
 hrx_status_t loom_launch_table_begin(hrx_string_builder_t* out,
                                      uint32_t count) {
   HRX_RETURN_IF_ERROR(
       hrx_string_builder_append(out, HRX_LOOM_LAUNCH_TABLE_MAGIC, 4));
-  HRX_RETURN_IF_ERROR(loom_put_u32(out, HRX_LOOM_LAUNCH_TABLE_VERSION));
-  return loom_put_u32(out, count);
+  HRX_RETURN_IF_ERROR(loom_append_le(out, HRX_LOOM_LAUNCH_TABLE_VERSION, 4));
+  return loom_append_le(out, count, 4);
 }
 
 hrx_status_t loom_launch_table_add(hrx_string_builder_t* out,
                                    const char* name, const uint8_t* launch,
                                    size_t launch_length) {
-  HRX_RETURN_IF_ERROR(loom_put_u32(out, strlen(name)));
+  HRX_RETURN_IF_ERROR(loom_append_le(out, strlen(name), 4));
   HRX_RETURN_IF_ERROR(hrx_string_builder_append(out, name, strlen(name)));
-  HRX_RETURN_IF_ERROR(loom_put_u32(out, launch_length));
+  HRX_RETURN_IF_ERROR(loom_append_le(out, launch_length, 4));
   return hrx_string_builder_append(out, launch, launch_length);
 }

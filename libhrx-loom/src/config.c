@@ -347,11 +347,9 @@ hrx_status_t hrx_loom_module_specialize(
   *out_specialization = NULL;
   const loom_module_t* m = module;
   hrx_loom_diagnostics_t* own = NULL;
-  if (!diagnostics) {
-    HRX_RETURN_IF_ERROR(hrx_loom_diagnostics_create(0, allocator, &own));
-    diagnostics = own;
-  }
-  size_t errors_before = hrx_loom_diagnostics_error_count(diagnostics);
+  size_t errors_before = 0;
+  HRX_RETURN_IF_ERROR(
+      loom_diag_begin(&diagnostics, allocator, &own, &errors_before));
   uint32_t decls = m->configs.count;
   hrx_loom_specialization_t* spec = NULL;
   bool* read = NULL;

@@ -292,6 +292,19 @@ hrx_status_t loom_diag_status(const hrx_loom_diagnostics_t* d) {
   return HRX_OK;
 }
 
+hrx_status_t loom_diag_begin(hrx_loom_diagnostics_t** diagnostics,
+                             hrx_allocator_t allocator,
+                             hrx_loom_diagnostics_t** own,
+                             size_t* errors_before) {
+  *own = NULL;
+  if (!*diagnostics) {
+    HRX_RETURN_IF_ERROR(hrx_loom_diagnostics_create(0, allocator, own));
+    *diagnostics = *own;
+  }
+  *errors_before = hrx_loom_diagnostics_error_count(*diagnostics);
+  return HRX_OK;
+}
+
 hrx_status_t loom_diag_result(const hrx_loom_diagnostics_t* d,
                               size_t errors_before, const char* what) {
   HRX_RETURN_IF_ERROR(loom_diag_status(d));

@@ -49,4 +49,13 @@ hrx_status_t loom_diag_status(const hrx_loom_diagnostics_t* diagnostics);
 hrx_status_t loom_diag_result(const hrx_loom_diagnostics_t* diagnostics,
                               size_t errors_before, const char* what);
 
+/* Starts a compile step that reports into |*diagnostics|: where the caller
+ * gave no list, a private one is created, stored in *own (the step
+ * destroys it; otherwise *own is NULL) and put in |*diagnostics|.
+ * *errors_before is the list's error count now, for loom_diag_result. */
+hrx_status_t loom_diag_begin(hrx_loom_diagnostics_t** diagnostics,
+                             hrx_allocator_t allocator,
+                             hrx_loom_diagnostics_t** own,
+                             size_t* errors_before);
+
 #endif /* HRX_LOOM_DIAGNOSTICS_INTERNAL_H_ */

@@ -14,6 +14,7 @@
 #include "hrx/fabric/host_isa.h"
 #include "hrx/loom/compiler.h"
 #include "hrx/loom/host_backend.h"
+#include "le_append.h"
 #include "host_backend_internal.h"
 #include "op_table.h"
 #include "vector_access.h"
@@ -386,21 +387,25 @@ bool hb_lower_lanewise(hb_t* b, const loom_op_t* op, hb_lane_fn lane) {
   return true;
 }
 
+bool hb_emit_value(hb_t* b, uint8_t op, uint8_t type, uint8_t aux,
+                   uint32_t x, uint32_t y, uint32_t z, uint32_t imm,
+                   uint32_t* out) {
+  uint32_t regs[] = {x, y, z};
+  return hb_new_vreg(b, hb_all_scalar(b, regs, 3), 1, out) &&
+         hb_emit(b, op, type, aux, *out, x, y, z, imm);
+}
+
 /* A new register holding |x| <op> |y|, in the file the operands allow. */
 bool hb_binary(hb_t* b, uint8_t op, uint8_t type, uint8_t aux,
                       uint32_t x, uint32_t y, uint32_t* out) {
-  uint32_t regs[] = {x, y};
-  return hb_new_vreg(b, hb_all_scalar(b, regs, 2), 1, out) &&
-         hb_emit(b, op, type, aux, *out, x, y, LOOM_NONE, 0);
+  return hb_emit_value(b, op, type, aux, x, y, LOOM_NONE, 0, out);
 }
 
 /* A new register holding |base| + |index| * |scale| bytes (checked). */
 static bool hb_pointer(hb_t* b, uint32_t base, uint32_t index, uint32_t scale,
                        uint32_t* out) {
-  uint32_t regs[] = {base, index};
-  return hb_new_vreg(b, hb_all_scalar(b, regs, 2), 1, out) &&
-         hb_emit(b, HRX_HOST_OP_PTR_ADD, HRX_HOST_TYPE_I64, 0, *out, base,
-                 index, LOOM_NONE, scale);
+  return hb_emit_value(b, HRX_HOST_OP_PTR_ADD, HRX_HOST_TYPE_I64, 0, base,
+                       index, LOOM_NONE, scale, out);
 }
 
 void hb_patch(hb_t* b, uint32_t at, uint32_t target) {
@@ -426,10 +431,8 @@ bool hb_mov(hb_t* b, uint32_t dst, uint32_t src, uint32_t width) {
  * poisons instead of wrapping (see host_isa.h, Address arithmetic). */
 static bool hb_index_step(hb_t* b, uint32_t acc, uint32_t x, uint32_t y,
                           uint32_t* out) {
-  uint32_t regs[] = {acc, x, y};
-  if (!hb_new_vreg(b, hb_all_scalar(b, regs, 3), 1, out) ||
-      !hb_emit(b, HRX_HOST_OP_IMADD, HRX_HOST_TYPE_I64, 0, *out, acc, x, y,
-               0)) {
+  if (!hb_emit_value(b, HRX_HOST_OP_IMADD, HRX_HOST_TYPE_I64, 0, acc, x, y,
+                     0, out)) {
     return false;
   }
   LOOM_AT(b->insns, hb_insn_t, b->insns.count - 1).insn.flags |=
@@ -479,6 +482,36 @@ static bool hb_strided_address(hb_t* b, const loom_op_t* op,
   return hb_pointer(b, base, index, hb_kind_bytes(view->element), out_ptr);
 }
 
+/* The strided layout of |view|, NULL when it is dense; false, after a
+ * diagnostic, when the layout is not an op the lowering can see. */
+static bool hb_view_layout(hb_t* b, const loom_op_t* op,
+                           const loom_type_t* view,
+                           const loom_op_t** out_layout) {
+  bool unresolved = false;
+  *out_layout = loom_view_strides(b->m, view, &unresolved);
+  if (unresolved) {
+    return hb_error(b, op->span, HRX_LOOM_DIAG_BACKEND_UNSUPPORTED,
+                    "a view layout must come from an encoding.layout op in "
+                    "the same body");
+  }
+  return true;
+}
+
+/* A register holding extent |d| of |view|: a constant for a static
+ * extent, else the register of its dynamic size. */
+static bool hb_view_extent(hb_t* b, const loom_op_t* op,
+                           const loom_type_t* view, uint32_t d,
+                           uint32_t* out) {
+  const loom_dim_t* dim = &LOOM_DIM(b->m, view->dims_start + d);
+  if (dim->size >= 0) return hb_const_reg(b, dim->size, out);
+  if (b->vreg[dim->value] == LOOM_NONE) {
+    return hb_error(b, op->span, HRX_LOOM_DIAG_BACKEND_UNSUPPORTED,
+                    "view extent is not available here");
+  }
+  *out = b->vreg[dim->value];
+  return true;
+}
+
 /* ptr + (linearised indices of |op| + extra_elements) * element bytes.
  * Every step is checked, at compile time as at run time, so an index that
  * overflows yields a poisoned pointer whose access faults out of bounds
@@ -488,13 +521,8 @@ static bool hb_address(hb_t* b, const loom_op_t* op, uint32_t view_operand,
                        uint32_t* out_ptr) {
   const loom_module_t* m = b->m;
   const loom_type_t* view = &LOOM_TYPE(m, view_type);
-  bool unresolved = false;
-  const loom_op_t* layout = loom_view_strides(m, view, &unresolved);
-  if (unresolved) {
-    return hb_error(b, op->span, HRX_LOOM_DIAG_BACKEND_UNSUPPORTED,
-                    "a view layout must come from an encoding.layout op in "
-                    "the same body");
-  }
+  const loom_op_t* layout = NULL;
+  if (!hb_view_layout(b, op, view, &layout)) return false;
   if (layout) {
     return hb_strided_address(b, op, view_operand, view, layout,
                               extra_elements, out_ptr);
@@ -527,17 +555,11 @@ static bool hb_address(hb_t* b, const loom_op_t* op, uint32_t view_operand,
         index = next;
         continue;
       }
-      const loom_dim_t* dim = &LOOM_DIM(m, view->dims_start + d);
       uint32_t extent = 0;
-      if (dim->size >= 0) {
-        if (!hb_const_reg(b, dim->size, &extent)) return false;
-      } else if (b->vreg[dim->value] != LOOM_NONE) {
-        extent = b->vreg[dim->value];
-      } else {
-        return hb_error(b, op->span, HRX_LOOM_DIAG_BACKEND_UNSUPPORTED,
-                        "view extent is not available here");
+      if (!hb_view_extent(b, op, view, d, &extent) ||
+          !hb_index_step(b, index, extent, next, &index)) {
+        return false;
       }
-      if (!hb_index_step(b, index, extent, next, &index)) return false;
     }
     uint32_t one = 0, bias = 0;
     if (extra_elements &&
@@ -555,13 +577,8 @@ bool hb_element_address(hb_t* b, const loom_op_t* op, uint32_t view_operand,
                         uint32_t* out_ptr) {
   const loom_module_t* m = b->m;
   const loom_type_t* view = &LOOM_TYPE(m, view_type);
-  bool unresolved = false;
-  const loom_op_t* layout = loom_view_strides(m, view, &unresolved);
-  if (unresolved) {
-    return hb_error(b, op->span, HRX_LOOM_DIAG_BACKEND_UNSUPPORTED,
-                    "a view layout must come from an encoding.layout op in "
-                    "the same body");
-  }
+  const loom_op_t* layout = NULL;
+  if (!hb_view_layout(b, op, view, &layout)) return false;
   uint32_t base = 0, index = LOOM_NONE;
   if (!hb_operand(b, op, view_operand, &base)) return false;
   for (uint32_t d = 0; d < view->rank; ++d) {
@@ -576,16 +593,10 @@ bool hb_element_address(hb_t* b, const loom_op_t* op, uint32_t view_operand,
       index = indices[d];
       continue;
     }
-    const loom_dim_t* dim = &LOOM_DIM(m, view->dims_start + d);
-    if (dim->size >= 0) {
-      if (!hb_const_reg(b, dim->size, &scale)) return false;
-    } else if (b->vreg[dim->value] != LOOM_NONE) {
-      scale = b->vreg[dim->value];
-    } else {
-      return hb_error(b, op->span, HRX_LOOM_DIAG_BACKEND_UNSUPPORTED,
-                      "view extent is not available here");
+    if (!hb_view_extent(b, op, view, d, &scale) ||
+        !hb_index_step(b, index, scale, indices[d], &index)) {
+      return false;
     }
-    if (!hb_index_step(b, index, scale, indices[d], &index)) return false;
   }
   return hb_pointer(b, base, index, hb_kind_bytes(view->element), out_ptr);
 }
@@ -1240,9 +1251,36 @@ static bool hb_record_loop(hb_t* b, uint32_t start, uint32_t end) {
   return true;
 }
 
-/* Ends a loop body: jumps back to |head| and points the loop's exit
- * branch past the jump. */
-static bool hb_close_loop(hb_t* b, uint32_t head, uint32_t exit_branch) {
+/* Starts a loop (scf.for and scf.while alike) and gives the position its
+ * back jump returns to: a divergent loop first enters divergence and
+ * opens a lane-masked loop (LOOP_BEGIN). */
+static bool hb_open_loop(hb_t* b, const loom_op_t* op, bool uniform,
+                         uint32_t* head) {
+  if (!uniform && (!hb_enter_divergent(b, op) ||
+                   !hb_emit(b, HRX_HOST_OP_LOOP_BEGIN, 0, 0, LOOM_NONE,
+                            LOOM_NONE, LOOM_NONE, LOOM_NONE, 0))) {
+    return false;
+  }
+  *head = hb_pos(b);
+  return true;
+}
+
+/* The loop's exit test on |cond| (a branch when the loop is uniform, a
+ * lane-mask test when it is divergent), then |region|, the body. */
+static bool hb_exit_test_then(hb_t* b, bool uniform, uint32_t cond,
+                              uint32_t region, uint32_t* exit_branch) {
+  *exit_branch = hb_pos(b);
+  return hb_emit(b, uniform ? HRX_HOST_OP_BRZ : HRX_HOST_OP_LOOP_TEST,
+                 HRX_HOST_TYPE_I1, 0, LOOM_NONE, cond, LOOM_NONE, LOOM_NONE,
+                 0) &&
+         hb_lower_region(b, region);
+}
+
+/* Ends a loop body: leaves the divergence hb_open_loop entered, jumps
+ * back to |head| and points the loop's exit branch past the jump. */
+static bool hb_close_loop(hb_t* b, bool uniform, uint32_t head,
+                          uint32_t exit_branch) {
+  if (!uniform) b->mask_depth--;
   uint32_t back = hb_pos(b);
   if (!hb_emit(b, HRX_HOST_OP_JMP, 0, 0, LOOM_NONE, LOOM_NONE, LOOM_NONE,
                LOOM_NONE, head)) {
@@ -1286,22 +1324,15 @@ static bool hb_lower_for(hb_t* b, const loom_op_t* op) {
     if (!hb_carry(b, op, 3 + k, arg, uniform)) return false;
     if (k < op->result_count) b->vreg[op->results_start + k] = b->vreg[arg];
   }
-  if (!uniform && (!hb_enter_divergent(b, op) ||
-                   !hb_emit(b, HRX_HOST_OP_LOOP_BEGIN, 0, 0, LOOM_NONE,
-                            LOOM_NONE, LOOM_NONE, LOOM_NONE, 0))) {
-    return false;
-  }
-  uint32_t head = hb_pos(b);
+  uint32_t head = 0;
+  if (!hb_open_loop(b, op, uniform, &head)) return false;
   uint32_t test = 0;
   if (!hb_binary(b, HRX_HOST_OP_ICMP, HRX_HOST_TYPE_I64, HRX_HOST_ICMP_SLT,
                  b->vreg[iv_value], hi, &test)) {
     return false;
   }
-  uint32_t exit_branch = hb_pos(b);
-  if (!hb_emit(b, uniform ? HRX_HOST_OP_BRZ : HRX_HOST_OP_LOOP_TEST,
-               HRX_HOST_TYPE_I1, 0, LOOM_NONE, test, LOOM_NONE, LOOM_NONE,
-               0) ||
-      !hb_lower_region(b, op->regions[0])) {
+  uint32_t exit_branch = 0;
+  if (!hb_exit_test_then(b, uniform, test, op->regions[0], &exit_branch)) {
     return false;
   }
   const loom_op_t* yield = hb_terminator(b, op->regions[0]);
@@ -1313,8 +1344,7 @@ static bool hb_lower_for(hb_t* b, const loom_op_t* op) {
                b->vreg[iv_value], step, LOOM_NONE, 0)) {
     return false;
   }
-  if (!uniform) b->mask_depth--;
-  return hb_close_loop(b, head, exit_branch);
+  return hb_close_loop(b, uniform, head, exit_branch);
 }
 
 static bool hb_lower_while(hb_t* b, const loom_op_t* op) {
@@ -1335,12 +1365,8 @@ static bool hb_lower_while(hb_t* b, const loom_op_t* op) {
     }
     if (k < op->result_count) b->vreg[op->results_start + k] = b->vreg[arg];
   }
-  if (!uniform && (!hb_enter_divergent(b, op) ||
-                   !hb_emit(b, HRX_HOST_OP_LOOP_BEGIN, 0, 0, LOOM_NONE,
-                            LOOM_NONE, LOOM_NONE, LOOM_NONE, 0))) {
-    return false;
-  }
-  uint32_t head = hb_pos(b);
+  uint32_t head = 0;
+  if (!hb_open_loop(b, op, uniform, &head)) return false;
   if (!hb_lower_region(b, op->regions[0])) return false;
   if (!cond_term) {
     return hb_error(b, op->span, HRX_LOOM_DIAG_BACKEND_UNSUPPORTED,
@@ -1352,11 +1378,8 @@ static bool hb_lower_while(hb_t* b, const loom_op_t* op) {
                       after->arg_count)) {
     return false;
   }
-  uint32_t exit_branch = hb_pos(b);
-  if (!hb_emit(b, uniform ? HRX_HOST_OP_BRZ : HRX_HOST_OP_LOOP_TEST,
-               HRX_HOST_TYPE_I1, 0, LOOM_NONE, cond, LOOM_NONE, LOOM_NONE,
-               0) ||
-      !hb_lower_region(b, op->regions[1])) {
+  uint32_t exit_branch = 0;
+  if (!hb_exit_test_then(b, uniform, cond, op->regions[1], &exit_branch)) {
     return false;
   }
   const loom_op_t* yield = hb_terminator(b, op->regions[1]);
@@ -1365,8 +1388,7 @@ static bool hb_lower_while(hb_t* b, const loom_op_t* op) {
                       before->arg_count)) {
     return false;
   }
-  if (!uniform) b->mask_depth--;
-  return hb_close_loop(b, head, exit_branch);
+  return hb_close_loop(b, uniform, head, exit_branch);
 }
 
 /* Inlines a function: parameters alias the arguments; func.return copies
@@ -1867,14 +1889,6 @@ static uint16_t hb_phys(const hb_t* b, uint32_t vreg) {
                            : (uint16_t)LOOM_AT(b->vregs, hb_vreg_t, vreg).phys;
 }
 
-static hrx_status_t hb_append(hrx_string_builder_t* out, uint64_t value,
-                              int bytes) {
-  uint8_t buffer[8];
-  uint8_t* cursor = buffer;
-  hrx_put_le(&cursor, value, bytes);
-  return hrx_string_builder_append(out, buffer, (size_t)bytes);
-}
-
 /* Lowers and appends one kernel to the code object. */
 static bool hb_kernel(hb_t* b, uint32_t kernel_index,
                       const hrx_loom_profile_t* profile,
@@ -1967,28 +1981,30 @@ static bool hb_kernel(hb_t* b, uint32_t kernel_index,
       m, kernel->export_name != LOOM_NONE ? kernel->export_name
                                           : kernel->symbol);
   uint32_t subgroup = b->subgroup_size;
-  hrx_status_t w = hb_append(out, strlen(name), 4);
+  hrx_status_t w = loom_append_le(out, strlen(name), 4);
   if (w == HRX_OK) w = hrx_string_builder_append(out, name, strlen(name));
   uint32_t header[HRX_HOST_KERNEL_HEADER_WORDS] = {
       subgroup, sregs, vregs, b->local_size, b->private_size, b->kernel_flags,
       kernarg, body->arg_count};
   for (size_t i = 0; i < HRX_HOST_KERNEL_HEADER_WORDS && w == HRX_OK; ++i) {
-    w = hb_append(out, header[i], 4);
+    w = loom_append_le(out, header[i], 4);
   }
   for (uint32_t a = 0; a < body->arg_count && w == HRX_OK; ++a) {
     loom_type_kind_t kind =
         hb_kind(b, LOOM_VALUE(m, body->args_start + a).type);
-    w = hb_append(out, kind == LOOM_TYPE_BUFFER ? HRX_HOST_ARG_BUFFER
-                                                : HRX_HOST_ARG_SCALAR, 1);
-    if (w == HRX_OK) w = hb_append(out, hb_host_type(kind), 1);
-    if (w == HRX_OK) w = hb_append(out, 0, 2);
-    if (w == HRX_OK) w = hb_append(out, arg_offsets[a], 4);
+    w = loom_append_le(out,
+                       kind == LOOM_TYPE_BUFFER ? HRX_HOST_ARG_BUFFER
+                                                : HRX_HOST_ARG_SCALAR,
+                       1);
+    if (w == HRX_OK) w = loom_append_le(out, hb_host_type(kind), 1);
+    if (w == HRX_OK) w = loom_append_le(out, 0, 2);
+    if (w == HRX_OK) w = loom_append_le(out, arg_offsets[a], 4);
   }
-  if (w == HRX_OK) w = hb_append(out, b->consts.count, 4);
+  if (w == HRX_OK) w = loom_append_le(out, b->consts.count, 4);
   for (uint32_t i = 0; i < b->consts.count && w == HRX_OK; ++i) {
-    w = hb_append(out, LOOM_AT(b->consts, uint64_t, i), 8);
+    w = loom_append_le(out, LOOM_AT(b->consts, uint64_t, i), 8);
   }
-  if (w == HRX_OK) w = hb_append(out, b->insns.count, 4);
+  if (w == HRX_OK) w = loom_append_le(out, b->insns.count, 4);
   for (uint32_t pos = 0; pos < b->insns.count && w == HRX_OK; ++pos) {
     const hb_insn_t* x = &LOOM_AT(b->insns, hb_insn_t, pos);
     uint8_t bytes[16];
@@ -2004,7 +2020,7 @@ static bool hb_kernel(hb_t* b, uint32_t kernel_index,
     hrx_put_le(&c, x->insn.imm, 4);
     w = hrx_string_builder_append(out, bytes, sizeof(bytes));
   }
-  if (w == HRX_OK) w = hb_append(out, launch_length, 4);
+  if (w == HRX_OK) w = loom_append_le(out, launch_length, 4);
   if (w == HRX_OK) w = hrx_string_builder_append(out, launch, launch_length);
   hrx_allocator_free(b->allocator, launch);
   HB_TRY(b, w);
@@ -2033,11 +2049,9 @@ hrx_status_t hrx_loom_compile_host(
                            "module has no kernels to compile");
   }
   hrx_loom_diagnostics_t* own = NULL;
-  if (!diagnostics) {
-    HRX_RETURN_IF_ERROR(hrx_loom_diagnostics_create(0, allocator, &own));
-    diagnostics = own;
-  }
-  size_t errors_before = hrx_loom_diagnostics_error_count(diagnostics);
+  size_t errors_before = 0;
+  HRX_RETURN_IF_ERROR(
+      loom_diag_begin(&diagnostics, allocator, &own, &errors_before));
   if (!loom_module_targets_compile(module, profile->name, diagnostics)) {
     hrx_status_t refused =
         loom_diag_result(diagnostics, errors_before, "host compilation");
@@ -2072,8 +2086,12 @@ hrx_status_t hrx_loom_compile_host(
   if (status == HRX_OK) {
     status = hrx_string_builder_append(&out, HRX_HOST_CODE_MAGIC, 4);
   }
-  if (status == HRX_OK) status = hb_append(&out, HRX_HOST_CODE_VERSION, 4);
-  if (status == HRX_OK) status = hb_append(&out, module->kernels.count, 4);
+  if (status == HRX_OK) {
+    status = loom_append_le(&out, HRX_HOST_CODE_VERSION, 4);
+  }
+  if (status == HRX_OK) {
+    status = loom_append_le(&out, module->kernels.count, 4);
+  }
   for (uint32_t k = 0; k < module->kernels.count && status == HRX_OK; ++k) {
     if (!hb_kernel(&b, k, profile, &out)) {
       status = b.status;

@@ -110,6 +110,12 @@ typedef bool (*hb_lane_fn)(hb_t* b, const loom_op_t* op, uint8_t type,
 /* Lowers elementwise |op| (up to three operands) lane by lane with
  * |lane|: a scalar directly, a vector into its consecutive registers. */
 bool hb_lower_lanewise(hb_t* b, const loom_op_t* op, hb_lane_fn lane);
+/* A new register |*out| holding one instruction's result (operands |x|,
+ * |y|, |z|, LOOM_NONE where unused), in the file its operands allow:
+ * scalar only when they all are. */
+bool hb_emit_value(hb_t* b, uint8_t op, uint8_t type, uint8_t aux,
+                   uint32_t x, uint32_t y, uint32_t z, uint32_t imm,
+                   uint32_t* out);
 /* A new register holding |x| <op> |y|, in the file the operands allow. */
 bool hb_binary(hb_t* b, uint8_t op, uint8_t type, uint8_t aux, uint32_t x,
                uint32_t y, uint32_t* out);

@@ -25,16 +25,6 @@ bool hb_is_fragment(const loom_op_t* op) {
   return false;
 }
 
-/* A new register holding one instruction's result, in the file its
- * operands allow. */
-static bool hf_emit(hb_t* b, uint8_t code, uint8_t type, uint8_t aux,
-                    uint32_t x, uint32_t y, uint32_t z, uint32_t imm,
-                    uint32_t* out) {
-  uint32_t regs[] = {x, y, z};
-  return hb_new_vreg(b, hb_all_scalar(b, regs, 3), 1, out) &&
-         hb_emit(b, code, type, aux, *out, x, y, z, imm);
-}
-
 /* The layout is written for waves of 32 lanes and 16 x 16 tiles; the
  * shape operands must be known by now (constants or configuration). */
 static bool hf_check(hb_t* b, const loom_op_t* op) {
@@ -242,10 +232,10 @@ static bool hf_mma(hb_t* b, const loom_op_t* op) {
     return false;
   }
   for (uint32_t k = 0; k < LOOM_FRAGMENT_DIM; ++k) {
-    if (!hf_emit(b, HRX_HOST_OP_CVT, f.work, f.source, lhs + k, LOOM_NONE,
-                 LOOM_NONE, f.widen, &a[k]) ||
-        !hf_emit(b, HRX_HOST_OP_CVT, f.work, f.source, rhs + k, LOOM_NONE,
-                 LOOM_NONE, f.widen, &bk[k])) {
+    if (!hb_emit_value(b, HRX_HOST_OP_CVT, f.work, f.source, lhs + k, LOOM_NONE,
+                       LOOM_NONE, f.widen, &a[k]) ||
+        !hb_emit_value(b, HRX_HOST_OP_CVT, f.work, f.source, rhs + k, LOOM_NONE,
+                       LOOM_NONE, f.widen, &bk[k])) {
       return false;
     }
   }
@@ -259,15 +249,14 @@ static bool hf_mma(hb_t* b, const loom_op_t* op) {
     }
     /* An accumulator of the work type takes the last step directly. */
     bool direct = f.accumulator == f.work;
-    if (!direct &&
-        !hf_emit(b, HRX_HOST_OP_CVT, f.work, f.accumulator, sum, LOOM_NONE,
-                 LOOM_NONE, f.widen, &sum)) {
+    if (!direct && !hb_emit_value(b, HRX_HOST_OP_CVT, f.work, f.accumulator,
+                                  sum, LOOM_NONE, LOOM_NONE, f.widen, &sum)) {
       return false;
     }
     for (uint32_t k = 0; k < LOOM_FRAGMENT_DIM; ++k) {
       uint32_t x = 0, next = b->vreg[result] + e;
-      if (!hf_emit(b, HRX_HOST_OP_SHUFFLE, f.work, HRX_HOST_SHUFFLE_INDEX,
-                   a[k], row, width, 0, &x) ||
+      if (!hb_emit_value(b, HRX_HOST_OP_SHUFFLE, f.work, HRX_HOST_SHUFFLE_INDEX,
+                         a[k], row, width, 0, &x) ||
           ((k + 1 < LOOM_FRAGMENT_DIM || !direct) &&
            !hb_new_vreg(b, false, 1, &next)) ||
           !hb_emit(b, f.multiply, f.work, 0, next, x, bk[k], sum, 0)) {

@@ -92,6 +92,18 @@ static uint32_t hm_convert(hm_t* h, uint8_t to, uint8_t from,
                  (uint32_t)kind);
 }
 
+/* Whether f64 |x|'s sign bit is set (-0 and negative NaNs too): its bits
+ * read as an i64 are below zero. */
+static uint32_t hm_sign_bit(hm_t* h, uint32_t x) {
+  uint32_t bits = hm_convert(h, HRX_HOST_TYPE_I64, HRX_HOST_TYPE_F64,
+                             HRX_HOST_CVT_BITCAST, x);
+  uint32_t zero = LOOM_NONE;
+  h->ok = h->ok && hb_new_vreg(h->b, true, 1, &zero) &&
+          hb_const(h->b, 0, zero);
+  return hm_emit(h, HRX_HOST_OP_ICMP, HRX_HOST_TYPE_I64, HRX_HOST_ICMP_SLT,
+                 bits, zero, LOOM_NONE, 0);
+}
+
 /* sin x or cos x for x of at most 24 significant bits (any f32, f16 or bf16
  * value, widened). x * 2/pi is summed from products of x with 28-bit pieces
  * of 2/pi: each product is exact in f64 and is taken modulo 4 exactly, and
@@ -188,13 +200,7 @@ static uint32_t hm_pow(hm_t* h, uint32_t x, uint32_t y) {
   uint32_t odd = hm_and(
       h, hm_cmp(h, HRX_HOST_FCMP_OEQ, hm_1(h, HRX_HOST_OP_FFLOOR, y), y),
       hm_cmp(h, HRX_HOST_FCMP_UNE, hm_1(h, HRX_HOST_OP_FFLOOR, half), half));
-  uint32_t bits = hm_convert(h, HRX_HOST_TYPE_I64, HRX_HOST_TYPE_F64,
-                             HRX_HOST_CVT_BITCAST, x);
-  uint32_t zero_bits = LOOM_NONE;
-  h->ok = h->ok && hb_new_vreg(h->b, true, 1, &zero_bits) &&
-          hb_const(h->b, 0, zero_bits);
-  uint32_t sign = hm_emit(h, HRX_HOST_OP_ICMP, HRX_HOST_TYPE_I64,
-                          HRX_HOST_ICMP_SLT, bits, zero_bits, LOOM_NONE, 0);
+  uint32_t sign = hm_sign_bit(h, x);
   r = hm_select(h, hm_and(h, sign, odd), hm_1(h, HRX_HOST_OP_FNEG, r), r);
   uint32_t finite_negative =
       hm_and(h, hm_cmp(h, HRX_HOST_FCMP_OLT, x, zero),
@@ -273,14 +279,7 @@ static uint32_t hm_fmod(hm_t* h, uint32_t x, uint32_t y) {
   }
   r = hm_select(h, hm_cmp(h, HRX_HOST_FCMP_OGE, r, ay),
                 hm_2(h, HRX_HOST_OP_FSUB, r, ay), r);
-  uint32_t bits = hm_convert(h, HRX_HOST_TYPE_I64, HRX_HOST_TYPE_F64,
-                             HRX_HOST_CVT_BITCAST, x);
-  uint32_t zero_bits = LOOM_NONE;
-  h->ok = h->ok && hb_new_vreg(h->b, true, 1, &zero_bits) &&
-          hb_const(h->b, 0, zero_bits);
-  uint32_t negative = hm_emit(h, HRX_HOST_OP_ICMP, HRX_HOST_TYPE_I64,
-                              HRX_HOST_ICMP_SLT, bits, zero_bits, LOOM_NONE,
-                              0);
+  uint32_t negative = hm_sign_bit(h, x);
   r = hm_select(h, negative, hm_1(h, HRX_HOST_OP_FNEG, r), r);
   uint32_t infinity = hm_k(h, INFINITY);
   r = hm_select(h, hm_cmp(h, HRX_HOST_FCMP_OEQ, ay, infinity), x, r);
@@ -362,14 +361,7 @@ static lm_value_t hm_f_select(void* self, lm_value_t c, lm_value_t x,
 }
 
 static lm_value_t hm_f_sign_bit(void* self, lm_value_t x) {
-  hm_t* h = self;
-  uint32_t bits = hm_convert(h, HRX_HOST_TYPE_I64, HRX_HOST_TYPE_F64,
-                             HRX_HOST_CVT_BITCAST, (uint32_t)x);
-  uint32_t zero = LOOM_NONE;
-  h->ok = h->ok && hb_new_vreg(h->b, true, 1, &zero) &&
-          hb_const(h->b, 0, zero);
-  return hm_emit(h, HRX_HOST_OP_ICMP, HRX_HOST_TYPE_I64, HRX_HOST_ICMP_SLT,
-                 bits, zero, LOOM_NONE, 0);
+  return hm_sign_bit(self, (uint32_t)x);
 }
 
 static uint32_t hm_formula(hm_t* h, lm_function_t fn, uint32_t x,

@@ -127,6 +127,8 @@ const char* loom_host_native_target(void) { return NULL; }
 #include <stdatomic.h>
 #include <unistd.h>
 
+#include "le_append.h"
+#include "llvm_codegen.h"
 #include "llvm_lower.h"
 #include "math_formulas.h"
 #include "op_table.h"
@@ -250,7 +252,7 @@ typedef struct hn_t {
   LLVMModuleRef module;
   LLVMTargetMachineRef machine;
   LLVMBuilderRef pre;
-  char llvm_error[256];
+  llvm_first_error_t llvm_errors;
   LLVMTypeRef i1, i8, i16, i32, i64, i128, ptr;
   unsigned prof_kind;
   LLVMValueRef cold_weights;
@@ -1763,6 +1765,13 @@ static LLVMValueRef hm_select(hn_math_t* m, LLVMValueRef c, LLVMValueRef x,
   return LLVMBuildSelect(m->b, c, x, y, "");
 }
 
+/* Whether f64 |x|'s sign bit is set (-0 and negative NaNs too). */
+static LLVMValueRef hm_sign_bit(hn_math_t* m, LLVMValueRef x) {
+  LLVMValueRef bits = LLVMBuildBitCast(m->b, x, m->h->i64, "");
+  return LLVMBuildICmp(m->b, LLVMIntSLT, bits, LLVMConstInt(m->h->i64, 0, 0),
+                       "");
+}
+
 /* hm_trig of host_math.c, step for step. */
 static LLVMValueRef hn_trig(hn_math_t* m, LLVMValueRef x, bool cosine) {
   static const double two_over_pi[] = {
@@ -1835,9 +1844,7 @@ static LLVMValueRef hn_pow(hn_math_t* m, LLVMValueRef x, LLVMValueRef y) {
       LLVMBuildAnd(b, hm_cmp(m, LLVMRealOEQ, y_floor, y),
                    hm_cmp(m, LLVMRealUNE, hm_1(m, "llvm.floor", half), half),
                    "");
-  LLVMValueRef bits = LLVMBuildBitCast(b, x, m->h->i64, "");
-  LLVMValueRef sign =
-      LLVMBuildICmp(b, LLVMIntSLT, bits, LLVMConstInt(m->h->i64, 0, 0), "");
+  LLVMValueRef sign = hm_sign_bit(m, x);
   r = hm_select(m, LLVMBuildAnd(b, sign, odd, ""), LLVMBuildFNeg(b, r, ""), r);
   LLVMValueRef finite_negative =
       LLVMBuildAnd(b, hm_cmp(m, LLVMRealOLT, x, zero),
@@ -1906,10 +1913,7 @@ static lm_value_t hn_f_select(void* self, lm_value_t c, lm_value_t x,
 }
 
 static lm_value_t hn_f_sign_bit(void* self, lm_value_t x) {
-  hn_math_t* m = self;
-  LLVMValueRef bits = LLVMBuildBitCast(m->b, HN_V(x), m->h->i64, "");
-  return HN_LM(LLVMBuildICmp(m->b, LLVMIntSLT, bits,
-                             LLVMConstInt(m->h->i64, 0, 0), ""));
+  return HN_LM(hm_sign_bit(self, HN_V(x)));
 }
 
 static LLVMValueRef hn_formula(hn_math_t* m, ll_arith_t code, LLVMValueRef x,
@@ -3764,26 +3768,11 @@ static bool hn_kernel(hn_t* h, uint32_t k, hrx_loom_diagnostics_t* diagnostics) 
 /* Compilation                                                             */
 /*===------------------------------------------------------------------===*/
 
-static void hn_on_diagnostic(LLVMDiagnosticInfoRef info, void* context) {
-  hn_t* h = context;
-  if (LLVMGetDiagInfoSeverity(info) != LLVMDSError || h->llvm_error[0]) return;
-  char* text = LLVMGetDiagInfoDescription(info);
-  snprintf(h->llvm_error, sizeof(h->llvm_error), "%s", text ? text : "?");
-  LLVMDisposeMessage(text);
-}
-
-static hrx_status_t hn_put32(hrx_string_builder_t* out, uint32_t value) {
-  uint8_t bytes[4];
-  uint8_t* at = bytes;
-  hrx_put_le(&at, value, 4);
-  return hrx_string_builder_append(out, bytes, 4);
-}
-
 static hrx_status_t hn_put_text(hrx_string_builder_t* out, const char* text,
                                 size_t limit) {
   size_t length = strlen(text);
   if (length > limit) length = limit;
-  HRX_RETURN_IF_ERROR(hn_put32(out, (uint32_t)length));
+  HRX_RETURN_IF_ERROR(loom_append_le(out, (uint32_t)length, 4));
   return hrx_string_builder_append(out, text, length);
 }
 
@@ -3793,24 +3782,25 @@ static hrx_status_t hn_write(hrx_string_builder_t* out, uint32_t count,
                              const uint8_t* object, size_t object_length) {
   HRX_RETURN_IF_ERROR(
       hrx_string_builder_append(out, HRX_HOST_NATIVE_MAGIC, 4));
-  HRX_RETURN_IF_ERROR(hn_put32(out, HRX_HOST_NATIVE_ABI));
+  HRX_RETURN_IF_ERROR(loom_append_le(out, HRX_HOST_NATIVE_ABI, 4));
   HRX_RETURN_IF_ERROR(hn_put_text(out, hn_cpu, HRX_HOST_NATIVE_MAX_CPU));
   HRX_RETURN_IF_ERROR(
       hn_put_text(out, hn_features, HRX_HOST_NATIVE_MAX_FEATURES));
-  HRX_RETURN_IF_ERROR(hn_put32(out, count));
+  HRX_RETURN_IF_ERROR(loom_append_le(out, count, 4));
   for (uint32_t k = 0; k < count; ++k) {
-    HRX_RETURN_IF_ERROR(hn_put32(out, has_code[k] ? 1 : 0));
+    HRX_RETURN_IF_ERROR(loom_append_le(out, has_code[k] ? 1 : 0, 4));
     HRX_RETURN_IF_ERROR(hn_put_text(out, has_code[k] ? "" : notes[k],
                                     HRX_HOST_NATIVE_MAX_NOTE));
   }
-  HRX_RETURN_IF_ERROR(hn_put32(out, (uint32_t)object_length));
+  HRX_RETURN_IF_ERROR(loom_append_le(out, (uint32_t)object_length, 4));
   return object_length ? hrx_string_builder_append(out, object, object_length)
                        : HRX_OK;
 }
 
 static hrx_status_t hn_create(hn_t* h) {
   h->context = LLVMContextCreate();
-  LLVMContextSetDiagnosticHandler(h->context, hn_on_diagnostic, h);
+  LLVMContextSetDiagnosticHandler(h->context, llvm_keep_first_error,
+                                  &h->llvm_errors);
   LLVMTargetRef target = NULL;
   char* message = NULL;
   if (LLVMGetTargetFromTriple(hn_triple, &target, &message)) {
@@ -3851,7 +3841,8 @@ static hrx_status_t hn_create(hn_t* h) {
 
 static hrx_status_t hn_llvm_failure(hn_t* h, const char* what) {
   return hrx_make_status(HRX_STATUS_INTERNAL, "%s failed: %s", what,
-                         h->llvm_error[0] ? h->llvm_error : "no reason given");
+                         h->llvm_errors.text[0] ? h->llvm_errors.text
+                                                : "no reason given");
 }
 
 /* HRX_HOST_NATIVE_DUMP=<dir>: every native object also goes to
@@ -3878,41 +3869,18 @@ static void hn_dump(LLVMModuleRef module, const char* bytes, size_t length) {
 
 static hrx_status_t hn_optimize_and_emit(hn_t* h, uint8_t** out_object,
                                          size_t* out_length) {
-  char* message = NULL;
-  if (LLVMVerifyModule(h->module, LLVMReturnStatusAction, &message)) {
-    hrx_status_t status = hrx_make_status(
-        HRX_STATUS_INTERNAL, "native lowering produced invalid LLVM IR: %s",
-        message ? message : "?");
-    LLVMDisposeMessage(message);
-    return status;
-  }
-  LLVMDisposeMessage(message);
   LLVMPassBuilderOptionsRef options = LLVMCreatePassBuilderOptions();
   LLVMPassBuilderOptionsSetLoopVectorization(options, 1);
   LLVMPassBuilderOptionsSetSLPVectorization(options, 1);
   LLVMPassBuilderOptionsSetLoopInterleaving(options, 1);
   LLVMPassBuilderOptionsSetLoopUnrolling(options, 1);
-  LLVMErrorRef error =
-      LLVMRunPasses(h->module, "default<O3>", h->machine, options);
+  hrx_status_t verified =
+      llvm_verify_and_optimize(h->module, h->machine, options, "native");
   LLVMDisposePassBuilderOptions(options);
-  if (error) {
-    char* text = LLVMGetErrorMessage(error);
-    hrx_status_t status = hrx_make_status(
-        HRX_STATUS_INTERNAL, "LLVM optimisation failed: %s", text);
-    LLVMDisposeErrorMessage(text);
-    return status;
-  }
-  if (h->llvm_error[0]) return hn_llvm_failure(h, "optimisation");
+  HRX_RETURN_IF_ERROR(verified);
+  if (h->llvm_errors.text[0]) return hn_llvm_failure(h, "optimisation");
   LLVMMemoryBufferRef buffer = NULL;
-  if (LLVMTargetMachineEmitToMemoryBuffer(h->machine, h->module,
-                                          LLVMObjectFile, &message,
-                                          &buffer) ||
-      h->llvm_error[0]) {
-    if (message && !h->llvm_error[0]) {
-      snprintf(h->llvm_error, sizeof(h->llvm_error), "%s", message);
-    }
-    LLVMDisposeMessage(message);
-    if (buffer) LLVMDisposeMemoryBuffer(buffer);
+  if (!llvm_emit_object(h->machine, h->module, &h->llvm_errors, &buffer)) {
     return hn_llvm_failure(h, "code generation");
   }
   size_t length = LLVMGetBufferSize(buffer);

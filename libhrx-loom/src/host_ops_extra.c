@@ -83,10 +83,8 @@ static bool hx_divide(hb_t* b, const char* name, uint8_t type,
     ok = ok && hb_binary(b, HRX_HOST_OP_IAND, HRX_HOST_TYPE_I1, 0, step, side,
                          &step);
   }
-  uint32_t regs[] = {step, moved, q};
-  return ok &&
-         hb_new_vreg(b, hb_all_scalar(b, regs, 3), 1, out) &&
-         hb_emit(b, HRX_HOST_OP_SELECT, type, 0, *out, step, moved, q, 0);
+  return ok && hb_emit_value(b, HRX_HOST_OP_SELECT, type, 0, step, moved, q,
+                             0, out);
 }
 
 /* The first failure sticks; later steps are no-ops (see host_math.c). */

@@ -64,24 +64,14 @@ static bool hv_iota(hb_t* b, const loom_op_t* op, uint32_t width,
   return true;
 }
 
-/* A new register holding one instruction's result, in the file its
- * operands allow. */
-static bool hv_emit(hb_t* b, uint8_t code, uint8_t type, uint8_t aux,
-                    uint32_t x, uint32_t y, uint32_t z, uint32_t imm,
-                    uint32_t* out) {
-  uint32_t regs[] = {x, y, z};
-  return hb_new_vreg(b, hb_all_scalar(b, regs, 3), 1, out) &&
-         hb_emit(b, code, type, aux, *out, x, y, z, imm);
-}
-
 /* vector.dotf: acc = fma(lhs[k], rhs[k], acc) for k in lane order. */
 static bool hv_dotf(hb_t* b, const loom_op_t* op, uint32_t width,
                     const uint32_t* regs) {
   uint8_t type = hb_host_type(LOOM_TYPE(b->m, op->type).element);
   uint32_t acc = regs[2];
   for (uint32_t k = 0; k < width; ++k) {
-    if (!hv_emit(b, HRX_HOST_OP_FFMA, type, 0, regs[0] + k, regs[1] + k, acc,
-                 0, &acc)) {
+    if (!hb_emit_value(b, HRX_HOST_OP_FFMA, type, 0, regs[0] + k, regs[1] + k,
+                       acc, 0, &acc)) {
       return false;
     }
   }
@@ -96,8 +86,8 @@ static bool hv_byte(hb_t* b, uint32_t reg, bool is_unsigned, uint32_t* out) {
     *out = reg;
     return true;
   }
-  return hv_emit(b, HRX_HOST_OP_CVT, HRX_HOST_TYPE_I32, HRX_HOST_TYPE_I8, reg,
-                 LOOM_NONE, LOOM_NONE, HRX_HOST_CVT_ZEXT, out);
+  return hb_emit_value(b, HRX_HOST_OP_CVT, HRX_HOST_TYPE_I32, HRX_HOST_TYPE_I8,
+                       reg, LOOM_NONE, LOOM_NONE, HRX_HOST_CVT_ZEXT, out);
 }
 
 /* Field |k| of |bits| bits of the i32 lane in |reg| (the low field is
@@ -107,10 +97,10 @@ static bool hv_packed_field(hb_t* b, uint32_t reg, uint32_t bits, uint32_t k,
   uint32_t left = 0, right = 0, top = 0;
   return hb_constant(b, true, 32 - bits * (k + 1), &left) &&
          hb_constant(b, true, 32 - bits, &right) &&
-         hv_emit(b, HRX_HOST_OP_ISHL, HRX_HOST_TYPE_I32, 0, reg, left,
-                 LOOM_NONE, 0, &top) &&
-         hv_emit(b, is_unsigned ? HRX_HOST_OP_ISHRU : HRX_HOST_OP_ISHRS,
-                 HRX_HOST_TYPE_I32, 0, top, right, LOOM_NONE, 0, out);
+         hb_emit_value(b, HRX_HOST_OP_ISHL, HRX_HOST_TYPE_I32, 0, reg, left,
+                       LOOM_NONE, 0, &top) &&
+         hb_emit_value(b, is_unsigned ? HRX_HOST_OP_ISHRU : HRX_HOST_OP_ISHRS,
+                       HRX_HOST_TYPE_I32, 0, top, right, LOOM_NONE, 0, out);
 }
 
 /* Operand |side| (0 lhs, 1 rhs) of product |k| of result lane |r|, as an
@@ -137,8 +127,8 @@ static bool hv_dot_operand(hb_t* b, const loom_op_t* op, const uint32_t* regs,
     type = other ? HRX_HOST_TYPE_F8E5M2 : HRX_HOST_TYPE_F8E4M3;
     if (!hv_packed_field(b, regs[side] + r, 8, k, true, &from)) return false;
   }
-  return hv_emit(b, HRX_HOST_OP_CVT, HRX_HOST_TYPE_F32, type, from, LOOM_NONE,
-                 LOOM_NONE, HRX_HOST_CVT_FEXT, out);
+  return hb_emit_value(b, HRX_HOST_OP_CVT, HRX_HOST_TYPE_F32, type, from,
+                       LOOM_NONE, LOOM_NONE, HRX_HOST_CVT_FEXT, out);
 }
 
 /* vector.dot4i / dot8i4 (wrapping i32 sums) and dot2f / dot4f8 (f32 fmas
@@ -161,13 +151,14 @@ static bool hv_group_dot(hb_t* b, const loom_op_t* op, const uint32_t* regs) {
           !hv_dot_operand(b, op, regs, 1, r, k, &y)) {
         return false;
       }
-      bool ok = is_float
-          ? hv_emit(b, HRX_HOST_OP_FFMA, HRX_HOST_TYPE_F32, 0, x, y, sum, 0,
-                    &sum)
-          : hv_emit(b, HRX_HOST_OP_IMUL, HRX_HOST_TYPE_I32, 0, x, y,
-                    LOOM_NONE, 0, &product) &&
-            hv_emit(b, HRX_HOST_OP_IADD, HRX_HOST_TYPE_I32, 0, sum, product,
-                    LOOM_NONE, 0, &sum);
+      bool ok =
+          is_float
+              ? hb_emit_value(b, HRX_HOST_OP_FFMA, HRX_HOST_TYPE_F32, 0, x, y,
+                              sum, 0, &sum)
+              : hb_emit_value(b, HRX_HOST_OP_IMUL, HRX_HOST_TYPE_I32, 0, x, y,
+                              LOOM_NONE, 0, &product) &&
+                    hb_emit_value(b, HRX_HOST_OP_IADD, HRX_HOST_TYPE_I32, 0,
+                                  sum, product, LOOM_NONE, 0, &sum);
       if (!ok) return false;
     }
     if (!hb_emit(b, HRX_HOST_OP_MOV, HRX_HOST_TYPE_I64, 0,

@@ -440,11 +440,9 @@ hrx_status_t hrx_loom_launch_program_build(
   }
   const loom_kernel_t* k = &LOOM_KERNEL(module, kernel);
   hrx_loom_diagnostics_t* own = NULL;
-  if (!diagnostics) {
-    HRX_RETURN_IF_ERROR(hrx_loom_diagnostics_create(0, allocator, &own));
-    diagnostics = own;
-  }
-  size_t errors_before = hrx_loom_diagnostics_error_count(diagnostics);
+  size_t errors_before = 0;
+  HRX_RETURN_IF_ERROR(
+      loom_diag_begin(&diagnostics, allocator, &own, &errors_before));
   hrx_loom_launch_program_t* program = NULL;
   uint32_t* reg_of = NULL;
   hrx_status_t status =

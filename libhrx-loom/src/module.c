@@ -30,11 +30,9 @@ hrx_status_t hrx_loom_module_parse(
       options && options->source_name ? options->source_name : "<input>";
   /* Without a caller's list, errors are still counted in a private one. */
   hrx_loom_diagnostics_t* own = NULL;
-  if (!diagnostics) {
-    HRX_RETURN_IF_ERROR(hrx_loom_diagnostics_create(0, allocator, &own));
-    diagnostics = own;
-  }
-  size_t errors_before = hrx_loom_diagnostics_error_count(diagnostics);
+  size_t errors_before = 0;
+  HRX_RETURN_IF_ERROR(
+      loom_diag_begin(&diagnostics, allocator, &own, &errors_before));
   loom_module_t* module = NULL;
   hrx_status_t status =
       loom_module_create(allocator, name, text ? text : "", length, &module);

@@ -55,6 +55,22 @@ static hrx_status_t loom_p_operands(loom_printer_t* p, const loom_op_t* op,
   return HRX_OK;
 }
 
+/* " : <type>", how most forms end. */
+static hrx_status_t loom_p_colon_type(loom_printer_t* p, loom_type_id_t type) {
+  P_TRY(loom_p(p, " : "));
+  return loom_p_type(p, type);
+}
+
+/* " <operands [first, end)> : <the op's type>", the body most
+ * value-producing forms share. */
+static hrx_status_t loom_p_operands_typed(loom_printer_t* p,
+                                          const loom_op_t* op, uint32_t first,
+                                          uint32_t end) {
+  P_TRY(loom_p(p, " "));
+  P_TRY(loom_p_operands(p, op, first, end));
+  return loom_p_colon_type(p, op->type);
+}
+
 static hrx_status_t loom_p_operand_types(loom_printer_t* p,
                                          const loom_op_t* op, uint32_t first,
                                          uint32_t end) {
@@ -74,6 +90,32 @@ static hrx_status_t loom_p_result_types(loom_printer_t* p,
     P_TRY(loom_p_type(p, LOOM_VALUE(p->module, op->results_start + i).type));
   }
   return loom_p(p, ")");
+}
+
+/* " -> type, ..." when |op| (structured control flow) has results. */
+static hrx_status_t loom_p_result_arrow(loom_printer_t* p,
+                                        const loom_op_t* op) {
+  if (!op->result_count) return HRX_OK;
+  P_TRY(loom_p(p, " -> "));
+  return loom_p_result_types(p, op);
+}
+
+/* "%arg = init : type, ..." for the loop-carried arguments of |region|
+ * from |first_arg| on, whose initial values are |op|'s operands from
+ * |first_operand| on (scf.for and scf.while). */
+static hrx_status_t loom_p_carried(loom_printer_t* p, const loom_op_t* op,
+                                   const loom_region_t* region,
+                                   uint32_t first_arg, uint32_t first_operand) {
+  for (uint32_t i = first_arg; i < region->arg_count; ++i) {
+    if (i > first_arg) P_TRY(loom_p(p, ", "));
+    P_TRY(loom_p_value(p, region->args_start + i));
+    P_TRY(loom_p(p, " = "));
+    P_TRY(loom_p_operand(
+        p, LOOM_OPERAND(p->module, op, first_operand + (i - first_arg))));
+    P_TRY(loom_p_colon_type(
+        p, LOOM_VALUE(p->module, region->args_start + i).type));
+  }
+  return HRX_OK;
 }
 
 static hrx_status_t loom_p_indices(loom_printer_t* p, const loom_op_t* op,
@@ -155,8 +197,7 @@ static hrx_status_t loom_p_access(loom_printer_t* p, const loom_op_t* op,
   P_TRY(loom_p_operands(p, op, 0, direct));
   P_TRY(loom_p_indices(p, op, direct));
   P_TRY(loom_p_attr_dict(p, op));
-  P_TRY(loom_p(p, " : "));
-  P_TRY(loom_p_type(p, op->type));
+  P_TRY(loom_p_colon_type(p, op->type));
   P_TRY(loom_p(p, between));
   return loom_p_type(p, op->type2);
 }
@@ -270,17 +311,13 @@ static hrx_status_t loom_p_op(loom_printer_t* p, uint32_t op_id,
         P_TRY(loom_p(p, " "));
         P_TRY(loom_p_literal(p, &op->literal));
       }
-      P_TRY(loom_p(p, " : "));
-      P_TRY(loom_p_type(p, op->type));
+      P_TRY(loom_p_colon_type(p, op->type));
       break;
     case LOOM_SHAPE_NARY:
     case LOOM_SHAPE_SELECT:
     case LOOM_SHAPE_SPLAT:
     case LOOM_SHAPE_MEMORY_SPACE:
-      P_TRY(loom_p(p, " "));
-      P_TRY(loom_p_operands(p, op, 0, op->operand_count));
-      P_TRY(loom_p(p, " : "));
-      P_TRY(loom_p_type(p, op->type));
+      P_TRY(loom_p_operands_typed(p, op, 0, op->operand_count));
       break;
     case LOOM_SHAPE_COMPARE:
       if (def->enum_set == LOOM_ENUM_NONE) {
@@ -291,8 +328,7 @@ static hrx_status_t loom_p_op(loom_printer_t* p, uint32_t op_id,
                                         op->enum_value)));
       }
       P_TRY(loom_p_operands(p, op, 0, op->operand_count));
-      P_TRY(loom_p(p, " : "));
-      P_TRY(loom_p_type(p, op->type));
+      P_TRY(loom_p_colon_type(p, op->type));
       if (def->types & LOOM_MASK_VECTOR) {
         P_TRY(loom_p(p, " -> "));
         P_TRY(loom_p_type(p, op->type2));
@@ -308,17 +344,13 @@ static hrx_status_t loom_p_op(loom_printer_t* p, uint32_t op_id,
         P_TRY(loom_p_operands(p, op, 1, 2));
       }
       P_TRY(loom_p_attr_dict(p, op));
-      P_TRY(loom_p(p, " : "));
-      P_TRY(loom_p_type(p, op->type));
+      P_TRY(loom_p_colon_type(p, op->type));
       P_TRY(loom_p(p, insert ? ", " : " -> "));
       P_TRY(loom_p_type(p, op->type2));
       break;
     }
     case LOOM_SHAPE_DOT:
-      P_TRY(loom_p(p, " "));
-      P_TRY(loom_p_operands(p, op, 0, op->operand_count));
-      P_TRY(loom_p(p, " : "));
-      P_TRY(loom_p_type(p, op->type));
+      P_TRY(loom_p_operands_typed(p, op, 0, op->operand_count));
       if (loom_dot_type_count(def) == 3) {
         P_TRY(loom_p(p, ", "));
         P_TRY(loom_p_type(p, op->type));
@@ -369,20 +401,15 @@ static hrx_status_t loom_p_op(loom_printer_t* p, uint32_t op_id,
       P_TRY(loom_p_operands(p, op, 0, 1));
       P_TRY(loom_p(p, " step "));
       P_TRY(loom_p_operands(p, op, 1, 2));
-      P_TRY(loom_p(p, " : "));
-      P_TRY(loom_p_type(p, op->type));
+      P_TRY(loom_p_colon_type(p, op->type));
       break;
     case LOOM_SHAPE_CAST:
-      P_TRY(loom_p(p, " "));
-      P_TRY(loom_p_operands(p, op, 0, 1));
-      P_TRY(loom_p(p, " : "));
-      P_TRY(loom_p_type(p, op->type));
+      P_TRY(loom_p_operands_typed(p, op, 0, 1));
       P_TRY(loom_p(p, " to "));
       P_TRY(loom_p_type(p, op->type2));
       break;
     case LOOM_SHAPE_NULLARY:
-      P_TRY(loom_p(p, " : "));
-      P_TRY(loom_p_type(p, op->type));
+      P_TRY(loom_p_colon_type(p, op->type));
       break;
     case LOOM_SHAPE_CONFIG_GET:
       P_TRY(loom_pf(p, " @%s : ", loom_module_string(m, op->symbol)));
@@ -469,8 +496,7 @@ static hrx_status_t loom_p_op(loom_printer_t* p, uint32_t op_id,
         P_TRY(loom_p_value(p, op->ref));
         P_TRY(loom_p(p, "}"));
       }
-      P_TRY(loom_p(p, " : "));
-      P_TRY(loom_p_type(p, op->type));
+      P_TRY(loom_p_colon_type(p, op->type));
       if (def->shape != LOOM_SHAPE_FRAGMENT) {
         P_TRY(loom_p(p, def->shape == LOOM_SHAPE_FRAGMENT_LOAD ? " -> "
                                                               : ", "));
@@ -484,8 +510,7 @@ static hrx_status_t loom_p_op(loom_printer_t* p, uint32_t op_id,
       P_TRY(loom_p(p, " into "));
       P_TRY(loom_p_operands(p, op, 1, 2));
       P_TRY(loom_p_indices(p, op, 2));
-      P_TRY(loom_p(p, " : "));
-      P_TRY(loom_p_type(p, op->type));
+      P_TRY(loom_p_colon_type(p, op->type));
       P_TRY(loom_p(p, ", "));
       P_TRY(loom_p_type(p, op->type2));
       break;
@@ -501,10 +526,7 @@ static hrx_status_t loom_p_op(loom_printer_t* p, uint32_t op_id,
       break;
     case LOOM_SHAPE_VECTOR_REDUCE:
     case LOOM_SHAPE_SCALE:
-      P_TRY(loom_p(p, " "));
-      P_TRY(loom_p_operands(p, op, 0, op->operand_count));
-      P_TRY(loom_p(p, " : "));
-      P_TRY(loom_p_type(p, op->type));
+      P_TRY(loom_p_operands_typed(p, op, 0, op->operand_count));
       P_TRY(loom_p(p, ", "));
       P_TRY(loom_p_type(p, op->type2));
       if (def->shape == LOOM_SHAPE_SCALE) {
@@ -513,18 +535,14 @@ static hrx_status_t loom_p_op(loom_printer_t* p, uint32_t op_id,
       }
       break;
     case LOOM_SHAPE_SHUFFLE:
-      P_TRY(loom_p(p, " "));
-      P_TRY(loom_p_operands(p, op, 0, op->operand_count));
-      P_TRY(loom_p(p, " : "));
-      P_TRY(loom_p_type(p, op->type));
+      P_TRY(loom_p_operands_typed(p, op, 0, op->operand_count));
       P_TRY(loom_p(p, ", i32, i32"));
       break;
     case LOOM_SHAPE_REDUCE:
       P_TRY(loom_p(p, " "));
       P_TRY(loom_p_operands(p, op, 0, 1));
       P_TRY(loom_p_attr_dict(p, op));
-      P_TRY(loom_p(p, " : "));
-      P_TRY(loom_p_type(p, op->type));
+      P_TRY(loom_p_colon_type(p, op->type));
       break;
     case LOOM_SHAPE_SYNC:
       if (op->attrs[LOOM_ATTR_SCOPE] >= 0) {
@@ -543,10 +561,7 @@ static hrx_status_t loom_p_op(loom_printer_t* p, uint32_t op_id,
       if (op->attrs[LOOM_ATTR_ALIGN] >= 0) {
         P_TRY(loom_pf(p, " align(%" PRId64 ")", op->attrs[LOOM_ATTR_ALIGN]));
       }
-      P_TRY(loom_p(p, " "));
-      P_TRY(loom_p_operands(p, op, 0, 1));
-      P_TRY(loom_p(p, " : "));
-      P_TRY(loom_p_type(p, op->type));
+      P_TRY(loom_p_operands_typed(p, op, 0, 1));
       break;
     case LOOM_SHAPE_LAUNCH_CONFIG:
       P_TRY(loom_p(p, " workgroups("));
@@ -559,8 +574,7 @@ static hrx_status_t loom_p_op(loom_printer_t* p, uint32_t op_id,
         P_TRY(loom_p_operands(p, op, 6, 9));
         P_TRY(loom_p(p, ")"));
       }
-      P_TRY(loom_p(p, " : "));
-      P_TRY(loom_p_type(p, op->type));
+      P_TRY(loom_p_colon_type(p, op->type));
       break;
     case LOOM_SHAPE_TERMINATOR:
       if (op->operand_count) {
@@ -573,10 +587,7 @@ static hrx_status_t loom_p_op(loom_printer_t* p, uint32_t op_id,
     case LOOM_SHAPE_IF:
       P_TRY(loom_p(p, " "));
       P_TRY(loom_p_operands(p, op, 0, 1));
-      if (op->result_count) {
-        P_TRY(loom_p(p, " -> "));
-        P_TRY(loom_p_result_types(p, op));
-      }
+      P_TRY(loom_p_result_arrow(p, op));
       P_TRY(loom_p(p, " "));
       P_TRY(loom_p_region(p, op->regions[0], depth));
       if (op->has_else) {
@@ -601,20 +612,10 @@ static hrx_status_t loom_p_op(loom_printer_t* p, uint32_t op_id,
       }
       if (body->arg_count > 1) {
         P_TRY(loom_p(p, "("));
-        for (uint32_t i = 1; i < body->arg_count; ++i) {
-          if (i > 1) P_TRY(loom_p(p, ", "));
-          P_TRY(loom_p_value(p, body->args_start + i));
-          P_TRY(loom_p(p, " = "));
-          P_TRY(loom_p_operand(p, LOOM_OPERAND(m, op, 2 + i)));
-          P_TRY(loom_p(p, " : "));
-          P_TRY(loom_p_type(p, LOOM_VALUE(m, body->args_start + i).type));
-        }
+        P_TRY(loom_p_carried(p, op, body, 1, 3));
         P_TRY(loom_p(p, ")"));
       }
-      if (op->result_count) {
-        P_TRY(loom_p(p, " -> "));
-        P_TRY(loom_p_result_types(p, op));
-      }
+      P_TRY(loom_p_result_arrow(p, op));
       P_TRY(loom_p(p, " "));
       P_TRY(loom_p_region(p, op->regions[0], depth));
       break;
@@ -623,19 +624,9 @@ static hrx_status_t loom_p_op(loom_printer_t* p, uint32_t op_id,
       const loom_region_t* before = &LOOM_REGION(m, op->regions[0]);
       const loom_region_t* after = &LOOM_REGION(m, op->regions[1]);
       P_TRY(loom_p(p, "("));
-      for (uint32_t i = 0; i < before->arg_count; ++i) {
-        if (i) P_TRY(loom_p(p, ", "));
-        P_TRY(loom_p_value(p, before->args_start + i));
-        P_TRY(loom_p(p, " = "));
-        P_TRY(loom_p_operand(p, LOOM_OPERAND(m, op, i)));
-        P_TRY(loom_p(p, " : "));
-        P_TRY(loom_p_type(p, LOOM_VALUE(m, before->args_start + i).type));
-      }
+      P_TRY(loom_p_carried(p, op, before, 0, 0));
       P_TRY(loom_p(p, ")"));
-      if (op->result_count) {
-        P_TRY(loom_p(p, " -> "));
-        P_TRY(loom_p_result_types(p, op));
-      }
+      P_TRY(loom_p_result_arrow(p, op));
       P_TRY(loom_p(p, " "));
       P_TRY(loom_p_region(p, op->regions[0], depth));
       P_TRY(loom_p(p, " do("));
@@ -651,8 +642,7 @@ static hrx_status_t loom_p_op(loom_printer_t* p, uint32_t op_id,
     }
     case LOOM_SHAPE_LAYOUT_STRIDED:
       P_TRY(loom_p_layout_spec(p, op));
-      P_TRY(loom_p(p, " : "));
-      P_TRY(loom_p_type(p, op->type));
+      P_TRY(loom_p_colon_type(p, op->type));
       break;
     case LOOM_SHAPE_CALL:
       P_TRY(loom_p_callee(p, op));
@@ -691,8 +681,7 @@ static hrx_status_t loom_p_op(loom_printer_t* p, uint32_t op_id,
                                                                 "rtol"}));
         P_TRY(loom_pf(p, " nan(%s)", op->enum_value ? "different" : "same"));
       }
-      P_TRY(loom_p(p, " : "));
-      P_TRY(loom_p_type(p, op->type));
+      P_TRY(loom_p_colon_type(p, op->type));
       break;
     case LOOM_SHAPE_CHECK_SOURCE:
       P_TRY(loom_p_check_clauses(
@@ -700,8 +689,7 @@ static hrx_status_t loom_p_op(loom_printer_t* p, uint32_t op_id,
           op->pred_count == 3
               ? (const char* const[]){"offset", "step", "period"}
               : (const char* const[]){"value", NULL, NULL}));
-      P_TRY(loom_p(p, " : "));
-      P_TRY(loom_p_type(p, op->type));
+      P_TRY(loom_p_colon_type(p, op->type));
       break;
   }
   return loom_p(p, "\n");
@@ -858,8 +846,7 @@ static hrx_status_t loom_p_module(loom_printer_t* p) {
       P_TRY(loom_pf(p, "config.def @%s = ",
                     loom_module_string(m, decl->symbol)));
       P_TRY(loom_p_literal(p, &decl->default_value));
-      P_TRY(loom_p(p, " : "));
-      P_TRY(loom_p_type(p, decl->type));
+      P_TRY(loom_p_colon_type(p, decl->type));
       P_TRY(loom_p(p, "\n"));
     }
   }

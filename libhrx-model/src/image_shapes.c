@@ -59,6 +59,17 @@ hrx_status_t hrx_model_image_rect_resolve(const hrx_model_image_rect_t* rect,
   return HRX_OK;
 }
 
+/* The part |view| selects of a source image, whose own size is checked
+ * first: the ops that read a view of their source (normalize, resize)
+ * accept the same sources and views. */
+static hrx_status_t hrx_model_image_source_view(
+    uint32_t src_width, uint32_t src_height,
+    const hrx_model_image_rect_t* view, hrx_model_image_rect_t* out_view) {
+  HRX_RETURN_IF_ERROR(
+      hrx_model_image_check_size(src_width, src_height, "source"));
+  return hrx_model_image_rect_resolve(view, src_width, src_height, out_view);
+}
+
 static hrx_model_tensor_desc_t hrx_model_image_desc(hrx_model_dtype_t dtype,
                                                     uint32_t rank, uint64_t d0,
                                                     uint64_t d1, uint64_t d2,
@@ -88,11 +99,9 @@ hrx_status_t hrx_model_image_affine_output(
 hrx_status_t hrx_model_image_normalize_output(
     const hrx_model_image_normalize_desc_t* d, hrx_model_tensor_desc_t* out) {
   if (!d) return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT, "no shapes");
-  HRX_RETURN_IF_ERROR(
-      hrx_model_image_check_size(d->src_width, d->src_height, "source"));
   hrx_model_image_rect_t v;
-  HRX_RETURN_IF_ERROR(
-      hrx_model_image_rect_resolve(&d->view, d->src_width, d->src_height, &v));
+  HRX_RETURN_IF_ERROR(hrx_model_image_source_view(d->src_width, d->src_height,
+                                                  &d->view, &v));
   uint64_t pixels = (uint64_t)v.width * v.height;
   HRX_RETURN_IF_ERROR(hrx_model_image_bytes(pixels * 3, 4, "the output"));
   uint32_t p = d->patch;
@@ -115,11 +124,9 @@ hrx_status_t hrx_model_image_normalize_output(
 hrx_status_t hrx_model_image_resize_output(
     const hrx_model_image_resize_desc_t* d, hrx_model_tensor_desc_t* out) {
   if (!d) return hrx_make_status(HRX_STATUS_INVALID_ARGUMENT, "no shapes");
-  HRX_RETURN_IF_ERROR(
-      hrx_model_image_check_size(d->src_width, d->src_height, "source"));
   hrx_model_image_rect_t v;
-  HRX_RETURN_IF_ERROR(
-      hrx_model_image_rect_resolve(&d->view, d->src_width, d->src_height, &v));
+  HRX_RETURN_IF_ERROR(hrx_model_image_source_view(d->src_width, d->src_height,
+                                                  &d->view, &v));
   HRX_RETURN_IF_ERROR(
       hrx_model_image_check_size(d->width, d->height, "the output"));
   *out = hrx_model_image_desc(HRX_MODEL_DTYPE_U8, 3, d->height, d->width, 3, 0);

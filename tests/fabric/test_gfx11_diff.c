@@ -133,6 +133,11 @@
  * the division's rounding, scaled by q <= 2). The suite prints the
  * largest distances it saw per operation.
  *
+ * Each kernel source (its name, config and texts) is compiled once per
+ * device, on its first run, and the code kept for its other runs:
+ * compiling costs far more than running, under sanitizers and valgrind
+ * most of all. Every run still gets a fresh host device and gfx11 image.
+ *
  * Kernels not run are listed in skip_table (with the reason, printed when
  * the suite runs): those the amdgpu backend refuses (the compile failure
  * is checked, so a backend that learns the feature fails the table) and
@@ -142,6 +147,7 @@
 #include <float.h>
 #include <jansson.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -270,6 +276,36 @@ static char* case_text(const diff_case_t* c, size_t* out_length) {
   return copy;
 }
 
+/* What one kernel source compiled to on each device, shared by all of its
+ * runs (most sources run at several sizes). */
+typedef struct compiled_t {
+  char* key; /* see case_key */
+  size_t key_length;
+  hrx_loom_artifact_t* artifact; /* gfx1151 */
+  uint8_t* host_code;
+  size_t host_length;
+} compiled_t;
+
+/* The suite's compilations, freed by free_compiled after the last test. */
+static struct {
+  hrx_loom_compiler_t* compiler; /* gfx1151, without the kernel cache */
+  compiled_t* entries;
+  size_t count, capacity;
+} compiled;
+
+static int free_compiled(void** state) {
+  (void)state;
+  for (size_t i = 0; i < compiled.count; ++i) {
+    free(compiled.entries[i].key);
+    hrx_loom_artifact_destroy(compiled.entries[i].artifact);
+    free(compiled.entries[i].host_code);
+  }
+  free(compiled.entries);
+  hrx_loom_compiler_destroy(compiled.compiler);
+  memset(&compiled, 0, sizeof(compiled));
+  return 0;
+}
+
 /* Compiles Loom |text| for gfx1151 without the kernel cache. Returns the
  * compiler's status; on failure |*out_diagnostics| (when not NULL) gets
  * the diagnostics formatted (free them). */
@@ -285,19 +321,22 @@ static hrx_status_t compile_gfx11(const char* name, const char* text,
   hrx_loom_diagnostics_t* diagnostics = NULL;
   assert_ok(hrx_loom_diagnostics_create(0, hrx_allocator_system(),
                                         &diagnostics));
-  hrx_loom_compiler_options_t options =
-      HRX_STRUCT_INIT(hrx_loom_compiler_options_t);
-  options.disable_cache = true;
-  hrx_loom_compiler_t* compiler = NULL;
-  assert_ok(hrx_loom_compiler_create("gfx1151", &options,
-                                     hrx_allocator_system(), &compiler));
+  if (!compiled.compiler) {
+    hrx_loom_compiler_options_t options =
+        HRX_STRUCT_INIT(hrx_loom_compiler_options_t);
+    options.disable_cache = true;
+    assert_ok(hrx_loom_compiler_create("gfx1151", &options,
+                                       hrx_allocator_system(),
+                                       &compiled.compiler));
+  }
   hrx_loom_compile_request_t request = {.source = text,
                                         .length = length,
                                         .source_name = name,
                                         .config = values};
   *out_artifact = NULL;
   hrx_status_t status =
-      hrx_loom_compile(compiler, &request, diagnostics, out_artifact);
+      hrx_loom_compile(compiled.compiler, &request, diagnostics,
+                       out_artifact);
   if (status != HRX_OK && out_diagnostics) {
     hrx_string_builder_t b;
     hrx_string_builder_init(hrx_allocator_system(), &b);
@@ -305,22 +344,95 @@ static hrx_status_t compile_gfx11(const char* name, const char* text,
     *out_diagnostics = strdup(hrx_string_builder_cstr(&b));
     hrx_string_builder_deinit(&b);
   }
-  hrx_loom_compiler_destroy(compiler);
   hrx_loom_diagnostics_destroy(diagnostics);
   hrx_loom_config_destroy(values);
   return status;
 }
 
+/* Appends |length| bytes of |text| to |key|, after their length, so that
+ * no two lists of parts make the same key. */
+static void key_append(char** key, size_t* key_length, const char* text,
+                       size_t length) {
+  char prefix[24];
+  int n = snprintf(prefix, sizeof(prefix), "%zu:", length);
+  char* grown = realloc(*key, *key_length + (size_t)n + length);
+  assert_non_null(grown);
+  memcpy(grown + *key_length, prefix, (size_t)n);
+  memcpy(grown + *key_length + n, text, length);
+  *key = grown;
+  *key_length += (size_t)n + length;
+}
+
+/* What |c|'s code depends on: its name, config and texts. */
+static char* case_key(const diff_case_t* c, const char* text, size_t length,
+                      size_t* out_length) {
+  char* key = NULL;
+  *out_length = 0;
+  key_append(&key, out_length, case_name(c), strlen(case_name(c)));
+  for (const char* const* v = c->config; v && *v; ++v) {
+    key_append(&key, out_length, *v, strlen(*v));
+  }
+  key_append(&key, out_length, text, length);
+  if (c->host_source) {
+    key_append(&key, out_length, c->host_source, strlen(c->host_source));
+  }
+  return key;
+}
+
+/* |c|'s code for both devices, compiled on its source's first run. */
+static const compiled_t* compile_case(const diff_case_t* c) {
+  size_t length = 0;
+  char* text = case_text(c, &length);
+  size_t key_length = 0;
+  char* key = case_key(c, text, length, &key_length);
+  for (size_t i = 0; i < compiled.count; ++i) {
+    const compiled_t* e = &compiled.entries[i];
+    if (e->key_length == key_length && !memcmp(e->key, key, key_length)) {
+      free(key);
+      free(text);
+      return e;
+    }
+  }
+  compiled_t built = {.key = key, .key_length = key_length};
+  char* diagnostics = NULL;
+  hrx_status_t status = compile_gfx11(case_name(c), text, length, c->config,
+                                      &built.artifact, &diagnostics);
+  if (status != HRX_OK) print_error("%s", diagnostics);
+  free(diagnostics);
+  assert_ok(status);
+  /* The host compiles without sanitizers, named as harness_load names
+   * its files. */
+  const harness_t plain = {.sanitizers = 0};
+  if (c->file) {
+    char* path = test_strdup_printf("%s/%s", getenv("HRX_LOOM_KERNELS"),
+                                    c->file);
+    built.host_code = harness_compile_code(&plain, path, text, length,
+                                           c->config, &built.host_length);
+    free(path);
+  } else {
+    const char* host = c->host_source ? c->host_source : c->source;
+    built.host_code = harness_compile_code(&plain, c->label, host,
+                                           strlen(host), c->config,
+                                           &built.host_length);
+  }
+  free(text);
+  if (compiled.count == compiled.capacity) {
+    compiled.capacity = compiled.capacity ? 2 * compiled.capacity : 64;
+    compiled_t* grown = realloc(compiled.entries,
+                                compiled.capacity * sizeof(*grown));
+    assert_non_null(grown);
+    compiled.entries = grown;
+  }
+  compiled.entries[compiled.count] = built;
+  return &compiled.entries[compiled.count++];
+}
+
 /* Runs |c| on the host device; |out| receives each buffer's final bytes. */
-static void run_host(const diff_case_t* c, uint8_t** out) {
+static void run_host(const diff_case_t* c, const compiled_t* built,
+                     uint8_t** out) {
   harness_t h;
   harness_open(&h);
-  if (c->file) {
-    harness_load(&h, c->file, c->config);
-  } else {
-    const char* text = c->host_source ? c->host_source : c->source;
-    harness_load_source(&h, c->label, text, strlen(text), c->config);
-  }
+  harness_load_code(&h, built->host_code, built->host_length);
   hrx_fabric_memory_t memory[MAX_BUFFERS];
   for (size_t b = 0; b < c->buffer_count; ++b) {
     memory[b] = harness_buffer(&h, c->buffer_bytes[b]);
@@ -399,17 +511,9 @@ static void write_hidden_args(uint8_t* kernarg, size_t kernarg_size,
 }
 
 /* Runs |c| on the gfx11 model; |out| holds the buffers it works on. */
-static void run_gfx11(const diff_case_t* c, uint8_t** out) {
-  size_t length = 0;
-  char* text = case_text(c, &length);
-  hrx_loom_artifact_t* artifact = NULL;
-  char* diagnostics = NULL;
-  hrx_status_t compiled = compile_gfx11(case_name(c), text, length,
-                                        c->config, &artifact, &diagnostics);
-  if (compiled != HRX_OK) print_error("%s", diagnostics);
-  free(diagnostics);
-  free(text);
-  assert_ok(compiled);
+static void run_gfx11(const diff_case_t* c, const compiled_t* built,
+                      uint8_t** out) {
+  const hrx_loom_artifact_t* artifact = built->artifact;
   size_t code_length = 0;
   const uint8_t* code = hrx_loom_artifact_code(artifact, &code_length);
   hrx_gfx11_image_t* image = NULL;
@@ -482,7 +586,6 @@ static void run_gfx11(const diff_case_t* c, uint8_t** out) {
   free(scratch);
   free(kernarg);
   hrx_gfx11_image_destroy(image);
-  hrx_loom_artifact_destroy(artifact);
 }
 
 /* Distance of two f32 bit patterns in units in the last place: their
@@ -579,8 +682,9 @@ static void run_case(diff_case_t* c) {
     gfx[b] = malloc(c->buffer_bytes[b] ? c->buffer_bytes[b] : 1);
     assert_true(host[b] && gfx[b]);
   }
-  run_host(c, host);
-  run_gfx11(c, gfx);
+  const compiled_t* built = compile_case(c);
+  run_host(c, built, host);
+  run_gfx11(c, built, gfx);
   ++runs_compared;
   for (size_t b = 0; b < c->buffer_count; ++b) {
     compare_buffer(c, b, host[b], gfx[b]);
@@ -2147,5 +2251,5 @@ int main(void) {
       cmocka_unit_test(test_ulp_distance),
       cmocka_unit_test(test_skip_table),
   };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  return cmocka_run_group_tests(tests, NULL, free_compiled);
 }

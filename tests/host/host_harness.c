@@ -84,20 +84,32 @@ static hrx_status_t harness_compile(const harness_t* h, const char* path,
   return status;
 }
 
-void harness_load_source(harness_t* h, const char* path, const char* text,
-                         size_t length, const char* const* config) {
+uint8_t* harness_compile_code(const harness_t* h, const char* path,
+                              const char* text, size_t length,
+                              const char* const* config, size_t* out_length) {
   uint8_t* code = NULL;
-  size_t code_length = 0;
   char* diagnostics = NULL;
   hrx_status_t status = harness_compile(h, path, text, length, config, &code,
-                                        &code_length, &diagnostics);
+                                        out_length, &diagnostics);
   if (status != HRX_OK) print_error("%s", diagnostics);
   free(diagnostics);
   assert_ok(status);
+  return code;
+}
+
+void harness_load_code(harness_t* h, const uint8_t* code, size_t length) {
   hrx_fabric_executable_release(h->executable);
   h->executable = NULL;
-  assert_ok(hrx_fabric_executable_load(h->device, code, code_length,
+  assert_ok(hrx_fabric_executable_load(h->device, code, length,
                                        &h->executable));
+}
+
+void harness_load_source(harness_t* h, const char* path, const char* text,
+                         size_t length, const char* const* config) {
+  size_t code_length = 0;
+  uint8_t* code =
+      harness_compile_code(h, path, text, length, config, &code_length);
+  harness_load_code(h, code, code_length);
   free(code);
 }
 

@@ -35,6 +35,17 @@ void harness_load(harness_t* h, const char* file, const char* const* config);
 void harness_load_source(harness_t* h, const char* path, const char* text,
                          size_t length, const char* const* config);
 
+/* Compiles Loom |text| named |path| for the host profile (with
+ * h->sanitizers), without loading it; returns the code object (free it),
+ * which harness_load_code loads on any harness's device. */
+uint8_t* harness_compile_code(const harness_t* h, const char* path,
+                              const char* text, size_t length,
+                              const char* const* config, size_t* out_length);
+
+/* Loads a code object from harness_compile_code, replacing the loaded
+ * executable. */
+void harness_load_code(harness_t* h, const uint8_t* code, size_t length);
+
 /* Compiles Loom |text| named |path| (with h->sanitizers), which must fail;
  * returns the diagnostics formatted (free them). */
 char* harness_compile_error(harness_t* h, const char* path, const char* text);

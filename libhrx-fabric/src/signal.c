@@ -184,7 +184,7 @@ hrx_status_t hrx_fabric_signal_wait(const hrx_fabric_signal_t* const_signal,
   hrx_fabric_signal_t* signal = (hrx_fabric_signal_t*)const_signal;
   uint64_t deadline = hrx_deadline_after(timeout_ns);
   uint64_t spin_until = hrx_clock_monotonic_ns() + HRX_SIGNAL_SPIN_NS;
-  for (uint32_t spin = 1;; ++spin) {
+  for (;;) {
     uint32_t epoch =
         signal->waker
             ? signal->waker->observe(signal->waker_context)
@@ -201,7 +201,7 @@ hrx_status_t hrx_fabric_signal_wait(const hrx_fabric_signal_t* const_signal,
                              (long long)value);
     }
     if (hrx_clock_monotonic_ns() < spin_until) {
-      if (spin >= 8) sched_yield();
+      sched_yield();
       continue;
     }
     if (signal->waker) {

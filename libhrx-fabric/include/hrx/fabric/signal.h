@@ -3,8 +3,9 @@
  *
  * A dispatch's completion signal is decremented when its last workgroup
  * ends; a dispatch that faults sets it to HRX_FABRIC_SIGNAL_FAULTED (-1) so
- * that "wait until < 1" waiters wake either way. Waiting spins briefly and
- * then sleeps on a futex; it never busy-waits for long. All operations are
+ * that "wait until < 1" waiters wake either way. Waiting spins for up to
+ * 50 us, yielding the core between checks, and then sleeps on a futex; it
+ * never busy-waits for longer. All operations are
  * thread-safe; signals are reference counted.
  */
 #ifndef HRX_FABRIC_SIGNAL_H_

@@ -160,7 +160,8 @@ static void hrx_queue_agent(hrx_host_queue_t* q,
  * barrier waits. Submissions and cross-queue completions often come within
  * microseconds, and waking a sleeping processor costs the other side a
  * futex wake (several microseconds on a VM) that would dominate a replay's
- * submit time. The poll yields the core every few checks, so a waiter
+ * submit time. The poll yields the core at once and then every few
+ * checks, so a waiter
  * that shares the core sees a completion within a microsecond rather than
  * after the poller's turn, and it is bounded, so an idle queue stops
  * costing CPU after this long. Only as many
@@ -192,7 +193,7 @@ static bool hrx_queue_poll(hrx_host_device_t* device,
       held = true;
       break;
     }
-    if ((i & 7) == 0) {
+    if ((i & 7) == 1) {
       if (hrx_clock_monotonic_ns() >= until) break;
       sched_yield();
     } else {

@@ -161,10 +161,9 @@ static void hrx_queue_agent(hrx_host_queue_t* q,
  * microseconds, and waking a sleeping processor costs the other side a
  * futex wake (several microseconds on a VM) that would dominate a replay's
  * submit time. The poll yields the core at once and then every few
- * checks, so a waiter
- * that shares the core sees a completion within a microsecond rather than
- * after the poller's turn, and it is bounded, so an idle queue stops
- * costing CPU after this long. Only as many
+ * checks, so a waiter that shares the core sees a completion within a
+ * microsecond rather than after the poller's turn, and it is bounded, so
+ * an idle queue stops costing CPU after this long. Only as many
  * processors poll at once as leave one core free (the device's
  * poll_limit; none on one core): a poller that shares the submitter's core
  * makes its latency swing by whole time slices, and the others block. */

@@ -1,5 +1,6 @@
 #include "loom_test_util.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,4 +147,28 @@ void loom_test_expect_rejected(const char* head, uint32_t head_lines,
   hrx_string_builder_deinit(&b);
   hrx_loom_diagnostics_destroy(d);
   free(text);
+}
+
+float loom_test_f32(uint32_t bits) {
+  float value;
+  memcpy(&value, &bits, sizeof(value));
+  return value;
+}
+
+uint32_t loom_test_bits(float value) {
+  uint32_t bits;
+  memcpy(&bits, &value, sizeof(bits));
+  return bits;
+}
+
+double loom_test_ulp_error(float got, double expected) {
+  float rounded = (float)expected;
+  if (isnan(rounded)) return isnan(got) ? 0.0 : INFINITY;
+  if (isinf(rounded) || expected == 0.0) {
+    return got == rounded && signbit(got) == signbit(rounded) ? 0.0
+                                                               : INFINITY;
+  }
+  int exponent = ilogb(expected) - 23;
+  if (exponent < -149) exponent = -149;
+  return fabs((double)got - expected) / ldexp(1.0, exponent);
 }

@@ -51,6 +51,15 @@ void loom_test_expect_forms(const char* head, const char* tail,
  * (24 bits): test inputs that are the same on every run. */
 uint32_t loom_test_next(uint32_t* x);
 
+/* The f32 whose bits are |bits|, and the bits of |value|. */
+float loom_test_f32(uint32_t bits);
+uint32_t loom_test_bits(float value);
+
+/* The error of |got| from the exact |expected| in ULPs of the f32 result
+ * (an f32 result is at best 0.5 away). Non-finite and zero results must
+ * match exactly, sign included; INFINITY marks a mismatch. */
+double loom_test_ulp_error(float got, double expected);
+
 /* Reads tests/kernels/<name> ($HRX_TEST_KERNELS) and checks that it
  * round-trips through the printer. */
 char* loom_test_read_test_kernel(const char* name, size_t* out_length);

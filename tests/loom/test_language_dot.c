@@ -83,12 +83,6 @@ static void test_dots_misuse_diagnosed(void** state) {
   }
 }
 
-static float from_bits(uint32_t bits) {
-  float f;
-  memcpy(&f, &bits, 4);
-  return f;
-}
-
 /* Field |k| of |bits| bits of |lane|, low first, sign- or zero-extended. */
 static int32_t field(uint32_t lane, unsigned bits, unsigned k,
                      bool is_unsigned) {
@@ -99,7 +93,7 @@ static int32_t field(uint32_t lane, unsigned bits, unsigned k,
 
 static float f8(uint32_t lane, unsigned k, bool e5m2) {
   uint8_t code = (uint8_t)(lane >> (8 * k));
-  return from_bits(e5m2 ? hrx_f8e5m2_to_f32_bits(code)
+  return loom_test_f32(e5m2 ? hrx_f8e5m2_to_f32_bits(code)
                         : hrx_f8e4m3_to_f32_bits(code));
 }
 
@@ -136,7 +130,7 @@ static void fill(inputs_t* in) {
   for (size_t i = 0; i < ITEMS * 4; ++i) {
     state = state * 1664525u + 1013904223u;
     in->ia[i] = i % 3 == 0 ? 0x7fffffffu - (state & 255) : state;
-    in->a[i] = from_bits((state & 0x807fffffu) |
+    in->a[i] = loom_test_f32((state & 0x807fffffu) |
                          ((110u + (state >> 25) % 40u) << 23));
   }
 }
@@ -151,9 +145,9 @@ static void check(const inputs_t* in, const float* o2, const int32_t* o8,
         float sum = acc;
         for (size_t k = 0; k < 2; ++k) {
           uint16_t lx = x[2 * r + k], ly = x[8 + 2 * r + k];
-          float fx = from_bits(brain ? hrx_bf16_to_f32_bits(lx)
+          float fx = loom_test_f32(brain ? hrx_bf16_to_f32_bits(lx)
                                      : hrx_f16_to_f32_bits(lx));
-          float fy = from_bits(brain ? hrx_bf16_to_f32_bits(ly)
+          float fy = loom_test_f32(brain ? hrx_bf16_to_f32_bits(ly)
                                      : hrx_f16_to_f32_bits(ly));
           sum = fmaf(fx, fy, sum);
         }

@@ -181,18 +181,6 @@ static void run_widen(harness_t* h) {
   for (size_t b = 0; b < 9; ++b) hrx_fabric_memory_free(h->device, &m[b]);
 }
 
-static float from_bits(uint32_t bits) {
-  float f;
-  memcpy(&f, &bits, 4);
-  return f;
-}
-
-static uint32_t bits_of(float f) {
-  uint32_t u;
-  memcpy(&u, &f, 4);
-  return u;
-}
-
 /* Narrowing inputs: every code's value, the midpoints between neighbours
  * (ties) and their f32 neighbours, in both formats, then the overflow
  * edges, specials and subnormals of f32. */
@@ -201,13 +189,13 @@ static size_t narrow_inputs(uint32_t* out) {
   for (int e4m3 = 1; e4m3 >= 0; --e4m3) {
     uint8_t last = e4m3 ? 0x7e : 0x7b;
     for (uint32_t c = 0; c < last; c += 2) {
-      float a = from_bits(f8_to_f32(e4m3, (uint8_t)c));
-      float b = from_bits(f8_to_f32(e4m3, (uint8_t)(c + 1)));
-      uint32_t mid = bits_of((a + b) / 2.0f);
+      float a = loom_test_f32(f8_to_f32(e4m3, (uint8_t)c));
+      float b = loom_test_f32(f8_to_f32(e4m3, (uint8_t)(c + 1)));
+      uint32_t mid = loom_test_bits((a + b) / 2.0f);
       out[n++] = mid;
       out[n++] = (mid + 1) | (c & 2 ? 0x80000000u : 0);
       out[n++] = mid - 1;
-      out[n++] = bits_of(b) | 0x80000000u;
+      out[n++] = loom_test_bits(b) | 0x80000000u;
     }
   }
   static const float edges[] = {448.0f, 464.0f, 464.00003f, 480.0f, 1e6f,
@@ -216,8 +204,8 @@ static size_t narrow_inputs(uint32_t* out) {
                                 0x1p-16f, 0x1p-17f, 0x1.8p-16f, 1e-45f,
                                 1.17549435e-38f, 3.4028235e38f};
   for (size_t i = 0; i < sizeof(edges) / sizeof(edges[0]); ++i) {
-    out[n++] = bits_of(edges[i]);
-    out[n++] = bits_of(-edges[i]);
+    out[n++] = loom_test_bits(edges[i]);
+    out[n++] = loom_test_bits(-edges[i]);
   }
   static const uint32_t specials[] = {0x00000000u, 0x80000000u, 0x7f800000u,
                                       0xff800000u, 0x7fc00000u, 0xffc00000u,

@@ -12,34 +12,13 @@
 #include "host_harness.h"
 #include "loom_test_util.h"
 
-/* The error of |got| from the exact |expected| in ULPs of the f32 result
- * (an f32 result is at best 0.5 away). Non-finite and zero results must
- * match exactly, sign included; INFINITY marks a mismatch. */
-static double ulp_error(float got, double expected) {
-  float rounded = (float)expected;
-  if (isnan(rounded)) return isnan(got) ? 0.0 : INFINITY;
-  if (isinf(rounded) || expected == 0.0) {
-    return got == rounded && signbit(got) == signbit(rounded) ? 0.0
-                                                               : INFINITY;
-  }
-  int exponent = ilogb(expected) - 23;
-  if (exponent < -149) exponent = -149;
-  return fabs((double)got - expected) / ldexp(1.0, exponent);
-}
-
-static float from_bits(uint32_t bits) {
-  float value;
-  memcpy(&value, &bits, sizeof(value));
-  return value;
-}
-
 /* Arguments: a strided sweep over every bit pattern, then the cases range
  * reduction gets wrong first. */
 static size_t trig_arguments(float* out, size_t capacity) {
   size_t n = 0;
   for (uint64_t bits = 0; bits < (UINT64_C(1) << 32) && n < capacity;
        bits += 10007) {
-    out[n++] = from_bits((uint32_t)bits);
+    out[n++] = loom_test_f32((uint32_t)bits);
   }
   static const float special[] = {0.0f, -0.0f, FLT_MIN, -FLT_MIN, FLT_MAX,
                                   -FLT_MAX, 1e-45f, -1e-45f, INFINITY,
@@ -114,8 +93,8 @@ static void test_trig_and_pow_against_libm(void** state) {
   const float* r = out.host_pointer;
   double worst_sin = 0, worst_cos = 0, worst_pow = 0;
   for (size_t i = 0; i < n; ++i) {
-    double e_sin = ulp_error(r[i * 3], sin((double)x[i]));
-    double e_cos = ulp_error(r[i * 3 + 1], cos((double)x[i]));
+    double e_sin = loom_test_ulp_error(r[i * 3], sin((double)x[i]));
+    double e_cos = loom_test_ulp_error(r[i * 3 + 1], cos((double)x[i]));
     if (e_sin > 1.0 || e_cos > 1.0) {
       fail_msg("x = %a: sin %a (%.3f ulp), cos %a (%.3f ulp)", x[i],
                r[i * 3], e_sin, r[i * 3 + 1], e_cos);
@@ -126,7 +105,7 @@ static void test_trig_and_pow_against_libm(void** state) {
   memcpy(x, bases, n * sizeof(float));
   assert_ok(harness_run(&h, "trig_pow", workload, 1, args, 4));
   for (size_t i = 0; i < n; ++i) {
-    double e = ulp_error(r[i * 3 + 2], pow((double)x[i], (double)y[i]));
+    double e = loom_test_ulp_error(r[i * 3 + 2], pow((double)x[i], (double)y[i]));
     if (e > 1.0) {
       fail_msg("pow(%a, %a) = %a (%.3f ulp), libm %a", x[i], y[i],
                r[i * 3 + 2], e, powf(x[i], y[i]));

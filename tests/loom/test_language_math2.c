@@ -23,32 +23,6 @@
 /* The composed functions, f64 formulas rounded once (math_formulas.c). */
 #define HOST_FUNCTION_ULP 0.501
 
-static float from_bits(uint32_t bits) {
-  float value;
-  memcpy(&value, &bits, sizeof(value));
-  return value;
-}
-
-static uint32_t bits_of(float value) {
-  uint32_t bits;
-  memcpy(&bits, &value, sizeof(bits));
-  return bits;
-}
-
-/* The error of |got| from the exact |expected| in ULPs of the f32 result;
- * non-finite and zero results must match exactly (INFINITY otherwise). */
-static double ulp_error(float got, double expected) {
-  float rounded = (float)expected;
-  if (isnan(rounded)) return isnan(got) ? 0.0 : INFINITY;
-  if (isinf(rounded) || expected == 0.0) {
-    return got == rounded && signbit(got) == signbit(rounded) ? 0.0
-                                                               : INFINITY;
-  }
-  int exponent = ilogb(expected) - 23;
-  if (exponent < -149) exponent = -149;
-  return fabs((double)got - expected) / ldexp(1.0, exponent);
-}
-
 static float ref_sign(float x) {
   if (x > 0) return 1.0f;
   if (x < 0) return -1.0f;
@@ -57,7 +31,7 @@ static float ref_sign(float x) {
 
 static void expect_bits(const char* what, size_t row, size_t lane, float got,
                         float want) {
-  bool same = isnan(want) ? isnan(got) : bits_of(got) == bits_of(want);
+  bool same = isnan(want) ? isnan(got) : loom_test_bits(got) == loom_test_bits(want);
   if (!same) {
     fail_msg("%s row %zu lane %zu: got %a want %a", what, row, lane, got,
              want);
@@ -79,10 +53,10 @@ static void fill_inputs(float* x, float* y, int32_t* ints) {
       y[i] = special[i % SPECIALS];
       continue;
     }
-    x[i] = from_bits((uint32_t)(i * 131071u));
+    x[i] = loom_test_f32((uint32_t)(i * 131071u));
     state = state * 1664525u + 1013904223u;
     switch (i % 4) {
-      case 0: y[i] = from_bits(state); break;
+      case 0: y[i] = loom_test_f32(state); break;
       case 1: {
         int scale = isfinite(x[i]) && x[i] != 0 ? ilogbf(x[i]) : 0;
         y[i] = ldexpf(1.0f + (float)(state >> 9) / 8388608.0f,
@@ -90,7 +64,7 @@ static void fill_inputs(float* x, float* y, int32_t* ints) {
         break;
       }
       case 2: y[i] = (state & 1) ? -3.0f : 0.1f; break;
-      default: y[i] = (state & 1) ? INFINITY : from_bits(state >> 3);
+      default: y[i] = (state & 1) ? INFINITY : loom_test_f32(state >> 3);
     }
   }
   /* the scalar forms read column 0: give it the specials' pairs too */
@@ -121,15 +95,15 @@ static void check_value(const char* form, size_t row, size_t lane, float x,
   for (size_t k = 0; k < 5; ++k) {
     char what[32];
     snprintf(what, sizeof(what), "%s.%s", form, names[k]);
-    if (k == 4 && !isnan(want[k]) && bits_of(r[k * stride]) !=
-                                         bits_of(want[k])) {
+    if (k == 4 && !isnan(want[k]) && loom_test_bits(r[k * stride]) !=
+                                         loom_test_bits(want[k])) {
       fail_msg("%s row %zu lane %zu: fmod(%a, %a) got %a want %a", what,
                row, lane, x, y, r[k * stride], want[k]);
     }
     expect_bits(what, row, lane, r[k * stride], want[k]);
   }
-  double e2 = ulp_error(r[5 * stride], log2((double)x));
-  double e10 = ulp_error(r[6 * stride], log10((double)x));
+  double e2 = loom_test_ulp_error(r[5 * stride], log2((double)x));
+  double e10 = loom_test_ulp_error(r[6 * stride], log10((double)x));
   if (e2 > HOST_LOG_ULP || e10 > HOST_LOG_ULP) {
     fail_msg("%s row %zu lane %zu: x = %a: log2 %a (%.4f ulp), log10 %a "
              "(%.4f ulp)", form, row, lane, x, r[5 * stride], e2,
@@ -238,13 +212,13 @@ static void fill_function_inputs(float* x, float* y) {
     state = state * 1664525u + 1013904223u;
     float unit = (float)(state >> 8) / 8388608.0f - 1.0f; /* [-1, 1) */
     switch (i % 4) {
-      case 0: x[i] = from_bits((uint32_t)(i * 131071u)); break;
+      case 0: x[i] = loom_test_f32((uint32_t)(i * 131071u)); break;
       case 1: x[i] = unit; break;
       case 2: x[i] = unit * 20.0f; break;
       default: x[i] = ldexpf(unit, (int)(i % 61) - 30);
     }
     state = state * 1664525u + 1013904223u;
-    y[i] = i % 3 ? from_bits(state) : ldexpf(unit, (int)(i % 13) - 6);
+    y[i] = i % 3 ? loom_test_f32(state) : ldexpf(unit, (int)(i % 13) - 6);
   }
   for (size_t i = 0; i < count * count; ++i) {
     x[i] = special[i / count];
@@ -257,7 +231,7 @@ static void fill_function_inputs(float* x, float* y) {
 static void check_function(size_t f, const char* form, size_t row,
                            size_t lane, float x, float y, float got,
                            double* worst) {
-  double e = ulp_error(got, ref_function(f, x, y));
+  double e = loom_test_ulp_error(got, ref_function(f, x, y));
   if (e > HOST_FUNCTION_ULP) {
     fail_msg("%s.%s row %zu lane %zu: f(%a, %a) = %a (%.4f ulp), want %a",
              form, function_names[f], row, lane, x, y, got, e,

@@ -164,18 +164,6 @@ static void run_int_ops(bool native) {
   harness_close(&h);
 }
 
-static float from_bits(uint32_t bits) {
-  float value;
-  memcpy(&value, &bits, sizeof(value));
-  return value;
-}
-
-static uint32_t bits_of(float value) {
-  uint32_t bits;
-  memcpy(&bits, &value, sizeof(bits));
-  return bits;
-}
-
 static float ref_minimum(float x, float y) {
   if (isnan(x) || isnan(y)) return NAN;
   if (x == y) return signbit(x) ? x : y;
@@ -190,7 +178,7 @@ static float ref_maximum(float x, float y) {
 
 static void check_float(const char* what, size_t row, size_t lane, float got,
                         float want) {
-  bool same = isnan(want) ? isnan(got) : bits_of(got) == bits_of(want);
+  bool same = isnan(want) ? isnan(got) : loom_test_bits(got) == loom_test_bits(want);
   if (!same) {
     fail_msg("%s row %zu lane %zu: got %a want %a", what, row, lane, got,
              want);
@@ -219,9 +207,9 @@ static void run_float_ops(bool native) {
       y[i] = special[i % SPECIALS];
     } else {
       state = state * 1664525u + 1013904223u;
-      x[i] = from_bits(state);
+      x[i] = loom_test_f32(state);
       state = state * 1664525u + 1013904223u;
-      y[i] = i % 7 == 0 ? -x[i] : from_bits(state);
+      y[i] = i % 7 == 0 ? -x[i] : loom_test_f32(state);
     }
   }
   /* the scalar forms read column 0: give it the specials' pairs too */
